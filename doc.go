@@ -1,9 +1,16 @@
 // Package berth is the shared vocabulary of Berth, an embeddable Go library
 // that re-creates the scheduling machinery of Apache Hadoop YARN's
-// ResourceManager: the reservation system and the hierarchical capacity and
-// fair schedulers. This root package holds only what every other package
-// speaks: resources and resource calculators, time and intervals, the clock,
-// and the error kinds. It imports no other package of Berth.
+// ResourceManager: the reservation system (advance reservations placed in
+// time, admitted by sharing policies and recorded in a plan) and the
+// hierarchical capacity and fair schedulers that hand out containers on node
+// heartbeats. Berth is host-driven: your program owns the clock and the
+// events and calls into Berth, which reads no wall clock, starts no
+// goroutine and keeps no global state. This root package holds only what
+// every other package speaks — resources and YARN's resource calculators,
+// time and intervals, the clock, and the error kinds — and imports no other
+// package of Berth. The sections below describe the pipeline the packages
+// form, what host-driven means in practice, and a glossary from YARN's names
+// to Berth's.
 //
 // # The pipeline
 //
@@ -29,22 +36,66 @@
 // Decisions are deterministic: ties break on (time, sequence number), never
 // on map iteration order.
 //
+// # Resources and calculators
+//
+// A [Resource] is a value holding memory (MB), vcores and any extended
+// countable types (YARN 3 resource types such as [ResourceGPU]); a type a
+// resource does not mention counts as zero. Arithmetic on memory+vcores
+// resources allocates nothing. A [Calculator] compares and divides resources
+// as a scheduler does: [MemoryCalculator] (YARN's DefaultResourceCalculator)
+// looks at memory only, [DominantCalculator] (DominantResourceCalculator) at
+// dominant shares over every type. [Min], [Max], [LessThan] and friends
+// apply a calculator with YARN's tie rules. [ParseResource] reads the
+// resource strings of both schedulers' configuration files, at the edge, so
+// the core only ever sees typed Resources.
+//
 // # Glossary
 //
 // YARN's names and Berth's:
 //
 //	Resource, ResourceInformation         berth.Resource, berth.Quantity
+//	Resources (static helpers)            Resource methods, berth.Min/Max/…
 //	DefaultResourceCalculator             berth.MemoryCalculator
 //	DominantResourceCalculator            berth.DominantCalculator
 //	ReservationInterval                   berth.Interval (half-open)
-//	Clock / UTCClock / ControlledClock    berth.Clock, berth.ManualClock
+//	Clock / UTCClock / ControlledClock    berth.Clock, berth.ClockFunc, berth.ManualClock
 //	RLESparseResourceAllocation           rle.Series
 //	PeriodicRLESparseResourceAllocation   rle.Periodic
 //	ReservationDefinition / Request       plan.Definition, plan.Stage
-//	InMemoryPlan                          plan.Plan
-//	ReservationAgent, Planner             agent.*, policy.SimpleCapacityReplanner
-//	SharingPolicy                         policy.NoOverCommit, policy.CapacityOverTime
-//	CapacityScheduler, FairScheduler      capacity.Scheduler, fair.Scheduler
+//	InMemoryPlan                          package plan
+//	ReservationAgent, Planner             package agent
+//	SharingPolicy, Replanner              package policy
+//	CapacityScheduler, FairScheduler      package capacity, package fair
+//
+// # Differences from YARN in this package
+//
+// Deliberate, each where YARN crashes, overflows, lets bad input through or
+// would need global state:
+//
+//   - No registry of configured resource types: a calculator considers
+//     memory, vcores and the extended types present in its operands. This
+//     agrees with YARN for every operation except DominantCalculator's
+//     IsInvalidDivisor and AnyMajorZeroOrNegative, which in YARN also report
+//     a configured type that r lacks (see [DominantCalculator]).
+//   - Natural order ([Resource.Compare]) orders extended types by name, not
+//     by configuration order.
+//   - Rounding never overflows: [RoundUpTo] and the calculators' Normalize
+//     and RoundUp saturate at math.MaxInt64 where YARN's long arithmetic
+//     wraps negative (e.g. normalizing against an unbounded maximum).
+//   - Zero divisors never throw: MemoryCalculator.AvailableContainers with a
+//     zero-memory request is math.MaxInt32, RoundDown and
+//     MultiplyAndNormalizeDown with a zero step leave the value unrounded.
+//   - Float-to-integer conversions follow Java's (long) cast (saturating, NaN
+//     to 0) rather than Go's implementation-defined conversion.
+//   - DominantCalculator.AvailableContainers returns an int64 rather than
+//     narrowing to a Java int (which wraps for huge negative counts).
+//   - [ParseResource] rejects what YARN lets through silently: a type given
+//     twice (YARN keeps the last), an unknown unit or malformed entry in the
+//     capacity scheduler's "[memory=…]" form (YARN skips it), and negative
+//     amounts in every form.
+//
+// Integer Add and Sub wrap like Java's long, on purpose: they stay exactly
+// invertible, which plan bookkeeping relies on.
 //
 // # Errors
 //

@@ -3,6 +3,7 @@ package berth
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -20,8 +21,8 @@ const (
 // Quantity is one extended (non memory, non vcores) resource type and its
 // amount, e.g. {"yarn.io/gpu", 2}.
 type Quantity struct {
-	Name  string
-	Value int64
+	Name  string // the resource type name, e.g. ResourceGPU
+	Value int64  // the amount, in the type's unit
 }
 
 // Resource is a vector of resource amounts: memory in MB, virtual cores, and
@@ -29,10 +30,22 @@ type Quantity struct {
 // value: every operation returns a new Resource and never changes its
 // operands, so Resources can be shared freely between goroutines.
 //
-// A type that is not present counts as zero, as in YARN where every resource
-// carries all configured types. Arithmetic on resources that have only memory
-// and vcores allocates nothing; extended types live in an immutable slice that
-// is shared, never mutated, and only copied when an operation changes it.
+// A type that is not present counts as zero. YARN instead gives every
+// resource all the types configured cluster-wide (missing ones are 0); Berth
+// keeps no registry of configured types, so the two agree as long as a type
+// that is zero everywhere changes nothing, which holds for every operation
+// except the single-operand predicates discussed at [DominantCalculator].
+//
+// Arithmetic on resources that have only memory and vcores allocates
+// nothing; extended types live in an immutable slice, sorted by name, that is
+// shared, never mutated, and only copied when an operation changes it.
+//
+// Integer arithmetic (Add, Sub, Neg, MulInt) wraps around on overflow like
+// Java's long, so adding then subtracting always restores the original
+// exactly, which plan bookkeeping relies on. [Unbounded] is a sentinel to
+// compare against, not to add to. Float scaling (Mul, MulRoundUp) converts
+// back to integers as Java's (long) cast does: truncating, saturating at the
+// int64 limits, NaN to 0.
 //
 // Compare Resources with [Resource.Equal], not ==: two equal resources may hold
 // distinct (but equal) extended-type slices.
@@ -50,12 +63,35 @@ type Resource struct {
 func New(memory, vcores int64) Resource { return Resource{Memory: memory, VCores: vcores} }
 
 // NewWithExtras returns a resource with memory, vcores and the given extended
-// types. Duplicate names are summed; zero amounts are dropped.
+// types. Duplicate names are summed; zero amounts are dropped. The names
+// [ResourceMemory] and [ResourceVCores] add to the memory and vcores fields.
 func NewWithExtras(memory, vcores int64, extras ...Quantity) Resource {
 	r := Resource{Memory: memory, VCores: vcores}
-	for _, q := range extras {
-		r = r.With(q.Name, r.Extra(q.Name)+q.Value)
+	if len(extras) == 0 {
+		return r
 	}
+	ext := make([]Quantity, 0, len(extras))
+	for _, q := range extras {
+		switch q.Name {
+		case ResourceMemory:
+			r.Memory += q.Value
+		case ResourceVCores:
+			r.VCores += q.Value
+		default:
+			ext = append(ext, q)
+		}
+	}
+	// Sort stably by name and sum duplicates: O(n log n) for any input size.
+	slices.SortStableFunc(ext, func(a, b Quantity) int { return strings.Compare(a.Name, b.Name) })
+	out := ext[:0]
+	for _, q := range ext {
+		if n := len(out); n > 0 && out[n-1].Name == q.Name {
+			out[n-1].Value += q.Value
+			continue
+		}
+		out = append(out, q)
+	}
+	r.ext = compact(out)
 	return r
 }
 
@@ -105,8 +141,8 @@ func (r Resource) Extra(name string) int64 {
 // Get is an alias of [Resource.Extra] that reads better for memory and vcores.
 func (r Resource) Get(name string) int64 { return r.Extra(name) }
 
-// With returns a copy of r with type name set to v. Setting memory or vcores
-// by name is allowed.
+// With returns a copy of r with type name set to v (v = 0 removes an
+// extended type). Setting memory or vcores by name is allowed.
 func (r Resource) With(name string, v int64) Resource {
 	switch name {
 	case ResourceMemory:
@@ -120,14 +156,12 @@ func (r Resource) With(name string, v int64) Resource {
 	done := false
 	for _, q := range r.ext {
 		if !done && q.Name >= name {
+			done = true
 			if q.Name == name {
-				q.Value = v
-				ext = append(ext, q)
-				done = true
+				ext = append(ext, Quantity{Name: name, Value: v})
 				continue
 			}
 			ext = append(ext, Quantity{Name: name, Value: v})
-			done = true
 		}
 		ext = append(ext, q)
 	}
@@ -182,6 +216,50 @@ func compact(ext []Quantity) []Quantity {
 		return nil
 	}
 	return out
+}
+
+// extIter walks the union of the extended types of up to four resources in
+// name order, giving each resource's amount (0 when absent). It lives on the
+// caller's stack, so a walk allocates nothing.
+type extIter struct {
+	lists [4][]Quantity
+	pos   [4]int
+	n     int
+	name  string
+	vals  [4]int64
+}
+
+// iterExt starts a walk over the extended types of rs (at most four).
+func iterExt(rs ...Resource) extIter {
+	var it extIter
+	it.n = len(rs)
+	for i, r := range rs {
+		it.lists[i] = r.ext
+	}
+	return it
+}
+
+// next advances to the next type name; it reports false at the end.
+func (it *extIter) next() bool {
+	found := false
+	for i := 0; i < it.n; i++ {
+		if it.pos[i] < len(it.lists[i]) {
+			if nm := it.lists[i][it.pos[i]].Name; !found || nm < it.name {
+				it.name, found = nm, true
+			}
+		}
+	}
+	if !found {
+		return false
+	}
+	for i := 0; i < it.n; i++ {
+		it.vals[i] = 0
+		if it.pos[i] < len(it.lists[i]) && it.lists[i][it.pos[i]].Name == it.name {
+			it.vals[i] = it.lists[i][it.pos[i]].Value
+			it.pos[i]++
+		}
+	}
+	return true
 }
 
 // mergeExt combines two sorted extended-type slices with f applied to the
@@ -253,12 +331,27 @@ func subI(x, y int64) int64 { return x - y }
 
 // Add returns r + o, componentwise.
 func (r Resource) Add(o Resource) Resource {
-	return Resource{Memory: r.Memory + o.Memory, VCores: r.VCores + o.VCores, ext: mergeExt(r.ext, o.ext, addI)}
+	out := Resource{Memory: r.Memory + o.Memory, VCores: r.VCores + o.VCores}
+	switch {
+	case len(o.ext) == 0:
+		out.ext = r.ext // immutable: safe to share
+	case len(r.ext) == 0:
+		out.ext = o.ext
+	default:
+		out.ext = mergeExt(r.ext, o.ext, addI)
+	}
+	return out
 }
 
 // Sub returns r - o, componentwise; results may be negative.
 func (r Resource) Sub(o Resource) Resource {
-	return Resource{Memory: r.Memory - o.Memory, VCores: r.VCores - o.VCores, ext: mergeExt(r.ext, o.ext, subI)}
+	out := Resource{Memory: r.Memory - o.Memory, VCores: r.VCores - o.VCores}
+	if len(o.ext) == 0 {
+		out.ext = r.ext
+	} else {
+		out.ext = mergeExt(r.ext, o.ext, subI)
+	}
+	return out
 }
 
 // SubNonNegative returns r - o with memory and vcores clamped at zero.
@@ -275,37 +368,56 @@ func (r Resource) Neg() Resource {
 	return Resource{Memory: -r.Memory, VCores: -r.VCores, ext: mapExt(r.ext, func(x int64) int64 { return -x })}
 }
 
-// Mul returns r scaled by f, each component truncated toward zero (YARN's
-// Resources.multiply and multiplyAndRoundDown).
-func (r Resource) Mul(f float64) Resource {
-	return r.scale(f, func(v float64) int64 { return int64(v) })
+// javaLong converts a float64 to int64 as Java's (long) cast does: truncate
+// toward zero, saturate at the int64 limits, NaN to 0. Go's own conversion
+// is implementation-defined out of range, which would make Unbounded().Mul(2)
+// negative.
+func javaLong(v float64) int64 {
+	switch {
+	case v != v:
+		return 0
+	case v >= math.MaxInt64: // float64(MaxInt64) rounds up to 2^63
+		return math.MaxInt64
+	case v <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(v)
 }
 
-// MulInt returns r scaled by an integer factor, exactly.
+func truncF(v float64) int64 { return javaLong(v) }
+func ceilF(v float64) int64  { return javaLong(math.Ceil(v)) }
+
+// Mul returns r scaled by f, each component truncated toward zero (YARN's
+// Resources.multiply and multiplyAndRoundDown).
+func (r Resource) Mul(f float64) Resource { return r.scale(f, truncF) }
+
+// MulInt returns r scaled by an integer factor, exactly (wrapping on
+// overflow, like Add).
 func (r Resource) MulInt(n int64) Resource {
 	return Resource{Memory: r.Memory * n, VCores: r.VCores * n, ext: mapExt(r.ext, func(x int64) int64 { return x * n })}
 }
 
 // MulRoundUp returns r scaled by f, each component rounded up
 // (YARN's multiplyAndRoundUp).
-func (r Resource) MulRoundUp(f float64) Resource {
-	return r.scale(f, func(v float64) int64 { return int64(math.Ceil(v)) })
-}
+func (r Resource) MulRoundUp(f float64) Resource { return r.scale(f, ceilF) }
 
 func (r Resource) scale(f float64, round func(float64) int64) Resource {
-	return Resource{
-		Memory: round(float64(r.Memory) * f),
-		VCores: round(float64(r.VCores) * f),
-		ext:    mapExt(r.ext, func(x int64) int64 { return round(float64(x) * f) }),
+	out := Resource{Memory: round(float64(r.Memory) * f), VCores: round(float64(r.VCores) * f)}
+	if len(r.ext) > 0 {
+		out.ext = mapExt(r.ext, func(x int64) int64 { return round(float64(x) * f) })
 	}
+	return out
 }
 
 // MulAdd returns r + o*f with each product truncated (YARN's multiplyAndAddTo).
 func (r Resource) MulAdd(o Resource, f float64) Resource { return r.Add(o.Mul(f)) }
 
+func eqI(x, y int64) bool { return x == y }
+func leI(x, y int64) bool { return x <= y }
+
 // Equal reports whether every component of r and o is equal.
 func (r Resource) Equal(o Resource) bool {
-	return r.Memory == o.Memory && r.VCores == o.VCores && allExt(r.ext, o.ext, func(x, y int64) bool { return x == y })
+	return r.Memory == o.Memory && r.VCores == o.VCores && allExt(r.ext, o.ext, eqI)
 }
 
 // IsZero reports whether every component is zero (YARN's isNone).
@@ -314,7 +426,7 @@ func (r Resource) IsZero() bool { return r.Memory == 0 && r.VCores == 0 && len(r
 // FitsIn reports whether every component of r is at most the same component
 // of big, independent of any calculator (YARN's static Resources.fitsIn).
 func (r Resource) FitsIn(big Resource) bool {
-	return r.Memory <= big.Memory && r.VCores <= big.VCores && allExt(r.ext, big.ext, func(x, y int64) bool { return x <= y })
+	return r.Memory <= big.Memory && r.VCores <= big.VCores && allExt(r.ext, big.ext, leI)
 }
 
 // AnyNegative reports whether some component is negative.
@@ -342,17 +454,20 @@ func ComponentwiseMax(r, o Resource) Resource {
 
 // Compare is the natural order of resources used for sorting and tie breaks
 // (YARN's Resource.compareTo): lexicographic over memory, vcores, then the
-// extended types by name. It is not a capacity comparison; use a
-// [Calculator] for that.
+// extended types by name (YARN uses configuration order, which only differs
+// with two or more extended types). As in YARN, vcores are read through the
+// int32 API and so compare clamped at math.MaxInt32: [Unbounded] compares
+// equal to New(math.MaxInt64, math.MaxInt32). It is not a capacity
+// comparison; use a [Calculator] for that.
 func (r Resource) Compare(o Resource) int {
 	if c := cmpI(r.Memory, o.Memory); c != 0 {
 		return c
 	}
-	if c := cmpI(r.VCores, o.VCores); c != 0 {
+	if c := cmpI(min(r.VCores, math.MaxInt32), min(o.VCores, math.MaxInt32)); c != 0 {
 		return c
 	}
-	for _, n := range TypeNames(r, o)[2:] {
-		if c := cmpI(r.Extra(n), o.Extra(n)); c != 0 {
+	for it := iterExt(r, o); it.next(); {
+		if c := cmpI(it.vals[0], it.vals[1]); c != 0 {
 			return c
 		}
 	}

@@ -1,0 +1,129 @@
+package agent
+
+import (
+	"errors"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/plan"
+)
+
+// DefaultSmoothnessFactor is YARN's default smoothness factor of the
+// aligned planner.
+const DefaultSmoothnessFactor = 10
+
+// Options tunes the agents. Start from [DefaultOptions] (YARN's defaults);
+// the zero value allocates right to left.
+type Options struct {
+	// FavorEarlyAllocation places stages as early as possible (left to
+	// right); false places them as late as possible. YARN key:
+	// yarn.resourcemanager.reservation-system.favor-early-allocation
+	// (default true).
+	FavorEarlyAllocation bool
+	// SmoothnessFactor divides how many gangs the low-cost aligned
+	// allocator gives one candidate window per round. YARN key:
+	// yarn.resourcemanager.reservation-system.smoothness-factor (default
+	// 10). Used by [NewAlignedPlannerWithGreedy]; 0 means the default.
+	SmoothnessFactor int
+	// ExactScan makes the greedy scans exact where YARN is conservative
+	// (§18 item 5): the right-to-left scan ignores the segment that ends
+	// where the candidate window starts, and ties keep the nearest
+	// constraining point. Berth-only; default false (YARN's answers).
+	ExactScan bool
+	// ComponentwiseFit counts the gangs that fit with every resource type.
+	// YARN counts them with the plan's calculator (memory only by default)
+	// and may then find a placement the componentwise policy check rejects
+	// (§18 item 8). Berth-only; default false (YARN's answers).
+	ComponentwiseFit bool
+}
+
+// DefaultOptions returns YARN's defaults: favor early allocation, smoothness
+// factor 10, YARN's scans and fits.
+func DefaultOptions() Options {
+	return Options{FavorEarlyAllocation: true, SmoothnessFactor: DefaultSmoothnessFactor}
+}
+
+// Validate reports an invalid field as a *berth.FieldError.
+func (o Options) Validate() error {
+	if o.SmoothnessFactor < 0 {
+		return berth.InvalidField("yarn.resourcemanager.reservation-system.smoothness-factor", o.SmoothnessFactor, "must not be negative")
+	}
+	return nil
+}
+
+func (o Options) allocateLeft() bool { return o.FavorEarlyAllocation }
+
+// NewGreedy returns YARN's GreedyReservationAgent: an iterative planner with
+// unconstrained stage windows and the greedy-RLE allocator.
+func NewGreedy(o Options) (*IterativePlanner, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	return &IterativePlanner{Interval: Unconstrained{}, Allocator: GreedyRLE{}, Options: o}, nil
+}
+
+// NewAlignedPlannerWithGreedy returns YARN's default agent,
+// AlignedPlannerWithGreedy: the low-cost aligned planner (stage windows by
+// demand), and when it fails the greedy agent.
+func NewAlignedPlannerWithGreedy(o Options) (*TryMany, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	aligned := &IterativePlanner{Interval: ByDemand{}, Allocator: LowCostAligned{SmoothnessFactor: o.SmoothnessFactor}, Options: o}
+	greedy := &IterativePlanner{Interval: Unconstrained{}, Allocator: GreedyRLE{}, Options: o}
+	return &TryMany{Agents: []plan.Agent{aligned, greedy}}, nil
+}
+
+// TryMany is YARN's TryManyReservationAgents: it tries its agents in order
+// and stops at the first that succeeds. When all fail it returns the last
+// failure. A failure that is not about planning (an unknown or duplicate
+// reservation, a denied or invalid state) stops the search at once, as
+// YARN lets non-planning exceptions through.
+type TryMany struct {
+	Agents []plan.Agent
+}
+
+var _ plan.Agent = (*TryMany)(nil)
+
+// CreateReservation tries each agent's CreateReservation in turn.
+func (t *TryMany) CreateReservation(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
+	return t.try(func(a plan.Agent) error { return a.CreateReservation(p, id, user, def) })
+}
+
+// UpdateReservation tries each agent's UpdateReservation in turn.
+func (t *TryMany) UpdateReservation(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
+	return t.try(func(a plan.Agent) error { return a.UpdateReservation(p, id, user, def) })
+}
+
+// DeleteReservation removes reservation id from p.
+func (t *TryMany) DeleteReservation(p *plan.Plan, id plan.ReservationID, _ string) error {
+	return p.DeleteReservation(id)
+}
+
+func (t *TryMany) try(f func(plan.Agent) error) error {
+	if len(t.Agents) == 0 {
+		return &NoPlacementError{Agent: "TryMany", Stage: -1, Reason: "no agent to try"}
+	}
+	var last error
+	for _, a := range t.Agents {
+		err := f(a)
+		if err == nil {
+			return nil
+		}
+		if fatal(err) {
+			return err
+		}
+		last = err
+	}
+	return last
+}
+
+// fatal reports errors that are not planning failures.
+func fatal(err error) bool {
+	for _, k := range []error{berth.ErrNotFound, berth.ErrAlreadyExists, berth.ErrConflict,
+		berth.ErrPermissionDenied, berth.ErrInvalidState} {
+		if errors.Is(err, k) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,46 @@
+package agent_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/plan"
+)
+
+// benchW2 runs the whole workload on a fresh plan per iteration and
+// reports how many were accepted and the mean time per submission.
+func benchW2(b *testing.B, div int64) {
+	reqs := w2Requests()
+	defs := make([]plan.Definition, len(reqs))
+	for i, r := range reqs {
+		defs[i] = r.definition()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	accepted := 0
+	for b.Loop() {
+		b.StopTimer()
+		p, ag := w2Plan(b, div)
+		b.StartTimer()
+		accepted = 0
+		for i, r := range reqs {
+			id := plan.ReservationID{ClusterTimestamp: 1, Sequence: int64(i + 1)}
+			err := ag.CreateReservation(p, id, r.user, defs[i])
+			switch {
+			case err == nil:
+				accepted++
+			case !errors.Is(err, berth.ErrNoPlacement):
+				b.Fatalf("request %d: %v", i, err)
+			}
+		}
+	}
+	b.ReportMetric(float64(accepted), "accepted")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(reqs)), "ns/submission")
+}
+
+// BenchmarkW2 is workload W2 of /work/shared/bench/WORKLOADS.md.
+func BenchmarkW2(b *testing.B) { benchW2(b, 1) }
+
+// BenchmarkW2Hot is W2 with the plan capacity divided by 20.
+func BenchmarkW2Hot(b *testing.B) { benchW2(b, 20) }

@@ -1,0 +1,204 @@
+package agent
+
+import (
+	"container/heap"
+	"math"
+
+	"github.com/berthsched/berth"
+)
+
+// lowCostInput is what the low-cost aligned allocator reads.
+type lowCostInput struct {
+	// loads is the plan's committed load on [jobArrival, jobDeadline)
+	// without the old version of the reservation; outside it counts as 0.
+	loads *profile
+	// mods is what earlier stages (and batches) of this job took.
+	mods *profile
+	// net is the stage window's availability, without mods.
+	net      *profile
+	capacity berth.Resource
+	calc     berth.Calculator
+	smooth   int64
+	left     bool
+}
+
+// durationInterval is one aligned candidate window with its cost and how
+// many gangs fit in it.
+type durationInterval struct {
+	start, end berth.Time
+	cost       float64
+	canFit     int64
+}
+
+type diHeap struct {
+	items []durationInterval
+	left  bool
+}
+
+func (h *diHeap) Len() int { return len(h.items) }
+func (h *diHeap) Less(i, j int) bool {
+	a, b := h.items[i], h.items[j]
+	if c := javaDoubleCompare(a.cost, b.cost); c != 0 {
+		return c < 0
+	}
+	if h.left {
+		return a.end < b.end
+	}
+	return a.end > b.end
+}
+func (h *diHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *diHeap) Push(x any)    { h.items = append(h.items, x.(durationInterval)) }
+func (h *diHeap) Pop() any {
+	n := len(h.items) - 1
+	x := h.items[n]
+	h.items = h.items[:n]
+	return x
+}
+
+// pieces calls f for the canonical pieces of the sum of the profiles in
+// [s, e): maximal runs of equal value, in time order. A profile contributes
+// zero outside its domain.
+func pieces(s, e berth.Time, sign int64, a, b *profile, f func(s, e berth.Time, v berth.Resource)) {
+	if s >= e {
+		return
+	}
+	valueAt := func(p *profile, t berth.Time) (berth.Resource, berth.Time) {
+		// value at t and the next time it may change
+		if p == nil || p.empty() || t >= p.end {
+			return berth.Resource{}, berth.MaxTime
+		}
+		i := p.floor(t)
+		if i < 0 {
+			return berth.Resource{}, p.ts[0]
+		}
+		if i+1 < len(p.ts) {
+			return p.rs[i], p.ts[i+1]
+		}
+		return p.rs[i], p.end
+	}
+	cur := s
+	var runStart berth.Time
+	var runVal berth.Resource
+	open := false
+	for cur < e {
+		va, na := valueAt(a, cur)
+		vb, nb := valueAt(b, cur)
+		var v berth.Resource
+		if sign < 0 {
+			v = va.Sub(vb)
+		} else {
+			v = va.Add(vb)
+		}
+		next := min(na, nb, e)
+		if open && v.Equal(runVal) {
+			cur = next
+			continue
+		}
+		if open {
+			f(runStart, cur, runVal)
+		}
+		runStart, runVal, open = cur, v, true
+		cur = next
+	}
+	if open {
+		f(runStart, e, runVal)
+	}
+}
+
+// cost is YARN's getDurationIntervalTotalCost: the sum over the window of
+// the load share (plan load plus this job's tentative load, relative to
+// capacity) per step, accumulated piece by piece in time order as YARN does
+// (the float sums must round alike for ties to break alike).
+func (in *lowCostInput) cost(s, e, step berth.Time) float64 {
+	total := 0.0
+	pieces(s, e, 1, in.loads, in.mods, func(ps, pe berth.Time, v berth.Resource) {
+		c := float64(in.calc.Ratio(v, in.capacity))
+		total = total + c*float64(pe-ps)/float64(step)
+	})
+	return total
+}
+
+// canFit is YARN's getDurationIntervalGangsCanFit: the fewest gangs that fit
+// anywhere in [s, e) once this job's tentative load is taken away. Where the
+// job's load exceeds what is available in some resource type YARN throws
+// and abandons the whole allocator (§18 item 13); Berth counts that window
+// as full instead.
+func (in *lowCostInput) canFit(s, e berth.Time, f fitter) int64 {
+	n := int64(math.MaxInt32)
+	pieces(s, e, -1, in.net, in.mods, func(ps, pe berth.Time, v berth.Resource) {
+		if v.AnyNegative() {
+			n = 0
+			return
+		}
+		if _, ok := in.net.at(ps); !ok {
+			n = 0
+			return
+		}
+		n = min(n, f.fit(v, math.MaxInt32))
+	})
+	return n
+}
+
+// lowCostAligned is YARN's StageAllocatorLowCostAligned: split the stage
+// window into aligned, non-overlapping candidate windows of one duration,
+// and repeatedly give a few gangs (at most maxGangsPerUnit, which the
+// smoothness factor divides) to the cheapest window that still fits one.
+// It records what it places in in.mods and rolls it back on failure.
+func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placement, bool) {
+	if j.dur <= 0 {
+		return nil, false
+	}
+	window := int32((sd - sa) / j.dur) // Java's (int) cast wraps
+	perUnit := int64(1)
+	if window > 0 {
+		perUnit = max(int64(math.Floor(float64(j.gangs)/float64(window))), 1)
+	} else {
+		perUnit = math.MaxInt32
+	}
+	perUnit = max(perUnit/max(in.smooth, 1), 1)
+	if window <= 0 {
+		return nil, false
+	}
+	h := &diHeap{left: in.left}
+	build := func(s berth.Time) durationInterval {
+		e := s + j.dur
+		return durationInterval{start: s, end: e, cost: in.cost(s, e, j.step), canFit: in.canFit(s, e, j.f)}
+	}
+	if in.left {
+		for s := sa; s <= sd-j.dur; s += j.dur {
+			if di := build(s); di.canFit > 0 {
+				h.items = append(h.items, di)
+			}
+		}
+	} else {
+		for e := sd; e >= sa+j.dur; e -= j.dur {
+			if di := build(e - j.dur); di.canFit > 0 {
+				h.items = append(h.items, di)
+			}
+		}
+	}
+	heap.Init(h)
+	remaining := j.gangs
+	var placed []placement
+	for remaining > 0 && h.Len() > 0 {
+		best := heap.Pop(h).(durationInterval)
+		n := min(perUnit, remaining, best.canFit)
+		remaining -= n
+		iv := berth.Interval{Start: best.start, End: best.end}
+		r := j.batch(n)
+		in.mods.add(iv.Start, iv.End, r)
+		placed = append(placed, placement{iv: iv, r: r})
+		if di := build(best.start); di.canFit > 0 {
+			heap.Push(h, di)
+		}
+	}
+	if remaining > 0 {
+		for _, p := range placed {
+			in.mods.sub(p.iv.Start, p.iv.End, p.r)
+		}
+		return nil, false
+	}
+	// YARN returns its allocation series' intervals: adjacent windows with
+	// equal amounts merge.
+	return canonical(placed), true
+}

@@ -1,0 +1,205 @@
+package agent
+
+import (
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/plan"
+)
+
+// IterativePlanner is YARN's IterativePlanner: it places the stages of a
+// definition one at a time (first to last when allocating left, last to
+// first otherwise), each inside the window its [StageInterval] gives, with
+// its [StageAllocator], and honours the interpreter:
+//
+//   - R_ANY: the first stage that fits is the placement; stages that do not
+//     fit are skipped.
+//   - R_ALL: every stage is placed independently in the whole window.
+//   - R_ORDER: each stage after (left) or before (right) what is placed.
+//   - R_ORDER_NO_GAP: as R_ORDER, and each stage is one contiguous block
+//     touching the previous one.
+//
+// Stages see what earlier stages of the same definition took. The plan is
+// only changed by the final add (create) or update, where the plan's
+// sharing policy has the last word.
+type IterativePlanner struct {
+	// Interval chooses each stage's window; nil means [Unconstrained].
+	Interval StageInterval
+	// Allocator places each stage; nil means [GreedyRLE].
+	Allocator StageAllocator
+	// Options tunes the search; see [Options].
+	Options Options
+}
+
+var _ plan.Agent = (*IterativePlanner)(nil)
+
+func (ip *IterativePlanner) interval() StageInterval {
+	if ip.Interval == nil {
+		return Unconstrained{}
+	}
+	return ip.Interval
+}
+
+func (ip *IterativePlanner) allocator() StageAllocator {
+	if ip.Allocator == nil {
+		return GreedyRLE{}
+	}
+	return ip.Allocator
+}
+
+func (ip *IterativePlanner) label() string {
+	return "IterativePlanner(" + ip.interval().name() + ", " + ip.allocator().name() + ")"
+}
+
+// CreateReservation places def for user and adds it to p under id.
+func (ip *IterativePlanner) CreateReservation(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
+	a, err := ip.place(p, id, user, def)
+	if err != nil {
+		return err
+	}
+	return p.AddReservation(a)
+}
+
+// UpdateReservation replaces reservation id of p with a new placement of
+// def; the old version's resources are available to the new one.
+func (ip *IterativePlanner) UpdateReservation(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
+	a, err := ip.place(p, id, user, def)
+	if err != nil {
+		return err
+	}
+	return p.UpdateReservation(a)
+}
+
+// DeleteReservation removes reservation id from p.
+func (ip *IterativePlanner) DeleteReservation(p *plan.Plan, id plan.ReservationID, _ string) error {
+	return p.DeleteReservation(id)
+}
+
+// Place computes where def would go in p without changing p: the
+// allocation CreateReservation would add. It is useful to preview a
+// placement.
+func (ip *IterativePlanner) Place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
+	return ip.place(p, id, user, def)
+}
+
+func (ip *IterativePlanner) place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
+	ps, err := ip.compute(newView(p), id, user, def)
+	if err != nil {
+		return nil, err
+	}
+	ivs := make([]plan.IntervalResource, len(ps))
+	for i, x := range ps {
+		ivs[i] = plan.IntervalResource{Interval: x.iv, Resource: x.r}
+	}
+	// As YARN's agents: the reservation spans the contract's window, not
+	// the allocation's.
+	return plan.NewAllocation(id, user, def, berth.Interval{Start: def.Arrival, End: def.Deadline}, ivs)
+}
+
+// compute is YARN's computeJobAllocation: the canonical placement of def.
+func (ip *IterativePlanner) compute(v planView, id plan.ReservationID, user string, def plan.Definition) ([]placement, error) {
+	if len(def.Stages) == 0 {
+		return nil, berth.InvalidField("reservation-definition.reservation-requests", 0, "No resources have been specified to reserve")
+	}
+	step := v.step()
+	j := &job{
+		view: v, id: id, user: user, def: def, period: def.Period,
+		left: ip.Options.allocateLeft(), opts: ip.Options,
+		mods:        newFlat(berth.MinTime, berth.MaxTime, berth.Resource{}),
+		jobArrival:  stepRoundUp(def.Arrival, step),
+		jobDeadline: stepRoundDown(def.Deadline, step),
+	}
+	alloc := ip.allocator()
+	var all []placement
+	n := len(def.Stages)
+	for k := 0; k < n; k++ {
+		i := k
+		if !j.left {
+			i = n - 1 - k
+		}
+		s := def.Stages[i]
+		if err := validateStage(i, s, v.capacity(), v.maxAllocation(), v.calculator()); err != nil {
+			return nil, err
+		}
+		w := ip.interval().interval(j, i)
+		cur, ok, err := alloc.allocate(j, i, s, w)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			if def.Interpreter == plan.RAny {
+				continue
+			}
+			return nil, &NoPlacementError{Agent: ip.label(), Stage: i, Reason: "The request cannot be satisfied"}
+		}
+		if def.Interpreter == plan.ROrderNoGap && !j.orderNoGap(cur) {
+			return nil, &NoPlacementError{Agent: ip.label(), Stage: i, Reason: "The allocation found does not respect ORDER_NO_GAP"}
+		}
+		all = append(all, cur...)
+		j.extend(cur)
+		if def.Interpreter == plan.RAny {
+			break
+		}
+	}
+	if !j.placed {
+		return nil, &NoPlacementError{Agent: ip.label(), Stage: -1, Reason: "The request cannot be satisfied"}
+	}
+	return canonical(all), nil
+}
+
+// extend widens the envelope of what is placed with cur.
+func (j *job) extend(cur []placement) {
+	for _, p := range cur {
+		if p.r.IsZero() || !p.iv.Valid() {
+			continue
+		}
+		if !j.placed {
+			j.placed, j.placedStart, j.placedEnd = true, p.iv.Start, p.iv.End
+			continue
+		}
+		j.placedStart = min(j.placedStart, p.iv.Start)
+		j.placedEnd = max(j.placedEnd, p.iv.End)
+	}
+}
+
+// orderNoGap is YARN's validateOrderNoGap: the stage touches what is
+// placed (no gap) and is one contiguous block.
+func (j *job) orderNoGap(cur []placement) bool {
+	if j.placed && len(cur) > 0 {
+		if j.left {
+			start := cur[0].iv.Start
+			for _, p := range cur {
+				start = min(start, p.iv.Start)
+			}
+			if j.placedEnd < start {
+				return false
+			}
+		} else {
+			end := cur[0].iv.End
+			for _, p := range cur {
+				end = max(end, p.iv.End)
+			}
+			if end < j.placedStart {
+				return false
+			}
+		}
+	}
+	return nonPreemptive(cur)
+}
+
+// nonPreemptive is YARN's isNonPreemptiveAllocation: toggling the end points
+// of the non-zero intervals leaves exactly two.
+func nonPreemptive(cur []placement) bool {
+	open := map[berth.Time]bool{}
+	for _, p := range cur {
+		if p.r.IsZero() {
+			continue
+		}
+		for _, t := range [2]berth.Time{p.iv.Start, p.iv.End} {
+			if open[t] {
+				delete(open, t)
+			} else {
+				open[t] = true
+			}
+		}
+	}
+	return len(open) == 2
+}

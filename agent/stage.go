@@ -1,0 +1,164 @@
+package agent
+
+import (
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/plan"
+)
+
+// planView is what a planner reads from the plan while it computes a
+// placement (see view.go for the adapter over *plan.Plan).
+type planView interface {
+	capacity() berth.Resource
+	step() berth.Duration
+	calculator() berth.Calculator
+	maxAllocation() berth.Resource
+	// available is the plan's availability for user over window, the old
+	// version of the reservation added back and the sharing policy applied.
+	available(user string, old plan.ReservationID, window berth.Interval, period berth.Duration) (*profile, error)
+	// loads is the plan's committed load over window without the old
+	// version of the reservation (YARN's planLoads).
+	loads(old plan.ReservationID, window berth.Interval) (*profile, error)
+}
+
+// job is the state of one planning run, shared by its stages.
+type job struct {
+	view   planView
+	id     plan.ReservationID
+	user   string
+	def    plan.Definition
+	period berth.Duration
+	left   bool
+	opts   Options
+	// mods is what the stages placed so far take (YARN's planModifications).
+	mods *profile
+	// planLoads is read lazily: only the low-cost allocator uses it.
+	planLoads *profile
+	// jobArrival and jobDeadline are the definition's window aligned
+	// inwards to the step.
+	jobArrival, jobDeadline berth.Time
+	// placed is the envelope of the non-zero placements made so far.
+	placed                bool
+	placedStart, placedEnd berth.Time
+}
+
+func (j *job) stageJob(s plan.Stage) stageJob {
+	step := j.view.step()
+	return stageJob{
+		f: fitter{calc: j.view.calculator(), cluster: j.view.capacity(),
+			gang: s.Capability.MulInt(s.Concurrency), componentwise: j.opts.ComponentwiseFit},
+		cap: s.Capability, conc: s.Concurrency, gangs: s.Containers / s.Concurrency,
+		dur: stepRoundUp(s.Duration, step), rawDur: s.Duration, step: step,
+	}
+}
+
+func (j *job) scan() scanOptions { return scanOptions{seeBatches: true, exact: j.opts.ExactScan} }
+
+// net returns the availability over [sa, sd) minus this job's tentative
+// allocations.
+func (j *job) net(sa, sd berth.Time) (*profile, error) {
+	p, err := j.view.available(j.user, j.id, berth.Interval{Start: sa, End: sd}, j.period)
+	if err != nil {
+		return nil, err
+	}
+	subtractProfile(p, j.mods)
+	return p, nil
+}
+
+// subtractProfile subtracts b from a over a's domain.
+func subtractProfile(a, b *profile) {
+	if a.empty() {
+		return
+	}
+	lo := max(b.floor(a.ts[0]), 0)
+	for i := lo; i < len(b.ts); i++ {
+		s := b.ts[i]
+		if s >= a.end {
+			break
+		}
+		e := b.end
+		if i+1 < len(b.ts) {
+			e = b.ts[i+1]
+		}
+		if !b.rs[i].IsZero() {
+			a.sub(max(s, a.ts[0]), e, b.rs[i])
+		}
+	}
+}
+
+// StageInterval chooses the window in which a stage may be placed (YARN's
+// StageExecutionInterval). Use [Unconstrained] or [ByDemand].
+type StageInterval interface {
+	interval(j *job, index int) berth.Interval
+	name() string
+}
+
+// Unconstrained gives every stage the whole window [arrival, deadline) of
+// the definition, except that under R_ORDER and R_ORDER_NO_GAP a stage
+// starts after everything placed so far (allocating left) or ends before it
+// (allocating right). YARN's StageExecutionIntervalUnconstrained.
+type Unconstrained struct{}
+
+func (Unconstrained) name() string { return "unconstrained" }
+
+func (Unconstrained) interval(j *job, _ int) berth.Interval {
+	a, d := j.def.Arrival, j.def.Deadline
+	if ordered(j.def.Interpreter) && j.placed {
+		if j.left {
+			a = j.placedEnd
+		} else {
+			d = j.placedStart
+		}
+	}
+	return berth.Interval{Start: a, End: d}
+}
+
+func ordered(k plan.Interpreter) bool { return k == plan.ROrder || k == plan.ROrderNoGap }
+
+// ByDemand is Unconstrained for R_ANY and R_ALL. Under R_ORDER and
+// R_ORDER_NO_GAP it guarantees every stage not yet placed its duration and
+// shares the rest of the window between them in proportion to their demand
+// (duration × memory × containers): the current stage may end no later
+// than (allocating left) its share allows. YARN's
+// StageExecutionIntervalByDemand, used by [NewAlignedPlannerWithGreedy].
+type ByDemand struct{}
+
+func (ByDemand) name() string { return "by-demand" }
+
+func (ByDemand) interval(j *job, index int) berth.Interval {
+	iv := Unconstrained{}.interval(j, index)
+	if !ordered(j.def.Interpreter) {
+		return iv
+	}
+	step := j.view.step()
+	var totalWeight float64
+	var totalDuration int64
+	stages := j.def.Stages
+	// From the far end towards the current stage, inclusive.
+	if j.left {
+		for i := len(stages) - 1; i >= index; i-- {
+			totalWeight += weight(stages[i])
+			totalDuration += stepRoundUp(stages[i].Duration, step)
+		}
+	} else {
+		for i := 0; i <= index; i++ {
+			totalWeight += weight(stages[i])
+			totalDuration += stepRoundUp(stages[i].Duration, step)
+		}
+	}
+	cur := stages[index]
+	ratio := weight(cur) / totalWeight
+	remainder := iv.Len() - totalDuration
+	dur := stepRoundUp(cur.Duration, step)
+	if j.left {
+		end := javaDoubleToLong(float64(iv.Start+dur) + float64(remainder)*ratio)
+		return berth.Interval{Start: iv.Start, End: stepRoundDown(end, step)}
+	}
+	start := javaDoubleToLong(float64(iv.End-dur) - float64(remainder)*ratio)
+	return berth.Interval{Start: stepRoundUp(start, step), End: iv.End}
+}
+
+// weight is YARN's calcWeight: duration × memory × containers in 64-bit
+// integer arithmetic (wrapping as Java's long does), then as a double.
+func weight(s plan.Stage) float64 {
+	return float64(s.Duration * s.Capability.Memory * s.Containers)
+}

@@ -1,0 +1,108 @@
+package agent
+
+import (
+	"slices"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/plan"
+	"github.com/berthsched/berth/rle"
+)
+
+// planAdapter reads a *plan.Plan for the planners.
+type planAdapter struct{ p *plan.Plan }
+
+func newView(p *plan.Plan) planView { return planAdapter{p: p} }
+
+func (v planAdapter) capacity() berth.Resource      { return v.p.Capacity() }
+func (v planAdapter) step() berth.Duration          { return v.p.Step() }
+func (v planAdapter) calculator() berth.Calculator  { return v.p.Calculator() }
+func (v planAdapter) maxAllocation() berth.Resource { return v.p.MaxAllocation() }
+
+// unchangedAvailability is an optional interface of sharing policies:
+// AvailableUnchanged reports that Available always returns its input, so
+// an agent need not build a series to ask (package policy implements it).
+type unchangedAvailability interface {
+	AvailableUnchanged() bool
+}
+
+func (v planAdapter) available(user string, old plan.ReservationID, w berth.Interval, period berth.Duration) (*profile, error) {
+	if !w.Valid() {
+		return &profile{end: w.Start}, nil
+	}
+	if period != 0 {
+		s, err := v.p.AvailableResources(user, old, w, period)
+		if err != nil {
+			return nil, err
+		}
+		return profileOf(s, w), nil
+	}
+	prof, err := physicalAvailable(v.p, old, w)
+	if err != nil {
+		return nil, err
+	}
+	pol := v.p.Policy()
+	if pol == nil {
+		return prof, nil
+	}
+	if u, ok := pol.(unchangedAvailability); ok && u.AvailableUnchanged() {
+		return prof, nil
+	}
+	in, err := seriesOf(prof)
+	if err != nil {
+		return nil, err
+	}
+	out, err := pol.Available(in, v.p, user, old, w)
+	if err != nil {
+		return nil, err
+	}
+	if out == in {
+		return prof, nil
+	}
+	return profileOf(out, w), nil
+}
+
+func (v planAdapter) loads(old plan.ReservationID, w berth.Interval) (*profile, error) {
+	if !w.Valid() {
+		return &profile{end: w.Start}, nil
+	}
+	as := allocationsOver(v.p, w)
+	if !old.IsZero() {
+		as = slices.DeleteFunc(slices.Clone(as), func(a *plan.Allocation) bool { return a.ID == old })
+	}
+	return sumOver(as, w)
+}
+
+// seriesOf builds the series of a profile, undefined outside its domain.
+func seriesOf(p *profile) (*rle.Series, error) {
+	bps := make([]rle.Breakpoint, 0, len(p.ts)+1)
+	for i, t := range p.ts {
+		bps = append(bps, rle.Breakpoint{Time: t, Value: p.rs[i]})
+	}
+	bps = append(bps, rle.Breakpoint{Time: p.end, Undefined: true})
+	return rle.FromBreakpoints(bps...)
+}
+
+// profileOf copies s over w into a profile; undefined stretches inside w
+// (which the plan does not produce) count as nothing available.
+func profileOf(s *rle.Series, w berth.Interval) *profile {
+	p := &profile{end: w.End}
+	at := w.Start
+	push := func(t berth.Time, r berth.Resource) {
+		if n := len(p.ts); n > 0 && p.rs[n-1].Equal(r) {
+			return
+		}
+		p.ts = append(p.ts, t)
+		p.rs = append(p.rs, r)
+	}
+	for st := range s.StepsIn(w) {
+		if st.Interval.Start > at {
+			push(at, berth.Resource{})
+		}
+		push(st.Interval.Start, st.Value)
+		at = st.Interval.End
+	}
+	if at < w.End {
+		push(at, berth.Resource{})
+	}
+	return p
+}

@@ -1,0 +1,249 @@
+package capacity
+
+import (
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/berthsched/berth"
+)
+
+type appState uint8
+
+const (
+	appPending appState = iota // submitted, waiting for activation (AM limits)
+	appActive
+)
+
+// app is the scheduler's view of one application attempt.
+type app struct {
+	id       string
+	seq      uint64 // submission order: FIFO tie-break, YARN's application id order
+	q        *qnode
+	u        *user
+	userName string
+	groups   []string
+	priority int32
+	state    appState
+	start    berth.Time
+	resID    string
+
+	amRes     berth.Resource
+	waitingAM bool // the next container is the AM
+
+	keys    []*skey // by ascending request priority
+	pending berth.Resource
+
+	used     berth.Resource // allocated, without reservations
+	reserved berth.Resource
+	head     *container // live containers (intrusive list)
+	n        int
+	resv     []*reservation // in reservation order
+	headroom berth.Resource
+
+	inSched              bool
+	sortUsed, sortDemand int64 // fair-ordering key captured at insertion
+}
+
+func (a *app) hasPending() bool { return !a.pending.IsZero() }
+
+// skey is a scheduler key: one request priority of one application, with
+// its asks by locality and its delay-scheduling counters.
+type skey struct {
+	prio     int32
+	capRes   berth.Resource
+	any      int
+	anyRelax bool
+	racks    map[string]*locAsk
+	hosts    map[string]*locAsk
+	missed   int64 // scheduling opportunities (YARN counts them per key)
+	reRes    int   // re-reservations
+	nRes     int   // containers reserved for this key
+}
+
+type locAsk struct {
+	count int
+	relax bool
+}
+
+func (k *skey) uniqueAsks() int { return 1 + len(k.racks) + len(k.hosts) }
+
+func (a *app) key(prio int32) *skey {
+	i := sort.Search(len(a.keys), func(i int) bool { return a.keys[i].prio >= prio })
+	if i < len(a.keys) && a.keys[i].prio == prio {
+		return a.keys[i]
+	}
+	return nil
+}
+
+func (a *app) addKey(prio int32) *skey {
+	i := sort.Search(len(a.keys), func(i int) bool { return a.keys[i].prio >= prio })
+	if i < len(a.keys) && a.keys[i].prio == prio {
+		return a.keys[i]
+	}
+	k := &skey{prio: prio, anyRelax: true}
+	a.keys = append(a.keys, nil)
+	copy(a.keys[i+1:], a.keys[i:])
+	a.keys[i] = k
+	return k
+}
+
+// container is a live allocated container, linked into its node's and its
+// application's lists so that neither needs a map.
+type container struct {
+	c            Container
+	node         *node
+	app          *app
+	nPrev, nNext *container
+	aPrev, aNext *container
+	preempt      bool
+}
+
+// reservation is a container reserved on a node for an application's key.
+type reservation struct {
+	id   ContainerID
+	node *node
+	app  *app
+	key  *skey
+	res  berth.Resource
+	loc  Locality
+	time berth.Time
+}
+
+type node struct {
+	id, rack  string
+	total     berth.Resource
+	allocated berth.Resource
+	head      *container
+	n         int
+	reserved  *reservation
+}
+
+func (n *node) link(c *container) {
+	c.nPrev, c.nNext = nil, n.head
+	if n.head != nil {
+		n.head.nPrev = c
+	}
+	n.head = c
+	n.n++
+}
+
+func (n *node) unlink(c *container) {
+	if c.nPrev != nil {
+		c.nPrev.nNext = c.nNext
+	} else {
+		n.head = c.nNext
+	}
+	if c.nNext != nil {
+		c.nNext.nPrev = c.nPrev
+	}
+	c.nPrev, c.nNext = nil, nil
+	n.n--
+}
+
+func (a *app) link(c *container) {
+	c.aPrev, c.aNext = nil, a.head
+	if a.head != nil {
+		a.head.aPrev = c
+	}
+	a.head = c
+	a.n++
+}
+
+func (a *app) unlink(c *container) {
+	if c.aPrev != nil {
+		c.aPrev.aNext = c.aNext
+	} else {
+		a.head = c.aNext
+	}
+	if c.aNext != nil {
+		c.aNext.aPrev = c.aPrev
+	}
+	c.aPrev, c.aNext = nil, nil
+	a.n--
+}
+
+// appBefore is the leaf's application ordering.
+func appBefore(pol AppOrdering, sizeWeight bool) func(a, b *app) bool {
+	if pol == OrderFair {
+		return func(a, b *app) bool { return cmpFair(a, b, sizeWeight) < 0 }
+	}
+	return fifoBefore
+}
+
+// fifoBefore: higher application priority first, then submission order.
+func fifoBefore(a, b *app) bool {
+	if a.priority != b.priority {
+		return a.priority > b.priority
+	}
+	return a.seq < b.seq
+}
+
+func fairMagnitude(a *app, sizeWeight bool) float64 {
+	m := float64(a.sortUsed)
+	if sizeWeight && a.sortUsed != 0 && a.sortDemand != 0 {
+		m /= math.Log1p(float64(a.sortDemand)) / math.Ln2
+	}
+	return m
+}
+
+// cmpFair is YARN's FairOrderingPolicy comparator: usage, then start time,
+// then demand, then submission order.
+func cmpFair(a, b *app, sizeWeight bool) int {
+	ma, mb := fairMagnitude(a, sizeWeight), fairMagnitude(b, sizeWeight)
+	if ma != mb {
+		if ma < mb {
+			return -1
+		}
+		return 1
+	}
+	if a.start != b.start {
+		if a.start < b.start {
+			return -1
+		}
+		return 1
+	}
+	da, db := a.sortDemand > 0, b.sortDemand > 0
+	if da != db {
+		if da {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case a.seq < b.seq:
+		return -1
+	case a.seq > b.seq:
+		return 1
+	}
+	return 0
+}
+
+// schedInsert adds a to its leaf's schedulable list, keeping order.
+func schedInsert(q *qnode, a *app) {
+	lf := q.leaf
+	a.sortUsed = a.used.Memory
+	a.sortDemand = a.used.Memory + a.pending.Memory
+	less := appBefore(q.set().AppOrdering, q.set().FairSizeBasedWeight)
+	i := sort.Search(len(lf.sched), func(i int) bool { return less(a, lf.sched[i]) })
+	lf.sched = append(lf.sched, nil)
+	copy(lf.sched[i+1:], lf.sched[i:])
+	lf.sched[i] = a
+	a.inSched = true
+}
+
+// schedRemove takes a out of its leaf's schedulable list.
+func schedRemove(q *qnode, a *app) {
+	lf := q.leaf
+	less := appBefore(q.set().AppOrdering, q.set().FairSizeBasedWeight)
+	i := sort.Search(len(lf.sched), func(i int) bool { return !less(lf.sched[i], a) })
+	for ; i < len(lf.sched) && lf.sched[i] != a; i++ {
+	}
+	if i == len(lf.sched) {
+		i = slices.Index(lf.sched, a) // defensive: never expected
+	}
+	if i >= 0 {
+		lf.sched = append(lf.sched[:i], lf.sched[i+1:]...)
+	}
+	a.inSched = false
+}

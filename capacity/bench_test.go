@@ -1,0 +1,167 @@
+package capacity
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/berthsched/berth"
+)
+
+// throughputWorld is YuniKorn's scheduling benchmark scenario: a root with
+// two leaf queues, two applications with 5,000 one-container asks each,
+// nodes sized so the cluster fits exactly the 10,000 containers.
+func throughputWorld(b *testing.B, nodes int) *Scheduler {
+	const total = 10000
+	cfg := DefaultConfig()
+	cfg.Root.Children = []QueueConfig{Queue("a", 50), Queue("b", 50)}
+	// assign-multiple: fill a node in one heartbeat.
+	cfg.MaxOffSwitchAssignments = total
+	cfg.MaxContainerAssignments = -1
+	s, err := New(cfg, berth.NewManualClock(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	per := int64(total / nodes)
+	for i := 0; i < nodes; i++ {
+		if err := s.AddNode(NodeSpec{ID: fmt.Sprintf("node-%05d", i), Rack: fmt.Sprintf("/rack-%03d", i%100), Capability: berth.New(per*1024, per)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i, q := range []string{"a", "b"} {
+		id := fmt.Sprintf("app-%d", i)
+		if _, err := s.SubmitApp(AppSpec{ID: id, Queue: q, User: "user-" + q}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Allocate(id, []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(1024, 1), Count: total / 2}}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return s
+}
+
+func BenchmarkSchedulingThroughput(b *testing.B) {
+	for _, nodes := range []int{500, 1000, 2000, 5000} {
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			b.ReportAllocs()
+			var placed int
+			var elapsed time.Duration
+			var allocs uint64
+			var ms runtime.MemStats
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				s := throughputWorld(b, nodes)
+				ids := sortedKeys(s.nodes)
+				runtime.ReadMemStats(&ms)
+				m0 := ms.Mallocs
+				b.StartTimer()
+				start := time.Now()
+				n := 0
+				for n < 10000 {
+					before := n
+					for _, id := range ids {
+						al, err := s.Heartbeat(id, nil)
+						if err != nil {
+							b.Fatal(err)
+						}
+						n += len(al)
+					}
+					if n == before {
+						b.Fatalf("stuck at %d containers", n)
+					}
+				}
+				elapsed += time.Since(start)
+				b.StopTimer()
+				runtime.ReadMemStats(&ms)
+				allocs += ms.Mallocs - m0
+				b.StartTimer()
+				placed += n
+			}
+			b.ReportMetric(float64(placed)/elapsed.Seconds(), "containers/s")
+			b.ReportMetric(float64(allocs)/float64(placed), "allocs/container")
+		})
+	}
+}
+
+// BenchmarkLargeCluster: 10,000 nodes, 1,000 leaf queues in three levels
+// (10 × 10 × 10, 10% each), 10,000 applications (10 per leaf, 10 users per
+// leaf), 100 one-container asks each: 1,000,000 containers filling the
+// cluster exactly. Heartbeats go round the nodes until everything is
+// placed. Reports throughput and the heap in use once everything runs.
+func BenchmarkLargeCluster(b *testing.B) {
+	const (
+		fan     = 10
+		nodes   = 10000
+		perApp  = 100
+		appsPer = 10
+	)
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		cfg := DefaultConfig()
+		cfg.MaxOffSwitchAssignments = 1000
+		cfg.MaxContainerAssignments = -1
+		var l1 []QueueConfig
+		for x := 0; x < fan; x++ {
+			var l2 []QueueConfig
+			for y := 0; y < fan; y++ {
+				var l3 []QueueConfig
+				for z := 0; z < fan; z++ {
+					l3 = append(l3, Queue(fmt.Sprintf("q%d%d%d", x, y, z), 10))
+				}
+				l2 = append(l2, Queue(fmt.Sprintf("q%d%d", x, y), 10, l3...))
+			}
+			l1 = append(l1, Queue(fmt.Sprintf("q%d", x), 10, l2...))
+		}
+		cfg.Root.Children = l1
+		s, err := New(cfg, berth.NewManualClock(0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		per := int64(fan * fan * fan * appsPer * perApp / nodes)
+		ids := make([]string, nodes)
+		for n := 0; n < nodes; n++ {
+			ids[n] = fmt.Sprintf("node-%05d", n)
+			if err := s.AddNode(NodeSpec{ID: ids[n], Rack: fmt.Sprintf("/rack-%03d", n/40), Capability: berth.New(per*1024, per)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for l := 0; l < fan*fan*fan; l++ {
+			path := fmt.Sprintf("root.q%d.q%d%d.q%d%d%d", l/100, l/100, l/10%10, l/100, l/10%10, l%10)
+			for a := 0; a < appsPer; a++ {
+				id := fmt.Sprintf("app-%04d-%d", l, a)
+				if _, err := s.SubmitApp(AppSpec{ID: id, Queue: path, User: fmt.Sprintf("user-%d", a)}); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.Allocate(id, []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(1024, 1), Count: perApp}}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.StartTimer()
+		start := time.Now()
+		placed := 0
+		for placed < fan*fan*fan*appsPer*perApp {
+			before := placed
+			for _, id := range ids {
+				al, err := s.Heartbeat(id, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				placed += len(al)
+			}
+			if placed == before {
+				b.Fatalf("stuck at %d containers", placed)
+			}
+		}
+		el := time.Since(start)
+		b.StopTimer()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		b.ReportMetric(float64(placed)/el.Seconds(), "containers/s")
+		b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MB")
+		runtime.KeepAlive(s)
+		b.StartTimer()
+	}
+}

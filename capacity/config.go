@@ -1,0 +1,305 @@
+package capacity
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
+)
+
+// AppOrdering is a leaf queue's application ordering policy
+// (yarn.scheduler.capacity.<queue>.ordering-policy on a leaf).
+type AppOrdering uint8
+
+const (
+	// OrderFIFO orders applications by application priority (higher first),
+	// then submission order. YARN's "fifo", the default.
+	OrderFIFO AppOrdering = iota
+	// OrderFair orders applications by their used memory (smaller first),
+	// then start time. YARN's "fair".
+	OrderFair
+)
+
+// String returns YARN's spelling.
+func (o AppOrdering) String() string {
+	if o == OrderFair {
+		return "fair"
+	}
+	return "fifo"
+}
+
+// ChildOrdering is a parent queue's child ordering policy
+// (ordering-policy on a parent).
+type ChildOrdering uint8
+
+const (
+	// OrderUtilization visits the least used child (relative to its
+	// guarantee) first. YARN's "utilization", the default.
+	OrderUtilization ChildOrdering = iota
+	// OrderPriorityUtilization also respects queue priorities. YARN's
+	// "priority-utilization".
+	OrderPriorityUtilization
+)
+
+// String returns YARN's spelling.
+func (o ChildOrdering) String() string {
+	if o == OrderPriorityUtilization {
+		return "priority-utilization"
+	}
+	return "utilization"
+}
+
+// QueueSettings are the capacity scheduler's own per-queue knobs; the
+// queue tree (package queue) holds the rest (capacities, state, ACLs,
+// reservable). Values are literal: start from [DefaultSettings].
+type QueueSettings struct {
+	// UserLimitFactor bounds one user to this multiple of the queue's
+	// guarantee (leaf).
+	UserLimitFactor float64
+	// MinUserLimitPercent is the minimum share, in percent, a user gets
+	// when users compete (leaf).
+	MinUserLimitPercent float64
+	// MaxApplications caps pending plus running applications in the leaf;
+	// negative derives it from the system limit and the queue's capacity.
+	MaxApplications int
+	// MaxAMResourcePercent caps the share of the queue used by application
+	// masters, as a fraction; negative uses the system value.
+	MaxAMResourcePercent float64
+	// AppOrdering applies to leaves.
+	AppOrdering AppOrdering
+	// FairSizeBasedWeight divides a fair-ordered app's usage by log2 of its
+	// demand.
+	FairSizeBasedWeight bool
+	// ChildOrdering applies to parents.
+	ChildOrdering ChildOrdering
+	// Priority of the queue among its siblings (priority-utilization).
+	Priority int
+	// UserWeights gives per-user weights (default 1).
+	UserWeights map[string]float64
+}
+
+// DefaultSettings returns YARN's defaults: user-limit-factor 1,
+// minimum-user-limit-percent 100, derived maximum-applications and AM
+// percent, FIFO, utilization.
+func DefaultSettings() QueueSettings {
+	return QueueSettings{UserLimitFactor: 1, MinUserLimitPercent: 100, MaxApplications: -1, MaxAMResourcePercent: -1}
+}
+
+// QueueConfig is one queue of the tree with the capacity scheduler's
+// settings as its payload.
+type QueueConfig = queue.Config[QueueSettings]
+
+// Queue returns a queue with a percentage capacity, the given children and
+// default settings: the short way to write a tree in Go.
+func Queue(name string, capacityPercent float32, children ...QueueConfig) QueueConfig {
+	return QueueConfig{Name: name, Capacity: queue.Percent(capacityPercent), Children: children, Settings: DefaultSettings()}
+}
+
+// Config is the typed configuration of the capacity scheduler: the global
+// `yarn.scheduler.capacity.*` knobs and the queue tree. Start from
+// [DefaultConfig]; load a capacity-scheduler.xml with [ParseXML].
+type Config struct {
+	// Root is the queue tree; its name must be "root".
+	Root QueueConfig
+	// MaximumApplications is the system-wide limit of applications.
+	MaximumApplications int
+	// GlobalQueueMaxApplications, when positive, is every leaf's default
+	// maximum-applications.
+	GlobalQueueMaxApplications int
+	// MaximumAMResourcePercent is the default AM share of a queue (fraction).
+	MaximumAMResourcePercent float64
+	// NodeLocalityDelay is the number of missed scheduling opportunities
+	// before a rack-local container is accepted.
+	NodeLocalityDelay int
+	// RackLocalityAdditionalDelay adds missed opportunities before
+	// off-switch; -1 uses the wait-factor formula.
+	RackLocalityAdditionalDelay int
+	// RackLocalityFullReset resets missed opportunities after a rack-local
+	// allocation.
+	RackLocalityFullReset bool
+	// MaxOffSwitchAssignments per heartbeat (values below 1 count as 1).
+	MaxOffSwitchAssignments int
+	// MultipleAssignments allows more than one container per heartbeat.
+	MultipleAssignments bool
+	// MaxContainerAssignments per heartbeat; -1 is unlimited.
+	MaxContainerAssignments int
+	// ContinueLooking is reservations-continue-look-all-nodes: a queue or
+	// user at its limit may still allocate by giving up a reservation.
+	ContinueLooking bool
+	// Calculator is the resource calculator (YARN's resource-calculator).
+	Calculator berth.Calculator
+	// MinAllocation and MaxAllocation bound and normalize asks.
+	MinAllocation, MaxAllocation berth.Resource
+}
+
+// DefaultConfig returns YARN 3.3's defaults with a root queue that has no
+// children yet.
+func DefaultConfig() Config {
+	return Config{
+		Root:                        QueueConfig{Name: "root", Settings: DefaultSettings()},
+		MaximumApplications:         10000,
+		GlobalQueueMaxApplications:  -1,
+		MaximumAMResourcePercent:    0.1,
+		NodeLocalityDelay:           40,
+		RackLocalityAdditionalDelay: -1,
+		RackLocalityFullReset:       true,
+		MaxOffSwitchAssignments:     1,
+		MultipleAssignments:         true,
+		MaxContainerAssignments:     100,
+		ContinueLooking:             true,
+		Calculator:                  berth.MemoryCalculator{},
+		MinAllocation:               berth.New(1024, 1),
+		MaxAllocation:               berth.New(8192, 4),
+	}
+}
+
+// prefix is the capacity-scheduler.xml key prefix, used to name fields.
+const prefix = "yarn.scheduler.capacity."
+
+// validateGlobal checks the scheduler-wide settings.
+func (c *Config) validateGlobal() error {
+	if c.MaximumApplications < 0 {
+		return berth.InvalidField(prefix+"maximum-applications", c.MaximumApplications, "must be non-negative")
+	}
+	if bad(c.MaximumAMResourcePercent) || c.MaximumAMResourcePercent < 0 || c.MaximumAMResourcePercent > 1 {
+		return berth.InvalidField(prefix+"maximum-am-resource-percent", c.MaximumAMResourcePercent, "must be in [0, 1]")
+	}
+	if c.NodeLocalityDelay < 0 {
+		return berth.InvalidField(prefix+"node-locality-delay", c.NodeLocalityDelay, "must be non-negative")
+	}
+	if c.RackLocalityAdditionalDelay < -1 {
+		return berth.InvalidField(prefix+"rack-locality-additional-delay", c.RackLocalityAdditionalDelay, "must be -1 or non-negative")
+	}
+	if c.MaxContainerAssignments < -1 || c.MaxContainerAssignments == 0 {
+		return berth.InvalidField(prefix+"per-node-heartbeat.maximum-container-assignments", c.MaxContainerAssignments, "must be -1 or positive")
+	}
+	if c.Calculator == nil {
+		return berth.InvalidField(prefix+"resource-calculator", nil, "a calculator is required")
+	}
+	if c.MinAllocation.AnyNegative() || c.Calculator.AnyMajorZeroOrNegative(c.MinAllocation) {
+		return berth.InvalidField("yarn.scheduler.minimum-allocation-mb", c.MinAllocation, "must be positive")
+	}
+	if !c.MinAllocation.FitsIn(c.MaxAllocation) {
+		return berth.InvalidField("yarn.scheduler.maximum-allocation-mb", c.MaxAllocation, "must be at least the minimum allocation")
+	}
+	return nil
+}
+
+func bad(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
+
+// validateSettings checks every queue's QueueSettings on a candidate tree.
+func validateSettings(t *queue.Tree[QueueSettings]) error {
+	for q := range t.All() {
+		st := &q.Payload
+		key := prefix + q.Path().String() + "."
+		switch {
+		case bad(st.UserLimitFactor) || st.UserLimitFactor < 0:
+			return berth.InvalidField(key+"user-limit-factor", st.UserLimitFactor, "must be non-negative")
+		case bad(st.MinUserLimitPercent) || st.MinUserLimitPercent <= 0 || st.MinUserLimitPercent > 100:
+			return berth.InvalidField(key+"minimum-user-limit-percent", st.MinUserLimitPercent, "must be in (0, 100]")
+		case bad(st.MaxAMResourcePercent) || st.MaxAMResourcePercent > 1:
+			return berth.InvalidField(key+"maximum-am-resource-percent", st.MaxAMResourcePercent, "must be at most 1 (negative: the system value)")
+		case st.AppOrdering > OrderFair:
+			return berth.InvalidField(key+"ordering-policy", st.AppOrdering, "unknown ordering policy")
+		case st.ChildOrdering > OrderPriorityUtilization:
+			return berth.InvalidField(key+"ordering-policy", st.ChildOrdering, "unknown ordering policy")
+		}
+		maxW := 100 / math.Min(100, st.MinUserLimitPercent)
+		for _, u := range sortedKeys(st.UserWeights) {
+			if w := st.UserWeights[u]; bad(w) || w < 0 || w > maxW {
+				return berth.InvalidField(key+"user-settings."+u+".weight", w, fmt.Sprintf("must be in [0, %v]", maxW))
+			}
+		}
+	}
+	return nil
+}
+
+// keyError turns a queue-tree error into a FieldError naming the
+// capacity-scheduler.xml key, keeping the original in the chain.
+func keyError(err error) error {
+	var qe *queue.Error
+	if !errors.As(err, &qe) {
+		return err
+	}
+	field := prefix + qe.QueuePath
+	if qe.Field != "" {
+		field += "." + qe.Field
+	}
+	return &berth.FieldError{Field: field, Value: qe.Value, Reason: qe.Reason, Kind: kindOf(qe), Err: qe}
+}
+
+func kindOf(e *queue.Error) error {
+	if e.Kind != nil {
+		return e.Kind
+	}
+	return berth.ErrInvalidArgument
+}
+
+func treeOptions() queue.Options[QueueSettings] {
+	return queue.Options[QueueSettings]{
+		CheckCapacitySums:      true,
+		RequireStoppedToRemove: true,
+		Validate:               validateSettings,
+		SettingsEqual:          settingsEqual,
+	}
+}
+
+func settingsEqual(a, b QueueSettings) bool {
+	wa, wb := a.UserWeights, b.UserWeights
+	a.UserWeights, b.UserWeights = nil, nil
+	if !reflect.DeepEqual(a, b) || len(wa) != len(wb) {
+		return false
+	}
+	for k, v := range wa {
+		if w, ok := wb[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// cloneQueueConfig deep-copies a tree configuration so the scheduler never
+// shares slices or maps with its caller.
+func cloneQueueConfig(q QueueConfig) QueueConfig {
+	out := q
+	if q.Children != nil {
+		out.Children = make([]QueueConfig, len(q.Children))
+		for i, c := range q.Children {
+			out.Children[i] = cloneQueueConfig(c)
+		}
+	}
+	if q.Settings.UserWeights != nil {
+		out.Settings.UserWeights = make(map[string]float64, len(q.Settings.UserWeights))
+		for k, v := range q.Settings.UserWeights {
+			out.Settings.UserWeights[k] = v
+		}
+	}
+	if q.SubmitACL != nil {
+		a := *q.SubmitACL
+		out.SubmitACL = &a
+	}
+	if q.AdminACL != nil {
+		a := *q.AdminACL
+		out.AdminACL = &a
+	}
+	return out
+}
+
+func (c Config) clone() Config {
+	out := c
+	out.Root = cloneQueueConfig(c.Root)
+	return out
+}

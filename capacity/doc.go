@@ -1,0 +1,91 @@
+// Package capacity is YARN's CapacityScheduler as a library the host
+// drives: the host adds and removes nodes, submits applications to leaf
+// queues, updates their asks, and calls [Scheduler.Heartbeat] for every node
+// update; each heartbeat returns the containers allocated on that node,
+// with the application's headroom. It sits on the queue tree of package
+// queue (configuration, validation, ACLs, accounting, reservation queues)
+// and is what the plan follower publishes reservations to:
+//
+//	definition → agent → plan → follower → capacity.Scheduler ← heartbeats
+//
+// # How a heartbeat allocates
+//
+// As in YARN 3.3 (reference §2.4–§2.7): from the root, children are visited
+// least used first (used over guaranteed capacity; queue priority with
+// priority-utilization; ties to the larger guarantee); the first child that
+// assigns wins. A leaf walks its active applications in ordering-policy
+// order (FIFO or fair), each user held to its user limit (user-limit-factor,
+// minimum-user-limit-percent, weights); an application tries its request
+// priorities, most important first, and for each, node-local, rack-local
+// then off-switch with delay scheduling (node-locality-delay,
+// rack-locality-additional-delay or the locality wait factor) and
+// relaxLocality. One container per pass; passes repeat while the node has
+// room, stopping after a reservation or the configured number of
+// off-switch containers (1 by default). When an ask fits no room on the
+// node but within the queue's limits, the node is reserved for it; the
+// reservation is served first on later heartbeats and dropped when no
+// longer needed. Applications start (activate) while their AM fits the
+// queue's and the user's AM limits.
+//
+// Reservation queues (§2.10): a reservable leaf is a plan queue with a
+// "<plan>-default" child; [Scheduler.AddReservationQueue],
+// [Scheduler.SetEntitlement], [Scheduler.RemoveReservationQueue] and
+// [Scheduler.ReservationQueues] are what a plan follower needs. An
+// application submitted to a plan queue runs in the queue of its
+// reservation id, rejected when the reservation is not active or belongs to
+// another plan, and in the default queue when it names none.
+//
+// The preemption policy reads [Scheduler.Snapshot] (queues with their
+// guarantees and usage, applications, containers, reservations) and acts
+// with [Scheduler.MarkForPreemption], [Scheduler.PreemptContainer] and
+// [Scheduler.KillReservation].
+//
+// Configuration is typed ([Config], [QueueSettings] on queue.Config);
+// [ParseXML] reads a capacity-scheduler.xml at the edge, and
+// [Scheduler.Reconfigure] applies a new configuration atomically.
+//
+// Decisions are deterministic: applications are ordered by submission,
+// containers by allocation sequence, and nothing depends on map order.
+// The scheduler reads time only from the host's berth.Clock, starts no
+// goroutine, and one mutex makes it safe for concurrent use.
+//
+// # Performance
+//
+// Parents keep their children sorted and re-sort incrementally (the order
+// changes little between passes); queues and applications without
+// outstanding asks are skipped without being visited; containers live in
+// intrusive lists of their node and application, so a container costs
+// about two heap allocations.
+//
+// # Differences from YARN
+//
+//   - One partition: node labels, non-exclusive partitions, multi-node
+//     placement, asynchronous scheduling, placement rules (queue mappings),
+//     auto-created leaf queues, blacklists, container resizing and
+//     work-preserving recovery are not modelled.
+//   - A scheduler key is a request priority (allocationRequestId is not
+//     modelled); one capability per priority, taken from its ANY ask. A
+//     resource name is a rack when it starts with "/" or names a rack of a
+//     current node, else a host.
+//   - An application has one attempt. When AppSpec.AMResource is set the
+//     scheduler asks for the AM itself (priority 0, anywhere); the first
+//     container the application gets is its AM.
+//   - Preemption kills at once (no lazy preemption / killable containers).
+//   - Queue "used" includes reserved containers, as YARN's capacity
+//     scheduler counts them; the queue tree's accounting is charged the
+//     same way (Used includes Reserved).
+//   - Absolute-resource capacities use a simplified effective guarantee
+//     (configured minimum scaled per type when siblings exceed the parent)
+//     and no absolute tie-break in child ordering.
+//   - The fair ordering policy's demand is used plus pending memory.
+//   - The headroom returned with an allocation is computed after it.
+//   - Under the dominant calculator a queue can exceed its maximum in a
+//     non-dominant resource, as in YARN (comparisons are by dominant share).
+//   - Unknown or foreign container ids in a heartbeat's completed list are
+//     ignored (the application may have released them first); releasing an
+//     unknown container through Allocate is an error.
+//   - Entitlements with a maximum below the capacity are refused (package
+//     queue's rule; YARN accepts them).
+//   - In XML, maximum-capacity -1 means unset (100%); a duplicate child
+//     queue name is an error naming the queues key.
+package capacity

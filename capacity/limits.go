@@ -1,0 +1,176 @@
+package capacity
+
+import (
+	"math"
+	"slices"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
+)
+
+// setUserWeight reads the user's configured weight (default 1).
+func (s *Scheduler) setUserWeight(q *qnode, u *user) {
+	w := 1.0
+	if v, ok := q.set().UserWeights[u.name]; ok {
+		w = v
+	}
+	if u.weight != w && u.weight != 0 {
+		q.leaf.allWeights += w - u.weight
+		if u.activeApps > 0 {
+			q.leaf.activeWeights += w - u.weight
+		}
+	}
+	u.weight = w
+}
+
+// userUsage changes a user's used resource (allocations and reservations),
+// keeping the leaf's usage ratio and active-user usage in step, as YARN's
+// UsersManager does.
+func (s *Scheduler) userUsage(q *qnode, u *user, delta berth.Resource) {
+	lf := q.leaf
+	u.used = u.used.Add(delta)
+	if u.activeApps > 0 {
+		lf.activeUsed = lf.activeUsed.Add(delta)
+	}
+	var r float32
+	if !s.cluster.IsZero() {
+		r = s.rc.Divide(s.cluster, u.used, s.cluster)
+	}
+	lf.usageRatio += r - u.ratio
+	u.ratio = r
+}
+
+// refreshRatios recomputes every user's usage ratio after the cluster
+// resource changed.
+func (s *Scheduler) refreshRatios(q *qnode) {
+	if lf := q.leaf; lf != nil {
+		lf.usageRatio = 0
+		for _, u := range sortedUsers(lf) {
+			u.ratio = 0
+			if !s.cluster.IsZero() {
+				u.ratio = s.rc.Divide(s.cluster, u.used, s.cluster)
+			}
+			lf.usageRatio += u.ratio
+		}
+	}
+	for _, c := range q.children {
+		s.refreshRatios(c)
+	}
+}
+
+// userActiveApp counts an application of u gaining (+1) or losing (-1)
+// outstanding asks; the user is active while the count is positive.
+func (s *Scheduler) userActiveApp(q *qnode, u *user, d int) {
+	lf := q.leaf
+	was := u.activeApps > 0
+	u.activeApps += d
+	now := u.activeApps > 0
+	switch {
+	case !was && now:
+		lf.activeUsers++
+		lf.activeWeights += u.weight
+		lf.activeUsed = lf.activeUsed.Add(u.used)
+	case was && !now:
+		lf.activeUsers--
+		lf.activeWeights -= u.weight
+		lf.activeUsed = lf.activeUsed.Sub(u.used)
+	}
+}
+
+// divCeilF is YARN's divideAndCeil(rc, resource, float).
+func (s *Scheduler) divCeilF(r berth.Resource, by float64) berth.Resource {
+	if by == 0 {
+		if _, ok := s.rc.(berth.MemoryCalculator); ok {
+			return berth.FromMemory(0)
+		}
+		return berth.Resource{}
+	}
+	f := func(v int64) int64 { return int64(math.Ceil(float64(v) / by)) }
+	if _, ok := s.rc.(berth.MemoryCalculator); ok {
+		return berth.FromMemory(f(r.Memory))
+	}
+	out := berth.New(f(r.Memory), f(r.VCores))
+	for _, e := range r.Extras() {
+		out = out.With(e.Name, f(e.Value))
+	}
+	return out
+}
+
+// userLimit is UsersManager's limit for active users of leaf q, for user u
+// (weighted), on the default partition in RESPECT_EXCLUSIVITY mode.
+func (s *Scheduler) userLimit(q *qnode, u *user) berth.Resource {
+	lf, rc, cl, minA := q.leaf, s.rc, s.cluster, s.cfg.MinAllocation
+	queueCap := berth.Max(rc, cl, q.effMin, minA)
+	consumed := rc.MultiplyAndNormalizeUp(cl, float64(lf.usageRatio), minA)
+	current := queueCap
+	if !berth.LessThan(rc, cl, consumed, queueCap) {
+		current = consumed.Add(minA)
+	}
+	activeTerm := s.divCeilF(lf.activeUsed.Add(minA), lf.activeWeights)
+	pctTerm := rc.DivideAndCeil(current.Mul(lf.ulPct), 100)
+	ul := berth.Max(rc, cl, activeTerm, pctTerm)
+	maxUL := queueCap.Mul(lf.ulf)
+	ul = rc.RoundUp(berth.Min(rc, cl, ul, maxUL), minA)
+	return rc.MultiplyAndNormalizeDown(ul, u.weight, minA)
+}
+
+// headroom is what the application is told it may still get: the smaller
+// of the user's and the queue's room, within the free cluster.
+func (s *Scheduler) headroom(q *qnode, u *user, ul berth.Resource) berth.Resource {
+	rc, cl := s.rc, s.cluster
+	h := berth.ComponentwiseMin(ul.SubNonNegative(u.used), q.leaf.cachedLimit.SubNonNegative(q.used))
+	h = rc.RoundDown(h, s.cfg.MinAllocation)
+	return berth.Min(rc, cl, cl.Sub(s.root.used), h)
+}
+
+// amLimit is the queue's AM resource limit on the default partition.
+func (s *Scheduler) amLimit(q *qnode) berth.Resource {
+	lf := q.leaf
+	usable := q.effMin
+	if s.rc.FitsIn(q.effMin, lf.currentLimit) {
+		usable = lf.currentLimit
+	}
+	return s.rc.MultiplyAndNormalizeUp(usable, lf.maxAMPct, s.cfg.MinAllocation)
+}
+
+// userAMLimit is the per-user AM limit of q for u.
+func (s *Scheduler) userAMLimit(q *qnode, u *user, amLimit berth.Resource) berth.Resource {
+	lf := q.leaf
+	eff := math.Min(math.Max(lf.ulPct/100, 1/math.Max(float64(lf.activeUsers), 1))*u.weight, 1)
+	l := s.rc.MultiplyAndNormalizeUp(q.effMin, lf.maxAMPct*eff*lf.ulf, s.cfg.MinAllocation)
+	return berth.Min(s.rc, s.cluster, l, amLimit)
+}
+
+// activate is LeafQueue.activateApplications: pending applications start
+// in submission order while their AM fits the queue's and the user's AM
+// limits; the first AM of a queue is always allowed.
+func (s *Scheduler) activate(q *qnode) {
+	lf := q.leaf
+	if lf == nil || len(lf.pendingAct) == 0 || s.cluster.IsZero() {
+		return
+	}
+	rc, cl := s.rc, s.cluster
+	amLimit := s.amLimit(q)
+	for i := 0; i < len(lf.pendingAct); {
+		a := lf.pendingAct[i]
+		free := lf.numActive < 1 || berth.LessOrEqual(rc, cl, lf.amUsed, berth.Resource{})
+		if !rc.FitsIn(lf.amUsed.Add(a.amRes), amLimit) && !free {
+			i++
+			continue
+		}
+		u := a.u
+		userFree := lf.numActive < 1 || berth.LessOrEqual(rc, cl, u.amUsed, berth.Resource{})
+		if !rc.FitsIn(u.amUsed.Add(a.amRes), s.userAMLimit(q, u, amLimit)) && !userFree {
+			i++
+			continue
+		}
+		lf.pendingAct = slices.Delete(lf.pendingAct, i, i+1)
+		a.state = appActive
+		lf.numActive++
+		lf.amUsed = lf.amUsed.Add(a.amRes)
+		u.amUsed = u.amUsed.Add(a.amRes)
+		s.account(q, u.name, queue.Delta{PendingApps: -1, ActiveApps: 1})
+		s.addPending(q, u.name, a.pending)
+		s.syncSched(a)
+	}
+}

@@ -1,0 +1,57 @@
+package capacity
+
+import (
+	"reflect"
+	"slices"
+
+	"github.com/berthsched/berth/queue"
+)
+
+// Reconfigure applies a new configuration atomically (YARN's refresh of
+// capacity-scheduler.xml) and returns what changed. The queue tree's rules
+// apply: a queue can be removed, or a leaf turned into a parent, only when
+// it is STOPPED and idle. Dynamic reservation queues survive while their
+// plan queue stays reservable. An invalid configuration is refused and the
+// old one stays in force.
+func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cfg = cfg.clone()
+	if err := cfg.validateGlobal(); err != nil {
+		return Change{}, err
+	}
+	diff, err := s.tree.Reconfigure(cfg.Root)
+	if err != nil {
+		return Change{}, keyError(err)
+	}
+	global := !globalEqual(s.cfg, cfg)
+	s.cfg, s.rc = cfg, cfg.Calculator
+	s.syncTree()
+	for _, q := range s.byPath {
+		if lf := q.leaf; lf != nil && len(lf.sched) > 1 {
+			// The ordering policy may have changed: rebuild the order.
+			apps := slices.Clone(lf.sched)
+			lf.sched = lf.sched[:0]
+			slices.SortFunc(apps, func(x, y *app) int { return cmpSeq(x.seq, y.seq) })
+			for _, a := range apps {
+				schedInsert(q, a)
+			}
+		}
+	}
+	s.clusterChanged()
+	return Change{Added: paths(diff.Added), Removed: paths(diff.Removed), Modified: paths(diff.Changed), Global: global}, nil
+}
+
+func paths(ps []queue.Path) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.String()
+	}
+	return out
+}
+
+// globalEqual compares everything but the queue tree.
+func globalEqual(a, b Config) bool {
+	a.Root, b.Root = QueueConfig{}, QueueConfig{}
+	return reflect.DeepEqual(a, b)
+}

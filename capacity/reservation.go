@@ -1,0 +1,144 @@
+package capacity
+
+import (
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
+)
+
+// Entitlement is a reservation queue's share of its plan queue, as
+// fractions in [0, 1] (YARN's QueueEntitlement).
+type Entitlement struct {
+	Capacity    float64
+	MaxCapacity float64
+}
+
+// ReservationQueueInfo describes one reservation queue of a plan queue.
+type ReservationQueueInfo struct {
+	// Name is the reservation id (or "<plan>-default"); Path the full path.
+	Name, Path string
+	Entitlement
+	// Default marks the plan's default queue.
+	Default bool
+	// NumApps counts applications in the queue.
+	NumApps int
+	// Used is the queue's allocated plus reserved resource.
+	Used berth.Resource
+}
+
+func (s *Scheduler) planQueue(name string) (*qnode, error) {
+	q, err := s.lookupQueue(name)
+	if err != nil {
+		return nil, err
+	}
+	if q.kind != queue.KindPlan {
+		return nil, fieldErr(berth.ErrInvalidArgument, "plan-queue", name, "queue %s is not a reservable (plan) queue", q.path)
+	}
+	return q, nil
+}
+
+// AddReservationQueue creates the reservation queue named reservationID
+// under plan queue plan, with zero capacity (YARN's addQueue refuses
+// others); the plan follower then sets its entitlement.
+func (s *Scheduler) AddReservationQueue(plan, reservationID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.planQueue(plan)
+	if err != nil {
+		return err
+	}
+	if _, err := s.tree.Lookup(reservationID); err == nil {
+		return fieldErr(berth.ErrAlreadyExists, "reservation-id", reservationID, "a queue with that name exists")
+	}
+	if _, err := s.tree.AddReservationQueue(p.tq, reservationID, p.tq.Payload); err != nil {
+		return keyError(err)
+	}
+	s.dynamicChanged()
+	return nil
+}
+
+// dynamicChanged re-mirrors the tree after a dynamic queue change.
+func (s *Scheduler) dynamicChanged() {
+	s.syncTree()
+	s.applyCapacities(s.root)
+	s.resortAll(s.root)
+	s.refreshLimits(s.root, s.cluster)
+	s.activateAll(s.root)
+}
+
+// RemoveReservationQueue deletes an empty reservation queue whose capacity
+// is already zero. The default queue of a plan cannot be removed.
+func (s *Scheduler) RemoveReservationQueue(reservationID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q, err := s.lookupQueue(reservationID)
+	if err != nil {
+		return err
+	}
+	if q.kind != queue.KindReservation {
+		return fieldErr(berth.ErrInvalidArgument, "queue", reservationID, "%s is not a AutoCreatedLeafQueue or ReservationQueue", q.path)
+	}
+	if q.numApps() > 0 {
+		return fieldErr(berth.ErrInvalidState, "queue", reservationID, "The queue %s is not empty %d active applications", q.path, q.numApps())
+	}
+	if err := s.tree.RemoveReservationQueue(q.tq); err != nil {
+		return keyError(err)
+	}
+	s.dynamicChanged()
+	return nil
+}
+
+// SetEntitlement changes a reservation queue's capacity and maximum
+// capacity (fractions of the plan queue) with YARN's rules: both in [0, 1],
+// and the plan's children may not sum above 100%.
+func (s *Scheduler) SetEntitlement(queueName string, e Entitlement) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q, err := s.lookupQueue(queueName)
+	if err != nil {
+		return err
+	}
+	if q.kind != queue.KindReservation {
+		return fieldErr(berth.ErrInvalidArgument, "queue", queueName, "Entitlement can not be modified dynamically since queue %s is not a AutoCreatedLeafQueue", q.path)
+	}
+	if err := s.tree.SetEntitlement(q.tq, queue.Entitlement{Capacity: float32(e.Capacity), MaxCapacity: float32(e.MaxCapacity)}); err != nil {
+		return keyError(err)
+	}
+	s.applyCapacities(q.parent)
+	sortChildren(q.parent)
+	s.refreshLimits(s.root, s.cluster)
+	s.activate(q)
+	return nil
+}
+
+// ReservationQueues lists plan's reservation queues in creation order (the
+// default queue first).
+func (s *Scheduler) ReservationQueues(plan string) ([]ReservationQueueInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.planQueue(plan)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ReservationQueueInfo, 0, len(p.children))
+	for _, c := range p.children {
+		e := c.tq.Entitlement()
+		out = append(out, ReservationQueueInfo{
+			Name: c.name, Path: c.path, Entitlement: Entitlement{float64(e.Capacity), float64(e.MaxCapacity)},
+			Default: c.name == p.name+queue.DefaultReservationSuffix, NumApps: c.numApps(), Used: c.used,
+		})
+	}
+	return out, nil
+}
+
+// PlanQueues lists the full paths of the plan (reservable) queues, sorted.
+func (s *Scheduler) PlanQueues() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, p := range sortedKeys(s.byPath) {
+		if s.byPath[p].kind == queue.KindPlan {
+			out = append(out, p)
+		}
+	}
+	return out
+}

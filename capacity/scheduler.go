@@ -1,0 +1,644 @@
+package capacity
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
+)
+
+// Scheduler is YARN's CapacityScheduler driven by its host: the host adds
+// nodes, submits applications and their asks, and calls [Scheduler.Heartbeat]
+// for every node update; each heartbeat returns the containers allocated on
+// that node. Time comes from the host's clock.
+//
+// A Scheduler is safe for concurrent use; one mutex serializes every call,
+// as YARN's scheduler lock does.
+type Scheduler struct {
+	mu    sync.Mutex
+	clock berth.Clock
+	cfg   Config
+	rc    berth.Calculator
+
+	tree   *qtree
+	root   *qnode
+	byTQ   map[*tqueue]*qnode
+	byPath map[string]*qnode
+	bug    error // set if the mirror and the tree's accounting ever disagree
+
+	nodes    map[string]*node
+	cluster  berth.Resource
+	apps     map[string]*app
+	live     map[ContainerID]*container
+	resvByID map[ContainerID]*reservation
+
+	nextID  ContainerID
+	nextSeq uint64
+}
+
+// New builds a scheduler from a validated copy of cfg. clock must not be nil.
+func New(cfg Config, clock berth.Clock) (*Scheduler, error) {
+	if clock == nil {
+		return nil, berth.InvalidField("clock", nil, "a clock is required")
+	}
+	cfg = cfg.clone()
+	if err := cfg.validateGlobal(); err != nil {
+		return nil, err
+	}
+	tree, err := queue.New(cfg.Root, treeOptions())
+	if err != nil {
+		return nil, keyError(err)
+	}
+	s := &Scheduler{tree: tree,
+		clock: clock, cfg: cfg, rc: cfg.Calculator,
+		nodes: map[string]*node{}, apps: map[string]*app{},
+		live: map[ContainerID]*container{}, resvByID: map[ContainerID]*reservation{},
+	}
+	s.syncTree()
+	s.clusterChanged()
+	return s, nil
+}
+
+// Config returns a copy of the configuration in force.
+func (s *Scheduler) Config() Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.clone()
+}
+
+// clusterChanged recomputes everything that depends on the cluster
+// resource: effective capacities, child order, limits, activations.
+func (s *Scheduler) clusterChanged() {
+	s.applyCapacities(s.root)
+	s.refreshRatios(s.root)
+	s.resortAll(s.root)
+	s.refreshLimits(s.root, s.cluster)
+	s.activateAll(s.root)
+}
+
+func (s *Scheduler) resortAll(q *qnode) {
+	sortChildren(q)
+	for _, c := range q.children {
+		s.resortAll(c)
+	}
+}
+
+func (s *Scheduler) activateAll(q *qnode) {
+	if q.leaf != nil {
+		s.activate(q)
+	}
+	for _, c := range q.children {
+		s.activateAll(c)
+	}
+}
+
+// AddNode adds a node to the cluster.
+func (s *Scheduler) AddNode(n NodeSpec) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n.ID == "" || n.ID == AnyResource {
+		return berth.InvalidField("node.id", n.ID, "must be a non-empty host name")
+	}
+	if n.Rack == "" || n.Rack == AnyResource {
+		return berth.InvalidField("node.rack", n.Rack, "must be a non-empty rack name")
+	}
+	if n.Capability.AnyNegative() {
+		return berth.InvalidField("node.capability", n.Capability, "must not be negative")
+	}
+	if _, ok := s.nodes[n.ID]; ok {
+		return fieldErr(berth.ErrAlreadyExists, "node.id", n.ID, "node already exists")
+	}
+	s.nodes[n.ID] = &node{id: n.ID, rack: n.Rack, total: n.Capability}
+	s.cluster = s.cluster.Add(n.Capability)
+	s.clusterChanged()
+	return nil
+}
+
+// RemoveNode takes a node out of the cluster; its containers end as Lost
+// and its reservation is cancelled.
+func (s *Scheduler) RemoveNode(id string) ([]Ended, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.nodes[id]
+	if !ok {
+		return nil, notFound("node.id", id)
+	}
+	var out []Ended
+	for c := n.head; c != nil; {
+		next := c.nNext
+		out = append(out, Ended{Container: c.c, Status: Lost})
+		s.releaseContainer(c)
+		c = next
+	}
+	if n.reserved != nil {
+		s.unreserve(n.reserved)
+	}
+	delete(s.nodes, id)
+	s.cluster = s.cluster.Sub(n.total)
+	s.clusterChanged()
+	slices.SortFunc(out, func(a, b Ended) int { return cmpID(a.ID, b.ID) })
+	return out, nil
+}
+
+func cmpID(a, b ContainerID) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// ClusterResource returns the sum of the nodes' capabilities.
+func (s *Scheduler) ClusterResource() berth.Resource {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cluster
+}
+
+// lookupQueue resolves a full path or a unique short name.
+func (s *Scheduler) lookupQueue(name string) (*qnode, error) {
+	tq, err := s.tree.Lookup(name)
+	if err != nil {
+		return nil, keyError(err)
+	}
+	return s.byTQ[tq], nil
+}
+
+// groupList adapts the submitter's groups to the tree's ACL check.
+type groupList []string
+
+func (g groupList) GroupsOf(string) []string { return g }
+
+// resolveReservation is YARN's resolveReservationQueueName: applications
+// submitted to a plan queue run in the reservation's queue, or in the
+// plan's default queue when they name none.
+func (s *Scheduler) resolveReservation(q *qnode, appID, resID string) (*qnode, error) {
+	if q.kind != queue.KindPlan {
+		return q, nil
+	}
+	if resID == "" {
+		return s.byPath[q.path+"."+q.name+queue.DefaultReservationSuffix], nil
+	}
+	r, err := s.lookupQueue(resID)
+	if err != nil || r.kind != queue.KindReservation {
+		return nil, fieldErr(berth.ErrInvalidState, "reservation-id", resID,
+			"Application %s submitted to a reservation which is not currently active: %s", appID, resID)
+	}
+	if r.parent != q {
+		return nil, fieldErr(berth.ErrConflict, "reservation-id", resID,
+			"Application: %s submitted to a reservation %s which does not belong to the specified queue: %s", appID, resID, q.name)
+	}
+	return r, nil
+}
+
+// validateSubmit is LeafQueue.validateSubmitApplication plus the parents'.
+func (s *Scheduler) validateSubmit(q *qnode, appID, userName string) error {
+	lf := q.leaf
+	if !q.tq.IsRunning() {
+		return fieldErr(berth.ErrInvalidState, "queue", q.path, "Queue %s is STOPPED. Cannot accept submission of application: %s", q.path, appID)
+	}
+	if q.numApps() >= lf.maxApps {
+		return fieldErr(berth.ErrCapacityExceeded, "queue", q.path, "Queue %s already has %d applications, cannot accept submission of application: %s", q.path, q.numApps(), appID)
+	}
+	if u := lf.users[userName]; u != nil && u.apps >= lf.maxAppsPerUser {
+		return fieldErr(berth.ErrCapacityExceeded, "user", userName, "Queue %s already has %d applications from user %s cannot accept submission of application: %s", q.path, u.apps, userName, appID)
+	} else if u == nil && lf.maxAppsPerUser <= 0 {
+		return fieldErr(berth.ErrCapacityExceeded, "user", userName, "Queue %s already has 0 applications from user %s cannot accept submission of application: %s", q.path, userName, appID)
+	}
+	return nil
+}
+
+// SubmitApp submits an application and returns the full path of the leaf
+// queue it runs in. The checks follow YARN's order: queue resolution, ACL,
+// system limit, reservation resolution, leaf, queue limits.
+func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if spec.ID == "" {
+		return "", berth.InvalidField("app.id", spec.ID, "must not be empty")
+	}
+	if spec.User == "" {
+		return "", berth.InvalidField("app.user", spec.User, "must not be empty")
+	}
+	if _, ok := s.apps[spec.ID]; ok {
+		return "", fieldErr(berth.ErrAlreadyExists, "app.id", spec.ID, "application already exists")
+	}
+	if spec.AMResource.AnyNegative() {
+		return "", berth.InvalidField("app.am-resource", spec.AMResource, "must not be negative")
+	}
+	q, err := s.lookupQueue(spec.Queue)
+	if err != nil {
+		return "", fmt.Errorf("application %s submitted by user %s to unknown queue %s: %w", spec.ID, spec.User, spec.Queue, err)
+	}
+	if !q.tq.CanSubmit(spec.User, groupList(spec.Groups)) {
+		return "", fieldErr(berth.ErrPermissionDenied, "queue", q.path, "User %s does not have permission to submit %s to queue %s", spec.User, spec.ID, q.path)
+	}
+	if len(s.apps) >= s.cfg.MaximumApplications {
+		return "", fieldErr(berth.ErrCapacityExceeded, prefix+"maximum-applications", s.cfg.MaximumApplications,
+			"Maximum system application limit reached,cannot accept submission of application: %s", spec.ID)
+	}
+	if q, err = s.resolveReservation(q, spec.ID, spec.ReservationID); err != nil {
+		return "", err
+	}
+	if !q.isLeaf() {
+		return "", fieldErr(berth.ErrInvalidArgument, "queue", q.path, "Application %s submitted by user %s to non-leaf queue : %s", spec.ID, spec.User, q.path)
+	}
+	if err := s.validateSubmit(q, spec.ID, spec.User); err != nil {
+		return "", err
+	}
+	var amAsk *Ask
+	if !spec.AMResource.IsZero() {
+		norm, err := s.normalize(q, spec.AMResource, "app.am-resource")
+		if err != nil {
+			return "", err
+		}
+		amAsk = &Ask{Priority: 0, ResourceName: AnyResource, Capability: norm, Count: 1}
+	}
+	s.nextSeq++
+	a := &app{id: spec.ID, seq: s.nextSeq, userName: spec.User, groups: slices.Clone(spec.Groups),
+		priority: spec.Priority, start: s.clock.Now(), resID: spec.ReservationID}
+	if amAsk != nil {
+		a.amRes = amAsk.Capability
+		a.waitingAM = true
+	}
+	s.apps[a.id] = a
+	s.attach(q, a)
+	if amAsk != nil {
+		s.setAsk(a, *amAsk)
+		s.pendingChanged(a)
+	}
+	s.activate(q)
+	return q.path, nil
+}
+
+// attach puts a (not yet activated) into leaf q.
+func (s *Scheduler) attach(q *qnode, a *app) {
+	lf := q.leaf
+	a.q = q
+	u := lf.users[a.userName]
+	if u == nil {
+		u = &user{name: a.userName}
+		lf.users[a.userName] = u
+		s.setUserWeight(q, u)
+		lf.allWeights += u.weight
+	}
+	a.u = u
+	u.apps++
+	s.account(q, u.name, queue.Delta{PendingApps: 1})
+	a.state = appPending
+	i, _ := slices.BinarySearchFunc(lf.pendingAct, a, func(x, y *app) int { return cmpSeq(x.seq, y.seq) })
+	lf.pendingAct = slices.Insert(lf.pendingAct, i, a)
+	// usage held by a moved application follows it
+	if !a.used.IsZero() {
+		s.charge(q, u, a.used, false)
+	}
+	if !a.reserved.IsZero() {
+		s.charge(q, u, a.reserved, true)
+	}
+	if a.hasPending() {
+		s.userActiveApp(q, u, +1)
+	}
+}
+
+func cmpSeq(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// detach takes a out of its leaf, with its usage; the inverse of attach
+// plus activation.
+func (s *Scheduler) detach(a *app) {
+	q, lf, u := a.q, a.q.leaf, a.u
+	if a.state == appActive {
+		if a.inSched {
+			schedRemove(q, a)
+		}
+		s.addPending(q, u.name, a.pending.Neg())
+		lf.numActive--
+		lf.amUsed = lf.amUsed.Sub(a.amRes)
+		u.amUsed = u.amUsed.Sub(a.amRes)
+	} else if i := slices.Index(lf.pendingAct, a); i >= 0 {
+		lf.pendingAct = slices.Delete(lf.pendingAct, i, i+1)
+	}
+	if a.hasPending() {
+		s.userActiveApp(q, u, -1)
+	}
+	if !a.used.IsZero() {
+		s.charge(q, u, a.used.Neg(), false)
+	}
+	if !a.reserved.IsZero() {
+		s.charge(q, u, a.reserved.Neg(), true)
+	}
+	u.apps--
+	if a.state == appActive {
+		s.account(q, u.name, queue.Delta{ActiveApps: -1})
+	} else {
+		s.account(q, u.name, queue.Delta{PendingApps: -1})
+	}
+	if u.apps == 0 && u.used.IsZero() {
+		lf.allWeights -= u.weight
+		delete(lf.users, u.name)
+	}
+	a.state = appPending
+}
+
+// normalize applies YARN's request normalization and rejects asks above the
+// maximum allocation.
+func (s *Scheduler) normalize(q *qnode, r berth.Resource, field string) (berth.Resource, error) {
+	if r.AnyNegative() {
+		return r, berth.InvalidField(field, r, "must not be negative")
+	}
+	if !r.FitsIn(s.cfg.MaxAllocation) {
+		return r, berth.InvalidField(field, r, "exceeds the maximum allocation "+s.cfg.MaxAllocation.String())
+	}
+	return s.rc.Normalize(r, s.cfg.MinAllocation, s.cfg.MaxAllocation, s.cfg.MinAllocation), nil
+}
+
+// Allocate is the application's side of YARN's allocate call: it replaces
+// asks (by priority and resource name) and releases containers. It returns
+// the application's current headroom. The call is all-or-nothing.
+func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (berth.Resource, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.apps[appID]
+	if !ok {
+		return berth.Resource{}, notFound("app.id", appID)
+	}
+	norm := make([]Ask, len(asks))
+	for i, k := range asks {
+		f := fmt.Sprintf("asks[%d]", i)
+		if k.ResourceName == "" {
+			return berth.Resource{}, berth.InvalidField(f+".resource-name", k.ResourceName, "must be a host, a rack or *")
+		}
+		if k.Count < 0 {
+			return berth.Resource{}, berth.InvalidField(f+".count", k.Count, "must not be negative")
+		}
+		c, err := s.normalize(a.q, k.Capability, f+".capability")
+		if err != nil {
+			return berth.Resource{}, err
+		}
+		if k.ResourceName == AnyResource && k.Count > 0 && s.rc.AnyMajorZeroOrNegative(c) {
+			return berth.Resource{}, berth.InvalidField(f+".capability", k.Capability, "must be positive")
+		}
+		k.Capability = c
+		norm[i] = k
+	}
+	for i, id := range release {
+		c, ok := s.live[id]
+		if !ok || c.app != a {
+			if r, ok := s.resvByID[id]; ok && r.app == a {
+				continue
+			}
+			return berth.Resource{}, notFound(fmt.Sprintf("release[%d]", i), id)
+		}
+	}
+	for _, k := range norm {
+		s.setAsk(a, k)
+	}
+	for _, id := range release {
+		if c, ok := s.live[id]; ok {
+			s.releaseContainer(c)
+		} else if r, ok := s.resvByID[id]; ok {
+			s.unreserve(r)
+		}
+	}
+	s.pendingChanged(a)
+	return s.refreshHeadroom(a), nil
+}
+
+// refreshHeadroom recomputes a's headroom (YARN's
+// computeUserLimitAndSetHeadroom) and returns it.
+func (s *Scheduler) refreshHeadroom(a *app) berth.Resource {
+	a.headroom = s.headroom(a.q, a.u, s.userLimit(a.q, a.u))
+	return a.headroom
+}
+
+// Headroom returns the application's headroom as computed now: what its
+// user and queue may still get, within the free cluster.
+func (s *Scheduler) Headroom(appID string) (berth.Resource, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.apps[appID]
+	if !ok {
+		return berth.Resource{}, notFound("app.id", appID)
+	}
+	return s.refreshHeadroom(a), nil
+}
+
+// setAsk stores one ask; pendingChanged must follow.
+func (s *Scheduler) setAsk(a *app, k Ask) {
+	key := a.addKey(k.Priority)
+	switch {
+	case k.ResourceName == AnyResource:
+		key.any = k.Count
+		key.anyRelax = !k.StrictLocality
+		key.capRes = k.Capability
+	default:
+		m := &key.hosts
+		if s.isRack(k.ResourceName) {
+			m = &key.racks
+		}
+		if *m == nil {
+			*m = map[string]*locAsk{}
+		}
+		la := (*m)[k.ResourceName]
+		if la == nil {
+			la = &locAsk{}
+			(*m)[k.ResourceName] = la
+		}
+		la.count, la.relax = k.Count, !k.StrictLocality
+		if key.capRes.IsZero() {
+			key.capRes = k.Capability
+		}
+	}
+}
+
+// isRack tells a rack name from a host name: a name is a rack when some
+// node sits on it, or when it starts with "/" as YARN's rack names do.
+func (s *Scheduler) isRack(name string) bool {
+	if strings.HasPrefix(name, "/") {
+		return true
+	}
+	if _, ok := s.nodes[name]; ok {
+		return false
+	}
+	for _, id := range sortedKeys(s.nodes) {
+		if s.nodes[id].rack == name {
+			return true
+		}
+	}
+	return false
+}
+
+// pendingChanged recomputes a's outstanding demand and propagates it to
+// the user (active users), the queue chain and the schedulable list.
+func (s *Scheduler) pendingChanged(a *app) {
+	var p berth.Resource
+	for _, k := range a.keys {
+		if k.any > 0 {
+			p = p.Add(k.capRes.MulInt(int64(k.any)))
+		}
+	}
+	s.setPending(a, p)
+}
+
+func (s *Scheduler) setPending(a *app, p berth.Resource) {
+	was := a.hasPending()
+	delta := p.Sub(a.pending)
+	if a.inSched && a.q.set().AppOrdering == OrderFair {
+		schedRemove(a.q, a)
+	}
+	a.pending = p
+	if a.state == appActive && !delta.IsZero() {
+		s.addPending(a.q, a.userName, delta)
+	}
+	now := a.hasPending()
+	if was != now {
+		if now {
+			s.userActiveApp(a.q, a.u, +1)
+		} else {
+			s.userActiveApp(a.q, a.u, -1)
+		}
+	}
+	s.syncSched(a)
+}
+
+// syncSched keeps a in the schedulable list exactly when it is active with
+// outstanding asks.
+func (s *Scheduler) syncSched(a *app) {
+	want := a.state == appActive && a.hasPending()
+	if want && !a.inSched {
+		schedInsert(a.q, a)
+	} else if !want && a.inSched {
+		schedRemove(a.q, a)
+	}
+}
+
+// releaseContainer ends a live container, returning its resources.
+func (s *Scheduler) releaseContainer(c *container) {
+	a, n := c.app, c.node
+	delete(s.live, c.c.ID)
+	n.unlink(c)
+	a.unlink(c)
+	n.allocated = n.allocated.Sub(c.c.Resource)
+	s.appUsage(a, c.c.Resource.Neg())
+	s.charge(a.q, a.u, c.c.Resource.Neg(), false)
+}
+
+// appUsage changes an application's used resource, keeping fair order.
+func (s *Scheduler) appUsage(a *app, delta berth.Resource) {
+	if a.inSched && a.q.set().AppOrdering == OrderFair {
+		schedRemove(a.q, a)
+		a.used = a.used.Add(delta)
+		schedInsert(a.q, a)
+		return
+	}
+	a.used = a.used.Add(delta)
+}
+
+// unreserve cancels a container reservation.
+func (s *Scheduler) unreserve(r *reservation) {
+	a := r.app
+	r.node.reserved = nil
+	delete(s.resvByID, r.id)
+	if i := slices.Index(a.resv, r); i >= 0 {
+		a.resv = slices.Delete(a.resv, i, i+1)
+	}
+	r.key.nRes--
+	if r.key.nRes == 0 {
+		r.key.reRes = 0
+	}
+	a.reserved = a.reserved.Sub(r.res)
+	s.charge(a.q, a.u, r.res.Neg(), true)
+}
+
+// FinishApp ends an application normally: its live containers end as
+// Killed, reservations are cancelled and waiting applications may start.
+func (s *Scheduler) FinishApp(appID string) ([]Ended, error) {
+	return s.removeApp(appID, Killed)
+}
+
+// KillApp kills an application (YARN's kill); same effect as FinishApp.
+func (s *Scheduler) KillApp(appID string) ([]Ended, error) {
+	return s.removeApp(appID, Killed)
+}
+
+func (s *Scheduler) removeApp(appID string, st ExitStatus) ([]Ended, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.apps[appID]
+	if !ok {
+		return nil, notFound("app.id", appID)
+	}
+	var out []Ended
+	for c := a.head; c != nil; {
+		next := c.aNext
+		out = append(out, Ended{Container: c.c, Status: st})
+		s.releaseContainer(c)
+		c = next
+	}
+	for len(a.resv) > 0 {
+		s.unreserve(a.resv[0])
+	}
+	for _, k := range a.keys {
+		k.any = 0
+		k.racks, k.hosts = nil, nil
+	}
+	s.setPending(a, berth.Resource{})
+	q := a.q
+	s.detach(a)
+	delete(s.apps, appID)
+	s.activate(q)
+	slices.SortFunc(out, func(x, y Ended) int { return cmpID(x.ID, y.ID) })
+	return out, nil
+}
+
+// MoveApp moves an application to another leaf queue (a plan queue means
+// its default reservation queue), with its containers, reservations and
+// asks. The target must accept the application as a submission would.
+func (s *Scheduler) MoveApp(appID, target string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.apps[appID]
+	if !ok {
+		return "", notFound("app.id", appID)
+	}
+	q, err := s.lookupQueue(target)
+	if err != nil {
+		return "", fmt.Errorf("The specified Queue: %s doesn't exist: %w", target, err)
+	}
+	if q.kind == queue.KindPlan {
+		q = s.byPath[q.path+"."+q.name+queue.DefaultReservationSuffix]
+	}
+	if !q.isLeaf() {
+		return "", fieldErr(berth.ErrInvalidArgument, "queue", q.path, "The specified Queue: %s is not a Leaf Queue.", q.path)
+	}
+	if q == a.q {
+		return q.path, nil
+	}
+	if !q.tq.CanSubmit(a.userName, groupList(a.groups)) {
+		return "", fieldErr(berth.ErrPermissionDenied, "queue", q.path, "User %s does not have permission to move %s to queue %s", a.userName, a.id, q.path)
+	}
+	if err := s.validateSubmit(q, a.id, a.userName); err != nil {
+		return "", err
+	}
+	src := a.q
+	s.detach(a)
+	s.attach(q, a)
+	for c := a.head; c != nil; c = c.aNext {
+		c.c.Queue = q.path
+	}
+	s.activate(src)
+	s.activate(q)
+	return q.path, nil
+}

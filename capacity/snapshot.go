@@ -1,0 +1,258 @@
+package capacity
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
+)
+
+// QueueInfo is the capacity scheduler's view of one queue in a snapshot,
+// beside the tree's configuration and accounting.
+type QueueInfo struct {
+	// Guaranteed and Maximum are the effective resources (YARN's effective
+	// min and max capacity).
+	Guaranteed, Maximum berth.Resource
+	// UsedCapacity is used relative to the guarantee; AbsoluteUsedCapacity
+	// relative to the cluster.
+	UsedCapacity, AbsoluteUsedCapacity float32
+	// Used (allocated plus reserved), Reserved and Pending (outstanding
+	// asks of active applications).
+	Used, Reserved, Pending berth.Resource
+	// AMUsed and AMLimit (leaves).
+	AMUsed, AMLimit berth.Resource
+	// ActiveUsers counts users with outstanding asks (leaves).
+	ActiveUsers int
+	// Priority is the queue's configured priority.
+	Priority int
+}
+
+// AppInfo is one application in a snapshot.
+type AppInfo struct {
+	ID, Queue, User string
+	Priority        int32
+	// Active is false while the application waits for AM limits.
+	Active bool
+	// Order is the submission sequence number (FIFO order).
+	Order                             uint64
+	Start                             berth.Time
+	Used, Reserved, Pending, Headroom berth.Resource
+	AMResource                        berth.Resource
+	// Containers counts live containers.
+	Containers int
+}
+
+// ContainerInfo is a live container in a snapshot.
+type ContainerInfo struct {
+	Container
+	// MarkedForPreemption is set by [Scheduler.MarkForPreemption].
+	MarkedForPreemption bool
+}
+
+// ReservationInfo is a container reserved on a node.
+type ReservationInfo struct {
+	ID       ContainerID
+	App      string
+	Node     string
+	Queue    string
+	Resource berth.Resource
+	Priority int32
+	Time     berth.Time
+}
+
+// NodeInfo is a node in a snapshot.
+type NodeInfo struct {
+	ID, Rack              string
+	Capability, Allocated berth.Resource
+	// Reserved is the id of the container reserved on the node, 0 if none.
+	Reserved ContainerID
+}
+
+// Snapshot is a deep copy of the scheduler's state at one moment, for the
+// preemption policy and for reporting. It is safe to read concurrently and
+// does not change afterwards.
+type Snapshot struct {
+	Time    berth.Time
+	Cluster berth.Resource
+	// Queues is the queue tree with QueueInfo as each queue's Extra.
+	Queues       *queue.Snapshot[QueueInfo]
+	Apps         []AppInfo         // by submission order
+	Containers   []ContainerInfo   // by id
+	Reservations []ReservationInfo // by id
+	Nodes        []NodeInfo        // by id
+}
+
+// Snapshot copies the scheduler's state.
+func (s *Scheduler) Snapshot() *Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := &Snapshot{Time: s.clock.Now(), Cluster: s.cluster}
+	out.Queues = queue.SnapshotWith(s.tree, func(tq *tqueue) QueueInfo {
+		q := s.byTQ[tq]
+		qi := QueueInfo{Guaranteed: q.effMin, Maximum: q.effMax, UsedCapacity: q.usedCap, AbsoluteUsedCapacity: q.absUsedCap,
+			Used: q.used, Reserved: q.reserved, Pending: q.pending, Priority: tq.Payload.Priority}
+		if lf := q.leaf; lf != nil {
+			qi.AMUsed, qi.ActiveUsers = lf.amUsed, lf.activeUsers
+			qi.AMLimit = s.amLimit(q)
+		}
+		return qi
+	})
+	for _, id := range sortedKeys(s.apps) {
+		a := s.apps[id]
+		out.Apps = append(out.Apps, AppInfo{ID: a.id, Queue: a.q.path, User: a.userName, Priority: a.priority,
+			Active: a.state == appActive, Order: a.seq, Start: a.start, Used: a.used, Reserved: a.reserved,
+			Pending: a.pending, Headroom: a.headroom, AMResource: a.amRes, Containers: a.n})
+	}
+	slices.SortFunc(out.Apps, func(x, y AppInfo) int { return cmpSeq(x.Order, y.Order) })
+	out.Containers = make([]ContainerInfo, 0, len(s.live))
+	for _, c := range s.live {
+		out.Containers = append(out.Containers, ContainerInfo{Container: c.c, MarkedForPreemption: c.preempt})
+	}
+	slices.SortFunc(out.Containers, func(x, y ContainerInfo) int { return cmpID(x.ID, y.ID) })
+	for _, r := range s.resvByID {
+		out.Reservations = append(out.Reservations, ReservationInfo{ID: r.id, App: r.app.id, Node: r.node.id,
+			Queue: r.app.q.path, Resource: r.res, Priority: r.key.prio, Time: r.time})
+	}
+	slices.SortFunc(out.Reservations, func(x, y ReservationInfo) int { return cmpID(x.ID, y.ID) })
+	for _, id := range sortedKeys(s.nodes) {
+		n := s.nodes[id]
+		ni := NodeInfo{ID: n.id, Rack: n.rack, Capability: n.total, Allocated: n.allocated}
+		if n.reserved != nil {
+			ni.Reserved = n.reserved.id
+		}
+		out.Nodes = append(out.Nodes, ni)
+	}
+	return out
+}
+
+// MarkForPreemption flags a container as about to be preempted (YARN's
+// MARK_CONTAINER_FOR_PREEMPTION): the application can be told, nothing is
+// freed.
+func (s *Scheduler) MarkForPreemption(id ContainerID) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.live[id]
+	if !ok {
+		return notFound("container-id", id)
+	}
+	c.preempt = true
+	return nil
+}
+
+// PreemptContainer kills a container for preemption (YARN's
+// MARK_CONTAINER_FOR_KILLABLE without lazy preemption): its resources are
+// freed at once and it ends as Preempted. The host stops it on its node.
+func (s *Scheduler) PreemptContainer(id ContainerID) (Ended, error) {
+	return s.kill(id, Preempted)
+}
+
+// KillContainer kills a container administratively; it ends as Killed.
+func (s *Scheduler) KillContainer(id ContainerID) (Ended, error) {
+	return s.kill(id, Killed)
+}
+
+func (s *Scheduler) kill(id ContainerID, st ExitStatus) (Ended, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.live[id]
+	if !ok {
+		return Ended{}, notFound("container-id", id)
+	}
+	s.releaseContainer(c)
+	return Ended{Container: c.c, Status: st}, nil
+}
+
+// KillReservation cancels a container reservation (YARN's
+// KILL_RESERVED_CONTAINER).
+func (s *Scheduler) KillReservation(id ContainerID) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.resvByID[id]
+	if !ok {
+		return notFound("reservation-id", id)
+	}
+	s.unreserve(r)
+	return nil
+}
+
+// Check verifies the scheduler's internal invariants: every container and
+// reservation is counted once in its node, application, user and queue
+// (and the queue tree's accounting agrees), no node is over its
+// capability, and no queue holds more than its maximum plus one container's
+// slack where YARN allows it. It is meant for tests and debugging.
+func (s *Scheduler) Check() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bug != nil {
+		return s.bug
+	}
+	nodeAlloc := map[*node]berth.Resource{}
+	appUsed := map[*app]berth.Resource{}
+	appRes := map[*app]berth.Resource{}
+	userUsed := map[*user]berth.Resource{}
+	qUsed := map[*qnode]berth.Resource{}
+	qRes := map[*qnode]berth.Resource{}
+	for _, c := range s.live {
+		if s.nodes[c.node.id] != c.node || s.apps[c.app.id] != c.app {
+			return fmt.Errorf("container %d on a removed node or app", c.c.ID)
+		}
+		nodeAlloc[c.node] = nodeAlloc[c.node].Add(c.c.Resource)
+		appUsed[c.app] = appUsed[c.app].Add(c.c.Resource)
+		userUsed[c.app.u] = userUsed[c.app.u].Add(c.c.Resource)
+		for q := c.app.q; q != nil; q = q.parent {
+			qUsed[q] = qUsed[q].Add(c.c.Resource)
+		}
+	}
+	for _, r := range s.resvByID {
+		if r.node.reserved != r {
+			return fmt.Errorf("reservation %d not on its node", r.id)
+		}
+		appRes[r.app] = appRes[r.app].Add(r.res)
+		userUsed[r.app.u] = userUsed[r.app.u].Add(r.res)
+		for q := r.app.q; q != nil; q = q.parent {
+			qUsed[q] = qUsed[q].Add(r.res)
+			qRes[q] = qRes[q].Add(r.res)
+		}
+	}
+	for _, id := range sortedKeys(s.nodes) {
+		n := s.nodes[id]
+		if !n.allocated.Equal(nodeAlloc[n]) {
+			return fmt.Errorf("node %s allocated %v, containers sum to %v", id, n.allocated, nodeAlloc[n])
+		}
+		if !s.rc.FitsIn(n.allocated, n.total) {
+			return fmt.Errorf("node %s over capability: %v > %v", id, n.allocated, n.total)
+		}
+		if n.reserved != nil && s.resvByID[n.reserved.id] != n.reserved {
+			return fmt.Errorf("node %s holds an unknown reservation", id)
+		}
+	}
+	for _, id := range sortedKeys(s.apps) {
+		a := s.apps[id]
+		if !a.used.Equal(appUsed[a]) || !a.reserved.Equal(appRes[a]) {
+			return fmt.Errorf("app %s used %v reserved %v, containers say %v %v", id, a.used, a.reserved, appUsed[a], appRes[a])
+		}
+		if a.q.leaf.users[a.userName] != a.u {
+			return fmt.Errorf("app %s has a stale user", id)
+		}
+	}
+	for _, p := range sortedKeys(s.byPath) {
+		q := s.byPath[p]
+		if !q.used.Equal(qUsed[q]) || !q.reserved.Equal(qRes[q]) {
+			return fmt.Errorf("queue %s used %v reserved %v, containers say %v %v", p, q.used, q.reserved, qUsed[q], qRes[q])
+		}
+		if !q.tq.Used().Equal(q.used) || !q.tq.Reserved().Equal(q.reserved) || !q.tq.Pending().Equal(q.pending) {
+			return fmt.Errorf("queue %s: tree accounting %v/%v/%v, scheduler %v/%v/%v", p,
+				q.tq.Used(), q.tq.Reserved(), q.tq.Pending(), q.used, q.reserved, q.pending)
+		}
+		if lf := q.leaf; lf != nil {
+			for _, un := range sortedKeys(lf.users) {
+				u := lf.users[un]
+				if !u.used.Equal(userUsed[u]) {
+					return fmt.Errorf("user %s in %s used %v, containers say %v", un, p, u.used, userUsed[u])
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,336 @@
+package capacity
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
+)
+
+type (
+	qtree  = queue.Tree[QueueSettings]
+	tqueue = queue.Queue[QueueSettings]
+)
+
+// qnode is the scheduler's run-time mirror of one queue of the tree: the
+// derived guarantees and limits, the scheduling order of children, and for
+// leaves the applications and users. Usage is kept here for the hot path
+// and charged to the tree's accounting as well (the tree is what snapshots
+// and reconfiguration read).
+type qnode struct {
+	tq       *tqueue
+	name     string
+	path     string
+	parent   *qnode
+	kind     queue.Kind
+	children []*qnode // tree (configuration, then creation) order
+	order    []*qnode // scheduling order, kept sorted incrementally
+	pos      int      // index in parent's children: last tie-break
+
+	absCap, absMax      float64 // fractions of the cluster
+	effMin, effMax      berth.Resource
+	effMaxDown          berth.Resource // effMax rounded down to the minimum allocation
+	usedCap, absUsedCap float32
+
+	used     berth.Resource // allocated plus reserved
+	reserved berth.Resource
+	pending  berth.Resource // outstanding asks of active applications
+
+	leaf *leafState
+}
+
+func (q *qnode) isLeaf() bool        { return q.leaf != nil }
+func (q *qnode) set() *QueueSettings { return &q.tq.Payload }
+func (q *qnode) numApps() int        { return q.tq.NumApps() }
+
+// leafState is what only leaf queues carry.
+type leafState struct {
+	sched      []*app // active applications with outstanding asks, in ordering-policy order
+	pendingAct []*app // applications waiting for activation, by submission
+	numActive  int
+	users      map[string]*user
+	amUsed     berth.Resource
+
+	maxApps, maxAppsPerUser int
+	ulf, ulPct, maxAMPct    float64
+
+	usageRatio    float32 // Σ over users of ratio(user.used, cluster), kept incrementally as YARN does
+	activeUsed    berth.Resource
+	activeUsers   int
+	activeWeights float64
+	allWeights    float64
+
+	currentLimit berth.Resource // limit handed down by the parent at the last walk
+	cachedLimit  berth.Resource // min(effMaxDown, currentLimit): the headroom limit
+}
+
+// user is one user's accounting inside one leaf queue.
+type user struct {
+	name       string
+	weight     float64
+	used       berth.Resource // allocated plus reserved
+	amUsed     berth.Resource
+	apps       int // applications in the leaf
+	activeApps int // applications with outstanding asks: the user is active when > 0
+	ratio      float32
+}
+
+// syncTree rebuilds the mirror from the tree, reusing the qnode (and so the
+// applications and users) of every queue that survived.
+func (s *Scheduler) syncTree() {
+	old := s.byTQ
+	s.byTQ = make(map[*tqueue]*qnode, s.tree.Len())
+	s.byPath = make(map[string]*qnode, s.tree.Len())
+	var build func(tq *tqueue, parent *qnode, pos int) *qnode
+	build = func(tq *tqueue, parent *qnode, pos int) *qnode {
+		q := old[tq]
+		if q == nil {
+			q = &qnode{tq: tq}
+		}
+		q.name, q.path, q.parent, q.kind, q.pos = tq.Name(), tq.Path().String(), parent, tq.Kind(), pos
+		if tq.IsLeaf() {
+			if q.leaf == nil {
+				q.leaf = &leafState{users: map[string]*user{}}
+			}
+		} else {
+			q.leaf = nil
+		}
+		s.byTQ[tq] = q
+		s.byPath[q.path] = q
+		q.children = q.children[:0]
+		for i := 0; i < tq.NumChildren(); i++ {
+			q.children = append(q.children, build(tq.Child(i), q, i))
+		}
+		q.order = slices.Clone(q.children)
+		return q
+	}
+	s.root = build(s.tree.Root(), nil, 0)
+}
+
+// applyCapacities derives guarantees, limits and effective resources top
+// down from the tree and the cluster resource.
+func (s *Scheduler) applyCapacities(q *qnode) {
+	cl, rc := s.cluster, s.rc
+	tq := q.tq
+	switch {
+	case q.parent == nil:
+		q.absCap, q.absMax = 1, 1
+		q.effMin, q.effMax = cl, cl
+	default:
+		p := q.parent
+		q.absCap, q.absMax = float64(tq.AbsoluteCapacity()), float64(tq.AbsoluteMaxCapacity())
+		if c := tq.Capacity(); c.IsAbsolute() {
+			q.effMin = s.absoluteMin(q)
+			if !cl.IsZero() {
+				q.absCap = float64(rc.Divide(cl, q.effMin, cl))
+			}
+		} else {
+			q.effMin = cl.Mul(q.absCap)
+		}
+		switch m := tq.MaxCapacity(); {
+		case m.IsAbsolute():
+			q.effMax = berth.Min(rc, cl, m.Resource, p.effMax)
+		case tq.Capacity().IsAbsolute():
+			q.effMax = p.effMax
+		default:
+			q.effMax = cl.Mul(q.absMax)
+		}
+	}
+	q.effMaxDown = rc.RoundDown(q.effMax, s.cfg.MinAllocation)
+	if lf := q.leaf; lf != nil {
+		st := q.set()
+		lf.ulf, lf.ulPct = st.UserLimitFactor, st.MinUserLimitPercent
+		lf.maxAMPct = st.MaxAMResourcePercent
+		if lf.maxAMPct < 0 {
+			lf.maxAMPct = s.cfg.MaximumAMResourcePercent
+		}
+		if q.kind == queue.KindReservation {
+			// Reservation queues inherit the plan's limits, computed with
+			// YARN's constant 10000 rather than the system limit.
+			p := q.parent
+			lf.maxApps = p.set().MaxApplications
+			if lf.maxApps < 0 {
+				lf.maxApps = int(10000 * p.absCap)
+			}
+			lf.maxAppsPerUser = int(float64(lf.maxApps) * lf.ulPct / 100 * lf.ulf)
+		} else {
+			lf.maxApps = st.MaxApplications
+			if lf.maxApps < 0 {
+				if s.cfg.GlobalQueueMaxApplications > 0 {
+					lf.maxApps = s.cfg.GlobalQueueMaxApplications
+				} else {
+					lf.maxApps = int(float64(s.cfg.MaximumApplications) * q.absCap)
+				}
+			}
+			lf.maxAppsPerUser = min(lf.maxApps, int(float64(lf.maxApps)*lf.ulPct/100*lf.ulf))
+		}
+		for _, u := range sortedUsers(lf) {
+			s.setUserWeight(q, u)
+		}
+	}
+	s.refreshUsedCap(q)
+	for _, c := range q.children {
+		s.applyCapacities(c)
+	}
+}
+
+// absoluteMin is an absolute queue's effective guarantee: its configured
+// minimum, scaled down per type when its siblings' minimums together exceed
+// the parent's guarantee.
+func (s *Scheduler) absoluteMin(q *qnode) berth.Resource {
+	p := q.parent
+	min := q.tq.Capacity().Resource
+	var sum berth.Resource
+	for _, c := range p.children {
+		if cc := c.tq.Capacity(); cc.IsAbsolute() {
+			sum = sum.Add(cc.Resource)
+		}
+	}
+	pm := p.effMin
+	scale := func(v, total, avail int64) int64 {
+		if total > avail && total > 0 {
+			return int64(float64(v) * float64(float32(avail)/float32(total)))
+		}
+		return v
+	}
+	return berth.New(scale(min.Memory, sum.Memory, pm.Memory), scale(min.VCores, sum.VCores, pm.VCores))
+}
+
+// refreshLimits recomputes the limit each leaf would be handed by its
+// parent (YARN's updateClusterResource pass) for AM limits and headroom.
+func (s *Scheduler) refreshLimits(q *qnode, limit berth.Resource) {
+	if q.leaf != nil {
+		q.leaf.currentLimit = limit
+		q.leaf.cachedLimit = berth.Min(s.rc, s.cluster, q.effMaxDown, limit)
+		return
+	}
+	for _, c := range q.children {
+		s.refreshLimits(c, s.childLimit(q, c, limit))
+	}
+}
+
+// childLimit is YARN's getResourceLimitsOfChild: what the parent can still
+// give plus what the child holds, capped by the child's maximum.
+func (s *Scheduler) childLimit(p, c *qnode, parentLimit berth.Resource) berth.Resource {
+	l := parentLimit.Sub(p.used).Add(c.used)
+	l = berth.Min(s.rc, s.cluster, l, c.effMaxDown)
+	return s.rc.RoundDown(l, s.cfg.MinAllocation)
+}
+
+func (s *Scheduler) refreshUsedCap(q *qnode) {
+	if s.cluster.IsZero() {
+		q.usedCap, q.absUsedCap = 0, 0
+		return
+	}
+	q.usedCap = s.rc.Divide(s.cluster, q.used, berth.Max(s.rc, s.cluster, q.effMin, s.cfg.MinAllocation))
+	q.absUsedCap = s.rc.Divide(s.cluster, q.used, s.cluster)
+}
+
+// charge adds delta to the usage of user u in leaf q (to its reservations
+// too when res), up the mirror and in the tree's accounting.
+func (s *Scheduler) charge(q *qnode, u *user, delta berth.Resource, res bool) {
+	s.userUsage(q, u, delta)
+	for n := q; n != nil; n = n.parent {
+		n.used = n.used.Add(delta)
+		if res {
+			n.reserved = n.reserved.Add(delta)
+		}
+		s.refreshUsedCap(n)
+	}
+	d := queue.Delta{Used: delta}
+	if res {
+		d.Reserved = delta
+	}
+	s.account(q, u.name, d)
+}
+
+// addPending adds delta to the outstanding demand of leaf q for userName.
+func (s *Scheduler) addPending(q *qnode, userName string, delta berth.Resource) {
+	for n := q; n != nil; n = n.parent {
+		n.pending = n.pending.Add(delta)
+	}
+	s.account(q, userName, queue.Delta{Pending: delta})
+}
+
+// account charges the tree; an error there means the mirror and the tree
+// disagree, which is a bug: it is kept for Check to report.
+func (s *Scheduler) account(q *qnode, userName string, d queue.Delta) {
+	if err := q.tq.Update(userName, d); err != nil && s.bug == nil {
+		s.bug = fmt.Errorf("capacity: queue accounting of %s: %w", q.path, err)
+	}
+}
+
+// cmpChildren is YARN's PriorityUtilizationQueueOrderingPolicy comparator
+// for the default partition: negative when a goes first.
+func cmpChildren(a, b *qnode, respectPriority bool) int {
+	aPos, bPos := a.absCap > 0, b.absCap > 0
+	if aPos != bPos {
+		if aPos {
+			return -1
+		}
+		return 1
+	}
+	ua, ub := a.usedCap, b.usedCap
+	if !aPos {
+		ua, ub = a.absUsedCap, b.absUsedCap
+	}
+	pa, pb := 0, 0
+	if respectPriority {
+		pa, pb = a.set().Priority, b.set().Priority
+	}
+	if c := cmpUtilization(ua, ub, pa, pb); c != 0 {
+		return c
+	}
+	if a.absCap != b.absCap {
+		if a.absCap > b.absCap {
+			return -1
+		}
+		return 1
+	}
+	return a.pos - b.pos
+}
+
+// cmpUtilization orders by used capacity, letting priority win while both
+// queues are on the same side of their guarantee.
+func cmpUtilization(u1, u2 float32, p1, p2 int) int {
+	if p1 != p2 && ((u1 < 1 && u2 < 1) || (u1 >= 1 && u2 >= 1)) {
+		return p2 - p1
+	}
+	switch {
+	case u1 < u2:
+		return -1
+	case u1 > u2:
+		return 1
+	}
+	return 0
+}
+
+// sortChildren restores q.order. The order changes little between visits
+// (one child's usage moved), so a stable insertion sort is linear in the
+// common case. priority-utilization's comparator is not transitive, so it
+// re-sorts from configuration order, as YARN does on every walk.
+func sortChildren(q *qnode) {
+	prio := q.set().ChildOrdering == OrderPriorityUtilization
+	o := q.order
+	if prio {
+		copy(o, q.children)
+	}
+	for i := 1; i < len(o); i++ {
+		x := o[i]
+		j := i
+		for j > 0 && cmpChildren(x, o[j-1], prio) < 0 {
+			o[j] = o[j-1]
+			j--
+		}
+		o[j] = x
+	}
+}
+
+func sortedUsers(lf *leafState) []*user {
+	out := make([]*user, 0, len(lf.users))
+	for _, n := range sortedKeys(lf.users) {
+		out = append(out, lf.users[n])
+	}
+	return out
+}

@@ -1,0 +1,421 @@
+package capacity
+
+import (
+	"github.com/berthsched/berth"
+)
+
+// allocState is the outcome of one allocation attempt, YARN's
+// AllocationState plus the assignment's skipped type.
+type allocState uint8
+
+const (
+	stNone            allocState = iota // nothing; a leaf stops here (strict FIFO)
+	stAllocated                         // a container
+	stReserved                          // a container reservation on the node
+	stPrioritySkipped                   // try the application's next priority
+	stAppSkipped                        // try the next application (skipped OTHER)
+	stLocalitySkipped                   // nothing for this locality level
+	stQueueSkipped                      // the queue's headroom is exhausted (QUEUE_LIMIT)
+)
+
+func (st allocState) assigned() bool { return st == stAllocated || st == stReserved }
+
+// proposal is what an attempt wants to commit.
+type proposal struct {
+	st    allocState
+	app   *app
+	key   *skey
+	loc   Locality
+	unres *reservation // continue-looking: give this reservation up
+	from  *reservation // the node's reservation being served
+}
+
+// limits is YARN's ResourceLimits for one call into a queue.
+type limits struct {
+	limit         berth.Resource
+	headroom      berth.Resource
+	needUnreserve berth.Resource
+}
+
+// Heartbeat processes a node update: containers the node reports finished
+// are released, then containers are allocated on the node by the walk of
+// reference §2.4 and returned in allocation order.
+func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocation, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.nodes[nodeID]
+	if !ok {
+		return nil, notFound("node.id", nodeID)
+	}
+	for _, id := range completed {
+		// Unknown ids are normal: the application may have released the
+		// container before the node reported it.
+		if c, ok := s.live[id]; ok && c.node == n {
+			s.releaseContainer(c)
+		}
+	}
+	return s.allocateOnNode(n, nil), nil
+}
+
+// allocateOnNode is CapacityScheduler.allocateContainersToNode.
+func (s *Scheduler) allocateOnNode(n *node, out []Allocation) []Allocation {
+	off, assigned := 0, 0
+	maxOff := max(s.cfg.MaxOffSwitchAssignments, 1)
+	for {
+		p, stop := s.allocateOnce(n)
+		if !p.st.assigned() {
+			return out
+		}
+		if al, ok := s.commit(n, p); ok {
+			out = append(out, al)
+		}
+		if stop || p.st == stReserved {
+			return out
+		}
+		if p.loc == OffSwitch {
+			off++
+		}
+		assigned++
+		if off >= maxOff || !s.cfg.MultipleAssignments ||
+			(s.cfg.MaxContainerAssignments != -1 && assigned >= s.cfg.MaxContainerAssignments) {
+			return out
+		}
+	}
+}
+
+// allocateOnce is allocateContainerOnSingleNode for the default partition.
+// stop is true when the node's reservation was handled: YARN then ends the
+// heartbeat.
+func (s *Scheduler) allocateOnce(n *node) (proposal, bool) {
+	if r := n.reserved; r != nil {
+		return s.serveReservation(r), true
+	}
+	if s.rc.AvailableContainers(n.total.Sub(n.allocated), s.cfg.MinAllocation) <= 0 {
+		return proposal{}, true
+	}
+	return s.assignParent(s.root, n, s.cluster), false
+}
+
+// serveReservation tries to turn the node's reserved container into an
+// allocation, re-reserves it, or drops it when the application no longer
+// needs it. Queue and user limits are not checked: the reservation already
+// counts as used.
+func (s *Scheduler) serveReservation(r *reservation) proposal {
+	a, k := r.app, r.key
+	if k.any <= 0 {
+		s.unreserve(r)
+		return proposal{}
+	}
+	lim := limits{limit: s.cluster, headroom: s.cluster}
+	k.missed++
+	p := s.assignOnNode(a, k, r.node, &lim, r)
+	p.from = r
+	return p
+}
+
+// canAssignToQueue is YARN's canAssignToThisQueue for the default
+// partition; it sets the headroom in lim.
+func (s *Scheduler) canAssignToQueue(q *qnode, lim *limits, couldUnreserve berth.Resource) bool {
+	rc, cl := s.rc, s.cluster
+	max := q.effMax
+	if q.leaf != nil {
+		max = q.effMaxDown
+	}
+	limit := berth.Min(rc, cl, max, lim.limit)
+	lim.headroom = limit.Sub(q.used)
+	if berth.GreaterOrEqual(rc, cl, q.used, limit) {
+		if s.cfg.ContinueLooking && berth.GreaterThan(rc, cl, couldUnreserve, berth.Resource{}) &&
+			berth.LessThan(rc, cl, q.used.Sub(couldUnreserve), limit) {
+			lim.needUnreserve = q.used.Sub(limit)
+			return true
+		}
+		return false
+	}
+	return true
+}
+
+// assignParent is ParentQueue.assignContainers: visit children in order,
+// the first that assigns wins.
+func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) proposal {
+	if q.pending.IsZero() {
+		return proposal{}
+	}
+	lim := limits{limit: limit}
+	if !s.canAssignToQueue(q, &lim, q.reserved) {
+		return proposal{st: stQueueSkipped}
+	}
+	sortChildren(q)
+	for _, c := range q.order {
+		if c.pending.IsZero() {
+			continue
+		}
+		cl := s.childLimit(q, c, limit)
+		var p proposal
+		if c.leaf != nil {
+			p = s.assignLeaf(c, n, cl)
+		} else {
+			p = s.assignParent(c, n, cl)
+		}
+		if p.st.assigned() {
+			return p
+		}
+	}
+	return proposal{}
+}
+
+// assignLeaf is LeafQueue.assignContainers.
+func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal {
+	lf, rc, cl := q.leaf, s.rc, s.cluster
+	lf.currentLimit = limit
+	lf.cachedLimit = berth.Min(rc, cl, q.effMaxDown, limit)
+	lim := limits{limit: limit}
+	for i, a := range lf.sched {
+		if i == 0 || (s.cfg.ContinueLooking && !a.reserved.IsZero()) {
+			if !s.canAssignToQueue(q, &lim, a.reserved) {
+				return proposal{st: stQueueSkipped}
+			}
+		}
+		u := a.u
+		ul := s.userLimit(q, u)
+		a.headroom = s.headroom(q, u, ul)
+		if berth.GreaterThan(rc, cl, u.used, ul) {
+			if !(s.cfg.ContinueLooking && berth.LessOrEqual(rc, cl, u.used.Sub(a.reserved), ul)) {
+				continue
+			}
+			lim.needUnreserve = u.used.Sub(ul)
+		}
+		p := s.assignApp(a, n, &lim)
+		switch p.st {
+		case stAllocated, stReserved, stQueueSkipped:
+			return p
+		case stAppSkipped:
+			continue
+		}
+		return proposal{}
+	}
+	return proposal{}
+}
+
+// assignApp is RegularContainerAllocator.allocate over the application's
+// priorities, most important first.
+func (s *Scheduler) assignApp(a *app, n *node, lim *limits) proposal {
+	rc, cl := s.rc, s.cluster
+	for _, k := range a.keys {
+		if k.any <= 0 {
+			continue
+		}
+		if !s.cfg.ContinueLooking && !s.shouldAllocOrReserve(k) {
+			continue
+		}
+		room := lim.headroom
+		if s.cfg.ContinueLooking {
+			room = room.Add(a.reserved)
+		}
+		if !berth.GreaterOrEqual(rc, cl, room, k.capRes) {
+			return proposal{st: stQueueSkipped, app: a}
+		}
+		k.missed++
+		p := s.assignOnNode(a, k, n, lim, nil)
+		if p.st == stPrioritySkipped {
+			k.missed--
+			continue
+		}
+		return p
+	}
+	return proposal{st: stAppSkipped, app: a}
+}
+
+// assignOnNode tries node-local, then rack-local, then off-switch.
+func (s *Scheduler) assignOnNode(a *app, k *skey, n *node, lim *limits, from *reservation) proposal {
+	if h := k.hosts[n.id]; h != nil && h.count > 0 {
+		p := s.assignAt(a, k, n, lim, from, NodeLocal)
+		if p.st.assigned() {
+			return p
+		}
+	}
+	if r := k.racks[n.rack]; r != nil && r.count > 0 {
+		if !r.relax {
+			return proposal{st: stPrioritySkipped}
+		}
+		p := s.assignAt(a, k, n, lim, from, RackLocal)
+		if p.st.assigned() {
+			return p
+		}
+	}
+	if k.any > 0 {
+		if !k.anyRelax {
+			return proposal{st: stPrioritySkipped}
+		}
+		p := s.assignAt(a, k, n, lim, from, OffSwitch)
+		if p.st == stLocalitySkipped {
+			p.st = stAppSkipped
+		}
+		return p
+	}
+	return proposal{st: stPrioritySkipped}
+}
+
+// assignAt is assign{NodeLocal,RackLocal,OffSwitch}Containers: the delay
+// scheduling test, then assignContainer.
+func (s *Scheduler) assignAt(a *app, k *skey, n *node, lim *limits, from *reservation, loc Locality) proposal {
+	if !s.canAssign(k, n, loc, from) {
+		if loc == OffSwitch {
+			return proposal{st: stAppSkipped}
+		}
+		return proposal{st: stLocalitySkipped}
+	}
+	return s.assignContainer(a, k, n, lim, from, loc)
+}
+
+// canAssign is delay scheduling: how many scheduling opportunities the key
+// must miss before accepting a worse locality.
+func (s *Scheduler) canAssign(k *skey, n *node, loc Locality, from *reservation) bool {
+	nn := int64(len(s.nodes))
+	if loc == OffSwitch {
+		if from != nil {
+			return true
+		}
+		if nn == 0 {
+			return false
+		}
+		uniq := k.uniqueAsks()
+		if uniq == 1 {
+			return true
+		}
+		if s.cfg.RackLocalityAdditionalDelay > -1 {
+			return k.missed > min(nn, int64(s.cfg.NodeLocalityDelay+s.cfg.RackLocalityAdditionalDelay))
+		}
+		wait := min(float32(max(uniq-1, 0))/float32(nn), 1)
+		return min(float32(nn), float32(k.any)*wait) < float32(k.missed)
+	}
+	if r := k.racks[n.rack]; r == nil || r.count <= 0 {
+		return false
+	}
+	if loc == RackLocal {
+		return min(nn, int64(s.cfg.NodeLocalityDelay)) < k.missed
+	}
+	h := k.hosts[n.id]
+	return h != nil && h.count > 0
+}
+
+// shouldAllocOrReserve is YARN's shouldAllocOrReserveNewContainer: stop
+// reserving more nodes than the key still needs, with a starvation bonus
+// for keys that keep re-reserving.
+func (s *Scheduler) shouldAllocOrReserve(k *skey) bool {
+	starvation := 0
+	if k.nRes > 0 {
+		maxA, minA := s.cfg.MaxAllocation, s.cfg.MinAllocation
+		nodeFactor := s.rc.Ratio(k.capRes, maxA)
+		minFactor := s.rc.Ratio(maxA.Sub(minA), maxA)
+		starvation = int(float32(k.reRes) / float32(k.nRes) * (1 - min(nodeFactor, minFactor)))
+	}
+	return starvation+k.any-k.nRes > 0
+}
+
+// assignContainer decides between allocating, reserving and skipping.
+func (s *Scheduler) assignContainer(a *app, k *skey, n *node, lim *limits, from *reservation, loc Locality) proposal {
+	rc, cl := s.rc, s.cluster
+	capR := k.capRes
+	if !berth.LessOrEqual(rc, cl, capR, n.total) {
+		return proposal{st: stLocalitySkipped}
+	}
+	shouldNew := s.shouldAllocOrReserve(k)
+	avail := rc.AvailableContainers(n.total.Sub(n.allocated), capR)
+	needRes := berth.Max(rc, cl, capR.Sub(lim.headroom), lim.needUnreserve)
+	need := berth.GreaterThan(rc, cl, needRes, berth.Resource{})
+	if avail > 0 {
+		var unres *reservation
+		if from == nil && s.cfg.ContinueLooking && (!shouldNew || need) {
+			amount := capR
+			if need {
+				amount = needRes
+			}
+			unres = s.findToUnreserve(a, k, amount)
+			if unres == nil {
+				return proposal{st: stLocalitySkipped}
+			}
+		}
+		return proposal{st: stAllocated, app: a, key: k, loc: loc, unres: unres}
+	}
+	if shouldNew || from != nil {
+		if s.cfg.ContinueLooking && from == nil && need {
+			return proposal{st: stLocalitySkipped}
+		}
+		return proposal{st: stReserved, app: a, key: k, loc: loc}
+	}
+	return proposal{st: stLocalitySkipped}
+}
+
+// findToUnreserve picks the application's oldest reservation for key k
+// that is at least amount.
+func (s *Scheduler) findToUnreserve(a *app, k *skey, amount berth.Resource) *reservation {
+	for _, r := range a.resv {
+		if r.key == k && s.rc.FitsIn(amount, r.res) {
+			return r
+		}
+	}
+	return nil
+}
+
+func (s *Scheduler) newID() ContainerID {
+	s.nextID++
+	return s.nextID
+}
+
+// commit applies a proposal: a reservation, or an allocation (possibly out
+// of a reservation, possibly giving another one up).
+func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
+	a, k := p.app, p.key
+	q, u := a.q, a.u
+	if p.unres != nil {
+		s.unreserve(p.unres)
+	}
+	if p.st == stReserved {
+		if p.from != nil {
+			k.reRes++
+			return Allocation{}, false
+		}
+		r := &reservation{id: s.newID(), node: n, app: a, key: k, res: k.capRes, loc: p.loc, time: s.clock.Now()}
+		n.reserved = r
+		s.resvByID[r.id] = r
+		a.resv = append(a.resv, r)
+		k.nRes++
+		a.reserved = a.reserved.Add(r.res)
+		s.charge(q, u, r.res, true)
+		return Allocation{}, false
+	}
+	if p.from != nil {
+		s.unreserve(p.from)
+	}
+	capR := k.capRes
+	c := &container{node: n, app: a}
+	c.c = Container{ID: s.newID(), App: a.id, Node: n.id, Queue: q.path, User: u.name, Resource: capR,
+		Priority: k.prio, Locality: p.loc, AM: a.waitingAM, Time: s.clock.Now()}
+	a.waitingAM = false
+	s.live[c.c.ID] = c
+	n.link(c)
+	a.link(c)
+	n.allocated = n.allocated.Add(capR)
+	switch p.loc {
+	case NodeLocal:
+		decAsk(k.hosts[n.id])
+		decAsk(k.racks[n.rack])
+	case RackLocal:
+		decAsk(k.racks[n.rack])
+	}
+	k.any = max(k.any-1, 0)
+	if p.from == nil && p.loc != OffSwitch && (p.loc == NodeLocal || s.cfg.RackLocalityFullReset) {
+		k.missed = 0
+	}
+	s.appUsage(a, capR)
+	s.charge(q, u, capR, false)
+	s.setPending(a, a.pending.Sub(capR))
+	a.headroom = s.headroom(q, u, s.userLimit(q, u))
+	return Allocation{Container: c.c, Headroom: a.headroom}, true
+}
+
+func decAsk(l *locAsk) {
+	if l != nil && l.count > 0 {
+		l.count--
+	}
+}

@@ -1,0 +1,324 @@
+package capacity
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
+)
+
+// xmlConf is Hadoop's configuration file format.
+type xmlConf struct {
+	XMLName    xml.Name `xml:"configuration"`
+	Properties []struct {
+		Name  string `xml:"name"`
+		Value string `xml:"value"`
+	} `xml:"property"`
+}
+
+// maxQueueDepth bounds the queue tree read from a file, so that a hostile
+// file cannot recurse without end.
+const maxQueueDepth = 64
+
+// ParseXML reads a capacity-scheduler.xml (Hadoop configuration format)
+// into a validated Config. Keys are the `yarn.scheduler.capacity.*` ones
+// (plus yarn.scheduler.minimum/maximum-allocation-mb/-vcores when present);
+// unknown keys are ignored, as YARN does. Every error is a
+// *berth.FieldError whose Field is the offending key.
+func ParseXML(r io.Reader) (Config, error) {
+	var doc xmlConf
+	if err := xml.NewDecoder(r).Decode(&doc); err != nil {
+		return Config{}, &berth.FieldError{Field: "configuration", Value: nil, Reason: "not a Hadoop configuration file", Err: err}
+	}
+	props := make(map[string]string, len(doc.Properties))
+	for _, p := range doc.Properties {
+		props[strings.TrimSpace(p.Name)] = strings.TrimSpace(p.Value)
+	}
+	p := parser{props: props}
+	p.indexWeights()
+	cfg := DefaultConfig()
+	p.int(prefix+"maximum-applications", &cfg.MaximumApplications)
+	p.int(prefix+"global-queue-max-application", &cfg.GlobalQueueMaxApplications)
+	p.float(prefix+"maximum-am-resource-percent", &cfg.MaximumAMResourcePercent)
+	p.int(prefix+"node-locality-delay", &cfg.NodeLocalityDelay)
+	p.int(prefix+"rack-locality-additional-delay", &cfg.RackLocalityAdditionalDelay)
+	p.bool(prefix+"rack-locality-full-reset", &cfg.RackLocalityFullReset)
+	p.int(prefix+"per-node-heartbeat.maximum-offswitch-assignments", &cfg.MaxOffSwitchAssignments)
+	p.bool(prefix+"per-node-heartbeat.multiple-assignments-enabled", &cfg.MultipleAssignments)
+	p.int(prefix+"per-node-heartbeat.maximum-container-assignments", &cfg.MaxContainerAssignments)
+	p.bool(prefix+"reservations-continue-look-all-nodes", &cfg.ContinueLooking)
+	if v, ok := props[prefix+"resource-calculator"]; ok && p.err == nil {
+		switch {
+		case strings.HasSuffix(v, "DominantResourceCalculator"):
+			cfg.Calculator = berth.DominantCalculator{}
+		case strings.HasSuffix(v, "DefaultResourceCalculator"):
+			cfg.Calculator = berth.MemoryCalculator{}
+		default:
+			p.fail(prefix+"resource-calculator", v, "unknown resource calculator")
+		}
+	}
+	p.int64("yarn.scheduler.minimum-allocation-mb", &cfg.MinAllocation.Memory)
+	p.int64("yarn.scheduler.minimum-allocation-vcores", &cfg.MinAllocation.VCores)
+	p.int64("yarn.scheduler.maximum-allocation-mb", &cfg.MaxAllocation.Memory)
+	p.int64("yarn.scheduler.maximum-allocation-vcores", &cfg.MaxAllocation.VCores)
+	if p.err != nil {
+		return Config{}, p.err
+	}
+	if _, ok := props[prefix+"root.queues"]; !ok {
+		return Config{}, berth.InvalidField(prefix+"root.queues", nil, "Queue configuration missing child queue names for root")
+	}
+	cfg.Root = p.queue("root", "root", 0)
+	if p.err != nil {
+		return Config{}, p.err
+	}
+	if err := cfg.validateGlobal(); err != nil {
+		return Config{}, err
+	}
+	if _, err := queue.New(cfg.Root, treeOptions()); err != nil {
+		return Config{}, keyError(err)
+	}
+	return cfg, nil
+}
+
+// parser reads typed values from the properties; the first error sticks.
+type parser struct {
+	props   map[string]string
+	weights map[string][]string // queue path → its user-settings.<u>.weight keys
+	err     error
+}
+
+// indexWeights finds the per-user weight keys once, so that reading a
+// queue does not scan every property.
+func (p *parser) indexWeights() {
+	p.weights = map[string][]string{}
+	for _, k := range sortedKeys(p.props) {
+		rest, ok := strings.CutPrefix(k, prefix)
+		if !ok {
+			continue
+		}
+		path, tail, ok := strings.Cut(rest, ".user-settings.")
+		if !ok || !strings.HasSuffix(tail, ".weight") {
+			continue
+		}
+		if u := strings.TrimSuffix(tail, ".weight"); u != "" && !strings.Contains(u, ".") {
+			p.weights[path] = append(p.weights[path], k)
+		}
+	}
+}
+
+func (p *parser) fail(key, v, reason string) {
+	if p.err == nil {
+		p.err = berth.InvalidField(key, v, reason)
+	}
+}
+
+func (p *parser) get(key string) (string, bool) {
+	if p.err != nil {
+		return "", false
+	}
+	v, ok := p.props[key]
+	return v, ok
+}
+
+func (p *parser) int(key string, dst *int) {
+	if v, ok := p.get(key); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			p.fail(key, v, "not an integer")
+			return
+		}
+		*dst = n
+	}
+}
+
+func (p *parser) int64(key string, dst *int64) {
+	if v, ok := p.get(key); ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			p.fail(key, v, "not an integer")
+			return
+		}
+		*dst = n
+	}
+}
+
+func (p *parser) float(key string, dst *float64) {
+	if v, ok := p.get(key); ok {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || bad(f) {
+			p.fail(key, v, "not a number")
+			return
+		}
+		*dst = f
+	}
+}
+
+func (p *parser) bool(key string, dst *bool) {
+	if v, ok := p.get(key); ok {
+		switch strings.ToLower(v) {
+		case "true":
+			*dst = true
+		case "false":
+			*dst = false
+		default:
+			p.fail(key, v, "not a boolean")
+		}
+	}
+}
+
+// capacity reads a percentage or an absolute "[memory=…,vcores=…]" value.
+func (p *parser) capacity(key string, max bool) queue.Capacity {
+	v, ok := p.get(key)
+	if !ok {
+		return queue.Capacity{}
+	}
+	if strings.HasPrefix(v, "[") {
+		r, err := parseAbsolute(v)
+		if err != nil {
+			p.fail(key, v, err.Error())
+			return queue.Capacity{}
+		}
+		return queue.Absolute(r)
+	}
+	f, err := strconv.ParseFloat(v, 32)
+	if err != nil || bad(f) {
+		p.fail(key, v, "not a number")
+		return queue.Capacity{}
+	}
+	if max && f == -1 {
+		return queue.Capacity{} // YARN's "undefined": 100%
+	}
+	return queue.Percent(float32(f))
+}
+
+// parseAbsolute reads "[memory=10240,vcores=10]" (memory in MB; extra
+// resource types by name).
+func parseAbsolute(v string) (berth.Resource, error) {
+	if !strings.HasSuffix(v, "]") {
+		return berth.Resource{}, fmt.Errorf("absolute resource must be [name=value,...]")
+	}
+	var r berth.Resource
+	body := strings.TrimSpace(v[1 : len(v)-1])
+	if body == "" {
+		return r, fmt.Errorf("empty absolute resource")
+	}
+	for _, part := range strings.Split(body, ",") {
+		name, val, ok := strings.Cut(part, "=")
+		name, val = strings.TrimSpace(name), strings.TrimSpace(val)
+		if !ok || name == "" {
+			return r, fmt.Errorf("bad resource entry %q", part)
+		}
+		n, err := strconv.ParseInt(strings.TrimSuffix(val, "Mi"), 10, 64)
+		if err != nil || n < 0 {
+			return r, fmt.Errorf("bad amount for %s", name)
+		}
+		switch name {
+		case "memory", "memory-mb":
+			r.Memory = n
+		case "vcores":
+			r.VCores = n
+		default:
+			r = r.With(name, n)
+		}
+	}
+	return r, nil
+}
+
+// queue reads the queue at path and, recursively, its children.
+func (p *parser) queue(name, path string, depth int) QueueConfig {
+	key := prefix + path + "."
+	q := QueueConfig{Name: name, Settings: DefaultSettings()}
+	if depth > maxQueueDepth {
+		p.fail(key+"queues", "", "queue tree too deep")
+		return q
+	}
+	q.Capacity = p.capacity(key+"capacity", false)
+	if path == "root" && q.Capacity.Kind == queue.CapacityUnset {
+		q.Capacity = queue.Percent(100)
+	}
+	q.MaxCapacity = p.capacity(key+"maximum-capacity", true)
+	st := &q.Settings
+	p.float(key+"user-limit-factor", &st.UserLimitFactor)
+	p.float(key+"minimum-user-limit-percent", &st.MinUserLimitPercent)
+	p.int(key+"maximum-applications", &st.MaxApplications)
+	p.float(key+"maximum-am-resource-percent", &st.MaxAMResourcePercent)
+	p.int(key+"priority", &st.Priority)
+	p.bool(key+"ordering-policy.fair.enable-size-based-weight", &st.FairSizeBasedWeight)
+	p.bool(key+"reservable", &q.Reservable)
+	if v, ok := p.get(key + "state"); ok {
+		switch strings.ToUpper(v) {
+		case "RUNNING":
+			q.State = queue.StateRunning
+		case "STOPPED":
+			q.State = queue.StateStopped
+		default:
+			p.fail(key+"state", v, "Invalid queue state configuration. We can only use RUNNING or STOPPED.")
+		}
+	}
+	for _, acl := range []struct {
+		k   string
+		dst **queue.ACL
+	}{{"acl_submit_applications", &q.SubmitACL}, {"acl_administer_queue", &q.AdminACL}} {
+		if v, ok := p.props[key+acl.k]; ok {
+			a := queue.ParseACL(v)
+			*acl.dst = &a
+		}
+	}
+	for _, k := range p.weights[path] {
+		u := strings.TrimSuffix(k[len(key+"user-settings."):], ".weight")
+		var w float64
+		p.float(k, &w)
+		if st.UserWeights == nil {
+			st.UserWeights = map[string]float64{}
+		}
+		st.UserWeights[u] = w
+	}
+	children := splitList(p.props[key+"queues"])
+	if v, ok := p.get(key + "ordering-policy"); ok {
+		switch v {
+		case "fifo", "fifo-with-partitions", "fifo-for-pending-apps":
+			st.AppOrdering = OrderFIFO
+		case "fair":
+			st.AppOrdering = OrderFair
+		case "utilization":
+			st.ChildOrdering = OrderUtilization
+		case "priority-utilization":
+			st.ChildOrdering = OrderPriorityUtilization
+		default:
+			p.fail(key+"ordering-policy", v, "unknown ordering policy")
+		}
+	}
+	seen := make(map[string]bool, len(children))
+	for _, c := range children {
+		if p.err != nil {
+			break
+		}
+		if seen[c] {
+			// Refuse here: re-reading the same subtree twice per level
+			// would make the parse exponential.
+			p.fail(key+"queues", c, "duplicate child queue name")
+			break
+		}
+		seen[c] = true
+		if err := queue.ValidateName(c); err != nil {
+			p.fail(key+"queues", c, "invalid queue name")
+			break
+		}
+		q.Children = append(q.Children, p.queue(c, path+"."+c, depth+1))
+	}
+	return q
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,85 @@
+// Command quickstart tours Berth on an embedded default scenario: the worked
+// example of YARN's reservation system (a reservable queue of two
+// containers holding three reservations), then each capability of the
+// library in turn. Run it with:
+//
+//	go run ./examples/quickstart
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/rle"
+)
+
+// step is the plan's time step: one second, YARN's default.
+const step berth.Duration = 1000
+
+// container is the unit of the scenario: <1 GB, 1 vcore>.
+var container = berth.New(1024, 1)
+
+// t returns the i-th step boundary t_i of the scenario.
+func t(i int64) berth.Time { return i * step }
+
+func main() {
+	if err := run(os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
+
+// run prints every step of the tour to w.
+func run(w io.Writer) error {
+	for _, s := range []struct {
+		title string
+		fn    func(io.Writer) error
+	}{
+		{"1. Resources over time (package rle)", stepSeries},
+	} {
+		fmt.Fprintf(w, "== %s\n\n", s.title)
+		if err := s.fn(w); err != nil {
+			return fmt.Errorf("%s: %w", s.title, err)
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// stepSeries builds the reservations of the worked example as one series:
+// r2 holds 1 container on [t1,t2), r1 2 containers on [t2,t3), r0 1
+// container on [t3,t4), on a queue of 2 containers.
+func stepSeries(w io.Writer) error {
+	capacity := container.MulInt(2)
+	reservations := []struct {
+		name       string
+		iv         berth.Interval
+		containers int64
+	}{
+		{"r2", berth.Interval{Start: t(1), End: t(2)}, 1},
+		{"r1", berth.Interval{Start: t(2), End: t(3)}, 2},
+		{"r0", berth.Interval{Start: t(3), End: t(4)}, 1},
+	}
+	plan := rle.New()
+	for _, r := range reservations {
+		if err := plan.Add(r.iv, container.MulInt(r.containers)); err != nil {
+			return fmt.Errorf("add %s: %w", r.name, err)
+		}
+		fmt.Fprintf(w, "reserve %s: %d container(s) on %v\n", r.name, r.containers, r.iv)
+	}
+	fmt.Fprintf(w, "\nthe plan has %d breakpoints:\n\n", plan.Len())
+	fmt.Fprintf(w, "%-14s %-28s %s\n", "interval", "committed", "free")
+	for s := range plan.Steps() {
+		fmt.Fprintf(w, "%-14v %-28v %v\n", s.Interval, s.Value, capacity.Sub(s.Value))
+	}
+	fmt.Fprintln(w, "\ntimeline (# = committed container, . = free):")
+	for i := int64(0); i < 5; i++ {
+		used := plan.At(t(i)).Memory / container.Memory
+		free := capacity.Memory/container.Memory - used
+		fmt.Fprintf(w, "  t%d %s%s\n", i, strings.Repeat("#", int(used)), strings.Repeat(".", int(free)))
+	}
+	return nil
+}

@@ -1,0 +1,609 @@
+package fair
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
+)
+
+// Defaults of the allocation file (YARN's AllocationConfiguration).
+const (
+	// DefaultMaxAMShare is queueMaxAMShareDefault's default.
+	DefaultMaxAMShare = 0.5
+	// DefaultFairSharePreemptionThreshold is
+	// defaultFairSharePreemptionThreshold's default.
+	DefaultFairSharePreemptionThreshold = 0.5
+	// NoTimeout is the "never" preemption timeout (Long.MAX_VALUE).
+	NoTimeout berth.Duration = math.MaxInt64
+	// Inherit marks a per-queue timeout or threshold that follows the parent.
+	Inherit = -1
+)
+
+// AllocationFile is a parsed fair-scheduler.xml: the queue tree with each
+// queue's settings as written, the per-user limits, the defaults that apply
+// to everything the file does not set, and the placement policy. It is
+// plain typed data; [ParseAllocationFile] builds it and [Scheduler.Reload]
+// applies it.
+type AllocationFile struct {
+	// Root is the root queue; its Children are the top-level queues in
+	// file order.
+	Root QueueConfig
+	// UserMaxApps holds per-user maxRunningApps from <user> elements.
+	UserMaxApps map[string]int
+	// UserMaxAppsDefault is userMaxAppsDefault (math.MaxInt32 when absent).
+	UserMaxAppsDefault int
+	// QueueMaxAppsDefault is queueMaxAppsDefault (math.MaxInt32).
+	QueueMaxAppsDefault int
+	// QueueMaxResourcesDefault is queueMaxResourcesDefault (unbounded).
+	QueueMaxResourcesDefault ConfigurableResource
+	// QueueMaxAMShareDefault is queueMaxAMShareDefault (0.5, clamped to 1).
+	QueueMaxAMShareDefault float32
+	// DefaultPolicy is defaultQueueSchedulingPolicy (fair; never FIFO).
+	DefaultPolicy Policy
+	// DefaultMinSharePreemptionTimeout and DefaultFairSharePreemptionTimeout
+	// are in milliseconds (the file gives seconds); NoTimeout when absent.
+	DefaultMinSharePreemptionTimeout  berth.Duration
+	DefaultFairSharePreemptionTimeout berth.Duration
+	// DefaultFairSharePreemptionThreshold is in [0, 1] (0.5).
+	DefaultFairSharePreemptionThreshold float32
+	// ReservationAgent, ReservationPolicy and ReservationPlanner name the
+	// reservation system's classes, as given ("" when absent).
+	ReservationAgent, ReservationPolicy, ReservationPlanner string
+	// Placement is the queuePlacementPolicy; nil means the implicit policy
+	// built from the scheduler's Config.
+	Placement *PlacementPolicy
+}
+
+// QueueConfig is one <queue> element. Pointer fields are nil when the
+// element is absent, so that defaults and inheritance stay visible.
+type QueueConfig struct {
+	// Path is the full path, e.g. "root.a.b".
+	Path string
+	// Parent is true for type="parent" or a queue with child queues.
+	Parent bool
+	// MinResources is minResources (types not given are 0).
+	MinResources *berth.Resource
+	// MaxResources is maxResources (nil: queueMaxResourcesDefault).
+	MaxResources *ConfigurableResource
+	// MaxChildResources caps ad-hoc children created under this parent.
+	MaxChildResources *ConfigurableResource
+	// MaxContainerAllocation caps one container (nil: the parent's).
+	MaxContainerAllocation *berth.Resource
+	// MaxRunningApps (nil: queueMaxAppsDefault).
+	MaxRunningApps *int
+	// MaxAMShare, clamped to 1; -1 disables the check (nil: default).
+	MaxAMShare *float32
+	// Weight (nil: 1).
+	Weight *float32
+	// Policy is schedulingPolicy (nil: the default policy).
+	Policy *Policy
+	// SubmitACL and AdministerACL are aclSubmitApps and aclAdministerApps
+	// (nil: root everyone, others nobody).
+	SubmitACL, AdministerACL *queue.ACL
+	// The reservation ACLs (nil when absent).
+	AdministerReservationsACL, ListReservationsACL, SubmitReservationsACL *queue.ACL
+	// MinSharePreemptionTimeout and FairSharePreemptionTimeout in ms (nil:
+	// inherit); FairSharePreemptionThreshold in [0, 1] (nil: inherit).
+	MinSharePreemptionTimeout, FairSharePreemptionTimeout *berth.Duration
+	FairSharePreemptionThreshold                          *float32
+	// AllowPreemptionFrom false makes the queue and its subtree
+	// non-preemptable (nil: true).
+	AllowPreemptionFrom *bool
+	// Reservable marks a plan queue (<reservation/>); leaves only.
+	Reservable bool
+	// Children in file order.
+	Children []QueueConfig
+}
+
+// QueueSettings are one queue's effective settings: the file's values with
+// the file's defaults applied (inheritance of timeouts and thresholds is
+// left to the scheduler, which knows the tree: they read Inherit here).
+type QueueSettings struct {
+	MinResources           berth.Resource
+	MaxResources           ConfigurableResource
+	MaxChildResources      *ConfigurableResource
+	MaxContainerAllocation *berth.Resource
+	MaxRunningApps         int
+	MaxAMShare             float32
+	Weight                 float32
+	Policy                 Policy
+	SubmitACL              queue.ACL
+	AdministerACL          queue.ACL
+
+	MinSharePreemptionTimeout    berth.Duration
+	FairSharePreemptionTimeout   berth.Duration
+	FairSharePreemptionThreshold float32
+	AllowPreemptionFrom          bool
+	Reservable                   bool
+	// Configured is true when the file names the queue.
+	Configured bool
+}
+
+// DefaultAllocationFile returns the configuration of an empty
+// <allocations/> element.
+func DefaultAllocationFile() *AllocationFile {
+	return &AllocationFile{
+		Root:                                QueueConfig{Path: queue.RootName, Parent: true},
+		UserMaxApps:                         map[string]int{},
+		UserMaxAppsDefault:                  math.MaxInt32,
+		QueueMaxAppsDefault:                 math.MaxInt32,
+		QueueMaxResourcesDefault:            UnboundedResource(),
+		QueueMaxAMShareDefault:              DefaultMaxAMShare,
+		DefaultPolicy:                       PolicyFair,
+		DefaultMinSharePreemptionTimeout:    NoTimeout,
+		DefaultFairSharePreemptionTimeout:   NoTimeout,
+		DefaultFairSharePreemptionThreshold: DefaultFairSharePreemptionThreshold,
+	}
+}
+
+// Queue returns the configuration of the queue at path, or nil when the
+// file does not name it.
+func (af *AllocationFile) Queue(path string) *QueueConfig {
+	var find func(q *QueueConfig) *QueueConfig
+	find = func(q *QueueConfig) *QueueConfig {
+		if q.Path == path {
+			return q
+		}
+		if !strings.HasPrefix(path, q.Path+".") {
+			return nil
+		}
+		for i := range q.Children {
+			if r := find(&q.Children[i]); r != nil {
+				return r
+			}
+		}
+		return nil
+	}
+	return find(&af.Root)
+}
+
+// UserMaxRunningApps returns the running-application limit of user.
+func (af *AllocationFile) UserMaxRunningApps(user string) int {
+	if n, ok := af.UserMaxApps[user]; ok {
+		return n
+	}
+	return af.UserMaxAppsDefault
+}
+
+// Settings returns the effective settings of the queue at path (which need
+// not be in the file: ad-hoc queues get the defaults).
+func (af *AllocationFile) Settings(path string) QueueSettings {
+	s := QueueSettings{
+		MaxResources:                 af.QueueMaxResourcesDefault,
+		MaxRunningApps:               af.QueueMaxAppsDefault,
+		MaxAMShare:                   af.QueueMaxAMShareDefault,
+		Weight:                       1,
+		Policy:                       af.DefaultPolicy,
+		SubmitACL:                    queue.Nobody(),
+		AdministerACL:                queue.Nobody(),
+		MinSharePreemptionTimeout:    Inherit,
+		FairSharePreemptionTimeout:   Inherit,
+		FairSharePreemptionThreshold: Inherit,
+		AllowPreemptionFrom:          true,
+	}
+	if path == queue.RootName {
+		s.SubmitACL, s.AdministerACL = queue.Everyone(), queue.Everyone()
+		s.MinSharePreemptionTimeout = af.DefaultMinSharePreemptionTimeout
+		s.FairSharePreemptionTimeout = af.DefaultFairSharePreemptionTimeout
+		s.FairSharePreemptionThreshold = af.DefaultFairSharePreemptionThreshold
+	}
+	q := af.Queue(path)
+	if q == nil {
+		return s
+	}
+	s.Configured = true
+	if q.MinResources != nil {
+		s.MinResources = *q.MinResources
+	}
+	if q.MaxResources != nil {
+		s.MaxResources = *q.MaxResources
+	}
+	s.MaxChildResources = q.MaxChildResources
+	s.MaxContainerAllocation = q.MaxContainerAllocation
+	if q.MaxRunningApps != nil {
+		s.MaxRunningApps = *q.MaxRunningApps
+	}
+	if q.MaxAMShare != nil {
+		s.MaxAMShare = *q.MaxAMShare
+	}
+	if q.Weight != nil {
+		s.Weight = *q.Weight
+	}
+	if q.Policy != nil {
+		s.Policy = *q.Policy
+	}
+	if q.SubmitACL != nil {
+		s.SubmitACL = *q.SubmitACL
+	}
+	if q.AdministerACL != nil {
+		s.AdministerACL = *q.AdministerACL
+	}
+	if q.MinSharePreemptionTimeout != nil {
+		s.MinSharePreemptionTimeout = *q.MinSharePreemptionTimeout
+	}
+	if q.FairSharePreemptionTimeout != nil {
+		s.FairSharePreemptionTimeout = *q.FairSharePreemptionTimeout
+	}
+	if q.FairSharePreemptionThreshold != nil {
+		s.FairSharePreemptionThreshold = *q.FairSharePreemptionThreshold
+	}
+	if q.AllowPreemptionFrom != nil {
+		s.AllowPreemptionFrom = *q.AllowPreemptionFrom
+	}
+	s.Reservable = q.Reservable
+	return s
+}
+
+// ParseOptions tell the parser about the cluster's configuration.
+type ParseOptions struct {
+	// ResourceTypes are the configured extended resource types, in order;
+	// new-style resource strings may name them.
+	ResourceTypes []string
+}
+
+// xnode is a parsed XML element: the DOM subset the allocation file needs.
+type xnode struct {
+	name     string
+	attrs    map[string]string
+	children []*xnode
+	text     strings.Builder
+}
+
+func (n *xnode) attr(name string) (string, bool) {
+	v, ok := n.attrs[name]
+	return v, ok
+}
+
+// parseXML reads a document into an element tree.
+func parseXML(r io.Reader) (*xnode, error) {
+	dec := xml.NewDecoder(r)
+	var stack []*xnode
+	var root *xnode
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, berth.InvalidField("allocations", "", "malformed XML: "+err.Error())
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			n := &xnode{name: t.Name.Local, attrs: map[string]string{}}
+			for _, a := range t.Attr {
+				n.attrs[a.Name.Local] = a.Value
+			}
+			if len(stack) > 0 {
+				p := stack[len(stack)-1]
+				p.children = append(p.children, n)
+			} else if root == nil {
+				root = n
+			}
+			stack = append(stack, n)
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+		case xml.CharData:
+			if len(stack) > 0 {
+				stack[len(stack)-1].text.Write(t)
+			}
+		}
+	}
+	if root == nil {
+		return nil, berth.InvalidField("allocations", "", "Bad fair scheduler config file: no top-level element")
+	}
+	return root, nil
+}
+
+// allocParser carries the options and the element path for error messages.
+type allocParser struct {
+	opts ParseOptions
+}
+
+// fieldErr names an element (its path in the file) and its value.
+func fieldErr(elem string, value any, reason string) error {
+	return berth.InvalidField(elem, value, reason)
+}
+
+// ParseAllocationFile parses YARN's fair-scheduler.xml. It is all or
+// nothing: any error returns a nil file and a *berth.FieldError (kind
+// berth.ErrInvalidArgument) whose Field names the offending element, e.g.
+// "queue[root.a].weight", and whose Value is the offending text.
+func ParseAllocationFile(data []byte, opts ParseOptions) (*AllocationFile, error) {
+	root, err := parseXML(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	p := &allocParser{opts: opts}
+	return p.parse(root)
+}
+
+func (p *allocParser) parse(root *xnode) (*AllocationFile, error) {
+	if root.name != "allocations" {
+		return nil, fieldErr(root.name, root.name, "Bad fair scheduler config file: top-level element not <allocations>")
+	}
+	af := DefaultAllocationFile()
+	var queues []*xnode
+	var legacyFairTimeout *berth.Duration
+	fairTimeoutSet := false
+	for _, el := range root.children {
+		text := strings.TrimSpace(el.text.String())
+		var err error
+		switch el.name {
+		case "queue", "pool":
+			queues = append(queues, el)
+		case "user":
+			name, _ := el.attr("name")
+			for _, c := range el.children {
+				if c.name == "maxRunningApps" {
+					v := strings.TrimSpace(c.text.String())
+					n, perr := parseInt32(v)
+					if perr != nil {
+						return nil, fieldErr("user["+name+"].maxRunningApps", v, "must be an integer")
+					}
+					af.UserMaxApps[name] = n
+				}
+			}
+		case "userMaxAppsDefault":
+			af.UserMaxAppsDefault, err = intElem(el.name, text)
+		case "queueMaxAppsDefault":
+			af.QueueMaxAppsDefault, err = intElem(el.name, text)
+		case "queueMaxResourcesDefault":
+			af.QueueMaxResourcesDefault, err = ParseResource(el.name, text, p.opts.ResourceTypes, math.MaxInt64)
+		case "queueMaxAMShareDefault":
+			var f float32
+			f, err = floatElem(el.name, text)
+			af.QueueMaxAMShareDefault = min(f, 1)
+		case "defaultQueueSchedulingPolicy", "defaultQueueSchedulingMode":
+			var pol Policy
+			pol, err = ParsePolicy(text)
+			if err != nil {
+				err = fieldErr(el.name, text, text+" SchedulingPolicy class not found!")
+			} else if pol == PolicyFIFO {
+				err = fieldErr(el.name, text, "Bad fair scheduler config file: defaultQueueSchedulingPolicy or defaultQueueSchedulingMode can't be FIFO.")
+			}
+			af.DefaultPolicy = pol
+		case "defaultMinSharePreemptionTimeout":
+			af.DefaultMinSharePreemptionTimeout, err = secondsElem(el.name, text)
+		case "defaultFairSharePreemptionTimeout":
+			af.DefaultFairSharePreemptionTimeout, err = secondsElem(el.name, text)
+			fairTimeoutSet = true
+		case "fairSharePreemptionTimeout":
+			var d berth.Duration
+			d, err = secondsElem(el.name, text)
+			legacyFairTimeout = &d
+		case "defaultFairSharePreemptionThreshold":
+			var f float32
+			f, err = floatElem(el.name, text)
+			af.DefaultFairSharePreemptionThreshold = clamp01(f)
+		case "queuePlacementPolicy":
+			var pol *PlacementPolicy
+			pol, err = parsePlacementPolicy(el)
+			if pol != nil {
+				af.Placement = pol
+			}
+		case "reservation-agent":
+			af.ReservationAgent = text
+		case "reservation-policy":
+			af.ReservationPolicy = text
+		case "reservation-planner":
+			af.ReservationPlanner = text
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if legacyFairTimeout != nil && !fairTimeoutSet {
+		af.DefaultFairSharePreemptionTimeout = *legacyFairTimeout
+	}
+	// A top-level "root" queue must stand alone; its content is root's.
+	for _, q := range queues {
+		if name, _ := q.attr("name"); unicodeTrim(name) == queue.RootName && len(queues) > 1 {
+			return nil, fieldErr("queue[root]", "root", "If configuring root queue, no other queues can be placed alongside it.")
+		}
+	}
+	if len(queues) == 1 {
+		if name, _ := queues[0].attr("name"); unicodeTrim(name) == queue.RootName {
+			rc, err := p.parseQueue(queues[0], "", af)
+			if err != nil {
+				return nil, err
+			}
+			rc.Parent = true
+			af.Root = rc
+			return af, nil
+		}
+	}
+	for _, q := range queues {
+		c, err := p.parseQueue(q, queue.RootName, af)
+		if err != nil {
+			return nil, err
+		}
+		af.Root.Children = append(af.Root.Children, c)
+	}
+	return af, nil
+}
+
+// unicodeTrim strips leading and trailing Unicode white space (YARN trims
+// queue names with a Unicode-aware trim, so "\u00a0" is empty).
+func unicodeTrim(s string) string { return strings.TrimFunc(s, unicode.IsSpace) }
+
+func parseInt32(s string) (int, error) {
+	n, err := strconv.ParseInt(s, 10, 32)
+	return int(n), err
+}
+
+func intElem(elem, text string) (int, error) {
+	n, err := parseInt32(text)
+	if err != nil {
+		return 0, fieldErr(elem, text, "must be a 32-bit integer")
+	}
+	return n, nil
+}
+
+// floatElem parses a Java float (single precision; NaN and infinities are
+// refused).
+func floatElem(elem, text string) (float32, error) {
+	f, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSuffix(text, "f"), "F"), 32)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fieldErr(elem, text, "must be a finite number")
+	}
+	return float32(f), nil
+}
+
+// secondsElem parses seconds and returns milliseconds.
+func secondsElem(elem, text string) (berth.Duration, error) {
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil {
+		return 0, fieldErr(elem, text, "must be an integer number of seconds")
+	}
+	if n > math.MaxInt64/1000 || n < math.MinInt64/1000 {
+		return 0, fieldErr(elem, text, "overflows when converted to milliseconds")
+	}
+	return n * 1000, nil
+}
+
+func clamp01(f float32) float32 { return max(0, min(f, 1)) }
+
+// parseQueue reads one <queue> element below parentPath ("" for root).
+func (p *allocParser) parseQueue(el *xnode, parentPath string, af *AllocationFile) (QueueConfig, error) {
+	raw, _ := el.attr("name")
+	name := unicodeTrim(raw)
+	elemName := "queue.name"
+	if parentPath != "" {
+		elemName = "queue[" + parentPath + "].queue.name"
+	}
+	if strings.Contains(name, ".") {
+		return QueueConfig{}, fieldErr(elemName, raw, "Bad fair scheduler config file: queue name ("+name+") shouldn't contain period.")
+	}
+	if name == "" {
+		return QueueConfig{}, fieldErr(elemName, raw, "Bad fair scheduler config file: queue name shouldn't be empty or consist only of whitespace.")
+	}
+	if err := queue.ValidateName(name); err != nil {
+		return QueueConfig{}, fieldErr(elemName, raw, "invalid queue name: "+errors.Unwrap(err).Error())
+	}
+	path := name
+	if parentPath != "" {
+		path = parentPath + "." + name
+	}
+	q := QueueConfig{Path: path}
+	if t, _ := el.attr("type"); t == "parent" {
+		q.Parent = true
+	}
+	field := func(child string) string { return "queue[" + path + "]." + child }
+	maxAMShareSet := false
+	for _, c := range el.children {
+		text := strings.TrimSpace(c.text.String())
+		f := field(c.name)
+		var err error
+		switch c.name {
+		case "minResources":
+			var cr ConfigurableResource
+			cr, err = ParseResource(f, text, p.opts.ResourceTypes, 0)
+			if err == nil {
+				r, ok := cr.Absolute()
+				if !ok {
+					err = fieldErr(f, text, "minResources must be absolute amounts, not percentages")
+				}
+				q.MinResources = &r
+			}
+		case "maxResources", "maxChildResources":
+			var cr ConfigurableResource
+			cr, err = ParseResource(f, text, p.opts.ResourceTypes, math.MaxInt64)
+			if c.name == "maxResources" {
+				q.MaxResources = &cr
+			} else {
+				q.MaxChildResources = &cr
+			}
+		case "maxContainerAllocation":
+			var cr ConfigurableResource
+			cr, err = ParseResource(f, text, p.opts.ResourceTypes, math.MaxInt64)
+			if err == nil {
+				r, ok := cr.Absolute()
+				if !ok {
+					err = fieldErr(f, text, "maxContainerAllocation must be absolute amounts, not percentages")
+				}
+				q.MaxContainerAllocation = &r
+			}
+		case "maxRunningApps":
+			var n int
+			n, err = intElem(f, text)
+			q.MaxRunningApps = &n
+		case "maxAMShare":
+			var v float32
+			v, err = floatElem(f, text)
+			v = min(v, 1)
+			q.MaxAMShare = &v
+			maxAMShareSet = true
+		case "weight":
+			var v float32
+			v, err = floatElem(f, text)
+			q.Weight = &v
+		case "minSharePreemptionTimeout", "fairSharePreemptionTimeout":
+			var d berth.Duration
+			d, err = secondsElem(f, text)
+			if c.name == "minSharePreemptionTimeout" {
+				q.MinSharePreemptionTimeout = &d
+			} else {
+				q.FairSharePreemptionTimeout = &d
+			}
+		case "fairSharePreemptionThreshold":
+			var v float32
+			v, err = floatElem(f, text)
+			v = clamp01(v)
+			q.FairSharePreemptionThreshold = &v
+		case "schedulingPolicy", "schedulingMode":
+			var pol Policy
+			pol, err = ParsePolicy(text)
+			if err != nil {
+				err = fieldErr(f, text, text+" SchedulingPolicy class not found!")
+			}
+			q.Policy = &pol
+		case "aclSubmitApps", "aclAdministerApps", "aclAdministerReservations", "aclListReservations", "aclSubmitReservations":
+			// ACL text is not trimmed as a whole: " " (nobody) is meaningful.
+			acl := queue.ParseACL(c.text.String())
+			switch c.name {
+			case "aclSubmitApps":
+				q.SubmitACL = &acl
+			case "aclAdministerApps":
+				q.AdministerACL = &acl
+			case "aclAdministerReservations":
+				q.AdministerReservationsACL = &acl
+			case "aclListReservations":
+				q.ListReservationsACL = &acl
+			default:
+				q.SubmitReservationsACL = &acl
+			}
+		case "reservation":
+			q.Reservable = true
+		case "allowPreemptionFrom":
+			v := strings.EqualFold(text, "true")
+			q.AllowPreemptionFrom = &v
+		case "queue", "pool":
+			var child QueueConfig
+			child, err = p.parseQueue(c, path, af)
+			q.Children = append(q.Children, child)
+			q.Parent = true
+		}
+		if err != nil {
+			return QueueConfig{}, err
+		}
+	}
+	if q.Parent && parentPath != "" {
+		msg := "The configuration settings for " + path + " are invalid. A queue element that contains child queue elements or that has the type='parent' attribute cannot also include a %s element."
+		if q.Reservable {
+			return QueueConfig{}, fieldErr(field("reservation"), "", fmt.Sprintf(msg, "reservation"))
+		}
+		if maxAMShareSet {
+			return QueueConfig{}, fieldErr(field("maxAMShare"), *q.MaxAMShare, fmt.Sprintf(msg, "maxAMShare"))
+		}
+	}
+	return q, nil
+}

@@ -1,0 +1,81 @@
+// Package fair is YARN's FairScheduler as a library: a hierarchical queue
+// scheduler that divides the cluster among queues and applications by
+// weighted max-min fairness (memory only, FIFO, or dominant resource
+// fairness per queue), driven by its host with node heartbeats and the
+// host's clock. It sits at the end of Berth's pipeline beside package
+// capacity and shares its host-facing shape (AddNode, SubmitApp, Allocate,
+// Heartbeat returning containers, FinishApp, MoveApp, plan queues for
+// reservations, Snapshot, PreemptContainer), so a host can swap one
+// scheduler for the other.
+//
+// # Pieces
+//
+//   - [ParseAllocationFile] reads YARN's fair-scheduler.xml (every element:
+//     nested and parent queues, min/max/maxChild resources, maxRunningApps,
+//     maxAMShare, weight, schedulingPolicy, ACLs, preemption timeouts and
+//     thresholds, allowPreemptionFrom, reservation, user limits, defaults,
+//     queuePlacementPolicy) into a typed [AllocationFile]; [ParseResource]
+//     reads resource strings in all of YARN's forms. Errors are
+//     *berth.FieldError values naming the element.
+//   - [ComputeShares] is ComputeFairShares exactly (25 bisection steps, the
+//     upper bound kept, shares truncated), and [Policy] (fair, FIFO, DRF)
+//     orders [Schedulable] values with YARN's comparators and divides
+//     shares among them.
+//   - [PlacementPolicy] places applications with YARN's rules (specified,
+//     user, primaryGroup, secondaryGroupExistingQueue, nestedUserQueue,
+//     default, reject) and their create flags; groups come from the host
+//     (Config.Groups).
+//   - [Scheduler] keeps the queue tree (ad-hoc queues created by placement
+//     and removed when empty), enforces maxRunningApps per queue and user,
+//     recomputes instantaneous and steady fair shares, and allocates on
+//     heartbeats with YARN's walk: queues and applications sorted by their
+//     policy, delay scheduling by node/rack thresholds or by time,
+//     assign-multiple and max-assign, maxAMShare, and node reservations for
+//     starved applications.
+//
+// # Time
+//
+// The scheduler never reads the wall clock and starts no goroutine. YARN's
+// update thread becomes [Scheduler.Update]: a heartbeat runs it first when
+// Config.UpdateInterval has passed on the host's clock (and on the very
+// first heartbeat); hosts may call it at any time. As in YARN, demands and
+// fair shares are those of the last update, so an ask made after it is
+// served from the next update on.
+//
+// # Differences from YARN
+//
+//   - Shares whose double arithmetic would round past a schedulable's
+//     integer maximum (values above 2^53) are clamped to it; YARN can
+//     hand out a share above the maximum there.
+//   - DRF with two resource types tests the second schedulable's
+//     neediness with its own usage; YARN 3.3.2 reads the first one's (fixed
+//     in later releases).
+//   - minResources and maxContainerAllocation given as percentages are
+//     refused (YARN stores a null resource and fails later); NaN or
+//     infinite numbers and timeouts that overflow milliseconds are refused
+//     (YARN accepts or wraps them); old-style amounts are read as int64
+//     (YARN: int32, failing above 2^31).
+//   - Queue names follow package queue: no white space anywhere (YARN only
+//     trims it).
+//   - A parent queue's demand keeps every resource type; YARN's parent
+//     keeps memory and vcores only.
+//   - Reservation queues are removed only by RemoveReservationQueue, never
+//     by the update's clean-up of empty ad-hoc queues.
+//   - A node that leaves ends its containers as Lost; an application whose
+//     AM was lost keeps its attempt (restarting it is the host's business).
+//     Recovery of running applications is not modelled.
+//   - Starvation (fair-share and min-share, reference §4.13) is computed
+//     when Config.Preemption is on, because reservations depend on it;
+//     choosing and killing victims is left to a preemption policy, which
+//     reads [Scheduler.Snapshot] and calls [Scheduler.PreemptContainer].
+//   - Names break ties by byte order; Java compares UTF-16 code units, which
+//     differs only for characters outside the Basic Multilingual Plane.
+//
+// Faithful quirks kept on purpose: fair shares may add up to slightly more
+// than the cluster (the search keeps its upper bound), every child of a
+// tiny parent can get one unit, the fair policy computes memory only,
+// FIFO gives everything to the earliest application, maxAMShare's float is
+// widened to double before rounding up (10240 × 0.1 gives 1025), every
+// application has priority 1 for ordering (AppSpec.Priority is recorded
+// only), and reservations are made only for starved applications.
+package fair

@@ -1,0 +1,300 @@
+package fair
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
+)
+
+// RuleKind is a placement rule's type (the <rule name="…"> of
+// queuePlacementPolicy).
+type RuleKind uint8
+
+const (
+	// RuleSpecified places in the queue the application asked for.
+	RuleSpecified RuleKind = iota + 1
+	// RuleUser places in a queue named after the user.
+	RuleUser
+	// RulePrimaryGroup places in a queue named after the user's first group.
+	RulePrimaryGroup
+	// RuleSecondaryGroupExistingQueue places in the first existing queue
+	// named after one of the user's other groups.
+	RuleSecondaryGroupExistingQueue
+	// RuleNestedUserQueue places in a user queue below its parent rule's
+	// result.
+	RuleNestedUserQueue
+	// RuleDefault places in the default queue (or the rule's queue).
+	RuleDefault
+	// RuleReject rejects the application.
+	RuleReject
+)
+
+var ruleNames = [...]string{"", "specified", "user", "primaryGroup", "secondaryGroupExistingQueue", "nestedUserQueue", "default", "reject"}
+
+// String returns the rule's name as the allocation file spells it.
+func (k RuleKind) String() string {
+	if int(k) < len(ruleNames) && k != 0 {
+		return ruleNames[k]
+	}
+	return "RuleKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// PlacementRule is one rule of a placement policy.
+type PlacementRule struct {
+	Kind RuleKind
+	// Create lets the rule create the queue it names (create="true", the
+	// default); without it the queue must exist as a configured queue.
+	Create bool
+	// Queue is the default rule's queue attribute ("" for root.default).
+	Queue string
+	// Parent is the nested rule whose result is the parent queue (required
+	// for nestedUserQueue; allowed for user, primaryGroup and
+	// secondaryGroupExistingQueue).
+	Parent *PlacementRule
+}
+
+// terminal reports whether the rule always places (or rejects), so that no
+// later rule can be reached.
+func (r *PlacementRule) terminal() bool {
+	switch r.Kind {
+	case RuleReject:
+		return true
+	case RuleUser, RulePrimaryGroup, RuleNestedUserQueue:
+		return r.Create && (r.Parent == nil || r.Parent.terminal())
+	case RuleDefault:
+		return r.Create
+	}
+	return false
+}
+
+// PlacementPolicy is an ordered list of rules: the first rule that places
+// the application wins; if none does, it is rejected.
+type PlacementPolicy struct {
+	Rules []PlacementRule
+}
+
+// ImplicitPlacementPolicy is the policy YARN uses when the allocation file
+// has no queuePlacementPolicy: specified, then (if userAsDefaultQueue) user,
+// then default when the user rule cannot always place.
+func ImplicitPlacementPolicy(userAsDefaultQueue, allowUndeclaredPools bool) *PlacementPolicy {
+	p := &PlacementPolicy{Rules: []PlacementRule{{Kind: RuleSpecified, Create: allowUndeclaredPools}}}
+	if userAsDefaultQueue {
+		p.Rules = append(p.Rules, PlacementRule{Kind: RuleUser, Create: allowUndeclaredPools})
+	}
+	if !userAsDefaultQueue || !allowUndeclaredPools {
+		p.Rules = append(p.Rules, PlacementRule{Kind: RuleDefault, Create: true})
+	}
+	return p
+}
+
+// Validate checks YARN's reachability rules: no terminal rule before the
+// last, and a terminal last rule.
+func (p *PlacementPolicy) Validate() error {
+	for i := range p.Rules {
+		if p.Rules[i].terminal() && i < len(p.Rules)-1 {
+			return fieldErr("queuePlacementPolicy", p.Rules[i].Kind.String(),
+				fmt.Sprintf("Rules after rule %d in queue placement policy can never be reached", i+1))
+		}
+	}
+	if len(p.Rules) == 0 || !p.Rules[len(p.Rules)-1].terminal() {
+		return fieldErr("queuePlacementPolicy", "", "Could get past last queue placement rule without assigning")
+	}
+	return nil
+}
+
+// parsePlacementPolicy reads <queuePlacementPolicy>; nil with no error
+// means "no <rule> children: keep the current rules".
+func parsePlacementPolicy(el *xnode) (*PlacementPolicy, error) {
+	if len(el.children) == 0 {
+		return nil, fieldErr("queuePlacementPolicy", "", "Empty configuration for QueuePlacementPolicy is not allowed")
+	}
+	p := &PlacementPolicy{}
+	for _, c := range el.children {
+		if c.name != "rule" {
+			continue
+		}
+		r, err := parseRule(c, "queuePlacementPolicy.rule["+strconv.Itoa(len(p.Rules)+1)+"]")
+		if err != nil {
+			return nil, err
+		}
+		p.Rules = append(p.Rules, *r)
+	}
+	if len(p.Rules) == 0 {
+		return nil, nil
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func parseRule(el *xnode, field string) (*PlacementRule, error) {
+	name, _ := el.attr("name")
+	if name == "" {
+		return nil, fieldErr(field, "", "No name provided for a rule element")
+	}
+	var kind RuleKind
+	for k, n := range ruleNames {
+		if n != "" && n == name {
+			kind = RuleKind(k)
+		}
+	}
+	if kind == 0 {
+		return nil, fieldErr(field, name, "No rule class found for "+name)
+	}
+	r := &PlacementRule{Kind: kind, Create: true}
+	if v, ok := el.attr("create"); ok && v != "" {
+		r.Create = strings.EqualFold(v, "true")
+	}
+	if kind == RuleDefault {
+		if q, ok := el.attr("queue"); ok {
+			r.Queue = q
+		}
+	}
+	// Only the last nested <rule> counts as the parent.
+	for _, c := range el.children {
+		if c.name != "rule" {
+			continue
+		}
+		pr, err := parseRule(c, field+".rule")
+		if err != nil {
+			return nil, err
+		}
+		r.Parent = pr
+	}
+	if r.Parent != nil {
+		switch {
+		case r.Parent.Kind == RuleReject || r.Parent.Kind == RuleNestedUserQueue:
+			return nil, fieldErr(field, r.Parent.Kind.String(), "Rule '"+r.Parent.Kind.String()+"' is not allowed as a parent rule for any rule")
+		case r.Parent.Kind == kind:
+			return nil, fieldErr(field, name, "Parent rule may not be the same type as the child rule: "+name)
+		case kind == RuleSpecified || kind == RuleDefault || kind == RuleReject:
+			return nil, fieldErr(field, name, "Rule '"+name+"' may not have a parent rule")
+		}
+	}
+	if kind == RuleNestedUserQueue && r.Parent == nil {
+		return nil, fieldErr(field, name, "Rule 'nestedUserQueue' must have a parent rule set")
+	}
+	return r, nil
+}
+
+// QueueLookup answers what placement needs to know about existing queues.
+type QueueLookup interface {
+	// LookupQueue reports whether the queue at path exists, whether it is
+	// a leaf, and whether it is configured (not created ad hoc).
+	LookupQueue(path string) (exists, leaf, configured bool)
+}
+
+// cleanName replaces "." in user and group names, which would otherwise
+// make nested queues.
+func cleanName(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), ".", "_dot_") }
+
+func assureRoot(q string) string {
+	if q == queue.RootName || strings.HasPrefix(q, queue.RootName+".") {
+		return q
+	}
+	return queue.RootName + "." + q
+}
+
+// Place runs the policy for an application asking for requested on behalf
+// of user. It returns the full queue path, or "" when the rules reject the
+// application. An invalid requested name or a user without groups (for the
+// group rules) is an error of kind berth.ErrInvalidArgument.
+func (p *PlacementPolicy) Place(requested, user string, groups queue.Groups, qi QueueLookup) (string, error) {
+	for i := range p.Rules {
+		q, err := p.Rules[i].place(requested, user, groups, qi)
+		if err != nil || q != "" {
+			return q, err
+		}
+		if p.Rules[i].Kind == RuleReject {
+			return "", nil
+		}
+	}
+	return "", nil
+}
+
+func configured(qi QueueLookup, path string) bool {
+	ok, _, conf := qi.LookupQueue(path)
+	return ok && conf
+}
+
+func (r *PlacementRule) place(requested, user string, groups queue.Groups, qi QueueLookup) (string, error) {
+	switch r.Kind {
+	case RuleReject:
+		return "", nil
+	case RuleSpecified:
+		if requested == "" || requested == "default" {
+			return "", nil
+		}
+		if unicodeTrim(requested) != requested || strings.HasPrefix(requested, ".") || strings.HasSuffix(requested, ".") {
+			return "", fieldErr("queue", requested, "invalid queue name in submission: "+strconv.Quote(requested))
+		}
+		q := assureRoot(requested)
+		if r.Create || configured(qi, q) {
+			return q, nil
+		}
+		return "", nil
+	case RuleDefault:
+		q := "root.default"
+		if r.Queue != "" {
+			if c := assureRoot(r.Queue); validPath(c) {
+				q = c
+			}
+		}
+		if r.Create || configured(qi, q) {
+			return q, nil
+		}
+		return "", nil
+	}
+	// The rules that may sit under a parent rule.
+	base := queue.RootName
+	if r.Parent != nil {
+		pq, err := r.Parent.place(requested, user, groups, qi)
+		if err != nil || pq == "" {
+			return "", err
+		}
+		if exists, leaf, _ := qi.LookupQueue(pq); exists && leaf {
+			return "", nil
+		}
+		base = pq
+	}
+	var name string
+	switch r.Kind {
+	case RuleUser, RuleNestedUserQueue:
+		name = cleanName(user)
+	case RulePrimaryGroup:
+		gs := groupsOf(groups, user)
+		if len(gs) == 0 {
+			return "", &berth.FieldError{Field: "user", Value: user, Reason: "no groups found for user " + user, Kind: berth.ErrNoPlacement}
+		}
+		name = cleanName(gs[0])
+	case RuleSecondaryGroupExistingQueue:
+		gs := groupsOf(groups, user)
+		for _, g := range gs[min(1, len(gs)):] {
+			if q := base + "." + cleanName(g); configured(qi, q) {
+				return q, nil
+			}
+		}
+		return "", nil
+	}
+	q := base + "." + name
+	if r.Create || configured(qi, q) {
+		return q, nil
+	}
+	return "", nil
+}
+
+func groupsOf(g queue.Groups, user string) []string {
+	if g == nil {
+		return nil
+	}
+	return g.GroupsOf(user)
+}
+
+func validPath(p string) bool {
+	_, err := queue.ParsePath(p)
+	return err == nil
+}

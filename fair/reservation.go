@@ -1,0 +1,177 @@
+package fair
+
+import (
+	"strings"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
+)
+
+// Entitlement is a reservation queue's share of its plan queue, as
+// fractions in [0, 1] (YARN's QueueEntitlement). The fair scheduler uses
+// Capacity as the queue's weight and ignores MaxCapacity, as YARN's
+// FairSchedulerPlanFollower does.
+type Entitlement struct {
+	Capacity    float64
+	MaxCapacity float64
+}
+
+// ReservationQueueInfo describes one reservation queue of a plan queue.
+type ReservationQueueInfo struct {
+	// Name is the reservation id (or "<plan>-default"); Path the full path.
+	Name, Path string
+	Entitlement
+	// Default marks the plan's default queue.
+	Default bool
+	// NumApps counts applications in the queue.
+	NumApps int
+	// Used is the queue's allocated resource.
+	Used berth.Resource
+}
+
+// defaultReservationQueue names a plan's default queue:
+// "root.plan" → "root.plan.plan-default".
+func defaultReservationQueue(plan string) string {
+	return plan + "." + plan[strings.LastIndex(plan, ".")+1:] + queue.DefaultReservationSuffix
+}
+
+func (s *Scheduler) planQueue(name string) (*fsQueue, error) {
+	q := s.queues[assureRoot(name)]
+	if q == nil {
+		return nil, notFound("plan-queue", name)
+	}
+	if !q.plan {
+		return nil, kindErr(berth.ErrInvalidArgument, "plan-queue", name, "queue %s is not a reservable (plan) queue", q.path)
+	}
+	return q, nil
+}
+
+// resolveReservationQueue sends a submission to a plan queue to its
+// reservation's queue, or to the plan's default queue without one.
+func (s *Scheduler) resolveReservationQueue(plan *fsQueue, spec AppSpec) (string, error) {
+	if spec.ReservationID == "" {
+		name := defaultReservationQueue(plan.path)
+		if s.queues[name] == nil {
+			q := s.newQueue(name, plan, true, PolicyFair)
+			q.reservation, q.entitlement = true, 1
+			s.applySettings(q)
+			s.recomputeSteady()
+		}
+		return name, nil
+	}
+	name := plan.path + "." + spec.ReservationID
+	q := s.queues[name]
+	if q == nil || !q.reservation {
+		return "", kindErr(berth.ErrNotFound, "app.reservation-id", spec.ReservationID,
+			"Application %s submitted to a reservation which is not yet currently active: %s", spec.ID, name)
+	}
+	return name, nil
+}
+
+// AddReservationQueue creates the reservation queue reservationID under
+// plan queue plan with weight 0 (no share) until the plan follower sets
+// its entitlement.
+func (s *Scheduler) AddReservationQueue(plan, reservationID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.planQueue(plan)
+	if err != nil {
+		return err
+	}
+	if err := queue.ValidateName(reservationID); err != nil {
+		return berth.InvalidField("reservation-id", reservationID, "invalid queue name")
+	}
+	name := p.path + "." + reservationID
+	if s.queues[name] != nil {
+		return kindErr(berth.ErrAlreadyExists, "reservation-id", reservationID, "a queue with that name exists")
+	}
+	q := s.newQueue(name, p, true, PolicyFair)
+	q.reservation = true
+	s.applySettings(q)
+	s.recomputeSteady()
+	return nil
+}
+
+func (s *Scheduler) reservationQueue(name string) (*fsQueue, error) {
+	if q := s.queues[assureRoot(name)]; q != nil && q.reservation {
+		return q, nil
+	}
+	for _, path := range sortedKeys(s.queues) {
+		if q := s.queues[path]; q.reservation && q.Name[strings.LastIndex(q.Name, ".")+1:] == name {
+			return q, nil
+		}
+	}
+	return nil, notFound("reservation-id", name)
+}
+
+// SetEntitlement sets a reservation queue's weight to e.Capacity (in
+// [0, 1]); name is the reservation id or the queue's full path.
+func (s *Scheduler) SetEntitlement(name string, e Entitlement) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q, err := s.reservationQueue(name)
+	if err != nil {
+		return err
+	}
+	if !(e.Capacity >= 0 && e.Capacity <= 1) {
+		return berth.InvalidField("entitlement.capacity", e.Capacity, "must be in [0, 1]")
+	}
+	if !(e.MaxCapacity >= 0 && e.MaxCapacity <= 1) {
+		return berth.InvalidField("entitlement.max-capacity", e.MaxCapacity, "must be in [0, 1]")
+	}
+	q.entitlement = float64(float32(e.Capacity))
+	q.Weight = q.entitlement
+	s.recomputeSteady()
+	return nil
+}
+
+// RemoveReservationQueue deletes an empty reservation queue; name is the
+// reservation id or the full path. The default queue of a plan is removed
+// only by a reload that drops the plan.
+func (s *Scheduler) RemoveReservationQueue(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q, err := s.reservationQueue(name)
+	if err != nil {
+		return err
+	}
+	if q.path == defaultReservationQueue(q.parent.path) {
+		return kindErr(berth.ErrInvalidArgument, "reservation-id", name, "the default queue of plan %s cannot be removed", q.parent.path)
+	}
+	if !q.isEmpty() {
+		return kindErr(berth.ErrInvalidState, "queue", q.path, "The queue %s is not empty: %d applications", q.path, len(q.runnableApps)+len(q.nonRunnableApps))
+	}
+	s.removeQueue(q)
+	s.recomputeSteady()
+	return nil
+}
+
+// ReservationQueues lists plan's reservation queues in creation order.
+func (s *Scheduler) ReservationQueues(plan string) ([]ReservationQueueInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.planQueue(plan)
+	if err != nil {
+		return nil, err
+	}
+	var out []ReservationQueueInfo
+	for _, c := range p.children {
+		short := c.path[strings.LastIndex(c.path, ".")+1:]
+		out = append(out, ReservationQueueInfo{Name: short, Path: c.path, Entitlement: Entitlement{Capacity: c.Weight, MaxCapacity: 1},
+			Default: c.path == defaultReservationQueue(p.path), NumApps: len(c.runnableApps) + len(c.nonRunnableApps), Used: c.Usage})
+	}
+	return out, nil
+}
+
+// PlanQueues lists the full paths of the plan (reservable) queues, sorted.
+func (s *Scheduler) PlanQueues() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, p := range sortedKeys(s.queues) {
+		if s.queues[p].plan {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,604 @@
+package fair
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
+)
+
+// Scheduler is YARN's FairScheduler driven by its host: the host adds
+// nodes, submits applications (placed by the placement policy) and their
+// asks, and calls [Scheduler.Heartbeat] for every node update; each
+// heartbeat returns the containers allocated on that node. Fair shares are
+// recomputed by [Scheduler.Update], which a heartbeat runs by itself when
+// Config.UpdateInterval has passed on the host's clock.
+//
+// A Scheduler is safe for concurrent use; one mutex serializes every call.
+type Scheduler struct {
+	mu    sync.Mutex
+	clock berth.Clock
+	cfg   Config
+
+	alloc     *AllocationFile
+	placement *PlacementPolicy
+	unbounded berth.Resource
+
+	root              *fsQueue
+	queues            map[string]*fsQueue
+	pendingTypeChange map[string]bool
+
+	nodes   map[string]*node
+	racks   map[string]int
+	cluster berth.Resource
+
+	apps     map[string]*app
+	users    map[string]*userApps
+	live     map[ContainerID]*container
+	resvByID map[ContainerID]*reservation
+
+	nextID     ContainerID
+	nextSeq    uint64
+	lastUpdate berth.Time
+	updated    bool
+
+	shareBuf shareBuf
+}
+
+// userApps tracks a user's runnable count and waiting applications.
+type userApps struct {
+	runnable    int
+	nonRunnable []*app
+}
+
+// New builds a scheduler from cfg and an allocation file (nil: an empty
+// <allocations/>). clock must not be nil.
+func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) {
+	if clock == nil {
+		return nil, berth.InvalidField("clock", nil, "a clock is required")
+	}
+	cfg = cfg.clone()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.UpdateInterval <= 0 {
+		cfg.UpdateInterval = 500
+	}
+	if af == nil {
+		af = DefaultAllocationFile()
+	}
+	s := &Scheduler{
+		clock: clock, cfg: cfg, alloc: af, unbounded: Unbounded(cfg.ResourceTypes...),
+		queues: map[string]*fsQueue{}, pendingTypeChange: map[string]bool{},
+		nodes: map[string]*node{}, racks: map[string]int{},
+		apps: map[string]*app{}, users: map[string]*userApps{},
+		live: map[ContainerID]*container{}, resvByID: map[ContainerID]*reservation{},
+	}
+	// root and root.default exist from the start with the fair policy,
+	// as in YARN, before the file is applied.
+	s.root = s.newQueue(queue.RootName, nil, false, PolicyFair)
+	s.newQueue(defaultQueue, s.root, true, PolicyFair)
+	s.loadAllocation(af)
+	return s, nil
+}
+
+// Reload applies a new allocation file (YARN's reload). A file that failed
+// to parse never reaches here, so a reload is all or nothing at the file
+// level; within it, YARN's rules apply: if any existing queue's new policy
+// is not allowed where it sits, every existing queue keeps its old policy;
+// configured queues that cannot be created (policy, or an ancestor that is
+// a leaf) are skipped; a queue changing between leaf and parent while it
+// holds applications changes once it is empty.
+func (s *Scheduler) Reload(af *AllocationFile) error {
+	if af == nil {
+		return berth.InvalidField("allocations", nil, "allocation file is required")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loadAllocation(af)
+	return nil
+}
+
+// Config returns a copy of the configuration in force.
+func (s *Scheduler) Config() Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.clone()
+}
+
+// ClusterResource returns the sum of the nodes' capabilities.
+func (s *Scheduler) ClusterResource() berth.Resource {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cluster
+}
+
+func (s *Scheduler) clusterChanged() {
+	s.reinit(s.root)
+	s.recomputeSteady()
+}
+
+// AddNode adds a node to the cluster.
+func (s *Scheduler) AddNode(n NodeSpec) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n.ID == "" {
+		return berth.InvalidField("node.id", n.ID, "must not be empty")
+	}
+	if _, ok := s.nodes[n.ID]; ok {
+		return kindErr(berth.ErrAlreadyExists, "node.id", n.ID, "node already exists")
+	}
+	if n.Capability.AnyNegative() {
+		return berth.InvalidField("node.capability", n.Capability, "must not be negative")
+	}
+	if n.Rack == "" {
+		n.Rack = "/default-rack"
+	}
+	s.nodes[n.ID] = &node{NodeSpec: n, live: map[ContainerID]*container{}}
+	s.racks[n.Rack]++
+	s.cluster = s.cluster.Add(n.Capability)
+	s.clusterChanged()
+	return nil
+}
+
+// RemoveNode takes a node out of the cluster; its containers end as Lost
+// (in id order) and its reservation is dropped.
+func (s *Scheduler) RemoveNode(id string) ([]Ended, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.nodes[id]
+	if !ok {
+		return nil, notFound("node.id", id)
+	}
+	if n.reserved != nil {
+		s.unreserve(n.reserved)
+	}
+	var out []Ended
+	for _, cid := range sortedIDs(n.live) {
+		c := n.live[cid]
+		s.releaseContainer(c)
+		out = append(out, Ended{Container: c.Container, Status: Lost})
+	}
+	delete(s.nodes, id)
+	if s.racks[n.Rack]--; s.racks[n.Rack] == 0 {
+		delete(s.racks, n.Rack)
+	}
+	s.cluster = s.cluster.Sub(n.Capability)
+	s.clusterChanged()
+	return out, nil
+}
+
+func sortedIDs[V any](m map[ContainerID]V) []ContainerID {
+	out := make([]ContainerID, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// LookupQueue implements [QueueLookup] over the live tree.
+func (s *Scheduler) lookupQueue(path string) (exists, leaf, configured bool) {
+	q := s.queues[path]
+	if q == nil {
+		return false, false, false
+	}
+	return true, q.leaf, !q.dynamic
+}
+
+type queueInfoFunc func(string) (bool, bool, bool)
+
+func (f queueInfoFunc) LookupQueue(p string) (bool, bool, bool) { return f(p) }
+
+// Place runs the placement policy for a submission without submitting:
+// the queue the application would land in ("" when rejected).
+func (s *Scheduler) Place(requested, user string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.placement.Place(requested, user, s.cfg.Groups, queueInfoFunc(s.lookupQueue))
+}
+
+// SubmitApp places and submits an application and returns the full path of
+// the leaf queue it runs in. Following YARN: the placement policy chooses
+// the queue (rejection: ErrNoPlacement); a plan queue sends it to its
+// reservation queue (or the plan's default queue); the leaf is created if
+// needed (a parent: ErrInvalidArgument); the user needs the submit or
+// administer ACL (ErrPermissionDenied); an AM asking for a type whose queue
+// maximum is 0 is refused. The application then runs at once or waits for
+// maxRunningApps (queue and user).
+func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if spec.ID == "" {
+		return "", berth.InvalidField("app.id", spec.ID, "must not be empty")
+	}
+	if spec.User == "" {
+		return "", berth.InvalidField("app.user", spec.User, "must not be empty")
+	}
+	if _, ok := s.apps[spec.ID]; ok {
+		return "", kindErr(berth.ErrAlreadyExists, "app.id", spec.ID, "application already exists")
+	}
+	if spec.AMResource.AnyNegative() {
+		return "", berth.InvalidField("app.am-resource", spec.AMResource, "must not be negative")
+	}
+	qname, err := s.placement.Place(spec.Queue, spec.User, s.cfg.Groups, queueInfoFunc(s.lookupQueue))
+	if err != nil {
+		return "", fmt.Errorf("application %s: %w", spec.ID, err)
+	}
+	if qname == "" {
+		return "", kindErr(berth.ErrNoPlacement, "queue", spec.Queue, "Application %s submitted by user %s with an empty queue name or rejected by placement rules.", spec.ID, spec.User)
+	}
+	if q := s.queues[qname]; q != nil && q.plan {
+		if qname, err = s.resolveReservationQueue(q, spec); err != nil {
+			return "", err
+		}
+	}
+	q := s.getQueue(qname, true, true)
+	if q == nil {
+		return "", kindErr(berth.ErrInvalidArgument, "queue", qname, "%s is not a leaf queue", qname)
+	}
+	var groups []string
+	if s.cfg.Groups != nil {
+		groups = s.cfg.Groups.GroupsOf(spec.User)
+	}
+	if !s.hasAccess(q, spec.User, groups) {
+		s.dropIfEmptyDynamic(q)
+		return "", kindErr(berth.ErrPermissionDenied, "queue", q.path, "User %s does not have permission to submit %s to queue %s", spec.User, spec.ID, q.path)
+	}
+	var amAsk berth.Resource
+	if !spec.AMResource.IsZero() {
+		amAsk, err = s.normalize(spec.AMResource, "app.am-resource")
+		if err != nil {
+			s.dropIfEmptyDynamic(q)
+			return "", err
+		}
+		for _, t := range berth.TypeNames(amAsk) {
+			if amAsk.Get(t) > 0 && q.MaxShare.Get(t) == 0 {
+				s.dropIfEmptyDynamic(q)
+				return "", kindErr(berth.ErrCapacityExceeded, "app.am-resource", spec.AMResource,
+					"Cannot submit application %s to queue %s because it has zero amount of resource for a requested resource! Invalid requested AM resources: %v, maximum queue resources: %v", spec.ID, q.path, amAsk, q.MaxShare)
+			}
+		}
+	}
+	s.nextSeq++
+	a := &app{id: spec.ID, user: spec.User, seq: s.nextSeq, appPrio: spec.Priority, resID: spec.ReservationID,
+		live: map[ContainerID]*container{}, reservedOn: map[string]*reservation{},
+		allowed: map[int32]Locality{}, opps: map[int32]int{}, lastAt: map[int32]berth.Time{}}
+	a.Name = spec.ID
+	a.StartTime = s.clock.Now()
+	a.Priority = 1
+	a.Weight = 1
+	a.MaxShare = s.unbounded
+	a.lastTimeAtFairShare = a.StartTime
+	if !amAsk.IsZero() {
+		a.managedAM = true
+		k := a.addKey(0)
+		k.any, k.capRes = 1, amAsk
+	}
+	s.apps[a.id] = a
+	s.addAppToQueue(a, q)
+	return q.path, nil
+}
+
+// hasAccess checks the submit or administer ACL of q and its ancestors.
+func (s *Scheduler) hasAccess(q *fsQueue, user string, groups []string) bool {
+	for p := q; p != nil; p = p.parent {
+		if p.settings.SubmitACL.Allows(user, groups) || p.settings.AdministerACL.Allows(user, groups) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropIfEmptyDynamic removes an ad-hoc queue a failed submission created.
+func (s *Scheduler) dropIfEmptyDynamic(q *fsQueue) {
+	for q != nil && q.dynamic && q.isEmpty() && q.numRunnable == 0 {
+		p := q.parent
+		s.removeQueue(q)
+		q = p
+	}
+	s.recomputeSteady()
+}
+
+// addAppToQueue runs the max-running-apps check and files the app.
+func (s *Scheduler) addAppToQueue(a *app, q *fsQueue) {
+	a.q = q
+	if s.canAppBeRunnable(q, a) {
+		a.runnable = true
+		q.runnableApps = append(q.runnableApps, a)
+		s.trackRunnable(a)
+	} else {
+		q.nonRunnableApps = append(q.nonRunnableApps, a)
+		u := s.user(a.user)
+		u.nonRunnable = append(u.nonRunnable, a)
+	}
+}
+
+func (s *Scheduler) user(name string) *userApps {
+	u := s.users[name]
+	if u == nil {
+		u = &userApps{}
+		s.users[name] = u
+	}
+	return u
+}
+
+// normalize rounds an ask up to the increment within [min, max] as the
+// fair scheduler does, refusing asks above the maximum allocation.
+func (s *Scheduler) normalize(r berth.Resource, field string) (berth.Resource, error) {
+	if r.AnyNegative() {
+		return r, berth.InvalidField(field, r, "must not be negative")
+	}
+	if !r.FitsIn(ComponentwiseMaxWithExtras(s.cfg.MaxAllocation, s.unbounded, r)) {
+		return r, berth.InvalidField(field, r, "exceeds the maximum allocation "+s.cfg.MaxAllocation.String())
+	}
+	return berth.DominantCalculator{}.Normalize(r, s.cfg.MinAllocation, ComponentwiseMaxWithExtras(s.cfg.MaxAllocation, s.unbounded, r), s.cfg.Increment), nil
+}
+
+// ComponentwiseMaxWithExtras returns lim with every extended type of r that
+// lim does not mention taken from fallback (so types without a configured
+// maximum are unlimited).
+func ComponentwiseMaxWithExtras(lim, fallback, r berth.Resource) berth.Resource {
+	for _, t := range berth.TypeNames(r)[2:] {
+		if lim.Get(t) == 0 {
+			v := fallback.Get(t)
+			if v == 0 {
+				v = math.MaxInt64
+			}
+			lim = lim.With(t, v)
+		}
+	}
+	return lim
+}
+
+// Allocate is the application's side of YARN's allocate call: it replaces
+// asks (by priority and resource name) and releases containers. It returns
+// the application's headroom. The call is all-or-nothing.
+func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (berth.Resource, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.apps[appID]
+	if !ok {
+		return berth.Resource{}, notFound("app.id", appID)
+	}
+	norm := make([]Ask, len(asks))
+	for i, k := range asks {
+		f := fmt.Sprintf("asks[%d]", i)
+		if k.ResourceName == "" {
+			return berth.Resource{}, berth.InvalidField(f+".resource-name", k.ResourceName, "must be a host, a rack or *")
+		}
+		if k.Count < 0 {
+			return berth.Resource{}, berth.InvalidField(f+".count", k.Count, "must not be negative")
+		}
+		c, err := s.normalize(k.Capability, f+".capability")
+		if err != nil {
+			return berth.Resource{}, err
+		}
+		k.Capability = c
+		norm[i] = k
+	}
+	for i, id := range release {
+		c, ok := s.live[id]
+		if !ok || c.app != a {
+			if r, ok := s.resvByID[id]; ok && r.app == a {
+				continue
+			}
+			return berth.Resource{}, notFound(fmt.Sprintf("release[%d]", i), id)
+		}
+	}
+	for _, k := range norm {
+		s.setAsk(a, k)
+	}
+	for _, id := range release {
+		if c, ok := s.live[id]; ok {
+			s.releaseContainer(c)
+		} else if r, ok := s.resvByID[id]; ok {
+			s.unreserve(r)
+		}
+	}
+	return s.headroom(a), nil
+}
+
+// setAsk stores one ask.
+func (s *Scheduler) setAsk(a *app, k Ask) {
+	key := a.addKey(k.Priority)
+	switch {
+	case k.ResourceName == AnyResource:
+		key.any = k.Count
+		key.anyRelax = !k.StrictLocality
+		key.capRes = k.Capability
+	default:
+		m := &key.hosts
+		if s.isRack(k.ResourceName) {
+			m = &key.racks
+		}
+		if *m == nil {
+			*m = map[string]*locAsk{}
+		}
+		la := (*m)[k.ResourceName]
+		if la == nil {
+			la = &locAsk{}
+			(*m)[k.ResourceName] = la
+		}
+		la.count, la.relax = k.Count, !k.StrictLocality
+		if key.capRes.IsZero() {
+			key.capRes = k.Capability
+		}
+	}
+}
+
+// isRack tells a rack name from a host name: a rack is a name some node
+// sits on, or one starting with "/" as YARN's rack names do.
+func (s *Scheduler) isRack(name string) bool {
+	if strings.HasPrefix(name, "/") {
+		return true
+	}
+	if _, ok := s.nodes[name]; ok {
+		return false
+	}
+	_, ok := s.racks[name]
+	return ok
+}
+
+// headroom is the policy's headroom of the app's queue against the
+// cluster's unallocated resource.
+func (s *Scheduler) headroom(a *app) berth.Resource {
+	q := a.q
+	avail := s.cluster.Sub(s.root.Usage)
+	maxAvail := berth.ComponentwiseMin(avail, q.MaxShare.Sub(q.Usage).SubNonNegative(berth.None()))
+	return q.policy.Headroom(q.FairShare, q.Usage, maxAvail)
+}
+
+// FinishApp ends an application normally: its live containers end as
+// Killed, reservations are cancelled and waiting applications may start.
+func (s *Scheduler) FinishApp(appID string) ([]Ended, error) {
+	return s.removeApp(appID, Killed)
+}
+
+// KillApp kills an application (YARN's kill); same effect as FinishApp.
+func (s *Scheduler) KillApp(appID string) ([]Ended, error) {
+	return s.removeApp(appID, Killed)
+}
+
+func (s *Scheduler) removeApp(appID string, st ExitStatus) ([]Ended, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.apps[appID]
+	if !ok {
+		return nil, notFound("app.id", appID)
+	}
+	var out []Ended
+	for _, id := range sortedIDs(a.live) {
+		c := a.live[id]
+		s.releaseContainer(c)
+		out = append(out, Ended{Container: c.Container, Status: st})
+	}
+	for _, nid := range sortedKeys(a.reservedOn) {
+		s.unreserve(a.reservedOn[nid])
+	}
+	q := a.q
+	if a.amRunning {
+		q.amUsage = q.amUsage.Sub(a.amRes)
+	}
+	wasRunnable := a.runnable
+	s.detachApp(a)
+	delete(s.apps, appID)
+	if wasRunnable {
+		s.updateRunnabilityOnRemoval(a, q)
+	}
+	return out, nil
+}
+
+// detachApp takes a out of its queue lists and counts.
+func (s *Scheduler) detachApp(a *app) {
+	q := a.q
+	if a.runnable {
+		q.runnableApps = slices.DeleteFunc(q.runnableApps, func(x *app) bool { return x == a })
+		s.untrackRunnable(a)
+		a.runnable = false
+	} else {
+		q.nonRunnableApps = slices.DeleteFunc(q.nonRunnableApps, func(x *app) bool { return x == a })
+		u := s.user(a.user)
+		u.nonRunnable = slices.DeleteFunc(u.nonRunnable, func(x *app) bool { return x == a })
+	}
+	if u := s.users[a.user]; u != nil && u.runnable == 0 && len(u.nonRunnable) == 0 {
+		delete(s.users, a.user)
+	}
+}
+
+// MoveApp moves an application to another existing leaf queue, with
+// YARN's checks: the target's (and its ancestors' up to the common
+// ancestor) maxRunningApps and max share must admit it. A plan queue
+// means its default reservation queue. It returns the target's full path.
+func (s *Scheduler) MoveApp(appID, target string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.apps[appID]
+	if !ok {
+		return "", notFound("app.id", appID)
+	}
+	tp := assureRoot(target)
+	t := s.queues[tp]
+	if t != nil && t.plan {
+		tp = defaultReservationQueue(t.path)
+		t = s.queues[tp]
+	}
+	if t == nil || !t.leaf {
+		return "", kindErr(berth.ErrNotFound, "queue", target, "Target queue %s not found or is not a leaf queue.", target)
+	}
+	if t == a.q {
+		return t.path, nil
+	}
+	lca := commonAncestor(a.q, t)
+	if a.runnable {
+		for p := t; p != lca; p = p.parent {
+			if p.numRunnable >= p.maxRunningApps() {
+				return "", kindErr(berth.ErrCapacityExceeded, "queue", p.path, "Moving app attempt %s to queue %s would violate queue maxRunningApps constraints on queue %s", appID, t.path, p.path)
+			}
+		}
+	}
+	for p := t; p != lca; p = p.parent {
+		if !p.Usage.Add(a.Usage).FitsIn(p.MaxShare) {
+			return "", kindErr(berth.ErrCapacityExceeded, "queue", p.path, "Moving app attempt %s to queue %s would violate queue maxShare constraints on queue %s", appID, t.path, p.path)
+		}
+	}
+	old := a.q
+	usage := a.Usage
+	for p := old; p != nil; p = p.parent {
+		p.Usage = p.Usage.Sub(usage)
+	}
+	if a.amRunning {
+		old.amUsage = old.amUsage.Sub(a.amRes)
+		t.amUsage = t.amUsage.Add(a.amRes)
+	}
+	runnable := a.runnable
+	if runnable {
+		old.runnableApps = slices.DeleteFunc(old.runnableApps, func(x *app) bool { return x == a })
+		for p := old; p != nil; p = p.parent {
+			p.numRunnable--
+		}
+		t.runnableApps = append(t.runnableApps, a)
+		for p := t; p != nil; p = p.parent {
+			p.numRunnable++
+		}
+	} else {
+		old.nonRunnableApps = slices.DeleteFunc(old.nonRunnableApps, func(x *app) bool { return x == a })
+		t.nonRunnableApps = append(t.nonRunnableApps, a)
+		slices.SortStableFunc(t.nonRunnableApps, byStart)
+	}
+	a.q = t
+	for p := t; p != nil; p = p.parent {
+		p.Usage = p.Usage.Add(usage)
+	}
+	for _, c := range a.live {
+		c.Queue = t.path
+	}
+	if runnable {
+		s.updateRunnabilityOnRemovalFrom(old)
+	}
+	return t.path, nil
+}
+
+func commonAncestor(a, b *fsQueue) *fsQueue {
+	seen := map[*fsQueue]bool{}
+	for p := a; p != nil; p = p.parent {
+		seen[p] = true
+	}
+	for p := b; p != nil; p = p.parent {
+		if seen[p] {
+			return p
+		}
+	}
+	return nil
+}
+
+func byStart(x, y *app) int {
+	if c := cmpInt64(x.StartTime, y.StartTime); c != 0 {
+		return c
+	}
+	return cmpInt64(int64(x.seq), int64(y.seq))
+}

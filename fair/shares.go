@@ -1,0 +1,180 @@
+package fair
+
+import "math"
+
+// shareIterations is the number of bisection steps YARN's ComputeFairShares
+// runs; it is part of the observable result (the shares are rounded from the
+// upper bound after these steps), so it is not configurable.
+const shareIterations = 25
+
+// ShareEntry is one participant of a single-type fair-share computation:
+// its weight, its minimum and maximum share of the type, and whether it is
+// an inactive queue (an instantaneous computation gives such a queue 0).
+type ShareEntry struct {
+	Weight   float64
+	Min, Max int64
+	Inactive bool
+}
+
+// javaLong converts a double to a long the way Java's (long) cast does:
+// NaN is 0 and out-of-range values saturate. Go leaves those cases
+// implementation-defined, so every float→int64 conversion of a share goes
+// through here.
+func javaLong(f float64) int64 {
+	switch {
+	case f != f:
+		return 0
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// satAdd adds with saturation at the int64 bounds (YARN's safeAdd in
+// ComputeFairShares), so that unbounded maxima never wrap around.
+func satAdd(a, b int64) int64 {
+	r := a + b
+	if (a^r)&(b^r) < 0 {
+		if a > 0 {
+			return math.MaxInt64
+		}
+		return math.MinInt64
+	}
+	return r
+}
+
+// fixedShare returns the share of an entry that does not take part in the
+// search, and false when the entry is searched over (YARN's
+// getFairShareIfFixed).
+func fixedShare(e *ShareEntry, steady bool) (int64, bool) {
+	switch {
+	case e.Max <= 0:
+		return 0, true
+	case !steady && e.Inactive:
+		return 0, true
+	case e.Weight <= 0:
+		return max(e.Min, 0), true
+	}
+	return 0, false
+}
+
+// shareScratch holds the flattened non-fixed entries of one computation, so
+// that the inner loop of the search reads three dense float arrays.
+type shareScratch struct {
+	idx         []int
+	w, min, max []float64
+	fastLimit   float64
+}
+
+// used is the total taken at weight-to-resource ratio r (YARN's
+// resourceUsedWithWeightToResourceRatio), saturating. Terms below fastLimit
+// are summed without overflow checks (their count bounds the sum below
+// 2^62); larger ones take the saturating path, so the result equals YARN's
+// term-by-term saturating sum for non-negative shares.
+func (s *shareScratch) used(r float64) int64 {
+	w := s.w
+	lo, hi := s.min[:len(w)], s.max[:len(w)]
+	limit := s.fastLimit
+	var fast, slow int64
+	for i, wi := range w {
+		v := wi * r
+		if v < lo[i] {
+			v = lo[i]
+		}
+		if v > hi[i] {
+			v = hi[i]
+		}
+		if v < limit {
+			fast += int64(v)
+		} else {
+			slow = satAdd(slow, javaLong(v))
+		}
+	}
+	return satAdd(fast, slow)
+}
+
+// share is one entry's share at ratio r: weight×r clamped to [min, max] in
+// double precision, then truncated.
+func (s *shareScratch) share(i int, r float64) int64 {
+	v := s.w[i] * r
+	v = math.Max(v, s.min[i])
+	v = math.Min(v, s.max[i])
+	return javaLong(v)
+}
+
+// ComputeShares computes the fair shares of one resource type exactly as
+// YARN's ComputeFairShares does and writes them to out (which must have the
+// length of entries). With steady false inactive entries get 0 (the
+// instantaneous fair share); with steady true every entry takes part.
+//
+// Entries with a maximum ≤ 0 get 0, entries with weight ≤ 0 get their
+// minimum; the rest share what is left of total by a 25-step bisection on
+// the weight-to-resource ratio, whose upper bound is used, and each share
+// is truncated — so the shares may add up to slightly more than total, as
+// in YARN.
+func ComputeShares(entries []ShareEntry, total int64, steady bool, out []int64) {
+	var sc shareScratch
+	computeShares(entries, total, steady, out, &sc)
+}
+
+func computeShares(entries []ShareEntry, total int64, steady bool, out []int64, sc *shareScratch) {
+	sc.idx, sc.w, sc.min, sc.max = sc.idx[:0], sc.w[:0], sc.min[:0], sc.max[:0]
+	var taken int64
+	for i := range entries {
+		e := &entries[i]
+		if v, ok := fixedShare(e, steady); ok {
+			out[i] = v
+			taken = satAdd(taken, v)
+			continue
+		}
+		sc.idx = append(sc.idx, i)
+		sc.w = append(sc.w, e.Weight)
+		sc.min = append(sc.min, float64(e.Min))
+		sc.max = append(sc.max, float64(e.Max))
+	}
+	if len(sc.idx) == 0 {
+		return
+	}
+	sc.fastLimit = float64(int64(1)<<62) / float64(len(sc.idx)+1)
+	var totalMax int64
+	for _, i := range sc.idx {
+		totalMax = satAdd(totalMax, entries[i].Max)
+		if totalMax == math.MaxInt64 {
+			break
+		}
+	}
+	want := min(max(total-taken, 0), totalMax)
+	rMax := 1.0
+	for sc.used(rMax) < want && !math.IsInf(rMax, 1) {
+		rMax *= 2
+	}
+	lo, hi := 0.0, rMax
+	for range shareIterations {
+		mid := (lo + hi) / 2
+		u := sc.used(mid)
+		if u == want {
+			hi = mid
+			break
+		}
+		if u < want {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	for k, i := range sc.idx {
+		// Above 2^53 the double arithmetic can round a share past its
+		// integer bounds; clamp so no share ever exceeds its maximum.
+		e := &entries[i]
+		v := sc.share(k, hi)
+		if v > e.Max {
+			v = e.Max
+		}
+		if v < e.Min && e.Min <= e.Max {
+			v = e.Min
+		}
+		out[i] = v
+	}
+}

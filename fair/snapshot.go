@@ -1,0 +1,245 @@
+package fair
+
+import (
+	"slices"
+
+	"github.com/berthsched/berth"
+)
+
+// QueueInfo is one queue in a snapshot.
+type QueueInfo struct {
+	// Path is the full path; Parent the parent's ("" for root).
+	Path, Parent string
+	Leaf         bool
+	// Dynamic marks a queue created ad hoc by placement; Plan a
+	// reservable queue; Reservation a reservation queue.
+	Dynamic, Plan, Reservation bool
+	Policy                     Policy
+	Weight                     float64
+	MinShare, MaxShare         berth.Resource
+	Demand, Usage              berth.Resource
+	FairShare, SteadyFairShare berth.Resource
+	// AMUsage and MaxAMResource (leaves); MaxAMShare as configured.
+	AMUsage, MaxAMResource berth.Resource
+	MaxAMShare             float32
+	// NumRunnable counts runnable applications in the subtree;
+	// NumPending the waiting ones (leaves).
+	NumRunnable, NumPending, MaxRunningApps int
+	// Preemption settings after inheritance.
+	MinSharePreemptionTimeout, FairSharePreemptionTimeout berth.Duration
+	FairSharePreemptionThreshold                          float32
+	Preemptable                                           bool
+}
+
+// AppInfo is one application in a snapshot.
+type AppInfo struct {
+	ID, Queue, User string
+	// Runnable is false while the application waits for maxRunningApps.
+	Runnable bool
+	Start    berth.Time
+	Weight   float64
+	// Usage, Demand and FairShare as of the last update (usage is live).
+	Usage, Demand, FairShare, Reserved berth.Resource
+	// FairShareStarvation and MinShareStarvation (with preemption on).
+	FairShareStarvation, MinShareStarvation berth.Resource
+	AMResource                              berth.Resource
+	AMRunning                               bool
+	Containers                              int
+}
+
+// ContainerInfo is a live container in a snapshot.
+type ContainerInfo struct {
+	Container
+	// Preemptable reports whether its queue allows preemption from it.
+	Preemptable bool
+}
+
+// ReservationInfo is a container reserved on a node.
+type ReservationInfo struct {
+	ID       ContainerID
+	App      string
+	Node     string
+	Queue    string
+	Resource berth.Resource
+	Priority int32
+	Time     berth.Time
+}
+
+// NodeInfo is a node in a snapshot.
+type NodeInfo struct {
+	ID, Rack              string
+	Capability, Allocated berth.Resource
+	// Reserved is the id of the container reserved on the node, 0 if none.
+	Reserved ContainerID
+}
+
+// Snapshot is a deep copy of the scheduler's state at one moment, for a
+// preemption policy and for reporting. It does not change afterwards.
+type Snapshot struct {
+	Time         berth.Time
+	Cluster      berth.Resource
+	Queues       []QueueInfo       // depth first, children in creation order
+	Apps         []AppInfo         // by submission order
+	Containers   []ContainerInfo   // by id
+	Reservations []ReservationInfo // by id
+	Nodes        []NodeInfo        // by id
+}
+
+// Queue returns the queue at path, or nil.
+func (sn *Snapshot) Queue(path string) *QueueInfo {
+	for i := range sn.Queues {
+		if sn.Queues[i].Path == path {
+			return &sn.Queues[i]
+		}
+	}
+	return nil
+}
+
+// App returns the application id, or nil.
+func (sn *Snapshot) App(id string) *AppInfo {
+	for i := range sn.Apps {
+		if sn.Apps[i].ID == id {
+			return &sn.Apps[i]
+		}
+	}
+	return nil
+}
+
+// Snapshot copies the scheduler's state.
+func (s *Scheduler) Snapshot() *Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := &Snapshot{Time: s.clock.Now(), Cluster: s.cluster}
+	var walk func(q *fsQueue)
+	walk = func(q *fsQueue) {
+		qi := QueueInfo{Path: q.path, Leaf: q.leaf, Dynamic: q.dynamic, Plan: q.plan, Reservation: q.reservation,
+			Policy: q.policy, Weight: q.Weight, MinShare: q.MinShare, MaxShare: q.MaxShare, Demand: q.Demand,
+			Usage: q.Usage, FairShare: q.FairShare, SteadyFairShare: q.SteadyFairShare, AMUsage: q.amUsage,
+			MaxAMShare: q.settings.MaxAMShare, NumRunnable: q.numRunnable, NumPending: len(q.nonRunnableApps),
+			MaxRunningApps: q.maxRunningApps(), MinSharePreemptionTimeout: q.minShareTimeout,
+			FairSharePreemptionTimeout: q.fairShareTimeout, FairSharePreemptionThreshold: q.fairShareThreshold,
+			Preemptable: q.preemptable}
+		if q.parent != nil {
+			qi.Parent = q.parent.path
+		}
+		if q.leaf {
+			qi.MaxAMResource = s.maxAMResource(q)
+		}
+		out.Queues = append(out.Queues, qi)
+		for _, c := range q.children {
+			walk(c)
+		}
+	}
+	walk(s.root)
+	apps := make([]*app, 0, len(s.apps))
+	for _, a := range s.apps {
+		apps = append(apps, a)
+	}
+	slices.SortFunc(apps, func(x, y *app) int { return cmpInt64(int64(x.seq), int64(y.seq)) })
+	for _, a := range apps {
+		out.Apps = append(out.Apps, AppInfo{ID: a.id, Queue: a.q.path, User: a.user, Runnable: a.runnable, Start: a.StartTime,
+			Weight: a.Weight, Usage: a.Usage, Demand: a.Demand, FairShare: a.FairShare, Reserved: a.reservedRes,
+			FairShareStarvation: a.fairStarvation, MinShareStarvation: a.minStarvation, AMResource: a.amRes,
+			AMRunning: a.amRunning, Containers: len(a.live)})
+	}
+	for _, id := range sortedIDs(s.live) {
+		c := s.live[id]
+		out.Containers = append(out.Containers, ContainerInfo{Container: c.Container, Preemptable: c.app.q.preemptable})
+	}
+	for _, id := range sortedIDs(s.resvByID) {
+		r := s.resvByID[id]
+		out.Reservations = append(out.Reservations, ReservationInfo{ID: r.id, App: r.app.id, Node: r.node.ID, Queue: r.app.q.path,
+			Resource: r.res, Priority: r.prio, Time: r.time})
+	}
+	for _, id := range sortedKeys(s.nodes) {
+		n := s.nodes[id]
+		ni := NodeInfo{ID: n.ID, Rack: n.Rack, Capability: n.Capability, Allocated: n.allocated}
+		if n.reserved != nil {
+			ni.Reserved = n.reserved.id
+		}
+		out.Nodes = append(out.Nodes, ni)
+	}
+	return out
+}
+
+// PreemptContainer kills a live container for preemption (status
+// Preempted); the preemption policy (a later package) decides which.
+func (s *Scheduler) PreemptContainer(id ContainerID) (Ended, error) {
+	return s.endContainer(id, Preempted)
+}
+
+// KillContainer kills a live container (status Killed).
+func (s *Scheduler) KillContainer(id ContainerID) (Ended, error) {
+	return s.endContainer(id, Killed)
+}
+
+func (s *Scheduler) endContainer(id ContainerID, st ExitStatus) (Ended, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.live[id]
+	if !ok {
+		return Ended{}, notFound("container.id", id)
+	}
+	s.releaseContainer(c)
+	return Ended{Container: c.Container, Status: st}, nil
+}
+
+// KillReservation cancels a container reservation on a node.
+func (s *Scheduler) KillReservation(id ContainerID) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.resvByID[id]
+	if !ok {
+		return notFound("reservation.id", id)
+	}
+	s.unreserve(r)
+	return nil
+}
+
+// Check verifies the scheduler's books: every queue's usage is the sum of
+// its children's (or applications'), nodes' allocations match their
+// containers, and runnable counts match. Tests and fuzzers call it.
+func (s *Scheduler) Check() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var walk func(q *fsQueue) (berth.Resource, int, error)
+	walk = func(q *fsQueue) (berth.Resource, int, error) {
+		var sum berth.Resource
+		n := 0
+		if q.leaf {
+			for _, a := range append(slices.Clone(q.runnableApps), q.nonRunnableApps...) {
+				sum = sum.Add(a.Usage)
+			}
+			n = len(q.runnableApps)
+		}
+		for _, c := range q.children {
+			u, k, err := walk(c)
+			if err != nil {
+				return u, k, err
+			}
+			sum = sum.Add(u)
+			n += k
+		}
+		if !sum.Equal(q.Usage) {
+			return sum, n, kindErr(berth.ErrInvalidState, "queue", q.path, "usage %v is not the sum %v", q.Usage, sum)
+		}
+		if n != q.numRunnable {
+			return sum, n, kindErr(berth.ErrInvalidState, "queue", q.path, "runnable count %d is not %d", q.numRunnable, n)
+		}
+		return sum, n, nil
+	}
+	if _, _, err := walk(s.root); err != nil {
+		return err
+	}
+	for _, id := range sortedKeys(s.nodes) {
+		n := s.nodes[id]
+		var sum berth.Resource
+		for _, c := range n.live {
+			sum = sum.Add(c.Resource)
+		}
+		if !sum.Equal(n.allocated) || !n.allocated.FitsIn(n.Capability) {
+			return kindErr(berth.ErrInvalidState, "node", id, "allocated %v, containers %v, capability %v", n.allocated, sum, n.Capability)
+		}
+	}
+	return nil
+}

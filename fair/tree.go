@@ -1,0 +1,383 @@
+package fair
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
+)
+
+// fsQueue is one queue of the tree (YARN's FSParentQueue / FSLeafQueue).
+type fsQueue struct {
+	Schedulable
+	path     string
+	parent   *fsQueue
+	children []*fsQueue // creation order
+	leaf     bool
+
+	dynamic     bool    // created ad hoc, removed when empty
+	plan        bool    // reservable: holds reservation queues
+	reservation bool    // a reservation queue under a plan
+	entitlement float64 // a reservation queue's weight (its capacity)
+
+	settings     QueueSettings
+	policy       Policy
+	maxRes       ConfigurableResource
+	maxContainer berth.Resource
+
+	minShareTimeout, fairShareTimeout berth.Duration
+	fairShareThreshold                float32
+	preemptable                       bool
+
+	numRunnable int // runnable applications in the subtree
+
+	// leaves
+	runnableApps    []*app
+	nonRunnableApps []*app
+	amUsage         berth.Resource
+	lastAtMinShare  berth.Time
+}
+
+func (q *fsQueue) maxRunningApps() int { return q.settings.MaxRunningApps }
+
+func (q *fsQueue) isEmpty() bool {
+	if q.leaf {
+		return len(q.runnableApps)+len(q.nonRunnableApps) == 0 && q.Usage.IsZero()
+	}
+	return len(q.children) == 0
+}
+
+// subtreeEmpty reports whether no application sits anywhere below q.
+func (q *fsQueue) subtreeEmpty() bool {
+	if q.leaf {
+		return q.isEmpty()
+	}
+	for _, c := range q.children {
+		if !c.subtreeEmpty() {
+			return false
+		}
+	}
+	return true
+}
+
+func (q *fsQueue) child(name string) *fsQueue {
+	for _, c := range q.children {
+		if c.path == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// fitsInMaxShare reports whether usage+extra fits the queue's and every
+// ancestor's max share.
+func (q *fsQueue) fitsInMaxShare(extra berth.Resource) bool {
+	for p := q; p != nil; p = p.parent {
+		if !p.Usage.Add(extra).FitsIn(p.MaxShare) {
+			return false
+		}
+	}
+	return true
+}
+
+// newQueue links a queue into the tree and the index.
+func (s *Scheduler) newQueue(path string, parent *fsQueue, leaf bool, policy Policy) *fsQueue {
+	q := &fsQueue{path: path, parent: parent, leaf: leaf, policy: policy}
+	q.Name = path
+	q.Queue = true
+	q.Priority = 1
+	q.MaxShare = s.unbounded
+	if parent != nil {
+		parent.children = append(parent.children, q)
+	}
+	s.queues[path] = q
+	s.applySettings(q)
+	return q
+}
+
+// applySettings refreshes q's settings from the allocation file and
+// derives the inherited values from its parent (which must be current).
+func (s *Scheduler) applySettings(q *fsQueue) {
+	st := s.alloc.Settings(q.path)
+	q.settings = st
+	q.Weight = float64(st.Weight)
+	q.MinShare = st.MinResources
+	q.maxRes = st.MaxResources
+	if !st.Configured && q.parent != nil && q.parent.settings.MaxChildResources != nil {
+		q.maxRes = *q.parent.settings.MaxChildResources
+	}
+	if q.reservation {
+		q.maxRes = UnboundedResource()
+		q.MinShare = berth.None()
+		q.Weight = q.entitlement
+	}
+	q.plan = st.Reservable && st.Configured
+	q.maxContainer = s.cfg.MaxAllocation
+	if st.MaxContainerAllocation != nil {
+		q.maxContainer = *st.MaxContainerAllocation
+	} else if q.parent != nil {
+		q.maxContainer = q.parent.maxContainer
+	}
+	q.minShareTimeout, q.fairShareTimeout, q.fairShareThreshold = st.MinSharePreemptionTimeout, st.FairSharePreemptionTimeout, st.FairSharePreemptionThreshold
+	q.preemptable = st.AllowPreemptionFrom
+	if p := q.parent; p != nil {
+		if q.minShareTimeout == Inherit {
+			q.minShareTimeout = p.minShareTimeout
+		}
+		if q.fairShareTimeout == Inherit {
+			q.fairShareTimeout = p.fairShareTimeout
+		}
+		if q.fairShareThreshold == Inherit {
+			q.fairShareThreshold = p.fairShareThreshold
+		}
+		q.preemptable = q.preemptable && p.preemptable
+	}
+	q.MaxShare = berth.ComponentwiseMax(q.maxRes.Resolve(s.cluster, s.cfg.ResourceTypes), q.MinShare)
+}
+
+// reinit re-applies settings top-down (after a reload or cluster change).
+func (s *Scheduler) reinit(q *fsQueue) {
+	s.applySettings(q)
+	for _, c := range q.children {
+		s.reinit(c)
+	}
+}
+
+// policyAllowed checks a queue's policy against its position.
+func policyAllowed(parent *fsQueue, leaf bool, p Policy) bool {
+	if !leaf && p == PolicyFIFO {
+		return false
+	}
+	return parent == nil || parent.policy.AllowsChild(p)
+}
+
+// getQueue returns the queue at path, creating it (and missing parents)
+// when create is set, as YARN's QueueManager.getQueue does. It returns nil
+// when the queue cannot exist: an ancestor is a leaf, the queue exists with
+// the other type, a name is invalid, or a policy is not allowed.
+func (s *Scheduler) getQueue(path string, leaf, create bool) *fsQueue {
+	if q := s.queues[path]; q != nil {
+		if q.leaf != leaf {
+			return nil
+		}
+		return q
+	}
+	if !create {
+		return nil
+	}
+	p, err := queue.ParsePath(path)
+	if err != nil {
+		return nil
+	}
+	parts := p.Parts()
+	// Check the whole chain before creating anything (all or nothing).
+	cur := s.root
+	var missing []string
+	for i := 1; i < len(parts); i++ {
+		name := strings.Join(parts[:i+1], ".")
+		if len(missing) > 0 {
+			missing = append(missing, name)
+			continue
+		}
+		next := s.queues[name]
+		if next == nil {
+			missing = append(missing, name)
+			continue
+		}
+		if next.leaf {
+			return nil
+		}
+		cur = next
+	}
+	parentPolicy := cur
+	for i, name := range missing {
+		isLeaf := leaf && i == len(missing)-1
+		pol := s.alloc.Settings(name).Policy
+		if !policyAllowed(parentPolicy, isLeaf, pol) {
+			return nil
+		}
+		parentPolicy = &fsQueue{policy: pol}
+	}
+	for i, name := range missing {
+		isLeaf := leaf && i == len(missing)-1
+		q := s.newQueue(name, cur, isLeaf, s.alloc.Settings(name).Policy)
+		q.dynamic = !q.settings.Configured
+		cur = q
+	}
+	s.recomputeSteady()
+	return cur
+}
+
+// removeQueue unlinks an empty queue.
+func (s *Scheduler) removeQueue(q *fsQueue) {
+	if q.parent == nil {
+		return
+	}
+	p := q.parent
+	p.children = slices.DeleteFunc(p.children, func(c *fsQueue) bool { return c == q })
+	delete(s.queues, q.path)
+}
+
+// removeEmptyDynamicQueues drops ad-hoc queues without applications, leaves
+// first; it reports whether any went.
+func (s *Scheduler) removeEmptyDynamicQueues() bool {
+	removed := false
+	var walk func(q *fsQueue)
+	walk = func(q *fsQueue) {
+		for _, c := range slices.Clone(q.children) {
+			walk(c)
+		}
+		if q.dynamic && !q.reservation && q.isEmpty() && q.numRunnable == 0 {
+			s.removeQueue(q)
+			removed = true
+		}
+	}
+	walk(s.root)
+	return removed
+}
+
+// recomputeSteady recomputes steady fair shares top-down from the cluster.
+func (s *Scheduler) recomputeSteady() {
+	s.root.SteadyFairShare = s.cluster
+	var walk func(q *fsQueue)
+	walk = func(q *fsQueue) {
+		if q.leaf || len(q.children) == 0 {
+			return
+		}
+		ss := make([]*Schedulable, len(q.children))
+		for i, c := range q.children {
+			ss[i] = &c.Schedulable
+		}
+		q.policy.computeShares(ss, q.SteadyFairShare, s.cfg.ResourceTypes, true, &s.shareBuf)
+		for _, c := range q.children {
+			walk(c)
+		}
+	}
+	walk(s.root)
+}
+
+// loadAllocation installs af: policies of existing queues (all or none),
+// configured queues created, settings re-applied, removed queues made
+// dynamic. It never fails: YARN logs and skips what it cannot apply.
+func (s *Scheduler) loadAllocation(af *AllocationFile) {
+	s.alloc = af
+	if af.Placement != nil {
+		s.placement = af.Placement
+	} else {
+		s.placement = ImplicitPlacementPolicy(s.cfg.UserAsDefaultQueue, s.cfg.AllowUndeclaredPools)
+	}
+	// 1. Policies of existing queues: verify all, then set all.
+	newPol := map[*fsQueue]Policy{}
+	ok := true
+	var verify func(q *fsQueue, parentPol Policy, isRoot bool)
+	verify = func(q *fsQueue, parentPol Policy, isRoot bool) {
+		p := af.Settings(q.path).Policy
+		if q.reservation {
+			p = q.policy
+		}
+		if (!q.leaf && p == PolicyFIFO) || (!isRoot && !parentPol.AllowsChild(p)) {
+			ok = false
+		}
+		newPol[q] = p
+		for _, c := range q.children {
+			verify(c, p, false)
+		}
+	}
+	verify(s.root, 0, true)
+	if ok {
+		for q, p := range newPol {
+			q.policy = p
+		}
+	} else if s.cfg.Logger != nil {
+		s.cfg.Logger.Warn("fair: setting scheduling policies for existing queues failed; keeping the old ones")
+	}
+	// 2. Queues no longer in the file become dynamic.
+	for path, q := range s.queues {
+		if path == queue.RootName || path == defaultQueue || q.reservation {
+			continue
+		}
+		q.dynamic = af.Queue(path) == nil
+	}
+	// 3. Configured queues: leaves first, then parents (YARN's order).
+	var leaves, parents []*QueueConfig
+	var collect func(c *QueueConfig)
+	collect = func(c *QueueConfig) {
+		if c.Path != queue.RootName {
+			if c.Parent || c.Reservable {
+				parents = append(parents, c)
+			} else {
+				leaves = append(leaves, c)
+			}
+		}
+		for i := range c.Children {
+			collect(&c.Children[i])
+		}
+	}
+	collect(&af.Root)
+	for _, group := range [][]*QueueConfig{leaves, parents} {
+		for _, c := range group {
+			leaf := !c.Parent && !c.Reservable
+			if q := s.queues[c.Path]; q != nil && q.leaf != leaf {
+				if q.subtreeEmpty() {
+					s.removeSubtree(q)
+				} else {
+					s.pendingTypeChange[c.Path] = leaf
+					continue
+				}
+			}
+			if q := s.getQueue(c.Path, leaf, true); q != nil {
+				q.dynamic = false
+				for p := q.parent; p != nil; p = p.parent {
+					if af.Queue(p.path) != nil || p.path == queue.RootName {
+						p.dynamic = false
+					}
+				}
+			}
+		}
+	}
+	s.reinit(s.root)
+	s.recomputeSteady()
+	s.updateRunnabilityOnReload()
+}
+
+// removeSubtree unlinks q and everything below it (all empty).
+func (s *Scheduler) removeSubtree(q *fsQueue) {
+	for _, c := range slices.Clone(q.children) {
+		s.removeSubtree(c)
+	}
+	s.removeQueue(q)
+}
+
+// retryTypeChanges applies deferred leaf/parent changes whose queues have
+// become empty.
+func (s *Scheduler) retryTypeChanges() bool {
+	changed := false
+	for _, path := range sortedKeys(s.pendingTypeChange) {
+		leaf := s.pendingTypeChange[path]
+		q := s.queues[path]
+		if q != nil && q.leaf != leaf && !q.subtreeEmpty() {
+			continue
+		}
+		delete(s.pendingTypeChange, path)
+		if q != nil && q.leaf != leaf {
+			s.removeSubtree(q)
+		}
+		if nq := s.getQueue(path, leaf, true); nq != nil {
+			nq.dynamic = s.alloc.Queue(path) == nil
+			changed = true
+		}
+	}
+	return changed
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+const defaultQueue = "root.default"

@@ -1,0 +1,431 @@
+package fair
+
+import (
+	"math"
+	"slices"
+
+	"github.com/berthsched/berth"
+)
+
+// outcome of one assignment attempt.
+type outcome uint8
+
+const (
+	none outcome = iota
+	assigned
+	reserved
+)
+
+// Heartbeat processes a node update: containers the node reports finished
+// are released, the fair shares are updated if Config.UpdateInterval has
+// passed on the clock, then containers are allocated on the node by YARN's
+// walk (reference §4.11) and returned in allocation order.
+func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocation, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.nodes[nodeID]
+	if !ok {
+		return nil, notFound("node.id", nodeID)
+	}
+	for _, id := range completed {
+		// Unknown ids are normal: the application may have released the
+		// container before the node reported it.
+		if c, ok := s.live[id]; ok && c.node == n {
+			s.releaseContainer(c)
+		}
+	}
+	if now := s.clock.Now(); !s.updated || now-s.lastUpdate >= s.cfg.UpdateInterval {
+		s.update(now)
+	}
+	return s.attemptScheduling(n), nil
+}
+
+// attemptScheduling is FairScheduler.attemptScheduling.
+func (s *Scheduler) attemptScheduling(n *node) []Allocation {
+	var out []Allocation
+	valid := false
+	if r := n.reserved; r != nil {
+		valid, out = s.assignReservedContainer(r, out)
+	}
+	if valid {
+		return out
+	}
+	count := 0
+	var total berth.Resource
+	maxRes := n.unallocated().Mul(0.5)
+	for n.reserved == nil {
+		res, oc, al := s.assignParent(s.root, n)
+		if oc == none {
+			break
+		}
+		if oc == assigned {
+			out = append(out, al)
+			total = total.Add(res)
+		} else {
+			total = total.Sub(berth.New(1, 0)) // YARN's CONTAINER_RESERVED is <-1, 0>
+		}
+		count++
+		if !s.cfg.AssignMultiple {
+			break
+		}
+		if s.cfg.DynamicMaxAssign {
+			if !total.FitsIn(maxRes) {
+				break
+			}
+		} else if s.cfg.MaxAssign > 0 && count >= s.cfg.MaxAssign {
+			break
+		}
+	}
+	return out
+}
+
+// preCheck is assignContainerPreCheck: no reservation on the node and
+// usage within the max share.
+func preCheck(q *fsQueue, n *node) bool {
+	return n.reserved == nil && q.Usage.FitsIn(q.MaxShare)
+}
+
+func (s *Scheduler) sortSchedulables(p Policy, items []*Schedulable) {
+	slices.SortFunc(items, func(a, b *Schedulable) int { return p.Compare(s.cluster, s.cfg.ResourceTypes, a, b) })
+}
+
+// assignParent offers the node to the children in policy order.
+func (s *Scheduler) assignParent(q *fsQueue, n *node) (berth.Resource, outcome, Allocation) {
+	if !preCheck(q, n) {
+		return berth.Resource{}, none, Allocation{}
+	}
+	if q.leaf {
+		return s.assignLeaf(q, n)
+	}
+	kids := make([]*fsQueue, len(q.children))
+	copy(kids, q.children)
+	slices.SortFunc(kids, func(a, b *fsQueue) int {
+		return q.policy.Compare(s.cluster, s.cfg.ResourceTypes, &a.Schedulable, &b.Schedulable)
+	})
+	for _, c := range kids {
+		if r, oc, al := s.assignParent(c, n); oc != none {
+			return r, oc, al
+		}
+	}
+	return berth.Resource{}, none, Allocation{}
+}
+
+// assignLeaf offers the node to the runnable applications with pending
+// demand, in policy order.
+func (s *Scheduler) assignLeaf(q *fsQueue, n *node) (berth.Resource, outcome, Allocation) {
+	var apps []*app
+	for _, a := range q.runnableApps {
+		if !a.Demand.Sub(a.Usage).IsZero() {
+			apps = append(apps, a)
+		}
+	}
+	slices.SortFunc(apps, func(a, b *app) int {
+		return q.policy.Compare(s.cluster, s.cfg.ResourceTypes, &a.Schedulable, &b.Schedulable)
+	})
+	for _, a := range apps {
+		if s.overAMShareLimit(a) {
+			continue
+		}
+		if r, oc, al := s.assignApp(a, n, nil); oc != none {
+			return r, oc, al
+		}
+	}
+	return berth.Resource{}, none, Allocation{}
+}
+
+// overAMShareLimit is FSAppAttempt.isOverAMShareLimit: a managed AM that
+// is not running may start only if its queue can run it.
+func (s *Scheduler) overAMShareLimit(a *app) bool {
+	if a.amRunning || !a.managedAM {
+		return false
+	}
+	ask, count := a.nextPendingAsk()
+	return count == 0 || !s.canRunAppAM(a.q, ask)
+}
+
+// canRunAppAM checks maxAMShare of the queue.
+func (s *Scheduler) canRunAppAM(q *fsQueue, am berth.Resource) bool {
+	if math.Abs(float64(q.settings.MaxAMShare)+1) < 0.0001 {
+		return true
+	}
+	return q.amUsage.Add(am).FitsIn(s.maxAMResource(q))
+}
+
+// maxAMResource is computeMaxAMResource: the queue's fair share with zero
+// memory or vcores replaced by min(available, max share), times maxAMShare
+// rounded up.
+func (s *Scheduler) maxAMResource(q *fsQueue) berth.Resource {
+	r := q.FairShare
+	avail := s.cluster.Sub(s.root.Usage)
+	if r.Memory == 0 {
+		r.Memory = min(avail.Memory, q.MaxShare.Memory)
+	}
+	if r.VCores == 0 {
+		r.VCores = min(avail.VCores, q.MaxShare.VCores)
+	}
+	return r.MulRoundUp(float64(q.settings.MaxAMShare))
+}
+
+// hasContainerForNode is FSAppAttempt.hasContainerForNode.
+func (s *Scheduler) hasContainerForNode(a *app, k *skey, n *node) bool {
+	if k.any <= 0 {
+		return false
+	}
+	rackAsk := k.count(k.racks, n.Rack) > 0
+	nodeAsk := k.count(k.hosts, n.ID) > 0
+	if !(k.anyRelax || rackAsk) {
+		return false
+	}
+	if rackAsk && !k.canDelayTo(k.racks, n.Rack) && !nodeAsk {
+		return false
+	}
+	if !k.capRes.FitsIn(n.Capability) {
+		return false
+	}
+	return a.q.fitsInMaxShare(k.capRes)
+}
+
+// allowedLocality is YARN's delay scheduling, by opportunities or by time.
+func (s *Scheduler) allowedLocality(a *app, k *skey, now berth.Time) Locality {
+	if s.cfg.TimeBasedLocality {
+		if s.cfg.LocalityDelayNode < 0 || s.cfg.LocalityDelayRack < 0 {
+			return OffSwitch
+		}
+		lvl, ok := a.allowed[k.prio]
+		if !ok {
+			a.lastAt[k.prio] = now
+			a.allowed[k.prio] = NodeLocal
+			return NodeLocal
+		}
+		if lvl == OffSwitch {
+			return OffSwitch
+		}
+		since, ok := a.lastAt[k.prio]
+		if !ok {
+			since = a.StartTime
+		}
+		limit := s.cfg.LocalityDelayNode
+		if lvl == RackLocal {
+			limit = s.cfg.LocalityDelayRack
+		}
+		if now-since > limit {
+			a.allowed[k.prio] = lvl + 1
+			a.opps[k.prio] = 0
+			a.lastAt[k.prio] = now
+		}
+		return a.allowed[k.prio]
+	}
+	nodeT, rackT := min(s.cfg.LocalityThresholdNode, 1), min(s.cfg.LocalityThresholdRack, 1)
+	if nodeT < 0 || rackT < 0 {
+		return OffSwitch
+	}
+	lvl, ok := a.allowed[k.prio]
+	if !ok {
+		a.allowed[k.prio] = NodeLocal
+		return NodeLocal
+	}
+	if lvl == OffSwitch {
+		return OffSwitch
+	}
+	t := nodeT
+	if lvl == RackLocal {
+		t = rackT
+	}
+	if float64(a.opps[k.prio]) > float64(len(s.nodes))*t {
+		a.allowed[k.prio] = lvl + 1
+		a.opps[k.prio] = 0
+		a.lastAt[k.prio] = now
+	}
+	return a.allowed[k.prio]
+}
+
+// assignApp is FSAppAttempt.assignContainer(node, reserved): from is the
+// node's reservation when serving it.
+func (s *Scheduler) assignApp(a *app, n *node, from *reservation) (berth.Resource, outcome, Allocation) {
+	now := s.clock.Now()
+	keys := a.keys
+	if from != nil {
+		k := a.key(from.prio)
+		if k == nil {
+			return berth.Resource{}, none, Allocation{}
+		}
+		keys = []*skey{k}
+	}
+	for _, k := range keys {
+		if from == nil && !s.hasContainerForNode(a, k, n) {
+			continue
+		}
+		a.opps[k.prio]++
+		rackCount := k.count(k.racks, n.Rack)
+		nodeCount := k.count(k.hosts, n.ID)
+		allowed := s.allowedLocality(a, k, now)
+		if rackCount > 0 && nodeCount > 0 {
+			return s.assignContainer(a, k, n, NodeLocal, from)
+		}
+		if !k.canDelayTo(k.racks, n.Rack) {
+			continue
+		}
+		if rackCount > 0 && allowed >= RackLocal {
+			return s.assignContainer(a, k, n, RackLocal, from)
+		}
+		if !k.anyRelax {
+			continue
+		}
+		if k.any > 0 && (k.uniqueAsks() <= 1 || allowed == OffSwitch) {
+			return s.assignContainer(a, k, n, OffSwitch, from)
+		}
+	}
+	return berth.Resource{}, none, Allocation{}
+}
+
+// assignContainer allocates k's container on n, or reserves n for it.
+func (s *Scheduler) assignContainer(a *app, k *skey, n *node, loc Locality, from *reservation) (berth.Resource, outcome, Allocation) {
+	capRes := k.capRes
+	if capRes.FitsIn(n.unallocated()) {
+		if lvl, ok := a.allowed[k.prio]; ok && loc < lvl {
+			a.allowed[k.prio] = loc
+		}
+		if k.any <= 0 {
+			if from != nil {
+				s.unreserve(from)
+			}
+			return berth.Resource{}, none, Allocation{}
+		}
+		if from != nil {
+			s.unreserve(from)
+		}
+		al := s.allocate(a, k, n, loc)
+		return capRes, assigned, al
+	}
+	if s.isReservable(a, capRes) && s.reserve(a, k, n, loc, from) {
+		return berth.Resource{}, reserved, Allocation{}
+	}
+	return berth.Resource{}, none, Allocation{}
+}
+
+// allocate creates the container and charges it.
+func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality) Allocation {
+	s.nextID++
+	c := &container{Container: Container{ID: s.nextID, App: a.id, Node: n.ID, Queue: a.q.path, User: a.user,
+		Resource: k.capRes, Priority: k.prio, Locality: loc, Time: s.clock.Now()}, app: a, node: n}
+	// decrement the asks as YARN's AppSchedulingInfo.allocate does
+	switch loc {
+	case NodeLocal:
+		decAsk(k.hosts, n.ID)
+		decAsk(k.racks, n.Rack)
+	case RackLocal:
+		decAsk(k.racks, n.Rack)
+	}
+	k.any--
+	if !a.amRunning && a.managedAM {
+		c.AM = true
+		a.amRes = k.capRes
+		a.amRunning = true
+		a.q.amUsage = a.q.amUsage.Add(k.capRes)
+	}
+	s.live[c.ID] = c
+	a.live[c.ID] = c
+	n.live[c.ID] = c
+	n.allocated = n.allocated.Add(c.Resource)
+	a.Usage = a.Usage.Add(c.Resource)
+	for p := a.q; p != nil; p = p.parent {
+		p.Usage = p.Usage.Add(c.Resource)
+	}
+	return Allocation{Container: c.Container, Headroom: s.headroom(a)}
+}
+
+func decAsk(m map[string]*locAsk, name string) {
+	if la := m[name]; la != nil && la.count > 0 {
+		la.count--
+		if la.count == 0 {
+			delete(m, name)
+		}
+	}
+}
+
+// releaseContainer ends a live container.
+func (s *Scheduler) releaseContainer(c *container) {
+	a, n := c.app, c.node
+	delete(s.live, c.ID)
+	delete(a.live, c.ID)
+	delete(n.live, c.ID)
+	n.allocated = n.allocated.Sub(c.Resource)
+	a.Usage = a.Usage.Sub(c.Resource)
+	for p := a.q; p != nil; p = p.parent {
+		p.Usage = p.Usage.Sub(c.Resource)
+	}
+}
+
+// isReservable: YARN reserves only for starved applications asking at
+// least the reservation threshold.
+func (s *Scheduler) isReservable(a *app, r berth.Resource) bool {
+	if a.fairStarvation.IsZero() && a.minStarvation.IsZero() {
+		return false
+	}
+	threshold := s.cfg.Increment.Mul(s.cfg.ReservationThresholdIncrementMultiple)
+	return a.q.policy.Calculator().Compare(s.cluster, r, threshold) >= 0
+}
+
+// reserve reserves n for a's key k unless n holds another application's
+// reservation or a holds too many non-node-local reservations.
+func (s *Scheduler) reserve(a *app, k *skey, n *node, loc Locality, from *reservation) bool {
+	if n.reserved != nil && n.reserved.app != a {
+		return false
+	}
+	if loc != NodeLocal {
+		existing, total := 0, len(s.nodes)
+		if loc == OffSwitch {
+			existing = len(a.reservedOn)
+		} else {
+			total = s.racks[n.Rack]
+			for _, r := range a.reservedOn {
+				if r.node.Rack == n.Rack {
+					existing++
+				}
+			}
+		}
+		if existing >= int(math.Ceil(float64(total)*s.cfg.ReservableNodes)) {
+			return false
+		}
+	}
+	if from != nil || n.reserved != nil {
+		r := n.reserved
+		r.prio, r.res = k.prio, k.capRes
+		return true
+	}
+	s.nextID++
+	r := &reservation{id: s.nextID, app: a, node: n, prio: k.prio, res: k.capRes, time: s.clock.Now()}
+	n.reserved = r
+	a.reservedOn[n.ID] = r
+	a.reservedRes = a.reservedRes.Add(r.res)
+	s.resvByID[r.id] = r
+	return true
+}
+
+// unreserve drops a reservation.
+func (s *Scheduler) unreserve(r *reservation) {
+	if r.node.reserved == r {
+		r.node.reserved = nil
+	}
+	delete(r.app.reservedOn, r.node.ID)
+	r.app.reservedRes = r.app.reservedRes.Sub(r.res)
+	delete(s.resvByID, r.id)
+}
+
+// assignReservedContainer serves the node's reservation: it is dropped
+// when the application can no longer use it, otherwise tried when it fits.
+// valid reports whether the reservation still stands (or was fulfilled).
+func (s *Scheduler) assignReservedContainer(r *reservation, out []Allocation) (bool, []Allocation) {
+	a, n := r.app, r.node
+	k := a.key(r.prio)
+	if k == nil || !s.hasContainerForNode(a, k, n) || s.overAMShareLimit(a) {
+		s.unreserve(r)
+		return false, out
+	}
+	if r.res.FitsIn(n.unallocated()) {
+		if _, oc, al := s.assignApp(a, n, r); oc == assigned {
+			out = append(out, al)
+		}
+	}
+	return true, out
+}

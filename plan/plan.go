@@ -1,0 +1,654 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/rle"
+)
+
+// Plan is the reservations of one reservable queue over time: YARN's
+// InMemoryPlan. It records accepted allocations, answers the queries agents,
+// policies and the plan follower need, and applies every change as one
+// all-or-nothing step after the sharing policy admitted it.
+//
+// A Plan is safe for concurrent use: reads share a read lock, changes take
+// the write lock. Internally every change publishes a new immutable version
+// that shares what it did not touch, so [Plan.Snapshot] is cheap and a
+// rejected change leaves no trace.
+type Plan struct {
+	cfg Config
+	mu  sync.RWMutex
+	st  *state
+	// view marks a read-only view handed to a policy during a call: its
+	// state may be shared with a plan that is being changed, so it never
+	// clones series (clones touch the source).
+	view bool
+}
+
+// New returns an empty plan with the given context (see [Config]).
+func New(cfg Config) (*Plan, error) {
+	cfg, err := cfg.normalize()
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{cfg: cfg, st: newState(cfg.Capacity)}, nil
+}
+
+// viewOf wraps a state as a read-only plan for a policy call.
+func (p *Plan) viewOf(st *state) *Plan { return &Plan{cfg: p.cfg, st: st, view: true} }
+
+// ---- context (YARN's PlanContext) ----
+
+// QueueName returns the queue the plan serves.
+func (p *Plan) QueueName() string { return p.cfg.Queue }
+
+// Step returns the plan step in ms.
+func (p *Plan) Step() berth.Duration { return p.cfg.Step }
+
+// Agent returns the plan's reservation agent (may be nil).
+func (p *Plan) Agent() Agent { return p.cfg.Agent }
+
+// Replanner returns the plan's replanner (may be nil).
+func (p *Plan) Replanner() Replanner { return p.cfg.Replanner }
+
+// Policy returns the plan's sharing policy (may be nil).
+func (p *Plan) Policy() SharingPolicy { return p.cfg.Policy }
+
+// Calculator returns the plan's resource calculator.
+func (p *Plan) Calculator() berth.Calculator { return p.cfg.Calculator }
+
+// MinAllocation returns the smallest container size.
+func (p *Plan) MinAllocation() berth.Resource { return p.cfg.MinAllocation }
+
+// MaxAllocation returns the largest container size.
+func (p *Plan) MaxAllocation() berth.Resource { return p.cfg.MaxAllocation }
+
+// MoveOnExpiry reports whether expired reservations' applications move to
+// the default reservation queue (else they are killed).
+func (p *Plan) MoveOnExpiry() bool { return p.cfg.MoveOnExpiry }
+
+// MaxPeriodicity returns the largest recurrence; every period divides it.
+func (p *Plan) MaxPeriodicity() berth.Duration { return p.cfg.MaxPeriodicity }
+
+// Clock returns the plan's clock.
+func (p *Plan) Clock() berth.Clock { return p.cfg.Clock }
+
+// Config returns a copy of the plan's context.
+func (p *Plan) Config() Config { return p.cfg }
+
+// ---- read side (YARN's PlanView) ----
+
+// read runs f on the current state under the read lock.
+func read[T any](p *Plan, f func(st *state) T) T {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return f(p.st)
+}
+
+// Capacity returns the plan's total capacity.
+func (p *Plan) Capacity() berth.Resource {
+	return read(p, func(st *state) berth.Resource { return st.capacity })
+}
+
+// Len returns the number of reservations in the plan.
+func (p *Plan) Len() int { return read(p, func(st *state) int { return st.table.Len() }) }
+
+// Reservation returns the reservation id; ok is false when absent. The
+// allocation is shared: treat it as read-only.
+func (p *Plan) Reservation(id ReservationID) (a *Allocation, ok bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.st.get(id)
+}
+
+// All returns every reservation, later acceptance first (YARN's
+// getAllReservations order, see [Allocation.Compare]).
+func (p *Plan) All() []*Allocation {
+	out := read(p, func(st *state) []*Allocation {
+		out := make([]*Allocation, 0, st.table.Len())
+		st.table.Ascend(func(a *Allocation) bool { out = append(out, a); return true })
+		return out
+	})
+	slices.SortFunc(out, (*Allocation).Compare)
+	return out
+}
+
+// Filter selects reservations for [Plan.Reservations] (YARN's
+// getReservations(id, interval, user)).
+type Filter struct {
+	// ID, when set, selects that reservation alone; Window and User are
+	// then ignored, as in YARN.
+	ID ReservationID
+	// Window, when set, keeps the reservations with start ≤ Window.End and
+	// end > Window.Start (closed at Window.End, as YARN); nil means
+	// [0, MaxTime]. Periodic reservations match when one of their
+	// occurrences does (YARN's test, see the package doc).
+	Window *berth.Interval
+	// User, when not empty, keeps that user's reservations.
+	User string
+}
+
+// Reservations returns the reservations selected by f, ordered by
+// (start, end, id). It costs O((1 + k) log n) for k non-periodic answers,
+// plus the periodic reservations starting before the window's end.
+func (p *Plan) Reservations(f Filter) []*Allocation {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.st.reservations(f)
+}
+
+func (st *state) reservations(f Filter) []*Allocation {
+	if !f.ID.IsZero() {
+		if a, ok := st.get(f.ID); ok {
+			return []*Allocation{a}
+		}
+		return nil
+	}
+	s, e := berth.Time(0), berth.MaxTime
+	if f.Window != nil {
+		s, e = f.Window.Start, f.Window.End
+	}
+	root := st.byInterval
+	if f.User != "" {
+		us := st.users[f.User]
+		if us == nil {
+			return nil
+		}
+		root = us.byInterval
+	}
+	var out []*Allocation
+	overlapping(root, s, e, func(a *Allocation) bool { out = append(out, a); return true })
+	np := len(out)
+	st.periodic.Ascend(func(a *Allocation) bool {
+		if a.Start > e {
+			return false
+		}
+		if (f.User == "" || a.User == f.User) && periodicOverlaps(a, s, e) {
+			out = append(out, a)
+		}
+		return true
+	})
+	if len(out) > np && np > 0 {
+		slices.SortFunc(out, func(x, y *Allocation) int {
+			return ivKey{x.Start, x.End, x.ID}.compare(ivKey{y.Start, y.End, y.ID})
+		})
+	}
+	return out
+}
+
+// periodicOverlaps is YARN's test for a periodic reservation against the
+// search window [s, e], the reservation's start aligned to phase 0, with
+// floor modulo (YARN's Java remainder agrees for the non-negative times it
+// assumes).
+func periodicOverlaps(a *Allocation, s, e berth.Time) bool {
+	per := a.Period()
+	shift := floorMod(a.Start, per)
+	pRE := floorMod(a.End-shift, per)
+	pSS := floorMod(s-shift, per)
+	pSE := floorMod(e-shift, per)
+	return e-s > per || pSE < pRE || pSS < pRE || pSS > pSE
+}
+
+// ReservationsAt returns the reservations active at t (start ≤ t < end;
+// YARN's getReservationsAtTime).
+func (p *Plan) ReservationsAt(t berth.Time) []*Allocation {
+	return p.Reservations(Filter{Window: &berth.Interval{Start: t, End: t}})
+}
+
+// UserReservationsAt returns user's reservations active at t (YARN's
+// getReservationByUserAtTime).
+func (p *Plan) UserReservationsAt(user string, t berth.Time) []*Allocation {
+	if user == "" {
+		return nil
+	}
+	return p.Reservations(Filter{Window: &berth.Interval{Start: t, End: t}, User: user})
+}
+
+// TotalCommitted returns the resources committed at t, periodic
+// reservations included (YARN's getTotalCommittedResources).
+func (p *Plan) TotalCommitted(t berth.Time) berth.Resource {
+	return read(p, func(st *state) berth.Resource { return committedAt(st.total, st.patterns, t) })
+}
+
+func committedAt(total *rle.Series, patterns map[berth.Duration]*rle.Series, t berth.Time) berth.Resource {
+	var r berth.Resource
+	if total != nil {
+		r = total.At(t)
+	}
+	for per, s := range patterns {
+		r = r.Add(s.At(floorMod(t, per)))
+	}
+	return r
+}
+
+// UserConsumptionAt returns what user's reservations hold at t.
+func (p *Plan) UserConsumptionAt(user string, t berth.Time) berth.Resource {
+	return read(p, func(st *state) berth.Resource {
+		us := st.users[user]
+		if us == nil {
+			return berth.Resource{}
+		}
+		return committedAt(us.total, us.patterns, t)
+	})
+}
+
+// EarliestStart returns the first time the non-periodic reservations hold
+// anything; ok is false when they hold nothing. Periodic reservations are
+// ignored, as in YARN.
+func (p *Plan) EarliestStart() (t berth.Time, ok bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.st.total.EarliestStart()
+}
+
+// LastEnd returns the end of the last non-periodic allocation; ok is false
+// when there is none. Periodic reservations are ignored, as in YARN.
+func (p *Plan) LastEnd() (t berth.Time, ok bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.st.total.LatestEnd()
+}
+
+// load merges a non-periodic series and periodic patterns over window.
+func load(calc berth.Calculator, capacity berth.Resource, total *rle.Series, patterns map[berth.Duration]*rle.Series, window berth.Interval) (*rle.Series, error) {
+	if total == nil {
+		total = rle.New()
+	}
+	out, err := rle.Merge(calc, capacity, total.Clip(window), rle.Undefined(), rle.OpAdd, window)
+	if err != nil {
+		return nil, err
+	}
+	for _, per := range sortedPeriods(patterns) {
+		u, err := unroll(patterns[per], per, window)
+		if err != nil {
+			return nil, err
+		}
+		if out, err = rle.Merge(calc, capacity, out, u, rle.OpAdd, window); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func sortedPeriods(m map[berth.Duration]*rle.Series) []berth.Duration {
+	ps := make([]berth.Duration, 0, len(m))
+	for per := range m {
+		ps = append(ps, per)
+	}
+	slices.Sort(ps)
+	return ps
+}
+
+// CumulativeLoad returns everything committed over window, periodic
+// reservations unrolled; defined inside window only (YARN's
+// getCumulativeLoadOverTime).
+func (p *Plan) CumulativeLoad(window berth.Interval) (*rle.Series, error) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return load(p.cfg.Calculator, p.st.capacity, p.st.total, p.st.patterns, window)
+}
+
+// UserConsumption returns what user's reservations hold over window,
+// periodic ones unrolled; defined inside window only (YARN's
+// getConsumptionForUserOverTime). A user without reservations gets an
+// empty (zero) series.
+func (p *Plan) UserConsumption(user string, window berth.Interval) (*rle.Series, error) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	us := p.st.users[user]
+	if us == nil {
+		return rle.New(), nil
+	}
+	return load(p.cfg.Calculator, p.st.capacity, us.total, us.patterns, window)
+}
+
+// ReservationCount returns how many of user's reservations are active over
+// window, as <n, n> (YARN's getReservationCountForUserOverTime). A
+// non-periodic reservation is active from its first to its last non-empty
+// interval, a periodic one from its start on.
+func (p *Plan) ReservationCount(user string, window berth.Interval) *rle.Series {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	us := p.st.users[user]
+	if us == nil || us.count == nil {
+		return rle.New()
+	}
+	return us.count.Clip(window)
+}
+
+// AvailableResources returns what user may still reserve over window
+// (YARN's getAvailableResourceOverTime): capacity minus every reservation,
+// with the reservation oldID (if any, for an update) added back, lowered by
+// the sharing policy. For period > 0 it is the pointwise minimum (under the
+// calculator) over the instances window + i·period, i < MaxPeriodicity/period,
+// expressed over window. The result is defined inside window only.
+//
+// Errors: an over-committed plan inside window (*rle.NegativeError, kind
+// berth.ErrCapacityExceeded), a period that does not divide
+// MaxPeriodicity or is shorter than the window (berth.ErrInvalidArgument).
+func (p *Plan) AvailableResources(user string, oldID ReservationID, window berth.Interval, period berth.Duration) (*rle.Series, error) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.available(p.st, user, oldID, window, period)
+}
+
+func (p *Plan) available(st *state, user string, oldID ReservationID, window berth.Interval, period berth.Duration) (*rle.Series, error) {
+	if period < 0 {
+		return nil, berth.InvalidField("period", period, "must not be negative")
+	}
+	if period == 0 {
+		return p.availableOnce(st, user, oldID, window)
+	}
+	maxP := p.cfg.MaxPeriodicity
+	if maxP%period != 0 {
+		return nil, berth.InvalidField("period", period,
+			fmt.Sprintf("The reservation periodicity (%d) must be an exact divider of the system maxPeriod (%d)", period, maxP))
+	}
+	if period < window.Len() {
+		return nil, berth.InvalidField("window", window,
+			fmt.Sprintf("Invalid input: (end - start) = (%d - %d) = %d > period = %d", window.End, window.Start, window.Len(), period))
+	}
+	// YARN takes the instances i = 0 … MaxPeriodicity/period − 1. The
+	// periodic part of the plan repeats every MaxPeriodicity, so that covers
+	// it; but non-periodic reservations before the window (or beyond one
+	// MaxPeriodicity) would meet the request's earlier or later occurrences
+	// unchecked and the plan could over-commit. Berth extends the instances
+	// over the whole non-periodic span.
+	lo, hi := int64(0), maxP/period
+	if es, ok := st.total.EarliestStart(); ok && es < window.Start {
+		lo = -ceilDiv(window.Start-es, period)
+	}
+	if le, ok := st.total.LatestEnd(); ok && le > window.Start {
+		hi = max(hi, ceilDiv(le-window.Start, period))
+	}
+	if hi-lo > maxUnrolledPeriods {
+		return nil, berth.InvalidField("period", period,
+			fmt.Sprintf("the plan spans more than %d periods of %d ms", maxUnrolledPeriods, period))
+	}
+	out, err := p.availableOnce(st, user, oldID, window)
+	if err != nil {
+		return nil, err
+	}
+	for i := lo; i < hi; i++ {
+		if i == 0 {
+			continue
+		}
+		d := i * period
+		snap, err := p.availableOnce(st, user, oldID, berth.Interval{Start: window.Start + d, End: window.End + d})
+		if err != nil {
+			return nil, err
+		}
+		if out, err = rle.Merge(p.cfg.Calculator, st.capacity, out, snap.Shift(-d), rle.OpMin, window); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (p *Plan) availableOnce(st *state, user string, oldID ReservationID, window berth.Interval) (*rle.Series, error) {
+	calc, capacity := p.cfg.Calculator, st.capacity
+	if window.Start > window.End {
+		return nil, berth.InvalidField("window", window, "start must not be after end")
+	}
+	if window.Start == window.End {
+		// YARN's merges give {start: null}: nothing is available.
+		return rle.Undefined(), nil
+	}
+	tot, err := constant(window, capacity)
+	if err != nil {
+		return nil, err
+	}
+	net, err := rle.Merge(calc, capacity, tot, st.total, rle.OpSubtractNonNegative, window)
+	if err != nil {
+		return nil, err
+	}
+	for _, per := range sortedPeriods(st.patterns) {
+		u, err := unroll(st.patterns[per], per, window)
+		if err != nil {
+			return nil, err
+		}
+		if net, err = rle.Merge(calc, capacity, net, u, rle.OpSubtractNonNegative, window); err != nil {
+			return nil, err
+		}
+	}
+	if old, ok := st.get(oldID); ok && !oldID.IsZero() {
+		back, err := old.ResourcesOver(window)
+		if err != nil {
+			return nil, err
+		}
+		if net, err = rle.Merge(calc, capacity, net, back, rle.OpAdd, window); err != nil {
+			return nil, err
+		}
+	}
+	if p.cfg.Policy == nil {
+		return net, nil
+	}
+	return p.cfg.Policy.Available(net, p.viewOf(st), user, oldID, window)
+}
+
+// ceilDiv is ⌈a / b⌉ for a ≥ 0, b > 0.
+func ceilDiv(a, b int64) int64 { return a/b + min(a%b, 1) }
+
+// constant is capacity over window, undefined elsewhere.
+func constant(window berth.Interval, r berth.Resource) (*rle.Series, error) {
+	return rle.FromBreakpoints(rle.Breakpoint{Time: window.Start, Value: r}, rle.Breakpoint{Time: window.End, Undefined: true})
+}
+
+// ---- write side (YARN's PlanEdit) ----
+
+// prepare checks a and returns the plan's private copy, series rebuilt from
+// the intervals (so later changes to a cannot reach the plan).
+func (p *Plan) prepare(a *Allocation) (*Allocation, error) {
+	if a == nil {
+		return nil, berth.InvalidField("allocation", nil, "must not be nil")
+	}
+	if a.ID.IsZero() {
+		return nil, berth.InvalidField("reservation-id", a.ID, "must be set")
+	}
+	if a.User == "" {
+		return nil, berth.InvalidField("user", a.User,
+			fmt.Sprintf("The specified Reservation with ID %v is not mapped to any user", a.ID))
+	}
+	c := *a
+	c.Definition = a.Definition.Clone()
+	c.Intervals = slices.Clone(a.Intervals)
+	c.Queue = p.cfg.Queue
+	c.active, c.hasActive = berth.Interval{}, false
+	if err := c.build(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// commit publishes st.
+func (p *Plan) commit(st *state) { p.st = st }
+
+// AddReservation validates a with the sharing policy, stamps its acceptance
+// time from the clock and adds a copy to the plan (YARN's
+// addReservation(res, false)). The stored copy is returned by the read
+// methods; a itself is not changed.
+//
+// Errors: berth.ErrAlreadyExists for a known id, berth.ErrInvalidArgument
+// for a malformed allocation, the policy's error (berth.ErrCapacityExceeded)
+// for a rejection. On error the plan is unchanged.
+func (p *Plan) AddReservation(a *Allocation) error {
+	c, err := p.prepare(a)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.addLocked(c, true)
+}
+
+// RecoverReservation adds a without policy validation and keeps its
+// acceptance time (YARN's addReservation(res, true), used on recovery).
+func (p *Plan) RecoverReservation(a *Allocation) error {
+	c, err := p.prepare(a)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.addLocked(c, false)
+}
+
+func (p *Plan) addLocked(c *Allocation, validate bool) error {
+	if _, dup := p.st.get(c.ID); dup {
+		return &berth.FieldError{Field: "reservation-id", Value: c.ID, Kind: berth.ErrAlreadyExists,
+			Reason: fmt.Sprintf("The specified Reservation with ID %v already exists", c.ID)}
+	}
+	if validate {
+		if err := p.validate(p.st, c); err != nil {
+			return err
+		}
+		c.AcceptedAt = p.cfg.Clock.Now()
+	}
+	tx := begin(p.st, p.cfg.Calculator, p.cfg.MaxPeriodicity)
+	if err := tx.add(c); err != nil {
+		return err
+	}
+	p.commit(tx.st)
+	return nil
+}
+
+func (p *Plan) validate(st *state, c *Allocation) error {
+	if p.cfg.Policy == nil {
+		return nil
+	}
+	return p.cfg.Policy.Validate(p.viewOf(st), c)
+}
+
+// UpdateReservation replaces the reservation a.ID with a, as one
+// transaction: the old version is removed, a is validated by the policy
+// against the plan without the old version, stamped and added. If anything
+// fails the plan keeps the old version exactly as it was (same acceptance
+// time); YARN re-adds it with a new one.
+//
+// Errors: berth.ErrNotFound for an unknown id, else as AddReservation.
+func (p *Plan) UpdateReservation(a *Allocation) error {
+	c, err := p.prepare(a)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	old, ok := p.st.get(c.ID)
+	if !ok {
+		return notInPlan(c.ID)
+	}
+	tx := begin(p.st, p.cfg.Calculator, p.cfg.MaxPeriodicity)
+	if err := tx.remove(old); err != nil {
+		return err
+	}
+	if err := p.validate(tx.st, c); err != nil {
+		return err
+	}
+	c.AcceptedAt = p.cfg.Clock.Now()
+	if err := tx.add(c); err != nil {
+		return err
+	}
+	p.commit(tx.st)
+	return nil
+}
+
+func notInPlan(id ReservationID) error {
+	return &berth.FieldError{Field: "reservation-id", Value: id, Kind: berth.ErrNotFound,
+		Reason: fmt.Sprintf("The specified Reservation with ID %v does not exist in the plan", id)}
+}
+
+// DeleteReservation removes the reservation id (YARN's deleteReservation).
+// An unknown id is berth.ErrNotFound.
+func (p *Plan) DeleteReservation(id ReservationID) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	old, ok := p.st.get(id)
+	if !ok {
+		return notInPlan(id)
+	}
+	tx := begin(p.st, p.cfg.Calculator, p.cfg.MaxPeriodicity)
+	if err := tx.remove(old); err != nil {
+		return err
+	}
+	p.commit(tx.st)
+	return nil
+}
+
+// ArchiveCompleted removes the reservations that ended at or before
+// now − the policy's valid window (YARN's archiveCompletedReservations) and
+// returns their ids in (end, id) order. It costs O((1 + k) log n).
+func (p *Plan) ArchiveCompleted(now berth.Time) ([]ReservationID, error) {
+	var window berth.Duration
+	if p.cfg.Policy != nil {
+		window = p.cfg.Policy.ValidWindow()
+	}
+	archival := now - window
+	if window > 0 && archival > now { // underflow
+		archival = berth.MinTime
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var done []*Allocation
+	p.st.byEnd.Ascend(func(a *Allocation) bool {
+		if a.End > archival {
+			return false
+		}
+		done = append(done, a)
+		return true
+	})
+	if len(done) == 0 {
+		return nil, nil
+	}
+	tx := begin(p.st, p.cfg.Calculator, p.cfg.MaxPeriodicity)
+	ids := make([]ReservationID, len(done))
+	for i, a := range done {
+		if err := tx.remove(a); err != nil {
+			return nil, err
+		}
+		ids[i] = a.ID
+	}
+	p.commit(tx.st)
+	return ids, nil
+}
+
+// SetCapacity changes the plan's total capacity (YARN's setTotalCapacity).
+// Nothing is re-validated: a shrunk plan may be over-committed until the
+// replanner repairs it. A negative resource is berth.ErrInvalidArgument.
+func (p *Plan) SetCapacity(r berth.Resource) error {
+	if r.AnyNegative() {
+		return berth.InvalidField("plan.capacity", r, "must not be negative")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st := *p.st
+	st.capacity = r
+	p.st = &st
+	return nil
+}
+
+// Snapshot returns an independent copy of the plan with the same context:
+// changes to either never reach the other. Agents use it to plan
+// speculatively. It is cheap: storage is shared copy-on-write, the cost is
+// in the number of users and periods, not of reservations or time steps.
+func (p *Plan) Snapshot() *Plan {
+	if p.view {
+		return &Plan{cfg: p.cfg, st: p.st.deepCopy(false)}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return &Plan{cfg: p.cfg, st: p.st.deepCopy(true)}
+}
+
+// Equal reports whether two plans hold the same reservations (by
+// [Allocation.Equal]) and the same capacity. It reads both under their
+// read locks; comparing a plan with itself is true.
+func (p *Plan) Equal(o *Plan) bool {
+	if p == o {
+		return true
+	}
+	a, b := p.All(), o.All()
+	return p.Capacity().Equal(o.Capacity()) && slices.EqualFunc(a, b, (*Allocation).Equal)
+}

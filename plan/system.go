@@ -1,0 +1,476 @@
+package plan
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/berthsched/berth"
+)
+
+// SystemConfig configures a [System].
+type SystemConfig struct {
+	// ClusterTimestamp stamps every new reservation id (YARN's RM start
+	// time, ResourceManager.getClusterTimeStamp()).
+	ClusterTimestamp int64
+	// Clock gives the time the validator compares deadlines with.
+	// Required.
+	Clock berth.Clock
+}
+
+// System is the reservation service of a cluster: YARN's ReservationSystem
+// together with the reservation calls of ClientRMService. It holds one
+// [Plan] per reservable queue, issues reservation ids, validates requests
+// (YARN's ReservationInputValidator), keeps submissions idempotent and
+// delegates placement to each plan's [Agent]. Its request and response
+// types carry the JSON field names of YARN's REST reservation API, so a
+// host can serve them as they are.
+//
+// A System is safe for concurrent use. Placement runs outside the system's
+// lock, under the plan's own; two submissions of one id race safely (the
+// second sees the first and is idempotent or a conflict).
+type System struct {
+	cfg    SystemConfig
+	mu     sync.RWMutex
+	seq    int64
+	plans  map[string]*Plan
+	queues map[ReservationID]string
+}
+
+// NewSystem returns a system with no plans.
+func NewSystem(cfg SystemConfig) (*System, error) {
+	if cfg.Clock == nil {
+		return nil, berth.InvalidField("system.clock", nil, "a clock is required")
+	}
+	return &System{cfg: cfg, plans: map[string]*Plan{}, queues: map[ReservationID]string{}}, nil
+}
+
+// PlanCapacity is the capacity the CapacityScheduler reservation system
+// gives a plan at creation: the cluster resource × the plan queue's
+// absolute capacity (a fraction), rounded down to a multiple of the minimum
+// allocation by calc. With berth.MemoryCalculator the result has one vcore,
+// as in YARN, until the plan follower sets the capacity.
+func PlanCapacity(calc berth.Calculator, cluster berth.Resource, absoluteCapacity float64, minAllocation berth.Resource) berth.Resource {
+	return calc.MultiplyAndNormalizeDown(cluster, absoluteCapacity, minAllocation)
+}
+
+// AddPlan registers p for its queue. A queue that has a plan already is
+// berth.ErrAlreadyExists.
+func (s *System) AddPlan(p *Plan) error {
+	if p == nil {
+		return berth.InvalidField("plan", nil, "must not be nil")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.plans[p.QueueName()]; ok {
+		return &berth.FieldError{Field: "queue", Value: p.QueueName(), Kind: berth.ErrAlreadyExists,
+			Reason: "a plan for this queue exists already"}
+	}
+	s.plans[p.QueueName()] = p
+	return nil
+}
+
+// Reinitialize creates a plan for every configuration whose queue has none
+// and keeps existing plans untouched, capacity included (YARN's
+// reinitialize: plans are added for new reservable queues, never replaced
+// or removed). It returns the queues added, sorted. All-or-nothing: an
+// invalid configuration adds nothing.
+func (s *System) Reinitialize(cfgs ...Config) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fresh := map[string]*Plan{}
+	for i, c := range cfgs {
+		if _, ok := s.plans[c.Queue]; ok {
+			continue
+		}
+		if _, ok := fresh[c.Queue]; ok {
+			continue
+		}
+		p, err := New(c)
+		if err != nil {
+			return nil, fmt.Errorf("plan configuration %d (queue %q): %w", i, c.Queue, err)
+		}
+		fresh[c.Queue] = p
+	}
+	added := make([]string, 0, len(fresh))
+	for q, p := range fresh {
+		s.plans[q] = p
+		added = append(added, q)
+	}
+	slices.Sort(added)
+	return added, nil
+}
+
+// Plan returns the plan of queue.
+func (s *System) Plan(queue string) (*Plan, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p, ok := s.plans[queue]
+	return p, ok
+}
+
+// Plans returns every plan, sorted by queue name.
+func (s *System) Plans() []*Plan {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]*Plan, 0, len(s.plans))
+	for _, p := range s.plans {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b *Plan) int {
+		switch {
+		case a.QueueName() < b.QueueName():
+			return -1
+		case a.QueueName() > b.QueueName():
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// NewReservationID issues a fresh id: the cluster timestamp and the next
+// sequence number, starting at 1 (YARN's getNewReservationId). Nothing is
+// stored.
+func (s *System) NewReservationID() ReservationID {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	return ReservationID{ClusterTimestamp: s.cfg.ClusterTimestamp, Sequence: s.seq}
+}
+
+// NewReservation is NewReservationID in the REST response form.
+func (s *System) NewReservation() NewReservationResponse {
+	return NewReservationResponse{ID: s.NewReservationID()}
+}
+
+// QueueOf returns the queue of the reservation id (YARN's
+// getQueueForReservation).
+func (s *System) QueueOf(id ReservationID) (string, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	q, ok := s.queues[id]
+	return q, ok
+}
+
+// NewReservationResponse is the body of REST new-reservation.
+type NewReservationResponse struct {
+	ID ReservationID `json:"reservation-id"`
+}
+
+// SubmissionRequest is the body of REST submit plus the caller.
+type SubmissionRequest struct {
+	Queue      string        `json:"queue"`
+	ID         ReservationID `json:"reservation-id"`
+	Definition *Definition   `json:"reservation-definition"`
+	// User is the authenticated caller (not part of the body).
+	User string `json:"-"`
+}
+
+// UpdateRequest is the body of REST update plus the caller.
+type UpdateRequest struct {
+	ID         ReservationID `json:"reservation-id"`
+	Definition *Definition   `json:"reservation-definition"`
+	User       string        `json:"-"`
+}
+
+// DeleteRequest is the body of REST delete plus the caller.
+type DeleteRequest struct {
+	ID   ReservationID `json:"reservation-id"`
+	User string        `json:"-"`
+}
+
+// ListRequest holds the query of REST list. Start ≤ 0 reads as 0 and
+// End < 0 as "no end", as in YARN.
+type ListRequest struct {
+	Queue              string        `json:"queue"`
+	ID                 ReservationID `json:"reservation-id"`
+	Start              berth.Time    `json:"start-time"`
+	End                berth.Time    `json:"end-time"`
+	IncludeAllocations bool          `json:"include-resource-allocations"`
+}
+
+// ListResponse is REST list's ReservationListInfo.
+type ListResponse struct {
+	Reservations []ReservationInfo `json:"reservations"`
+}
+
+// ReservationInfo describes one reservation (YARN's
+// ReservationAllocationState / REST ReservationInfo).
+type ReservationInfo struct {
+	AcceptanceTime berth.Time               `json:"acceptance-time"`
+	User           string                   `json:"user"`
+	Allocations    []ResourceAllocationInfo `json:"resource-allocations"`
+	ID             ReservationID            `json:"reservation-id"`
+	Definition     Definition               `json:"reservation-definition"`
+}
+
+// ResourceAllocationInfo is one interval of an allocation (REST
+// ResourceAllocationInfo: startTime, endTime, resource).
+type ResourceAllocationInfo struct {
+	Start    berth.Time
+	End      berth.Time
+	Resource berth.Resource
+}
+
+type resourceAllocationJSON struct {
+	Resource resourceJSON `json:"resource"`
+	Start    berth.Time   `json:"startTime"`
+	End      berth.Time   `json:"endTime"`
+}
+
+// MarshalJSON writes {"resource":{"memory":…,"vCores":…},"startTime":…,"endTime":…}.
+func (r ResourceAllocationInfo) MarshalJSON() ([]byte, error) {
+	return json.Marshal(resourceAllocationJSON{Resource: toResourceJSON(r.Resource), Start: r.Start, End: r.End})
+}
+
+// UnmarshalJSON reads the form MarshalJSON writes.
+func (r *ResourceAllocationInfo) UnmarshalJSON(b []byte) error {
+	var w resourceAllocationJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return &berth.FieldError{Field: "resource-allocations", Value: string(b), Reason: "malformed JSON", Err: err}
+	}
+	*r = ResourceAllocationInfo{Start: w.Start, End: w.End, Resource: w.Resource.resource()}
+	return nil
+}
+
+// InfoOf converts an allocation for listing, with its intervals only when
+// includeAllocations is set (YARN's convertAllocationsToReservationInfo).
+func InfoOf(a *Allocation, includeAllocations bool) ReservationInfo {
+	info := ReservationInfo{AcceptanceTime: a.AcceptedAt, User: a.User, ID: a.ID,
+		Definition: a.Definition.Clone(), Allocations: []ResourceAllocationInfo{}}
+	if includeAllocations {
+		for _, e := range a.Intervals {
+			info.Allocations = append(info.Allocations, ResourceAllocationInfo{Start: e.Interval.Start, End: e.Interval.End, Resource: e.Resource})
+		}
+	}
+	return info
+}
+
+// ---- validation of requests (YARN's ReservationInputValidator) ----
+
+func (s *System) planForQueue(queue string) (*Plan, error) {
+	if queue == "" {
+		return nil, berth.InvalidField("queue", queue,
+			"The queue is not specified. Please try again with a valid reservable queue.")
+	}
+	p, ok := s.Plan(queue)
+	if !ok {
+		return nil, &berth.FieldError{Field: "queue", Value: queue, Kind: berth.ErrNotFound,
+			Reason: fmt.Sprintf("The specified queue: %s is not managed by reservation system. Please try again with a valid reservable queue.", queue)}
+	}
+	return p, nil
+}
+
+func (s *System) planForID(id ReservationID) (*Plan, error) {
+	if id.IsZero() {
+		return nil, berth.InvalidField("reservation-id", id,
+			"Missing reservation id. Please try again by specifying a reservation id.")
+	}
+	q, ok := s.QueueOf(id)
+	if !ok || q == "" {
+		return nil, &berth.FieldError{Field: "reservation-id", Value: id, Kind: berth.ErrNotFound,
+			Reason: fmt.Sprintf("The specified reservation with ID: %v is unknown. Please try again with a valid reservation.", id)}
+	}
+	p, ok := s.Plan(q)
+	if !ok {
+		return nil, &berth.FieldError{Field: "reservation-id", Value: id, Kind: berth.ErrNotFound,
+			Reason: fmt.Sprintf("The specified reservation: %v is not associated with any valid plan. Please try again with a valid reservation.", id)}
+	}
+	return p, nil
+}
+
+// ValidateSubmission runs YARN's submission checks and returns the target
+// plan: id set, queue set and reservable, then [ValidateDefinition].
+func (s *System) ValidateSubmission(req SubmissionRequest) (*Plan, error) {
+	if req.ID.IsZero() {
+		return nil, berth.InvalidField("reservation-id", req.ID,
+			"Reservation id cannot be null. Please try again specifying  a valid reservation id by creating a new reservation id.")
+	}
+	p, err := s.planForQueue(req.Queue)
+	if err != nil {
+		return nil, err
+	}
+	if err := ValidateDefinition(req.Definition, p.Limits(s.cfg.Clock.Now())); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// ValidateUpdate runs YARN's update checks and returns the plan holding
+// the reservation: id set and known, its plan present, then
+// [ValidateDefinition].
+func (s *System) ValidateUpdate(req UpdateRequest) (*Plan, error) {
+	p, err := s.planForID(req.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := ValidateDefinition(req.Definition, p.Limits(s.cfg.Clock.Now())); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// ValidateDelete runs YARN's delete checks and returns the plan holding
+// the reservation.
+func (s *System) ValidateDelete(req DeleteRequest) (*Plan, error) { return s.planForID(req.ID) }
+
+// ValidateList normalises the window (start ≤ 0 → 0, end < 0 → MaxTime)
+// and runs YARN's list checks: end ≥ start, queue set and reservable.
+func (s *System) ValidateList(req ListRequest) (*Plan, berth.Interval, error) {
+	w := berth.Interval{Start: max(req.Start, 0), End: req.End}
+	if w.End < 0 {
+		w.End = berth.MaxTime
+	}
+	if w.End < w.Start {
+		return nil, w, berth.InvalidField("end-time", req.End,
+			"The specified end time must be greater than the specified start time.")
+	}
+	p, err := s.planForQueue(req.Queue)
+	if err != nil {
+		return nil, w, err
+	}
+	return p, w, nil
+}
+
+// ---- operations (ClientRMService) ----
+
+// ErrNoAgent is returned (wrapped, kind berth.ErrInvalidState) when a
+// plan has no agent to place reservations.
+var ErrNoAgent = errors.New("plan has no reservation agent")
+
+func agentOf(p *Plan) (Agent, error) {
+	if a := p.Agent(); a != nil {
+		return a, nil
+	}
+	return nil, &berth.FieldError{Field: "queue", Value: p.QueueName(), Kind: berth.ErrInvalidState,
+		Reason: "the plan has no reservation agent", Err: ErrNoAgent}
+}
+
+// Submit validates req and asks the plan's agent to place it (YARN's
+// submitReservation). Submitting an id again with an equal definition
+// succeeds without change; with a different definition it is
+// berth.ErrConflict. A failed placement is an error (YARN answers success
+// when its agent returns false).
+func (s *System) Submit(req SubmissionRequest) error {
+	p, err := s.ValidateSubmission(req)
+	if err != nil {
+		return err
+	}
+	if q, ok := s.QueueOf(req.ID); ok && q != req.Queue {
+		return &berth.FieldError{Field: "reservation-id", Value: req.ID, Kind: berth.ErrConflict,
+			Reason: fmt.Sprintf("the reservation id is already used in queue %s", q)}
+	}
+	if done, err := s.idempotent(p, req); done || err != nil {
+		return err
+	}
+	ag, err := agentOf(p)
+	if err != nil {
+		return err
+	}
+	if err := ag.CreateReservation(p, req.ID, req.User, req.Definition.Clone()); err != nil {
+		if errors.Is(err, berth.ErrAlreadyExists) { // a concurrent submission won
+			if done, ierr := s.idempotent(p, req); done || ierr != nil {
+				return ierr
+			}
+		}
+		return fmt.Errorf("submitting reservation %v: %w", req.ID, err)
+	}
+	s.mu.Lock()
+	s.queues[req.ID] = req.Queue
+	s.mu.Unlock()
+	return nil
+}
+
+// idempotent reports whether the plan holds req.ID already: done with a nil
+// error for an equal definition, an ErrConflict otherwise.
+func (s *System) idempotent(p *Plan, req SubmissionRequest) (bool, error) {
+	cur, ok := p.Reservation(req.ID)
+	if !ok {
+		return false, nil
+	}
+	if cur.Definition.Equal(*req.Definition) {
+		s.mu.Lock()
+		s.queues[req.ID] = req.Queue
+		s.mu.Unlock()
+		return true, nil
+	}
+	return true, &berth.FieldError{Field: "reservation-definition", Value: req.ID, Kind: berth.ErrConflict,
+		Reason: fmt.Sprintf("Reservation allocation already exists with the reservation id %v, but a different reservation definition was provided. Please try again with a new reservation id, or consider updating the reservation instead.", req.ID)}
+}
+
+// Update validates req and asks the agent to re-place the reservation
+// (YARN's updateReservation). On failure the old reservation is kept.
+func (s *System) Update(req UpdateRequest) error {
+	p, err := s.ValidateUpdate(req)
+	if err != nil {
+		return err
+	}
+	ag, err := agentOf(p)
+	if err != nil {
+		return err
+	}
+	if err := ag.UpdateReservation(p, req.ID, req.User, req.Definition.Clone()); err != nil {
+		return fmt.Errorf("Unable to update reservation: %v: %w", req.ID, err)
+	}
+	return nil
+}
+
+// Delete validates req and asks the agent to delete the reservation
+// (YARN's deleteReservation). The id is forgotten afterwards, so deleting
+// twice fails in validation with berth.ErrNotFound.
+func (s *System) Delete(req DeleteRequest) error {
+	p, err := s.ValidateDelete(req)
+	if err != nil {
+		return err
+	}
+	ag, err := agentOf(p)
+	if err != nil {
+		return err
+	}
+	if err := ag.DeleteReservation(p, req.ID, req.User); err != nil {
+		return fmt.Errorf("Could not delete reservation: %v: %w", req.ID, err)
+	}
+	s.mu.Lock()
+	delete(s.queues, req.ID)
+	s.mu.Unlock()
+	return nil
+}
+
+// List returns the reservations of req.Queue: the one named by req.ID, or
+// those overlapping [start, end] (YARN's listReservations), ordered by
+// (start, end, id).
+func (s *System) List(req ListRequest) (ListResponse, error) {
+	p, w, err := s.ValidateList(req)
+	if err != nil {
+		return ListResponse{}, err
+	}
+	f := Filter{ID: req.ID, Window: &w}
+	out := ListResponse{Reservations: []ReservationInfo{}}
+	for _, a := range p.Reservations(f) {
+		out.Reservations = append(out.Reservations, InfoOf(a, req.IncludeAllocations))
+	}
+	return out, nil
+}
+
+// ArchiveCompleted archives completed reservations in every plan
+// ([Plan.ArchiveCompleted]) and forgets their ids; it returns the ids
+// archived, plan by plan in queue order.
+func (s *System) ArchiveCompleted(now berth.Time) ([]ReservationID, error) {
+	var all []ReservationID
+	for _, p := range s.Plans() {
+		ids, err := p.ArchiveCompleted(now)
+		if err != nil {
+			return all, fmt.Errorf("archiving plan %s: %w", p.QueueName(), err)
+		}
+		s.mu.Lock()
+		for _, id := range ids {
+			delete(s.queues, id)
+		}
+		s.mu.Unlock()
+		all = append(all, ids...)
+	}
+	return all, nil
+}

@@ -1,0 +1,162 @@
+package policy
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// yarnModel re-executes YARN's sampling walk literally: every sample point
+// materialised, up and down maps, the windowed value checked at every key.
+// (With the end-of-walk fix: the walk ends at end, not at the sentinel.)
+func yarnModel(segs []seg, end, from, to, w, limit int64) bool {
+	temp := map[int64]int64{}
+	for i, g := range segs {
+		next := end
+		if i+1 < len(segs) {
+			next = segs[i+1].t
+		}
+		for k := int64(1); k <= (next-g.t)/w; k++ {
+			temp[g.t+k*w] = g.v
+		}
+	}
+	for _, g := range segs {
+		temp[g.t] = g.v
+	}
+	if end > segs[len(segs)-1].t {
+		temp[end] = 0
+	}
+	keys := make([]int64, 0, len(temp))
+	for k := range temp {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	up, down := map[int64]int64{}, map[int64]int64{}
+	var tot, prev int64
+	prevT := keys[0]
+	for _, k := range keys {
+		tot += prev * (k - prevT)
+		n := int64(math.Floor(float64(tot)/float64(w) + 0.5))
+		up[k] = n
+		down[k+w] = n
+		prev, prevT = temp[k], k
+	}
+	floor := func(m map[int64]int64, x int64) (int64, bool) {
+		best, ok := int64(math.MinInt64), false
+		for k := range m {
+			if k <= x && k >= best {
+				best, ok = k, true
+			}
+		}
+		return m[best], ok
+	}
+	val := func(x int64) (int64, bool) {
+		u, ok := floor(up, x)
+		if !ok {
+			return 0, false
+		}
+		d, _ := floor(down, x)
+		return u - d, true
+	}
+	xs := []int64{from}
+	for k := range up {
+		xs = append(xs, k)
+	}
+	for k := range down {
+		xs = append(xs, k)
+	}
+	for _, x := range xs {
+		if x < from || x > to {
+			continue
+		}
+		if v, ok := val(x); ok && v > limit {
+			return true
+		}
+	}
+	return false
+}
+
+func randSegs(r *rand.Rand) ([]seg, int64) {
+	n := 1 + r.IntN(6)
+	t := int64(r.IntN(20))
+	var segs []seg
+	for i := 0; i < n; i++ {
+		segs = append(segs, seg{t: t, v: int64(r.IntN(6))})
+		t += 1 + int64(r.IntN(30))
+	}
+	return segs, t + int64(r.IntN(10))
+}
+
+func TestYarnExceedsMatchesLiteralWalk(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 3000; i++ {
+		segs, end := randSegs(r)
+		w := int64(1 + r.IntN(12))
+		limit := int64(r.IntN(6))
+		from := int64(r.IntN(40)) - 10
+		to := from + int64(r.IntN(80))
+		got, _, _ := yarnExceeds(segs, end, from, to, w, limit)
+		want := yarnModel(segs, end, from, to, w, limit)
+		require.Equal(t, want, got, "case %d segs=%v end=%d w=%d limit=%d [%d,%d]", i, segs, end, w, limit, from, to)
+	}
+}
+
+func TestExactExceedsMatchesDenseModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 3000; i++ {
+		segs, end := randSegs(r)
+		w := int64(1 + r.IntN(12))
+		limit := int64(r.IntN(6))
+		from := int64(r.IntN(40)) - 10
+		to := from + int64(r.IntN(80))
+		at := func(x int64) int64 { // dense value at ms x
+			if x < segs[0].t || x >= end {
+				return 0
+			}
+			v := int64(0)
+			for _, g := range segs {
+				if g.t <= x {
+					v = g.v
+				}
+			}
+			return v
+		}
+		want := false
+		for x := from; x <= to; x++ {
+			var sum int64
+			for y := x - w; y < x; y++ {
+				sum += at(y)
+			}
+			if sum > limit*w {
+				want = true
+			}
+		}
+		got, _, _ := exactExceeds(segs, end, from, to, w, limit)
+		require.Equal(t, want, got, "case %d segs=%v end=%d w=%d limit=%d [%d,%d]", i, segs, end, w, limit, from, to)
+	}
+}
+
+func TestYarnExceedsPOLCOT19(t *testing.T) {
+	// POL-COT-19: 25 h at 25 % of <1024000,1000>, window 24 h: the sample at
+	// 90e6 sees 266,667 MB against a limit of 256,000.
+	const w = 86_400_000
+	segs := []seg{{0, 256000}, {90_000_000, 0}}
+	bad, at, v := yarnExceeds(segs, 90_000_000+w, -w, 90_000_000+w, w, 256000)
+	assert.True(t, bad)
+	assert.Equal(t, int64(90_000_000), at)
+	assert.Equal(t, int64(266667), v)
+}
+
+func TestI128(t *testing.T) {
+	a := mul64(math.MaxInt64, 4)
+	assert.Equal(t, 1, a.cmp(i128From(math.MaxInt64)))
+	assert.Equal(t, i128From(-5), mul64(-1, 5))
+	assert.Equal(t, -5.0, i128From(-5).float())
+	assert.Equal(t, 0, a.sub(a).cmp(i128{}))
+	assert.InDelta(t, 4*float64(math.MaxInt64), a.float(), 1e4)
+	assert.Equal(t, mul64(-3, 7), mulI(i128From(-3), 7))
+}

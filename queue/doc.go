@@ -1,0 +1,111 @@
+// Package queue is the queue tree that Berth's hierarchical schedulers
+// (package capacity and package fair) share: queue paths, the typed,
+// scheduler-neutral configuration of each queue (capacity, maximum
+// capacity, state, ACLs), its validation, the accounting of used, pending
+// and reserved resources and of applications per queue and per user, the
+// dynamic reservation queues a plan follower adds under a plan queue,
+// lookups, snapshots, and atomic reconfiguration. Scheduling policy —
+// ordering, user limits, fair shares, preemption — lives in the schedulers;
+// this package only keeps the hierarchy and its books consistent.
+//
+// # How a scheduler uses it
+//
+// The scheduler parses its file at the edge (capacity-scheduler.xml or
+// fair-scheduler.xml) into a [Config] tree, builds a [Tree] with [New], and
+// from then on charges accounting to leaves ([Queue.Update],
+// [Queue.Allocate], [Queue.SubmitApp], …; [Move] when an application
+// changes queue), checks access
+// ([Queue.CanSubmit]), and calls [Tree.Reconfigure] with a new Config on a
+// refresh. The plan follower adds, sizes and removes reservation queues
+// under plan queues ([Tree.AddReservationQueue], [Tree.SetEntitlement],
+// [Tree.RemoveReservationQueue]); the fair scheduler's placement rules
+// create ad-hoc queues ([Tree.EnsureLeaf], [Tree.AddDynamicQueue]) and drop
+// them when idle ([Tree.RemoveDynamicQueue]). Preemption and reports read a
+// [Snapshot].
+//
+// # Scheduler payloads: why generics
+//
+// Each scheduler needs its own typed per-queue settings (user-limit-factor
+// and ordering policy for the capacity scheduler; weight, min/max
+// resources and scheduling policy for the fair one) and its own run-time
+// state. Tree[T] and Queue[T] are generic over that payload: Config[T]
+// carries the settings in Config.Settings and the built queue exposes them
+// as the field Queue.Payload, typed, with no casts and no maps keyed by
+// path. A scheduler typically uses a pointer to its own struct, so the
+// payload holds both settings and state; [Options.Merge] decides what a
+// surviving queue keeps on Reconfigure (e.g. its state with the new
+// settings). An opaque `any` field would have forced type assertions on
+// every hot path; a side table keyed by path would have to be kept in sync
+// with reconfiguration by hand.
+//
+// Rules that belong to one scheduler stay optional: [Options.CheckCapacitySums]
+// turns on the capacity scheduler's checks across siblings, and
+// [Options.RequireStoppedToRemove] its STOPPED-before-delete rule;
+// [Options.Validate] lets a scheduler add its own checks on a candidate
+// tree before it is installed.
+//
+// # Semantics (YARN 3.3)
+//
+// Paths are "root.a.b"; names are non-empty, contain no "." and no
+// whitespace. A queue with children (or Config.Parent) is a parent; a
+// reservable leaf is a plan queue holding dynamic reservation queues,
+// starting with "<name>-default" at entitlement 100%/100%.
+//
+// Capacities are percentages of the parent or absolute resources. With
+// CheckCapacitySums, children's capacities (fractions, single precision)
+// must sum to 1 within 0.0005 under a parent with non-zero capacity and to
+// 0 under a zero-capacity parent, unless children use absolute resources;
+// absolute children must fit in an absolute parent, and a non-zero
+// percentage parent may not have absolute children. Absolute capacity =
+// capacity × parent's; absolute maximum likewise, and it may not be below
+// the absolute capacity (by more than 0.0001).
+//
+// State: an unset state inherits the parent's; a child of a stopped parent
+// is effectively stopped, and configuring it RUNNING is an error. A stopped
+// queue with applications reports DRAINING.
+//
+// ACLs use Hadoop's AccessControlList syntax ([ParseACL]). Defaults: root
+// allows everyone, other queues nobody. Access is granted if the queue or
+// any ancestor allows it; submitting needs SUBMIT_APPLICATIONS or
+// ADMINISTER_QUEUE. The host supplies user → groups ([Groups]).
+//
+// Accounting is charged to leaves and propagated to every ancestor in
+// O(depth): a parent's usage is the sum of its children's, a queue's the
+// sum of its users'. Updates are all-or-nothing and never leave a negative
+// amount.
+//
+// # Concurrency
+//
+// A Tree and its Queues are not safe for concurrent use: the tree is
+// owned by its scheduler, which already serializes its work under its own
+// lock. Values — [Path], [ACL], [Capacity], [Usage] — and a [Snapshot] are
+// immutable once made and may be shared between goroutines.
+//
+// # Differences from YARN
+//
+//   - Queue names may not contain whitespace anywhere, control characters,
+//     or invalid UTF-8; YARN's fair scheduler only rejects names with
+//     leading or trailing whitespace.
+//   - ACL names are trimmed with Java's String.trim (characters ≤ U+0020);
+//     Hadoop trims names next to commas with the regex class \s only,
+//     which differs only for control characters.
+//   - Absolute capacities are compared componentwise (min must fit in max,
+//     a child's max in its parent's, children's sum in the parent's);
+//     YARN 3.3 compares some of them through the resource calculator,
+//     which under the memory-only calculator ignores vcores.
+//   - SetEntitlement refuses a maximum below the capacity; YARN accepts it
+//     and ends up with an absolute maximum below the absolute capacity.
+//   - Removing a queue (by Reconfigure or RemoveReservationQueue) is refused
+//     while it has any usage, not only applications, so parents always
+//     stay equal to the sum of their children. The default reservation
+//     queue of a plan cannot be removed.
+//   - Accounting updates that would overflow int64 are refused; YARN wraps.
+//   - Reconfigure refuses a leaf holding applications or usage that the new
+//     configuration turns into a parent, and refuses to drop a busy queue;
+//     YARN's capacity scheduler refuses unless the leaf is STOPPED, and its
+//     fair scheduler defers such changes until the queue is empty. A fair
+//     scheduler that wants deferral can keep the queue in its next
+//     configuration until it drains.
+//   - Node labels (partitions) are not modelled: accounting is for the
+//     default partition.
+package queue

@@ -1,0 +1,60 @@
+package queue
+
+import (
+	"fmt"
+
+	"github.com/berthsched/berth"
+)
+
+// Error reports a problem with one queue: the queue path, the offending field
+// (named as YARN's configuration key suffix, e.g. "capacity",
+// "maximum-capacity", "state", "acl_submit_applications", "queues"), the
+// value and the reason. It unwraps to Kind (berth.ErrInvalidArgument when
+// nil) and to Err when set, so callers branch with errors.Is and read the
+// details with errors.As.
+type Error struct {
+	QueuePath string // full path of the queue, e.g. "root.a.b" (as spelled when it did not parse)
+	Field     string // the offending field, "" when the queue as a whole is at fault
+	Value     any    // the offending value, nil when not meaningful
+	Reason    string // why, short
+	Kind      error  // one of the berth.Err* kinds; ErrInvalidArgument when nil
+	Err       error  // an underlying cause, if any
+}
+
+// Error formats the error as "queue <path>: <field>: <reason> (value: v)".
+func (e *Error) Error() string {
+	msg := "queue " + e.QueuePath + ": "
+	if e.Field != "" {
+		msg += e.Field + ": "
+	}
+	msg += e.Reason
+	if e.Value != nil {
+		msg += fmt.Sprintf(" (value: %v)", e.Value)
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap exposes the kind and the cause to errors.Is and errors.As.
+func (e *Error) Unwrap() []error {
+	kind := e.Kind
+	if kind == nil {
+		kind = berth.ErrInvalidArgument
+	}
+	if e.Err != nil {
+		return []error{kind, e.Err}
+	}
+	return []error{kind}
+}
+
+// invalid builds an ErrInvalidArgument error.
+func invalid(path, field string, value any, reason string) *Error {
+	return &Error{QueuePath: path, Field: field, Value: value, Reason: reason, Kind: berth.ErrInvalidArgument}
+}
+
+// stateErr builds an ErrInvalidState error.
+func stateErr(path, field string, value any, reason string) *Error {
+	return &Error{QueuePath: path, Field: field, Value: value, Reason: reason, Kind: berth.ErrInvalidState}
+}

@@ -1,0 +1,85 @@
+// Package rle holds resources over time: run-length-encoded step functions
+// from time (ms) to [berth.Resource], YARN's RLESparseResourceAllocation
+// ([Series]) and PeriodicRLESparseResourceAllocation ([Periodic]). The plan
+// (package plan) keeps the total and per-user allocations in series, agents
+// (package agent) search them for room, and sharing policies (package
+// policy) check them; [Merge] is the algebra they all share (add, subtract,
+// subtract-test-non-negative, min, max over a window).
+//
+// # Values and undefined
+//
+// A series holds, at every time, either a resource or nothing: "undefined",
+// YARN's null. It is stored as canonical breakpoints ([Breakpoint]): from
+// each breakpoint's time until the next, the series has that value; before
+// the first breakpoint it is zero. Canonical means no breakpoint repeats the
+// value in force before it, so two series are the same function exactly when
+// they have the same breakpoints ([Series.Equal]).
+//
+//   - Series built with [New] (or the zero value), Add and Remove are defined
+//     everywhere and zero outside what was added.
+//   - [Merge] results are undefined outside their window (YARN's terminator
+//     at the window end) and, inside, where both operands are undefined.
+//   - [FromBreakpoints] builds a series the way YARN's map constructor does:
+//     undefined before its first breakpoint. [Undefined] is undefined
+//     everywhere: YARN's empty allocation as a merge operand.
+//
+// [Series.At] reads undefined as zero (YARN's getCapacityAtTime);
+// [Series.Lookup] tells the two apart. Min, Max, Integral and StepsIn skip
+// undefined parts.
+//
+// # Cost
+//
+// Breakpoints live in blocks of up to 64 inside a github.com/google/btree
+// BTreeG; each block carries a pending ("lazy") addition and the bounds of
+// its values. Add and Remove cost O(log n + B + k/B) for k breakpoints
+// inside the interval (B = 64), At is O(log n), Min and Max over a window
+// O(log n + B + k/B); Merge, Clip, StepsIn and Integral are linear in the
+// breakpoints inside their window. YARN rebuilds the whole map on every add,
+// O(n). Clone is O(1): the tree and the blocks are copied on write.
+//
+// # Concurrency
+//
+// A series is a value owned by its caller (the plan holds its lock around
+// it): reads may run in parallel, but every mutation, and Clone, which marks
+// the storage of the original as shared, needs exclusive access. The library
+// keeps no global state.
+//
+// # Differences from YARN
+//
+//   - Bad input is an error instead of being accepted: an empty or inverted
+//     interval (YARN turns [t, t) into a lone zero key), a negative resource,
+//     and removing more than is present — YARN lets the allocation go
+//     negative; Berth returns a *[RemoveError] naming the first time. Every
+//     failed mutation leaves the series unchanged. A zero resource is a no-op
+//     as in YARN (after the interval is checked). Sums that would overflow
+//     int64 are errors.
+//   - Canonical form: YARN keeps a leading zero key after removals, a
+//     trailing zero key and a MAX terminator after the second mutation; Berth
+//     keeps neither, so a fully removed series has no breakpoints at all.
+//   - Add and Remove treat the outside of a series as zero: YARN's add-built
+//     allocation is undefined before its first key, which only shows in a
+//     min, max or subtract-test-non-negative merge against it (YARN then
+//     returns the other operand). Use [Undefined] or [FromBreakpoints] to get
+//     YARN's "no data" operand where it matters.
+//   - Merge: YARN returns an empty operand's partner unclipped, without a
+//     terminator; Berth always clips to the window. YARN crashes (NPE) when a
+//     defined value follows an undefined one in the result; Berth records the
+//     value. YARN's subtract-test-non-negative with an empty left operand
+//     negates the right one and rejects it only if every component is ≤ 0;
+//     Berth's zero left operand rejects any component that goes negative.
+//     Undefined − y is +y, as in YARN.
+//   - [Series.Clip] is YARN's getRangeOverlapping without its extra
+//     breakpoints (the step before the window, a key at the end): the copy
+//     equals the series inside the window and is zero outside.
+//   - [Series.Min] and [Series.Max] are over the half-open window; YARN's
+//     getMinimumCapacityInInterval also counts the step starting at the end
+//     and ignores the zero before an allocation's first key.
+//   - [Series.Integral] is exact ([Int128] per type); YARN's long arithmetic
+//     can overflow.
+//   - Periodic: Add and Remove outside [0, period] are errors (YARN returns
+//     false); At and Unroll use the floor modulo for negative times (YARN
+//     reads the wrong phase); [NewPeriodicFrom] keeps the part of a piece that
+//     wraps around the period end, which YARN's constructor loses (YARN turns
+//     {8:4, 13:0} with period 10 into {0:0, 3:0, 8:4, 10:0}; Berth gives 4 on
+//     [0,3) and [8,10)).
+package rle
