@@ -27,11 +27,33 @@ func (GreedyRLE) allocate(j *job, _ int, s plan.Stage, w berth.Interval) ([]plac
 	if w.Start+s.Duration > w.End {
 		return nil, false, nil
 	}
-	net, err := j.net(w.Start, w.End)
-	if err != nil {
-		return nil, false, err
+	sj := j.stageJob(s)
+	var net *profile
+	// Most stages fit whole in the first candidate window: look at that
+	// window alone first. The first batch reads nothing beyond it, so when
+	// it places every gang the answer is the one of the full scan;
+	// otherwise the rest of the window is read and appended.
+	if probe := (berth.Interval{Start: w.Start, End: w.Start + sj.dur}); j.left && probe.End < w.End {
+		head, err := j.net(probe.Start, probe.End)
+		if err != nil {
+			return nil, false, err
+		}
+		if ps, ok := greedyRLE(head, sj, probe.Start, probe.End, true, scanOptions{}); ok && len(ps) == 1 {
+			j.record(ps)
+			return ps, true, nil
+		}
+		tail, err := j.net(probe.End, w.End)
+		if err != nil {
+			return nil, false, err
+		}
+		net = head.concat(tail)
+	} else {
+		var err error
+		if net, err = j.net(w.Start, w.End); err != nil {
+			return nil, false, err
+		}
 	}
-	ps, ok := greedyRLE(net, j.stageJob(s), w.Start, w.End, j.left, j.scan())
+	ps, ok := greedyRLE(net, sj, w.Start, w.End, j.left, j.scan())
 	if !ok {
 		return nil, false, nil
 	}

@@ -53,7 +53,7 @@ func (g *LegacyGreedy) DeleteReservation(p *plan.Plan, id plan.ReservationID, _ 
 // Place computes the allocation CreateReservation would add, without
 // changing p.
 func (g *LegacyGreedy) Place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
-	ps, window, err := g.compute(newView(p), id, def)
+	ps, _, window, err := g.compute(newView(p), id, def)
 	if err != nil {
 		return nil, err
 	}
@@ -82,33 +82,34 @@ func javaAlignDown(t, step int64) int64 {
 	return t - t%step
 }
 
-func (g *LegacyGreedy) compute(v planView, id plan.ReservationID, def plan.Definition) ([]placement, berth.Interval, error) {
+func (g *LegacyGreedy) compute(v planView, id plan.ReservationID, def plan.Definition) ([]placement, [][]placement, berth.Interval, error) {
 	step := v.step()
 	earliest := javaAlignUp(def.Arrival, step)
 	deadline := javaAlignDown(def.Deadline, step)
 	if len(def.Stages) == 0 {
-		return nil, berth.Interval{}, berth.InvalidField("reservation-definition.reservation-requests", 0, "No resources have been specified to reserve")
+		return nil, nil, berth.Interval{}, berth.InvalidField("reservation-definition.reservation-requests", 0, "No resources have been specified to reserve")
 	}
 	noPlacement := func(stage int) error {
 		return &NoPlacementError{Agent: legacyName, Stage: stage, Reason: "The GreedyAgent couldn't find a valid allocation for your request"}
 	}
 	if earliest >= deadline {
-		return nil, berth.Interval{}, noPlacement(-1)
+		return nil, nil, berth.Interval{}, noPlacement(-1)
 	}
 	// net(t) = capacity + old(t) − committed(t) − what this job took.
 	loads, err := v.loads(id, berth.Interval{Start: earliest, End: deadline})
 	if err != nil {
-		return nil, berth.Interval{}, err
+		return nil, nil, berth.Interval{}, err
 	}
 	net := newFlat(earliest, deadline, v.capacity())
 	subtractProfile(net, loads)
 	curDeadline, oldDeadline := deadline, int64(-1)
 	var all []placement
+	stages := make([][]placement, len(def.Stages))
 	kind := def.Interpreter
 	for i := len(def.Stages) - 1; i >= 0; i-- {
 		s := def.Stages[i]
 		if err := validateStage(i, s, v.capacity(), v.maxAllocation(), v.calculator()); err != nil {
-			return nil, berth.Interval{}, err
+			return nil, nil, berth.Interval{}, err
 		}
 		j := stageJob{
 			f:   fitter{calc: v.calculator(), cluster: v.capacity(), gang: s.Capability.MulInt(s.Concurrency), componentwise: g.ComponentwiseFit},
@@ -121,10 +122,11 @@ func (g *LegacyGreedy) compute(v planView, id plan.ReservationID, def plan.Defin
 				net.add(p.iv.Start, p.iv.End, p.r)
 			}
 			if kind != plan.RAny {
-				return nil, berth.Interval{}, noPlacement(i)
+				return nil, nil, berth.Interval{}, noPlacement(i)
 			}
 			continue
 		}
+		stages[i] = cur
 		all = append(all, cur...)
 		if kind == plan.RAny {
 			break
@@ -136,13 +138,13 @@ func (g *LegacyGreedy) compute(v planView, id plan.ReservationID, def plan.Defin
 			}
 			curDeadline = first
 			if kind == plan.ROrderNoGap && oldDeadline > 0 && oldDeadline-last > step {
-				return nil, berth.Interval{}, noPlacement(i)
+				return nil, nil, berth.Interval{}, noPlacement(i)
 			}
 			oldDeadline = curDeadline
 		}
 	}
 	if len(all) == 0 {
-		return nil, berth.Interval{}, noPlacement(-1)
+		return nil, nil, berth.Interval{}, noPlacement(-1)
 	}
 	first, last := all[0].iv.Start, all[0].iv.End
 	for _, p := range all {
@@ -153,5 +155,5 @@ func (g *LegacyGreedy) compute(v planView, id plan.ReservationID, def plan.Defin
 		// YARN 2.x pads the reservation with zero from the aligned arrival.
 		out = append([]placement{{iv: berth.Interval{Start: earliest, End: first}}}, out...)
 	}
-	return out, berth.Interval{Start: earliest, End: last}, nil
+	return out, stages, berth.Interval{Start: earliest, End: last}, nil
 }

@@ -81,7 +81,7 @@ func (ip *IterativePlanner) Place(p *plan.Plan, id plan.ReservationID, user stri
 }
 
 func (ip *IterativePlanner) place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
-	ps, err := ip.compute(newView(p), id, user, def)
+	ps, _, err := ip.compute(newView(p), id, user, def)
 	if err != nil {
 		return nil, err
 	}
@@ -94,10 +94,11 @@ func (ip *IterativePlanner) place(p *plan.Plan, id plan.ReservationID, user stri
 	return plan.NewAllocation(id, user, def, berth.Interval{Start: def.Arrival, End: def.Deadline}, ivs)
 }
 
-// compute is YARN's computeJobAllocation: the canonical placement of def.
-func (ip *IterativePlanner) compute(v planView, id plan.ReservationID, user string, def plan.Definition) ([]placement, error) {
+// compute is YARN's computeJobAllocation: the canonical placement of def,
+// and the placement of each stage (nil for a stage not placed).
+func (ip *IterativePlanner) compute(v planView, id plan.ReservationID, user string, def plan.Definition) ([]placement, [][]placement, error) {
 	if len(def.Stages) == 0 {
-		return nil, berth.InvalidField("reservation-definition.reservation-requests", 0, "No resources have been specified to reserve")
+		return nil, nil, berth.InvalidField("reservation-definition.reservation-requests", 0, "No resources have been specified to reserve")
 	}
 	step := v.step()
 	j := &job{
@@ -110,6 +111,7 @@ func (ip *IterativePlanner) compute(v planView, id plan.ReservationID, user stri
 	alloc := ip.allocator()
 	var all []placement
 	n := len(def.Stages)
+	stages := make([][]placement, n)
 	for k := 0; k < n; k++ {
 		i := k
 		if !j.left {
@@ -117,22 +119,23 @@ func (ip *IterativePlanner) compute(v planView, id plan.ReservationID, user stri
 		}
 		s := def.Stages[i]
 		if err := validateStage(i, s, v.capacity(), v.maxAllocation(), v.calculator()); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		w := ip.interval().interval(j, i)
 		cur, ok, err := alloc.allocate(j, i, s, w)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !ok {
 			if def.Interpreter == plan.RAny {
 				continue
 			}
-			return nil, &NoPlacementError{Agent: ip.label(), Stage: i, Reason: "The request cannot be satisfied"}
+			return nil, nil, &NoPlacementError{Agent: ip.label(), Stage: i, Reason: "The request cannot be satisfied"}
 		}
 		if def.Interpreter == plan.ROrderNoGap && !j.orderNoGap(cur) {
-			return nil, &NoPlacementError{Agent: ip.label(), Stage: i, Reason: "The allocation found does not respect ORDER_NO_GAP"}
+			return nil, nil, &NoPlacementError{Agent: ip.label(), Stage: i, Reason: "The allocation found does not respect ORDER_NO_GAP"}
 		}
+		stages[i] = cur
 		all = append(all, cur...)
 		j.extend(cur)
 		if def.Interpreter == plan.RAny {
@@ -140,9 +143,9 @@ func (ip *IterativePlanner) compute(v planView, id plan.ReservationID, user stri
 		}
 	}
 	if !j.placed {
-		return nil, &NoPlacementError{Agent: ip.label(), Stage: -1, Reason: "The request cannot be satisfied"}
+		return nil, nil, &NoPlacementError{Agent: ip.label(), Stage: -1, Reason: "The request cannot be satisfied"}
 	}
-	return canonical(all), nil
+	return canonical(all), stages, nil
 }
 
 // extend widens the envelope of what is placed with cur.

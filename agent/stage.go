@@ -37,7 +37,7 @@ type job struct {
 	// inwards to the step.
 	jobArrival, jobDeadline berth.Time
 	// placed is the envelope of the non-zero placements made so far.
-	placed                bool
+	placed                 bool
 	placedStart, placedEnd berth.Time
 }
 

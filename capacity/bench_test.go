@@ -120,11 +120,13 @@ func BenchmarkLargeCluster(b *testing.B) {
 		}
 		per := int64(fan * fan * fan * appsPer * perApp / nodes)
 		ids := make([]string, nodes)
+		specs := make([]NodeSpec, nodes)
 		for n := 0; n < nodes; n++ {
 			ids[n] = fmt.Sprintf("node-%05d", n)
-			if err := s.AddNode(NodeSpec{ID: ids[n], Rack: fmt.Sprintf("/rack-%03d", n/40), Capability: berth.New(per*1024, per)}); err != nil {
-				b.Fatal(err)
-			}
+			specs[n] = NodeSpec{ID: ids[n], Rack: fmt.Sprintf("/rack-%03d", n/40), Capability: berth.New(per*1024, per)}
+		}
+		if err := s.AddNodes(specs...); err != nil {
+			b.Fatal(err)
 		}
 		for l := 0; l < fan*fan*fan; l++ {
 			path := fmt.Sprintf("root.q%d.q%d%d.q%d%d%d", l/100, l/100, l/10%10, l/100, l/10%10, l%10)

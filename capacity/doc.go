@@ -36,8 +36,9 @@
 // another plan, and in the default queue when it names none.
 //
 // The preemption policy reads [Scheduler.Snapshot] (queues with their
-// guarantees and usage, applications, containers, reservations) and acts
-// with [Scheduler.MarkForPreemption], [Scheduler.PreemptContainer] and
+// guarantees and usage, applications, containers, reservations) and
+// [Scheduler.PendingWithinUserLimits], and acts with
+// [Scheduler.MarkForPreemption], [Scheduler.PreemptContainer] and
 // [Scheduler.KillReservation].
 //
 // Configuration is typed ([Config], [QueueSettings] on queue.Config);
@@ -78,7 +79,9 @@
 //     (configured minimum scaled per type when siblings exceed the parent)
 //     and no absolute tie-break in child ordering.
 //   - The fair ordering policy's demand is used plus pending memory.
-//   - The headroom returned with an allocation is computed after it.
+//   - The headroom returned with an allocation is computed after it, and
+//     never negative: YARN subtracts the cluster's usage plainly, which goes
+//     negative when vcores are over-committed under the memory calculator.
 //   - Under the dominant calculator a queue can exceed its maximum in a
 //     non-dominant resource, as in YARN (comparisons are by dominant share).
 //   - Unknown or foreign container ids in a heartbeat's completed list are

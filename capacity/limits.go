@@ -14,11 +14,9 @@ func (s *Scheduler) setUserWeight(q *qnode, u *user) {
 	if v, ok := q.set().UserWeights[u.name]; ok {
 		w = v
 	}
-	if u.weight != w && u.weight != 0 {
-		q.leaf.allWeights += w - u.weight
-		if u.activeApps > 0 {
-			q.leaf.activeWeights += w - u.weight
-		}
+	q.leaf.allWeights += w - u.weight
+	if u.activeApps > 0 {
+		q.leaf.activeWeights += w - u.weight
 	}
 	u.weight = w
 }
@@ -120,7 +118,9 @@ func (s *Scheduler) headroom(q *qnode, u *user, ul berth.Resource) berth.Resourc
 	rc, cl := s.rc, s.cluster
 	h := berth.ComponentwiseMin(ul.SubNonNegative(u.used), q.leaf.cachedLimit.SubNonNegative(q.used))
 	h = rc.RoundDown(h, s.cfg.MinAllocation)
-	return berth.Min(rc, cl, cl.Sub(s.root.used), h)
+	// YARN subtracts plainly; clamping keeps a headroom from going negative
+	// when vcores are over-committed (memory calculator) or nodes left.
+	return berth.Min(rc, cl, cl.SubNonNegative(s.root.used), h)
 }
 
 // amLimit is the queue's AM resource limit on the default partition.
@@ -173,4 +173,59 @@ func (s *Scheduler) activate(q *qnode) {
 		s.addPending(q, u.name, a.pending)
 		s.syncSched(a)
 	}
+}
+
+// pendingEntry is one active application for pendingWithinUserLimits.
+type pendingEntry struct {
+	user              string
+	pending, reserved berth.Resource
+}
+
+// pendingWithinUserLimits is YARN's
+// getTotalPendingResourcesConsideringUserLimit over apps in ordering
+// order: each user's remaining room (its limit less its usage, at least
+// zero) caps what its applications' outstanding asks count for.
+func pendingWithinUserLimits(apps []pendingEntry, room map[string]berth.Resource, deductReserved bool) berth.Resource {
+	var total berth.Resource
+	for _, a := range apps {
+		left, ok := room[a.user]
+		if !ok {
+			continue
+		}
+		p := a.pending
+		if deductReserved {
+			p = p.Sub(a.reserved)
+		}
+		p = berth.ComponentwiseMax(p, berth.Resource{})
+		take := berth.ComponentwiseMin(left, p)
+		total = total.Add(take)
+		room[a.user] = left.Sub(take)
+	}
+	return total
+}
+
+// PendingWithinUserLimits is the leaf queue's outstanding demand that its
+// users' limits let through (YARN's
+// getTotalPendingResourcesConsideringUserLimit), for the preemption
+// policy; deductReserved subtracts what applications already reserved.
+func (s *Scheduler) PendingWithinUserLimits(queueName string, deductReserved bool) (berth.Resource, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q, err := s.lookupQueue(queueName)
+	if err != nil {
+		return berth.Resource{}, err
+	}
+	if !q.isLeaf() {
+		return berth.Resource{}, fieldErr(berth.ErrInvalidArgument, "queue", q.path, "%s is not a leaf queue", q.path)
+	}
+	room := map[string]berth.Resource{}
+	entries := make([]pendingEntry, 0, len(q.leaf.sched))
+	for _, a := range q.leaf.sched {
+		if _, ok := room[a.userName]; !ok {
+			ul := s.userLimit(q, a.u)
+			room[a.userName] = berth.ComponentwiseMax(ul.Sub(a.u.used), berth.Resource{})
+		}
+		entries = append(entries, pendingEntry{user: a.userName, pending: a.pending, reserved: a.reserved})
+	}
+	return pendingWithinUserLimits(entries, room, deductReserved), nil
 }

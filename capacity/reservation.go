@@ -6,11 +6,9 @@ import (
 )
 
 // Entitlement is a reservation queue's share of its plan queue, as
-// fractions in [0, 1] (YARN's QueueEntitlement).
-type Entitlement struct {
-	Capacity    float64
-	MaxCapacity float64
-}
+// fractions in [0, 1] (YARN's QueueEntitlement). It is package queue's
+// type, so that a plan follower can drive either scheduler.
+type Entitlement = queue.Entitlement
 
 // ReservationQueueInfo describes one reservation queue of a plan queue.
 type ReservationQueueInfo struct {
@@ -100,7 +98,7 @@ func (s *Scheduler) SetEntitlement(queueName string, e Entitlement) error {
 	if q.kind != queue.KindReservation {
 		return fieldErr(berth.ErrInvalidArgument, "queue", queueName, "Entitlement can not be modified dynamically since queue %s is not a AutoCreatedLeafQueue", q.path)
 	}
-	if err := s.tree.SetEntitlement(q.tq, queue.Entitlement{Capacity: float32(e.Capacity), MaxCapacity: float32(e.MaxCapacity)}); err != nil {
+	if err := s.tree.SetEntitlement(q.tq, e); err != nil {
 		return keyError(err)
 	}
 	s.applyCapacities(q.parent)
@@ -121,9 +119,8 @@ func (s *Scheduler) ReservationQueues(plan string) ([]ReservationQueueInfo, erro
 	}
 	out := make([]ReservationQueueInfo, 0, len(p.children))
 	for _, c := range p.children {
-		e := c.tq.Entitlement()
 		out = append(out, ReservationQueueInfo{
-			Name: c.name, Path: c.path, Entitlement: Entitlement{float64(e.Capacity), float64(e.MaxCapacity)},
+			Name: c.name, Path: c.path, Entitlement: c.tq.Entitlement(),
 			Default: c.name == p.name+queue.DefaultReservationSuffix, NumApps: c.numApps(), Used: c.used,
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -198,4 +199,50 @@ func TestContainerReservation(t *testing.T) {
 		assert.Empty(t, h.s.Snapshot().Reservations)
 		assert.Equal(t, int64(6*gb), h.queueUsed("root.a"))
 	})
+}
+
+func TestAbsoluteCapacities(t *testing.T) {
+	cfg := DefaultConfig()
+	a, b := Queue("a", 0), Queue("b", 0)
+	a.Capacity = queue.Absolute(berth.New(12*gb, 12))
+	b.Capacity = queue.Absolute(berth.New(4*gb, 4))
+	cfg.Root.Children = []QueueConfig{a, b}
+	h := newHarness(t, cfg, mkNode("n1", 8*gb, 8), mkNode("n2", 8*gb, 8))
+	snap := h.s.Snapshot()
+	assert.Equal(t, int64(12*gb), snap.Queues.Get(mustPath("root.a")).Extra.Guaranteed.Memory)
+	assert.Equal(t, int64(4*gb), snap.Queues.Get(mustPath("root.b")).Extra.Guaranteed.Memory)
+	// Node loss: the guarantees exceed the cluster and are scaled down.
+	_, err := h.s.RemoveNode("n2")
+	require.NoError(t, err)
+	snap = h.s.Snapshot()
+	assert.Equal(t, int64(6*gb), snap.Queues.Get(mustPath("root.a")).Extra.Guaranteed.Memory)
+	assert.Equal(t, int64(2*gb), snap.Queues.Get(mustPath("root.b")).Extra.Guaranteed.Memory)
+	h.submit("app", "b", "u")
+	h.ask("app", 1, gb, 1)
+	al := h.beat("n1")
+	require.Len(t, al, 1)
+	assert.Equal(t, "root.b", al[0].Queue)
+}
+
+func TestStrictRackLocality(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Root.Children = []QueueConfig{Queue("a", 100)}
+	cfg.NodeLocalityDelay = 0
+	h := newHarness(t, cfg,
+		NodeSpec{ID: "h1", Rack: "/r1", Capability: berth.New(8*gb, 8)},
+		NodeSpec{ID: "h2", Rack: "/r1", Capability: berth.New(8*gb, 8)})
+	h.submit("app", "a", "u")
+	one := berth.New(gb, 1)
+	_, err := h.s.Allocate("app", []Ask{
+		{Priority: 1, ResourceName: "h1", Capability: one, Count: 1},
+		{Priority: 1, ResourceName: "/r1", Capability: one, Count: 1, StrictLocality: true},
+		{Priority: 1, ResourceName: AnyResource, Capability: one, Count: 1, StrictLocality: true},
+	}, nil)
+	require.NoError(t, err)
+	for i := 0; i < 5; i++ {
+		assert.Empty(t, h.beat("h2"), "the rack ask may not relax past h1")
+	}
+	al := h.beat("h1")
+	require.Len(t, al, 1)
+	assert.Equal(t, NodeLocal, al[0].Locality)
 }

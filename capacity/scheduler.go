@@ -29,7 +29,13 @@ type Scheduler struct {
 	byPath map[string]*qnode
 	bug    error // set if the mirror and the tree's accounting ever disagree
 
+	// While committing an allocation, pending changes are gathered here
+	// for one accounting call.
+	pendFold  bool
+	pendDelta berth.Resource
+
 	nodes    map[string]*node
+	racks    map[string]int // nodes per rack
 	cluster  berth.Resource
 	apps     map[string]*app
 	live     map[ContainerID]*container
@@ -54,7 +60,7 @@ func New(cfg Config, clock berth.Clock) (*Scheduler, error) {
 	}
 	s := &Scheduler{tree: tree,
 		clock: clock, cfg: cfg, rc: cfg.Calculator,
-		nodes: map[string]*node{}, apps: map[string]*app{},
+		nodes: map[string]*node{}, racks: map[string]int{}, apps: map[string]*app{},
 		live: map[ContainerID]*container{}, resvByID: map[ContainerID]*reservation{},
 	}
 	s.syncTree()
@@ -96,9 +102,33 @@ func (s *Scheduler) activateAll(q *qnode) {
 }
 
 // AddNode adds a node to the cluster.
-func (s *Scheduler) AddNode(n NodeSpec) error {
+func (s *Scheduler) AddNode(n NodeSpec) error { return s.AddNodes(n) }
+
+// AddNodes adds several nodes at once, all or none; the cluster-wide
+// recomputation (guarantees, limits, activation) happens once.
+func (s *Scheduler) AddNodes(nodes ...NodeSpec) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	seen := make(map[string]bool, len(nodes))
+	for i, n := range nodes {
+		if err := s.checkNode(n); err != nil {
+			return fmt.Errorf("nodes[%d]: %w", i, err)
+		}
+		if seen[n.ID] {
+			return fieldErr(berth.ErrAlreadyExists, fmt.Sprintf("nodes[%d].id", i), n.ID, "node listed twice")
+		}
+		seen[n.ID] = true
+	}
+	for _, n := range nodes {
+		s.nodes[n.ID] = &node{id: n.ID, rack: n.Rack, total: n.Capability}
+		s.racks[n.Rack]++
+		s.cluster = s.cluster.Add(n.Capability)
+	}
+	s.clusterChanged()
+	return nil
+}
+
+func (s *Scheduler) checkNode(n NodeSpec) error {
 	if n.ID == "" || n.ID == AnyResource {
 		return berth.InvalidField("node.id", n.ID, "must be a non-empty host name")
 	}
@@ -111,9 +141,6 @@ func (s *Scheduler) AddNode(n NodeSpec) error {
 	if _, ok := s.nodes[n.ID]; ok {
 		return fieldErr(berth.ErrAlreadyExists, "node.id", n.ID, "node already exists")
 	}
-	s.nodes[n.ID] = &node{id: n.ID, rack: n.Rack, total: n.Capability}
-	s.cluster = s.cluster.Add(n.Capability)
-	s.clusterChanged()
 	return nil
 }
 
@@ -137,6 +164,9 @@ func (s *Scheduler) RemoveNode(id string) ([]Ended, error) {
 		s.unreserve(n.reserved)
 	}
 	delete(s.nodes, id)
+	if s.racks[n.rack]--; s.racks[n.rack] == 0 {
+		delete(s.racks, n.rack)
+	}
 	s.cluster = s.cluster.Sub(n.total)
 	s.clusterChanged()
 	slices.SortFunc(out, func(a, b Ended) int { return cmpID(a.ID, b.ID) })
@@ -172,6 +202,7 @@ func (s *Scheduler) lookupQueue(name string) (*qnode, error) {
 // groupList adapts the submitter's groups to the tree's ACL check.
 type groupList []string
 
+// GroupsOf returns the submitter's groups, whoever asks.
 func (g groupList) GroupsOf(string) []string { return g }
 
 // resolveReservation is YARN's resolveReservationQueueName: applications
@@ -285,7 +316,6 @@ func (s *Scheduler) attach(q *qnode, a *app) {
 		u = &user{name: a.userName}
 		lf.users[a.userName] = u
 		s.setUserWeight(q, u)
-		lf.allWeights += u.weight
 	}
 	a.u = u
 	u.apps++
@@ -472,12 +502,7 @@ func (s *Scheduler) isRack(name string) bool {
 	if _, ok := s.nodes[name]; ok {
 		return false
 	}
-	for _, id := range sortedKeys(s.nodes) {
-		if s.nodes[id].rack == name {
-			return true
-		}
-	}
-	return false
+	return s.racks[name] > 0
 }
 
 // pendingChanged recomputes a's outstanding demand and propagates it to
@@ -573,9 +598,43 @@ func (s *Scheduler) KillApp(appID string) ([]Ended, error) {
 	return s.removeApp(appID, Killed)
 }
 
+// KillAppsInQueue kills every application of a leaf queue (YARN's
+// killAllAppsInQueue), in submission order, and returns their containers.
+func (s *Scheduler) KillAppsInQueue(queueName string) ([]Ended, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q, err := s.lookupQueue(queueName)
+	if err != nil {
+		return nil, err
+	}
+	if !q.isLeaf() {
+		return nil, fieldErr(berth.ErrInvalidArgument, "queue", q.path, "%s is not a leaf queue", q.path)
+	}
+	var victims []*app
+	for _, id := range sortedKeys(s.apps) {
+		if a := s.apps[id]; a.q == q {
+			victims = append(victims, a)
+		}
+	}
+	slices.SortFunc(victims, func(x, y *app) int { return cmpSeq(x.seq, y.seq) })
+	var out []Ended
+	for _, a := range victims {
+		e, err := s.removeAppLocked(a.id, Killed)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, e...)
+	}
+	return out, nil
+}
+
 func (s *Scheduler) removeApp(appID string, st ExitStatus) ([]Ended, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.removeAppLocked(appID, st)
+}
+
+func (s *Scheduler) removeAppLocked(appID string, st ExitStatus) ([]Ended, error) {
 	a, ok := s.apps[appID]
 	if !ok {
 		return nil, notFound("app.id", appID)

@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/berthsched/berth"
@@ -30,15 +31,21 @@ type QueueInfo struct {
 
 // AppInfo is one application in a snapshot.
 type AppInfo struct {
+	// ID, Queue (full path) and User of the application.
 	ID, Queue, User string
-	Priority        int32
+	// Priority is the application priority.
+	Priority int32
 	// Active is false while the application waits for AM limits.
 	Active bool
 	// Order is the submission sequence number (FIFO order).
-	Order                             uint64
-	Start                             berth.Time
+	Order uint64
+	// Start is the submission time.
+	Start berth.Time
+	// Used (allocated), Reserved, Pending (outstanding asks) and the last
+	// Headroom computed.
 	Used, Reserved, Pending, Headroom berth.Resource
-	AMResource                        berth.Resource
+	// AMResource is the AM's resource (zero for unmanaged AMs).
+	AMResource berth.Resource
 	// Containers counts live containers.
 	Containers int
 }
@@ -52,18 +59,22 @@ type ContainerInfo struct {
 
 // ReservationInfo is a container reserved on a node.
 type ReservationInfo struct {
-	ID       ContainerID
-	App      string
-	Node     string
-	Queue    string
+	// ID of the reserved container.
+	ID ContainerID
+	// App, Node and Queue (full path) it belongs to.
+	App, Node, Queue string
+	// Resource reserved, for the ask of request priority Priority.
 	Resource berth.Resource
 	Priority int32
-	Time     berth.Time
+	// Time the node was first reserved.
+	Time berth.Time
 }
 
 // NodeInfo is a node in a snapshot.
 type NodeInfo struct {
-	ID, Rack              string
+	// ID and Rack of the node.
+	ID, Rack string
+	// Capability is the node's total; Allocated what containers hold.
 	Capability, Allocated berth.Resource
 	// Reserved is the id of the container reserved on the node, 0 if none.
 	Reserved ContainerID
@@ -73,7 +84,9 @@ type NodeInfo struct {
 // preemption policy and for reporting. It is safe to read concurrently and
 // does not change afterwards.
 type Snapshot struct {
-	Time    berth.Time
+	// Time of the snapshot, from the scheduler's clock.
+	Time berth.Time
+	// Cluster is the sum of the nodes' capabilities.
 	Cluster berth.Resource
 	// Queues is the queue tree with QueueInfo as each queue's Extra.
 	Queues       *queue.Snapshot[QueueInfo]
@@ -246,11 +259,73 @@ func (s *Scheduler) Check() error {
 				q.tq.Used(), q.tq.Reserved(), q.tq.Pending(), q.used, q.reserved, q.pending)
 		}
 		if lf := q.leaf; lf != nil {
-			for _, un := range sortedKeys(lf.users) {
-				u := lf.users[un]
-				if !u.used.Equal(userUsed[u]) {
-					return fmt.Errorf("user %s in %s used %v, containers say %v", un, p, u.used, userUsed[u])
-				}
+			if err := s.checkLeaf(q, userUsed); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkLeaf recomputes a leaf's incremental aggregates from its
+// applications and users.
+func (s *Scheduler) checkLeaf(q *qnode, userUsed map[*user]berth.Resource) error {
+	lf, p := q.leaf, q.path
+	var pending, amUsed, activeUsed berth.Resource
+	numActive, activeUsers := 0, 0
+	var allW, activeW float64
+	apps := map[*user]int{}
+	withPending := map[*user]int{}
+	for _, id := range sortedKeys(s.apps) {
+		a := s.apps[id]
+		if a.q != q {
+			continue
+		}
+		apps[a.u]++
+		if a.hasPending() {
+			withPending[a.u]++
+		}
+		if a.state == appActive {
+			numActive++
+			pending = pending.Add(a.pending)
+			amUsed = amUsed.Add(a.amRes)
+			if a.inSched != a.hasPending() {
+				return fmt.Errorf("app %s: schedulable %v with pending %v", id, a.inSched, a.pending)
+			}
+		} else if a.inSched {
+			return fmt.Errorf("app %s schedulable while waiting for activation", id)
+		}
+	}
+	for _, un := range sortedKeys(lf.users) {
+		u := lf.users[un]
+		if !u.used.Equal(userUsed[u]) {
+			return fmt.Errorf("user %s in %s used %v, containers say %v", un, p, u.used, userUsed[u])
+		}
+		if u.apps != apps[u] || u.activeApps != withPending[u] {
+			return fmt.Errorf("user %s in %s: %d apps (%d with asks), counted %d (%d)", un, p, apps[u], withPending[u], u.apps, u.activeApps)
+		}
+		allW += u.weight
+		if u.activeApps > 0 {
+			activeUsers++
+			activeW += u.weight
+			activeUsed = activeUsed.Add(u.used)
+		}
+	}
+	switch {
+	case !pending.Equal(q.pending):
+		return fmt.Errorf("leaf %s pending %v, apps say %v", p, q.pending, pending)
+	case !amUsed.Equal(lf.amUsed) || numActive != lf.numActive:
+		return fmt.Errorf("leaf %s AM used %v active %d, apps say %v %d", p, lf.amUsed, lf.numActive, amUsed, numActive)
+	case activeUsers != lf.activeUsers || !activeUsed.Equal(lf.activeUsed):
+		return fmt.Errorf("leaf %s active users %d using %v, users say %d %v", p, lf.activeUsers, lf.activeUsed, activeUsers, activeUsed)
+	case math.Abs(allW-lf.allWeights) > 1e-9 || math.Abs(activeW-lf.activeWeights) > 1e-9:
+		return fmt.Errorf("leaf %s weights %v/%v, users say %v/%v", p, lf.allWeights, lf.activeWeights, allW, activeW)
+	}
+	if len(lf.sched) > 1 {
+		less := appBefore(q.set().AppOrdering, q.set().FairSizeBasedWeight)
+		for i := 1; i < len(lf.sched); i++ {
+			if less(lf.sched[i], lf.sched[i-1]) {
+				return fmt.Errorf("leaf %s applications out of order at %d", p, i)
 			}
 		}
 	}

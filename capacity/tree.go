@@ -230,6 +230,16 @@ func (s *Scheduler) refreshUsedCap(q *qnode) {
 // charge adds delta to the usage of user u in leaf q (to its reservations
 // too when res), up the mirror and in the tree's accounting.
 func (s *Scheduler) charge(q *qnode, u *user, delta berth.Resource, res bool) {
+	s.chargeMirror(q, u, delta, res)
+	d := queue.Delta{Used: delta}
+	if res {
+		d.Reserved = delta
+	}
+	s.account(q, u.name, d)
+}
+
+// chargeMirror is charge without the tree's accounting.
+func (s *Scheduler) chargeMirror(q *qnode, u *user, delta berth.Resource, res bool) {
 	s.userUsage(q, u, delta)
 	for n := q; n != nil; n = n.parent {
 		n.used = n.used.Add(delta)
@@ -238,17 +248,17 @@ func (s *Scheduler) charge(q *qnode, u *user, delta berth.Resource, res bool) {
 		}
 		s.refreshUsedCap(n)
 	}
-	d := queue.Delta{Used: delta}
-	if res {
-		d.Reserved = delta
-	}
-	s.account(q, u.name, d)
 }
 
 // addPending adds delta to the outstanding demand of leaf q for userName.
 func (s *Scheduler) addPending(q *qnode, userName string, delta berth.Resource) {
 	for n := q; n != nil; n = n.parent {
 		n.pending = n.pending.Add(delta)
+	}
+	if s.pendFold {
+		// commit folds this into its one accounting call
+		s.pendDelta = s.pendDelta.Add(delta)
+		return
 	}
 	s.account(q, userName, queue.Delta{Pending: delta})
 }

@@ -88,13 +88,16 @@ type ContainerID uint64
 
 // Container is an allocated container.
 type Container struct {
-	ID       ContainerID
-	App      string
-	Node     string
-	Queue    string // full path of the leaf queue
-	User     string
+	// ID is unique and grows with allocation order.
+	ID ContainerID
+	// App, Node and User it belongs to; Queue is the full path of its leaf
+	// queue (it changes when the application moves).
+	App, Node, Queue, User string
+	// Resource is the normalized capability of the ask it served.
 	Resource berth.Resource
+	// Priority is the request priority of the ask it served.
 	Priority int32
+	// Locality is how close to the ask it landed.
 	Locality Locality
 	// AM marks the application's master container.
 	AM bool

@@ -258,3 +258,33 @@ func TestVectorsCapacityValidation(t *testing.T) {
 		})
 	}
 }
+
+// I-08: getTotalPendingResourcesConsideringUserLimit.
+func TestVectorsPendingWithinUserLimits(t *testing.T) {
+	apps := []pendingEntry{
+		{user: "u", pending: berth.New(1*gb, 1)},
+		{user: "u", pending: berth.New(3*gb, 3), reserved: berth.New(1*gb, 1)},
+	}
+	room := func() map[string]berth.Resource { return map[string]berth.Resource{"u": berth.New(2*gb, 2)} } // limit 8 GB, used 6 GB
+	assert.Equal(t, int64(2*gb), pendingWithinUserLimits(apps, room(), false).Memory, "I-08")
+	assert.Equal(t, int64(2*gb), pendingWithinUserLimits(apps, room(), true).Memory, "I-08 deductReserved")
+
+	// The same through the scheduler: user limit 8 GB (user-limit-factor
+	// 0.5 of 16 GB), 6 GB used, asks of 1 GB and 3 GB outstanding.
+	cfg := DefaultConfig()
+	cfg.Root.Children = []QueueConfig{Queue("a", 100)}
+	cfg.Root.Children[0].Settings.UserLimitFactor = 0.5
+	cfg.MaxOffSwitchAssignments = 10
+	h := newHarness(t, cfg, mkNode("n1", 16*gb, 16))
+	h.submit("app1", "a", "u")
+	h.submit("app2", "a", "u")
+	h.ask("app1", 1, gb, 6)
+	require.Len(t, h.beat("n1"), 6)
+	h.ask("app1", 1, gb, 1)
+	h.ask("app2", 1, gb, 3)
+	got, err := h.s.PendingWithinUserLimits("a", false)
+	require.NoError(t, err)
+	assert.Equal(t, int64(2*gb), got.Memory)
+	_, err = h.s.PendingWithinUserLimits("root", false)
+	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+}

@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
 )
 
 // allocState is the outcome of one allocation attempt, YARN's
@@ -28,6 +29,9 @@ type proposal struct {
 	loc   Locality
 	unres *reservation // continue-looking: give this reservation up
 	from  *reservation // the node's reservation being served
+	// blocked is, for a leaf skipped at its queue limit, the headroom it
+	// could not use: the parent withholds it from later siblings.
+	blocked berth.Resource
 }
 
 // limits is YARN's ResourceLimits for one call into a queue.
@@ -117,11 +121,7 @@ func (s *Scheduler) serveReservation(r *reservation) proposal {
 // partition; it sets the headroom in lim.
 func (s *Scheduler) canAssignToQueue(q *qnode, lim *limits, couldUnreserve berth.Resource) bool {
 	rc, cl := s.rc, s.cluster
-	max := q.effMax
-	if q.leaf != nil {
-		max = q.effMaxDown
-	}
-	limit := berth.Min(rc, cl, max, lim.limit)
+	limit := berth.Min(rc, cl, q.effMaxDown, lim.limit)
 	lim.headroom = limit.Sub(q.used)
 	if berth.GreaterOrEqual(rc, cl, q.used, limit) {
 		if s.cfg.ContinueLooking && berth.GreaterThan(rc, cl, couldUnreserve, berth.Resource{}) &&
@@ -145,11 +145,12 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 		return proposal{st: stQueueSkipped}
 	}
 	sortChildren(q)
+	net := limit // YARN's net limit: the limit less the headroom of queue-limited children
 	for _, c := range q.order {
 		if c.pending.IsZero() {
 			continue
 		}
-		cl := s.childLimit(q, c, limit)
+		cl := s.childLimit(q, c, net)
 		var p proposal
 		if c.leaf != nil {
 			p = s.assignLeaf(c, n, cl)
@@ -158,6 +159,9 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 		}
 		if p.st.assigned() {
 			return p
+		}
+		if p.st == stQueueSkipped && c.leaf != nil {
+			net = net.Sub(berth.Max(s.rc, s.cluster, p.blocked, berth.Resource{}))
 		}
 	}
 	return proposal{}
@@ -172,7 +176,7 @@ func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal
 	for i, a := range lf.sched {
 		if i == 0 || (s.cfg.ContinueLooking && !a.reserved.IsZero()) {
 			if !s.canAssignToQueue(q, &lim, a.reserved) {
-				return proposal{st: stQueueSkipped}
+				return proposal{st: stQueueSkipped, blocked: lim.headroom}
 			}
 		}
 		u := a.u
@@ -186,7 +190,10 @@ func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal
 		}
 		p := s.assignApp(a, n, &lim)
 		switch p.st {
-		case stAllocated, stReserved, stQueueSkipped:
+		case stAllocated, stReserved:
+			return p
+		case stQueueSkipped:
+			p.blocked = lim.headroom
 			return p
 		case stAppSkipped:
 			continue
@@ -408,8 +415,11 @@ func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 		k.missed = 0
 	}
 	s.appUsage(a, capR)
-	s.charge(q, u, capR, false)
+	s.chargeMirror(q, u, capR, false)
+	s.pendFold, s.pendDelta = true, berth.Resource{}
 	s.setPending(a, a.pending.Sub(capR))
+	s.pendFold = false
+	s.account(q, u.name, queue.Delta{Used: capR, Pending: s.pendDelta})
 	a.headroom = s.headroom(q, u, s.userLimit(q, u))
 	return Allocation{Container: c.c, Headroom: a.headroom}, true
 }

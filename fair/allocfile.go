@@ -3,7 +3,6 @@ package fair
 import (
 	"bytes"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -51,8 +50,8 @@ type AllocationFile struct {
 	DefaultPolicy Policy
 	// DefaultMinSharePreemptionTimeout and DefaultFairSharePreemptionTimeout
 	// are in milliseconds (the file gives seconds); NoTimeout when absent.
-	DefaultMinSharePreemptionTimeout  berth.Duration
-	DefaultFairSharePreemptionTimeout berth.Duration
+	DefaultMinSharePreemptionTimeout  berth.Duration // defaultMinSharePreemptionTimeout, ms
+	DefaultFairSharePreemptionTimeout berth.Duration // defaultFairSharePreemptionTimeout, ms
 	// DefaultFairSharePreemptionThreshold is in [0, 1] (0.5).
 	DefaultFairSharePreemptionThreshold float32
 	// ReservationAgent, ReservationPolicy and ReservationPlanner name the
@@ -93,8 +92,8 @@ type QueueConfig struct {
 	AdministerReservationsACL, ListReservationsACL, SubmitReservationsACL *queue.ACL
 	// MinSharePreemptionTimeout and FairSharePreemptionTimeout in ms (nil:
 	// inherit); FairSharePreemptionThreshold in [0, 1] (nil: inherit).
-	MinSharePreemptionTimeout, FairSharePreemptionTimeout *berth.Duration
-	FairSharePreemptionThreshold                          *float32
+	MinSharePreemptionTimeout, FairSharePreemptionTimeout *berth.Duration // ms; nil: inherit
+	FairSharePreemptionThreshold                          *float32        // nil: inherit
 	// AllowPreemptionFrom false makes the queue and its subtree
 	// non-preemptable (nil: true).
 	AllowPreemptionFrom *bool
@@ -108,22 +107,22 @@ type QueueConfig struct {
 // the file's defaults applied (inheritance of timeouts and thresholds is
 // left to the scheduler, which knows the tree: they read Inherit here).
 type QueueSettings struct {
-	MinResources           berth.Resource
-	MaxResources           ConfigurableResource
-	MaxChildResources      *ConfigurableResource
-	MaxContainerAllocation *berth.Resource
-	MaxRunningApps         int
-	MaxAMShare             float32
-	Weight                 float32
-	Policy                 Policy
-	SubmitACL              queue.ACL
-	AdministerACL          queue.ACL
+	MinResources           berth.Resource        // minResources (zero when absent)
+	MaxResources           ConfigurableResource  // maxResources or queueMaxResourcesDefault
+	MaxChildResources      *ConfigurableResource // maxChildResources, nil when absent
+	MaxContainerAllocation *berth.Resource       // nil: inherited from the parent
+	MaxRunningApps         int                   // maxRunningApps or queueMaxAppsDefault
+	MaxAMShare             float32               // maxAMShare or queueMaxAMShareDefault; -1 disables
+	Weight                 float32               // weight (1)
+	Policy                 Policy                // schedulingPolicy or the default policy
+	SubmitACL              queue.ACL             // aclSubmitApps (root: everyone, others: nobody)
+	AdministerACL          queue.ACL             // aclAdministerApps (same defaults)
 
-	MinSharePreemptionTimeout    berth.Duration
-	FairSharePreemptionTimeout   berth.Duration
-	FairSharePreemptionThreshold float32
-	AllowPreemptionFrom          bool
-	Reservable                   bool
+	MinSharePreemptionTimeout    berth.Duration // ms; Inherit when absent (root: the default)
+	FairSharePreemptionTimeout   berth.Duration // ms; Inherit when absent (root: the default)
+	FairSharePreemptionThreshold float32        // [0, 1]; Inherit when absent (root: the default)
+	AllowPreemptionFrom          bool           // false: never preempt from this queue
+	Reservable                   bool           // a plan queue
 	// Configured is true when the file names the queue.
 	Configured bool
 }
@@ -487,7 +486,7 @@ func (p *allocParser) parseQueue(el *xnode, parentPath string, af *AllocationFil
 		return QueueConfig{}, fieldErr(elemName, raw, "Bad fair scheduler config file: queue name shouldn't be empty or consist only of whitespace.")
 	}
 	if err := queue.ValidateName(name); err != nil {
-		return QueueConfig{}, fieldErr(elemName, raw, "invalid queue name: "+errors.Unwrap(err).Error())
+		return QueueConfig{}, &berth.FieldError{Field: elemName, Value: raw, Reason: "invalid queue name", Err: err}
 	}
 	path := name
 	if parentPath != "" {

@@ -22,16 +22,16 @@ type Config struct {
 
 	// UserAsDefaultQueue and AllowUndeclaredPools build the implicit
 	// placement policy when the allocation file has none.
-	UserAsDefaultQueue   bool
-	AllowUndeclaredPools bool
+	UserAsDefaultQueue   bool // user-as-default-queue (true)
+	AllowUndeclaredPools bool // allow-undeclared-pools (true)
 
 	// AssignMultiple lets one heartbeat assign several containers;
 	// DynamicMaxAssign then caps them at about half of the node's
 	// unallocated resource, otherwise MaxAssign (≤ 0: unlimited) caps the
 	// count.
-	AssignMultiple   bool
-	DynamicMaxAssign bool
-	MaxAssign        int
+	AssignMultiple   bool // assignmultiple (false)
+	DynamicMaxAssign bool // dynamic.max.assign (true)
+	MaxAssign        int  // max.assign (-1)
 
 	// LocalityThresholdNode and LocalityThresholdRack are the delay
 	// scheduling thresholds as fractions of the cluster size (< 0
@@ -39,8 +39,8 @@ type Config struct {
 	LocalityThresholdNode, LocalityThresholdRack float64
 	// TimeBasedLocality switches delay scheduling to elapsed time
 	// (YARN does so under continuous scheduling) with these delays.
-	TimeBasedLocality                    bool
-	LocalityDelayNode, LocalityDelayRack berth.Duration
+	TimeBasedLocality                    bool           // continuous-scheduling style delay
+	LocalityDelayNode, LocalityDelayRack berth.Duration // locality-delay-node-ms / -rack-ms (-1)
 
 	// UpdateInterval is the period of the fair-share update (ms): a
 	// heartbeat runs [Scheduler.Update] first when this much host time has
@@ -53,8 +53,8 @@ type Config struct {
 	// Preemption enables starvation tracking (and with it container
 	// reservations, which YARN grants only to starved applications);
 	// PreemptionUtilizationThreshold gates it on cluster utilization.
-	Preemption                     bool
-	PreemptionUtilizationThreshold float64
+	Preemption                     bool    // preemption (false)
+	PreemptionUtilizationThreshold float64 // preemption.cluster-utilization-threshold (0.8)
 
 	// ReservableNodes is the fraction of nodes (per rack or cluster) an
 	// application may hold reservations on for non-node-local asks.

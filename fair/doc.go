@@ -33,6 +33,16 @@
 //     assign-multiple and max-assign, maxAMShare, and node reservations for
 //     starved applications.
 //
+// # The shared queue tree
+//
+// The queues are mirrored in a queue.Tree of package queue, the tree both
+// schedulers share: it holds the hierarchy (configured, ad-hoc and
+// reservation queues), answers ACL checks, and keeps the books — used and
+// reserved resources and pending/active applications per queue and per
+// user — which [Snapshot].Tree exposes. The scheduler's own queue nodes
+// carry what only the fair scheduler needs (policies, weights, fair
+// shares, runnable lists) as the tree's payload.
+//
 // # Time
 //
 // The scheduler never reads the wall clock and starts no goroutine. YARN's
@@ -57,10 +67,12 @@
 //     (YARN: int32, failing above 2^31).
 //   - Queue names follow package queue: no white space anywhere (YARN only
 //     trims it).
-//   - A parent queue's demand keeps every resource type; YARN's parent
-//     keeps memory and vcores only.
-//   - Reservation queues are removed only by RemoveReservationQueue, never
-//     by the update's clean-up of empty ad-hoc queues.
+//   - Reservation queues are removed only by RemoveReservationQueue (or
+//     with their plan when a reload drops it), never by the update's
+//     clean-up of empty ad-hoc queues. A plan's default queue
+//     ("root.plan.plan-default") is created with the plan, as package
+//     queue does; YARN creates it on the first submission, so its steady
+//     fair share shows up earlier here.
 //   - A node that leaves ends its containers as Lost; an application whose
 //     AM was lost keeps its attempt (restarting it is the host's business).
 //     Recovery of running applications is not modelled.

@@ -71,3 +71,10 @@ func (h *harness) queue(path string) *QueueInfo {
 func allocXML(body string) string {
 	return `<?xml version="1.0"?><allocations>` + body + `</allocations>`
 }
+
+func reloadOK(t testing.TB, s *Scheduler, af *AllocationFile) ReloadResult {
+	t.Helper()
+	res, err := s.Reload(af)
+	require.NoError(t, err)
+	return res
+}

@@ -3,6 +3,8 @@ package fair
 import (
 	"container/heap"
 	"slices"
+
+	"github.com/berthsched/berth/queue"
 )
 
 // The max-running-apps enforcement (YARN's MaxRunningAppsEnforcer): an
@@ -121,6 +123,7 @@ func (s *Scheduler) makeRunnable(lists [][]*app, limit int) {
 		}
 		prev = a
 		if s.canAppBeRunnable(a.q, a) {
+			s.account(a.q, a.user, queue.Delta{PendingApps: -1, ActiveApps: 1})
 			a.runnable = true
 			s.trackRunnable(a)
 			a.q.runnableApps = append(a.q.runnableApps, a)
@@ -150,7 +153,11 @@ type listHeap struct {
 	idx []int
 }
 
+// Len, Less, Swap, Push and Pop implement heap.Interface over the heads of
+// the lists.
 func (h listHeap) Len() int { return len(h.idx) }
+
+// Less orders list heads by start time, then submission, then list.
 func (h listHeap) Less(i, j int) bool {
 	a := h.it.lists[h.idx[i]][h.it.pos[h.idx[i]]]
 	b := h.it.lists[h.idx[j]][h.it.pos[h.idx[j]]]
@@ -159,8 +166,14 @@ func (h listHeap) Less(i, j int) bool {
 	}
 	return h.idx[i] < h.idx[j]
 }
+
+// Swap swaps two heads.
 func (h listHeap) Swap(i, j int) { h.idx[i], h.idx[j] = h.idx[j], h.idx[i] }
-func (h *listHeap) Push(x any)   { h.idx = append(h.idx, x.(int)) }
+
+// Push adds a list index.
+func (h *listHeap) Push(x any) { h.idx = append(h.idx, x.(int)) }
+
+// Pop removes the last list index.
 func (h *listHeap) Pop() any {
 	x := h.idx[len(h.idx)-1]
 	h.idx = h.idx[:len(h.idx)-1]

@@ -94,7 +94,7 @@ func TestMaxRunningApps(t *testing.T) {
 		assert.Equal(t, c2{1, 2}, get(h, "root.q"))
 		af, err := ParseAllocationFile([]byte(allocXML(`<queue name="q"><maxRunningApps>5</maxRunningApps></queue>`)), ParseOptions{})
 		require.NoError(t, err)
-		require.NoError(t, h.s.Reload(af))
+		reloadOK(t, h.s, (af))
 		assert.Equal(t, c2{3, 0}, get(h, "root.q"))
 	})
 }

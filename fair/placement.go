@@ -44,7 +44,7 @@ func (k RuleKind) String() string {
 
 // PlacementRule is one rule of a placement policy.
 type PlacementRule struct {
-	Kind RuleKind
+	Kind RuleKind // the rule's type
 	// Create lets the rule create the queue it names (create="true", the
 	// default); without it the queue must exist as a configured queue.
 	Create bool
@@ -73,7 +73,7 @@ func (r *PlacementRule) terminal() bool {
 // PlacementPolicy is an ordered list of rules: the first rule that places
 // the application wins; if none does, it is rejected.
 type PlacementPolicy struct {
-	Rules []PlacementRule
+	Rules []PlacementRule // in evaluation order
 }
 
 // ImplicitPlacementPolicy is the policy YARN uses when the allocation file

@@ -412,26 +412,45 @@ func (p Policy) computeShares(ss []*Schedulable, total berth.Resource, types []s
 		n = 2 + len(types)
 	}
 	for t := range n {
-		computeType(ss, total, typeAt(types, t), steady, buf)
+		computeType(ss, total, t, typeAt(types, t), steady, buf)
 	}
 }
 
+// component reads the t-th type (0 memory, 1 vcores, then name) without a
+// lookup for the built-in types, which dominate the hot path.
+func component(r *berth.Resource, t int, name string) int64 {
+	switch t {
+	case 0:
+		return r.Memory
+	case 1:
+		return r.VCores
+	}
+	return r.Get(name)
+}
+
 // computeType runs ComputeShares on one resource type of ss.
-func computeType(ss []*Schedulable, total berth.Resource, name string, steady bool, buf *shareBuf) {
+func computeType(ss []*Schedulable, total berth.Resource, t int, name string, steady bool, buf *shareBuf) {
 	if cap(buf.entries) < len(ss) {
 		buf.entries = make([]ShareEntry, len(ss))
 		buf.out = make([]int64, len(ss))
 	}
 	es, out := buf.entries[:len(ss)], buf.out[:len(ss)]
 	for i, s := range ss {
-		es[i] = ShareEntry{Weight: s.Weight, Min: s.MinShare.Get(name), Max: s.MaxShare.Get(name), Inactive: s.Queue && !s.Active}
+		es[i] = ShareEntry{Weight: s.Weight, Min: component(&s.MinShare, t, name), Max: component(&s.MaxShare, t, name), Inactive: s.Queue && !s.Active}
 	}
-	computeShares(es, total.Get(name), steady, out, &buf.sc)
+	computeShares(es, component(&total, t, name), steady, out, &buf.sc)
 	for i, s := range ss {
+		dst := &s.FairShare
 		if steady {
-			s.SteadyFairShare = setType(s.SteadyFairShare, name, out[i])
-		} else {
-			s.FairShare = setType(s.FairShare, name, out[i])
+			dst = &s.SteadyFairShare
+		}
+		switch t {
+		case 0:
+			dst.Memory = out[i]
+		case 1:
+			dst.VCores = out[i]
+		default:
+			*dst = dst.With(name, out[i])
 		}
 	}
 }

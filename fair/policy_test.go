@@ -114,15 +114,22 @@ func TestFairComparatorTransitive(t *testing.T) {
 			}
 		}
 	}
-	cmp := func(a, b *Schedulable) int { return PolicyFair.Compare(berth.None(), nil, a, b) }
-	for _, a := range all {
-		for _, b := range all {
-			if cmp(a, b) > 0 {
+	n := len(all)
+	m := make([]int8, n*n) // the comparator's answers, computed once
+	for i, a := range all {
+		for j, b := range all {
+			m[i*n+j] = int8(PolicyFair.Compare(berth.None(), nil, a, b))
+		}
+	}
+	for i := range n {
+		for j := range n {
+			if m[i*n+j] > 0 {
 				continue
 			}
-			for _, c := range all {
-				if cmp(b, c) <= 0 {
-					require.LessOrEqual(t, cmp(a, c), 0, "%+v %+v %+v", a, b, c)
+			require.Equal(t, -m[i*n+j], m[j*n+i], "antisymmetric: %+v %+v", all[i], all[j])
+			for k := range n {
+				if m[j*n+k] <= 0 && m[i*n+k] > 0 {
+					t.Fatalf("not transitive: %+v ≤ %+v ≤ %+v but a > c", all[i], all[j], all[k])
 				}
 			}
 		}

@@ -12,8 +12,8 @@ import (
 // Capacity as the queue's weight and ignores MaxCapacity, as YARN's
 // FairSchedulerPlanFollower does.
 type Entitlement struct {
-	Capacity    float64
-	MaxCapacity float64
+	Capacity    float64 // the reservation queue's weight, in [0, 1]
+	MaxCapacity float64 // accepted and ignored, in [0, 1]
 }
 
 // ReservationQueueInfo describes one reservation queue of a plan queue.
@@ -35,6 +35,24 @@ func defaultReservationQueue(plan string) string {
 	return plan + "." + plan[strings.LastIndex(plan, ".")+1:] + queue.DefaultReservationSuffix
 }
 
+// ensureDefaultReservationQueue returns plan's default queue, creating it
+// (weight 1) if needed. Berth creates it with the plan, as package queue
+// does; YARN's fair scheduler creates it on the first submission.
+func (s *Scheduler) ensureDefaultReservationQueue(plan *fsQueue) *fsQueue {
+	name := defaultReservationQueue(plan.path)
+	if q := s.queues[name]; q != nil {
+		return q
+	}
+	q := s.newQueue(name, plan, true, PolicyFair)
+	q.reservation, q.entitlement, q.dynamic = true, 1, true
+	s.applySettings(q)
+	if !s.loading {
+		s.recomputeSteady()
+		s.syncTree()
+	}
+	return q
+}
+
 func (s *Scheduler) planQueue(name string) (*fsQueue, error) {
 	q := s.queues[assureRoot(name)]
 	if q == nil {
@@ -50,14 +68,7 @@ func (s *Scheduler) planQueue(name string) (*fsQueue, error) {
 // reservation's queue, or to the plan's default queue without one.
 func (s *Scheduler) resolveReservationQueue(plan *fsQueue, spec AppSpec) (string, error) {
 	if spec.ReservationID == "" {
-		name := defaultReservationQueue(plan.path)
-		if s.queues[name] == nil {
-			q := s.newQueue(name, plan, true, PolicyFair)
-			q.reservation, q.entitlement = true, 1
-			s.applySettings(q)
-			s.recomputeSteady()
-		}
-		return name, nil
+		return s.ensureDefaultReservationQueue(plan).path, nil
 	}
 	name := plan.path + "." + spec.ReservationID
 	q := s.queues[name]
@@ -89,6 +100,7 @@ func (s *Scheduler) AddReservationQueue(plan, reservationID string) error {
 	q.reservation = true
 	s.applySettings(q)
 	s.recomputeSteady()
+	s.syncTree()
 	return nil
 }
 
@@ -143,6 +155,7 @@ func (s *Scheduler) RemoveReservationQueue(name string) error {
 	}
 	s.removeQueue(q)
 	s.recomputeSteady()
+	s.syncTree()
 	return nil
 }
 

@@ -47,6 +47,10 @@ type Scheduler struct {
 	updated    bool
 
 	shareBuf shareBuf
+
+	tree    *queue.Tree[*fsQueue] // the shared tree (package queue)
+	bug     error                 // first inconsistency with it, for Check
+	loading bool                  // inside loadAllocation: sync once at the end
 }
 
 // userApps tracks a user's runnable count and waiting applications.
@@ -82,6 +86,7 @@ func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) 
 	// as in YARN, before the file is applied.
 	s.root = s.newQueue(queue.RootName, nil, false, PolicyFair)
 	s.newQueue(defaultQueue, s.root, true, PolicyFair)
+	s.root.inConfig, s.queues[defaultQueue].inConfig = true, true
 	s.loadAllocation(af)
 	return s, nil
 }
@@ -92,15 +97,15 @@ func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) 
 // is not allowed where it sits, every existing queue keeps its old policy;
 // configured queues that cannot be created (policy, or an ancestor that is
 // a leaf) are skipped; a queue changing between leaf and parent while it
-// holds applications changes once it is empty.
-func (s *Scheduler) Reload(af *AllocationFile) error {
+// holds applications changes once it is empty. The result lists what was
+// kept, skipped or deferred.
+func (s *Scheduler) Reload(af *AllocationFile) (ReloadResult, error) {
 	if af == nil {
-		return berth.InvalidField("allocations", nil, "allocation file is required")
+		return ReloadResult{}, berth.InvalidField("allocations", nil, "allocation file is required")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.loadAllocation(af)
-	return nil
+	return s.loadAllocation(af), nil
 }
 
 // Config returns a copy of the configuration in force.
@@ -192,6 +197,7 @@ func (s *Scheduler) lookupQueue(path string) (exists, leaf, configured bool) {
 
 type queueInfoFunc func(string) (bool, bool, bool)
 
+// LookupQueue calls f.
 func (f queueInfoFunc) LookupQueue(p string) (bool, bool, bool) { return f(p) }
 
 // Place runs the placement policy for a submission without submitting:
@@ -241,17 +247,13 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	if q == nil {
 		return "", kindErr(berth.ErrInvalidArgument, "queue", qname, "%s is not a leaf queue", qname)
 	}
-	var groups []string
-	if s.cfg.Groups != nil {
-		groups = s.cfg.Groups.GroupsOf(spec.User)
-	}
-	if !s.hasAccess(q, spec.User, groups) {
+	if q.tq == nil || !q.tq.CanSubmit(spec.User, s.cfg.Groups) {
 		s.dropIfEmptyDynamic(q)
 		return "", kindErr(berth.ErrPermissionDenied, "queue", q.path, "User %s does not have permission to submit %s to queue %s", spec.User, spec.ID, q.path)
 	}
 	var amAsk berth.Resource
 	if !spec.AMResource.IsZero() {
-		amAsk, err = s.normalize(spec.AMResource, "app.am-resource")
+		amAsk, err = s.normalize(q, spec.AMResource, "app.am-resource")
 		if err != nil {
 			s.dropIfEmptyDynamic(q)
 			return "", err
@@ -284,16 +286,6 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	return q.path, nil
 }
 
-// hasAccess checks the submit or administer ACL of q and its ancestors.
-func (s *Scheduler) hasAccess(q *fsQueue, user string, groups []string) bool {
-	for p := q; p != nil; p = p.parent {
-		if p.settings.SubmitACL.Allows(user, groups) || p.settings.AdministerACL.Allows(user, groups) {
-			return true
-		}
-	}
-	return false
-}
-
 // dropIfEmptyDynamic removes an ad-hoc queue a failed submission created.
 func (s *Scheduler) dropIfEmptyDynamic(q *fsQueue) {
 	for q != nil && q.dynamic && q.isEmpty() && q.numRunnable == 0 {
@@ -302,12 +294,15 @@ func (s *Scheduler) dropIfEmptyDynamic(q *fsQueue) {
 		q = p
 	}
 	s.recomputeSteady()
+	s.syncTree()
 }
 
 // addAppToQueue runs the max-running-apps check and files the app.
 func (s *Scheduler) addAppToQueue(a *app, q *fsQueue) {
 	a.q = q
+	s.account(q, a.user, queue.Delta{PendingApps: 1})
 	if s.canAppBeRunnable(q, a) {
+		s.account(q, a.user, queue.Delta{PendingApps: -1, ActiveApps: 1})
 		a.runnable = true
 		q.runnableApps = append(q.runnableApps, a)
 		s.trackRunnable(a)
@@ -329,14 +324,20 @@ func (s *Scheduler) user(name string) *userApps {
 
 // normalize rounds an ask up to the increment within [min, max] as the
 // fair scheduler does, refusing asks above the maximum allocation.
-func (s *Scheduler) normalize(r berth.Resource, field string) (berth.Resource, error) {
+// The limit is the queue's maxContainerAllocation within the scheduler's
+// maximum (YARN's getMaximumResourceCapability(queue)).
+func (s *Scheduler) normalize(q *fsQueue, r berth.Resource, field string) (berth.Resource, error) {
 	if r.AnyNegative() {
 		return r, berth.InvalidField(field, r, "must not be negative")
 	}
-	if !r.FitsIn(ComponentwiseMaxWithExtras(s.cfg.MaxAllocation, s.unbounded, r)) {
-		return r, berth.InvalidField(field, r, "exceeds the maximum allocation "+s.cfg.MaxAllocation.String())
+	lim := ComponentwiseMaxWithExtras(s.cfg.MaxAllocation, s.unbounded, r)
+	if q != nil {
+		lim = berth.ComponentwiseMin(lim, ComponentwiseMaxWithExtras(q.maxContainer, s.unbounded, r))
 	}
-	return berth.DominantCalculator{}.Normalize(r, s.cfg.MinAllocation, ComponentwiseMaxWithExtras(s.cfg.MaxAllocation, s.unbounded, r), s.cfg.Increment), nil
+	if !r.FitsIn(lim) {
+		return r, berth.InvalidField(field, r, "exceeds the maximum allocation "+lim.String())
+	}
+	return berth.DominantCalculator{}.Normalize(r, s.cfg.MinAllocation, lim, s.cfg.Increment), nil
 }
 
 // ComponentwiseMaxWithExtras returns lim with every extended type of r that
@@ -374,7 +375,7 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		if k.Count < 0 {
 			return berth.Resource{}, berth.InvalidField(f+".count", k.Count, "must not be negative")
 		}
-		c, err := s.normalize(k.Capability, f+".capability")
+		c, err := s.normalize(a.q, k.Capability, f+".capability")
 		if err != nil {
 			return berth.Resource{}, err
 		}
@@ -497,6 +498,11 @@ func (s *Scheduler) removeApp(appID string, st ExitStatus) ([]Ended, error) {
 func (s *Scheduler) detachApp(a *app) {
 	q := a.q
 	if a.runnable {
+		s.account(q, a.user, queue.Delta{ActiveApps: -1})
+	} else {
+		s.account(q, a.user, queue.Delta{PendingApps: -1})
+	}
+	if a.runnable {
 		q.runnableApps = slices.DeleteFunc(q.runnableApps, func(x *app) bool { return x == a })
 		s.untrackRunnable(a)
 		a.runnable = false
@@ -548,6 +554,13 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 	}
 	old := a.q
 	usage := a.Usage
+	d := queue.Delta{Used: usage, Reserved: a.reservedRes, PendingApps: 1}
+	if a.runnable {
+		d = queue.Delta{Used: usage, Reserved: a.reservedRes, ActiveApps: 1}
+	}
+	if err := queue.Move(old.tq, t.tq, a.user, d); err != nil {
+		return "", err
+	}
 	for p := old; p != nil; p = p.parent {
 		p.Usage = p.Usage.Sub(usage)
 	}

@@ -227,7 +227,7 @@ func TestSteadyFairShareChanges(t *testing.T) {
 	af, err := ParseAllocationFile([]byte(allocXML(`<queue name="root"><schedulingPolicy>drf</schedulingPolicy>
 <queue name="child1"><weight>1</weight></queue><queue name="child2"><weight>2</weight></queue><queue name="child3"><weight>2</weight></queue></queue>`)), ParseOptions{})
 	require.NoError(t, err)
-	require.NoError(t, h.s.Reload(af))
+	reloadOK(t, h.s, (af))
 	for p, want := range map[string]int64{"root.child1": 1024, "root.child2": 2048, "root.child3": 2048, "root.default": 1024} {
 		assert.Equal(t, want, h.queue(p).SteadyFairShare.Memory, p)
 	}
@@ -314,7 +314,8 @@ func TestPolicyViolations(t *testing.T) {
 		assert.Nil(t, h.s.Snapshot().Queue("root.child1"))
 		assert.NotNil(t, h.s.Snapshot().Queue("root.child2"))
 		assert.Nil(t, h.s.getQueue("root.dynamicQueue", true, true))
-		require.NoError(t, h.s.Reload(parse(`<queue name="root"><schedulingPolicy>fair</schedulingPolicy><queue name="child1"><schedulingPolicy>fair</schedulingPolicy></queue><queue name="child2"><schedulingPolicy>drf</schedulingPolicy></queue></queue>`)))
+		res := reloadOK(t, h.s, (parse(`<queue name="root"><schedulingPolicy>fair</schedulingPolicy><queue name="child1"><schedulingPolicy>fair</schedulingPolicy></queue><queue name="child2"><schedulingPolicy>drf</schedulingPolicy></queue></queue>`)))
+		assert.True(t, res.PoliciesKept)
 		assert.NotNil(t, h.s.Snapshot().Queue("root.child1"))
 		assert.Equal(t, PolicyFair, h.queue("root.child2").Policy)
 	})
@@ -329,16 +330,20 @@ func TestPolicyViolations(t *testing.T) {
 	t.Run("C-25", func(t *testing.T) {
 		h := newHarness(t, DefaultConfig(), allocXML(`<queue name="root"><queue name="intermediate"><schedulingPolicy>fifo</schedulingPolicy><queue name="leaf"><schedulingPolicy>fair</schedulingPolicy></queue></queue></queue>`))
 		assert.Nil(t, h.s.Snapshot().Queue("root.intermediate"))
-		require.NoError(t, h.s.Reload(parse(`<queue name="root"><queue name="intermediate"><schedulingPolicy>fair</schedulingPolicy><queue name="leaf"><schedulingPolicy>fifo</schedulingPolicy></queue></queue></queue>`)))
+		res := reloadOK(t, h.s, (parse(`<queue name="root"><queue name="intermediate"><schedulingPolicy>fair</schedulingPolicy><queue name="leaf"><schedulingPolicy>fifo</schedulingPolicy></queue></queue></queue>`)))
+		assert.False(t, res.PoliciesKept)
+		assert.Empty(t, res.Skipped)
 		assert.NotNil(t, h.s.Snapshot().Queue("root.intermediate"))
 		assert.Equal(t, PolicyFIFO, h.queue("root.intermediate.leaf").Policy)
 	})
 	t.Run("C-26", func(t *testing.T) {
 		h := newHarness(t, DefaultConfig(), allocXML(`<queue name="root"><schedulingPolicy>fair</schedulingPolicy><queue name="child1"><schedulingPolicy>fair</schedulingPolicy></queue><queue name="child2"><schedulingPolicy>fair</schedulingPolicy></queue></queue>`))
-		require.NoError(t, h.s.Reload(parse(`<queue name="root"><schedulingPolicy>fair</schedulingPolicy><queue name="child1"><schedulingPolicy>drf</schedulingPolicy></queue><queue name="child2"><schedulingPolicy>fifo</schedulingPolicy></queue></queue>`)))
+		res := reloadOK(t, h.s, (parse(`<queue name="root"><schedulingPolicy>fair</schedulingPolicy><queue name="child1"><schedulingPolicy>drf</schedulingPolicy></queue><queue name="child2"><schedulingPolicy>fifo</schedulingPolicy></queue></queue>`)))
+		assert.True(t, res.PoliciesKept)
 		assert.Equal(t, PolicyFair, h.queue("root.child1").Policy)
 		assert.Equal(t, PolicyFair, h.queue("root.child2").Policy)
-		require.NoError(t, h.s.Reload(parse(`<queue name="root"><schedulingPolicy>drf</schedulingPolicy><queue name="child1"><schedulingPolicy>drf</schedulingPolicy></queue><queue name="child2"><schedulingPolicy>fifo</schedulingPolicy></queue></queue>`)))
+		res = reloadOK(t, h.s, (parse(`<queue name="root"><schedulingPolicy>drf</schedulingPolicy><queue name="child1"><schedulingPolicy>drf</schedulingPolicy></queue><queue name="child2"><schedulingPolicy>fifo</schedulingPolicy></queue></queue>`)))
+		assert.Equal(t, ReloadResult{}, res)
 		assert.Equal(t, PolicyDRF, h.queue("root.child1").Policy)
 		assert.Equal(t, PolicyFIFO, h.queue("root.child2").Policy)
 	})

@@ -11,9 +11,9 @@ const shareIterations = 25
 // its weight, its minimum and maximum share of the type, and whether it is
 // an inactive queue (an instantaneous computation gives such a queue 0).
 type ShareEntry struct {
-	Weight   float64
-	Min, Max int64
-	Inactive bool
+	Weight   float64 // weight (≤ 0: the entry gets its minimum)
+	Min, Max int64   // minimum and maximum share (Max ≤ 0: the entry gets 0)
+	Inactive bool    // an inactive queue: 0 in an instantaneous computation
 }
 
 // javaLong converts a double to a long the way Java's (long) cast does:
@@ -95,6 +95,54 @@ func (s *shareScratch) used(r float64) int64 {
 	return satAdd(fast, slow)
 }
 
+// search runs YARN's search for the weight-to-resource ratio and returns
+// the upper bound it ends with. used is non-decreasing in the ratio
+// (weights are positive, clamping and truncation keep order), which allows
+// two shortcuts that never change the result: when the minimum shares
+// alone exceed want, every step of the search moves the upper bound down,
+// so it ends at 2^-25 without evaluating anything; and a doubling step
+// whose ratio cannot reach want even before clamping at the maxima
+// (ratio × Σweights + Σminimums, with a safety margin) is skipped.
+func (s *shareScratch) search(want int64) float64 {
+	if s.used(0) > want {
+		hi := 1.0
+		for range shareIterations {
+			hi /= 2
+		}
+		return hi
+	}
+	var sumW, sumMin float64
+	for i, w := range s.w {
+		sumW += w
+		sumMin += max(s.min[i], 0)
+	}
+	rMax := 1.0
+	for !math.IsInf(rMax, 1) {
+		if bound := rMax*sumW + sumMin; bound*(1+1e-9)+1 < float64(want) {
+			rMax *= 2 // used(rMax) ≤ bound < want
+			continue
+		}
+		if s.used(rMax) >= want {
+			break
+		}
+		rMax *= 2
+	}
+	lo, hi := 0.0, rMax
+	for range shareIterations {
+		mid := (lo + hi) / 2
+		u := s.used(mid)
+		if u == want {
+			return mid
+		}
+		if u < want {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi
+}
+
 // share is one entry's share at ratio r: weight×r clamped to [min, max] in
 // double precision, then truncated.
 func (s *shareScratch) share(i int, r float64) int64 {
@@ -146,24 +194,7 @@ func computeShares(entries []ShareEntry, total int64, steady bool, out []int64, 
 		}
 	}
 	want := min(max(total-taken, 0), totalMax)
-	rMax := 1.0
-	for sc.used(rMax) < want && !math.IsInf(rMax, 1) {
-		rMax *= 2
-	}
-	lo, hi := 0.0, rMax
-	for range shareIterations {
-		mid := (lo + hi) / 2
-		u := sc.used(mid)
-		if u == want {
-			hi = mid
-			break
-		}
-		if u < want {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
+	hi := sc.search(want)
 	for k, i := range sc.idx {
 		// Above 2^53 the double arithmetic can round a share past its
 		// integer bounds; clamp so no share ever exceeds its maximum.

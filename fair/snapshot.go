@@ -4,47 +4,48 @@ import (
 	"slices"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
 )
 
 // QueueInfo is one queue in a snapshot.
 type QueueInfo struct {
 	// Path is the full path; Parent the parent's ("" for root).
 	Path, Parent string
-	Leaf         bool
+	Leaf         bool // a leaf (holds applications)
 	// Dynamic marks a queue created ad hoc by placement; Plan a
 	// reservable queue; Reservation a reservation queue.
 	Dynamic, Plan, Reservation bool
-	Policy                     Policy
-	Weight                     float64
-	MinShare, MaxShare         berth.Resource
-	Demand, Usage              berth.Resource
-	FairShare, SteadyFairShare berth.Resource
+	Policy                     Policy         // scheduling policy
+	Weight                     float64        // weight
+	MinShare, MaxShare         berth.Resource // min share and effective max share
+	Demand, Usage              berth.Resource // demand as of the last update; usage now
+	FairShare, SteadyFairShare berth.Resource // instantaneous (last update) and steady fair shares
 	// AMUsage and MaxAMResource (leaves); MaxAMShare as configured.
 	AMUsage, MaxAMResource berth.Resource
-	MaxAMShare             float32
+	MaxAMShare             float32 // maxAMShare as configured
 	// NumRunnable counts runnable applications in the subtree;
 	// NumPending the waiting ones (leaves).
 	NumRunnable, NumPending, MaxRunningApps int
 	// Preemption settings after inheritance.
-	MinSharePreemptionTimeout, FairSharePreemptionTimeout berth.Duration
-	FairSharePreemptionThreshold                          float32
-	Preemptable                                           bool
+	MinSharePreemptionTimeout, FairSharePreemptionTimeout berth.Duration // ms
+	FairSharePreemptionThreshold                          float32        // in [0, 1]
+	Preemptable                                           bool           // allowPreemptionFrom here and above
 }
 
 // AppInfo is one application in a snapshot.
 type AppInfo struct {
-	ID, Queue, User string
+	ID, Queue, User string // id, leaf queue path and user
 	// Runnable is false while the application waits for maxRunningApps.
 	Runnable bool
-	Start    berth.Time
-	Weight   float64
+	Start    berth.Time // submission time (the FIFO order)
+	Weight   float64    // weight (1, or size-based)
 	// Usage, Demand and FairShare as of the last update (usage is live).
 	Usage, Demand, FairShare, Reserved berth.Resource
 	// FairShareStarvation and MinShareStarvation (with preemption on).
 	FairShareStarvation, MinShareStarvation berth.Resource
-	AMResource                              berth.Resource
-	AMRunning                               bool
-	Containers                              int
+	AMResource                              berth.Resource // the AM container, once allocated
+	AMRunning                               bool           // the AM container is allocated
+	Containers                              int            // live containers
 }
 
 // ContainerInfo is a live container in a snapshot.
@@ -52,23 +53,25 @@ type ContainerInfo struct {
 	Container
 	// Preemptable reports whether its queue allows preemption from it.
 	Preemptable bool
+	// MarkedForPreemption is set by [Scheduler.MarkForPreemption].
+	MarkedForPreemption bool
 }
 
 // ReservationInfo is a container reserved on a node.
 type ReservationInfo struct {
-	ID       ContainerID
-	App      string
-	Node     string
-	Queue    string
-	Resource berth.Resource
-	Priority int32
-	Time     berth.Time
+	ID       ContainerID    // the reserved container's id
+	App      string         // the application holding it
+	Node     string         // the node reserved
+	Queue    string         // the application's leaf queue
+	Resource berth.Resource // the reserved size
+	Priority int32          // the ask's priority
+	Time     berth.Time     // when it was reserved
 }
 
 // NodeInfo is a node in a snapshot.
 type NodeInfo struct {
-	ID, Rack              string
-	Capability, Allocated berth.Resource
+	ID, Rack              string         // node id and rack
+	Capability, Allocated berth.Resource // total and allocated resources
 	// Reserved is the id of the container reserved on the node, 0 if none.
 	Reserved ContainerID
 }
@@ -76,13 +79,16 @@ type NodeInfo struct {
 // Snapshot is a deep copy of the scheduler's state at one moment, for a
 // preemption policy and for reporting. It does not change afterwards.
 type Snapshot struct {
-	Time         berth.Time
-	Cluster      berth.Resource
+	Time         berth.Time        // the clock when taken
+	Cluster      berth.Resource    // sum of the nodes' capabilities
 	Queues       []QueueInfo       // depth first, children in creation order
 	Apps         []AppInfo         // by submission order
 	Containers   []ContainerInfo   // by id
 	Reservations []ReservationInfo // by id
 	Nodes        []NodeInfo        // by id
+	// Tree is the shared queue tree's view (package queue): kinds, ACLs,
+	// and the books per queue and per user.
+	Tree *queue.Snapshot[struct{}]
 }
 
 // Queue returns the queue at path, or nil.
@@ -109,7 +115,7 @@ func (sn *Snapshot) App(id string) *AppInfo {
 func (s *Scheduler) Snapshot() *Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := &Snapshot{Time: s.clock.Now(), Cluster: s.cluster}
+	out := &Snapshot{Time: s.clock.Now(), Cluster: s.cluster, Tree: s.tree.Snapshot()}
 	var walk func(q *fsQueue)
 	walk = func(q *fsQueue) {
 		qi := QueueInfo{Path: q.path, Leaf: q.leaf, Dynamic: q.dynamic, Plan: q.plan, Reservation: q.reservation,
@@ -144,7 +150,7 @@ func (s *Scheduler) Snapshot() *Snapshot {
 	}
 	for _, id := range sortedIDs(s.live) {
 		c := s.live[id]
-		out.Containers = append(out.Containers, ContainerInfo{Container: c.Container, Preemptable: c.app.q.preemptable})
+		out.Containers = append(out.Containers, ContainerInfo{Container: c.Container, Preemptable: c.app.q.preemptable, MarkedForPreemption: c.marked})
 	}
 	for _, id := range sortedIDs(s.resvByID) {
 		r := s.resvByID[id]
@@ -160,6 +166,20 @@ func (s *Scheduler) Snapshot() *Snapshot {
 		out.Nodes = append(out.Nodes, ni)
 	}
 	return out
+}
+
+// MarkForPreemption flags a live container as about to be preempted (YARN's
+// trackContainerForPreemption: the application can be told); nothing is
+// freed until PreemptContainer.
+func (s *Scheduler) MarkForPreemption(id ContainerID) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.live[id]
+	if !ok {
+		return notFound("container.id", id)
+	}
+	c.marked = true
+	return nil
 }
 
 // PreemptContainer kills a live container for preemption (status
@@ -229,6 +249,9 @@ func (s *Scheduler) Check() error {
 		return sum, n, nil
 	}
 	if _, _, err := walk(s.root); err != nil {
+		return err
+	}
+	if err := s.checkTree(); err != nil {
 		return err
 	}
 	for _, id := range sortedKeys(s.nodes) {

@@ -32,6 +32,14 @@ type fsQueue struct {
 
 	numRunnable int // runnable applications in the subtree
 
+	// scratch space for the heartbeat walk (one walk at a time, under the
+	// scheduler's lock; a queue appears once on a walk's path)
+	kidsBuf []*fsQueue
+	appsBuf []*app
+
+	tq       *tqueue // the queue's node in the shared tree
+	inConfig bool    // configured in the shared tree (named by a file)
+
 	// leaves
 	runnableApps    []*app
 	nonRunnableApps []*app
@@ -88,6 +96,7 @@ func (s *Scheduler) newQueue(path string, parent *fsQueue, leaf bool, policy Pol
 	q.Queue = true
 	q.Priority = 1
 	q.MaxShare = s.unbounded
+	q.lastAtMinShare = s.clock.Now()
 	if parent != nil {
 		parent.children = append(parent.children, q)
 	}
@@ -112,7 +121,11 @@ func (s *Scheduler) applySettings(q *fsQueue) {
 		q.MinShare = berth.None()
 		q.Weight = q.entitlement
 	}
-	q.plan = st.Reservable && st.Configured
+	// A plan stays a plan while it holds reservation queues, even when a
+	// reload drops it; it goes once they are empty.
+	// A leaf waiting to become a plan (it still holds applications) is not
+	// one yet.
+	q.plan = !q.leaf && ((st.Reservable && st.Configured) || (q.plan && len(q.children) > 0))
 	q.maxContainer = s.cfg.MaxAllocation
 	if st.MaxContainerAllocation != nil {
 		q.maxContainer = *st.MaxContainerAllocation
@@ -206,6 +219,9 @@ func (s *Scheduler) getQueue(path string, leaf, create bool) *fsQueue {
 		cur = q
 	}
 	s.recomputeSteady()
+	if !s.loading {
+		s.syncTree()
+	}
 	return cur
 }
 
@@ -228,7 +244,13 @@ func (s *Scheduler) removeEmptyDynamicQueues() bool {
 		for _, c := range slices.Clone(q.children) {
 			walk(c)
 		}
-		if q.dynamic && !q.reservation && q.isEmpty() && q.numRunnable == 0 {
+		// Reservation queues go only with their plan (a plan the file
+		// no longer names).
+		gone := q.dynamic && !q.reservation
+		if q.reservation {
+			gone = q.parent.dynamic
+		}
+		if gone && q.isEmpty() && q.numRunnable == 0 {
 			s.removeQueue(q)
 			removed = true
 		}
@@ -260,8 +282,12 @@ func (s *Scheduler) recomputeSteady() {
 // loadAllocation installs af: policies of existing queues (all or none),
 // configured queues created, settings re-applied, removed queues made
 // dynamic. It never fails: YARN logs and skips what it cannot apply.
-func (s *Scheduler) loadAllocation(af *AllocationFile) {
+func (s *Scheduler) loadAllocation(af *AllocationFile) ReloadResult {
+	var res ReloadResult
+	s.loading = true
+	defer func() { s.loading = false; s.syncTree() }()
 	s.alloc = af
+	clear(s.pendingTypeChange) // recomputed against the new file below
 	if af.Placement != nil {
 		s.placement = af.Placement
 	} else {
@@ -289,8 +315,11 @@ func (s *Scheduler) loadAllocation(af *AllocationFile) {
 		for q, p := range newPol {
 			q.policy = p
 		}
-	} else if s.cfg.Logger != nil {
-		s.cfg.Logger.Warn("fair: setting scheduling policies for existing queues failed; keeping the old ones")
+	} else {
+		res.PoliciesKept = true
+		if s.cfg.Logger != nil {
+			s.cfg.Logger.Warn("fair: setting scheduling policies for existing queues failed; keeping the old ones")
+		}
 	}
 	// 2. Queues no longer in the file become dynamic.
 	for path, q := range s.queues {
@@ -323,22 +352,54 @@ func (s *Scheduler) loadAllocation(af *AllocationFile) {
 					s.removeSubtree(q)
 				} else {
 					s.pendingTypeChange[c.Path] = leaf
+					res.Deferred = append(res.Deferred, c.Path)
 					continue
 				}
 			}
-			if q := s.getQueue(c.Path, leaf, true); q != nil {
-				q.dynamic = false
+			q := s.getQueue(c.Path, leaf, true)
+			if q == nil {
+				res.Skipped = append(res.Skipped, c.Path)
+				if s.cfg.Logger != nil {
+					s.cfg.Logger.Warn("fair: configured queue cannot be created", "queue", c.Path)
+				}
+			} else {
+				q.dynamic, q.inConfig = false, true
 				for p := q.parent; p != nil; p = p.parent {
 					if af.Queue(p.path) != nil || p.path == queue.RootName {
-						p.dynamic = false
+						p.dynamic, p.inConfig = false, true
 					}
 				}
 			}
 		}
 	}
+	// Every configured plan has its default reservation queue.
+	for _, path := range sortedKeys(s.queues) {
+		if q := s.queues[path]; q.plan && !q.dynamic {
+			s.ensureDefaultReservationQueue(q)
+		}
+	}
 	s.reinit(s.root)
 	s.recomputeSteady()
 	s.updateRunnabilityOnReload()
+	slices.Sort(res.Skipped)
+	slices.Sort(res.Deferred)
+	return res
+}
+
+// ReloadResult tells what of an allocation file could not be applied as
+// written; YARN logs these and carries on, and so does Berth.
+type ReloadResult struct {
+	// PoliciesKept: some existing queue's new policy is not allowed where
+	// it sits (a DRF child of a fair parent, FIFO on a parent), so every
+	// existing queue kept its old policy.
+	PoliciesKept bool
+	// Skipped lists configured queues that could not be created: their
+	// policy is not allowed under their parent, or an ancestor is a leaf
+	// that still holds applications.
+	Skipped []string
+	// Deferred lists queues that change between leaf and parent once they
+	// hold no applications.
+	Deferred []string
 }
 
 // removeSubtree unlinks q and everything below it (all empty).
@@ -363,10 +424,17 @@ func (s *Scheduler) retryTypeChanges() bool {
 		if q != nil && q.leaf != leaf {
 			s.removeSubtree(q)
 		}
+		s.loading = true // the caller syncs the shared tree once
 		if nq := s.getQueue(path, leaf, true); nq != nil {
 			nq.dynamic = s.alloc.Queue(path) == nil
+			nq.inConfig = !nq.dynamic
+			s.applySettings(nq)
+			if nq.plan {
+				s.ensureDefaultReservationQueue(nq)
+			}
 			changed = true
 		}
+		s.loading = false
 	}
 	return changed
 }

@@ -89,14 +89,14 @@ type ContainerID uint64
 
 // Container is an allocated container.
 type Container struct {
-	ID       ContainerID
-	App      string
-	Node     string
-	Queue    string // full path of the leaf queue
-	User     string
-	Resource berth.Resource
-	Priority int32
-	Locality Locality
+	ID       ContainerID    // unique, growing with allocation order
+	App      string         // owning application
+	Node     string         // node it runs on
+	Queue    string         // full path of the leaf queue
+	User     string         // the application's user
+	Resource berth.Resource // its size
+	Priority int32          // the ask's priority
+	Locality Locality       // how local the placement was
 	// AM marks the application's master container.
 	AM bool
 	// Time of allocation, from the scheduler's clock.
@@ -107,7 +107,7 @@ type Container struct {
 // the application is told alongside it.
 type Allocation struct {
 	Container
-	Headroom berth.Resource
+	Headroom berth.Resource // the application's headroom after this allocation
 }
 
 // ExitStatus tells why a container ended.
@@ -138,7 +138,7 @@ func (e ExitStatus) String() string {
 // Ended is a container that stopped, and why.
 type Ended struct {
 	Container
-	Status ExitStatus
+	Status ExitStatus // why it ended
 }
 
 // notFound builds a FieldError of kind ErrNotFound.

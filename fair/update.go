@@ -23,6 +23,7 @@ func (s *Scheduler) update(now berth.Time) {
 	changed := s.retryTypeChanges()
 	if s.removeEmptyDynamicQueues() || changed {
 		s.recomputeSteady()
+		s.syncTree()
 	}
 	s.updateDemand(s.root)
 	s.root.FairShare = s.cluster
@@ -43,7 +44,8 @@ func (s *Scheduler) walkLeaves(q *fsQueue, f func(*fsQueue)) {
 }
 
 // updateDemand recomputes demand (and application weights) bottom-up;
-// a queue's demand is capped at its max share.
+// a queue's demand is capped at its max share; a parent's keeps memory and
+// vcores only, as YARN's getDemand returns.
 func (s *Scheduler) updateDemand(q *fsQueue) {
 	q.Active = q.numRunnable > 0
 	var d berth.Resource
@@ -62,6 +64,10 @@ func (s *Scheduler) updateDemand(q *fsQueue) {
 		}
 	}
 	q.Demand = berth.ComponentwiseMin(d, q.MaxShare)
+	if !q.leaf {
+		// YARN's parent queue reports memory and vcores only.
+		q.Demand = berth.New(q.Demand.Memory, q.Demand.VCores)
+	}
 }
 
 // recomputeShares divides q's fair share among its children (or runnable
@@ -104,41 +110,35 @@ func ratio(a, b int64) float64 {
 }
 
 // updateStarvedApps is FSLeafQueue.updateStarvedApps (reference §4.13):
-// fair-share starvation per application, then the queue's min-share
-// starvation distributed over its applications.
+// fair-share starvation of the applications with pending demand in policy
+// order, stopping at the first that is not starved (later ones keep their
+// previous value, as in YARN), then the queue's min-share starvation
+// distributed over the same applications.
 func (s *Scheduler) updateStarvedApps(q *fsQueue, now berth.Time) {
 	rc := q.policy.Calculator()
 	var apps []*app
 	for _, a := range q.runnableApps {
 		if !a.Demand.Sub(a.Usage).IsZero() {
 			apps = append(apps, a)
-		} else {
-			a.fairStarvation, a.minStarvation = berth.None(), berth.None()
-			a.lastTimeAtFairShare = now
 		}
 	}
 	slices.SortFunc(apps, func(a, b *app) int {
 		return q.policy.Compare(s.cluster, s.cfg.ResourceTypes, &a.Schedulable, &b.Schedulable)
 	})
 	var fairTotal berth.Resource
-	scanning := true
 	for _, a := range apps {
-		a.fairStarvation = berth.None()
-		if !scanning {
-			continue
-		}
 		threshold := a.FairShare.Mul(float64(q.fairShareThreshold))
 		fairDemand := berth.ComponentwiseMin(threshold, a.Demand)
 		starved := rc.Compare(s.cluster, a.Usage, fairDemand) < 0
 		if !starved {
 			a.lastTimeAtFairShare = now
 		}
+		a.fairStarvation = berth.None()
 		if starved && now-a.lastTimeAtFairShare >= q.fairShareTimeout {
 			a.fairStarvation = fairDemand.SubNonNegative(a.Usage)
 		}
 		if a.fairStarvation.IsZero() {
-			scanning = false
-			continue
+			break
 		}
 		fairTotal = fairTotal.Add(a.fairStarvation)
 	}

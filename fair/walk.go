@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
 )
 
 // outcome of one assignment attempt.
@@ -97,8 +98,8 @@ func (s *Scheduler) assignParent(q *fsQueue, n *node) (berth.Resource, outcome, 
 	if q.leaf {
 		return s.assignLeaf(q, n)
 	}
-	kids := make([]*fsQueue, len(q.children))
-	copy(kids, q.children)
+	kids := append(q.kidsBuf[:0], q.children...)
+	q.kidsBuf = kids
 	slices.SortFunc(kids, func(a, b *fsQueue) int {
 		return q.policy.Compare(s.cluster, s.cfg.ResourceTypes, &a.Schedulable, &b.Schedulable)
 	})
@@ -113,12 +114,13 @@ func (s *Scheduler) assignParent(q *fsQueue, n *node) (berth.Resource, outcome, 
 // assignLeaf offers the node to the runnable applications with pending
 // demand, in policy order.
 func (s *Scheduler) assignLeaf(q *fsQueue, n *node) (berth.Resource, outcome, Allocation) {
-	var apps []*app
+	apps := q.appsBuf[:0]
 	for _, a := range q.runnableApps {
 		if !a.Demand.Sub(a.Usage).IsZero() {
 			apps = append(apps, a)
 		}
 	}
+	q.appsBuf = apps
 	slices.SortFunc(apps, func(a, b *app) int {
 		return q.policy.Compare(s.cluster, s.cfg.ResourceTypes, &a.Schedulable, &b.Schedulable)
 	})
@@ -327,6 +329,7 @@ func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality) Allocation 
 	a.live[c.ID] = c
 	n.live[c.ID] = c
 	n.allocated = n.allocated.Add(c.Resource)
+	s.account(a.q, a.user, queue.Delta{Used: c.Resource})
 	a.Usage = a.Usage.Add(c.Resource)
 	for p := a.q; p != nil; p = p.parent {
 		p.Usage = p.Usage.Add(c.Resource)
@@ -350,6 +353,7 @@ func (s *Scheduler) releaseContainer(c *container) {
 	delete(a.live, c.ID)
 	delete(n.live, c.ID)
 	n.allocated = n.allocated.Sub(c.Resource)
+	s.account(a.q, a.user, queue.Delta{Used: c.Resource.Neg()})
 	a.Usage = a.Usage.Sub(c.Resource)
 	for p := a.q; p != nil; p = p.parent {
 		p.Usage = p.Usage.Sub(c.Resource)
@@ -390,6 +394,8 @@ func (s *Scheduler) reserve(a *app, k *skey, n *node, loc Locality, from *reserv
 	}
 	if from != nil || n.reserved != nil {
 		r := n.reserved
+		s.account(a.q, a.user, queue.Delta{Reserved: k.capRes.Sub(r.res)})
+		a.reservedRes = a.reservedRes.Sub(r.res).Add(k.capRes)
 		r.prio, r.res = k.prio, k.capRes
 		return true
 	}
@@ -398,6 +404,7 @@ func (s *Scheduler) reserve(a *app, k *skey, n *node, loc Locality, from *reserv
 	n.reserved = r
 	a.reservedOn[n.ID] = r
 	a.reservedRes = a.reservedRes.Add(r.res)
+	s.account(a.q, a.user, queue.Delta{Reserved: r.res})
 	s.resvByID[r.id] = r
 	return true
 }
@@ -409,6 +416,7 @@ func (s *Scheduler) unreserve(r *reservation) {
 	}
 	delete(r.app.reservedOn, r.node.ID)
 	r.app.reservedRes = r.app.reservedRes.Sub(r.res)
+	s.account(r.app.q, r.app.user, queue.Delta{Reserved: r.res.Neg()})
 	delete(s.resvByID, r.id)
 }
 

@@ -285,6 +285,9 @@ func TestNodeRemovalAndContainerCalls(t *testing.T) {
 	h.beat(n)
 	sn := h.s.Snapshot()
 	require.Len(t, sn.Containers, 2)
+	require.NoError(t, h.s.MarkForPreemption(sn.Containers[0].ID))
+	assert.True(t, h.s.Snapshot().Containers[0].MarkedForPreemption)
+	assert.ErrorIs(t, h.s.MarkForPreemption(999), berth.ErrNotFound)
 	e, err := h.s.PreemptContainer(sn.Containers[0].ID)
 	require.NoError(t, err)
 	assert.Equal(t, Preempted, e.Status)
@@ -366,4 +369,139 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 	require.NoError(t, h.s.Check())
+}
+
+func TestMaxContainerAllocation(t *testing.T) {
+	h := newHarness(t, DefaultConfig(), allocXML(`<queue name="small"><maxContainerAllocation>2048 mb, 2 vcores</maxContainerAllocation><queue name="leaf"/></queue>`))
+	_, err := h.s.SubmitApp(AppSpec{ID: "a", Queue: "root.small.leaf", User: "u"})
+	require.NoError(t, err)
+	_, err = h.s.Allocate("a", []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(4096, 1), Count: 1}}, nil)
+	assert.ErrorIs(t, err, berth.ErrInvalidArgument, "the parent's maxContainerAllocation is inherited")
+	_, err = h.s.Allocate("a", []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(1500, 1), Count: 1}}, nil)
+	require.NoError(t, err)
+	n := h.addNode(8192, 8)
+	h.s.Update()
+	als := h.beat(n)
+	require.Len(t, als, 1)
+	assert.True(t, als[0].Resource.Equal(berth.New(2048, 1)), "rounded up to the 1024 MB increment: %v", als[0].Resource)
+}
+
+func TestDelaySchedulingByTime(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.TimeBasedLocality = true
+	cfg.LocalityDelayNode, cfg.LocalityDelayRack = 1000, 1000
+	h := newHarness(t, cfg, "")
+	require.NoError(t, h.s.AddNode(NodeSpec{ID: "h1", Rack: "/r1", Capability: berth.New(8192, 8)}))
+	require.NoError(t, h.s.AddNode(NodeSpec{ID: "h2", Rack: "/r2", Capability: berth.New(8192, 8)}))
+	_, err := h.s.SubmitApp(AppSpec{ID: "a", Queue: "q", User: "u"})
+	require.NoError(t, err)
+	c := berth.New(1024, 1)
+	_, err = h.s.Allocate("a", []Ask{{Priority: 1, ResourceName: "h1", Capability: c, Count: 1},
+		{Priority: 1, ResourceName: "/r1", Capability: c, Count: 1}, {Priority: 1, ResourceName: AnyResource, Capability: c, Count: 1}}, nil)
+	require.NoError(t, err)
+	assert.Empty(t, h.beat("h2"), "node-local only at first")
+	h.clock.Advance(1001)
+	assert.Empty(t, h.beat("h2"), "rack-local after the node delay; h2 is on another rack")
+	h.clock.Advance(1001)
+	als := h.beat("h2")
+	require.Len(t, als, 1, "off-switch after both delays")
+	assert.Equal(t, OffSwitch, als[0].Locality)
+}
+
+func TestReservableNodesLimit(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Preemption = true
+	cfg.PreemptionUtilizationThreshold = 0
+	cfg.ReservableNodes = 0.05 // ceil(2 × 0.05) = 1 node
+	h := newHarness(t, cfg, allocXML(`<queue name="a"/><queue name="b"/><defaultFairSharePreemptionTimeout>0</defaultFairSharePreemptionTimeout>`))
+	n1, n2 := h.addNode(3072, 4), h.addNode(3072, 4)
+	h.request(1024, "root.a", "u", 4)
+	h.s.Update()
+	for range 2 {
+		h.beat(n1)
+		h.beat(n2)
+	}
+	b := h.request(3072, "root.b", "u", 2)
+	h.s.Update()
+	require.False(t, h.s.Snapshot().App(b).FairShareStarvation.IsZero())
+	h.beat(n1)
+	h.beat(n2)
+	sn := h.s.Snapshot()
+	require.Len(t, sn.Reservations, 1, "an app may hold off-switch reservations on ceil(nodes × 5%%) nodes")
+	assert.Equal(t, n1, sn.Reservations[0].Node)
+	require.NoError(t, h.s.KillReservation(sn.Reservations[0].ID))
+	assert.Empty(t, h.s.Snapshot().Reservations)
+}
+
+func TestSizeBasedWeight(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.SizeBasedWeight = true
+	h := newHarness(t, cfg, "")
+	h.addNode(8192, 8)
+	small := h.request(1024, "q", "u", 1)
+	big := h.request(1024, "q", "u", 7)
+	h.s.Update()
+	sn := h.s.Snapshot()
+	assert.InDelta(t, 10.0, sn.App(small).Weight, 0.01, "log2(1 + 1024)")
+	assert.InDelta(t, 12.81, sn.App(big).Weight, 0.01, "log2(1 + 7168)")
+	assert.Greater(t, sn.App(big).FairShare.Memory, sn.App(small).FairShare.Memory)
+}
+
+func TestDeferredTypeChange(t *testing.T) {
+	h := newHarness(t, DefaultConfig(), allocXML(`<queue name="q"/>`))
+	id := h.request(1024, "root.q", "u", 1)
+	af, err := ParseAllocationFile([]byte(allocXML(`<queue name="q"><queue name="child"/></queue><queue name="gone" type="parent"><queue name="x"><schedulingPolicy>fifo</schedulingPolicy></queue></queue>`)), ParseOptions{})
+	require.NoError(t, err)
+	res := reloadOK(t, h.s, af)
+	assert.Equal(t, []string{"root.q"}, res.Deferred)
+	assert.Equal(t, []string{"root.q.child"}, res.Skipped, "its parent is still a leaf holding an application")
+	assert.True(t, h.queue("root.q").Leaf)
+	h.finish(id)
+	h.s.Update()
+	require.NoError(t, h.s.Check())
+	assert.False(t, h.queue("root.q").Leaf, "changed once empty")
+	assert.NotNil(t, h.s.Snapshot().Queue("root.gone.x"))
+}
+
+// Min-share starvation, with YARN's literal distribution: an application
+// whose unmet demand x exceeds the remaining min-share starvation p gets
+// x − p, not p.
+func TestMinShareStarvation(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Preemption = true
+	cfg.PreemptionUtilizationThreshold = 0.5
+	h := newHarness(t, cfg, allocXML(`<queue name="big"/><queue name="needy"><minResources>4096 mb, 4 vcores</minResources><minSharePreemptionTimeout>1</minSharePreemptionTimeout></queue>`))
+	n := h.addNode(8192, 8)
+	h.request(1024, "root.big", "u", 8)
+	h.s.Update()
+	for range 8 {
+		h.beat(n)
+	}
+	id := h.request(1024, "root.needy", "u", 6)
+	h.s.Update()
+	assert.True(t, h.s.Snapshot().App(id).MinShareStarvation.IsZero(), "not starved before the timeout")
+	h.clock.Advance(1000)
+	h.s.Update()
+	st := h.s.Snapshot().App(id)
+	assert.True(t, st.FairShareStarvation.IsZero(), "fair-share timeout is infinite")
+	assert.Equal(t, int64(2048), st.MinShareStarvation.Memory, "6144 unmet − 4096 starvation")
+}
+
+func TestAdHocChildSettings(t *testing.T) {
+	h := newHarness(t, DefaultConfig(), allocXML(`<queue name="p" type="parent"><maxChildResources>8192 mb, 8 vcores</maxChildResources><allowPreemptionFrom>false</allowPreemptionFrom>
+<minSharePreemptionTimeout>7</minSharePreemptionTimeout></queue>`))
+	h.addNode(65536, 64)
+	h.request(1024, "root.p.x", "u", 1)
+	q := h.queue("root.p.x")
+	assert.True(t, q.Dynamic)
+	assert.True(t, q.MaxShare.Equal(berth.New(8192, 8)), "ad-hoc children get maxChildResources: %v", q.MaxShare)
+	assert.False(t, q.Preemptable, "allowPreemptionFrom=false is inherited")
+	assert.Equal(t, berth.Duration(7000), q.MinSharePreemptionTimeout, "timeouts are inherited")
+	assert.True(t, h.queue("root.default").Preemptable)
+	// the ad-hoc queue goes away with its last application
+	sn := h.s.Snapshot()
+	h.finish(sn.Apps[0].ID)
+	h.s.Update()
+	assert.Nil(t, h.s.Snapshot().Queue("root.p.x"))
+	assert.NotNil(t, h.s.Snapshot().Queue("root.p"), "configured parents stay")
 }

@@ -11,7 +11,9 @@ import (
 // IntervalResource is one entry of an allocation: Resource held over
 // Interval. YARN keeps these in a map ReservationInterval → Resource.
 type IntervalResource struct {
+	// Interval is the half-open time span.
 	Interval berth.Interval
+	// Resource is held over the whole span.
 	Resource berth.Resource
 }
 
@@ -58,6 +60,12 @@ type Allocation struct {
 	// series is the allocation over time; for a periodic allocation, the
 	// pattern of one period on [0, period).
 	series *rle.Series
+	// frozen is a private copy of the intervals, period and window the
+	// series was built from, so the plan can reuse the series when the
+	// caller did not change them.
+	frozen       []IntervalResource
+	frozenPeriod berth.Duration
+	frozenWindow berth.Interval
 	// active is the span booked in the user's active-reservation count
 	// when the plan accepted it (kept so removal undoes exactly that).
 	active    berth.Interval
@@ -139,7 +147,18 @@ func (a *Allocation) build() error {
 		}
 	}
 	a.series = s
+	a.frozen = slices.Clone(a.Intervals)
+	a.frozenPeriod, a.frozenWindow = p, a.Window()
 	return nil
+}
+
+// builtFromCurrent reports whether the series still matches the exported
+// fields (the caller may have changed them since NewAllocation).
+func (a *Allocation) builtFromCurrent() bool {
+	return a.series != nil && a.frozenPeriod == a.Definition.Period && a.frozenWindow == a.Window() &&
+		slices.EqualFunc(a.Intervals, a.frozen, func(x, y IntervalResource) bool {
+			return x.Interval == y.Interval && x.Resource.Equal(y.Resource)
+		})
 }
 
 // phase maps iv (no longer than p) onto [0, p), split in two where it wraps.

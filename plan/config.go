@@ -62,6 +62,12 @@ type Config struct {
 	Policy SharingPolicy
 	// Clock stamps acceptance times. Required.
 	Clock berth.Clock
+	// ExactPeriodicMin makes the availability of a periodic request the
+	// componentwise minimum over its instances (Berth option, off by
+	// default). YARN takes, at each time, the whole instance that is
+	// smaller under the calculator (§18 item 8): with the memory-only
+	// calculator its vcores may exceed another instance's.
+	ExactPeriodicMin bool
 }
 
 // DefaultConfig returns YARN's defaults for a plan serving queue with the

@@ -22,10 +22,11 @@
 // end-ordered btree, the aggregate series of all non-periodic reservations
 // and one pattern per period for the periodic ones, and the same per user.
 // Queries cost O(log n + answer); no operation walks all reservations or all
-// time steps. Every change builds a new immutable version of this state that
-// shares what it did not touch and is published only when the whole change
-// succeeded: an update is one transaction, a rejected change leaves no trace,
-// and [Plan.Snapshot] gives agents a cheap private copy to plan on
+// time steps. Every change runs as a journaled transaction under the write
+// lock and is undone step by step if any part fails, so an update is
+// all-or-nothing and a rejected change leaves no trace. Storage is
+// copy-on-write (rle series, btrees, a persistent treap), so
+// [Plan.Snapshot] gives agents a cheap private copy to plan on
 // speculatively. A Plan is safe for concurrent use.
 //
 // # Differences from YARN
@@ -68,6 +69,12 @@
 //     so deleting twice fails in validation (berth.ErrNotFound) rather than
 //     in the plan (§18 item 17); a submission reusing an id of another
 //     queue is berth.ErrConflict.
+//   - The span an allocation adds to its user's active-reservation count
+//     is computed once, at acceptance, and removed as booked; YARN
+//     recomputes it on removal against the capacity of that moment.
+//   - [Plan.EarliestStart] is the first time anything is held; YARN
+//     returns the first breakpoint of its series, which may hold zero
+//     after removals.
 //   - Arithmetic in the validator saturates instead of overflowing; an
 //     over-long unroll of a periodic allocation is an error instead of an
 //     endless loop.
@@ -79,7 +86,8 @@
 // Kept as YARN (conservative or merely odd), documented:
 //
 //   - Availability for a periodic request is the minimum under the
-//     calculator over the instances, choosing a whole operand (§18 item 8).
+//     calculator over the instances, choosing a whole operand (§18 item 8);
+//     Config.ExactPeriodicMin takes the componentwise minimum instead.
 //   - [Plan.EarliestStart] and [Plan.LastEnd] ignore periodic reservations
 //     (§18 item 16).
 //   - [Filter].Window is closed at its end: a reservation starting exactly

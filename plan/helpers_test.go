@@ -132,7 +132,9 @@ func resAlloc(t testing.TB, id ReservationID, user string, start berth.Time, all
 	return a
 }
 
-func rid(seq int64) ReservationID { return ReservationID{ClusterTimestamp: 1404198295326, Sequence: seq} }
+func rid(seq int64) ReservationID {
+	return ReservationID{ClusterTimestamp: 1404198295326, Sequence: seq}
+}
 
 func repeat(v int64, n int) []int64 {
 	out := make([]int64, n)

@@ -37,7 +37,11 @@ type Agent interface {
 // The plan calls Validate with a read-only view: for an add, the plan
 // without the new reservation; for an update, the plan with the old version
 // already removed (so the old allocation is never counted twice, see
-// "Differences from YARN"). The view is only valid during the call.
+// "Differences from YARN"). The view is only valid during the call and is
+// read-only (its write methods fail with [ErrReadOnlyView]); take
+// view.Snapshot() for a private copy to experiment on. The plan holds its
+// lock while it calls the policy, so a policy must read through the view
+// only, never through the plan it belongs to.
 type SharingPolicy interface {
 	// Validate returns nil to accept a, or an error wrapping
 	// berth.ErrCapacityExceeded (over-commit, quota) to reject it.

@@ -1,7 +1,9 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 
@@ -15,8 +17,8 @@ import (
 // all-or-nothing step after the sharing policy admitted it.
 //
 // A Plan is safe for concurrent use: reads share a read lock, changes take
-// the write lock. Internally every change publishes a new immutable version
-// that shares what it did not touch, so [Plan.Snapshot] is cheap and a
+// the write lock. Every change is a journaled transaction undone on
+// failure, and storage is copy-on-write, so [Plan.Snapshot] is cheap and a
 // rejected change leaves no trace.
 type Plan struct {
 	cfg Config
@@ -171,7 +173,7 @@ func (st *state) reservations(f Filter) []*Allocation {
 		}
 		return true
 	})
-	if len(out) > np && np > 0 {
+	if len(out) > np {
 		slices.SortFunc(out, func(x, y *Allocation) int {
 			return ivKey{x.Start, x.End, x.ID}.compare(ivKey{y.Start, y.End, y.ID})
 		})
@@ -189,7 +191,8 @@ func periodicOverlaps(a *Allocation, s, e berth.Time) bool {
 	pRE := floorMod(a.End-shift, per)
 	pSS := floorMod(s-shift, per)
 	pSE := floorMod(e-shift, per)
-	return e-s > per || pSE < pRE || pSS < pRE || pSS > pSE
+	longer := e > s && (e-s < 0 || e-s > per) // e-s < 0: the span overflowed int64
+	return longer || pSE < pRE || pSS < pRE || pSS > pSE
 }
 
 // ReservationsAt returns the reservations active at t (start ≤ t < end;
@@ -257,7 +260,7 @@ func load(calc berth.Calculator, capacity berth.Resource, total *rle.Series, pat
 	if total == nil {
 		total = rle.New()
 	}
-	out, err := rle.Merge(calc, capacity, total.Clip(window), rle.Undefined(), rle.OpAdd, window)
+	out, err := rle.Merge(calc, capacity, total, rle.Undefined(), rle.OpAdd, window)
 	if err != nil {
 		return nil, err
 	}
@@ -355,24 +358,17 @@ func (p *Plan) available(st *state, user string, oldID ReservationID, window ber
 	// periodic part of the plan repeats every MaxPeriodicity, so that covers
 	// it; but non-periodic reservations before the window (or beyond one
 	// MaxPeriodicity) would meet the request's earlier or later occurrences
-	// unchecked and the plan could over-commit. Berth extends the instances
-	// over the whole non-periodic span.
-	lo, hi := int64(0), maxP/period
-	if es, ok := st.total.EarliestStart(); ok && es < window.Start {
-		lo = -ceilDiv(window.Start-es, period)
-	}
-	if le, ok := st.total.LatestEnd(); ok && le > window.Start {
-		hi = max(hi, ceilDiv(le-window.Start, period))
-	}
-	if hi-lo > maxUnrolledPeriods {
-		return nil, berth.InvalidField("period", period,
-			fmt.Sprintf("the plan spans more than %d periods of %d ms", maxUnrolledPeriods, period))
+	// unchecked and the plan could over-commit. Berth adds the instances
+	// that meet a non-periodic reservation.
+	instances, err := periodicInstances(st.total, window, period, maxP)
+	if err != nil {
+		return nil, err
 	}
 	out, err := p.availableOnce(st, user, oldID, window)
 	if err != nil {
 		return nil, err
 	}
-	for i := lo; i < hi; i++ {
+	for _, i := range instances {
 		if i == 0 {
 			continue
 		}
@@ -380,6 +376,12 @@ func (p *Plan) available(st *state, user string, oldID ReservationID, window ber
 		snap, err := p.availableOnce(st, user, oldID, berth.Interval{Start: window.Start + d, End: window.End + d})
 		if err != nil {
 			return nil, err
+		}
+		if p.cfg.ExactPeriodicMin {
+			if out, err = componentwiseMin(out, snap.Shift(-d), window); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if out, err = rle.Merge(p.cfg.Calculator, st.capacity, out, snap.Shift(-d), rle.OpMin, window); err != nil {
 			return nil, err
@@ -429,8 +431,99 @@ func (p *Plan) availableOnce(st *state, user string, oldID ReservationID, window
 	return p.cfg.Policy.Available(net, p.viewOf(st), user, oldID, window)
 }
 
-// ceilDiv is ⌈a / b⌉ for a ≥ 0, b > 0.
-func ceilDiv(a, b int64) int64 { return a/b + min(a%b, 1) }
+// componentwiseMin is the pointwise, componentwise minimum of a and b over
+// window, undefined elsewhere; where only one is defined it is taken, as
+// rle.Merge does.
+func componentwiseMin(a, b *rle.Series, window berth.Interval) (*rle.Series, error) {
+	var times []berth.Time
+	for _, s := range []*rle.Series{a, b} {
+		for st := range s.StepsIn(window) {
+			times = append(times, st.Interval.Start, st.Interval.End)
+		}
+	}
+	slices.Sort(times)
+	times = slices.Compact(times)
+	bps := make([]rle.Breakpoint, 0, len(times)+1)
+	for _, t := range times {
+		if t >= window.End {
+			break
+		}
+		va, da := a.Lookup(t)
+		vb, db := b.Lookup(t)
+		p := rle.Breakpoint{Time: t}
+		switch {
+		case da && db:
+			p.Value = berth.ComponentwiseMin(va, vb)
+		case da:
+			p.Value = va
+		case db:
+			p.Value = vb
+		default:
+			p.Undefined = true
+		}
+		bps = append(bps, p)
+	}
+	bps = append(bps, rle.Breakpoint{Time: window.End, Undefined: true})
+	return rle.FromBreakpoints(bps...)
+}
+
+// periodicInstances lists, in order, the instances i whose windows
+// window + i·period a periodic request must be checked on: YARN's
+// 0 … maxP/period − 1 (the periodic part of the plan repeats every maxP),
+// plus those meeting a non-zero step of the non-periodic load outside
+// [window.Start, window.Start + maxP). The cost is in the steps of that
+// load outside the base range, not in time.
+func periodicInstances(total *rle.Series, window berth.Interval, period, maxP berth.Duration) ([]int64, error) {
+	type span struct{ lo, hi int64 } // inclusive
+	spans := []span{{0, maxP/period - 1}}
+	base := berth.Interval{Start: window.Start, End: window.Start + maxP}
+	visit := func(iv berth.Interval) {
+		if !iv.Valid() {
+			return
+		}
+		for st := range total.StepsIn(iv) {
+			if st.Value.IsZero() {
+				continue
+			}
+			// window + i·period meets [a, b) iff floor((a−e)/p) < i < ceil((b−s)/p).
+			lo := floorDiv(st.Interval.Start-window.End, period) + 1
+			hi := -floorDiv(window.Start-st.Interval.End, period) - 1
+			if lo <= hi {
+				spans = append(spans, span{lo, hi})
+			}
+		}
+	}
+	if es, ok := total.EarliestStart(); ok {
+		visit(berth.Interval{Start: es, End: base.Start})
+	}
+	if le, ok := total.LatestEnd(); ok {
+		visit(berth.Interval{Start: base.End, End: le})
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmpInt(a.lo, b.lo) })
+	var out []int64
+	next := int64(math.MinInt64)
+	for _, sp := range spans {
+		for i := max(sp.lo, next); i <= sp.hi; i++ {
+			if len(out) >= maxUnrolledPeriods {
+				return nil, berth.InvalidField("period", period,
+					fmt.Sprintf("the request meets more than %d instances of its %d ms period", maxUnrolledPeriods, period))
+			}
+			out = append(out, i)
+		}
+		next = max(next, sp.hi+1)
+	}
+	return out, nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
 
 // constant is capacity over window, undefined elsewhere.
 func constant(window berth.Interval, r berth.Resource) (*rle.Series, error) {
@@ -454,17 +547,32 @@ func (p *Plan) prepare(a *Allocation) (*Allocation, error) {
 	}
 	c := *a
 	c.Definition = a.Definition.Clone()
-	c.Intervals = slices.Clone(a.Intervals)
 	c.Queue = p.cfg.Queue
 	c.active, c.hasActive = berth.Interval{}, false
+	if a.builtFromCurrent() {
+		// The series and the frozen intervals are never changed after
+		// build, so the plan's copy can share them.
+		c.Intervals = a.frozen
+		return &c, nil
+	}
+	c.Intervals = slices.Clone(a.Intervals)
 	if err := c.build(); err != nil {
 		return nil, err
 	}
 	return &c, nil
 }
 
-// commit publishes st.
-func (p *Plan) commit(st *state) { p.st = st }
+// ErrReadOnlyView is returned (wrapped, kind berth.ErrInvalidState) by the
+// write methods of the view a policy receives.
+var ErrReadOnlyView = errors.New("plan: a policy's view is read-only")
+
+func (p *Plan) writable() error {
+	if p.view {
+		return &berth.FieldError{Field: "plan", Value: p.cfg.Queue, Kind: berth.ErrInvalidState,
+			Reason: "cannot change a policy's view of the plan", Err: ErrReadOnlyView}
+	}
+	return nil
+}
 
 // AddReservation validates a with the sharing policy, stamps its acceptance
 // time from the clock and adds a copy to the plan (YARN's
@@ -475,6 +583,9 @@ func (p *Plan) commit(st *state) { p.st = st }
 // for a malformed allocation, the policy's error (berth.ErrCapacityExceeded)
 // for a rejection. On error the plan is unchanged.
 func (p *Plan) AddReservation(a *Allocation) error {
+	if err := p.writable(); err != nil {
+		return err
+	}
 	c, err := p.prepare(a)
 	if err != nil {
 		return err
@@ -487,6 +598,9 @@ func (p *Plan) AddReservation(a *Allocation) error {
 // RecoverReservation adds a without policy validation and keeps its
 // acceptance time (YARN's addReservation(res, true), used on recovery).
 func (p *Plan) RecoverReservation(a *Allocation) error {
+	if err := p.writable(); err != nil {
+		return err
+	}
 	c, err := p.prepare(a)
 	if err != nil {
 		return err
@@ -509,9 +623,9 @@ func (p *Plan) addLocked(c *Allocation, validate bool) error {
 	}
 	tx := begin(p.st, p.cfg.Calculator, p.cfg.MaxPeriodicity)
 	if err := tx.add(c); err != nil {
+		tx.abort()
 		return err
 	}
-	p.commit(tx.st)
 	return nil
 }
 
@@ -530,6 +644,9 @@ func (p *Plan) validate(st *state, c *Allocation) error {
 //
 // Errors: berth.ErrNotFound for an unknown id, else as AddReservation.
 func (p *Plan) UpdateReservation(a *Allocation) error {
+	if err := p.writable(); err != nil {
+		return err
+	}
 	c, err := p.prepare(a)
 	if err != nil {
 		return err
@@ -542,16 +659,18 @@ func (p *Plan) UpdateReservation(a *Allocation) error {
 	}
 	tx := begin(p.st, p.cfg.Calculator, p.cfg.MaxPeriodicity)
 	if err := tx.remove(old); err != nil {
+		tx.abort()
 		return err
 	}
 	if err := p.validate(tx.st, c); err != nil {
+		tx.abort()
 		return err
 	}
 	c.AcceptedAt = p.cfg.Clock.Now()
 	if err := tx.add(c); err != nil {
+		tx.abort()
 		return err
 	}
-	p.commit(tx.st)
 	return nil
 }
 
@@ -563,6 +682,9 @@ func notInPlan(id ReservationID) error {
 // DeleteReservation removes the reservation id (YARN's deleteReservation).
 // An unknown id is berth.ErrNotFound.
 func (p *Plan) DeleteReservation(id ReservationID) error {
+	if err := p.writable(); err != nil {
+		return err
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	old, ok := p.st.get(id)
@@ -571,9 +693,9 @@ func (p *Plan) DeleteReservation(id ReservationID) error {
 	}
 	tx := begin(p.st, p.cfg.Calculator, p.cfg.MaxPeriodicity)
 	if err := tx.remove(old); err != nil {
+		tx.abort()
 		return err
 	}
-	p.commit(tx.st)
 	return nil
 }
 
@@ -581,6 +703,9 @@ func (p *Plan) DeleteReservation(id ReservationID) error {
 // now − the policy's valid window (YARN's archiveCompletedReservations) and
 // returns their ids in (end, id) order. It costs O((1 + k) log n).
 func (p *Plan) ArchiveCompleted(now berth.Time) ([]ReservationID, error) {
+	if err := p.writable(); err != nil {
+		return nil, err
+	}
 	var window berth.Duration
 	if p.cfg.Policy != nil {
 		window = p.cfg.Policy.ValidWindow()
@@ -606,11 +731,11 @@ func (p *Plan) ArchiveCompleted(now berth.Time) ([]ReservationID, error) {
 	ids := make([]ReservationID, len(done))
 	for i, a := range done {
 		if err := tx.remove(a); err != nil {
+			tx.abort()
 			return nil, err
 		}
 		ids[i] = a.ID
 	}
-	p.commit(tx.st)
 	return ids, nil
 }
 
@@ -618,14 +743,15 @@ func (p *Plan) ArchiveCompleted(now berth.Time) ([]ReservationID, error) {
 // Nothing is re-validated: a shrunk plan may be over-committed until the
 // replanner repairs it. A negative resource is berth.ErrInvalidArgument.
 func (p *Plan) SetCapacity(r berth.Resource) error {
+	if err := p.writable(); err != nil {
+		return err
+	}
 	if r.AnyNegative() {
 		return berth.InvalidField("plan.capacity", r, "must not be negative")
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	st := *p.st
-	st.capacity = r
-	p.st = &st
+	p.st.capacity = r
 	return nil
 }
 
@@ -651,4 +777,13 @@ func (p *Plan) Equal(o *Plan) bool {
 	}
 	a, b := p.All(), o.All()
 	return p.Capacity().Equal(o.Capacity()) && slices.EqualFunc(a, b, (*Allocation).Equal)
+}
+
+// String summarises the plan for logs, as YARN's toString: queue, capacity,
+// step and the number of reservations.
+func (p *Plan) String() string {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return fmt.Sprintf("In-memory Plan: Parent Queue: %s Total Capacity: %v Step: %d Reservations: %d",
+		p.cfg.Queue, p.st.capacity, p.cfg.Step, p.st.table.Len())
 }

@@ -2,17 +2,14 @@ package plan
 
 import (
 	"fmt"
-	"maps"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/rle"
 	"github.com/google/btree"
 )
 
-// state is one version of a plan's contents. A state is never changed once
-// published: a mutation builds a new state (a txn) that shares everything it
-// does not touch with the old one, so a failed mutation is dropped without
-// trace and readers always see a consistent version.
+// state is a plan's contents. It is changed in place by a txn under the
+// plan's write lock; snapshots get a copy-on-write clone (deepCopy).
 type state struct {
 	capacity berth.Resource
 	// table holds every reservation by id.
@@ -118,50 +115,101 @@ func (st *state) deepCopy(exclusive bool) *state {
 	return out
 }
 
-// txn builds the next state from a published one. Series of the old state
-// are cloned (copy on write) before their first change, so the old state
-// stays intact; the caller holds the plan exclusively.
+// txn changes a state in place and journals the inverse of every step,
+// so that abort restores the state exactly (series are canonical, so
+// adding back what was removed gives the same function). The caller holds
+// the plan exclusively. Series shared with a snapshot are copy-on-write
+// (rle), so changing them in place never reaches the snapshot.
 type txn struct {
-	st         *state
-	fresh      map[*rle.Series]bool
-	freshUsers map[string]bool
-	calc       berth.Calculator
-	maxPeriod  berth.Duration
+	st        *state
+	undo      []func()
+	calc      berth.Calculator
+	maxPeriod berth.Duration
 }
 
-func begin(old *state, calc berth.Calculator, maxPeriod berth.Duration) *txn {
-	st := *old
-	st.table, st.byEnd, st.periodic = old.table.Clone(), old.byEnd.Clone(), old.periodic.Clone()
-	st.patterns = maps.Clone(old.patterns)
-	st.users = maps.Clone(old.users)
-	return &txn{st: &st, fresh: map[*rle.Series]bool{}, freshUsers: map[string]bool{}, calc: calc, maxPeriod: maxPeriod}
+func begin(st *state, calc berth.Calculator, maxPeriod berth.Duration) *txn {
+	return &txn{st: st, calc: calc, maxPeriod: maxPeriod}
 }
 
-// own returns a version of s this txn may change.
-func (tx *txn) own(s *rle.Series) *rle.Series {
-	if s == nil {
-		s = rle.New()
-	} else if !tx.fresh[s] {
-		s = s.Clone()
+// abort undoes every journaled step, last first.
+func (tx *txn) abort() {
+	for i := len(tx.undo) - 1; i >= 0; i-- {
+		tx.undo[i]()
 	}
-	tx.fresh[s] = true
+	tx.undo = nil
+}
+
+// seriesAdd adds r over iv to s, journaled.
+func (tx *txn) seriesAdd(s *rle.Series, iv berth.Interval, r berth.Resource) error {
+	if err := s.Add(iv, r); err != nil {
+		return err
+	}
+	tx.undo = append(tx.undo, func() { _ = s.Remove(iv, r) })
+	return nil
+}
+
+// seriesRemove removes r over iv from s, journaled.
+func (tx *txn) seriesRemove(s *rle.Series, iv berth.Interval, r berth.Resource) error {
+	if err := s.Remove(iv, r); err != nil {
+		return err
+	}
+	tx.undo = append(tx.undo, func() { _ = s.Add(iv, r) })
+	return nil
+}
+
+// pattern returns m[p], creating it (journaled).
+func (tx *txn) pattern(m map[berth.Duration]*rle.Series, p berth.Duration) *rle.Series {
+	if s := m[p]; s != nil {
+		return s
+	}
+	s := rle.New()
+	m[p] = s
+	tx.undo = append(tx.undo, func() { delete(m, p) })
 	return s
 }
 
-// user returns the txn's own copy of a user's state, creating it.
+// dropEmpty deletes m[p] when it holds nothing (journaled).
+func (tx *txn) dropEmpty(m map[berth.Duration]*rle.Series, p berth.Duration) {
+	if s := m[p]; s != nil && s.IsEmpty() {
+		delete(m, p)
+		tx.undo = append(tx.undo, func() { m[p] = s })
+	}
+}
+
+// user returns a user's state, creating it (journaled). The fields the
+// txn changes are saved so abort restores them.
 func (tx *txn) user(name string) *userState {
 	us := tx.st.users[name]
-	if tx.freshUsers[name] && us != nil {
-		return us
+	if us == nil {
+		us = &userState{patterns: map[berth.Duration]*rle.Series{}}
+		tx.st.users[name] = us
+		tx.undo = append(tx.undo, func() { delete(tx.st.users, name) })
 	}
-	c := &userState{patterns: map[berth.Duration]*rle.Series{}}
-	if us != nil {
-		*c = *us
-		c.patterns = maps.Clone(us.patterns)
+	saved := *us
+	tx.undo = append(tx.undo, func() {
+		us.n, us.byInterval, us.total, us.count = saved.n, saved.byInterval, saved.total, saved.count
+	})
+	return us
+}
+
+// btreeInsert and btreeDelete change a btree, journaled.
+func (tx *txn) btreeInsert(t *btree.BTreeG[*Allocation], a *Allocation) {
+	t.ReplaceOrInsert(a)
+	tx.undo = append(tx.undo, func() { t.Delete(a) })
+}
+
+func (tx *txn) btreeDelete(t *btree.BTreeG[*Allocation], a *Allocation) {
+	if _, ok := t.Delete(a); ok {
+		tx.undo = append(tx.undo, func() { t.ReplaceOrInsert(a) })
 	}
-	tx.st.users[name] = c
-	tx.freshUsers[name] = true
-	return c
+}
+
+// setRoot replaces an interval-index root, journaled (the treap is
+// persistent, so the old root is still the old index).
+func (tx *txn) setRoot(at **tnode, root *tnode) {
+	old := *at
+	*at = root
+	tx.undo = append(tx.undo, func() { *at = old })
 }
 
 // activeSpan is the span over which a reservation counts as active for its
@@ -183,105 +231,108 @@ func (tx *txn) activeSpan(a *Allocation) (berth.Interval, bool) {
 
 var activeUnit = berth.New(1, 1)
 
-// add books a (a private copy, series built) into the state.
+// add books a (a private copy, series built) into the state; on error the
+// caller aborts.
 func (tx *txn) add(a *Allocation) error {
 	if _, dup := tx.st.get(a.ID); dup {
 		return &berth.FieldError{Field: "reservation-id", Value: a.ID, Kind: berth.ErrAlreadyExists,
 			Reason: fmt.Sprintf("The specified Reservation with ID %v already exists", a.ID)}
 	}
+	fail := func(err error) error { return fmt.Errorf("plan: booking %v: %w", a.ID, err) }
 	us := tx.user(a.User)
 	if p := a.Period(); p > 0 {
 		if tx.maxPeriod%p != 0 {
 			return berth.InvalidField(fieldRecurrence, p,
 				fmt.Sprintf("the reservation periodicity (%d) must be an exact divider of the system maxPeriod (%d)", p, tx.maxPeriod))
 		}
-		g, ug := tx.own(tx.st.patterns[p]), tx.own(us.patterns[p])
+		g, ug := tx.pattern(tx.st.patterns, p), tx.pattern(us.patterns, p)
 		for step := range a.series.Steps() {
-			if err := g.Add(step.Interval, step.Value); err != nil {
-				return fmt.Errorf("plan: booking %v: %w", a.ID, err)
+			if err := tx.seriesAdd(g, step.Interval, step.Value); err != nil {
+				return fail(err)
 			}
-			if err := ug.Add(step.Interval, step.Value); err != nil {
-				return fmt.Errorf("plan: booking %v: %w", a.ID, err)
+			if err := tx.seriesAdd(ug, step.Interval, step.Value); err != nil {
+				return fail(err)
 			}
 		}
-		tx.st.patterns[p], us.patterns[p] = g, ug
-		tx.st.periodic.ReplaceOrInsert(a)
+		tx.btreeInsert(tx.st.periodic, a)
 	} else {
-		total, ut := tx.own(tx.st.total), tx.own(us.total)
+		if us.total == nil {
+			us.total = rle.New()
+		}
 		for step := range a.series.Steps() {
-			if err := total.Add(step.Interval, step.Value); err != nil {
-				return fmt.Errorf("plan: booking %v: %w", a.ID, err)
+			if err := tx.seriesAdd(tx.st.total, step.Interval, step.Value); err != nil {
+				return fail(err)
 			}
-			if err := ut.Add(step.Interval, step.Value); err != nil {
-				return fmt.Errorf("plan: booking %v: %w", a.ID, err)
+			if err := tx.seriesAdd(us.total, step.Interval, step.Value); err != nil {
+				return fail(err)
 			}
 		}
-		tx.st.total, us.total = total, ut
 		k := ivKey{start: a.Start, end: a.End, id: a.ID}
-		tx.st.byInterval = treapInsert(tx.st.byInterval, k, a)
-		us.byInterval = treapInsert(us.byInterval, k, a)
+		tx.setRoot(&tx.st.byInterval, treapInsert(tx.st.byInterval, k, a))
+		tx.setRoot(&us.byInterval, treapInsert(us.byInterval, k, a))
 	}
 	a.active, a.hasActive = tx.activeSpan(a)
 	if a.hasActive {
-		us.count = tx.own(us.count)
-		if err := us.count.Add(a.active, activeUnit); err != nil {
-			return fmt.Errorf("plan: booking %v: %w", a.ID, err)
+		if us.count == nil {
+			us.count = rle.New()
+		}
+		if err := tx.seriesAdd(us.count, a.active, activeUnit); err != nil {
+			return fail(err)
 		}
 	}
 	us.n++
-	tx.st.table.ReplaceOrInsert(a)
-	tx.st.byEnd.ReplaceOrInsert(a)
+	tx.btreeInsert(tx.st.table, a)
+	tx.btreeInsert(tx.st.byEnd, a)
 	return nil
 }
 
-// remove unbooks the stored reservation a.
+// remove unbooks the stored reservation a; on error the caller aborts.
 func (tx *txn) remove(a *Allocation) error {
 	us := tx.user(a.User)
 	fail := func(err error) error { return fmt.Errorf("plan: unbooking %v: %w", a.ID, err) }
 	if p := a.Period(); p > 0 {
-		g, ug := tx.own(tx.st.patterns[p]), tx.own(us.patterns[p])
+		g, ug := tx.pattern(tx.st.patterns, p), tx.pattern(us.patterns, p)
 		for step := range a.series.Steps() {
-			if err := g.Remove(step.Interval, step.Value); err != nil {
+			if err := tx.seriesRemove(g, step.Interval, step.Value); err != nil {
 				return fail(err)
 			}
-			if err := ug.Remove(step.Interval, step.Value); err != nil {
+			if err := tx.seriesRemove(ug, step.Interval, step.Value); err != nil {
 				return fail(err)
 			}
 		}
-		tx.st.patterns[p], us.patterns[p] = g, ug
-		if g.IsEmpty() {
-			delete(tx.st.patterns, p)
-		}
-		if ug.IsEmpty() {
-			delete(us.patterns, p)
-		}
-		tx.st.periodic.Delete(a)
+		tx.dropEmpty(tx.st.patterns, p)
+		tx.dropEmpty(us.patterns, p)
+		tx.btreeDelete(tx.st.periodic, a)
 	} else {
-		total, ut := tx.own(tx.st.total), tx.own(us.total)
+		if us.total == nil {
+			us.total = rle.New()
+		}
 		for step := range a.series.Steps() {
-			if err := total.Remove(step.Interval, step.Value); err != nil {
+			if err := tx.seriesRemove(tx.st.total, step.Interval, step.Value); err != nil {
 				return fail(err)
 			}
-			if err := ut.Remove(step.Interval, step.Value); err != nil {
+			if err := tx.seriesRemove(us.total, step.Interval, step.Value); err != nil {
 				return fail(err)
 			}
 		}
-		tx.st.total, us.total = total, ut
 		k := ivKey{start: a.Start, end: a.End, id: a.ID}
-		tx.st.byInterval = treapDelete(tx.st.byInterval, k)
-		us.byInterval = treapDelete(us.byInterval, k)
+		tx.setRoot(&tx.st.byInterval, treapDelete(tx.st.byInterval, k))
+		tx.setRoot(&us.byInterval, treapDelete(us.byInterval, k))
 	}
 	if a.hasActive {
-		us.count = tx.own(us.count)
-		if err := us.count.Remove(a.active, activeUnit); err != nil {
+		if us.count == nil {
+			us.count = rle.New()
+		}
+		if err := tx.seriesRemove(us.count, a.active, activeUnit); err != nil {
 			return fail(err)
 		}
 	}
 	us.n--
-	tx.st.table.Delete(a)
-	tx.st.byEnd.Delete(a)
+	tx.btreeDelete(tx.st.table, a)
+	tx.btreeDelete(tx.st.byEnd, a)
 	if us.n == 0 {
 		delete(tx.st.users, a.User)
+		tx.undo = append(tx.undo, func() { tx.st.users[a.User] = us })
 	}
 	return nil
 }

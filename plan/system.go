@@ -157,61 +157,82 @@ func (s *System) QueueOf(id ReservationID) (string, bool) {
 
 // NewReservationResponse is the body of REST new-reservation.
 type NewReservationResponse struct {
+	// ID is the fresh reservation id.
 	ID ReservationID `json:"reservation-id"`
 }
 
 // SubmissionRequest is the body of REST submit plus the caller.
 type SubmissionRequest struct {
-	Queue      string        `json:"queue"`
-	ID         ReservationID `json:"reservation-id"`
-	Definition *Definition   `json:"reservation-definition"`
+	// Queue is the reservable queue (its plan) to reserve in.
+	Queue string `json:"queue"`
+	// ID is an id from NewReservationID.
+	ID ReservationID `json:"reservation-id"`
+	// Definition is what to reserve.
+	Definition *Definition `json:"reservation-definition"`
 	// User is the authenticated caller (not part of the body).
 	User string `json:"-"`
 }
 
 // UpdateRequest is the body of REST update plus the caller.
 type UpdateRequest struct {
-	ID         ReservationID `json:"reservation-id"`
-	Definition *Definition   `json:"reservation-definition"`
-	User       string        `json:"-"`
+	// ID names the reservation to change.
+	ID ReservationID `json:"reservation-id"`
+	// Definition replaces the reservation's definition.
+	Definition *Definition `json:"reservation-definition"`
+	// User is the authenticated caller (not part of the body).
+	User string `json:"-"`
 }
 
 // DeleteRequest is the body of REST delete plus the caller.
 type DeleteRequest struct {
-	ID   ReservationID `json:"reservation-id"`
-	User string        `json:"-"`
+	// ID names the reservation to delete.
+	ID ReservationID `json:"reservation-id"`
+	// User is the authenticated caller (not part of the body).
+	User string `json:"-"`
 }
 
 // ListRequest holds the query of REST list. Start ≤ 0 reads as 0 and
 // End < 0 as "no end", as in YARN.
 type ListRequest struct {
-	Queue              string        `json:"queue"`
-	ID                 ReservationID `json:"reservation-id"`
-	Start              berth.Time    `json:"start-time"`
-	End                berth.Time    `json:"end-time"`
-	IncludeAllocations bool          `json:"include-resource-allocations"`
+	// Queue is the reservable queue to list.
+	Queue string `json:"queue"`
+	// ID, when set, lists that reservation only.
+	ID ReservationID `json:"reservation-id"`
+	// Start and End bound the listed window, [Start, End] (closed, as YARN).
+	Start berth.Time `json:"start-time"`
+	End   berth.Time `json:"end-time"`
+	// IncludeAllocations adds each reservation's intervals.
+	IncludeAllocations bool `json:"include-resource-allocations"`
 }
 
 // ListResponse is REST list's ReservationListInfo.
 type ListResponse struct {
+	// Reservations are ordered by (start, end, id).
 	Reservations []ReservationInfo `json:"reservations"`
 }
 
 // ReservationInfo describes one reservation (YARN's
 // ReservationAllocationState / REST ReservationInfo).
 type ReservationInfo struct {
-	AcceptanceTime berth.Time               `json:"acceptance-time"`
-	User           string                   `json:"user"`
-	Allocations    []ResourceAllocationInfo `json:"resource-allocations"`
-	ID             ReservationID            `json:"reservation-id"`
-	Definition     Definition               `json:"reservation-definition"`
+	// AcceptanceTime is when the plan accepted the reservation.
+	AcceptanceTime berth.Time `json:"acceptance-time"`
+	// User owns the reservation.
+	User string `json:"user"`
+	// Allocations are the intervals, when asked for (else empty).
+	Allocations []ResourceAllocationInfo `json:"resource-allocations"`
+	// ID names the reservation.
+	ID ReservationID `json:"reservation-id"`
+	// Definition is the reservation's contract.
+	Definition Definition `json:"reservation-definition"`
 }
 
 // ResourceAllocationInfo is one interval of an allocation (REST
 // ResourceAllocationInfo: startTime, endTime, resource).
 type ResourceAllocationInfo struct {
-	Start    berth.Time
-	End      berth.Time
+	// Start and End bound the interval, [Start, End).
+	Start berth.Time
+	End   berth.Time
+	// Resource is held over the interval.
 	Resource berth.Resource
 }
 
@@ -359,10 +380,30 @@ func (s *System) Submit(req SubmissionRequest) error {
 	if err != nil {
 		return err
 	}
-	if q, ok := s.QueueOf(req.ID); ok && q != req.Queue {
+	// Claim the id for this queue first, so that concurrent submissions of
+	// one id to two queues cannot both place it.
+	s.mu.Lock()
+	q, had := s.queues[req.ID]
+	if had && q != req.Queue {
+		s.mu.Unlock()
 		return &berth.FieldError{Field: "reservation-id", Value: req.ID, Kind: berth.ErrConflict,
 			Reason: fmt.Sprintf("the reservation id is already used in queue %s", q)}
 	}
+	s.queues[req.ID] = req.Queue
+	s.mu.Unlock()
+	err = s.place(p, req)
+	if err != nil && !had {
+		s.mu.Lock()
+		if _, held := p.Reservation(req.ID); !held {
+			delete(s.queues, req.ID)
+		}
+		s.mu.Unlock()
+	}
+	return err
+}
+
+// place runs the idempotence check and the agent for Submit.
+func (s *System) place(p *Plan, req SubmissionRequest) error {
 	if done, err := s.idempotent(p, req); done || err != nil {
 		return err
 	}
@@ -378,9 +419,6 @@ func (s *System) Submit(req SubmissionRequest) error {
 		}
 		return fmt.Errorf("submitting reservation %v: %w", req.ID, err)
 	}
-	s.mu.Lock()
-	s.queues[req.ID] = req.Queue
-	s.mu.Unlock()
 	return nil
 }
 
@@ -392,9 +430,6 @@ func (s *System) idempotent(p *Plan, req SubmissionRequest) (bool, error) {
 		return false, nil
 	}
 	if cur.Definition.Equal(*req.Definition) {
-		s.mu.Lock()
-		s.queues[req.ID] = req.Queue
-		s.mu.Unlock()
 		return true, nil
 	}
 	return true, &berth.FieldError{Field: "reservation-definition", Value: req.ID, Kind: berth.ErrConflict,

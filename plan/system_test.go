@@ -185,6 +185,21 @@ func TestVectorsClientRMService(t *testing.T) {
 		assert.ErrorIs(t, err, berth.ErrCapacityExceeded)
 		assert.True(t, before.Equal(p))
 	})
+	t.Run("same id in another queue", func(t *testing.T) {
+		s := crmSystem(t, berth.NewManualClock(now))
+		cfg := DefaultConfig("other", berth.New(10240, 10), berth.NewManualClock(now))
+		cfg.Agent = testAgent{}
+		_, err := s.Reinitialize(cfg)
+		require.NoError(t, err)
+		req := submit(t, s)
+		req.Queue = "other"
+		err = s.Submit(req)
+		assert.ErrorIs(t, err, berth.ErrConflict)
+		o, _ := s.Plan("other")
+		assert.Equal(t, 0, o.Len())
+		q, _ := s.QueueOf(req.ID)
+		assert.Equal(t, "dedicated", q)
+	})
 	t.Run("no agent", func(t *testing.T) {
 		s, err := NewSystem(SystemConfig{Clock: berth.NewManualClock(now)})
 		require.NoError(t, err)
@@ -300,4 +315,38 @@ func TestSystemConcurrent(t *testing.T) {
 	for tt := now; tt < now+20000; tt += 250 {
 		assert.True(t, p.TotalCommitted(tt).FitsIn(p.Capacity()), "at %d", tt)
 	}
+}
+
+// A REST submit body (YARN's documented example) decodes into a request
+// the system accepts.
+func TestSubmissionRequestJSON(t *testing.T) {
+	body := `{
+	  "queue": "dedicated",
+	  "reservation-id": "reservation_1404198295326_0001",
+	  "reservation-definition": {
+	    "arrival": 1765541532000, "deadline": 1765542252000,
+	    "reservation-name": "res_1",
+	    "reservation-requests": {
+	      "reservation-request-interpreter": 0,
+	      "reservation-request": [{"duration": 60000, "num-containers": 20, "min-concurrency": 20,
+	        "capability": {"memory": 1024, "vCores": 1}}]}}}`
+	var req SubmissionRequest
+	require.NoError(t, json.Unmarshal([]byte(body), &req))
+	req.User = "alice"
+	assert.Equal(t, ReservationID{1404198295326, 1}, req.ID)
+	require.NotNil(t, req.Definition)
+	assert.Equal(t, RAny, req.Definition.Interpreter)
+	s := crmSystem(t, berth.NewManualClock(1765541531000))
+	require.NoError(t, s.Submit(req))
+	p, _ := s.Plan("dedicated")
+	assert.True(t, c(20).Equal(p.TotalCommitted(1765541532000)))
+	var upd UpdateRequest
+	require.NoError(t, json.Unmarshal([]byte(`{"reservation-id":"reservation_1404198295326_0001","reservation-definition":{"deadline":5}}`), &upd))
+	assert.Equal(t, berth.Time(5), upd.Definition.Deadline)
+	var del DeleteRequest
+	require.NoError(t, json.Unmarshal([]byte(`{"reservation-id":"reservation_1404198295326_0001"}`), &del))
+	assert.Equal(t, req.ID, del.ID)
+	b, err := json.Marshal(ListResponse{Reservations: []ReservationInfo{}})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"reservations":[]}`, string(b))
 }

@@ -55,20 +55,20 @@ type samples struct {
 
 func (s *samples) time(r sampleRun, j int64) berth.Time { return r.t0 + j*s.w }
 
-// build samples the step function segs (each value holding until the next
-// breakpoint, the last one until end) for window w.
-func buildSamples(segs []seg, end berth.Time, w int64) *samples {
-	s := &samples{w: w, runs: make([]sampleRun, 0, 2*len(segs)+1)}
+// buildSamples samples the step function segs for window w as YARN's
+// walk does: at every breakpoint, and every window inside each stretch
+// between two breakpoints. The walk ends at the last breakpoint: YARN went
+// on to the end-of-time sentinel and overflowed there; Berth stops before
+// it, the fix the reference workloads assume.
+func buildSamples(segs []seg, w int64) *samples {
+	s := &samples{w: w, runs: make([]sampleRun, 0, 2*len(segs))}
 	var integral i128
 	for i, g := range segs {
 		s.runs = append(s.runs, sampleRun{t0: g.t, n: 1, i0: integral})
-		next := end
-		if i+1 < len(segs) {
-			next = segs[i+1].t
+		if i+1 == len(segs) {
+			break
 		}
-		if next <= g.t {
-			continue
-		}
+		next := segs[i+1].t
 		length := next - g.t
 		k := length / w
 		if k > 0 && g.t+k*w == next {
@@ -80,21 +80,7 @@ func buildSamples(segs []seg, end berth.Time, w int64) *samples {
 		}
 		integral = integral.add(mul64(g.v, length))
 	}
-	if n := len(segs); n > 0 && end > segs[n-1].t {
-		s.runs = append(s.runs, sampleRun{t0: end, n: 1, i0: integral})
-	}
 	return s
-}
-
-// lookup returns the running integral at the last sample at or before y.
-func (s *samples) lookup(y berth.Time) (i128, bool) {
-	i := sort.Search(len(s.runs), func(i int) bool { return s.runs[i].t0 > y }) - 1
-	if i < 0 {
-		return i128{}, false
-	}
-	r := s.runs[i]
-	j := min(r.n-1, (y-r.t0)/s.w)
-	return r.i0.add(mulI(r.dI, j)), true
 }
 
 // normalize is YARN's normalizeToResource for one component: the integral
@@ -103,36 +89,40 @@ func normalize(v i128, w int64) int64 {
 	return int64(math.Floor(v.float()/float64(w) + 0.5))
 }
 
-// yarnWindowValue is the windowed integral YARN's check compares at x: the
-// normalised integral at the last sample ≤ x minus the one at the last
-// sample ≤ x − w. ok is false before the first sample (YARN leaves it
-// undefined, hence unchecked).
-func (s *samples) yarnWindowValue(x berth.Time) (int64, bool) {
-	up, ok := s.lookup(x)
-	if !ok {
-		return 0, false
-	}
-	v := normalize(up, s.w)
-	if down, ok := s.lookup(satAdd(x, -s.w)); ok {
-		v -= normalize(down, s.w)
-	}
-	return v, true
+// cursor walks the samples in time order for non-decreasing queries.
+type cursor struct {
+	s *samples
+	i int
 }
 
-// events calls f for every time in [from, to] at which the windowed
-// integral can change value: from itself, each sample and each sample + w.
-// Inside a run the value is the same at every sample after the first, so
-// only the first two and last two samples of a run are visited.
-func (s *samples) events(from, to berth.Time, f func(berth.Time) bool) bool {
-	if !f(from) {
-		return false
+// at returns the running integral at the last sample ≤ y; queries must not
+// decrease.
+func (c *cursor) at(y berth.Time) (i128, bool) {
+	runs := c.s.runs
+	for c.i < len(runs) && runs[c.i].t0 <= y {
+		c.i++
 	}
-	visit := func(t berth.Time) bool {
-		if t > from && t <= to {
-			return f(t)
-		}
-		return true
+	if c.i == 0 {
+		return i128{}, false
 	}
+	r := runs[c.i-1]
+	j := min(r.n-1, (y-r.t0)/c.s.w)
+	return r.i0.add(mulI(r.dI, j)), true
+}
+
+// yarnExceeds reports the first time in [from, to] at which YARN's
+// (sample-based, over-estimating) windowed average exceeds limit, with the
+// offending value. The windowed value changes only at a sample or a sample
+// plus the window, so it is evaluated there (and at from), in time order
+// with two cursors. Inside a run the value is the same at every sample
+// after the first, so only the first two and last two of a run are visited.
+func yarnExceeds(segs []seg, from, to berth.Time, w, limit int64) (bool, berth.Time, int64) {
+	if len(segs) == 0 || w <= 0 {
+		return false, 0, 0
+	}
+	s := buildSamples(segs, w)
+	// The sample times to visit, ascending.
+	ts := make([]berth.Time, 0, 2*len(s.runs)+2)
 	for _, r := range s.runs {
 		last := int64(-1)
 		for _, j := range [4]int64{0, 1, r.n - 2, r.n - 1} {
@@ -140,35 +130,52 @@ func (s *samples) events(from, to berth.Time, f func(berth.Time) bool) bool {
 				continue
 			}
 			last = j
-			t := s.time(r, j)
-			if !visit(t) || !visit(satAdd(t, s.w)) {
-				return false
-			}
+			ts = append(ts, s.time(r, j))
 		}
 	}
-	return true
-}
-
-// yarnExceeds reports the first time in [from, to] at which YARN's
-// (sample-based, over-estimating) windowed average exceeds limit, with the
-// offending value.
-func yarnExceeds(segs []seg, end, from, to berth.Time, w, limit int64) (bool, berth.Time, int64) {
-	if len(segs) == 0 || w <= 0 {
+	up, down := &cursor{s: s}, &cursor{s: s}
+	eval := func(x berth.Time) (int64, bool) {
+		u, ok := up.at(x)
+		if !ok {
+			return 0, false
+		}
+		v := normalize(u, w)
+		if d, ok := down.at(satAdd(x, -w)); ok {
+			v -= normalize(d, w)
+		}
+		return v, true
+	}
+	x0 := max(from, segs[0].t)
+	if x0 > to {
 		return false, 0, 0
 	}
-	s := buildSamples(segs, end, w)
-	var at berth.Time
-	var val int64
-	bad := false
-	s.events(max(from, segs[0].t), to, func(x berth.Time) bool {
-		v, ok := s.yarnWindowValue(x)
-		if ok && v > limit {
-			bad, at, val = true, x, v
-			return false
+	// first the value in force at x0, then every change point after it:
+	// merge ts and ts + w.
+	if v, ok := eval(x0); ok && v > limit {
+		return true, x0, v
+	}
+	i, k := 0, 0
+	for i < len(ts) || k < len(ts) {
+		var x berth.Time
+		switch {
+		case k >= len(ts) || (i < len(ts) && ts[i] <= satAdd(ts[k], w)):
+			x = ts[i]
+			i++
+		default:
+			x = satAdd(ts[k], w)
+			k++
 		}
-		return true
-	})
-	return bad, at, val
+		if x <= x0 {
+			continue
+		}
+		if x > to {
+			break
+		}
+		if v, ok := eval(x); ok && v > limit {
+			return true, x, v
+		}
+	}
+	return false, 0, 0
 }
 
 // exactExceeds reports the first x in [from, to] at which the exact integral

@@ -12,23 +12,21 @@ import (
 
 // yarnModel re-executes YARN's sampling walk literally: every sample point
 // materialised, up and down maps, the windowed value checked at every key.
-// (With the end-of-walk fix: the walk ends at end, not at the sentinel.)
-func yarnModel(segs []seg, end, from, to, w, limit int64) bool {
+// (With the fix: the walk stops at the last breakpoint, before YARN's
+// end-of-time sentinel.)
+func yarnModel(segs []seg, from, to, w, limit int64) bool {
 	temp := map[int64]int64{}
 	for i, g := range segs {
-		next := end
-		if i+1 < len(segs) {
-			next = segs[i+1].t
+		if i+1 == len(segs) {
+			break
 		}
+		next := segs[i+1].t
 		for k := int64(1); k <= (next-g.t)/w; k++ {
 			temp[g.t+k*w] = g.v
 		}
 	}
 	for _, g := range segs {
 		temp[g.t] = g.v
-	}
-	if end > segs[len(segs)-1].t {
-		temp[end] = 0
 	}
 	keys := make([]int64, 0, len(temp))
 	for k := range temp {
@@ -94,14 +92,14 @@ func randSegs(r *rand.Rand) ([]seg, int64) {
 func TestYarnExceedsMatchesLiteralWalk(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 3000; i++ {
-		segs, end := randSegs(r)
+		segs, _ := randSegs(r)
 		w := int64(1 + r.IntN(12))
 		limit := int64(r.IntN(6))
 		from := int64(r.IntN(40)) - 10
 		to := from + int64(r.IntN(80))
-		got, _, _ := yarnExceeds(segs, end, from, to, w, limit)
-		want := yarnModel(segs, end, from, to, w, limit)
-		require.Equal(t, want, got, "case %d segs=%v end=%d w=%d limit=%d [%d,%d]", i, segs, end, w, limit, from, to)
+		got, _, _ := yarnExceeds(segs, from, to, w, limit)
+		want := yarnModel(segs, from, to, w, limit)
+		require.Equal(t, want, got, "case %d segs=%v w=%d limit=%d [%d,%d]", i, segs, w, limit, from, to)
 	}
 }
 
@@ -145,7 +143,7 @@ func TestYarnExceedsPOLCOT19(t *testing.T) {
 	// 90e6 sees 266,667 MB against a limit of 256,000.
 	const w = 86_400_000
 	segs := []seg{{0, 256000}, {90_000_000, 0}}
-	bad, at, v := yarnExceeds(segs, 90_000_000+w, -w, 90_000_000+w, w, 256000)
+	bad, at, v := yarnExceeds(segs, -w, 90_000_000+w, w, 256000)
 	assert.True(t, bad)
 	assert.Equal(t, int64(90_000_000), at)
 	assert.Equal(t, int64(266667), v)

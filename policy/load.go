@@ -31,16 +31,25 @@ func allocationsOver(p *plan.Plan, w berth.Interval, user string) []*plan.Alloca
 	return as
 }
 
+// event is a change of the sum at t: + or − res[i] (16 bytes, so that
+// sorting moves little).
 type event struct {
-	t berth.Time
-	r berth.Resource
+	t   berth.Time
+	i   int32
+	neg bool
 }
 
 // sumOver adds allocations up over w (plus extra, if not nil) into
 // canonical pieces covering w (zero where nothing is held).
 func sumOver(as []*plan.Allocation, extra *plan.Allocation, w berth.Interval) ([]rseg, error) {
+	return sumOverClip(as, extra, w, w)
+}
+
+// sumOverClip is sumOver with extra counted only inside ew (⊂ w).
+func sumOverClip(as []*plan.Allocation, extra *plan.Allocation, w, ew berth.Interval) ([]rseg, error) {
 	evs := make([]event, 0, 4*len(as)+8)
-	addAlloc := func(a *plan.Allocation) error {
+	res := make([]berth.Resource, 0, 2*len(as)+4)
+	addAlloc := func(a *plan.Allocation, w berth.Interval) error {
 		if a.IsPeriodic() {
 			s, err := a.ResourcesOver(w)
 			if err != nil {
@@ -48,7 +57,8 @@ func sumOver(as []*plan.Allocation, extra *plan.Allocation, w berth.Interval) ([
 			}
 			for st := range s.StepsIn(w) {
 				if !st.Value.IsZero() {
-					evs = append(evs, event{st.Interval.Start, st.Value}, event{st.Interval.End, st.Value.Neg()})
+					res = append(res, st.Value)
+					evs = append(evs, event{t: st.Interval.Start, i: int32(len(res) - 1)}, event{t: st.Interval.End, i: int32(len(res) - 1), neg: true})
 				}
 			}
 			return nil
@@ -58,17 +68,18 @@ func sumOver(as []*plan.Allocation, extra *plan.Allocation, w berth.Interval) ([
 			if !ok || e.Resource.IsZero() {
 				continue
 			}
-			evs = append(evs, event{iv.Start, e.Resource}, event{iv.End, e.Resource.Neg()})
+			res = append(res, e.Resource)
+			evs = append(evs, event{t: iv.Start, i: int32(len(res) - 1)}, event{t: iv.End, i: int32(len(res) - 1), neg: true})
 		}
 		return nil
 	}
 	for _, a := range as {
-		if err := addAlloc(a); err != nil {
+		if err := addAlloc(a, w); err != nil {
 			return nil, err
 		}
 	}
-	if extra != nil {
-		if err := addAlloc(extra); err != nil {
+	if extra != nil && ew.Valid() {
+		if err := addAlloc(extra, ew); err != nil {
 			return nil, err
 		}
 	}
@@ -79,7 +90,11 @@ func sumOver(as []*plan.Allocation, extra *plan.Allocation, w berth.Interval) ([
 	for i := 0; i < len(evs); {
 		t := evs[i].t
 		for ; i < len(evs) && evs[i].t == t; i++ {
-			cur = cur.Add(evs[i].r)
+			if evs[i].neg {
+				cur = cur.Sub(res[evs[i].i])
+			} else {
+				cur = cur.Add(res[evs[i].i])
+			}
 		}
 		if t >= w.End {
 			break

@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"slices"
+
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/plan"
 	"github.com/berthsched/berth/rle"
@@ -86,11 +88,26 @@ func (c *CapacityOverTime) Available(avail *rle.Series, view *plan.Plan, user st
 // of the checked range instead of running to the end-of-time sentinel,
 // where it overflowed.
 func (c *CapacityOverTime) Validate(view *plan.Plan, a *plan.Allocation) error {
-	if err := checkFits(view, a); err != nil {
+	if err := checkFits(view, a, c.userCap(view)); err != nil {
 		err.Policy, err.Quota = "CapacityOverTime", true
 		return err
 	}
 	return c.checkAverage(view, a)
+}
+
+// userCap is the instantaneous cap as a function of what the user holds:
+// the smaller (under the calculator, whole operand, ties to avail) of the
+// physical availability and the user's quota left; nil when the cap can
+// never bind.
+func (c *CapacityOverTime) userCap(view *plan.Plan) userCap {
+	if c.maxInst >= 1 {
+		return nil
+	}
+	calc, capacity := view.Calculator(), view.Capacity()
+	quota := capacity.Mul(c.maxInst)
+	return func(avail, used berth.Resource) berth.Resource {
+		return berth.Min(calc, capacity, avail, quota.Sub(used))
+	}
 }
 
 // checkAverage is the integral part of CapacityOverTimePolicy.validate.
@@ -101,6 +118,9 @@ func (c *CapacityOverTime) checkAverage(view *plan.Plan, a *plan.Allocation) err
 		return nil
 	}
 	limit := view.Capacity().Mul(c.maxAvg)
+	if ok, err := c.averageSurelyFits(view, a, from, to, limit); err == nil && ok {
+		return nil
+	}
 	segs, err := c.consumption(view, a, from, to)
 	if err != nil {
 		return &RejectionError{Policy: "CapacityOverTime", Check: CheckAverage, Reservation: a.ID.String(),
@@ -122,7 +142,7 @@ func (c *CapacityOverTime) checkAverage(view *plan.Plan, a *plan.Allocation) err
 		if c.cfg.ExactAverage {
 			bad, at, _ = exactExceeds(one, to, from, to, w, comp.limit)
 		} else {
-			bad, at, _ = yarnExceeds(one, to, from, to, w, comp.limit)
+			bad, at, _ = yarnExceeds(one, from, to, w, comp.limit)
 		}
 		if bad {
 			return &RejectionError{Policy: "CapacityOverTime", Check: CheckAverage, Reservation: a.ID.String(),
@@ -132,73 +152,162 @@ func (c *CapacityOverTime) checkAverage(view *plan.Plan, a *plan.Allocation) err
 	return nil
 }
 
+// averageSurelyFits is a cheap sufficient condition for the average check.
+// Every windowed value the check compares at x in [from, to] is, at most,
+// the integral of the user's use over a stretch inside [x − 2·window, x]
+// divided by the window, plus 1 for YARN's rounding (the exact value over
+// [x − window, x]). So if the user's whole integral over
+// [from − 2·window, to], divided by the window, plus 1, is within the limit,
+// the check passes: no need to build the step function. The integral is a
+// plain sum over the allocations' intervals.
+func (c *CapacityOverTime) averageSurelyFits(view *plan.Plan, a *plan.Allocation, from, to berth.Time, limit berth.Resource) (bool, error) {
+	w := c.cfg.Window
+	win := berth.Interval{Start: satAdd(from, -2*w), End: to}
+	var mem, vc i128
+	add := func(x *plan.Allocation) error {
+		if x.IsPeriodic() {
+			s, err := x.ResourcesOver(win)
+			if err != nil {
+				return err
+			}
+			for st := range s.StepsIn(win) {
+				mem = mem.add(mul64(st.Value.Memory, st.Interval.Len()))
+				vc = vc.add(mul64(st.Value.VCores, st.Interval.Len()))
+			}
+			return nil
+		}
+		for _, e := range x.Intervals {
+			if iv, ok := e.Interval.Intersect(win); ok {
+				mem = mem.add(mul64(e.Resource.Memory, iv.Len()))
+				vc = vc.add(mul64(e.Resource.VCores, iv.Len()))
+			}
+		}
+		return nil
+	}
+	for _, x := range allocationsOver(view, win, a.User) {
+		if err := add(x); err != nil {
+			return false, err
+		}
+	}
+	if err := add(a); err != nil {
+		return false, err
+	}
+	// integral/w + 1 ≤ limit  ⇔  integral + w ≤ limit·w
+	return mem.add(i128From(w)).cmp(mul64(limit.Memory, w)) <= 0 &&
+		vc.add(i128From(w)).cmp(mul64(limit.VCores, w)) <= 0, nil
+}
+
 // rseg is one canonical piece of a resource step function.
 type rseg struct {
 	t berth.Time
 	r berth.Resource
 }
 
-// consumption returns the user's use with a over [from, to) as canonical
-// pieces. YARN starts its running integral at the breakpoint in force at
-// from, which may be earlier than from; where the user holds something at
-// from, that breakpoint is searched for (the plan's series are clipped to
-// the window asked for), because the sample points depend on it. For the
-// exact check the pieces start a window earlier instead.
+// consumption returns the user's use with a over the checked range as
+// canonical pieces. For the exact check they cover [from − window, to).
+// For YARN's check they end with the last breakpoint at or before to (YARN's
+// view of the user stops there) and start where YARN's running integral
+// starts: at the breakpoint in force at from, which may be earlier than
+// from, when the user has only non-periodic reservations (the sample points
+// depend on it, so it is searched for); at from when the user has periodic
+// ones (YARN then merges two views, which clamps them to from).
 func (c *CapacityOverTime) consumption(view *plan.Plan, a *plan.Allocation, from, to berth.Time) ([]rseg, error) {
 	w := c.cfg.Window
-	start := from
 	if c.cfg.ExactAverage {
-		start = satAdd(from, -w)
-	} else if view.UserConsumptionAt(a.User, from).IsZero() == false {
-		f, err := pieceStart(view, a.User, from, w)
+		win := berth.Interval{Start: satAdd(from, -w), End: to}
+		return sumOver(allocationsOver(view, win, a.User), a, win)
+	}
+	end := satAdd(to, 1)
+	if a.IsPeriodic() {
+		hist := berth.Interval{Start: berth.MinTime, End: end}
+		if len(allocationsOver(view, hist, a.User)) == 0 {
+			// The user holds nothing: YARN's merge returns the new
+			// reservation's unrolled view as it is, breakpoints at every
+			// period included, and those are sample points.
+			return rawPeriodic(a, from, to), nil
+		}
+	}
+	// YARN's view of the new reservation starts at from; only the user's
+	// non-periodic consumption reaches back to its breakpoint in force at
+	// from. A short look-back finds it in most plans; go further back only
+	// when it started earlier still.
+	mine := berth.Interval{Start: from, End: end}
+	for back := max(w/64, 1); ; back *= 2 {
+		lo := satAdd(from, -back)
+		win := berth.Interval{Start: lo, End: end}
+		as := allocationsOver(view, win, a.User)
+		if slices.ContainsFunc(as, (*plan.Allocation).IsPeriodic) {
+			return sumOver(as, a, mine)
+		}
+		user, err := sumOver(as, nil, win)
 		if err != nil {
 			return nil, err
 		}
-		start = f
-	}
-	win := berth.Interval{Start: start, End: to}
-	cons, err := view.UserConsumption(a.User, win)
-	if err != nil {
-		return nil, err
-	}
-	mine, err := a.ResourcesOver(win)
-	if err != nil {
-		return nil, err
-	}
-	sum, err := rle.Merge(view.Calculator(), view.Capacity(), cons, mine, rle.OpAdd, win)
-	if err != nil {
-		return nil, err
-	}
-	var out []rseg
-	for st := range sum.StepsIn(win) {
-		if n := len(out); n > 0 && out[n-1].r.Equal(st.Value) {
-			continue
+		k := 0
+		for k+1 < len(user) && user[k+1].t <= from {
+			k++
 		}
-		out = append(out, rseg{t: st.Interval.Start, r: st.Value})
+		if user[k].r.IsZero() || k > 0 || lo == berth.MinTime || back > berth.MaxTime/4 {
+			return sumOverClip(as, a, berth.Interval{Start: user[k].t, End: end}, mine)
+		}
 	}
-	return out, nil
 }
 
-// pieceStart finds when the user's consumption piece in force at t began,
-// looking back one window, then two, four, … .
-func pieceStart(view *plan.Plan, user string, t berth.Time, w berth.Duration) (berth.Time, error) {
-	v := view.UserConsumptionAt(user, t)
-	for back := w; ; back *= 2 {
-		lo := satAdd(t, -back)
-		s, err := view.UserConsumption(user, berth.Interval{Start: lo, End: t + 1})
-		if err != nil {
-			return 0, err
+// rawPeriodic is YARN's unrolled view of a periodic allocation over
+// [from, to] (PeriodicRLESparseResourceAllocation.getRangeOverlapping): the
+// pattern's breakpoints repeated every period, not merged where equal, with
+// YARN's phase (a negative from is taken as phase 0).
+func rawPeriodic(a *plan.Allocation, from, to berth.Time) []rseg {
+	per := a.Period()
+	type key struct {
+		k berth.Time
+		v berth.Resource
+	}
+	var keys []key
+	pattern := a.Series()
+	var last berth.Time = -1
+	for st := range pattern.StepsIn(berth.Interval{Start: 0, End: per}) {
+		if st.Value.IsZero() && len(keys) == 0 {
+			continue // YARN's pattern starts at its first block
 		}
-		start := lo
-		for st := range s.StepsIn(berth.Interval{Start: lo, End: t + 1}) {
-			if !st.Value.Equal(v) {
-				start = st.Interval.End
-			}
-		}
-		if start > lo || lo == berth.MinTime || back > berth.MaxTime/4 {
-			return start, nil
+		keys = append(keys, key{st.Interval.Start, st.Value})
+		last = st.Interval.End
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	if n := len(keys); !keys[n-1].v.IsZero() || last < per {
+		keys = append(keys, key{last, berth.Resource{}})
+	}
+	rel := berth.Time(0)
+	if from >= 0 {
+		rel = from % per
+	}
+	prev := berth.Time(0)
+	for _, k := range keys {
+		if k.k <= rel {
+			prev = k.k
 		}
 	}
+	out := map[berth.Time]berth.Resource{}
+	var order []berth.Time
+	for i := int64(0); i <= (to-from)/per; i++ {
+		for _, k := range keys {
+			ck := k.k + i*per
+			if ck >= prev && from+ck-rel <= to {
+				if _, ok := out[ck]; !ok {
+					order = append(order, ck)
+				}
+				out[ck] = k.v
+			}
+		}
+	}
+	slices.Sort(order)
+	segs := make([]rseg, 0, len(order))
+	for _, ck := range order {
+		segs = append(segs, rseg{t: ck + from - rel, r: out[ck]})
+	}
+	return segs
 }
 
 // AvailableUnchanged reports whether Available returns its input as it is,

@@ -19,7 +19,7 @@ var _ plan.SharingPolicy = NoOverCommit{}
 // the plan has left (componentwise, every resource type). The error is a
 // *RejectionError wrapping ErrOverCommitted and berth.ErrCapacityExceeded.
 func (NoOverCommit) Validate(view *plan.Plan, a *plan.Allocation) error {
-	if err := checkFits(view, a); err != nil {
+	if err := checkFits(view, a, nil); err != nil {
 		err.Policy = "NoOverCommit"
 		return err
 	}
@@ -34,27 +34,91 @@ func (NoOverCommit) Available(avail *rle.Series, _ *plan.Plan, _ string, _ plan.
 // ValidWindow is 0: the policy needs no history.
 func (NoOverCommit) ValidWindow() berth.Duration { return 0 }
 
+// userCap lowers the physical availability at one instant given what the
+// user already holds there (CapacityOverTime's instantaneous cap); nil
+// imposes nothing.
+type userCap func(avail, used berth.Resource) berth.Resource
+
 // checkFits is NoOverCommitPolicy.validate: the allocation must fit, at
 // every time of its window, in what the plan makes available to its user
-// (through the plan's policy, so CapacityOverTime's instantaneous cap
-// applies too).
-func checkFits(view *plan.Plan, a *plan.Allocation) *RejectionError {
+// (lowered by limit). A plan already over-committed inside the window
+// rejects as well, as YARN's availability computation throws there.
+func checkFits(view *plan.Plan, a *plan.Allocation, limit userCap) *RejectionError {
 	w := a.Window()
-	reject := func(at berth.Time, limit berth.Resource) *RejectionError {
-		e := &RejectionError{Check: CheckCapacity, Reservation: a.ID.String(), User: a.User, At: at, Limit: limit, OverCommit: true}
-		// Tell the user's cap from the plan's capacity where we can.
-		if !w.Valid() {
-			return e
-		}
-		free := view.Capacity().Sub(view.TotalCommitted(at))
-		if ask := a.ResourcesAt(at); ask.FitsIn(free) {
-			e.Check, e.OverCommit = CheckInstantaneous, false
-		}
-		return e
-	}
 	if !w.Valid() {
 		return nil
 	}
+	if a.IsPeriodic() {
+		return checkFitsPeriodic(view, a)
+	}
+	reject := func(at berth.Time, lim berth.Resource, check Check) *RejectionError {
+		return &RejectionError{Check: check, Reservation: a.ID.String(), User: a.User, At: at, Limit: lim,
+			OverCommit: check == CheckCapacity}
+	}
+	capacity := view.Capacity()
+	load, err := sumOver(allocationsOver(view, w, ""), nil, w)
+	if err != nil {
+		return &RejectionError{Check: CheckCapacity, Reservation: a.ID.String(), User: a.User, At: w.Start, OverCommit: true, Err: err}
+	}
+	for _, g := range load {
+		if !g.r.FitsIn(capacity) {
+			return reject(g.t, capacity.Sub(g.r), CheckCapacity)
+		}
+	}
+	ask, err := sumOver(nil, a, w)
+	if err != nil {
+		return &RejectionError{Check: CheckCapacity, Reservation: a.ID.String(), User: a.User, At: w.Start, OverCommit: true, Err: err}
+	}
+	used := []rseg{{t: w.Start}}
+	if limit != nil {
+		if used, err = sumOver(allocationsOver(view, w, a.User), nil, w); err != nil {
+			return &RejectionError{Check: CheckCapacity, Reservation: a.ID.String(), User: a.User, At: w.Start, OverCommit: true, Err: err}
+		}
+	}
+	i, j := 0, 0
+	for k, g := range ask {
+		if g.r.IsZero() {
+			continue
+		}
+		end := pieceEnd(ask, k, w.End)
+		for i+1 < len(load) && load[i+1].t <= g.t {
+			i++
+		}
+		for j+1 < len(used) && used[j+1].t <= g.t {
+			j++
+		}
+		// every load and use piece overlapping [g.t, end)
+		for ii, jj := i, j; ; {
+			at := max(g.t, load[ii].t, used[jj].t)
+			avail := capacity.Sub(load[ii].r)
+			if !g.r.FitsIn(avail) {
+				return reject(at, avail, CheckCapacity)
+			}
+			if limit != nil {
+				if eff := limit(avail, used[jj].r); !g.r.FitsIn(eff) {
+					return reject(at, eff, CheckInstantaneous)
+				}
+			}
+			nl, nu := pieceEnd(load, ii, w.End), pieceEnd(used, jj, w.End)
+			next := min(nl, nu)
+			if next >= end {
+				break
+			}
+			if nl == next {
+				ii++
+			}
+			if nu == next {
+				jj++
+			}
+		}
+	}
+	return nil
+}
+
+// checkFitsPeriodic checks a periodic allocation against the plan's own
+// availability (the minimum over every instance of the period).
+func checkFitsPeriodic(view *plan.Plan, a *plan.Allocation) *RejectionError {
+	w := a.Window()
 	avail, err := view.AvailableResources(a.User, a.ID, w, a.Period())
 	if err != nil {
 		// YARN turns every failure here into an over-commit.
@@ -70,7 +134,12 @@ func checkFits(view *plan.Plan, a *plan.Allocation) *RejectionError {
 		return &RejectionError{Check: CheckCapacity, Reservation: a.ID.String(), User: a.User, At: w.Start, OverCommit: true, Err: err}
 	}
 	if at, limit, bad := firstMisfit(ask, avail, w); bad {
-		return reject(at, limit)
+		e := &RejectionError{Check: CheckCapacity, Reservation: a.ID.String(), User: a.User, At: at, Limit: limit, OverCommit: true}
+		free := view.Capacity().Sub(view.TotalCommitted(at))
+		if a.ResourcesAt(at).FitsIn(free) {
+			e.Check, e.OverCommit = CheckInstantaneous, false
+		}
+		return e
 	}
 	return nil
 }

@@ -241,6 +241,21 @@ func walk[T any](q *Queue[T], yield func(*Queue[T]) bool) bool {
 	return true
 }
 
+// BottomUp iterates over every queue children first (post-order), e.g. to
+// aggregate values from leaves to root; siblings in iteration order.
+func (t *Tree[T]) BottomUp() iter.Seq[*Queue[T]] {
+	return func(yield func(*Queue[T]) bool) { walkPost(t.root, yield) }
+}
+
+func walkPost[T any](q *Queue[T], yield func(*Queue[T]) bool) bool {
+	for _, c := range q.children {
+		if !walkPost(c, yield) {
+			return false
+		}
+	}
+	return yield(q)
+}
+
 // Leaves returns the leaf and reservation queues, depth first.
 func (t *Tree[T]) Leaves() []*Queue[T] {
 	var out []*Queue[T]

@@ -235,8 +235,22 @@ func TestLookupAndIteration(t *testing.T) {
 	assert.Equal(t, KindParent, z.Kind())
 	assert.Equal(t, KindLeaf, z.Child(0).Kind())
 
-	// Early stop of the iterator.
+	var post []string
+	for q := range tr.BottomUp() {
+		post = append(post, q.Path().String())
+	}
+	assert.Equal(t, []string{"root.z.dup", "root.z.only", "root.z", "root.a.dup", "root.a", "root"}, post)
 	n := 0
+	for range tr.BottomUp() {
+		n++
+		if n == 3 {
+			break
+		}
+	}
+	assert.Equal(t, 3, n)
+
+	// Early stop of the iterator.
+	n = 0
 	for range tr.All() {
 		n++
 		if n == 2 {

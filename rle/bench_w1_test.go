@@ -64,8 +64,8 @@ func TestSplitmixReference(t *testing.T) {
 }
 
 func TestW1Checksums(t *testing.T) {
-	if testing.Short() {
-		t.Skip("W1 runs 220,000 operations; skipped in -short")
+	if testing.Short() || raceEnabled {
+		t.Skip("W1 runs 220,000 operations: normal (non -short, non -race) runs only")
 	}
 	d := w1Generate()
 	s := w1Added(t, d)

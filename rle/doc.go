@@ -29,13 +29,21 @@
 //
 // # Cost
 //
-// Breakpoints live in blocks of up to 64 inside a github.com/google/btree
-// BTreeG; each block carries a pending ("lazy") addition and the bounds of
-// its values. Add and Remove cost O(log n + B + k/B) for k breakpoints
-// inside the interval (B = 64), At is O(log n), Min and Max over a window
-// O(log n + B + k/B); Merge, Clip, StepsIn and Integral are linear in the
-// breakpoints inside their window. YARN rebuilds the whole map on every add,
-// O(n). Clone is O(1): the tree and the blocks are copied on write.
+// Breakpoints live in blocks of up to 128 inside a github.com/google/btree
+// BTreeG keyed by each block's first time. A block stores times and
+// memory+vcores as arrays (16 bytes a breakpoint; extended types only when
+// present), a pending ("lazy") addition and the bounds of its values. An
+// Add or Remove over k breakpoints costs O(log n + B + k/B) (B = 128): one
+// tree descent collects the blocks, the two end blocks are updated entry by
+// entry and the blocks in between only get their lazy addition (YARN
+// rebuilds the whole map on every add, O(n)). At is O(log n + log B) and
+// allocates nothing; Min and Max over a window are O(log n + B + k/B);
+// Merge, Clip, StepsIn and Integral are linear in the breakpoints inside
+// their window. Clone is O(1): tree nodes and blocks are copied on write.
+//
+// On workload W1 of the project's benchmarks (100,000 random adds, 76,413
+// breakpoints) an add or a remove takes about 1 µs, a point query under
+// 200 ns and a one-hour minimum about 1.5 µs; see bench_w1_test.go.
 //
 // # Concurrency
 //

@@ -2,6 +2,7 @@ package rle
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/berthsched/berth"
 )
@@ -126,6 +127,9 @@ func combine(calc berth.Calculator, cluster berth.Resource, op Op, t berth.Time,
 	case x.Undefined:
 		out.Value = y.Value
 		if op == OpSubtract {
+			if sumOverflows(berth.Resource{}, y.Value, -1) {
+				return out, overflowAt(t, op)
+			}
 			out.Value = y.Value.Neg()
 		}
 	case y.Undefined:
@@ -133,12 +137,16 @@ func combine(calc berth.Calculator, cluster berth.Resource, op Op, t berth.Time,
 	default:
 		switch op {
 		case OpAdd:
+			if sumOverflows(x.Value, y.Value, 1) {
+				return out, overflowAt(t, op)
+			}
 			out.Value = x.Value.Add(y.Value)
-		case OpSubtract:
+		case OpSubtract, OpSubtractNonNegative:
+			if sumOverflows(x.Value, y.Value, -1) {
+				return out, overflowAt(t, op)
+			}
 			out.Value = x.Value.Sub(y.Value)
-		case OpSubtractNonNegative:
-			out.Value = x.Value.Sub(y.Value)
-			if !y.Value.FitsIn(x.Value) {
+			if op == OpSubtractNonNegative && !y.Value.FitsIn(x.Value) {
 				return out, &NegativeError{Time: t, Value: out.Value}
 			}
 		case OpMin:
@@ -148,4 +156,29 @@ func combine(calc berth.Calculator, cluster berth.Resource, op Op, t berth.Time,
 		}
 	}
 	return out, nil
+}
+
+// sumOverflows reports whether a + sign·b overflows int64 in some component.
+func sumOverflows(a, b berth.Resource, sign int64) bool {
+	over := func(x, y int64) bool {
+		if sign < 0 {
+			return (y > 0 && x < math.MinInt64+y) || (y < 0 && x > math.MaxInt64+y)
+		}
+		return (y > 0 && x > math.MaxInt64-y) || (y < 0 && x < math.MinInt64-y)
+	}
+	if over(a.Memory, b.Memory) || over(a.VCores, b.VCores) {
+		return true
+	}
+	if a.HasExtras() || b.HasExtras() {
+		for _, n := range berth.TypeNames(a, b)[2:] {
+			if over(a.Extra(n), b.Extra(n)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func overflowAt(t berth.Time, op Op) error {
+	return berth.InvalidField("operand", t, fmt.Sprintf("%s overflows int64 at this time", op))
 }

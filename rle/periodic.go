@@ -181,7 +181,7 @@ func (p *Periodic) Unroll(iv berth.Interval) *Series {
 	for st := range p.pattern.StepsIn(berth.Interval{Start: 0, End: p.period}) {
 		steps = append(steps, st)
 	}
-	base := iv.Start - p.mod(iv.Start) // start of the period holding iv.Start
+	base := satAdd(iv.Start, -p.mod(iv.Start)) // start of the period holding iv.Start
 	for off := base; off < iv.End; {
 		for _, st := range steps {
 			a := satAdd(off, st.Interval.Start)

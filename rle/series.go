@@ -25,6 +25,8 @@ type Series struct {
 	own     *owner
 	n       int
 	scratch []item
+	// bmax overrides the block capacity (tests only; 0 is maxBlock).
+	bmax int
 	// hiMem and hiVc bound the memory and vcores of every value from above
 	// (a watermark that only Add raises), sparing the overflow check.
 	hiMem, hiVc int64
@@ -130,7 +132,7 @@ func (s *Series) Add(iv berth.Interval, r berth.Resource) error {
 		var bad Breakpoint
 		over := false
 		s.scan(iv.Start, iv.End, func(b *block) bool {
-			return b.nDef() == 0 || !overflows(b.hi.Add(b.lazy), r)
+			return b.nDef() == 0 || (b.plain() && !overflows(b.hiR(), r))
 		}, func(p Breakpoint) bool {
 			if !p.Undefined && overflows(p.Value, r) {
 				bad, over = p, true
@@ -160,7 +162,7 @@ func (s *Series) rewater() {
 	}
 	s.tree.Ascend(func(it item) bool {
 		if b := it.b; b.nDef() > 0 {
-			h := b.hi.Add(b.lazy)
+			h := b.hiR()
 			s.hiMem, s.hiVc = max(s.hiMem, h.Memory), max(s.hiVc, h.VCores)
 		}
 		return true
@@ -181,42 +183,9 @@ func (s *Series) Remove(iv berth.Interval, r berth.Resource) error {
 	if r.IsZero() {
 		return nil
 	}
-	var bad Breakpoint
-	short := false
-	fast := !r.HasExtras()
-	s.scanBlocks(iv.Start, iv.End, func() bool {
-		bad, short = Breakpoint{Time: iv.Start}, true
-		return false
-	}, func(b *block) bool {
-		if b.nUn > 0 {
-			return false
-		}
-		if fast && !b.lo.HasExtras() && !b.lazy.HasExtras() {
-			return b.lo.Memory+b.lazy.Memory >= r.Memory && b.lo.VCores+b.lazy.VCores >= r.VCores
-		}
-		return r.FitsIn(b.lo.Add(b.lazy))
-	}, func(b *block, i, j int) bool {
-		quick := fast && b.un == nil && !b.lazy.HasExtras()
-		needM, needV := r.Memory-b.lazy.Memory, r.VCores-b.lazy.VCores
-		for k := i; k < j; k++ {
-			if quick && !b.vs[k].HasExtras() {
-				if v := &b.vs[k]; v.Memory >= needM && v.VCores >= needV {
-					continue
-				}
-			}
-			p := b.at(k)
-			if p.Undefined || !r.FitsIn(p.Value) {
-				bad, short = p, true
-				bad.Time = max(bad.Time, iv.Start)
-				return false
-			}
-		}
-		return true
-	})
-	if short {
-		return &RemoveError{Time: bad.Time, Present: bad.Value, Requested: r}
+	if err := s.applyRange(iv, r.Neg(), true); err != nil {
+		return err
 	}
-	s.apply(iv, r.Neg())
 	return nil
 }
 
@@ -224,17 +193,7 @@ func (s *Series) Remove(iv berth.Interval, r berth.Resource) error {
 func (s *Series) apply(iv berth.Interval, d berth.Resource) {
 	// Breakpoints at both ends carry the values in force there; only ends
 	// that were breakpoints already can become redundant.
-	hadEnd := s.ensureBreak(iv.End)
-	hadStart := s.ensureBreak(iv.Start)
-	if s.addRange(iv.Start, iv.End, d) {
-		s.canonicalize(iv.Start, iv.End)
-	}
-	if hadEnd {
-		s.fix(iv.End)
-	}
-	if hadStart {
-		s.fix(iv.Start)
-	}
+	s.applyRange(iv, d, false)
 }
 
 // canonicalize drops every redundant breakpoint with time in [from, to].
@@ -286,7 +245,13 @@ func (s *Series) IsEmpty() bool {
 		if b.nDef() == 0 {
 			return true
 		}
-		if !b.lo.Add(b.lazy).IsZero() || !b.hi.Add(b.lazy).IsZero() {
+		if !b.plain() {
+			for i := range b.ts {
+				if b.defined(i) && !b.value(i).IsZero() {
+					empty = false
+				}
+			}
+		} else if !b.loR().IsZero() || !b.hiR().IsZero() {
 			empty = false
 		}
 		return empty
@@ -434,45 +399,32 @@ func (s *Series) bound(iv berth.Interval, lowest bool) berth.Resource {
 		take(berth.Resource{})
 		return true
 	}, func(b *block) bool {
-		if b.nUn > 0 {
+		if b.nUn > 0 || !b.plain() {
 			return false
 		}
 		if lowest {
-			take(b.lo.Add(b.lazy))
+			take(b.loR())
 		} else {
-			take(b.hi.Add(b.lazy))
+			take(b.hiR())
 		}
 		return true
 	}, func(b *block, i, j int) bool {
-		if b.un == nil && !b.lazy.HasExtras() {
+		if b.un == nil && b.plain() {
 			// bound the stored values first, then add lazy once
-			var r berth.Resource
-			simple := true
-			for k := i; k < j; k++ {
-				if b.vs[k].HasExtras() {
-					simple = false
-					break
+			r := b.vs[i]
+			for _, v := range b.vs[i+1 : j] {
+				if lowest {
+					r.m, r.v = min(r.m, v.m), min(r.v, v.v)
+				} else {
+					r.m, r.v = max(r.m, v.m), max(r.v, v.v)
 				}
 			}
-			if simple {
-				r = b.vs[i]
-				for k := i + 1; k < j; k++ {
-					v := &b.vs[k]
-					if lowest {
-						r.Memory, r.VCores = min(r.Memory, v.Memory), min(r.VCores, v.VCores)
-					} else {
-						r.Memory, r.VCores = max(r.Memory, v.Memory), max(r.VCores, v.VCores)
-					}
-				}
-				r.Memory += b.lazy.Memory
-				r.VCores += b.lazy.VCores
-				take(r)
-				return true
-			}
+			take(berth.Resource{Memory: r.m + b.lazy.m, VCores: r.v + b.lazy.v})
+			return true
 		}
 		for k := i; k < j; k++ {
 			if b.defined(k) {
-				take(b.vs[k].Add(b.lazy))
+				take(b.value(k))
 			}
 		}
 		return true
@@ -510,10 +462,12 @@ func (s *Series) MaxSampled(tick berth.Time, every berth.Duration) (berth.Resour
 	// Every piece [a, b) holding a sample point contributes its value; the
 	// range ends just after the last breakpoint.
 	for st := range s.StepsIn(berth.Interval{Start: tick, End: satAdd(lastT, 1)}) {
-		a := st.Interval.Start
-		// first sample ≥ a
-		k := (a - tick + every - 1) / every
-		if tick+k*every < st.Interval.End {
+		// the first sample at or after the piece's start (a ≥ tick)
+		a, first := st.Interval.Start, st.Interval.Start
+		if rem := (a - tick) % every; rem != 0 {
+			first = satAdd(a, every-rem)
+		}
+		if first < st.Interval.End {
 			acc = berth.ComponentwiseMax(acc, st.Value)
 		}
 	}
@@ -526,7 +480,7 @@ func (s *Series) MaxSampled(tick berth.Time, every berth.Duration) (berth.Resour
 // (copy on write, O(1)). Clone marks the storage of s as shared, so it needs
 // the same exclusive access as a mutation of s.
 func (s *Series) Clone() *Series {
-	c := &Series{n: s.n, hiMem: s.hiMem, hiVc: s.hiVc}
+	c := &Series{n: s.n, hiMem: s.hiMem, hiVc: s.hiVc, bmax: s.bmax}
 	if s.tree != nil {
 		c.tree = s.tree.Clone()
 		c.own = new(owner)
@@ -574,8 +528,12 @@ func (s *Series) Shift(d berth.Duration) *Series {
 }
 
 // Equal reports whether s and o are the same function (definedness
-// included). Thanks to the canonical form this compares breakpoints.
+// included). Thanks to the canonical form this compares breakpoints. A nil
+// o is an empty series.
 func (s *Series) Equal(o *Series) bool {
+	if o == nil {
+		o = &Series{}
+	}
 	if s.n != o.n {
 		return false
 	}
@@ -655,7 +613,7 @@ func (bd *builder) push(p Breakpoint) {
 		bd.s.ensure()
 	}
 	if bd.cur == nil || len(bd.cur.ts) >= buildBlock {
-		bd.cur = &block{own: bd.s.own, ts: make([]berth.Time, 0, maxBlock), vs: make([]berth.Resource, 0, maxBlock)}
+		bd.cur = &block{own: bd.s.own, ts: make([]berth.Time, 0, 8), vs: make([]mv, 0, 8)}
 		bd.s.tree.ReplaceOrInsert(item{first: p.Time, b: bd.cur})
 	}
 	bd.cur.insertAt(len(bd.cur.ts), p)

@@ -280,3 +280,20 @@ func TestPeriodicAgainstModel(t *testing.T) {
 		}
 	}
 }
+
+func TestMergeOverflowIsAnError(t *testing.T) {
+	a, _ := FromBreakpoints(Breakpoint{Time: 0, Value: berth.New(math.MaxInt64, 1)})
+	b, _ := FromBreakpoints(Breakpoint{Time: 5, Value: berth.New(1, 1)})
+	_, err := Merge(calc, cluster, a, b, OpAdd, ivl(0, 10))
+	var fe *berth.FieldError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, berth.Time(5), fe.Value)
+	neg, _ := FromBreakpoints(Breakpoint{Time: 0, Value: berth.New(math.MinInt64, 1)})
+	_, err = Merge(calc, cluster, neg, b, OpSubtract, ivl(0, 10))
+	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+	_, err = Merge(calc, cluster, Undefined(), neg, OpSubtract, ivl(0, 10))
+	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+	got, err := Merge(calc, cluster, a, b, OpMax, ivl(0, 10))
+	require.NoError(t, err)
+	assert.Equal(t, int64(math.MaxInt64), got.At(7).Memory)
+}

@@ -1,6 +1,8 @@
 package rle
 
 import (
+	"math"
+
 	"github.com/berthsched/berth"
 	"github.com/google/btree"
 )
@@ -9,20 +11,24 @@ import (
 //
 // Breakpoints are kept in blocks of up to maxBlock consecutive breakpoints;
 // the blocks live in a github.com/google/btree BTreeG keyed by the time of
-// their first breakpoint. A block carries a lazy resource added to every
-// defined value it holds, and the componentwise bounds of its values, so an
-// Add or Remove that covers a whole block touches only those fields: the
-// cost of a mutation is O(log n + B + k/B) for k breakpoints inside the
-// interval and B the block size, and a range minimum is O(log n + B + k/B).
+// their first breakpoint. A block carries a lazy addition applied to every
+// defined value it holds and the bounds of its values, so an Add or Remove
+// that covers a whole block touches only its header: a mutation costs
+// O(log n + B + k/B) for k breakpoints inside the interval and B the block
+// size, and so does a range minimum.
+//
+// A mutation collects the blocks of its interval with one descent (walking
+// down from the end) and reuses that list to insert the end breakpoints, to
+// check (Remove), to apply the change and to restore canonical form; only a
+// block split or a breakpoint before every block sends it back to the tree.
 //
 // Copy on write: btree's Clone shares nodes, and blocks are shared too. Each
 // series owns a token; a block may be changed in place only by the series
 // whose token it carries, any other series copies it first.
 
 const (
-	maxBlock   = 64 // breakpoints per block, at most
-	minBlock   = 16 // a block smaller than this is merged with its successor when possible
-	buildBlock = 48 // fill level of blocks built in bulk, leaving room for inserts
+	maxBlock   = 128 // breakpoints per block, at most (a block under a quarter of it absorbs its successor when both fit)
+	buildBlock = 96  // fill level of blocks built in bulk, leaving room for inserts
 	treeDegree = 16
 )
 
@@ -39,117 +45,180 @@ type item struct {
 
 func itemLess(a, b item) bool { return a.first < b.first }
 
-// block holds consecutive breakpoints. The fields an Add or a range query
-// reads for a block it covers wholly (own, lazy, nUn, lo, hi) come first, so
-// that they share the first cache lines.
+// mv is the memory and vcores of a resource, the part every value has.
+type mv struct{ m, v int64 }
+
+func mvOf(r berth.Resource) mv { return mv{r.Memory, r.VCores} }
+
+// extrasOf returns r without memory and vcores: its extended types only.
+func extrasOf(r berth.Resource) berth.Resource {
+	r.Memory, r.VCores = 0, 0
+	return r
+}
+
+// block holds consecutive breakpoints, structure of arrays: times, then
+// memory+vcores (16 bytes a breakpoint), then extended types only when some
+// breakpoint has them. The fields an Add or a range query reads for a block
+// it covers wholly (own, lazy, nUn, lo, hi, xs) come first.
 type block struct {
 	own  *owner
-	lazy berth.Resource
+	lazy mv // added to every defined value
 	nUn  int
-	// lo and hi bound vs componentwise over defined breakpoints (lazy not
-	// included); meaningless when every breakpoint is undefined.
-	lo, hi berth.Resource
-	ts     []berth.Time
+	// x is set once the block holds extended types (xs or xlazy); it is
+	// not cleared, which only costs speed.
+	x bool
+	// lo and hi bound the stored memory and vcores of the defined
+	// breakpoints (lazy not included); meaningless when none is defined.
+	lo, hi mv
+	// xs holds the extended types of each breakpoint (memory and vcores
+	// zero) and xlazy those of the lazy addition; nil/zero when unused.
+	// Blocks with extended types are handled breakpoint by breakpoint.
+	xs    []berth.Resource
+	xlazy berth.Resource
+	ts    []berth.Time
 	// vs[i] + lazy is the value of a defined breakpoint i.
-	vs []berth.Resource
+	vs []mv
 	// un marks undefined breakpoints; nil when every breakpoint is defined.
 	un []bool
+	// pad makes a block 256 bytes, so that allocations are aligned and
+	// the hot fields above share the first cache line.
+	_ [256 - 208]byte
 }
 
 func (b *block) defined(i int) bool { return b.un == nil || !b.un[i] }
 
 func (b *block) nDef() int { return len(b.ts) - b.nUn }
 
+// plain reports whether no breakpoint of the block has extended types, so
+// that lo and hi bound every component.
+func (b *block) plain() bool { return !b.x }
+
+// value returns the effective value of defined breakpoint i.
+func (b *block) value(i int) berth.Resource {
+	r := berth.Resource{Memory: b.vs[i].m + b.lazy.m, VCores: b.vs[i].v + b.lazy.v}
+	if !b.plain() {
+		if b.xs != nil {
+			r = r.Add(b.xs[i])
+		}
+		r = r.Add(b.xlazy)
+	}
+	return r
+}
+
 // at returns breakpoint i with its effective value.
 func (b *block) at(i int) Breakpoint {
 	if !b.defined(i) {
 		return Breakpoint{Time: b.ts[i], Undefined: true}
 	}
-	return Breakpoint{Time: b.ts[i], Value: b.vs[i].Add(b.lazy)}
+	return Breakpoint{Time: b.ts[i], Value: b.value(i)}
 }
 
-// recompute rebuilds lo and hi; the memory+vcores path allocates nothing.
+// loR and hiR are the effective bounds of a plain block with a defined
+// breakpoint.
+func (b *block) loR() berth.Resource {
+	return berth.Resource{Memory: b.lo.m + b.lazy.m, VCores: b.lo.v + b.lazy.v}
+}
+
+func (b *block) hiR() berth.Resource {
+	return berth.Resource{Memory: b.hi.m + b.lazy.m, VCores: b.hi.v + b.lazy.v}
+}
+
+// bounds widens lo and hi over vs.
+func bounds(vs []mv, lo, hi mv) (mv, mv) {
+	for _, v := range vs {
+		lo.m, lo.v = min(lo.m, v.m), min(lo.v, v.v)
+		hi.m, hi.v = max(hi.m, v.m), max(hi.v, v.v)
+	}
+	return lo, hi
+}
+
+// recompute rebuilds lo and hi.
 func (b *block) recompute() {
-	ext := false
-	for i := range b.vs {
-		if b.vs[i].HasExtras() {
-			ext = true
-			break
+	lo := mv{math.MaxInt64, math.MaxInt64}
+	hi := mv{math.MinInt64, math.MinInt64}
+	if b.un == nil {
+		for _, v := range b.vs {
+			lo.m, lo.v = min(lo.m, v.m), min(lo.v, v.v)
+			hi.m, hi.v = max(hi.m, v.m), max(hi.v, v.v)
+		}
+	} else {
+		for i, v := range b.vs {
+			if !b.un[i] {
+				lo.m, lo.v = min(lo.m, v.m), min(lo.v, v.v)
+				hi.m, hi.v = max(hi.m, v.m), max(hi.v, v.v)
+			}
 		}
 	}
-	first := true
-	if !ext && b.un == nil && len(b.vs) > 0 {
-		v := &b.vs[0]
-		loM, loV, hiM, hiV := v.Memory, v.VCores, v.Memory, v.VCores
-		for k := 1; k < len(b.vs); k++ {
-			v := &b.vs[k]
-			loM, loV = min(loM, v.Memory), min(loV, v.VCores)
-			hiM, hiV = max(hiM, v.Memory), max(hiV, v.VCores)
-		}
-		b.lo = berth.Resource{Memory: loM, VCores: loV}
-		b.hi = berth.Resource{Memory: hiM, VCores: hiV}
-		return
+	if b.nDef() == 0 {
+		lo, hi = mv{}, mv{}
 	}
-	for i := range b.ts {
-		if !b.defined(i) {
-			continue
-		}
-		v := b.vs[i]
-		if first {
-			b.lo, b.hi, first = v, v, false
-			continue
-		}
-		b.widen(v)
-	}
-	if first {
-		b.lo, b.hi = berth.Resource{}, berth.Resource{}
-	}
-}
-
-// widen extends lo and hi to include v.
-func (b *block) widen(v berth.Resource) {
-	if v.HasExtras() || b.lo.HasExtras() || b.hi.HasExtras() {
-		b.lo = berth.ComponentwiseMin(b.lo, v)
-		b.hi = berth.ComponentwiseMax(b.hi, v)
-		return
-	}
-	b.lo.Memory = min(b.lo.Memory, v.Memory)
-	b.lo.VCores = min(b.lo.VCores, v.VCores)
-	b.hi.Memory = max(b.hi.Memory, v.Memory)
-	b.hi.VCores = max(b.hi.VCores, v.VCores)
+	b.lo, b.hi = lo, hi
 }
 
 // pushdown folds lazy into the stored values.
 func (b *block) pushdown() {
-	if b.lazy.IsZero() {
-		return
-	}
-	for i := range b.ts {
-		if b.defined(i) {
-			b.vs[i] = b.vs[i].Add(b.lazy)
+	if b.lazy != (mv{}) {
+		for i := range b.vs {
+			if b.defined(i) {
+				b.vs[i].m += b.lazy.m
+				b.vs[i].v += b.lazy.v
+			}
 		}
+		if b.nDef() > 0 {
+			b.lo.m, b.lo.v = b.lo.m+b.lazy.m, b.lo.v+b.lazy.v
+			b.hi.m, b.hi.v = b.hi.m+b.lazy.m, b.hi.v+b.lazy.v
+		}
+		b.lazy = mv{}
 	}
-	if b.nDef() > 0 {
-		b.lo = b.lo.Add(b.lazy)
-		b.hi = b.hi.Add(b.lazy)
+	if b.xlazy.HasExtras() {
+		b.ensureXs()
+		for i := range b.xs {
+			if b.defined(i) {
+				b.xs[i] = b.xs[i].Add(b.xlazy)
+			}
+		}
+		b.xlazy = berth.Resource{}
 	}
-	b.lazy = berth.Resource{}
+}
+
+// ensureXs allocates the extended-type slice.
+func (b *block) ensureXs() {
+	if b.xs == nil {
+		b.xs = make([]berth.Resource, len(b.ts), max(len(b.ts), 4))
+	}
+	b.x = true
 }
 
 func (b *block) copyFor(o *owner) *block {
 	nb := &block{
-		own:  o,
-		ts:   append(make([]berth.Time, 0, maxBlock), b.ts...),
-		vs:   append(make([]berth.Resource, 0, maxBlock), b.vs...),
-		nUn:  b.nUn,
-		lazy: b.lazy,
-		lo:   b.lo,
-		hi:   b.hi,
+		own:   o,
+		lazy:  b.lazy,
+		nUn:   b.nUn,
+		x:     b.x,
+		lo:    b.lo,
+		hi:    b.hi,
+		xlazy: b.xlazy,
+		ts:    append(make([]berth.Time, 0, len(b.ts)+8), b.ts...),
+		vs:    append(make([]mv, 0, len(b.ts)+8), b.vs...),
 	}
 	if b.un != nil {
-		nb.un = append(make([]bool, 0, maxBlock), b.un...)
+		nb.un = append(make([]bool, 0, len(b.ts)+8), b.un...)
+	}
+	if b.xs != nil {
+		nb.xs = append(make([]berth.Resource, 0, len(b.ts)+8), b.xs...)
 	}
 	return nb
+}
+
+// store writes the value of breakpoint i (stored = value - lazy).
+func (b *block) store(i int, r berth.Resource) {
+	b.vs[i] = mv{r.Memory - b.lazy.m, r.VCores - b.lazy.v}
+	if r.HasExtras() || b.xlazy.HasExtras() {
+		b.ensureXs()
+	}
+	if b.xs != nil {
+		b.xs[i] = extrasOf(r).Sub(b.xlazy)
+	}
 }
 
 // insertAt inserts p at index i; the caller keeps the tree key right.
@@ -158,27 +227,33 @@ func (b *block) insertAt(i int, p Breakpoint) {
 	b.ts = append(b.ts, 0)
 	copy(b.ts[i+1:], b.ts[i:])
 	b.ts[i] = p.Time
-	b.vs = append(b.vs, berth.Resource{})
+	b.vs = append(b.vs, mv{})
 	copy(b.vs[i+1:], b.vs[i:])
+	b.vs[i] = mv{}
+	if b.xs != nil {
+		b.xs = append(b.xs, berth.Resource{})
+		copy(b.xs[i+1:], b.xs[i:])
+		b.xs[i] = berth.Resource{}
+	}
 	if b.un != nil || p.Undefined {
 		if b.un == nil {
-			b.un = make([]bool, len(b.ts)-1, maxBlock)
+			b.un = make([]bool, len(b.ts)-1, cap(b.ts))
 		}
 		b.un = append(b.un, false)
 		copy(b.un[i+1:], b.un[i:])
 		b.un[i] = p.Undefined
 	}
 	if p.Undefined {
-		b.vs[i] = berth.Resource{}
 		b.nUn++
 		return
 	}
-	v := p.Value.Sub(b.lazy)
-	b.vs[i] = v
+	b.store(i, p.Value)
+	v := b.vs[i]
 	if wasEmptyDef {
 		b.lo, b.hi = v, v
 	} else {
-		b.widen(v)
+		b.lo.m, b.lo.v = min(b.lo.m, v.m), min(b.lo.v, v.v)
+		b.hi.m, b.hi.v = max(b.hi.m, v.m), max(b.hi.v, v.v)
 	}
 }
 
@@ -188,28 +263,37 @@ func (b *block) setAt(i int, p Breakpoint) {
 	switch {
 	case p.Undefined && was:
 		if b.un == nil {
-			b.un = make([]bool, len(b.ts), maxBlock)
+			b.un = make([]bool, len(b.ts), cap(b.ts))
 		}
 		b.un[i] = true
 		b.nUn++
-		b.vs[i] = berth.Resource{}
+		b.vs[i] = mv{}
+		if b.xs != nil {
+			b.xs[i] = berth.Resource{}
+		}
 	case !p.Undefined && !was:
 		b.un[i] = false
 		b.nUn--
 		if b.nUn == 0 {
 			b.un = nil
 		}
-		b.vs[i] = p.Value.Sub(b.lazy)
+		b.store(i, p.Value)
 	case !p.Undefined:
-		b.vs[i] = p.Value.Sub(b.lazy)
+		b.store(i, p.Value)
 	}
 	b.recompute()
 }
 
 func (b *block) removeAt(i int) {
 	def := b.defined(i)
+	// A value repeated by a neighbour leaves the bounds as they are.
+	keep := def && ((i > 0 && b.defined(i-1) && b.vs[i-1] == b.vs[i]) ||
+		(i+1 < len(b.ts) && b.defined(i+1) && b.vs[i+1] == b.vs[i]))
 	b.ts = append(b.ts[:i], b.ts[i+1:]...)
 	b.vs = append(b.vs[:i], b.vs[i+1:]...)
+	if b.xs != nil {
+		b.xs = append(b.xs[:i], b.xs[i+1:]...)
+	}
 	if b.un != nil {
 		b.un = append(b.un[:i], b.un[i+1:]...)
 		if !def {
@@ -219,9 +303,54 @@ func (b *block) removeAt(i int) {
 			}
 		}
 	}
-	if def {
+	if def && !keep {
 		b.recompute()
 	}
+}
+
+// addTo adds r to the defined breakpoints [i, j) (undefined ones become r)
+// and rebuilds the bounds; it reports whether an undefined one was touched.
+func (b *block) addTo(i, j int, r berth.Resource) bool {
+	touched := false
+	d := mvOf(r)
+	if b.un == nil && !r.HasExtras() {
+		// add to [i, j), rebuilding the bounds on the way
+		lo := mv{math.MaxInt64, math.MaxInt64}
+		hi := mv{math.MinInt64, math.MinInt64}
+		lo, hi = bounds(b.vs[:i], lo, hi)
+		mid := b.vs[i:j]
+		for k := range mid {
+			v := &mid[k]
+			v.m += d.m
+			v.v += d.v
+			lo.m, lo.v = min(lo.m, v.m), min(lo.v, v.v)
+			hi.m, hi.v = max(hi.m, v.m), max(hi.v, v.v)
+		}
+		b.lo, b.hi = bounds(b.vs[j:], lo, hi)
+		return false
+	}
+	if r.HasExtras() {
+		b.ensureXs()
+	}
+	for k := i; k < j; k++ {
+		if !b.defined(k) {
+			touched = true
+			b.un[k] = false
+			b.nUn--
+			b.store(k, r)
+			continue
+		}
+		b.vs[k].m += d.m
+		b.vs[k].v += d.v
+		if r.HasExtras() {
+			b.xs[k] = b.xs[k].Add(extrasOf(r))
+		}
+	}
+	if b.nUn == 0 {
+		b.un = nil
+	}
+	b.recompute()
+	return touched
 }
 
 // upper returns the number of times in ts that are ≤ t.
@@ -253,6 +382,15 @@ func lower(ts []berth.Time, t berth.Time) int {
 }
 
 // ---- tree-level helpers on Series ----
+
+// maxB is the block capacity: maxBlock, or smaller in tests so that small
+// series exercise splits and merges of blocks.
+func (s *Series) maxB() int {
+	if s.bmax > 0 {
+		return s.bmax
+	}
+	return maxBlock
+}
 
 func (s *Series) ensure() {
 	if s.tree == nil {
@@ -318,7 +456,7 @@ func (s *Series) lookup(t berth.Time) (berth.Resource, bool) {
 	if !b.defined(i) {
 		return berth.Resource{}, false
 	}
-	return b.vs[i].Add(b.lazy), true
+	return b.value(i), true
 }
 
 // before returns the breakpoint value in force just before t (the default,
@@ -401,7 +539,7 @@ func (s *Series) insert(p Breakpoint) {
 	if !ok {
 		it, ok = s.tree.Min()
 		if !ok {
-			nb := &block{own: s.own, ts: make([]berth.Time, 0, 4), vs: make([]berth.Resource, 0, 4)}
+			nb := &block{own: s.own, ts: make([]berth.Time, 0, 4), vs: make([]mv, 0, 4)}
 			nb.insertAt(0, p)
 			s.tree.ReplaceOrInsert(item{first: p.Time, b: nb})
 			s.n++
@@ -416,7 +554,7 @@ func (s *Series) insert(p Breakpoint) {
 // insertInto inserts p at index i of the block of it.
 func (s *Series) insertInto(it item, i int, p Breakpoint) {
 	b := s.writable(it)
-	if len(b.ts) >= maxBlock {
+	if len(b.ts) >= s.maxB() {
 		nb := s.split(b)
 		if i > len(b.ts) {
 			i -= len(b.ts)
@@ -436,10 +574,16 @@ func (s *Series) insertInto(it item, i int, p Breakpoint) {
 func (s *Series) split(b *block) *block {
 	h := len(b.ts) / 2
 	nb := &block{
-		own:  s.own,
-		ts:   append(make([]berth.Time, 0, maxBlock), b.ts[h:]...),
-		vs:   append(make([]berth.Resource, 0, maxBlock), b.vs[h:]...),
-		lazy: b.lazy,
+		own:   s.own,
+		ts:    append(make([]berth.Time, 0, maxBlock), b.ts[h:]...),
+		vs:    append(make([]mv, 0, maxBlock), b.vs[h:]...),
+		lazy:  b.lazy,
+		xlazy: b.xlazy,
+		x:     b.x,
+	}
+	if b.xs != nil {
+		nb.xs = append(make([]berth.Resource, 0, maxBlock), b.xs[h:]...)
+		b.xs = b.xs[:h]
 	}
 	if b.un != nil {
 		nb.un = append(make([]bool, 0, maxBlock), b.un[h:]...)
@@ -475,7 +619,11 @@ func (s *Series) del(t berth.Time) {
 }
 
 // delAt removes breakpoint i of the block of it.
-func (s *Series) delAt(it item, i int) {
+func (s *Series) delAt(it item, i int) { s.delAtHint(it, i, -1) }
+
+// delAtHint is delAt knowing the successor's length (-1 if unknown), which
+// spares looking the successor up when the two could not merge anyway.
+func (s *Series) delAtHint(it item, i, nextLen int) {
 	b := s.writable(it)
 	b.removeAt(i)
 	s.n--
@@ -487,7 +635,7 @@ func (s *Series) delAt(it item, i int) {
 		s.tree.Delete(item{first: it.first})
 		s.tree.ReplaceOrInsert(item{first: b.ts[0], b: b})
 	}
-	if len(b.ts) < minBlock {
+	if len(b.ts) < s.maxB()/4 && (nextLen < 0 || len(b.ts)+nextLen <= s.maxB()) {
 		s.absorbNext(b)
 	}
 }
@@ -503,56 +651,58 @@ func (s *Series) absorbNext(b *block) {
 		next, found = it, true
 		return false
 	})
-	if !found || len(b.ts)+len(next.b.ts) > maxBlock {
+	if !found || len(b.ts)+len(next.b.ts) > s.maxB() {
 		return
 	}
 	o := next.b
 	b.pushdown()
-	lazy := o.lazy
 	for i := range o.ts {
-		p := Breakpoint{Time: o.ts[i], Undefined: !o.defined(i)}
-		if !p.Undefined {
-			p.Value = o.vs[i].Add(lazy)
-		}
-		b.insertAt(len(b.ts), p)
+		b.insertAt(len(b.ts), o.at(i))
 	}
 	s.tree.Delete(item{first: next.first})
 }
 
-// collect appends to s.scratch the blocks that may hold breakpoints in
-// [from, to) (from the block in force at from).
+// collect gathers into s.scratch the consecutive blocks from the one in
+// force at from (or the first) to the one in force at to, inclusive. It
+// walks down from to, so it costs a single tree descent.
 func (s *Series) collect(from, to berth.Time) []item {
 	s.scratch = s.scratch[:0]
-	start, ok := s.startItem(from)
-	if !ok {
+	if s.tree == nil {
 		return nil
 	}
-	s.tree.AscendGreaterOrEqual(start, func(it item) bool {
-		if it.first >= to {
-			return false
-		}
+	s.tree.DescendLessOrEqual(item{first: to}, func(it item) bool {
 		s.scratch = append(s.scratch, it)
-		return true
+		return it.first > from
 	})
+	if len(s.scratch) == 0 {
+		// every block starts after to: the first one may still be needed
+		if it, ok := s.tree.Min(); ok {
+			s.scratch = append(s.scratch, it)
+		}
+		return s.scratch
+	}
+	for i, j := 0, len(s.scratch)-1; i < j; i, j = i+1, j-1 {
+		s.scratch[i], s.scratch[j] = s.scratch[j], s.scratch[i]
+	}
 	return s.scratch
 }
 
 // addRange adds r to every breakpoint with time in [from, to); undefined
 // breakpoints become r. It reports whether an undefined one was touched.
-func (s *Series) addRange(from, to berth.Time, r berth.Resource) bool {
+func (s *Series) addRange(items []item, from, to berth.Time, r berth.Resource) bool {
 	touched := false
-	items := s.collect(from, to)
-	fast := !r.HasExtras()
-	for x, it := range items {
+	d, x := mvOf(r), r.HasExtras()
+	for k, it := range items {
 		// A block followed by one starting at or before to lies inside
 		// [from, to) when it starts at or after from: no need to read it.
-		if it.first >= from && x+1 < len(items) && items[x+1].first <= to && it.b.nUn == 0 {
+		if it.first >= from && k+1 < len(items) && items[k+1].first <= to && it.b.nUn == 0 {
 			b := s.writable(it)
-			if fast && !b.lazy.HasExtras() {
-				b.lazy.Memory += r.Memory
-				b.lazy.VCores += r.VCores
-			} else {
-				b.lazy = b.lazy.Add(r)
+			items[k].b = b
+			b.lazy.m += d.m
+			b.lazy.v += d.v
+			if x {
+				b.xlazy = b.xlazy.Add(extrasOf(r))
+				b.x = true
 			}
 			continue
 		}
@@ -567,29 +717,10 @@ func (s *Series) addRange(from, to berth.Time, r berth.Resource) bool {
 			continue
 		}
 		b := s.writable(it)
-		if i == 0 && j == len(b.ts) && b.nUn == 0 {
-			b.lazy = b.lazy.Add(r)
-			continue
-		}
-		for k := i; k < j; k++ {
-			if b.defined(k) {
-				if fast {
-					b.vs[k].Memory += r.Memory
-					b.vs[k].VCores += r.VCores
-				} else {
-					b.vs[k] = b.vs[k].Add(r)
-				}
-				continue
-			}
+		items[k].b = b
+		if b.addTo(i, j, r) {
 			touched = true
-			b.un[k] = false
-			b.nUn--
-			b.vs[k] = r.Sub(b.lazy)
 		}
-		if b.nUn == 0 {
-			b.un = nil
-		}
-		b.recompute()
 	}
 	return touched
 }
@@ -668,4 +799,180 @@ func (s *Series) scanBlocks(from, to berth.Time, def func() bool, whole func(b *
 	if havePend && !stopped {
 		run(pend)
 	}
+}
+
+// ---- range mutation on collected blocks ----
+
+// floorIn returns the index in items of the block holding the greatest
+// breakpoint ≤ t, or -1.
+func floorIn(items []item, t berth.Time) int {
+	if len(items) > 1 && items[0].first <= t && items[1].first > t {
+		return 0
+	}
+	x := len(items) - 1
+	for x >= 0 && items[x].first > t {
+		x--
+	}
+	return x
+}
+
+// ensureIn makes sure a breakpoint exists at t, using the collected blocks
+// when it can. It reports whether one existed, where it is (block x of
+// items, index i), and whether items is still valid (false after a
+// structural change: the caller collects again).
+func (s *Series) ensureIn(items []item, t berth.Time) (had bool, x, i int, valid bool) {
+	x = floorIn(items, t)
+	if x < 0 {
+		return s.ensureBreak(t), -1, -1, false
+	}
+	b := items[x].b
+	i = upper(b.ts, t) - 1
+	if b.ts[i] == t {
+		return true, x, i, true
+	}
+	if len(b.ts) >= s.maxB() {
+		return s.ensureBreak(t), -1, -1, false
+	}
+	p := b.at(i)
+	p.Time = t
+	b = s.writable(items[x])
+	items[x].b = b
+	b.insertAt(i+1, p)
+	s.n++
+	return false, x, i + 1, true
+}
+
+// fixIn drops the breakpoint at t, which is breakpoint i of block x of the
+// collected blocks, if it repeats the value before it.
+func (s *Series) fixIn(items []item, x, i int, t berth.Time) {
+	if x < 0 || x >= len(items) || i >= len(items[x].b.ts) || items[x].b.ts[i] != t {
+		s.fix(t)
+		return
+	}
+	b := items[x].b
+	var prev Breakpoint
+	switch {
+	case i > 0:
+		prev = b.at(i - 1)
+	case x > 0:
+		pb := items[x-1].b
+		prev = pb.at(len(pb.ts) - 1)
+	default:
+		prev = s.before(t)
+	}
+	if b.at(i).same(prev) {
+		next := -1
+		if x+1 < len(items) {
+			next = len(items[x+1].b.ts)
+		}
+		s.delAtHint(items[x], i, next)
+	}
+}
+
+// shortAt finds the first breakpoint in [i, j) of b that r does not fit in
+// (undefined counts as zero).
+func shortAt(b *block, i, j int, r berth.Resource) (Breakpoint, bool) {
+	quick := !r.HasExtras() && b.un == nil && b.plain()
+	needM, needV := r.Memory-b.lazy.m, r.VCores-b.lazy.v
+	for k := i; k < j; k++ {
+		if quick {
+			if v := b.vs[k]; v.m >= needM && v.v >= needV {
+				continue
+			}
+		}
+		p := b.at(k)
+		if p.Undefined || !r.FitsIn(p.Value) {
+			return p, true
+		}
+	}
+	return Breakpoint{}, false
+}
+
+// removeRange subtracts r from every breakpoint with time in [from, to) after
+// checking, block by block, that r fits; on the first shortfall it puts back
+// what it took and reports the breakpoint. Blocks are visited once.
+func (s *Series) removeRange(items []item, from, to berth.Time, r berth.Resource) (Breakpoint, bool) {
+	d, x := mvOf(r), r.HasExtras()
+	neg := r.Neg()
+	for k, it := range items {
+		i, j := 0, len(it.b.ts)
+		whole := it.first >= from && k+1 < len(items) && items[k+1].first <= to && it.b.nUn == 0
+		if whole && it.b.plain() && !x && it.b.lo.m+it.b.lazy.m >= d.m && it.b.lo.v+it.b.lazy.v >= d.v {
+			b := s.writable(it)
+			items[k].b = b
+			b.lazy.m -= d.m
+			b.lazy.v -= d.v
+			continue
+		}
+		if it.first < from {
+			i = lower(it.b.ts, from)
+		}
+		if it.b.ts[j-1] >= to {
+			j = lower(it.b.ts, to)
+		}
+		if i >= j {
+			continue
+		}
+		if p, short := shortAt(it.b, i, j, r); short {
+			s.addRange(items[:k], from, to, r) // undo
+			return p, true
+		}
+		b := s.writable(it)
+		items[k].b = b
+		b.addTo(i, j, neg)
+	}
+	return Breakpoint{}, false
+}
+
+// applyRange adds d over iv, or removes r = -d when remove is set after
+// checking that it is present (on failure nothing changes), and restores
+// canonical form. The blocks are collected once and reused throughout.
+func (s *Series) applyRange(iv berth.Interval, d berth.Resource, remove bool) *RemoveError {
+	s.ensure()
+	items := s.collect(iv.Start, iv.End)
+	hadEnd, xe, ie, valid := s.ensureIn(items, iv.End)
+	if !valid {
+		items = s.collect(iv.Start, iv.End)
+		xe = -1
+	}
+	hadStart, xs, is, valid := s.ensureIn(items, iv.Start)
+	if !valid {
+		items = s.collect(iv.Start, iv.End)
+		xe, xs = -1, -1
+	} else if xs == xe && !hadStart {
+		ie++ // the start went in before the end, in the same block
+	}
+	touched := false
+	if remove {
+		r := d.Neg()
+		if p, short := s.removeRange(items, iv.Start, iv.End, r); short {
+			// the inserted ends repeat their neighbours: take them out again
+			if !hadEnd {
+				s.del(iv.End)
+			}
+			if !hadStart {
+				s.del(iv.Start)
+			}
+			return &RemoveError{Time: max(p.Time, iv.Start), Present: p.Value, Requested: r}
+		}
+	} else {
+		touched = s.addRange(items, iv.Start, iv.End, d)
+	}
+	if touched {
+		s.canonicalize(iv.Start, iv.End)
+		if hadEnd {
+			s.fix(iv.End)
+		}
+		if hadStart {
+			s.fix(iv.Start)
+		}
+		return nil
+	}
+	if hadEnd {
+		s.fixIn(items, xe, ie, iv.End)
+	}
+	if hadStart {
+		s.fixIn(items, xs, is, iv.Start)
+	}
+	return nil
 }

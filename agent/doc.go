@@ -1,0 +1,81 @@
+// Package agent holds the reservation agents: the algorithms that decide
+// where in time a reservation definition goes, YARN's ReservationAgent
+// implementations (package planning). An agent reads a plan (package plan),
+// computes a placement of every stage of the definition inside its window,
+// and records it with Plan.AddReservation or Plan.UpdateReservation, where
+// the plan's sharing policy (package policy) has the last word. Agents never
+// change the plan otherwise: a failed search leaves no trace.
+//
+// The agents are built from parts, as in YARN:
+//
+//   - [IterativePlanner] places the stages one by one (first to last when
+//     favouring early allocation, last to first otherwise) and honours the
+//     interpreter: R_ANY (the first stage that fits), R_ALL (every stage,
+//     independently), R_ORDER (each stage after the previous one) and
+//     R_ORDER_NO_GAP (each stage one block touching the previous one).
+//   - A [StageInterval] gives each stage its window: [Unconstrained] or
+//     [ByDemand] (the window split in proportion to the stages' demand).
+//   - A [StageAllocator] places one stage: [GreedyRLE] (batch after batch
+//     of gangs at the earliest or latest place, walking the availability's
+//     breakpoints), [Greedy] (the same with YARN's step scan, right to left)
+//     or [LowCostAligned] (aligned candidate windows, the least loaded
+//     first, a few gangs at a time as the smoothness factor allows).
+//
+// Ready-made agents: [NewGreedy] (YARN's GreedyReservationAgent),
+// [NewAlignedPlannerWithGreedy] (YARN's default, AlignedPlannerWithGreedy:
+// the aligned planner, then the greedy one if it fails), [TryMany]
+// (TryManyReservationAgents) and [LegacyGreedy], the step-by-step greedy
+// agent of YARN 2.x that the seed article walks through. Options are typed
+// ([Options]) with YARN's defaults and keys.
+//
+// Failures are errors, never a silent false: [*NoPlacementError] (wrapping
+// berth.ErrNoPlacement) when no placement exists, a *berth.FieldError
+// (berth.ErrInvalidArgument) for a stage that cannot be planned, and the
+// sharing policy's error (berth.ErrCapacityExceeded) when the plan refuses
+// the placement.
+//
+// # Differences from YARN
+//
+// Fixed bugs:
+//
+//   - YARN's greedy allocators (StageAllocatorGreedyRLE, StageAllocatorGreedy)
+//     compute the availability once per stage, so a later batch of the same
+//     stage can overlap an earlier one and over-book; the policy then
+//     rejects the whole request (348 times in workload W2-hot). In Berth
+//     each batch sees the batches placed before it. With this and policy's
+//     fix, W2 accepts all 10,000 requests and W2-hot 2,047, every W2-hot
+//     rejection being "no placement found".
+//   - A stage of zero duration is rejected as invalid: YARN's low-cost
+//     allocator divides by zero (ArithmeticException) and its greedy
+//     allocators place it as an empty block that the plan accepts as a
+//     reservation holding nothing (§18 items 13 and 18).
+//   - Where the tentative allocation of a job exceeds the availability in
+//     some resource type, YARN's low-cost allocator throws and abandons the
+//     whole planner; Berth counts that candidate window as full (§18 item
+//     13).
+//   - Costs and windows where YARN dereferences an undefined load (a null in
+//     its merges) count the load as zero instead of crashing.
+//   - Agents never report failure as success (§18 item 10): every failure is
+//     an error, and [TryMany] returns the last one.
+//
+// Conservative answers kept by default, exact ones as options:
+//
+//   - The right-to-left greedy scan also examines the stretch that ends
+//     where its candidate window starts, and ties move the constraining
+//     point furthest (§18 item 5). Options.ExactScan ignores that stretch
+//     and keeps the nearest constraining point.
+//   - Gangs are counted with the plan's calculator (memory only by default)
+//     while the policy checks every resource type (§18 item 8).
+//     Options.ComponentwiseFit counts them with every type.
+//
+// Other deliberate differences:
+//
+//   - The greedy scans walk the availability's breakpoints instead of every
+//     step, with the same result; the plan's load is read as the sum of the
+//     allocations that overlap a window (the plan's interval index) rather
+//     than copied series.
+//   - Placements are returned in canonical form (maximal blocks of equal
+//     amount), YARN's toIntervalMap without its zero gaps.
+//   - [LegacyGreedy] sums stages placed on the same interval, where the 2.x
+//     agent's map kept only the last.
+package agent

@@ -1,0 +1,110 @@
+// Package follower is the plan follower of Berth's reservation system
+// (YARN's PlanFollower): it publishes each plan (package plan) to a queue
+// scheduler (package capacity or fair) as dynamic reservation queues. At
+// every run it gives each active reservation a queue under the plan queue,
+// entitled to the reservation's share of the plan queue at that time,
+// hands the remainder to the plan's default reservation queue, moves (or
+// kills) the applications of reservations that ended and removes their
+// queues, and lets the plan's replanner repair a plan whose queue shrank
+// below its commitments.
+//
+//	plan ──▶ Follower.Run(now) ──▶ Scheduler: add/remove reservation queues, set entitlements, move/kill apps
+//
+// The host drives it: call [Follower.Run] every plan step (YARN runs it on
+// a timer with period yarn.resourcemanager.reservation-system.planfollower.time-step,
+// 1 s by default), and [Follower.Refresh] right after accepting a
+// reservation: it synchronizes the plan at once when the reservation
+// arrives within a step, as YARN's ClientRMService does, so the queue
+// exists before applications arrive. [Follower.Synchronize] runs one plan;
+// [Follower.Recover]
+// is the run YARN does after restoring plans on a restart. Nothing runs in
+// the background and the follower keeps no state between runs: each run
+// compares the plan with the scheduler's queues, so it copes with any run
+// frequency, with restarts and with plans edited in between.
+//
+// # Schedulers and flavors
+//
+// The follower talks to the scheduler through the small [Scheduler]
+// interface (plan-queue resources, listing, adding and removing
+// reservation queues, entitlements, applications). The capacity and fair
+// schedulers offer these operations with their own types; wire one with
+// [Funcs] and closures (see the package example). What differs between
+// YARN's CapacitySchedulerPlanFollower and FairSchedulerPlanFollower is a
+// [Flavor]:
+//
+//   - [CapacityFlavor]: reservation queues are named by the reservation id,
+//     the default queue "<plan>-default"; the plan resources are the
+//     cluster × the plan queue's absolute capacity, and every run sets the
+//     plan's capacity to them. An entitlement is the queue's capacity and
+//     maximum capacity.
+//   - [FairFlavor]: reservation queues are full paths "root.<plan>.<id>",
+//     the default queue "root.<plan>.<plan>-default"; the plan resources are
+//     the plan queue's steady fair share and the plan's capacity is left
+//     alone. An entitlement is the queue's weight.
+//
+// # One run
+//
+// With now rounded up to the plan step: read the plan resources (and, CS,
+// publish them as the plan's capacity); collect the reservations active at
+// now; create the default queue if missing; if the active reservations
+// hold more than the plan resources, run the replanner ([Follower.Recover]:
+// shrink every reservation in proportion instead); expire the queues whose
+// reservation is no longer active (entitlement 0, applications moved to
+// the default queue when the plan's MoveOnExpiry is set, then kill what is
+// left — the queue stays until a later run finds it empty — or remove the
+// empty queue); set the default queue to 0; create missing queues and set
+// each reservation's entitlement (its resources at now over the plan
+// resources; maximum 1, or the capacity itself for gang reservations),
+// queues that shrink before queues that grow, so the entitlements never
+// sum above 100%; give the default queue the rest; archive the plan's
+// completed reservations. The [Result] tells what was done.
+//
+// Scheduler errors do not stop a run, as in YARN: the follower goes on and
+// returns them joined (each wrapping the scheduler's error, so errors.Is
+// works on the kinds of package berth). A plan queue the scheduler does not
+// know is an error and nothing else is done for that plan.
+//
+// # Differences from YARN
+//
+// Deliberate fixes (YARN over-books, crashes or depends on hash order):
+//
+//   - After replanning, the run publishes the repaired plan. YARN keeps the
+//     set of reservations it read before replanning, so it creates queues
+//     for reservations the replanner just deleted and asks for entitlements
+//     that sum above 100% (the scheduler refuses some of them).
+//   - When the plan is still over-committed after replanning (the fair
+//     follower does not publish the plan resources, so the replanner checks
+//     the plan's own, larger capacity; or the over-commitment lies outside
+//     the replanner's window), or the plan has no replanner, the
+//     reservations are shrunk in proportion as in recovery. YARN sends
+//     entitlements the scheduler refuses, or fails on a missing replanner.
+//   - A reservation's entitlement never exceeds what is left of the plan
+//     (float rounding of the proportional shrink, a reservation larger than
+//     the plan), and the default queue's is never negative; a NaN share is
+//     0. YARN sends such values and the scheduler refuses them.
+//   - Entitlements that shrink are applied before those that grow; among
+//     each group YARN's order (by growth in resources) is kept. Whenever
+//     YARN's order is safe the two orders are the same; YARN's alone can
+//     raise one queue before another made room when the plan resources
+//     changed or the reservations are resized, and the scheduler then
+//     refuses the raise.
+//   - Ties are deterministic: reservations are taken in (start, id) order
+//     before YARN's stable sort by growth, expired queues in name order
+//     (YARN iterates hash sets).
+//   - [AlignUp] rounds negative times up correctly (YARN's formula maps −3
+//     with step 5 to 5) and saturates near berth.MaxTime.
+//   - Errors are returned (joined) as well as logged.
+//
+// Kept as YARN:
+//
+//   - The maximum capacity of a reservation queue is 100% unless the
+//     reservation holds gangs ([plan.Allocation.ContainsGangs]).
+//   - A queue whose applications had to be killed stays until a later run
+//     finds it empty, even though Berth's schedulers kill at once.
+//   - The capacity flavor resets the plan's capacity at every run, even
+//     below its commitments; the fair flavor never changes it.
+//   - The replanner receives the run's unrounded time, as YARN's reads its
+//     own clock.
+//   - Completed reservations are archived at the end of the run, with the
+//     sharing policy's window ([plan.Plan.ArchiveCompleted]).
+package follower

@@ -1,0 +1,145 @@
+package follower_test
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/capacity"
+	"github.com/berthsched/berth/follower"
+	"github.com/berthsched/berth/plan"
+)
+
+// planFollowerTour publishes a plan of two reservations to a capacity
+// scheduler, one plan step at a time, and prints the reservation queues
+// the scheduler holds after each run.
+func planFollowerTour(w io.Writer) error {
+	// A 100-container cluster; "dedicated" is a reservable (plan) queue
+	// with 80% of it.
+	cfg := capacity.DefaultConfig()
+	dedicated := capacity.Queue("dedicated", 80)
+	dedicated.Reservable = true
+	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("default", 20), dedicated}
+	clock := berth.NewManualClock(0)
+	cs, err := capacity.New(cfg, clock)
+	if err != nil {
+		return err
+	}
+	if err := cs.AddNode(capacity.NodeSpec{ID: "n1", Rack: "/r1", Capability: berth.New(100*1024, 100)}); err != nil {
+		return err
+	}
+
+	// The plan of the queue, with two reservations of 1 GB containers:
+	// r1 holds 20 on [0s, 3s), r2 40 on [1s, 2s).
+	p, err := plan.New(plan.DefaultConfig("dedicated", berth.New(80*1024, 80), clock))
+	if err != nil {
+		return err
+	}
+	reserve := func(seq int64, start, end berth.Time, n int64) (plan.ReservationID, error) {
+		id := plan.ReservationID{ClusterTimestamp: 1, Sequence: seq}
+		def := plan.Definition{Arrival: start, Deadline: end, Interpreter: plan.RAll,
+			Stages: []plan.Stage{{Capability: berth.New(1024, 1), Containers: n, Concurrency: 1, Duration: end - start}}}
+		a, err := plan.NewAllocation(id, "alice", def, berth.Interval{Start: start, End: end},
+			[]plan.IntervalResource{{Interval: berth.Interval{Start: start, End: end}, Resource: berth.New(1024*n, n)}})
+		if err != nil {
+			return id, err
+		}
+		return id, p.AddReservation(a)
+	}
+	r1, err := reserve(1, 0, 3000, 20)
+	if err != nil {
+		return err
+	}
+	if _, err := reserve(2, 1000, 2000, 40); err != nil {
+		return err
+	}
+
+	// The follower sees the scheduler through a small interface; Funcs
+	// adapts the capacity scheduler's methods with closures.
+	absolute := func(path string) (float64, error) { // a queue's absolute capacity
+		for _, q := range cs.Snapshot().Queues.Queues {
+			if q.Path.String() == path {
+				return float64(q.AbsoluteCapacity), nil
+			}
+		}
+		return 0, fmt.Errorf("queue %s: %w", path, berth.ErrNotFound)
+	}
+	sched := follower.Funcs{
+		Cluster: cs.ClusterResource,
+		Plan: func(planQueue string) (berth.Resource, error) {
+			abs, err := absolute("root." + planQueue)
+			return cs.ClusterResource().Mul(abs), err
+		},
+		Queues: func(planQueue string) ([]follower.QueueState, error) {
+			infos, err := cs.ReservationQueues(planQueue)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]follower.QueueState, len(infos))
+			for i, in := range infos {
+				abs, err := absolute(in.Path)
+				if err != nil {
+					return nil, err
+				}
+				out[i] = follower.QueueState{Queue: in.Name, Entitlement: in.Entitlement, Resources: cs.ClusterResource().Mul(abs)}
+			}
+			return out, nil
+		},
+		Add:     cs.AddReservationQueue,
+		Entitle: cs.SetEntitlement,
+		Remove:  cs.RemoveReservationQueue,
+		Apps: func(queue string) ([]string, error) {
+			var ids []string
+			for _, a := range cs.Snapshot().Apps {
+				if strings.HasSuffix(a.Queue, "."+queue) {
+					ids = append(ids, a.ID)
+				}
+			}
+			return ids, nil
+		},
+		Move: func(app, queue string) error { _, err := cs.MoveApp(app, queue); return err },
+		Kill: func(app string) error { _, err := cs.KillApp(app); return err },
+	}
+	f, err := follower.New(follower.Config{Scheduler: sched, Flavor: follower.CapacityFlavor, Plans: follower.Plans{p}})
+	if err != nil {
+		return err
+	}
+
+	for _, now := range []berth.Time{0, 1000, 2000, 3000} {
+		clock.Set(now)
+		if _, err := f.Run(now); err != nil {
+			return err
+		}
+		if now == 0 { // an application runs in r1's queue
+			if _, err := cs.SubmitApp(capacity.AppSpec{ID: "app_1", Queue: "dedicated", User: "alice", ReservationID: r1.String()}); err != nil {
+				return err
+			}
+		}
+		infos, err := cs.ReservationQueues("dedicated")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "t=%4d", now)
+		for _, in := range infos {
+			fmt.Fprintf(w, "  %s %.2f (%d apps)", strings.TrimPrefix(in.Name, "reservation_1_"), in.Capacity, in.NumApps)
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// Reservations become queues of the plan queue while they are active, sized
+// as their share of the plan; the default queue gets the rest. When r1
+// ends, its application moves to the default queue and its queue goes.
+func Example() {
+	if err := planFollowerTour(os.Stdout); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// t=   0  dedicated-default 0.75 (0 apps)  0001 0.25 (1 apps)
+	// t=1000  dedicated-default 0.25 (0 apps)  0001 0.25 (1 apps)  0002 0.50 (0 apps)
+	// t=2000  dedicated-default 0.75 (0 apps)  0001 0.25 (1 apps)
+	// t=3000  dedicated-default 1.00 (1 apps)
+}

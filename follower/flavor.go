@@ -1,0 +1,71 @@
+package follower
+
+import "strings"
+
+// DefaultSuffix is appended to a plan queue's short name to name its
+// default reservation queue (YARN's ReservationConstants.DEFAULT_QUEUE_SUFFIX):
+// plan "dedicated" → "dedicated-default".
+const DefaultSuffix = "-default"
+
+// Flavor is the scheduler-specific part of the follower: YARN's
+// CapacitySchedulerPlanFollower and FairSchedulerPlanFollower differ only
+// in how reservation queues are named and in whether the plan's capacity
+// follows the scheduler. Use [CapacityFlavor] or [FairFlavor].
+type Flavor interface {
+	// QueueName is the name the scheduler knows the reservation queue of
+	// reservation (an id or "<plan>-default") under planQueue by.
+	QueueName(planQueue, reservation string) string
+	// ReservationName recovers the reservation from a queue name (or a plan
+	// queue's short name from its path).
+	ReservationName(queue string) string
+	// PublishesCapacity reports whether each run sets the plan's capacity
+	// to the plan queue's resources (the capacity scheduler's follower does,
+	// the fair scheduler's does not).
+	PublishesCapacity() bool
+	// String names the flavor.
+	String() string
+}
+
+// CapacityFlavor is the capacity scheduler's follower: reservation queues
+// are named by the bare reservation id (capacity scheduler queue names are
+// unique), the default queue "<plan>-default", and every run sets the
+// plan's capacity to cluster × the plan queue's absolute capacity.
+var CapacityFlavor Flavor = capacityFlavor{}
+
+// FairFlavor is the fair scheduler's follower: reservation queues are full
+// paths "root.<plan>.<id>" (YARN-2773), the default queue
+// "root.<plan>.<plan>-default", and the plan's capacity is left alone (the
+// plan resources are the plan queue's steady fair share).
+var FairFlavor Flavor = fairFlavor{}
+
+type capacityFlavor struct{}
+
+func (capacityFlavor) QueueName(_, reservation string) string { return reservation }
+func (capacityFlavor) ReservationName(queue string) string    { return lastName(queue) }
+func (capacityFlavor) PublishesCapacity() bool                { return true }
+func (capacityFlavor) String() string                         { return "capacity" }
+
+type fairFlavor struct{}
+
+func (fairFlavor) QueueName(planQueue, reservation string) string {
+	full := planQueue
+	if full != "root" && !strings.HasPrefix(full, "root.") {
+		full = "root." + full
+	}
+	if strings.HasPrefix(reservation, full+".") {
+		return reservation
+	}
+	return full + "." + reservation
+}
+func (fairFlavor) ReservationName(queue string) string { return lastName(queue) }
+func (fairFlavor) PublishesCapacity() bool             { return false }
+func (fairFlavor) String() string                      { return "fair" }
+
+// lastName is the part after the last '.' (the whole name without one).
+func lastName(q string) string { return q[strings.LastIndexByte(q, '.')+1:] }
+
+// defaultReservation names a plan's default reservation: its short name
+// plus [DefaultSuffix].
+func defaultReservation(fl Flavor, planQueue string) string {
+	return fl.ReservationName(planQueue) + DefaultSuffix
+}

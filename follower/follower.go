@@ -1,0 +1,508 @@
+package follower
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/plan"
+)
+
+// PlanSource gives the plans to follow at each run. *plan.System satisfies
+// it, so plans added by a later Reinitialize are followed from the next
+// run on (YARN calls setPlans then). [Plans] is a fixed list.
+type PlanSource interface {
+	Plans() []*plan.Plan
+}
+
+// Plans is a fixed list of plans, a [PlanSource].
+type Plans []*plan.Plan
+
+// Plans returns the list.
+func (ps Plans) Plans() []*plan.Plan { return ps }
+
+// Config configures a [Follower].
+type Config struct {
+	// Scheduler receives the reservation queues. Required.
+	Scheduler Scheduler
+	// Flavor is the scheduler's naming and capacity rule ([CapacityFlavor]
+	// or [FairFlavor]). Required.
+	Flavor Flavor
+	// Plans gives the plans [Follower.Run] synchronizes, in the order
+	// returned. May be nil when the host only calls Synchronize.
+	Plans PlanSource
+	// Logger, when set, receives YARN's log lines (Debug) and the errors
+	// the follower skips past (Warn). Nil logs nothing.
+	Logger *slog.Logger
+}
+
+// Follower publishes plans to a queue scheduler: YARN's PlanFollower
+// (AbstractSchedulerPlanFollower and its CS/FS flavors). The host calls
+// [Follower.Run] every plan step (YARN runs it on a timer with fixed delay
+// yarn.resourcemanager.reservation-system.planfollower.time-step) or
+// [Follower.Synchronize] for one plan, e.g. right after accepting a
+// reservation that starts within a step (YARN's ClientRMService does).
+// A Follower keeps no state of its own between runs: like YARN's it
+// computes set differences between the plan and the scheduler's queues, so
+// it copes with any frequency of runs and with restarts. It is safe for
+// concurrent use; runs are serialized.
+type Follower struct {
+	mu  sync.Mutex
+	cfg Config
+}
+
+// New returns a follower for cfg. A nil Scheduler or Flavor is a
+// *berth.FieldError of kind berth.ErrInvalidArgument.
+func New(cfg Config) (*Follower, error) {
+	if cfg.Scheduler == nil {
+		return nil, berth.InvalidField("follower.scheduler", nil, "a scheduler is required")
+	}
+	if cfg.Flavor == nil {
+		return nil, berth.InvalidField("follower.flavor", nil, "a flavor (CapacityFlavor or FairFlavor) is required")
+	}
+	return &Follower{cfg: cfg}, nil
+}
+
+// SetPlans replaces the plan source (YARN's setPlans).
+func (f *Follower) SetPlans(src PlanSource) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cfg.Plans = src
+}
+
+// Assignment is one entitlement the follower asked the scheduler for.
+type Assignment struct {
+	Queue string
+	Entitlement
+}
+
+// Move is one application moved out of an expired reservation's queue.
+type Move struct {
+	App, From, To string
+}
+
+// Result tells what one synchronization of one plan did.
+type Result struct {
+	// PlanQueue is the plan's queue; Now the run's time rounded up to the
+	// plan step.
+	PlanQueue string
+	Now       berth.Time
+	// PlanResources is what the scheduler guarantees the plan queue;
+	// Reserved what the active reservations hold at Now (after any
+	// replanning).
+	PlanResources, Reserved berth.Resource
+	// Active lists the active reservations at Now, in (start, id) order.
+	Active []plan.ReservationID
+	// Replanned is set when the plan was over-committed and the replanner
+	// ran; Resized when the reservations were shrunk proportionally to fit
+	// (recovery, no replanner, or still over-committed after replanning).
+	Replanned, Resized bool
+	// Created lists the reservation queues created (default queue first).
+	Created []string
+	// Expired lists the queues of expired reservations handled, by name.
+	Expired []string
+	// Moved lists the applications moved to the default queue, Killed those
+	// killed (kept apps or failed moves), Removed the queues removed.
+	Moved   []Move
+	Killed  []string
+	Removed []string
+	// Assignments lists every entitlement requested (a refused one shows
+	// in the run's error), in order: expired queues to 0/0, the default
+	// queue to 0, the active reservations (shrinking ones first, then by
+	// growth), then the default queue to the remainder.
+	Assignments []Assignment
+	// Archived lists the reservations the plan archived at Now.
+	Archived []plan.ReservationID
+}
+
+// Entitlements returns the last entitlement set for each queue in this run.
+func (r *Result) Entitlements() map[string]Entitlement {
+	out := make(map[string]Entitlement, len(r.Assignments))
+	for _, a := range r.Assignments {
+		out[a.Queue] = a.Entitlement
+	}
+	return out
+}
+
+// Run synchronizes every plan of the source at time now, in the source's
+// order (YARN's run). It returns one Result per plan and the errors of all
+// plans joined; a failing plan does not stop the others.
+func (f *Follower) Run(now berth.Time) ([]Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cfg.Plans == nil {
+		return nil, nil
+	}
+	var errs []error
+	var out []Result
+	for _, p := range f.cfg.Plans.Plans() {
+		if p == nil {
+			continue
+		}
+		r, err := f.sync(p, now, true)
+		out = append(out, r)
+		errs = append(errs, err)
+	}
+	return out, errors.Join(errs...)
+}
+
+// Synchronize publishes plan p to the scheduler at time now (YARN's
+// synchronizePlan(plan, true)): when the active reservations exceed the
+// plan queue's resources, the plan's replanner repairs the plan first.
+//
+// Like YARN, a failing scheduler operation does not stop the run: the
+// follower carries on with the next step and returns every error joined
+// (each wraps the scheduler's error, so errors.Is works). A plan queue the
+// scheduler does not know is an error wrapping the scheduler's and nothing
+// else is done.
+func (f *Follower) Synchronize(p *plan.Plan, now berth.Time) (Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sync(p, now, true)
+}
+
+// Refresh is what YARN's ClientRMService does after accepting a
+// reservation (refreshScheduler): when the reservation arrives within one
+// plan step of now (arrival − now < step), the plan is synchronized at
+// once, so that its queue exists before the user submits applications;
+// otherwise the next periodic run will do. done reports whether it ran.
+func (f *Follower) Refresh(p *plan.Plan, arrival, now berth.Time) (res Result, done bool, err error) {
+	if p == nil {
+		return Result{}, false, berth.InvalidField("plan", nil, "must not be nil")
+	}
+	if d := arrival - now; arrival > now && (d < 0 || d >= p.Step()) { // d < 0: overflow
+		return Result{}, false, nil
+	}
+	res, err = f.Synchronize(p, now)
+	return res, true, err
+}
+
+// Recover is the synchronization YARN runs after recovering the plans on a
+// ResourceManager restart (synchronizePlan(plan, false)): an over-committed
+// plan is not replanned, the reservations' entitlements are shrunk in
+// proportion instead.
+func (f *Follower) Recover(p *plan.Plan, now berth.Time) (Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sync(p, now, false)
+}
+
+// AlignUp rounds t up to a multiple of step, as the follower does with the
+// run time (a non-positive step leaves t alone). YARN's formula gets
+// negative times wrong (−3 with step 5 becomes 5); Berth rounds to 0. Near
+// berth.MaxTime it saturates at the last multiple.
+func AlignUp(t berth.Time, step berth.Duration) berth.Time {
+	if step <= 0 {
+		return t
+	}
+	r := t % step
+	if r < 0 {
+		r += step
+	}
+	if r == 0 {
+		return t
+	}
+	if t > berth.MaxTime-(step-r) {
+		return t - r
+	}
+	return t + step - r
+}
+
+// run carries the state of one synchronization.
+type run struct {
+	f       *Follower
+	s       Scheduler
+	fl      Flavor
+	res     Result
+	errs    []error
+	planQ   string
+	defName string
+	defQ    string
+}
+
+func (r *run) fail(op, subject string, err error) {
+	err = opError(op, subject, err)
+	r.errs = append(r.errs, err)
+	if lg := r.f.cfg.Logger; lg != nil {
+		lg.Warn("plan follower", "plan", r.planQ, "error", err)
+	}
+}
+
+func (r *run) debug(msg string, args ...any) {
+	if lg := r.f.cfg.Logger; lg != nil && lg.Enabled(context.Background(), slog.LevelDebug) {
+		lg.Debug(msg, append([]any{"plan", r.planQ}, args...)...)
+	}
+}
+
+func (r *run) entitle(queue string, e Entitlement) {
+	r.res.Assignments = append(r.res.Assignments, Assignment{Queue: queue, Entitlement: e})
+	if err := r.s.SetEntitlement(queue, e); err != nil {
+		r.fail("set entitlement of", queue, err)
+	}
+}
+
+// activeAt returns the reservations active at now in (start, id) order and
+// what they hold together.
+func activeAt(p *plan.Plan, now berth.Time) ([]*plan.Allocation, berth.Resource) {
+	cur := p.ReservationsAt(now)
+	slices.SortStableFunc(cur, func(a, b *plan.Allocation) int {
+		if a.Start != b.Start {
+			if a.Start < b.Start {
+				return -1
+			}
+			return 1
+		}
+		return a.ID.Compare(b.ID)
+	})
+	var total berth.Resource
+	for _, a := range cur {
+		total = total.Add(a.ResourcesAt(now))
+	}
+	return cur, total
+}
+
+func (f *Follower) sync(p *plan.Plan, rawNow berth.Time, replan bool) (Result, error) {
+	if p == nil {
+		return Result{}, berth.InvalidField("plan", nil, "must not be nil")
+	}
+	r := &run{f: f, s: f.cfg.Scheduler, fl: f.cfg.Flavor, planQ: p.QueueName()}
+	now := AlignUp(rawNow, p.Step())
+	r.res.PlanQueue, r.res.Now = r.planQ, now
+	r.debug("running plan follower edit policy", "now", now)
+
+	// The plan's share of the cluster, published to the plan (CS).
+	planRes, err := r.s.PlanResources(r.planQ)
+	if err != nil {
+		return r.res, opError("find plan queue", r.planQ, err)
+	}
+	r.res.PlanResources = planRes
+	cluster := r.s.ClusterResource()
+	if r.fl.PublishesCapacity() && !planRes.AnyNegative() {
+		if err := p.SetCapacity(planRes); err != nil {
+			r.fail("set capacity of plan", r.planQ, err)
+		}
+	}
+	calc := p.Calculator()
+
+	cur, reserved := activeAt(p, now)
+	r.defName = defaultReservation(r.fl, r.planQ)
+	r.defQ = r.fl.QueueName(r.planQ, r.defName)
+
+	queues, err := r.s.ReservationQueues(r.planQ)
+	if err != nil {
+		return r.res, opError("list reservation queues of", r.planQ, err)
+	}
+	existing := make(map[string]bool, len(queues))
+	for _, q := range queues {
+		existing[r.fl.ReservationName(q.Queue)] = true
+	}
+	if !existing[r.defName] {
+		if err := r.s.AddReservationQueue(r.planQ, r.defName); err != nil {
+			r.fail("create default reservation queue", r.defQ, err)
+		} else {
+			r.res.Created = append(r.res.Created, r.defQ)
+			existing[r.defName] = true
+		}
+	}
+
+	// A plan queue that shrank below its reservations: replan (YARN), or
+	// shrink the reservations in proportion (recovery).
+	resize := false
+	if berth.GreaterThan(calc, cluster, reserved, planRes) {
+		if replan && p.Replanner() != nil {
+			r.res.Replanned = true
+			if err := p.Replanner().Plan(p, nil, rawNow); err != nil {
+				r.fail("replan", r.planQ, err)
+			}
+			// Berth: publish the repaired plan, not the one before.
+			cur, reserved = activeAt(p, now)
+			resize = berth.GreaterThan(calc, cluster, reserved, planRes)
+		} else {
+			resize = true
+		}
+	}
+	r.res.Reserved, r.res.Resized = reserved, resize
+
+	active := make(map[string]bool, len(cur)+1)
+	active[r.defName] = true
+	for _, a := range cur {
+		active[a.ID.String()] = true
+		r.res.Active = append(r.res.Active, a.ID)
+	}
+
+	// Expired reservations: queues whose reservation is no longer active.
+	var expired []string
+	for _, q := range queues {
+		if !active[r.fl.ReservationName(q.Queue)] {
+			expired = append(expired, r.fl.QueueName(r.planQ, r.fl.ReservationName(q.Queue)))
+		}
+	}
+	slices.Sort(expired)
+	expired = slices.Compact(expired)
+	for _, q := range expired {
+		r.expire(q, p.MoveOnExpiry())
+	}
+
+	// Free the default queue, then size the reservations, those giving up
+	// the most first, so the plan's children never sum above 100%.
+	r.entitle(r.defQ, Entitlement{Capacity: 0, MaxCapacity: 1})
+	held := map[string]QueueState{}
+	if len(cur) > 0 {
+		if qs, err := r.s.ReservationQueues(r.planQ); err != nil {
+			r.fail("list reservation queues of", r.planQ, err)
+		} else {
+			for _, q := range qs {
+				held[r.fl.ReservationName(q.Queue)] = q
+			}
+		}
+	}
+	type item struct {
+		a     *plan.Allocation
+		name  string
+		delta berth.Resource
+		e     Entitlement
+	}
+	items := make([]item, len(cur))
+	for i, a := range cur {
+		name := a.ID.String()
+		items[i] = item{a: a, name: name, delta: a.ResourcesAt(now).Sub(held[name].Resources)}
+	}
+	// YARN's order: by how much each reservation grows, shrinking first.
+	slices.SortStableFunc(items, func(x, y item) int { return x.delta.Compare(y.delta) })
+
+	var total float32
+	for i := range items {
+		it := &items[i]
+		want := it.a.ResourcesAt(now)
+		var target float32
+		if planRes.Memory > 0 && planRes.VCores > 0 {
+			if resize {
+				want = planRes.Mul(float64(calc.Ratio(want, reserved)))
+			}
+			target = calc.Divide(cluster, want, planRes)
+		}
+		// Berth: never hand out more than what is left of the plan.
+		if target != target || target < 0 {
+			target = 0
+		}
+		target = min(target, max(1-total, 0))
+		maxCap := float32(1)
+		if it.a.ContainsGangs() {
+			maxCap = target
+		}
+		it.e = Entitlement{Capacity: target, MaxCapacity: maxCap}
+		total += target
+		r.debug("assigning capacity", "reservation", it.name, "resources", want, "capacity", target)
+	}
+	// Berth: the queues whose entitlement actually shrinks go first. In
+	// the usual case this is YARN's order already; when the plan queue's
+	// resources changed or the reservations are resized, YARN's
+	// resource-delta order can raise one queue before another has made
+	// room, and the scheduler refuses the change.
+	shrinking := func(it item) bool {
+		q, ok := held[it.name]
+		return ok && it.e.Capacity < q.Entitlement.Capacity
+	}
+	ordered := make([]item, 0, len(items))
+	for _, it := range items {
+		if shrinking(it) {
+			ordered = append(ordered, it)
+		}
+	}
+	for _, it := range items {
+		if !shrinking(it) {
+			ordered = append(ordered, it)
+		}
+	}
+	for _, it := range ordered {
+		q := r.fl.QueueName(r.planQ, it.name)
+		if !existing[it.name] {
+			if err := r.s.AddReservationQueue(r.planQ, it.name); err != nil {
+				r.fail("create reservation queue", q, err)
+			} else {
+				r.res.Created = append(r.res.Created, q)
+				existing[it.name] = true
+			}
+		}
+		r.entitle(q, it.e)
+	}
+	r.entitle(r.defQ, Entitlement{Capacity: max(1-total, 0), MaxCapacity: 1})
+
+	ids, err := p.ArchiveCompleted(now)
+	if err != nil {
+		r.fail("archive completed reservations of", r.planQ, err)
+	}
+	r.res.Archived = ids
+	if lg := f.cfg.Logger; lg != nil {
+		lg.Info("finished plan follower iteration", "plan", r.planQ, "now", now,
+			"reservations", len(cur), "default-capacity", max(1-total, 0))
+	}
+	return r.res, errors.Join(r.errs...)
+}
+
+// expire handles the queue of a reservation that ended or was deleted:
+// entitlement 0, applications moved to the default queue (when move is
+// set), then kill what is left or remove the empty queue. As in YARN a
+// queue whose applications were killed stays until a later run finds it
+// empty.
+func (r *run) expire(q string, move bool) {
+	r.res.Expired = append(r.res.Expired, q)
+	r.entitle(q, Entitlement{})
+	apps, err := r.s.AppsInQueue(q)
+	if err != nil {
+		r.fail("list applications of", q, err)
+		return
+	}
+	if move {
+		for _, app := range apps {
+			if err := r.s.MoveApp(app, r.defQ); err != nil {
+				r.fail("move application "+app+" to", r.defQ, err)
+				continue
+			}
+			r.res.Moved = append(r.res.Moved, Move{App: app, From: q, To: r.defQ})
+		}
+		if apps, err = r.s.AppsInQueue(q); err != nil {
+			r.fail("list applications of", q, err)
+			return
+		}
+	}
+	if len(apps) > 0 {
+		for _, app := range apps {
+			if err := r.s.KillApp(app); err != nil {
+				r.fail("kill application "+app+" in", q, err)
+				continue
+			}
+			r.res.Killed = append(r.res.Killed, app)
+		}
+		return
+	}
+	if err := r.s.RemoveReservationQueue(q); err != nil {
+		r.fail("remove reservation queue", q, err)
+		return
+	}
+	r.res.Removed = append(r.res.Removed, q)
+}
+
+// String summarizes a result on one line, for logs and examples.
+func (r Result) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "plan %s at %d: resources %v, reserved %v", r.PlanQueue, r.Now, r.PlanResources, r.Reserved)
+	if len(r.Created) > 0 {
+		fmt.Fprintf(&b, ", created %v", r.Created)
+	}
+	if len(r.Removed) > 0 {
+		fmt.Fprintf(&b, ", removed %v", r.Removed)
+	}
+	if len(r.Moved) > 0 {
+		fmt.Fprintf(&b, ", moved %d apps", len(r.Moved))
+	}
+	if len(r.Killed) > 0 {
+		fmt.Fprintf(&b, ", killed %v", r.Killed)
+	}
+	return b.String()
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package rle
+
+const raceEnabled = false
