@@ -77,7 +77,8 @@ func NewAlignedPlannerWithGreedy(o Options) (*TryMany, error) {
 // and stops at the first that succeeds. When all fail it returns the last
 // failure. A failure that is not about planning (an unknown or duplicate
 // reservation, a denied or invalid state) stops the search at once, as
-// YARN lets non-planning exceptions through.
+// YARN lets non-planning exceptions through. It is safe for concurrent use
+// when its agents are.
 type TryMany struct {
 	Agents []plan.Agent
 }

@@ -19,7 +19,8 @@ import (
 // Its availability is the plan's capacity minus what the plan holds (the
 // old version of the reservation added back); the sharing policy only has
 // its say when the plan adds the result. Berth walks the availability from
-// breakpoint to breakpoint instead of every step, with the same result.
+// breakpoint to breakpoint instead of every step, with the same result. It
+// is safe for concurrent use.
 type LegacyGreedy struct {
 	// ComponentwiseFit: see [Options.ComponentwiseFit].
 	ComponentwiseFit bool

@@ -20,6 +20,9 @@ import (
 // Stages see what earlier stages of the same definition took. The plan is
 // only changed by the final add (create) or update, where the plan's
 // sharing policy has the last word.
+//
+// A planner holds only its configuration: it is safe for concurrent use,
+// also on one plan (each placement is validated when it is added).
 type IterativePlanner struct {
 	// Interval chooses each stage's window; nil means [Unconstrained].
 	Interval StageInterval

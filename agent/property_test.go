@@ -231,6 +231,16 @@ func TestAgentProperties(t *testing.T) {
 						rejected++
 					}
 				}
+				// An update that fails leaves the plan as it was; one that
+				// succeeds keeps the plan within capacity.
+				for _, a := range p.All() {
+					before := p.Snapshot()
+					err := s.agent.UpdateReservation(p, a.ID, a.User, randomDefinition(next))
+					if err != nil {
+						require.True(t, p.Equal(before), "%s: a failed update changed the plan: %v", s.name, err)
+					}
+					break
+				}
 			}
 			require.Positive(t, accepted, "the generator should produce placeable requests")
 			t.Logf("%s: %d accepted, %d rejected", s.name, accepted, rejected)

@@ -246,3 +246,40 @@ func TestStrictRackLocality(t *testing.T) {
 	require.Len(t, al, 1)
 	assert.Equal(t, NodeLocal, al[0].Locality)
 }
+
+func TestAssignmentsPerHeartbeat(t *testing.T) {
+	cases := []struct {
+		name     string
+		multiple bool
+		maxOff   int
+		maxAll   int
+		local    bool
+		want     int
+	}{
+		{"one off-switch by default", true, 1, 100, false, 1},
+		{"off-switch limit raised", true, 3, 100, false, 3},
+		{"container limit", true, 10, 2, false, 2},
+		{"node-local is not capped by the off-switch limit", true, 1, 100, true, 8},
+		{"multiple assignments disabled", false, 10, 100, true, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Root.Children = []QueueConfig{Queue("a", 100)}
+			cfg.MultipleAssignments = c.multiple
+			cfg.MaxOffSwitchAssignments = c.maxOff
+			cfg.MaxContainerAssignments = c.maxAll
+			h := newHarness(t, cfg, NodeSpec{ID: "h1", Rack: "/r1", Capability: berth.New(8*gb, 8)})
+			h.submit("app", "a", "u")
+			one := berth.New(gb, 1)
+			asks := []Ask{{Priority: 1, ResourceName: AnyResource, Capability: one, Count: 8}}
+			if c.local {
+				asks = append(asks, Ask{Priority: 1, ResourceName: "h1", Capability: one, Count: 8},
+					Ask{Priority: 1, ResourceName: "/r1", Capability: one, Count: 8})
+			}
+			_, err := h.s.Allocate("app", asks, nil)
+			require.NoError(t, err)
+			assert.Len(t, h.beat("h1"), c.want)
+		})
+	}
+}

@@ -116,13 +116,9 @@ type Allocation struct {
 type ExitStatus uint8
 
 const (
-	// Completed: the node reported the container finished.
-	Completed ExitStatus = iota
-	// Released: the application released it.
-	Released
 	// Killed: the application finished or was killed, or the container was
 	// killed by an administrator call.
-	Killed
+	Killed ExitStatus = iota
 	// Preempted: killed for preemption.
 	Preempted
 	// Lost: its node left the cluster.
@@ -131,7 +127,15 @@ const (
 
 // String names the status.
 func (e ExitStatus) String() string {
-	return [...]string{"COMPLETED", "RELEASED", "KILLED", "PREEMPTED", "LOST"}[e]
+	switch e {
+	case Killed:
+		return "KILLED"
+	case Preempted:
+		return "PREEMPTED"
+	case Lost:
+		return "LOST"
+	}
+	return fmt.Sprintf("ExitStatus(%d)", uint8(e))
 }
 
 // Ended is a container that stopped, and why.

@@ -57,6 +57,10 @@
 //   - Shares whose double arithmetic would round past a schedulable's
 //     integer maximum (values above 2^53) are clamped to it; YARN can
 //     hand out a share above the maximum there.
+//   - When maxima above 2^53 round down in double precision so that even
+//     an infinite ratio cannot reach the total, YARN's search doubles its
+//     bound forever; Berth stops at +Inf (every share then sits at its
+//     maximum).
 //   - DRF with two resource types tests the second schedulable's
 //     neediness with its own usage; YARN 3.3.2 reads the first one's (fixed
 //     in later releases).

@@ -79,13 +79,8 @@ func (s *shareScratch) used(r float64) int64 {
 	limit := s.fastLimit
 	var fast, slow int64
 	for i, wi := range w {
-		v := wi * r
-		if v < lo[i] {
-			v = lo[i]
-		}
-		if v > hi[i] {
-			v = hi[i]
-		}
+		// Go's min and max propagate NaN as Java's Math.min/max do.
+		v := min(max(wi*r, lo[i]), hi[i])
 		if v < limit {
 			fast += int64(v)
 		} else {
@@ -146,10 +141,7 @@ func (s *shareScratch) search(want int64) float64 {
 // share is one entry's share at ratio r: weight×r clamped to [min, max] in
 // double precision, then truncated.
 func (s *shareScratch) share(i int, r float64) int64 {
-	v := s.w[i] * r
-	v = math.Max(v, s.min[i])
-	v = math.Min(v, s.max[i])
-	return javaLong(v)
+	return javaLong(min(max(s.w[i]*r, s.min[i]), s.max[i]))
 }
 
 // ComputeShares computes the fair shares of one resource type exactly as

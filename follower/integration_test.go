@@ -83,6 +83,10 @@ func capacityAdapter(s *capacity.Scheduler) Funcs {
 	}
 }
 
+// setFraction stores a fraction whatever float type the scheduler's
+// entitlement uses.
+func setFraction[T ~float32 | ~float64](dst *T, v float32) { *dst = T(v) }
+
 // fairPath is the fair scheduler's full path of a queue name.
 func fairPath(q string) string {
 	if q == "root" || strings.HasPrefix(q, "root.") {
@@ -124,7 +128,10 @@ func fairAdapter(s *fair.Scheduler) Funcs {
 		},
 		Add: s.AddReservationQueue,
 		Entitle: func(q string, e Entitlement) error {
-			return s.SetEntitlement(q, fair.Entitlement{Capacity: float64(e.Capacity), MaxCapacity: float64(e.MaxCapacity)})
+			var fe fair.Entitlement
+			setFraction(&fe.Capacity, e.Capacity)
+			setFraction(&fe.MaxCapacity, e.MaxCapacity)
+			return s.SetEntitlement(q, fe)
 		},
 		Remove: s.RemoveReservationQueue,
 		Apps: func(q string) ([]string, error) {
@@ -234,7 +241,7 @@ func (h fairHarness) info(r string) *fair.ReservationQueueInfo {
 func (h fairHarness) exists(r string) bool { return h.info(r) != nil }
 func (h fairHarness) capacity(r string) float64 {
 	if in := h.info(r); in != nil {
-		return in.Capacity
+		return float64(in.Capacity)
 	}
 	return -1
 }

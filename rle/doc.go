@@ -42,8 +42,9 @@
 // their window. Clone is O(1): tree nodes and blocks are copied on write.
 //
 // On workload W1 of the project's benchmarks (100,000 random adds, 76,413
-// breakpoints) an add or a remove takes about 1 µs, a point query under
-// 200 ns and a one-hour minimum about 1.5 µs; see bench_w1_test.go.
+// breakpoints) an add or a remove costs about 1 µs of CPU, a point query
+// about 150-200 ns (no allocation) and a one-hour minimum about 1 µs; see
+// bench_w1_test.go and BenchmarkW1ThreadCPU.
 //
 // # Concurrency
 //

@@ -181,24 +181,25 @@ func (p *Periodic) Unroll(iv berth.Interval) *Series {
 	for st := range p.pattern.StepsIn(berth.Interval{Start: 0, End: p.period}) {
 		steps = append(steps, st)
 	}
-	base := satAdd(iv.Start, -p.mod(iv.Start)) // start of the period holding iv.Start
-	for off := base; off < iv.End; {
+	// The rest of the period holding iv.Start, mapped from its phase (no
+	// period start is computed, so nothing saturates near MinTime) ...
+	phase := p.mod(iv.Start)
+	for st := range p.pattern.StepsIn(berth.Interval{Start: phase, End: p.period}) {
+		a := satAdd(iv.Start, st.Interval.Start-phase)
+		if a >= iv.End {
+			break
+		}
+		bd.push(Breakpoint{Time: a, Value: st.Value})
+	}
+	// ... then whole periods.
+	for off := satAdd(iv.Start, p.period-phase); off < iv.End && off != berth.MaxTime; off = satAdd(off, p.period) {
 		for _, st := range steps {
 			a := satAdd(off, st.Interval.Start)
 			if a >= iv.End {
 				break
 			}
-			b := satAdd(off, st.Interval.End)
-			if b <= iv.Start {
-				continue
-			}
-			bd.push(Breakpoint{Time: max(a, iv.Start), Value: st.Value})
+			bd.push(Breakpoint{Time: a, Value: st.Value})
 		}
-		next := satAdd(off, p.period)
-		if next == berth.MaxTime {
-			break
-		}
-		off = next
 	}
 	bd.push(Breakpoint{Time: iv.End})
 	return bd.done()

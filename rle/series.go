@@ -20,6 +20,8 @@ import (
 // A Series is a value owned by its caller and is not safe for concurrent use:
 // readers may run in parallel, but any mutation — and [Series.Clone], which
 // marks the storage as shared — needs exclusive access (the plan's lock).
+// Use it through a pointer and copy it with Clone, never by assigning the
+// struct: two struct copies would change each other's storage.
 type Series struct {
 	tree    *btree.BTreeG[item]
 	own     *owner
@@ -190,11 +192,7 @@ func (s *Series) Remove(iv berth.Interval, r berth.Resource) error {
 }
 
 // apply adds d (validated, non-zero) over iv and restores canonical form.
-func (s *Series) apply(iv berth.Interval, d berth.Resource) {
-	// Breakpoints at both ends carry the values in force there; only ends
-	// that were breakpoints already can become redundant.
-	s.applyRange(iv, d, false)
-}
+func (s *Series) apply(iv berth.Interval, d berth.Resource) { s.applyRange(iv, d, false) }
 
 // canonicalize drops every redundant breakpoint with time in [from, to].
 func (s *Series) canonicalize(from, to berth.Time) {

@@ -297,3 +297,47 @@ func TestMergeOverflowIsAnError(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(math.MaxInt64), got.At(7).Memory)
 }
+
+func TestExtremeTimes(t *testing.T) {
+	all := ivl(berth.MinTime, berth.MaxTime)
+	s := New()
+	require.NoError(t, s.Add(all, xx(2)))
+	require.NoError(t, s.Add(ivl(-5, 5), xx(1)))
+	assert.Equal(t, "{MIN: <memory:2, vCores:2>, -5: <memory:3, vCores:3>, 5: <memory:2, vCores:2>, MAX: <memory:0, vCores:0>}", s.String())
+	assert.Equal(t, xx(2), s.At(berth.MinTime))
+	assert.Equal(t, xx(0), s.At(berth.MaxTime), "MaxTime itself is outside every half-open interval")
+	assert.Equal(t, xx(2), s.Min(all))
+	assert.Equal(t, xx(3), s.Max(all))
+	es, _ := s.EarliestStart()
+	assert.Equal(t, berth.MinTime, es)
+	c := s.Clip(ivl(berth.MinTime, 0))
+	assert.Equal(t, xx(2), c.At(berth.MinTime))
+	assert.Equal(t, xx(0), c.At(0))
+	m, err := Merge(calc, cluster, s, s, OpAdd, all)
+	require.NoError(t, err)
+	assert.Equal(t, xx(6), m.At(0))
+	_, def := m.Lookup(berth.MaxTime)
+	assert.False(t, def)
+	require.NoError(t, s.Remove(ivl(-5, 5), xx(1)))
+	require.NoError(t, s.Remove(all, xx(2)))
+	assert.Equal(t, 0, s.Len())
+	p, _ := NewPeriodic(10)
+	require.NoError(t, p.Add(ivl(0, 3), xx(1)))
+	u := p.Unroll(ivl(berth.MaxTime-25, berth.MaxTime))
+	for tm := berth.MaxTime - 25; tm < berth.MaxTime; tm++ {
+		require.Equal(t, p.At(tm), u.At(tm), "at %d", tm)
+	}
+	checkInvariants(t, u)
+}
+
+func TestUnrollNearMinTime(t *testing.T) {
+	p, _ := NewPeriodic(10)
+	require.NoError(t, p.Add(ivl(0, 3), xx(1)))
+	require.NoError(t, p.Add(ivl(6, 8), xx(2)))
+	w := ivl(berth.MinTime, berth.MinTime+37)
+	u := p.Unroll(w)
+	for tm := w.Start; tm < w.End; tm++ {
+		require.Equal(t, p.At(tm), u.At(tm), "at %d", tm)
+	}
+	checkInvariants(t, u)
+}

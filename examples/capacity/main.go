@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
@@ -81,6 +82,7 @@ func run(w io.Writer) error {
 					done = append(done, id)
 				}
 			}
+			slices.Sort(done) // map order is random; keep the run reproducible
 			al, err := s.Heartbeat(n, done)
 			if err != nil {
 				return err
