@@ -330,9 +330,9 @@ func (s *Scheduler) normalize(q *fsQueue, r berth.Resource, field string) (berth
 	if r.AnyNegative() {
 		return r, berth.InvalidField(field, r, "must not be negative")
 	}
-	lim := ComponentwiseMaxWithExtras(s.cfg.MaxAllocation, s.unbounded, r)
+	lim := withExtraLimits(s.cfg.MaxAllocation, s.unbounded, r)
 	if q != nil {
-		lim = berth.ComponentwiseMin(lim, ComponentwiseMaxWithExtras(q.maxContainer, s.unbounded, r))
+		lim = berth.ComponentwiseMin(lim, withExtraLimits(q.maxContainer, s.unbounded, r))
 	}
 	if !r.FitsIn(lim) {
 		return r, berth.InvalidField(field, r, "exceeds the maximum allocation "+lim.String())
@@ -340,10 +340,10 @@ func (s *Scheduler) normalize(q *fsQueue, r berth.Resource, field string) (berth
 	return berth.DominantCalculator{}.Normalize(r, s.cfg.MinAllocation, lim, s.cfg.Increment), nil
 }
 
-// ComponentwiseMaxWithExtras returns lim with every extended type of r that
+// withExtraLimits returns lim with every extended type of r that
 // lim does not mention taken from fallback (so types without a configured
 // maximum are unlimited).
-func ComponentwiseMaxWithExtras(lim, fallback, r berth.Resource) berth.Resource {
+func withExtraLimits(lim, fallback, r berth.Resource) berth.Resource {
 	for _, t := range berth.TypeNames(r)[2:] {
 		if lim.Get(t) == 0 {
 			v := fallback.Get(t)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/capacity"
 	"github.com/berthsched/berth/rle"
 )
 
@@ -39,6 +40,7 @@ func run(w io.Writer) error {
 		fn    func(io.Writer) error
 	}{
 		{"1. Resources over time (package rle)", stepSeries},
+		{"2. The capacity scheduler (packages queue, capacity)", stepCapacity},
 	} {
 		fmt.Fprintf(w, "== %s\n\n", s.title)
 		if err := s.fn(w); err != nil {
@@ -81,5 +83,76 @@ func stepSeries(w io.Writer) error {
 		free := capacity.Memory/container.Memory - used
 		fmt.Fprintf(w, "  t%d %s%s\n", i, strings.Repeat("#", int(used)), strings.Repeat(".", int(free)))
 	}
+	return nil
+}
+
+// stepCapacity runs the capacity scheduler on two nodes and three queues
+// (prod 60%, dev 20%, a reservable plan queue 20%): both applications ask
+// for more than the cluster, and each heartbeat hands containers to the
+// least used queue first (used over guarantee), so prod and dev share the
+// idle plan capacity about 3:1. Then a reservation queue is added as the
+// plan follower would, and applications are resolved by reservation id.
+func stepCapacity(w io.Writer) error {
+	cfg := capacity.DefaultConfig()
+	planQ := capacity.Queue("plan", 20)
+	planQ.Reservable = true
+	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("prod", 60), capacity.Queue("dev", 20), planQ}
+	cfg.MaxOffSwitchAssignments = 8 // assign-multiple: fill a node per heartbeat
+	clock := berth.NewManualClock(0)
+	s, err := capacity.New(cfg, clock)
+	if err != nil {
+		return err
+	}
+	err = s.AddNodes(
+		capacity.NodeSpec{ID: "n1", Rack: "/r1", Capability: berth.New(8192, 8)},
+		capacity.NodeSpec{ID: "n2", Rack: "/r1", Capability: berth.New(8192, 8)})
+	if err != nil {
+		return err
+	}
+	for _, app := range []struct{ id, queue string }{{"etl", "prod"}, {"adhoc", "dev"}} {
+		if _, err := s.SubmitApp(capacity.AppSpec{ID: app.id, Queue: app.queue, User: app.id}); err != nil {
+			return err
+		}
+		ask := capacity.Ask{Priority: 1, ResourceName: capacity.AnyResource, Capability: container, Count: 16}
+		if _, err := s.Allocate(app.id, []capacity.Ask{ask}, nil); err != nil {
+			return err
+		}
+	}
+	for _, n := range []string{"n1", "n2"} {
+		clock.Advance(1000)
+		al, err := s.Heartbeat(n, nil)
+		if err != nil {
+			return err
+		}
+		perQueue := map[string]int{}
+		for _, a := range al {
+			perQueue[a.Queue]++
+		}
+		fmt.Fprintf(w, "heartbeat %s at t=%d: %d containers to root.prod, %d to root.dev\n",
+			n, clock.Now(), perQueue["root.prod"], perQueue["root.dev"])
+	}
+	for _, id := range []string{"etl", "adhoc"} {
+		h, err := s.Headroom(id)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "headroom of %s: %v\n", id, h)
+	}
+	// Reservation queues: the plan follower adds one; an application names it.
+	if err := s.AddReservationQueue("plan", "reservation_42"); err != nil {
+		return err
+	}
+	q, err := s.SubmitApp(capacity.AppSpec{ID: "booked", Queue: "plan", User: "ann", ReservationID: "reservation_42"})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "app with reservation_42 runs in %s\n", q)
+	q, err = s.SubmitApp(capacity.AppSpec{ID: "walk-in", Queue: "plan", User: "ann"})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "app without a reservation runs in %s\n", q)
+	_, err = s.SubmitApp(capacity.AppSpec{ID: "late", Queue: "plan", User: "ann", ReservationID: "reservation_7"})
+	fmt.Fprintf(w, "app with an inactive reservation is refused: %v\n", err)
 	return nil
 }

@@ -18,6 +18,10 @@ func TestTour(t *testing.T) {
 		"[2000, 3000)   <memory:2048, vCores:2>      <memory:0, vCores:0>",
 		"  t2 ##\n",
 		"  t4 ..\n",
+		"heartbeat n1 at t=1000: 6 containers to root.prod, 2 to root.dev",
+		"app with reservation_42 runs in root.plan.reservation_42",
+		"app without a reservation runs in root.plan.plan-default",
+		"app with an inactive reservation is refused",
 	} {
 		assert.Contains(t, got, want)
 	}
