@@ -239,3 +239,22 @@ func TestRightToLeftScanGRX1(t *testing.T) {
 		assert.Equal(t, []plan.IntervalResource{ir(2000, 4000, 1)}, blocks(t, p, id(2)))
 	}
 }
+
+// Periodic requests: availability is the minimum over every instance of
+// the period within the plan's maximum periodicity.
+func TestPeriodicRequests(t *testing.T) {
+	p := emptyPlan(t, 2, policy.NoOverCommit{})
+	ag, err := agent.NewGreedy(agent.DefaultOptions())
+	require.NoError(t, err)
+	const hour = 3_600_000
+	def := plan.Definition{Arrival: 0, Deadline: hour, Period: hour, Interpreter: plan.RAll,
+		Stages: []plan.Stage{stage(2, 2, hour/2)}}
+	require.NoError(t, ag.CreateReservation(p, id(1), "u", def))
+	require.NoError(t, ag.CreateReservation(p, id(2), "u", def))
+	assert.Equal(t, []plan.IntervalResource{ir(hour/2, hour, 2)}, blocks(t, p, id(2)))
+	// Every instance of every hour is now full.
+	for _, at := range []int64{0, hour / 2, 5*hour + 10, 23*hour + hour/2} {
+		assert.Equal(t, int64(2), p.TotalCommitted(at).VCores, "at %d", at)
+	}
+	assert.ErrorIs(t, ag.CreateReservation(p, id(3), "u", def), berth.ErrNoPlacement)
+}

@@ -15,6 +15,9 @@
 //     R_ORDER_NO_GAP (each stage one block touching the previous one).
 //   - A [StageInterval] gives each stage its window: [Unconstrained] or
 //     [ByDemand] (the window split in proportion to the stages' demand).
+//     They are YARN 3's StageExecutionInterval classes, which replaced the
+//     earliest-start orderings of YARN 2.8 (StageEarliestStartByJobArrival
+//     and StageEarliestStartByDemand) with the same split of the window.
 //   - A [StageAllocator] places one stage: [GreedyRLE] (batch after batch
 //     of gangs at the earliest or latest place, walking the availability's
 //     breakpoints), [Greedy] (the same with YARN's step scan, right to left)
@@ -25,8 +28,10 @@
 // [NewAlignedPlannerWithGreedy] (YARN's default, AlignedPlannerWithGreedy:
 // the aligned planner, then the greedy one if it fails), [TryMany]
 // (TryManyReservationAgents) and [LegacyGreedy], the step-by-step greedy
-// agent of YARN 2.x that the seed article walks through. Options are typed
-// ([Options]) with YARN's defaults and keys.
+// agent of YARN 2.x that the seed article walks through (its worked example
+// is [ExampleLegacyGreedy]). Options are typed ([Options]) with YARN's
+// defaults and keys. Periodic definitions (Period > 0) are planned against
+// the minimum availability over every instance of the period, as in YARN.
 //
 // Failures are errors, never a silent false: [*NoPlacementError] (wrapping
 // berth.ErrNoPlacement) when no placement exists, a *berth.FieldError

@@ -25,21 +25,27 @@ func periodicWindow(p *plan.Plan) berth.Interval {
 	return berth.Interval{Start: berth.MaxTime - span, End: berth.MaxTime}
 }
 
-// event is a change of the sum at t: + or − res[i] (16 bytes, so that
-// sorting moves little).
+// event is a change of the sum at t: interval k of allocation a (or, when
+// a is negative, extra resource k), added or (neg) removed. 16 bytes, so
+// that sorting moves little and no resource is copied.
 type event struct {
-	t   berth.Time
-	i   int32
-	neg bool
+	t berth.Time
+	a int32
+	k int32
+}
+
+// periodicOf returns every periodic reservation of p.
+func periodicOf(p *plan.Plan) []*plan.Allocation {
+	pw := periodicWindow(p)
+	return slices.DeleteFunc(p.Reservations(plan.Filter{Window: &pw}), func(a *plan.Allocation) bool { return !a.IsPeriodic() })
 }
 
 // allocationsOver returns the allocations whose resources may fall in w:
-// those overlapping it and every periodic one.
-func allocationsOver(p *plan.Plan, w berth.Interval) []*plan.Allocation {
+// those overlapping it and every periodic one (given).
+func allocationsOver(p *plan.Plan, w berth.Interval, periodic []*plan.Allocation) []*plan.Allocation {
 	as := p.Reservations(plan.Filter{Window: &w})
-	pw := periodicWindow(p)
-	for _, a := range p.Reservations(plan.Filter{Window: &pw}) {
-		if a.IsPeriodic() && !slices.ContainsFunc(as, func(x *plan.Allocation) bool { return x.ID == a.ID }) {
+	for _, a := range periodic {
+		if !slices.ContainsFunc(as, func(x *plan.Allocation) bool { return x.ID == a.ID }) {
 			as = append(as, a)
 		}
 	}
@@ -48,9 +54,13 @@ func allocationsOver(p *plan.Plan, w berth.Interval) []*plan.Allocation {
 
 // sumOver adds the allocations up over w into a profile (zero where none).
 func sumOver(as []*plan.Allocation, w berth.Interval) (*profile, error) {
-	evs := make([]event, 0, 4*len(as))
-	res := make([]berth.Resource, 0, 2*len(as))
+	n := 0
 	for _, a := range as {
+		n += len(a.Intervals)
+	}
+	evs := make([]event, 0, 2*n)
+	var extra []berth.Resource // steps of periodic allocations
+	for ai, a := range as {
 		if a.IsPeriodic() {
 			s, err := a.ResourcesOver(w)
 			if err != nil {
@@ -58,33 +68,44 @@ func sumOver(as []*plan.Allocation, w berth.Interval) (*profile, error) {
 			}
 			for st := range s.StepsIn(w) {
 				if !st.Value.IsZero() {
-					res = append(res, st.Value)
-					evs = append(evs, event{t: st.Interval.Start, i: int32(len(res) - 1)}, event{t: st.Interval.End, i: int32(len(res) - 1), neg: true})
+					extra = append(extra, st.Value)
+					k := int32(len(extra))
+					evs = append(evs, event{t: st.Interval.Start, a: -1, k: k}, event{t: st.Interval.End, a: -1, k: -k})
 				}
 			}
 			continue
 		}
-		for _, e := range a.Intervals {
+		for k, e := range a.Intervals {
 			iv, ok := e.Interval.Intersect(w)
 			if !ok || e.Resource.IsZero() {
 				continue
 			}
-			res = append(res, e.Resource)
-			evs = append(evs, event{t: iv.Start, i: int32(len(res) - 1)}, event{t: iv.End, i: int32(len(res) - 1), neg: true})
+			evs = append(evs, event{t: iv.Start, a: int32(ai), k: int32(k + 1)}, event{t: iv.End, a: int32(ai), k: -int32(k + 1)})
 		}
 	}
 	slices.SortFunc(evs, func(x, y event) int { return cmp.Compare(x.t, y.t) })
-	out := &profile{end: w.End, ts: make([]berth.Time, 0, len(evs)/2+1), rs: make([]berth.Resource, 0, len(evs)/2+1)}
-	out.ts = append(out.ts, w.Start)
-	out.rs = append(out.rs, berth.Resource{})
+	// Headroom for the breakpoints the allocators add.
+	out := &profile{end: w.End, ts: make([]berth.Time, 1, len(evs)/2+8), rs: make([]berth.Resource, 1, len(evs)/2+8)}
+	out.ts[0] = w.Start
 	var cur berth.Resource
 	for i := 0; i < len(evs); {
 		t := evs[i].t
 		for ; i < len(evs) && evs[i].t == t; i++ {
-			if evs[i].neg {
-				cur = cur.Sub(res[evs[i].i])
+			e := evs[i]
+			k := e.k
+			if k < 0 {
+				k = -k
+			}
+			var r berth.Resource
+			if e.a < 0 {
+				r = extra[k-1]
 			} else {
-				cur = cur.Add(res[evs[i].i])
+				r = as[e.a].Intervals[k-1].Resource
+			}
+			if e.k < 0 {
+				cur = cur.Sub(r)
+			} else {
+				cur = cur.Add(r)
 			}
 		}
 		if t >= w.End {
@@ -109,8 +130,8 @@ func sumOver(as []*plan.Allocation, w berth.Interval) (*profile, error) {
 // physicalAvailable is capacity minus everything the plan holds over w,
 // the reservation old added back; an over-committed plan is an error, as
 // YARN's getAvailableResourceOverTime throws.
-func physicalAvailable(p *plan.Plan, old plan.ReservationID, w berth.Interval) (*profile, error) {
-	as := allocationsOver(p, w)
+func physicalAvailable(p *plan.Plan, old plan.ReservationID, w berth.Interval, periodic []*plan.Allocation) (*profile, error) {
+	as := allocationsOver(p, w, periodic)
 	load, err := sumOver(as, w)
 	if err != nil {
 		return nil, err

@@ -133,9 +133,10 @@ func canonical(ps []placement) []placement {
 	return out
 }
 
-// concat returns p followed by q, which must start where p ends.
+// concat returns p followed by q, which must start where p ends. p's
+// storage is reused: p must not be used afterwards.
 func (p *profile) concat(q *profile) *profile {
-	out := &profile{ts: append(p.ts[:len(p.ts):len(p.ts)], q.ts...), rs: append(p.rs[:len(p.rs):len(p.rs)], q.rs...), end: q.end}
+	out := &profile{ts: append(p.ts, q.ts...), rs: append(p.rs, q.rs...), end: q.end}
 	if n := len(p.ts); n > 0 && n < len(out.ts) {
 		out.compact(n, n+1)
 	}

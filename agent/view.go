@@ -8,10 +8,24 @@ import (
 	"github.com/berthsched/berth/rle"
 )
 
-// planAdapter reads a *plan.Plan for the planners.
-type planAdapter struct{ p *plan.Plan }
+// planAdapter reads a *plan.Plan for the planners, for one placement.
+type planAdapter struct {
+	p *plan.Plan
+	// periodic caches the plan's periodic reservations for the placement.
+	periodic *[]*plan.Allocation
+}
 
-func newView(p *plan.Plan) planView { return planAdapter{p: p} }
+func newView(p *plan.Plan) planView { return planAdapter{p: p, periodic: new([]*plan.Allocation)} }
+
+func (v planAdapter) periodicReservations() []*plan.Allocation {
+	if *v.periodic == nil {
+		*v.periodic = periodicOf(v.p)
+		if *v.periodic == nil {
+			*v.periodic = []*plan.Allocation{}
+		}
+	}
+	return *v.periodic
+}
 
 func (v planAdapter) capacity() berth.Resource      { return v.p.Capacity() }
 func (v planAdapter) step() berth.Duration          { return v.p.Step() }
@@ -36,7 +50,7 @@ func (v planAdapter) available(user string, old plan.ReservationID, w berth.Inte
 		}
 		return profileOf(s, w), nil
 	}
-	prof, err := physicalAvailable(v.p, old, w)
+	prof, err := physicalAvailable(v.p, old, w, v.periodicReservations())
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +79,7 @@ func (v planAdapter) loads(old plan.ReservationID, w berth.Interval) (*profile, 
 	if !w.Valid() {
 		return &profile{end: w.Start}, nil
 	}
-	as := allocationsOver(v.p, w)
+	as := allocationsOver(v.p, w, v.periodicReservations())
 	if !old.IsZero() {
 		as = slices.DeleteFunc(slices.Clone(as), func(a *plan.Allocation) bool { return a.ID == old })
 	}

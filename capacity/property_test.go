@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -176,10 +177,25 @@ func (w *propWorld) step() {
 func (w *propWorld) check() {
 	t := w.t
 	require.NoError(t, w.s.Check())
+	snap := w.s.Snapshot()
+	// AppsInQueue against the snapshot: the applications whose queue is
+	// the leaf or lies below it, by submission order.
+	for _, q := range [][2]string{{"root", "root"}, {"a", "root.a"}, {"a1", "root.a.a1"}, {"root.a.a2", "root.a.a2"},
+		{"b", "root.b"}, {"c", "root.c"}, {"c-default", "root.c.c-default"}, {"res_1", "root.c.res_1"}} {
+		name, path := q[0], q[1]
+		got, err := w.s.AppsInQueue(name)
+		require.NoError(t, err)
+		var want []string
+		for _, a := range snap.Apps {
+			if a.Queue == path || strings.HasPrefix(a.Queue, path+".") {
+				want = append(want, a.ID)
+			}
+		}
+		require.Equal(t, want, nonNil(got), "apps in %s", name)
+	}
 	if w.shrunk || w.moved || !w.memory {
 		return
 	}
-	snap := w.s.Snapshot()
 	for _, q := range snap.Queues.Queues {
 		require.LessOrEqual(t, q.Extra.Used.Memory, q.Extra.Maximum.Memory, "queue %s over its maximum capacity", q.Path)
 	}
@@ -287,4 +303,12 @@ func FuzzScheduler(f *testing.F) {
 			w.step()
 		}
 	})
+}
+
+// nonNil maps an empty list to nil, as the reference model builds it.
+func nonNil(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }

@@ -321,8 +321,10 @@ func (s *Scheduler) attach(q *qnode, a *app) {
 	u.apps++
 	s.account(q, u.name, queue.Delta{PendingApps: 1})
 	a.state = appPending
-	i, _ := slices.BinarySearchFunc(lf.pendingAct, a, func(x, y *app) int { return cmpSeq(x.seq, y.seq) })
+	i, _ := slices.BinarySearchFunc(lf.pendingAct, a, bySeq)
 	lf.pendingAct = slices.Insert(lf.pendingAct, i, a)
+	i, _ = slices.BinarySearchFunc(lf.apps, a, bySeq)
+	lf.apps = slices.Insert(lf.apps, i, a)
 	// usage held by a moved application follows it
 	if !a.used.IsZero() {
 		s.charge(q, u, a.used, false)
@@ -334,6 +336,9 @@ func (s *Scheduler) attach(q *qnode, a *app) {
 		s.userActiveApp(q, u, +1)
 	}
 }
+
+// bySeq orders applications by submission.
+func bySeq(x, y *app) int { return cmpSeq(x.seq, y.seq) }
 
 func cmpSeq(a, b uint64) int {
 	switch {
@@ -368,6 +373,9 @@ func (s *Scheduler) detach(a *app) {
 	}
 	if !a.reserved.IsZero() {
 		s.charge(q, u, a.reserved.Neg(), true)
+	}
+	if i, ok := slices.BinarySearchFunc(lf.apps, a, bySeq); ok {
+		lf.apps = slices.Delete(lf.apps, i, i+1)
 	}
 	u.apps--
 	if a.state == appActive {
@@ -610,13 +618,7 @@ func (s *Scheduler) KillAppsInQueue(queueName string) ([]Ended, error) {
 	if !q.isLeaf() {
 		return nil, fieldErr(berth.ErrInvalidArgument, "queue", q.path, "%s is not a leaf queue", q.path)
 	}
-	var victims []*app
-	for _, id := range sortedKeys(s.apps) {
-		if a := s.apps[id]; a.q == q {
-			victims = append(victims, a)
-		}
-	}
-	slices.SortFunc(victims, func(x, y *app) int { return cmpSeq(x.seq, y.seq) })
+	victims := slices.Clone(q.leaf.apps) // removal edits the leaf's list
 	var out []Ended
 	for _, a := range victims {
 		e, err := s.removeAppLocked(a.id, Killed)

@@ -296,6 +296,14 @@ func (s *Scheduler) checkLeaf(q *qnode, userUsed map[*user]berth.Resource) error
 			return fmt.Errorf("app %s schedulable while waiting for activation", id)
 		}
 	}
+	if len(lf.apps) != q.numApps() || !slices.IsSortedFunc(lf.apps, bySeq) {
+		return fmt.Errorf("leaf %s lists %d applications (sorted %v), holds %d", p, len(lf.apps), slices.IsSortedFunc(lf.apps, bySeq), q.numApps())
+	}
+	for _, a := range lf.apps {
+		if a.q != q || s.apps[a.id] != a {
+			return fmt.Errorf("leaf %s lists application %s of another queue", p, a.id)
+		}
+	}
 	for _, un := range sortedKeys(lf.users) {
 		u := lf.users[un]
 		if !u.used.Equal(userUsed[u]) {

@@ -46,6 +46,7 @@ func (q *qnode) numApps() int        { return q.tq.NumApps() }
 
 // leafState is what only leaf queues carry.
 type leafState struct {
+	apps       []*app // every application of the leaf, by submission order
 	sched      []*app // active applications with outstanding asks, in ordering-policy order
 	pendingAct []*app // applications waiting for activation, by submission
 	numActive  int

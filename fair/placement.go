@@ -32,12 +32,31 @@ const (
 	RuleReject
 )
 
-var ruleNames = [...]string{"", "specified", "user", "primaryGroup", "secondaryGroupExistingQueue", "nestedUserQueue", "default", "reject"}
+// ruleName returns the allocation-file name of a rule kind ("" if none).
+func ruleName(k RuleKind) string {
+	switch k {
+	case RuleSpecified:
+		return "specified"
+	case RuleUser:
+		return "user"
+	case RulePrimaryGroup:
+		return "primaryGroup"
+	case RuleSecondaryGroupExistingQueue:
+		return "secondaryGroupExistingQueue"
+	case RuleNestedUserQueue:
+		return "nestedUserQueue"
+	case RuleDefault:
+		return "default"
+	case RuleReject:
+		return "reject"
+	}
+	return ""
+}
 
 // String returns the rule's name as the allocation file spells it.
 func (k RuleKind) String() string {
-	if int(k) < len(ruleNames) && k != 0 {
-		return ruleNames[k]
+	if n := ruleName(k); n != "" {
+		return n
 	}
 	return "RuleKind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -137,9 +156,9 @@ func parseRule(el *xnode, field string) (*PlacementRule, error) {
 		return nil, fieldErr(field, "", "No name provided for a rule element")
 	}
 	var kind RuleKind
-	for k, n := range ruleNames {
-		if n != "" && n == name {
-			kind = RuleKind(k)
+	for k := RuleSpecified; k <= RuleReject; k++ {
+		if ruleName(k) == name {
+			kind = k
 		}
 	}
 	if kind == 0 {

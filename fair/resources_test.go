@@ -148,3 +148,18 @@ func FuzzParseResource(f *testing.F) {
 		}
 	})
 }
+
+// The fair parser agrees with the root package's berth.ParseResource on
+// the absolute forms both accept (unlisted types 0).
+func TestParseResourceAgreesWithRoot(t *testing.T) {
+	for _, s := range []string{"5120 mb 2 vcores", "2 vcores, 5120 mb", "5120mb,2vcores", "  5120.3 mb, 2.35 vcores  ",
+		"5120 Mb, 2 vCores", "memory-mb=5120, vcores=2", "vcores=2,memory-mb=0", "memory-mb=1, vcores=2, test1=3"} {
+		want, err := berth.ParseResource(s)
+		require.NoError(t, err, s)
+		c, err := ParseResource("r", s, []string{"test1"}, 0)
+		require.NoError(t, err, s)
+		got, ok := c.Absolute()
+		require.True(t, ok)
+		assert.True(t, got.Equal(want), "%q: fair %v, root %v", s, got, want)
+	}
+}

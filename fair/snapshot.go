@@ -115,7 +115,10 @@ func (sn *Snapshot) App(id string) *AppInfo {
 func (s *Scheduler) Snapshot() *Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := &Snapshot{Time: s.clock.Now(), Cluster: s.cluster, Tree: s.tree.Snapshot()}
+	out := &Snapshot{Time: s.clock.Now(), Cluster: s.cluster}
+	if s.tree != nil {
+		out.Tree = s.tree.Snapshot()
+	}
 	var walk func(q *fsQueue)
 	walk = func(q *fsQueue) {
 		qi := QueueInfo{Path: q.path, Leaf: q.leaf, Dynamic: q.dynamic, Plan: q.plan, Reservation: q.reservation,

@@ -505,3 +505,22 @@ func TestAdHocChildSettings(t *testing.T) {
 	assert.Nil(t, h.s.Snapshot().Queue("root.p.x"))
 	assert.NotNil(t, h.s.Snapshot().Queue("root.p"), "configured parents stay")
 }
+
+func TestSnapshotTreeBooks(t *testing.T) {
+	h := newHarness(t, DefaultConfig(), allocXML(`<queue name="a"/>`))
+	n := h.addNode(4096, 4)
+	h.request(1024, "root.a", "alice", 2)
+	h.beat(n)
+	sn := h.s.Snapshot()
+	require.NotNil(t, sn.Tree)
+	qa := sn.Tree.Get(mustPath("root.a"))
+	require.NotNil(t, qa)
+	assert.True(t, qa.Usage.Used.Equal(berth.New(1024, 1)))
+	assert.Equal(t, 1, qa.Usage.ActiveApps)
+	require.Len(t, qa.Users, 1)
+	assert.Equal(t, "alice", qa.Users[0].User)
+	assert.Equal(t, "root.a", h.s.Snapshot().App("app01").Queue)
+	q, err := h.s.Place("a", "bob")
+	require.NoError(t, err)
+	assert.Equal(t, "root.a", q)
+}

@@ -10,26 +10,42 @@ type ivKey struct {
 }
 
 func (k ivKey) compare(o ivKey) int {
-	if c := (berth.Interval{Start: k.start, End: k.end}).Compare(berth.Interval{Start: o.start, End: o.end}); c != 0 {
-		return c
+	switch {
+	case k.start < o.start:
+		return -1
+	case k.start > o.start:
+		return 1
+	case k.end < o.end:
+		return -1
+	case k.end > o.end:
+		return 1
 	}
 	return k.id.Compare(o.id)
 }
 
-// tnode is a node of a persistent treap keyed by ivKey and augmented with
-// the largest end in its subtree: an interval tree whose updates copy only
-// the O(log n) nodes on a path, so an old root stays a valid, unchanged
-// index (states of the plan share everything else). Priorities come from a
-// hash of the id, so the shape is deterministic.
+// owner marks the nodes a state may change in place. Every state has its
+// own; a snapshot gives both the source and the copy fresh owners, so the
+// nodes they share belong to neither and are copied on write (the first
+// change after a snapshot copies one path, later changes none). It has a
+// non-zero size so that distinct owners have distinct addresses.
+type owner struct{ _ byte }
+
+// tnode is a node of a treap keyed by ivKey and augmented with the largest
+// end in its subtree: an interval tree. Nodes of the state's owner are
+// changed in place; others are shared with a snapshot and copied on write
+// (only the O(log n) nodes on a path). Priorities come from a hash of the
+// id, so the shape is deterministic: an insert undone by a delete gives the
+// same tree back.
 type tnode struct {
 	key         ivKey
 	a           *Allocation
 	prio        uint64
 	maxEnd      berth.Time
+	own         *owner
 	left, right *tnode
 }
 
-// splitmix64 hashes an id into a treap priority.
+// idPriority hashes an id into a treap priority (splitmix64).
 func idPriority(id ReservationID) uint64 {
 	z := uint64(id.ClusterTimestamp)*0x9e3779b97f4a7c15 ^ uint64(id.Sequence)
 	z += 0x9e3779b97f4a7c15
@@ -49,89 +65,110 @@ func (n *tnode) fix() *tnode {
 	return n
 }
 
-func (n *tnode) copy() *tnode { c := *n; return &c }
+// mut returns n itself when o owns it, else an owned copy.
+func (n *tnode) mut(o *owner) *tnode {
+	if n.own == o {
+		return n
+	}
+	c := *n
+	c.own = o
+	return &c
+}
 
-// split divides t into keys < k and keys ≥ k, copying the path.
-func split(t *tnode, k ivKey) (l, r *tnode) {
+// split divides t into keys < k and keys ≥ k.
+func split(t *tnode, k ivKey, o *owner) (l, r *tnode) {
 	if t == nil {
 		return nil, nil
 	}
-	c := t.copy()
+	c := t.mut(o)
 	if c.key.compare(k) < 0 {
-		c.right, r = split(c.right, k)
+		c.right, r = split(c.right, k, o)
 		return c.fix(), r
 	}
-	l, c.left = split(c.left, k)
+	l, c.left = split(c.left, k, o)
 	return l, c.fix()
 }
 
 // join concatenates l and r, every key of l below every key of r.
-func join(l, r *tnode) *tnode {
+func join(l, r *tnode, o *owner) *tnode {
 	switch {
 	case l == nil:
 		return r
 	case r == nil:
 		return l
 	case l.prio >= r.prio:
-		c := l.copy()
-		c.right = join(c.right, r)
+		c := l.mut(o)
+		c.right = join(c.right, r, o)
 		return c.fix()
 	default:
-		c := r.copy()
-		c.left = join(l, c.left)
+		c := r.mut(o)
+		c.left = join(l, c.left, o)
 		return c.fix()
 	}
 }
 
 // treapInsert returns t with (k, a) added; k must be absent.
-func treapInsert(t *tnode, k ivKey, a *Allocation) *tnode {
-	n := &tnode{key: k, a: a, prio: idPriority(k.id)}
+func treapInsert(t *tnode, k ivKey, a *Allocation, o *owner) *tnode {
+	n := &tnode{key: k, a: a, prio: idPriority(k.id), own: o}
 	n.fix()
-	return insertNode(t, n)
+	return insertNode(t, n, o)
 }
 
-func insertNode(t, n *tnode) *tnode {
+func insertNode(t, n *tnode, o *owner) *tnode {
 	if t == nil {
 		return n
 	}
 	if n.prio > t.prio {
-		n.left, n.right = split(t, n.key)
+		n.left, n.right = split(t, n.key, o)
 		return n.fix()
 	}
-	c := t.copy()
+	c := t.mut(o)
 	if n.key.compare(c.key) < 0 {
-		c.left = insertNode(c.left, n)
+		c.left = insertNode(c.left, n, o)
 	} else {
-		c.right = insertNode(c.right, n)
+		c.right = insertNode(c.right, n, o)
 	}
 	return c.fix()
 }
 
-// treapDelete returns t without key k (t itself when k is absent).
-func treapDelete(t *tnode, k ivKey) *tnode {
+// treapDelete returns t without key k and whether k was present; t itself
+// is returned, untouched, when k is absent.
+func treapDelete(t *tnode, k ivKey, o *owner) (*tnode, bool) {
 	if t == nil {
-		return nil
+		return nil, false
 	}
 	switch c := k.compare(t.key); {
 	case c == 0:
-		return join(t.left, t.right)
+		return join(t.left, t.right, o), true
 	case c < 0:
-		l := treapDelete(t.left, k)
-		if l == t.left {
-			return t
+		l, ok := treapDelete(t.left, k, o)
+		if !ok {
+			return t, false
 		}
-		n := t.copy()
+		n := t.mut(o)
 		n.left = l
-		return n.fix()
+		return n.fix(), true
 	default:
-		r := treapDelete(t.right, k)
-		if r == t.right {
-			return t
+		r, ok := treapDelete(t.right, k, o)
+		if !ok {
+			return t, false
 		}
-		n := t.copy()
+		n := t.mut(o)
 		n.right = r
-		return n.fix()
+		return n.fix(), true
 	}
+}
+
+// treapCopy copies every node of t for owner o (O(n)): a copy that shares
+// nothing, for a snapshot taken without exclusive access to the source.
+func treapCopy(t *tnode, o *owner) *tnode {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	c.own = o
+	c.left, c.right = treapCopy(t.left, o), treapCopy(t.right, o)
+	return &c
 }
 
 // overlapping visits, in key order, the allocations with start ≤ e and
@@ -139,19 +176,35 @@ func treapDelete(t *tnode, k ivKey) *tnode {
 // whose largest end is ≤ s and those starting after e, so a query costs
 // O((1 + k) log n) for k answers. visit returns false to stop.
 func overlapping(t *tnode, s, e berth.Time, visit func(*Allocation) bool) bool {
-	if t == nil || t.maxEnd <= s {
-		return true
+	for t != nil && t.maxEnd > s {
+		if !overlapping(t.left, s, e, visit) {
+			return false
+		}
+		if t.key.start > e {
+			return true
+		}
+		if t.key.end > s && !visit(t.a) {
+			return false
+		}
+		t = t.right
 	}
-	if !overlapping(t.left, s, e, visit) {
-		return false
+	return true
+}
+
+// appendOverlapping appends to out, in key order, the allocations with
+// start ≤ e and end > s: overlapping without the callback.
+func appendOverlapping(out []*Allocation, t *tnode, s, e berth.Time) []*Allocation {
+	for t != nil && t.maxEnd > s {
+		out = appendOverlapping(out, t.left, s, e)
+		if t.key.start > e {
+			return out
+		}
+		if t.key.end > s {
+			out = append(out, t.a)
+		}
+		t = t.right
 	}
-	if t.key.start > e {
-		return true
-	}
-	if t.key.end > s && !visit(t.a) {
-		return false
-	}
-	return overlapping(t.right, s, e, visit)
+	return out
 }
 
 // treapSize counts the nodes (tests only need it; O(n)).

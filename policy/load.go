@@ -31,12 +31,18 @@ func allocationsOver(p *plan.Plan, w berth.Interval, user string) []*plan.Alloca
 	return as
 }
 
+// Note: the periodic query above walks only the right spine of the plan's
+// interval index and its periodic set; it is cheap next to the first.
+
 // event is a change of the sum at t: + or − res[i] (16 bytes, so that
 // sorting moves little).
+// event is a change of the sum at t: interval k of allocation a (or, when
+// a is negative, extra resource k), added (k > 0) or removed (k < 0). 16
+// bytes, so that sorting moves little and no resource is copied.
 type event struct {
-	t   berth.Time
-	i   int32
-	neg bool
+	t berth.Time
+	a int32
+	k int32
 }
 
 // sumOver adds allocations up over w (plus extra, if not nil) into
@@ -47,53 +53,78 @@ func sumOver(as []*plan.Allocation, extra *plan.Allocation, w berth.Interval) ([
 
 // sumOverClip is sumOver with extra counted only inside ew (⊂ w).
 func sumOverClip(as []*plan.Allocation, extra *plan.Allocation, w, ew berth.Interval) ([]rseg, error) {
-	evs := make([]event, 0, 4*len(as)+8)
-	res := make([]berth.Resource, 0, 2*len(as)+4)
-	addAlloc := func(a *plan.Allocation, w berth.Interval) error {
-		if a.IsPeriodic() {
-			s, err := a.ResourcesOver(w)
-			if err != nil {
-				return err
-			}
-			for st := range s.StepsIn(w) {
-				if !st.Value.IsZero() {
-					res = append(res, st.Value)
-					evs = append(evs, event{t: st.Interval.Start, i: int32(len(res) - 1)}, event{t: st.Interval.End, i: int32(len(res) - 1), neg: true})
-				}
-			}
-			return nil
+	n := 0
+	for _, a := range as {
+		n += len(a.Intervals)
+	}
+	evs := make([]event, 0, 2*n+8)
+	var steps []berth.Resource // pieces of periodic allocations and of extra
+	addSteps := func(a *plan.Allocation, w berth.Interval) error {
+		s, err := a.ResourcesOver(w)
+		if err != nil {
+			return err
 		}
-		for _, e := range a.Intervals {
+		for st := range s.StepsIn(w) {
+			if !st.Value.IsZero() {
+				steps = append(steps, st.Value)
+				k := int32(len(steps))
+				evs = append(evs, event{t: st.Interval.Start, a: -1, k: k}, event{t: st.Interval.End, a: -1, k: -k})
+			}
+		}
+		return nil
+	}
+	for ai, a := range as {
+		if a.IsPeriodic() {
+			if err := addSteps(a, w); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		for k, e := range a.Intervals {
 			iv, ok := e.Interval.Intersect(w)
 			if !ok || e.Resource.IsZero() {
 				continue
 			}
-			res = append(res, e.Resource)
-			evs = append(evs, event{t: iv.Start, i: int32(len(res) - 1)}, event{t: iv.End, i: int32(len(res) - 1), neg: true})
-		}
-		return nil
-	}
-	for _, a := range as {
-		if err := addAlloc(a, w); err != nil {
-			return nil, err
+			evs = append(evs, event{t: iv.Start, a: int32(ai), k: int32(k + 1)}, event{t: iv.End, a: int32(ai), k: -int32(k + 1)})
 		}
 	}
 	if extra != nil && ew.Valid() {
-		if err := addAlloc(extra, ew); err != nil {
-			return nil, err
+		if extra.IsPeriodic() {
+			if err := addSteps(extra, ew); err != nil {
+				return nil, err
+			}
+		} else {
+			for _, e := range extra.Intervals {
+				if iv, ok := e.Interval.Intersect(ew); ok && !e.Resource.IsZero() {
+					steps = append(steps, e.Resource)
+					k := int32(len(steps))
+					evs = append(evs, event{t: iv.Start, a: -1, k: k}, event{t: iv.End, a: -1, k: -k})
+				}
+			}
 		}
 	}
 	slices.SortFunc(evs, func(x, y event) int { return cmp.Compare(x.t, y.t) })
-	out := make([]rseg, 1, len(evs)/2+1)
+	out := make([]rseg, 1, len(evs)/2+2)
 	out[0] = rseg{t: w.Start}
 	var cur berth.Resource
 	for i := 0; i < len(evs); {
 		t := evs[i].t
 		for ; i < len(evs) && evs[i].t == t; i++ {
-			if evs[i].neg {
-				cur = cur.Sub(res[evs[i].i])
+			e := evs[i]
+			k := e.k
+			if k < 0 {
+				k = -k
+			}
+			var r berth.Resource
+			if e.a < 0 {
+				r = steps[k-1]
 			} else {
-				cur = cur.Add(res[evs[i].i])
+				r = as[e.a].Intervals[k-1].Resource
+			}
+			if e.k < 0 {
+				cur = cur.Sub(r)
+			} else {
+				cur = cur.Add(r)
 			}
 		}
 		if t >= w.End {
@@ -104,6 +135,9 @@ func sumOverClip(as []*plan.Allocation, extra *plan.Allocation, w, ew berth.Inte
 		case out[n].r.Equal(cur):
 		case out[n].t == t:
 			out[n].r = cur
+			if n > 0 && out[n-1].r.Equal(cur) {
+				out = out[:n]
+			}
 		default:
 			out = append(out, rseg{t: t, r: cur})
 		}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
+	"github.com/berthsched/berth/fair"
+	"github.com/berthsched/berth/queue"
 	"github.com/berthsched/berth/rle"
 )
 
@@ -41,6 +43,7 @@ func run(w io.Writer) error {
 	}{
 		{"1. Resources over time (package rle)", stepSeries},
 		{"2. The capacity scheduler (packages queue, capacity)", stepCapacity},
+		{"3. The fair scheduler (package fair)", stepFair},
 	} {
 		fmt.Fprintf(w, "== %s\n\n", s.title)
 		if err := s.fn(w); err != nil {
@@ -154,5 +157,77 @@ func stepCapacity(w io.Writer) error {
 	fmt.Fprintf(w, "app without a reservation runs in %s\n", q)
 	_, err = s.SubmitApp(capacity.AppSpec{ID: "late", Queue: "plan", User: "ann", ReservationID: "reservation_7"})
 	fmt.Fprintf(w, "app with an inactive reservation is refused: %v\n", err)
+	return nil
+}
+
+// fairAllocations is the fair scheduler's allocation file of the tour:
+// weighted queues under a DRF root, and a placement policy that honours the
+// named queue, then the user's primary group, then a queue per user.
+const fairAllocations = `<allocations>
+  <queue name="root"><schedulingPolicy>drf</schedulingPolicy>
+    <queue name="prod"><weight>3</weight></queue>
+    <queue name="research"><weight>1</weight><schedulingPolicy>drf</schedulingPolicy></queue>
+  </queue>
+  <queuePlacementPolicy>
+    <rule name="specified" create="false"/>
+    <rule name="primaryGroup" create="false"/>
+    <rule name="user"/>
+  </queuePlacementPolicy>
+</allocations>`
+
+// stepFair places three applications with the placement policy, heartbeats
+// two nodes for a few seconds and prints each queue's fair share and usage.
+func stepFair(w io.Writer) error {
+	af, err := fair.ParseAllocationFile([]byte(fairAllocations), fair.ParseOptions{})
+	if err != nil {
+		return err
+	}
+	cfg := fair.DefaultConfig()
+	cfg.AssignMultiple = true
+	cfg.Groups = queue.StaticGroups{"ana": {"research"}, "bo": {"staff"}}
+	clock := berth.NewManualClock(0)
+	s, err := fair.New(cfg, af, clock)
+	if err != nil {
+		return err
+	}
+	for _, id := range []string{"node1", "node2"} {
+		if err := s.AddNode(fair.NodeSpec{ID: id, Capability: berth.New(16384, 16)}); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w, "placement:")
+	for _, a := range []struct {
+		id, user, queue string
+		ask             berth.Resource
+	}{
+		{"etl", "svc", "prod", berth.New(2048, 1)}, // the specified queue
+		{"train", "ana", "", berth.New(1024, 4)},   // primary group: root.research
+		{"explore", "bo", "", berth.New(1024, 1)},  // a queue for the user, created
+	} {
+		q, err := s.SubmitApp(fair.AppSpec{ID: a.id, Queue: a.queue, User: a.user})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "  %-8s user %-4s -> %s\n", a.id, a.user, q)
+		ask := fair.Ask{Priority: 1, ResourceName: fair.AnyResource, Capability: a.ask, Count: 64}
+		if _, err := s.Allocate(a.id, []fair.Ask{ask}, nil); err != nil {
+			return err
+		}
+	}
+	for range 4 {
+		clock.Advance(1000)
+		for _, id := range []string{"node1", "node2"} {
+			if _, err := s.Heartbeat(id, nil); err != nil {
+				return err
+			}
+		}
+	}
+	s.Update()
+	sn := s.Snapshot()
+	fmt.Fprintf(w, "shares of %v after 4 heartbeat rounds:\n", sn.Cluster)
+	for _, p := range []string{"root.prod", "root.research", "root.bo"} {
+		q := sn.Queue(p)
+		fmt.Fprintf(w, "  %-13s weight %.0f %-4s fair share %-26v usage %v\n", p, q.Weight, q.Policy, q.FairShare, q.Usage)
+	}
 	return nil
 }

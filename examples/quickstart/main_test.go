@@ -22,6 +22,9 @@ func TestTour(t *testing.T) {
 		"app with reservation_42 runs in root.plan.reservation_42",
 		"app without a reservation runs in root.plan.plan-default",
 		"app with an inactive reservation is refused",
+		"train    user ana  -> root.research",
+		"explore  user bo   -> root.bo",
+		"root.prod     weight 3 fair fair share <memory:19662, vCores:20>",
 	} {
 		assert.Contains(t, got, want)
 	}

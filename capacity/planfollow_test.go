@@ -1,0 +1,148 @@
+package capacity
+
+import (
+	"testing"
+
+	"github.com/berthsched/berth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// planFollowHarness: root.{dedicated 80% reservable (reservation_1 at 25%,
+// the default at 75%), other 10% reservable, a 10% (a1, a2)} on
+// 128000 MB × 125 vcores.
+func planFollowHarness(t *testing.T) *Scheduler {
+	t.Helper()
+	cfg := DefaultConfig()
+	ded := Queue("dedicated", 80)
+	ded.Reservable = true
+	other := Queue("other", 10)
+	other.Reservable = true
+	cfg.Root.Children = []QueueConfig{ded, other, Queue("a", 10, Queue("a1", 50), Queue("a2", 50))}
+	s, err := New(cfg, berth.NewManualClock(0))
+	require.NoError(t, err)
+	require.NoError(t, s.AddNode(NodeSpec{ID: "n1", Rack: "/r1", Capability: berth.New(128000, 125)}))
+	require.NoError(t, s.AddReservationQueue("dedicated", "reservation_1"))
+	require.NoError(t, s.SetEntitlement("dedicated-default", Entitlement{Capacity: 0.75, MaxCapacity: 1}))
+	require.NoError(t, s.SetEntitlement("reservation_1", Entitlement{Capacity: 0.25, MaxCapacity: 0.5}))
+	return s
+}
+
+func TestPlanResources(t *testing.T) {
+	s := planFollowHarness(t)
+	cases := []struct {
+		plan string
+		want berth.Resource
+		kind error
+	}{
+		{"dedicated", berth.New(102400, 100), nil},
+		{"root.dedicated", berth.New(102400, 100), nil},
+		{"other", berth.New(12800, 12), nil}, // 125 × 0.1 truncates
+		{"a", berth.None(), berth.ErrInvalidArgument},
+		{"reservation_1", berth.None(), berth.ErrInvalidArgument},
+		{"nope", berth.None(), berth.ErrNotFound},
+	}
+	for _, c := range cases {
+		t.Run(c.plan, func(t *testing.T) {
+			got, err := s.PlanResources(c.plan)
+			if c.kind != nil {
+				assert.ErrorIs(t, err, c.kind)
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, c.want.Equal(got), "%v, want %v", got, c.want)
+		})
+	}
+}
+
+func TestReservationQueueAccessors(t *testing.T) {
+	s := planFollowHarness(t)
+	names, err := s.ReservationQueueNames("root.dedicated")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"dedicated-default", "reservation_1"}, names)
+	names, err = s.ReservationQueueNames("other")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"other-default"}, names)
+	_, err = s.ReservationQueueNames("a1")
+	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+
+	cases := []struct {
+		name, plan, queue string
+		ent               Entitlement
+		res               berth.Resource
+		kind              error
+	}{
+		{"reservation", "dedicated", "reservation_1", Entitlement{Capacity: 0.25, MaxCapacity: 0.5}, berth.New(25600, 25), nil},
+		{"full path", "root.dedicated", "root.dedicated.reservation_1", Entitlement{Capacity: 0.25, MaxCapacity: 0.5}, berth.New(25600, 25), nil},
+		{"default", "dedicated", "dedicated-default", Entitlement{Capacity: 0.75, MaxCapacity: 1}, berth.New(76800, 75), nil},
+		{"another plan's", "other", "reservation_1", Entitlement{}, berth.None(), berth.ErrInvalidArgument},
+		{"not a reservation queue", "dedicated", "a1", Entitlement{}, berth.None(), berth.ErrInvalidArgument},
+		{"unknown queue", "dedicated", "reservation_9", Entitlement{}, berth.None(), berth.ErrNotFound},
+		{"not a plan", "a", "reservation_1", Entitlement{}, berth.None(), berth.ErrInvalidArgument},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e, r, err := s.ReservationQueueState(c.plan, c.queue)
+			if c.kind != nil {
+				assert.ErrorIs(t, err, c.kind)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.ent, e)
+			assert.True(t, c.res.Equal(r), "%v, want %v", r, c.res)
+		})
+	}
+}
+
+func TestAppsInQueueAndKillApplication(t *testing.T) {
+	s := planFollowHarness(t)
+	submit := func(id, q, res string) {
+		_, err := s.SubmitApp(AppSpec{ID: id, Queue: q, User: "u", ReservationID: res})
+		require.NoError(t, err)
+	}
+	// Ids deliberately out of lexical order: the answer follows submission.
+	submit("z", "dedicated", "reservation_1")
+	submit("b", "dedicated", "")
+	submit("y", "a1", "")
+	submit("c", "dedicated", "reservation_1")
+	submit("a", "a2", "")
+	cases := []struct {
+		queue string
+		want  []string
+	}{
+		{"reservation_1", []string{"z", "c"}},
+		{"dedicated-default", []string{"b"}},
+		{"dedicated", []string{"z", "b", "c"}},
+		{"root.a", []string{"y", "a"}},
+		{"root", []string{"z", "b", "y", "c", "a"}},
+		{"other-default", []string{}},
+	}
+	for _, c := range cases {
+		t.Run(c.queue, func(t *testing.T) {
+			got, err := s.AppsInQueue(c.queue)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, got)
+		})
+	}
+	_, err := s.AppsInQueue("nope")
+	assert.ErrorIs(t, err, berth.ErrNotFound)
+
+	// A moved application is listed by its new queue, in submission order.
+	_, err = s.MoveApp("z", "dedicated")
+	require.NoError(t, err)
+	got, err := s.AppsInQueue("dedicated-default")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"z", "b"}, got)
+
+	require.NoError(t, s.KillApplication("z"))
+	assert.ErrorIs(t, s.KillApplication("z"), berth.ErrNotFound)
+	got, err = s.AppsInQueue("dedicated")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b", "c"}, got)
+	_, err = s.KillAppsInQueue("reservation_1")
+	require.NoError(t, err)
+	got, err = s.AppsInQueue("reservation_1")
+	require.NoError(t, err)
+	assert.Empty(t, got)
+	require.NoError(t, s.Check())
+}
