@@ -19,10 +19,10 @@ func threadCPU() int64 {
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
-// BenchmarkW1ThreadCPU runs all of W1 per iteration and reports, per phase,
+// BenchmarkWorkload1ThreadCPU runs all of W1 per iteration and reports, per phase,
 // the thread CPU time of one operation (add, point query, one-hour minimum,
 // remove) alongside the checksums.
-func BenchmarkW1ThreadCPU(b *testing.B) {
+func BenchmarkWorkload1ThreadCPU(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	d := w1Generate()

@@ -44,7 +44,7 @@
 // On workload W1 of the project's benchmarks (100,000 random adds, 76,413
 // breakpoints) an add or a remove costs about 1 µs of CPU, a point query
 // about 150-200 ns (no allocation) and a one-hour minimum about 1 µs; see
-// bench_w1_test.go and BenchmarkW1ThreadCPU.
+// bench_w1_test.go and BenchmarkWorkload1ThreadCPU.
 //
 // # Concurrency
 //
@@ -61,7 +61,7 @@
 //     negative; Berth returns a *[RemoveError] naming the first time. Every
 //     failed mutation leaves the series unchanged. A zero resource is a no-op
 //     as in YARN (after the interval is checked). Sums that would overflow
-//     int64 are errors.
+//     int64, in Add and in Merge, are errors.
 //   - Canonical form: YARN keeps a leading zero key after removals, a
 //     trailing zero key and a MAX terminator after the second mutation; Berth
 //     keeps neither, so a fully removed series has no breakpoints at all.
@@ -83,6 +83,10 @@
 //   - [Series.Min] and [Series.Max] are over the half-open window; YARN's
 //     getMinimumCapacityInInterval also counts the step starting at the end
 //     and ignores the zero before an allocation's first key.
+//   - [Series.EarliestStart] and [Series.LatestEnd] are the bounds of the
+//     defined non-zero values (YARN: the first key, which may hold zero, and
+//     the key before the terminator); [Series.IsEmpty] is "zero wherever
+//     defined" (YARN recognises only an empty map or {first: 0, last: null}).
 //   - [Series.Integral] is exact ([Int128] per type); YARN's long arithmetic
 //     can overflow.
 //   - Periodic: Add and Remove outside [0, period] are errors (YARN returns
