@@ -24,7 +24,7 @@ type GreedyRLE struct{}
 func (GreedyRLE) name() string { return "greedy-RLE" }
 
 func (GreedyRLE) allocate(j *job, _ int, s plan.Stage, w berth.Interval) ([]placement, bool, error) {
-	if w.Start+s.Duration > w.End {
+	if !fitsIn(w.Start, s.Duration, w.End) {
 		return nil, false, nil
 	}
 	sj := j.stageJob(s)
@@ -33,7 +33,15 @@ func (GreedyRLE) allocate(j *job, _ int, s plan.Stage, w berth.Interval) ([]plac
 	// window alone first. The first batch reads nothing beyond it, so when
 	// it places every gang the answer is the one of the full scan;
 	// otherwise the rest of the window is read and appended.
-	if probe := (berth.Interval{Start: w.Start, End: w.Start + sj.dur}); j.left && probe.End < w.End {
+	probe := berth.Interval{Start: w.Start, End: w.Start + sj.dur}
+	worth := j.left && fitsIn(w.Start, sj.dur, w.End) && probe.End < w.End
+	if worth {
+		// The probe can only succeed if every gang fits at its start; a
+		// point query says when it cannot.
+		free, _ := j.mods.at(w.Start)
+		worth = sj.f.fit(j.view.freeAt(j.id, w.Start).Sub(free), sj.gangs) >= sj.gangs
+	}
+	if worth {
 		head, err := j.net(probe.Start, probe.End)
 		if err != nil {
 			return nil, false, err

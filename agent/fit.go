@@ -103,6 +103,9 @@ func stepRoundUp(t, step int64) int64 {
 	if step <= 0 {
 		return t
 	}
+	if t > math.MaxInt64-step {
+		return math.MaxInt64 // no aligned time follows: nothing fits
+	}
 	return ((t + step - 1) / step) * step
 }
 

@@ -16,6 +16,11 @@ type stageJob struct {
 // batch returns the resource of n gangs.
 func (j stageJob) batch(n int64) berth.Resource { return j.cap.MulInt(j.conc * n) }
 
+// maxBatches bounds the rounds of one stage's search. A stage needing more
+// (billions of containers in a tiny plan over years) is not placed: YARN
+// would build an allocation of as many blocks and run out of memory.
+const maxBatches = 1 << 16
+
 // scanOptions select between YARN's answers and the exact ones.
 type scanOptions struct {
 	// seeBatches makes every batch see the batches placed before it. YARN
@@ -33,7 +38,7 @@ type scanOptions struct {
 // as fit everywhere in the leftmost (or rightmost) candidate window, then
 // move past the most constraining breakpoint. net is consumed.
 func greedyRLE(net *profile, j stageJob, start, deadline berth.Time, left bool, o scanOptions) ([]placement, bool) {
-	if start+j.rawDur > deadline {
+	if !fitsIn(start, j.rawDur, deadline) {
 		return nil, false
 	}
 	gangs := j.gangs
@@ -44,15 +49,19 @@ func greedyRLE(net *profile, j stageJob, start, deadline berth.Time, left bool, 
 		}
 		return fit <= maxGang
 	}
+	rounds := 0
 	if left {
-		for gangs > 0 && start+j.dur <= deadline {
+		for gangs > 0 && fitsIn(start, j.dur, deadline) {
+			if rounds++; rounds > maxBatches {
+				return nil, false
+			}
 			maxGang, set := gangs, false
 			var minPoint berth.Time
 			minIdx := -1
 			i0 := max(net.floor(start), 0)
 			for i := i0; i < len(net.ts) && maxGang > 0; i++ {
 				t := max(net.ts[i], start)
-				if t >= start+j.dur {
+				if !fitsIn(t, 1, start+j.dur) {
 					break
 				}
 				fit := j.f.fit(net.rs[i], gangs)
@@ -81,7 +90,10 @@ func greedyRLE(net *profile, j stageJob, start, deadline berth.Time, left bool, 
 		}
 		return out, gangs == 0
 	}
-	for gangs > 0 && start+j.dur <= deadline {
+	for gangs > 0 && fitsIn(start, j.dur, deadline) {
+		if rounds++; rounds > maxBatches {
+			return nil, false
+		}
 		maxGang, set := gangs, false
 		var minPoint berth.Time
 		i0 := max(net.floor(start), 0)
@@ -174,7 +186,10 @@ func gridScan(net *profile, j stageJob, deadline berth.Time, gangs int64, exact 
 func greedySteps(net *profile, j stageJob, start, deadline berth.Time, o scanOptions) ([]placement, bool) {
 	gangs := j.gangs
 	var out []placement
-	for gangs > 0 && deadline-j.dur >= start {
+	for rounds := 1; gangs > 0 && fitsIn(start, j.dur, deadline); rounds++ {
+		if rounds > maxBatches {
+			return out, false
+		}
 		maxGang, minPoint := gridScan(net, j, deadline, gangs, o.exact)
 		if maxGang > 0 {
 			r := j.batch(maxGang)
@@ -192,4 +207,9 @@ func greedySteps(net *profile, j stageJob, start, deadline berth.Time, o scanOpt
 		deadline = minPoint
 	}
 	return out, gangs == 0
+}
+
+// fitsIn reports start + d ≤ end without overflowing.
+func fitsIn(start berth.Time, d berth.Duration, end berth.Time) bool {
+	return d >= 0 && start <= end && uint64(end-start) >= uint64(d)
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -69,4 +70,37 @@ func TestGreedyRLELeftSeesEarlierBatches(t *testing.T) {
 		{iv: berth.Interval{Start: 20, End: 40}, r: c(1)},
 		{iv: berth.Interval{Start: 30, End: 50}, r: c(1)},
 	}, got)
+}
+
+// Property: profile edits agree with a dense array, and stay canonical.
+func TestProfileAgainstDenseModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 3))
+	for round := 0; round < 300; round++ {
+		const lo, hi = 10, 60
+		p := newFlat(lo, hi, c(5))
+		dense := make([]int64, hi)
+		for i := lo; i < hi; i++ {
+			dense[i] = 5
+		}
+		for k := 0; k < 8; k++ {
+			s := int64(r.IntN(70))
+			e := s + int64(r.IntN(20))
+			n := int64(r.IntN(5)) - 2
+			p.add(s, e, c(n))
+			for i := max(s, lo); i < min(e, hi); i++ {
+				dense[i] += n
+			}
+			for i := int64(lo); i < hi; i++ {
+				v, ok := p.at(i)
+				require.True(t, ok)
+				require.Equal(t, dense[i], v.VCores, "round %d at %d", round, i)
+			}
+			for i := 1; i < len(p.rs); i++ {
+				require.False(t, p.rs[i].Equal(p.rs[i-1]), "not canonical: %v", p.ts)
+				require.Less(t, p.ts[i-1], p.ts[i])
+			}
+			_, ok := p.at(hi)
+			require.False(t, ok)
+		}
+	}
 }

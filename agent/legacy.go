@@ -71,6 +71,9 @@ const legacyName = "LegacyGreedy"
 // remainder, which differs from stepRoundUp for negative times).
 func javaAlignUp(t, step int64) int64 {
 	if step > 0 && t%step != 0 {
+		if t > berth.MaxTime-2*step {
+			return berth.MaxTime // would overflow: nothing fits
+		}
 		return t + (step - t%step)
 	}
 	return t
@@ -86,7 +89,9 @@ func javaAlignDown(t, step int64) int64 {
 func (g *LegacyGreedy) compute(v planView, id plan.ReservationID, def plan.Definition) ([]placement, [][]placement, berth.Interval, error) {
 	step := v.step()
 	earliest := javaAlignUp(def.Arrival, step)
-	deadline := javaAlignDown(def.Deadline, step)
+	// Java's remainder rounds a negative deadline up, past itself; Berth
+	// never places after the deadline.
+	deadline := min(javaAlignDown(def.Deadline, step), def.Deadline)
 	if len(def.Stages) == 0 {
 		return nil, nil, berth.Interval{}, berth.InvalidField("reservation-definition.reservation-requests", 0, "No resources have been specified to reserve")
 	}

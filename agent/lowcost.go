@@ -7,6 +7,11 @@ import (
 	"github.com/berthsched/berth"
 )
 
+// maxCandidates bounds the aligned candidate windows of one stage (a
+// window of a year cut into minutes has half a million); beyond it the
+// stage is not placed by this allocator.
+const maxCandidates = 1 << 20
+
 // lowCostInput is what the low-cost aligned allocator reads.
 type lowCostInput struct {
 	// loads is the plan's committed load on [jobArrival, jobDeadline)
@@ -156,7 +161,7 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 		perUnit = math.MaxInt32
 	}
 	perUnit = max(perUnit/max(in.smooth, 1), 1)
-	if window <= 0 {
+	if window <= 0 || int64(window) > maxCandidates {
 		return nil, false
 	}
 	h := &diHeap{left: in.left}
@@ -180,7 +185,10 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 	heap.Init(h)
 	remaining := j.gangs
 	var placed []placement
-	for remaining > 0 && h.Len() > 0 {
+	for rounds := 1; remaining > 0 && h.Len() > 0; rounds++ {
+		if rounds > maxBatches {
+			break
+		}
 		best := heap.Pop(h).(durationInterval)
 		n := min(perUnit, remaining, best.canFit)
 		remaining -= n

@@ -18,6 +18,9 @@ type planView interface {
 	// loads is the plan's committed load over window without the old
 	// version of the reservation (YARN's planLoads).
 	loads(old plan.ReservationID, window berth.Interval) (*profile, error)
+	// freeAt is the plan's capacity minus what it holds at t, the old
+	// version of the reservation added back: an upper bound of available.
+	freeAt(old plan.ReservationID, t berth.Time) berth.Resource
 }
 
 // job is the state of one planning run, shared by its stages.

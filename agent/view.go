@@ -86,6 +86,14 @@ func (v planAdapter) loads(old plan.ReservationID, w berth.Interval) (*profile, 
 	return sumOver(as, w)
 }
 
+func (v planAdapter) freeAt(old plan.ReservationID, t berth.Time) berth.Resource {
+	free := v.p.Capacity().Sub(v.p.TotalCommitted(t))
+	if a, ok := v.p.Reservation(old); ok && !old.IsZero() {
+		free = free.Add(a.ResourcesAt(t))
+	}
+	return free
+}
+
 // seriesOf builds the series of a profile, undefined outside its domain.
 func seriesOf(p *profile) (*rle.Series, error) {
 	bps := make([]rle.Breakpoint, 0, len(p.ts)+1)

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
 )
 
 type appState uint8
@@ -31,7 +32,7 @@ type app struct {
 	amRes     berth.Resource
 	waitingAM bool // the next container is the AM
 
-	keys    []*skey // by ascending request priority
+	asks    queue.Requests[keyState] // outstanding asks by priority (YARN's AppSchedulingInfo)
 	pending berth.Resource
 
 	used     berth.Resource // allocated, without reservations
@@ -47,45 +48,18 @@ type app struct {
 
 func (a *app) hasPending() bool { return !a.pending.IsZero() }
 
-// skey is a scheduler key: one request priority of one application, with
-// its asks by locality and its delay-scheduling counters.
-type skey struct {
-	prio     int32
-	capRes   berth.Resource
-	any      int
-	anyRelax bool
-	racks    map[string]*locAsk
-	hosts    map[string]*locAsk
-	missed   int64 // scheduling opportunities (YARN counts them per key)
-	reRes    int   // re-reservations
-	nRes     int   // containers reserved for this key
-}
+// skey is a scheduler key: one request priority of one application with
+// its asks by locality (package queue's shared request table) and, as its
+// payload, the capacity scheduler's per-key counters.
+type skey = queue.RequestKey[keyState]
 
-type locAsk struct {
-	count int
-	relax bool
-}
-
-func (k *skey) uniqueAsks() int { return 1 + len(k.racks) + len(k.hosts) }
-
-func (a *app) key(prio int32) *skey {
-	i := sort.Search(len(a.keys), func(i int) bool { return a.keys[i].prio >= prio })
-	if i < len(a.keys) && a.keys[i].prio == prio {
-		return a.keys[i]
-	}
-	return nil
-}
-
-func (a *app) addKey(prio int32) *skey {
-	i := sort.Search(len(a.keys), func(i int) bool { return a.keys[i].prio >= prio })
-	if i < len(a.keys) && a.keys[i].prio == prio {
-		return a.keys[i]
-	}
-	k := &skey{prio: prio, anyRelax: true}
-	a.keys = append(a.keys, nil)
-	copy(a.keys[i+1:], a.keys[i:])
-	a.keys[i] = k
-	return k
+// keyState is what YARN's SchedulerApplicationAttempt counts per
+// scheduler key: missed scheduling opportunities (delay scheduling) and
+// re-reservations, plus the containers reserved for the key.
+type keyState struct {
+	missed int64 // scheduling opportunities (YARN counts them per key)
+	reRes  int   // re-reservations
+	nRes   int   // containers reserved for this key
 }
 
 // container is a live allocated container, linked into its node's and its

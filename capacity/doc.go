@@ -28,9 +28,14 @@
 // queue's and the user's AM limits.
 //
 // Reservation queues (§2.10): a reservable leaf is a plan queue with a
-// "<plan>-default" child; [Scheduler.AddReservationQueue],
-// [Scheduler.SetEntitlement], [Scheduler.RemoveReservationQueue] and
-// [Scheduler.ReservationQueues] are what a plan follower needs. An
+// "<plan>-default" child. A plan follower (package follower) drives them
+// with [Scheduler.AddReservationQueue], [Scheduler.SetEntitlement] and
+// [Scheduler.RemoveReservationQueue], reads [Scheduler.PlanResources],
+// [Scheduler.ReservationQueueNames] and [Scheduler.ReservationQueueState],
+// and handles expired queues with [Scheduler.AppsInQueue],
+// [Scheduler.MoveApp] and [Scheduler.KillApp]: *Scheduler is a
+// follower.Scheduler as it is. [Scheduler.ReservationQueues] reports the
+// reservation queues with their usage. An
 // application submitted to a plan queue runs in the queue of its
 // reservation id, rejected when the reservation is not active or belongs to
 // another plan, and in the default queue when it names none.
@@ -40,6 +45,10 @@
 // [Scheduler.PendingWithinUserLimits], and acts with
 // [Scheduler.MarkForPreemption], [Scheduler.PreemptContainer] and
 // [Scheduler.KillReservation].
+//
+// The host's records ([NodeSpec], [AppSpec], [Ask], [Container],
+// [Allocation], [Ended], [ReservationQueueInfo], ...) are package queue's,
+// re-exported under capacity's names and shared with package fair.
 //
 // Configuration is typed ([Config], [QueueSettings] on queue.Config);
 // [ParseXML] reads a capacity-scheduler.xml at the edge, and

@@ -11,8 +11,9 @@ import (
 // queue edits of reservation.go (YARN's CapacitySchedulerPlanFollower reads
 // the plan queue's and each reservation queue's absolute capacity, lists
 // the plan's children and the applications of an expired queue, and moves
-// or kills them). With them *Scheduler satisfies follower.Scheduler as it
-// is. Each costs O(1) or O(answer), never a snapshot.
+// them with MoveApp or kills them with KillApp). With them *Scheduler
+// satisfies follower.Scheduler as it is. Each costs O(1) or O(answer),
+// never a snapshot.
 
 // PlanResources is what the plan queue plan is guaranteed now: the cluster
 // × its absolute capacity (YARN's getPlanResources, truncated per
@@ -98,14 +99,4 @@ func (s *Scheduler) AppsInQueue(name string) ([]string, error) {
 		out[i] = a.id
 	}
 	return out, nil
-}
-
-// KillApplication kills an application as [Scheduler.KillApp] does and
-// reports only the error: the signature a plan follower kills with. The
-// host stops the application's containers by application id, as YARN's
-// node managers do when an application is killed; a host that wants the
-// list of ended containers calls KillApp.
-func (s *Scheduler) KillApplication(appID string) error {
-	_, err := s.KillApp(appID)
-	return err
 }

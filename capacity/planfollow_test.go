@@ -1,6 +1,8 @@
 package capacity
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -94,7 +96,7 @@ func TestReservationQueueAccessors(t *testing.T) {
 	}
 }
 
-func TestAppsInQueueAndKillApplication(t *testing.T) {
+func TestAppsInQueue(t *testing.T) {
 	s := planFollowHarness(t)
 	submit := func(id, q, res string) {
 		_, err := s.SubmitApp(AppSpec{ID: id, Queue: q, User: "u", ReservationID: res})
@@ -134,8 +136,8 @@ func TestAppsInQueueAndKillApplication(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"z", "b"}, got)
 
-	require.NoError(t, s.KillApplication("z"))
-	assert.ErrorIs(t, s.KillApplication("z"), berth.ErrNotFound)
+	_, err = s.KillApp("z")
+	require.NoError(t, err)
 	got, err = s.AppsInQueue("dedicated")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b", "c"}, got)
@@ -145,4 +147,71 @@ func TestAppsInQueueAndKillApplication(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, got)
 	require.NoError(t, s.Check())
+}
+
+// derived renders what applyCapacities derives for every queue (caps) and
+// the limits refreshLimits hands each leaf (limits), to compare an
+// incremental update with a full recomputation.
+func derived(s *Scheduler) (caps, limits map[string]string) {
+	caps, limits = map[string]string{}, map[string]string{}
+	for p, q := range s.byPath {
+		d := fmt.Sprintf("abs %v/%v eff %v/%v/%v used %v/%v", q.absCap, q.absMax, q.effMin, q.effMax, q.effMaxDown, q.usedCap, q.absUsedCap)
+		if lf := q.leaf; lf != nil {
+			d += fmt.Sprintf(" apps %d/%d", lf.maxApps, lf.maxAppsPerUser)
+			for _, u := range sortedUsers(lf) {
+				d += fmt.Sprintf(" %s:%v", u.name, u.weight)
+			}
+			limits[p] = fmt.Sprintf("%v/%v", lf.currentLimit, lf.cachedLimit)
+		}
+		caps[p] = d
+	}
+	return caps, limits
+}
+
+// SetEntitlement updates only the queue it changes: afterwards every
+// guarantee equals a full recomputation, the changed queue's limit too,
+// and no other leaf's limit moved (limits follow usage at each walk). With
+// usage in the plan's queues, along random entitlement sequences.
+func TestSetEntitlementIncremental(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		s := planFollowHarness(t)
+		require.NoError(t, s.AddReservationQueue("dedicated", "reservation_2"))
+		for i, q := range []string{"reservation_1", "reservation_2", "dedicated-default", "a1"} {
+			id := fmt.Sprint("app", i)
+			spec := AppSpec{ID: id, Queue: q, User: fmt.Sprint("u", i%2)}
+			if i < 2 {
+				spec.Queue, spec.ReservationID = "dedicated", q
+			}
+			_, err := s.SubmitApp(spec)
+			require.NoError(t, err)
+			_, err = s.Allocate(id, []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(4096, 4), Count: 8}}, nil)
+			require.NoError(t, err)
+		}
+		names := []string{"reservation_1", "reservation_2", "dedicated-default"}
+		for step := 0; step < 30; step++ {
+			_, err := s.Heartbeat("n1", nil)
+			require.NoError(t, err)
+			c := float32(r.IntN(11)) / 10
+			e := Entitlement{Capacity: c, MaxCapacity: c + float32(r.IntN(int(11-10*c)))/10}
+			name := names[r.IntN(len(names))]
+			_, before := derived(s)
+			if err := s.SetEntitlement(name, e); err != nil {
+				require.ErrorIs(t, err, berth.ErrCapacityExceeded, "only the sum may refuse")
+				continue
+			}
+			caps, limits := derived(s)
+			s.mu.Lock()
+			s.clusterChanged()
+			s.mu.Unlock()
+			fullCaps, fullLimits := derived(s)
+			require.Equal(t, fullCaps, caps, "seed %d step %d", seed, step)
+			path := "root.dedicated." + name
+			assert.Equal(t, fullLimits[path], limits[path], "seed %d step %d: limit of %s", seed, step, name)
+			delete(limits, path)
+			delete(before, path)
+			require.Equal(t, before, limits, "seed %d step %d: other leaves untouched", seed, step)
+		}
+		require.NoError(t, s.Check())
+	}
 }

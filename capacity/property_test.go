@@ -35,6 +35,7 @@ type propWorld struct {
 	nextN      int
 	nextA      int
 	memory     bool
+	checks     int
 }
 
 func propConfig(r *rand.Rand) Config {
@@ -177,9 +178,24 @@ func (w *propWorld) step() {
 func (w *propWorld) check() {
 	t := w.t
 	require.NoError(t, w.s.Check())
+	w.checks++
+	if w.checks%8 == 0 { // a snapshot per step would double the test's time
+		w.checkAppsInQueue()
+	}
+	if w.shrunk || w.moved || !w.memory {
+		return
+	}
 	snap := w.s.Snapshot()
-	// AppsInQueue against the snapshot: the applications whose queue is
-	// the leaf or lies below it, by submission order.
+	for _, q := range snap.Queues.Queues {
+		require.LessOrEqual(t, q.Extra.Used.Memory, q.Extra.Maximum.Memory, "queue %s over its maximum capacity", q.Path)
+	}
+}
+
+// checkAppsInQueue compares AppsInQueue with a snapshot: the applications
+// whose queue is the named one or lies below it, by submission order.
+func (w *propWorld) checkAppsInQueue() {
+	t := w.t
+	snap := w.s.Snapshot()
 	for _, q := range [][2]string{{"root", "root"}, {"a", "root.a"}, {"a1", "root.a.a1"}, {"root.a.a2", "root.a.a2"},
 		{"b", "root.b"}, {"c", "root.c"}, {"c-default", "root.c.c-default"}, {"res_1", "root.c.res_1"}} {
 		name, path := q[0], q[1]
@@ -192,12 +208,6 @@ func (w *propWorld) check() {
 			}
 		}
 		require.Equal(t, want, nonNil(got), "apps in %s", name)
-	}
-	if w.shrunk || w.moved || !w.memory {
-		return
-	}
-	for _, q := range snap.Queues.Queues {
-		require.LessOrEqual(t, q.Extra.Used.Memory, q.Extra.Maximum.Memory, "queue %s over its maximum capacity", q.Path)
 	}
 }
 

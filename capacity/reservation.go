@@ -10,18 +10,10 @@ import (
 // type, so that a plan follower can drive either scheduler.
 type Entitlement = queue.Entitlement
 
-// ReservationQueueInfo describes one reservation queue of a plan queue.
-type ReservationQueueInfo struct {
-	// Name is the reservation id (or "<plan>-default"); Path the full path.
-	Name, Path string
-	Entitlement
-	// Default marks the plan's default queue.
-	Default bool
-	// NumApps counts applications in the queue.
-	NumApps int
-	// Used is the queue's allocated plus reserved resource.
-	Used berth.Resource
-}
+// ReservationQueueInfo describes one reservation queue of a plan queue
+// (package queue's record, shared with package fair); Used includes
+// reserved containers.
+type ReservationQueueInfo = queue.ReservationQueueInfo
 
 func (s *Scheduler) planQueue(name string) (*qnode, error) {
 	q, err := s.lookupQueue(name)
@@ -101,11 +93,24 @@ func (s *Scheduler) SetEntitlement(queueName string, e Entitlement) error {
 	if err := s.tree.SetEntitlement(q.tq, e); err != nil {
 		return keyError(err)
 	}
-	s.applyCapacities(q.parent)
+	// Only q's guarantee and limits change: its siblings' capacities are
+	// fractions of the plan queue of their own, and the limit a parent
+	// hands a child depends on the child alone. A plan follower sets every
+	// reservation queue each step, so this stays O(depth + siblings).
+	s.applyCapacities(q)
 	sortChildren(q.parent)
-	s.refreshLimits(s.root, s.cluster)
+	s.refreshLimits(q, s.limitOf(q))
 	s.activate(q)
 	return nil
+}
+
+// limitOf is the limit refreshLimits hands q: the cluster at the root,
+// then each parent's childLimit down the path.
+func (s *Scheduler) limitOf(q *qnode) berth.Resource {
+	if q.parent == nil {
+		return s.cluster
+	}
+	return s.childLimit(q.parent, q, s.limitOf(q.parent))
 }
 
 // ReservationQueues lists plan's reservation queues in creation order (the

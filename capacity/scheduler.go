@@ -3,7 +3,6 @@ package capacity
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/berthsched/berth"
@@ -35,7 +34,7 @@ type Scheduler struct {
 	pendDelta berth.Resource
 
 	nodes    map[string]*node
-	racks    map[string]int // nodes per rack
+	racks    queue.Racks // nodes per rack
 	cluster  berth.Resource
 	apps     map[string]*app
 	live     map[ContainerID]*container
@@ -60,7 +59,7 @@ func New(cfg Config, clock berth.Clock) (*Scheduler, error) {
 	}
 	s := &Scheduler{tree: tree,
 		clock: clock, cfg: cfg, rc: cfg.Calculator,
-		nodes: map[string]*node{}, racks: map[string]int{}, apps: map[string]*app{},
+		nodes: map[string]*node{}, apps: map[string]*app{},
 		live: map[ContainerID]*container{}, resvByID: map[ContainerID]*reservation{},
 	}
 	s.syncTree()
@@ -121,7 +120,7 @@ func (s *Scheduler) AddNodes(nodes ...NodeSpec) error {
 	}
 	for _, n := range nodes {
 		s.nodes[n.ID] = &node{id: n.ID, rack: n.Rack, total: n.Capability}
-		s.racks[n.Rack]++
+		s.racks.Add(n.Rack)
 		s.cluster = s.cluster.Add(n.Capability)
 	}
 	s.clusterChanged()
@@ -164,9 +163,7 @@ func (s *Scheduler) RemoveNode(id string) ([]Ended, error) {
 		s.unreserve(n.reserved)
 	}
 	delete(s.nodes, id)
-	if s.racks[n.rack]--; s.racks[n.rack] == 0 {
-		delete(s.racks, n.rack)
-	}
+	s.racks.Remove(n.rack)
 	s.cluster = s.cluster.Sub(n.total)
 	s.clusterChanged()
 	slices.SortFunc(out, func(a, b Ended) int { return cmpID(a.ID, b.ID) })
@@ -415,11 +412,8 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 	norm := make([]Ask, len(asks))
 	for i, k := range asks {
 		f := fmt.Sprintf("asks[%d]", i)
-		if k.ResourceName == "" {
-			return berth.Resource{}, berth.InvalidField(f+".resource-name", k.ResourceName, "must be a host, a rack or *")
-		}
-		if k.Count < 0 {
-			return berth.Resource{}, berth.InvalidField(f+".count", k.Count, "must not be negative")
+		if err := k.Validate(f); err != nil {
+			return berth.Resource{}, err
 		}
 		c, err := s.normalize(a.q, k.Capability, f+".capability")
 		if err != nil {
@@ -431,14 +425,12 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		k.Capability = c
 		norm[i] = k
 	}
-	for i, id := range release {
-		c, ok := s.live[id]
-		if !ok || c.app != a {
-			if r, ok := s.resvByID[id]; ok && r.app == a {
-				continue
-			}
-			return berth.Resource{}, notFound(fmt.Sprintf("release[%d]", i), id)
-		}
+	if err := queue.CheckRelease(release, func(id ContainerID) bool {
+		c, live := s.live[id]
+		r, reserved := s.resvByID[id]
+		return live && c.app == a || reserved && r.app == a
+	}); err != nil {
+		return berth.Resource{}, err
 	}
 	for _, k := range norm {
 		s.setAsk(a, k)
@@ -473,56 +465,22 @@ func (s *Scheduler) Headroom(appID string) (berth.Resource, error) {
 	return s.refreshHeadroom(a), nil
 }
 
-// setAsk stores one ask; pendingChanged must follow.
+// setAsk stores one validated ask in a's request table; pendingChanged
+// must follow.
 func (s *Scheduler) setAsk(a *app, k Ask) {
-	key := a.addKey(k.Priority)
-	switch {
-	case k.ResourceName == AnyResource:
-		key.any = k.Count
-		key.anyRelax = !k.StrictLocality
-		key.capRes = k.Capability
-	default:
-		m := &key.hosts
-		if s.isRack(k.ResourceName) {
-			m = &key.racks
-		}
-		if *m == nil {
-			*m = map[string]*locAsk{}
-		}
-		la := (*m)[k.ResourceName]
-		if la == nil {
-			la = &locAsk{}
-			(*m)[k.ResourceName] = la
-		}
-		la.count, la.relax = k.Count, !k.StrictLocality
-		if key.capRes.IsZero() {
-			key.capRes = k.Capability
-		}
-	}
+	_, _ = a.asks.Update(k, s.isRack(k.ResourceName)) // k passed Ask.Validate
 }
 
-// isRack tells a rack name from a host name: a name is a rack when some
-// node sits on it, or when it starts with "/" as YARN's rack names do.
+// isRack tells a rack name from a host name ([queue.Racks.IsRack]).
 func (s *Scheduler) isRack(name string) bool {
-	if strings.HasPrefix(name, "/") {
-		return true
-	}
-	if _, ok := s.nodes[name]; ok {
-		return false
-	}
-	return s.racks[name] > 0
+	_, isNode := s.nodes[name]
+	return s.racks.IsRack(name, isNode)
 }
 
 // pendingChanged recomputes a's outstanding demand and propagates it to
 // the user (active users), the queue chain and the schedulable list.
 func (s *Scheduler) pendingChanged(a *app) {
-	var p berth.Resource
-	for _, k := range a.keys {
-		if k.any > 0 {
-			p = p.Add(k.capRes.MulInt(int64(k.any)))
-		}
-	}
-	s.setPending(a, p)
+	s.setPending(a, a.asks.Pending())
 }
 
 func (s *Scheduler) setPending(a *app, p berth.Resource) {
@@ -587,9 +545,9 @@ func (s *Scheduler) unreserve(r *reservation) {
 	if i := slices.Index(a.resv, r); i >= 0 {
 		a.resv = slices.Delete(a.resv, i, i+1)
 	}
-	r.key.nRes--
-	if r.key.nRes == 0 {
-		r.key.reRes = 0
+	ks := &r.key.Payload
+	if ks.nRes--; ks.nRes == 0 {
+		ks.reRes = 0
 	}
 	a.reserved = a.reserved.Sub(r.res)
 	s.charge(a.q, a.u, r.res.Neg(), true)
@@ -651,10 +609,7 @@ func (s *Scheduler) removeAppLocked(appID string, st ExitStatus) ([]Ended, error
 	for len(a.resv) > 0 {
 		s.unreserve(a.resv[0])
 	}
-	for _, k := range a.keys {
-		k.any = 0
-		k.racks, k.hosts = nil, nil
-	}
+	a.asks.Clear()
 	s.setPending(a, berth.Resource{})
 	q := a.q
 	s.detach(a)

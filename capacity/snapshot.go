@@ -57,28 +57,12 @@ type ContainerInfo struct {
 	MarkedForPreemption bool
 }
 
-// ReservationInfo is a container reserved on a node.
-type ReservationInfo struct {
-	// ID of the reserved container.
-	ID ContainerID
-	// App, Node and Queue (full path) it belongs to.
-	App, Node, Queue string
-	// Resource reserved, for the ask of request priority Priority.
-	Resource berth.Resource
-	Priority int32
-	// Time the node was first reserved.
-	Time berth.Time
-}
+// ReservationInfo is a container reserved on a node (package queue's
+// record, shared with package fair).
+type ReservationInfo = queue.ReservedContainer
 
-// NodeInfo is a node in a snapshot.
-type NodeInfo struct {
-	// ID and Rack of the node.
-	ID, Rack string
-	// Capability is the node's total; Allocated what containers hold.
-	Capability, Allocated berth.Resource
-	// Reserved is the id of the container reserved on the node, 0 if none.
-	Reserved ContainerID
-}
+// NodeInfo is a node in a snapshot (package queue's record).
+type NodeInfo = queue.NodeInfo
 
 // Snapshot is a deep copy of the scheduler's state at one moment, for the
 // preemption policy and for reporting. It is safe to read concurrently and
@@ -125,7 +109,7 @@ func (s *Scheduler) Snapshot() *Snapshot {
 	slices.SortFunc(out.Containers, func(x, y ContainerInfo) int { return cmpID(x.ID, y.ID) })
 	for _, r := range s.resvByID {
 		out.Reservations = append(out.Reservations, ReservationInfo{ID: r.id, App: r.app.id, Node: r.node.id,
-			Queue: r.app.q.path, Resource: r.res, Priority: r.key.prio, Time: r.time})
+			Queue: r.app.q.path, Resource: r.res, Priority: r.key.Priority(), Time: r.time})
 	}
 	slices.SortFunc(out.Reservations, func(x, y ReservationInfo) int { return cmpID(x.ID, y.ID) })
 	for _, id := range sortedKeys(s.nodes) {

@@ -106,12 +106,12 @@ func (s *Scheduler) allocateOnce(n *node) (proposal, bool) {
 // counts as used.
 func (s *Scheduler) serveReservation(r *reservation) proposal {
 	a, k := r.app, r.key
-	if k.any <= 0 {
+	if k.Outstanding() <= 0 {
 		s.unreserve(r)
 		return proposal{}
 	}
 	lim := limits{limit: s.cluster, headroom: s.cluster}
-	k.missed++
+	k.Payload.missed++
 	p := s.assignOnNode(a, k, r.node, &lim, r)
 	p.from = r
 	return p
@@ -207,8 +207,8 @@ func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal
 // priorities, most important first.
 func (s *Scheduler) assignApp(a *app, n *node, lim *limits) proposal {
 	rc, cl := s.rc, s.cluster
-	for _, k := range a.keys {
-		if k.any <= 0 {
+	for _, k := range a.asks.Keys() {
+		if k.Outstanding() <= 0 {
 			continue
 		}
 		if !s.cfg.ContinueLooking && !s.shouldAllocOrReserve(k) {
@@ -218,13 +218,13 @@ func (s *Scheduler) assignApp(a *app, n *node, lim *limits) proposal {
 		if s.cfg.ContinueLooking {
 			room = room.Add(a.reserved)
 		}
-		if !berth.GreaterOrEqual(rc, cl, room, k.capRes) {
+		if !berth.GreaterOrEqual(rc, cl, room, k.Capability()) {
 			return proposal{st: stQueueSkipped, app: a}
 		}
-		k.missed++
+		k.Payload.missed++
 		p := s.assignOnNode(a, k, n, lim, nil)
 		if p.st == stPrioritySkipped {
-			k.missed--
+			k.Payload.missed--
 			continue
 		}
 		return p
@@ -234,14 +234,14 @@ func (s *Scheduler) assignApp(a *app, n *node, lim *limits) proposal {
 
 // assignOnNode tries node-local, then rack-local, then off-switch.
 func (s *Scheduler) assignOnNode(a *app, k *skey, n *node, lim *limits, from *reservation) proposal {
-	if h := k.hosts[n.id]; h != nil && h.count > 0 {
+	if c, _ := k.HostAsk(n.id); c > 0 {
 		p := s.assignAt(a, k, n, lim, from, NodeLocal)
 		if p.st.assigned() {
 			return p
 		}
 	}
-	if r := k.racks[n.rack]; r != nil && r.count > 0 {
-		if !r.relax {
+	if c, relax := k.RackAsk(n.rack); c > 0 {
+		if !relax {
 			return proposal{st: stPrioritySkipped}
 		}
 		p := s.assignAt(a, k, n, lim, from, RackLocal)
@@ -249,8 +249,8 @@ func (s *Scheduler) assignOnNode(a *app, k *skey, n *node, lim *limits, from *re
 			return p
 		}
 	}
-	if k.any > 0 {
-		if !k.anyRelax {
+	if c, relax := k.AnyAsk(); c > 0 {
+		if !relax {
 			return proposal{st: stPrioritySkipped}
 		}
 		p := s.assignAt(a, k, n, lim, from, OffSwitch)
@@ -285,24 +285,24 @@ func (s *Scheduler) canAssign(k *skey, n *node, loc Locality, from *reservation)
 		if nn == 0 {
 			return false
 		}
-		uniq := k.uniqueAsks()
+		uniq := k.UniqueLocationAsks()
 		if uniq == 1 {
 			return true
 		}
 		if s.cfg.RackLocalityAdditionalDelay > -1 {
-			return k.missed > min(nn, int64(s.cfg.NodeLocalityDelay+s.cfg.RackLocalityAdditionalDelay))
+			return k.Payload.missed > min(nn, int64(s.cfg.NodeLocalityDelay+s.cfg.RackLocalityAdditionalDelay))
 		}
 		wait := min(float32(max(uniq-1, 0))/float32(nn), 1)
-		return min(float32(nn), float32(k.any)*wait) < float32(k.missed)
+		return min(float32(nn), float32(k.Outstanding())*wait) < float32(k.Payload.missed)
 	}
-	if r := k.racks[n.rack]; r == nil || r.count <= 0 {
+	if c, _ := k.RackAsk(n.rack); c <= 0 {
 		return false
 	}
 	if loc == RackLocal {
-		return min(nn, int64(s.cfg.NodeLocalityDelay)) < k.missed
+		return min(nn, int64(s.cfg.NodeLocalityDelay)) < k.Payload.missed
 	}
-	h := k.hosts[n.id]
-	return h != nil && h.count > 0
+	c, _ := k.HostAsk(n.id)
+	return c > 0
 }
 
 // shouldAllocOrReserve is YARN's shouldAllocOrReserveNewContainer: stop
@@ -310,19 +310,20 @@ func (s *Scheduler) canAssign(k *skey, n *node, loc Locality, from *reservation)
 // for keys that keep re-reserving.
 func (s *Scheduler) shouldAllocOrReserve(k *skey) bool {
 	starvation := 0
-	if k.nRes > 0 {
+	ks := &k.Payload
+	if ks.nRes > 0 {
 		maxA, minA := s.cfg.MaxAllocation, s.cfg.MinAllocation
-		nodeFactor := s.rc.Ratio(k.capRes, maxA)
+		nodeFactor := s.rc.Ratio(k.Capability(), maxA)
 		minFactor := s.rc.Ratio(maxA.Sub(minA), maxA)
-		starvation = int(float32(k.reRes) / float32(k.nRes) * (1 - min(nodeFactor, minFactor)))
+		starvation = int(float32(ks.reRes) / float32(ks.nRes) * (1 - min(nodeFactor, minFactor)))
 	}
-	return starvation+k.any-k.nRes > 0
+	return starvation+k.Outstanding()-ks.nRes > 0
 }
 
 // assignContainer decides between allocating, reserving and skipping.
 func (s *Scheduler) assignContainer(a *app, k *skey, n *node, lim *limits, from *reservation, loc Locality) proposal {
 	rc, cl := s.rc, s.cluster
-	capR := k.capRes
+	capR := k.Capability()
 	if !berth.LessOrEqual(rc, cl, capR, n.total) {
 		return proposal{st: stLocalitySkipped}
 	}
@@ -379,14 +380,14 @@ func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 	}
 	if p.st == stReserved {
 		if p.from != nil {
-			k.reRes++
+			k.Payload.reRes++
 			return Allocation{}, false
 		}
-		r := &reservation{id: s.newID(), node: n, app: a, key: k, res: k.capRes, loc: p.loc, time: s.clock.Now()}
+		r := &reservation{id: s.newID(), node: n, app: a, key: k, res: k.Capability(), loc: p.loc, time: s.clock.Now()}
 		n.reserved = r
 		s.resvByID[r.id] = r
 		a.resv = append(a.resv, r)
-		k.nRes++
+		k.Payload.nRes++
 		a.reserved = a.reserved.Add(r.res)
 		s.charge(q, u, r.res, true)
 		return Allocation{}, false
@@ -394,25 +395,18 @@ func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 	if p.from != nil {
 		s.unreserve(p.from)
 	}
-	capR := k.capRes
+	capR := k.Capability()
 	c := &container{node: n, app: a}
 	c.c = Container{ID: s.newID(), App: a.id, Node: n.id, Queue: q.path, User: u.name, Resource: capR,
-		Priority: k.prio, Locality: p.loc, AM: a.waitingAM, Time: s.clock.Now()}
+		Priority: k.Priority(), Locality: p.loc, AM: a.waitingAM, Time: s.clock.Now()}
 	a.waitingAM = false
 	s.live[c.c.ID] = c
 	n.link(c)
 	a.link(c)
 	n.allocated = n.allocated.Add(capR)
-	switch p.loc {
-	case NodeLocal:
-		decAsk(k.hosts[n.id])
-		decAsk(k.racks[n.rack])
-	case RackLocal:
-		decAsk(k.racks[n.rack])
-	}
-	k.any = max(k.any-1, 0)
+	k.Allocate(p.loc, n.id, n.rack) // the walk only proposes keys with outstanding asks
 	if p.from == nil && p.loc != OffSwitch && (p.loc == NodeLocal || s.cfg.RackLocalityFullReset) {
-		k.missed = 0
+		k.Payload.missed = 0
 	}
 	s.appUsage(a, capR)
 	s.chargeMirror(q, u, capR, false)
@@ -422,10 +416,4 @@ func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 	s.account(q, u.name, queue.Delta{Used: capR, Pending: s.pendDelta})
 	a.headroom = s.headroom(q, u, s.userLimit(q, u))
 	return Allocation{Container: c.c, Headroom: a.headroom}, true
-}
-
-func decAsk(l *locAsk) {
-	if l != nil && l.count > 0 {
-		l.count--
-	}
 }

@@ -63,7 +63,8 @@ type Config struct {
 	// only if it is at least Increment × this.
 	ReservationThresholdIncrementMultiple float64
 
-	// Groups maps users to groups for placement rules and ACLs.
+	// Groups maps users to groups for placement rules and ACLs, for
+	// submissions whose AppSpec.Groups is nil.
 	Groups queue.Groups
 	// Logger receives diagnostics (nil: silent).
 	Logger *slog.Logger

@@ -24,7 +24,7 @@
 //   - [PlacementPolicy] places applications with YARN's rules (specified,
 //     user, primaryGroup, secondaryGroupExistingQueue, nestedUserQueue,
 //     default, reject) and their create flags; groups come from the host
-//     (Config.Groups).
+//     (AppSpec.Groups for one submission, else Config.Groups).
 //   - [Scheduler] keeps the queue tree (ad-hoc queues created by placement
 //     and removed when empty), enforces maxRunningApps per queue and user,
 //     recomputes instantaneous and steady fair shares, and allocates on
@@ -84,6 +84,9 @@
 //     when Config.Preemption is on, because reservations depend on it;
 //     choosing and killing victims is left to a preemption policy, which
 //     reads [Scheduler.Snapshot] and calls [Scheduler.PreemptContainer].
+//   - A submission may carry the user's groups (AppSpec.Groups, shared
+//     with the capacity scheduler); YARN always asks its group mapping
+//     service, which Config.Groups stands for.
 //   - Names break ties by byte order; Java compares UTF-16 code units, which
 //     differs only for characters outside the Basic Multilingual Plane.
 //

@@ -8,26 +8,16 @@ import (
 )
 
 // Entitlement is a reservation queue's share of its plan queue, as
-// fractions in [0, 1] (YARN's QueueEntitlement). The fair scheduler uses
+// fractions in [0, 1] (YARN's QueueEntitlement): package queue's type, so
+// that a plan follower can drive either scheduler. The fair scheduler uses
 // Capacity as the queue's weight and ignores MaxCapacity, as YARN's
 // FairSchedulerPlanFollower does.
-type Entitlement struct {
-	Capacity    float64 // the reservation queue's weight, in [0, 1]
-	MaxCapacity float64 // accepted and ignored, in [0, 1]
-}
+type Entitlement = queue.Entitlement
 
-// ReservationQueueInfo describes one reservation queue of a plan queue.
-type ReservationQueueInfo struct {
-	// Name is the reservation id (or "<plan>-default"); Path the full path.
-	Name, Path string
-	Entitlement
-	// Default marks the plan's default queue.
-	Default bool
-	// NumApps counts applications in the queue.
-	NumApps int
-	// Used is the queue's allocated resource.
-	Used berth.Resource
-}
+// ReservationQueueInfo describes one reservation queue of a plan queue
+// (package queue's record); Capacity is the queue's weight, MaxCapacity 1,
+// and Used its allocated resource.
+type ReservationQueueInfo = queue.ReservationQueueInfo
 
 // defaultReservationQueue names a plan's default queue:
 // "root.plan" → "root.plan.plan-default".
@@ -131,7 +121,7 @@ func (s *Scheduler) SetEntitlement(name string, e Entitlement) error {
 	if !(e.MaxCapacity >= 0 && e.MaxCapacity <= 1) {
 		return berth.InvalidField("entitlement.max-capacity", e.MaxCapacity, "must be in [0, 1]")
 	}
-	q.entitlement = float64(float32(e.Capacity))
+	q.entitlement = float64(e.Capacity)
 	q.Weight = q.entitlement
 	s.recomputeSteady()
 	return nil
@@ -170,7 +160,7 @@ func (s *Scheduler) ReservationQueues(plan string) ([]ReservationQueueInfo, erro
 	var out []ReservationQueueInfo
 	for _, c := range p.children {
 		short := c.path[strings.LastIndex(c.path, ".")+1:]
-		out = append(out, ReservationQueueInfo{Name: short, Path: c.path, Entitlement: Entitlement{Capacity: c.Weight, MaxCapacity: 1},
+		out = append(out, ReservationQueueInfo{Name: short, Path: c.path, Entitlement: Entitlement{Capacity: float32(c.Weight), MaxCapacity: 1},
 			Default: c.path == defaultReservationQueue(p.path), NumApps: len(c.runnableApps) + len(c.nonRunnableApps), Used: c.Usage})
 	}
 	return out, nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/berthsched/berth"
@@ -33,7 +32,7 @@ type Scheduler struct {
 	pendingTypeChange map[string]bool
 
 	nodes   map[string]*node
-	racks   map[string]int
+	racks   queue.Racks // nodes per rack
 	cluster berth.Resource
 
 	apps     map[string]*app
@@ -78,8 +77,8 @@ func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) 
 	s := &Scheduler{
 		clock: clock, cfg: cfg, alloc: af, unbounded: Unbounded(cfg.ResourceTypes...),
 		queues: map[string]*fsQueue{}, pendingTypeChange: map[string]bool{},
-		nodes: map[string]*node{}, racks: map[string]int{},
-		apps: map[string]*app{}, users: map[string]*userApps{},
+		nodes: map[string]*node{},
+		apps:  map[string]*app{}, users: map[string]*userApps{},
 		live: map[ContainerID]*container{}, resvByID: map[ContainerID]*reservation{},
 	}
 	// root and root.default exist from the start with the fair policy,
@@ -144,7 +143,7 @@ func (s *Scheduler) AddNode(n NodeSpec) error {
 		n.Rack = "/default-rack"
 	}
 	s.nodes[n.ID] = &node{NodeSpec: n, live: map[ContainerID]*container{}}
-	s.racks[n.Rack]++
+	s.racks.Add(n.Rack)
 	s.cluster = s.cluster.Add(n.Capability)
 	s.clusterChanged()
 	return nil
@@ -169,9 +168,7 @@ func (s *Scheduler) RemoveNode(id string) ([]Ended, error) {
 		out = append(out, Ended{Container: c.Container, Status: Lost})
 	}
 	delete(s.nodes, id)
-	if s.racks[n.Rack]--; s.racks[n.Rack] == 0 {
-		delete(s.racks, n.Rack)
-	}
+	s.racks.Remove(n.Rack)
 	s.cluster = s.cluster.Sub(n.Capability)
 	s.clusterChanged()
 	return out, nil
@@ -213,7 +210,8 @@ func (s *Scheduler) Place(requested, user string) (string, error) {
 // the queue (rejection: ErrNoPlacement); a plan queue sends it to its
 // reservation queue (or the plan's default queue); the leaf is created if
 // needed (a parent: ErrInvalidArgument); the user needs the submit or
-// administer ACL (ErrPermissionDenied); an AM asking for a type whose queue
+// administer ACL (ErrPermissionDenied). Placement rules and ACLs see the
+// user's groups from AppSpec.Groups, or from Config.Groups when nil; an AM asking for a type whose queue
 // maximum is 0 is refused. The application then runs at once or waits for
 // maxRunningApps (queue and user).
 func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
@@ -231,7 +229,11 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	if spec.AMResource.AnyNegative() {
 		return "", berth.InvalidField("app.am-resource", spec.AMResource, "must not be negative")
 	}
-	qname, err := s.placement.Place(spec.Queue, spec.User, s.cfg.Groups, queueInfoFunc(s.lookupQueue))
+	groups := s.cfg.Groups
+	if spec.Groups != nil { // the host resolved them for this submission
+		groups = queue.StaticGroups{spec.User: spec.Groups}
+	}
+	qname, err := s.placement.Place(spec.Queue, spec.User, groups, queueInfoFunc(s.lookupQueue))
 	if err != nil {
 		return "", fmt.Errorf("application %s: %w", spec.ID, err)
 	}
@@ -247,7 +249,7 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	if q == nil {
 		return "", kindErr(berth.ErrInvalidArgument, "queue", qname, "%s is not a leaf queue", qname)
 	}
-	if q.tq == nil || !q.tq.CanSubmit(spec.User, s.cfg.Groups) {
+	if q.tq == nil || !q.tq.CanSubmit(spec.User, groups) {
 		s.dropIfEmptyDynamic(q)
 		return "", kindErr(berth.ErrPermissionDenied, "queue", q.path, "User %s does not have permission to submit %s to queue %s", spec.User, spec.ID, q.path)
 	}
@@ -278,8 +280,8 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	a.lastTimeAtFairShare = a.StartTime
 	if !amAsk.IsZero() {
 		a.managedAM = true
-		k := a.addKey(0)
-		k.any, k.capRes = 1, amAsk
+		// the AM ask is valid: amAsk is normalized and non-negative
+		_, _ = a.asks.Update(Ask{Priority: 0, ResourceName: AnyResource, Capability: amAsk, Count: 1}, false)
 	}
 	s.apps[a.id] = a
 	s.addAppToQueue(a, q)
@@ -369,11 +371,8 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 	norm := make([]Ask, len(asks))
 	for i, k := range asks {
 		f := fmt.Sprintf("asks[%d]", i)
-		if k.ResourceName == "" {
-			return berth.Resource{}, berth.InvalidField(f+".resource-name", k.ResourceName, "must be a host, a rack or *")
-		}
-		if k.Count < 0 {
-			return berth.Resource{}, berth.InvalidField(f+".count", k.Count, "must not be negative")
+		if err := k.Validate(f); err != nil {
+			return berth.Resource{}, err
 		}
 		c, err := s.normalize(a.q, k.Capability, f+".capability")
 		if err != nil {
@@ -382,14 +381,12 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		k.Capability = c
 		norm[i] = k
 	}
-	for i, id := range release {
-		c, ok := s.live[id]
-		if !ok || c.app != a {
-			if r, ok := s.resvByID[id]; ok && r.app == a {
-				continue
-			}
-			return berth.Resource{}, notFound(fmt.Sprintf("release[%d]", i), id)
-		}
+	if err := queue.CheckRelease(release, func(id ContainerID) bool {
+		c, live := s.live[id]
+		r, reserved := s.resvByID[id]
+		return live && c.app == a || reserved && r.app == a
+	}); err != nil {
+		return berth.Resource{}, err
 	}
 	for _, k := range norm {
 		s.setAsk(a, k)
@@ -404,45 +401,15 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 	return s.headroom(a), nil
 }
 
-// setAsk stores one ask.
+// setAsk stores one validated ask in a's request table.
 func (s *Scheduler) setAsk(a *app, k Ask) {
-	key := a.addKey(k.Priority)
-	switch {
-	case k.ResourceName == AnyResource:
-		key.any = k.Count
-		key.anyRelax = !k.StrictLocality
-		key.capRes = k.Capability
-	default:
-		m := &key.hosts
-		if s.isRack(k.ResourceName) {
-			m = &key.racks
-		}
-		if *m == nil {
-			*m = map[string]*locAsk{}
-		}
-		la := (*m)[k.ResourceName]
-		if la == nil {
-			la = &locAsk{}
-			(*m)[k.ResourceName] = la
-		}
-		la.count, la.relax = k.Count, !k.StrictLocality
-		if key.capRes.IsZero() {
-			key.capRes = k.Capability
-		}
-	}
+	_, _ = a.asks.Update(k, s.isRack(k.ResourceName))
 }
 
-// isRack tells a rack name from a host name: a rack is a name some node
-// sits on, or one starting with "/" as YARN's rack names do.
+// isRack tells a rack name from a host name ([queue.Racks.IsRack]).
 func (s *Scheduler) isRack(name string) bool {
-	if strings.HasPrefix(name, "/") {
-		return true
-	}
-	if _, ok := s.nodes[name]; ok {
-		return false
-	}
-	_, ok := s.racks[name]
-	return ok
+	_, isNode := s.nodes[name]
+	return s.racks.IsRack(name, isNode)
 }
 
 // headroom is the policy's headroom of the app's queue against the

@@ -57,24 +57,12 @@ type ContainerInfo struct {
 	MarkedForPreemption bool
 }
 
-// ReservationInfo is a container reserved on a node.
-type ReservationInfo struct {
-	ID       ContainerID    // the reserved container's id
-	App      string         // the application holding it
-	Node     string         // the node reserved
-	Queue    string         // the application's leaf queue
-	Resource berth.Resource // the reserved size
-	Priority int32          // the ask's priority
-	Time     berth.Time     // when it was reserved
-}
+// ReservationInfo is a container reserved on a node (package queue's
+// record, shared with the capacity scheduler).
+type ReservationInfo = queue.ReservedContainer
 
-// NodeInfo is a node in a snapshot.
-type NodeInfo struct {
-	ID, Rack              string         // node id and rack
-	Capability, Allocated berth.Resource // total and allocated resources
-	// Reserved is the id of the container reserved on the node, 0 if none.
-	Reserved ContainerID
-}
+// NodeInfo is a node in a snapshot (package queue's record).
+type NodeInfo = queue.NodeInfo
 
 // Snapshot is a deep copy of the scheduler's state at one moment, for a
 // preemption policy and for reporting. It does not change afterwards.

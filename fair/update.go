@@ -52,7 +52,7 @@ func (s *Scheduler) updateDemand(q *fsQueue) {
 	if q.leaf {
 		for _, list := range [][]*app{q.runnableApps, q.nonRunnableApps} {
 			for _, a := range list {
-				a.Demand = a.Usage.Add(a.pendingAsks())
+				a.Demand = a.Usage.Add(a.asks.Pending())
 				a.Weight = appWeight(a, s.cfg.SizeBasedWeight)
 				d = d.Add(a.Demand)
 			}

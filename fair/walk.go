@@ -141,7 +141,7 @@ func (s *Scheduler) overAMShareLimit(a *app) bool {
 	if a.amRunning || !a.managedAM {
 		return false
 	}
-	ask, count := a.nextPendingAsk()
+	ask, count := a.asks.NextPending()
 	return count == 0 || !s.canRunAppAM(a.q, ask)
 }
 
@@ -170,21 +170,23 @@ func (s *Scheduler) maxAMResource(q *fsQueue) berth.Resource {
 
 // hasContainerForNode is FSAppAttempt.hasContainerForNode.
 func (s *Scheduler) hasContainerForNode(a *app, k *skey, n *node) bool {
-	if k.any <= 0 {
+	anyCount, anyRelax := k.AnyAsk()
+	if anyCount <= 0 {
 		return false
 	}
-	rackAsk := k.count(k.racks, n.Rack) > 0
-	nodeAsk := k.count(k.hosts, n.ID) > 0
-	if !(k.anyRelax || rackAsk) {
+	rackCount, rackRelax := k.RackAsk(n.Rack)
+	nodeCount, _ := k.HostAsk(n.ID)
+	rackAsk, nodeAsk := rackCount > 0, nodeCount > 0
+	if !(anyRelax || rackAsk) {
 		return false
 	}
-	if rackAsk && !k.canDelayTo(k.racks, n.Rack) && !nodeAsk {
+	if rackAsk && !rackRelax && !nodeAsk {
 		return false
 	}
-	if !k.capRes.FitsIn(n.Capability) {
+	if !k.Capability().FitsIn(n.Capability) {
 		return false
 	}
-	return a.q.fitsInMaxShare(k.capRes)
+	return a.q.fitsInMaxShare(k.Capability())
 }
 
 // allowedLocality is YARN's delay scheduling, by opportunities or by time.
@@ -193,16 +195,16 @@ func (s *Scheduler) allowedLocality(a *app, k *skey, now berth.Time) Locality {
 		if s.cfg.LocalityDelayNode < 0 || s.cfg.LocalityDelayRack < 0 {
 			return OffSwitch
 		}
-		lvl, ok := a.allowed[k.prio]
+		lvl, ok := a.allowed[k.Priority()]
 		if !ok {
-			a.lastAt[k.prio] = now
-			a.allowed[k.prio] = NodeLocal
+			a.lastAt[k.Priority()] = now
+			a.allowed[k.Priority()] = NodeLocal
 			return NodeLocal
 		}
 		if lvl == OffSwitch {
 			return OffSwitch
 		}
-		since, ok := a.lastAt[k.prio]
+		since, ok := a.lastAt[k.Priority()]
 		if !ok {
 			since = a.StartTime
 		}
@@ -211,19 +213,19 @@ func (s *Scheduler) allowedLocality(a *app, k *skey, now berth.Time) Locality {
 			limit = s.cfg.LocalityDelayRack
 		}
 		if now-since > limit {
-			a.allowed[k.prio] = lvl + 1
-			a.opps[k.prio] = 0
-			a.lastAt[k.prio] = now
+			a.allowed[k.Priority()] = lvl + 1
+			a.opps[k.Priority()] = 0
+			a.lastAt[k.Priority()] = now
 		}
-		return a.allowed[k.prio]
+		return a.allowed[k.Priority()]
 	}
 	nodeT, rackT := min(s.cfg.LocalityThresholdNode, 1), min(s.cfg.LocalityThresholdRack, 1)
 	if nodeT < 0 || rackT < 0 {
 		return OffSwitch
 	}
-	lvl, ok := a.allowed[k.prio]
+	lvl, ok := a.allowed[k.Priority()]
 	if !ok {
-		a.allowed[k.prio] = NodeLocal
+		a.allowed[k.Priority()] = NodeLocal
 		return NodeLocal
 	}
 	if lvl == OffSwitch {
@@ -233,21 +235,21 @@ func (s *Scheduler) allowedLocality(a *app, k *skey, now berth.Time) Locality {
 	if lvl == RackLocal {
 		t = rackT
 	}
-	if float64(a.opps[k.prio]) > float64(len(s.nodes))*t {
-		a.allowed[k.prio] = lvl + 1
-		a.opps[k.prio] = 0
-		a.lastAt[k.prio] = now
+	if float64(a.opps[k.Priority()]) > float64(len(s.nodes))*t {
+		a.allowed[k.Priority()] = lvl + 1
+		a.opps[k.Priority()] = 0
+		a.lastAt[k.Priority()] = now
 	}
-	return a.allowed[k.prio]
+	return a.allowed[k.Priority()]
 }
 
 // assignApp is FSAppAttempt.assignContainer(node, reserved): from is the
 // node's reservation when serving it.
 func (s *Scheduler) assignApp(a *app, n *node, from *reservation) (berth.Resource, outcome, Allocation) {
 	now := s.clock.Now()
-	keys := a.keys
+	keys := a.asks.Keys()
 	if from != nil {
-		k := a.key(from.prio)
+		k := a.asks.Key(from.prio)
 		if k == nil {
 			return berth.Resource{}, none, Allocation{}
 		}
@@ -257,23 +259,24 @@ func (s *Scheduler) assignApp(a *app, n *node, from *reservation) (berth.Resourc
 		if from == nil && !s.hasContainerForNode(a, k, n) {
 			continue
 		}
-		a.opps[k.prio]++
-		rackCount := k.count(k.racks, n.Rack)
-		nodeCount := k.count(k.hosts, n.ID)
+		a.opps[k.Priority()]++
+		rackCount, rackRelax := k.RackAsk(n.Rack)
+		nodeCount, _ := k.HostAsk(n.ID)
+		anyCount, anyRelax := k.AnyAsk()
 		allowed := s.allowedLocality(a, k, now)
 		if rackCount > 0 && nodeCount > 0 {
 			return s.assignContainer(a, k, n, NodeLocal, from)
 		}
-		if !k.canDelayTo(k.racks, n.Rack) {
+		if !rackRelax {
 			continue
 		}
 		if rackCount > 0 && allowed >= RackLocal {
 			return s.assignContainer(a, k, n, RackLocal, from)
 		}
-		if !k.anyRelax {
+		if !anyRelax {
 			continue
 		}
-		if k.any > 0 && (k.uniqueAsks() <= 1 || allowed == OffSwitch) {
+		if anyCount > 0 && (k.UniqueLocationAsks() <= 1 || allowed == OffSwitch) {
 			return s.assignContainer(a, k, n, OffSwitch, from)
 		}
 	}
@@ -282,12 +285,12 @@ func (s *Scheduler) assignApp(a *app, n *node, from *reservation) (berth.Resourc
 
 // assignContainer allocates k's container on n, or reserves n for it.
 func (s *Scheduler) assignContainer(a *app, k *skey, n *node, loc Locality, from *reservation) (berth.Resource, outcome, Allocation) {
-	capRes := k.capRes
+	capRes := k.Capability()
 	if capRes.FitsIn(n.unallocated()) {
-		if lvl, ok := a.allowed[k.prio]; ok && loc < lvl {
-			a.allowed[k.prio] = loc
+		if lvl, ok := a.allowed[k.Priority()]; ok && loc < lvl {
+			a.allowed[k.Priority()] = loc
 		}
-		if k.any <= 0 {
+		if k.Outstanding() <= 0 {
 			if from != nil {
 				s.unreserve(from)
 			}
@@ -309,21 +312,13 @@ func (s *Scheduler) assignContainer(a *app, k *skey, n *node, loc Locality, from
 func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality) Allocation {
 	s.nextID++
 	c := &container{Container: Container{ID: s.nextID, App: a.id, Node: n.ID, Queue: a.q.path, User: a.user,
-		Resource: k.capRes, Priority: k.prio, Locality: loc, Time: s.clock.Now()}, app: a, node: n}
-	// decrement the asks as YARN's AppSchedulingInfo.allocate does
-	switch loc {
-	case NodeLocal:
-		decAsk(k.hosts, n.ID)
-		decAsk(k.racks, n.Rack)
-	case RackLocal:
-		decAsk(k.racks, n.Rack)
-	}
-	k.any--
+		Resource: k.Capability(), Priority: k.Priority(), Locality: loc, Time: s.clock.Now()}, app: a, node: n}
+	k.Allocate(loc, n.ID, n.Rack) // assignContainer checked that k has outstanding asks
 	if !a.amRunning && a.managedAM {
 		c.AM = true
-		a.amRes = k.capRes
+		a.amRes = k.Capability()
 		a.amRunning = true
-		a.q.amUsage = a.q.amUsage.Add(k.capRes)
+		a.q.amUsage = a.q.amUsage.Add(k.Capability())
 	}
 	s.live[c.ID] = c
 	a.live[c.ID] = c
@@ -335,15 +330,6 @@ func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality) Allocation 
 		p.Usage = p.Usage.Add(c.Resource)
 	}
 	return Allocation{Container: c.Container, Headroom: s.headroom(a)}
-}
-
-func decAsk(m map[string]*locAsk, name string) {
-	if la := m[name]; la != nil && la.count > 0 {
-		la.count--
-		if la.count == 0 {
-			delete(m, name)
-		}
-	}
 }
 
 // releaseContainer ends a live container.
@@ -381,7 +367,7 @@ func (s *Scheduler) reserve(a *app, k *skey, n *node, loc Locality, from *reserv
 		if loc == OffSwitch {
 			existing = len(a.reservedOn)
 		} else {
-			total = s.racks[n.Rack]
+			total = s.racks.Nodes(n.Rack)
 			for _, r := range a.reservedOn {
 				if r.node.Rack == n.Rack {
 					existing++
@@ -394,13 +380,13 @@ func (s *Scheduler) reserve(a *app, k *skey, n *node, loc Locality, from *reserv
 	}
 	if from != nil || n.reserved != nil {
 		r := n.reserved
-		s.account(a.q, a.user, queue.Delta{Reserved: k.capRes.Sub(r.res)})
-		a.reservedRes = a.reservedRes.Sub(r.res).Add(k.capRes)
-		r.prio, r.res = k.prio, k.capRes
+		s.account(a.q, a.user, queue.Delta{Reserved: k.Capability().Sub(r.res)})
+		a.reservedRes = a.reservedRes.Sub(r.res).Add(k.Capability())
+		r.prio, r.res = k.Priority(), k.Capability()
 		return true
 	}
 	s.nextID++
-	r := &reservation{id: s.nextID, app: a, node: n, prio: k.prio, res: k.capRes, time: s.clock.Now()}
+	r := &reservation{id: s.nextID, app: a, node: n, prio: k.Priority(), res: k.Capability(), time: s.clock.Now()}
 	n.reserved = r
 	a.reservedOn[n.ID] = r
 	a.reservedRes = a.reservedRes.Add(r.res)
@@ -425,7 +411,7 @@ func (s *Scheduler) unreserve(r *reservation) {
 // valid reports whether the reservation still stands (or was fulfilled).
 func (s *Scheduler) assignReservedContainer(r *reservation, out []Allocation) (bool, []Allocation) {
 	a, n := r.app, r.node
-	k := a.key(r.prio)
+	k := a.asks.Key(r.prio)
 	if k == nil || !s.hasContainerForNode(a, k, n) || s.overAMShareLimit(a) {
 		s.unreserve(r)
 		return false, out

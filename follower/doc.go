@@ -25,10 +25,16 @@
 // # Schedulers and flavors
 //
 // The follower talks to the scheduler through the small [Scheduler]
-// interface (plan-queue resources, listing, adding and removing
-// reservation queues, entitlements, applications). The capacity and fair
-// schedulers offer these operations with their own types; wire one with
-// [Funcs] and closures (see the package example). What differs between
+// interface, what YARN's follower reads and does: the plan queue's
+// resources, the names of its reservation queues and each one's
+// entitlement and guaranteed resources, adding and removing reservation
+// queues, setting entitlements, and listing, moving or killing the
+// applications of an expired queue. Its methods take plain values and
+// package queue's records (Entitlement, Ended), which both schedulers
+// share, so *capacity.Scheduler satisfies it as it is (see the Follower
+// example); a scheduler lacking an operation is wired with [Funcs] and
+// closures. The containers of killed applications are returned in
+// [Result.Ended] for the host to stop. What differs between
 // YARN's CapacitySchedulerPlanFollower and FairSchedulerPlanFollower is a
 // [Flavor]:
 //

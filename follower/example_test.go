@@ -56,53 +56,8 @@ func planFollowerTour(w io.Writer) error {
 		return err
 	}
 
-	// The follower sees the scheduler through a small interface; Funcs
-	// adapts the capacity scheduler's methods with closures.
-	absolute := func(path string) (float64, error) { // a queue's absolute capacity
-		for _, q := range cs.Snapshot().Queues.Queues {
-			if q.Path.String() == path {
-				return float64(q.AbsoluteCapacity), nil
-			}
-		}
-		return 0, fmt.Errorf("queue %s: %w", path, berth.ErrNotFound)
-	}
-	sched := follower.Funcs{
-		Cluster: cs.ClusterResource,
-		Plan: func(planQueue string) (berth.Resource, error) {
-			abs, err := absolute("root." + planQueue)
-			return cs.ClusterResource().Mul(abs), err
-		},
-		Queues: func(planQueue string) ([]follower.QueueState, error) {
-			infos, err := cs.ReservationQueues(planQueue)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]follower.QueueState, len(infos))
-			for i, in := range infos {
-				abs, err := absolute(in.Path)
-				if err != nil {
-					return nil, err
-				}
-				out[i] = follower.QueueState{Queue: in.Name, Entitlement: in.Entitlement, Resources: cs.ClusterResource().Mul(abs)}
-			}
-			return out, nil
-		},
-		Add:     cs.AddReservationQueue,
-		Entitle: cs.SetEntitlement,
-		Remove:  cs.RemoveReservationQueue,
-		Apps: func(queue string) ([]string, error) {
-			var ids []string
-			for _, a := range cs.Snapshot().Apps {
-				if strings.HasSuffix(a.Queue, "."+queue) {
-					ids = append(ids, a.ID)
-				}
-			}
-			return ids, nil
-		},
-		Move: func(app, queue string) error { _, err := cs.MoveApp(app, queue); return err },
-		Kill: func(app string) error { _, err := cs.KillApp(app); return err },
-	}
-	f, err := follower.New(follower.Config{Scheduler: sched, Flavor: follower.CapacityFlavor, Plans: follower.Plans{p}})
+	// The capacity scheduler is a follower.Scheduler as it is.
+	f, err := follower.New(follower.Config{Scheduler: cs, Flavor: follower.CapacityFlavor, Plans: follower.Plans{p}})
 	if err != nil {
 		return err
 	}
@@ -142,4 +97,83 @@ func Example() {
 	// t=1000  dedicated-default 0.25 (0 apps)  0001 0.25 (1 apps)  0002 0.50 (0 apps)
 	// t=2000  dedicated-default 0.75 (0 apps)  0001 0.25 (1 apps)
 	// t=3000  dedicated-default 1.00 (1 apps)
+}
+
+// stepPlanFollower builds a capacity scheduler with a reservable queue
+// (80% of 100 containers), a plan with two reservations, runs the follower
+// at a few times and prints the reservation queues with their capacities
+// and guaranteed resources.
+func stepPlanFollower(w io.Writer) error {
+	cfg := capacity.DefaultConfig()
+	dedicated := capacity.Queue("dedicated", 80)
+	dedicated.Reservable = true
+	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("default", 20), dedicated}
+	clock := berth.NewManualClock(0)
+	cs, err := capacity.New(cfg, clock)
+	if err != nil {
+		return err
+	}
+	if err := cs.AddNode(capacity.NodeSpec{ID: "n1", Rack: "/r1", Capability: berth.New(100*1024, 100)}); err != nil {
+		return err
+	}
+	p, err := plan.New(plan.DefaultConfig("dedicated", berth.New(80*1024, 80), clock))
+	if err != nil {
+		return err
+	}
+	for i, iv := range []berth.Interval{{Start: 0, End: 3000}, {Start: 1000, End: 2000}} {
+		n := int64(20 * (i + 1)) // r1: 20 containers on [0s, 3s), r2: 40 on [1s, 2s)
+		a, err := plan.NewAllocation(plan.ReservationID{ClusterTimestamp: 1, Sequence: int64(i + 1)}, "alice",
+			plan.Definition{Arrival: iv.Start, Deadline: iv.End}, iv, []plan.IntervalResource{{Interval: iv, Resource: berth.New(1024*n, n)}})
+		if err == nil {
+			err = p.AddReservation(a)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	f, err := follower.New(follower.Config{Scheduler: cs, Flavor: follower.CapacityFlavor, Plans: follower.Plans{p}})
+	if err != nil {
+		return err
+	}
+	for _, now := range []berth.Time{0, 1000, 2000, 3000} {
+		if _, err := f.Run(now); err != nil {
+			return err
+		}
+		names, err := cs.ReservationQueueNames("dedicated")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "t=%d\n", now)
+		for _, q := range names {
+			e, res, err := cs.ReservationQueueState("dedicated", q)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "  %-19s %.2f %v\n", q, e.Capacity, res)
+		}
+	}
+	return nil
+}
+
+// The capacity scheduler plugs into the follower directly: each run
+// creates a queue per active reservation, sized as its share of the plan
+// queue, gives the plan's default queue the rest, and removes the queues of
+// reservations that ended.
+func ExampleFollower_capacity() {
+	if err := stepPlanFollower(os.Stdout); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// t=0
+	//   dedicated-default   0.75 <memory:61440, vCores:60>
+	//   reservation_1_0001  0.25 <memory:20480, vCores:20>
+	// t=1000
+	//   dedicated-default   0.25 <memory:20480, vCores:20>
+	//   reservation_1_0001  0.25 <memory:20480, vCores:20>
+	//   reservation_1_0002  0.50 <memory:40960, vCores:40>
+	// t=2000
+	//   dedicated-default   0.75 <memory:61440, vCores:60>
+	//   reservation_1_0001  0.25 <memory:20480, vCores:20>
+	// t=3000
+	//   dedicated-default   1.00 <memory:81920, vCores:80>
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
 )
 
 // fakeQueue is one reservation queue of the fake scheduler.
@@ -25,6 +26,7 @@ type fakeScheduler struct {
 	cluster  berth.Resource
 	planRes  berth.Resource
 	queues   []*fakeQueue // creation order
+	byName   map[string]*fakeQueue
 	maxSum   float32
 	noMove   bool // MoveApp fails
 	autoDef  bool // the default queue exists from the start (CS)
@@ -33,23 +35,22 @@ type fakeScheduler struct {
 }
 
 func newFake(fl Flavor, planQ string, cluster, planRes berth.Resource) *fakeScheduler {
-	f := &fakeScheduler{flavor: fl, planQ: planQ, cluster: cluster, planRes: planRes, appQueue: map[string]string{}}
+	f := &fakeScheduler{flavor: fl, planQ: planQ, cluster: cluster, planRes: planRes, appQueue: map[string]string{},
+		byName: map[string]*fakeQueue{}}
 	return f
 }
 
 func (f *fakeScheduler) withDefault() *fakeScheduler {
-	f.queues = append(f.queues, &fakeQueue{name: f.flavor.QueueName(f.planQ, defaultReservation(f.flavor, f.planQ)), ent: Entitlement{Capacity: 1, MaxCapacity: 1}})
+	f.add(&fakeQueue{name: f.flavor.QueueName(f.planQ, defaultReservation(f.flavor, f.planQ)), ent: Entitlement{Capacity: 1, MaxCapacity: 1}})
 	return f
 }
 
-func (f *fakeScheduler) find(name string) *fakeQueue {
-	for _, q := range f.queues {
-		if q.name == name {
-			return q
-		}
-	}
-	return nil
+func (f *fakeScheduler) add(q *fakeQueue) {
+	f.queues = append(f.queues, q)
+	f.byName[q.name] = q
 }
+
+func (f *fakeScheduler) find(name string) *fakeQueue { return f.byName[name] }
 
 func (f *fakeScheduler) checkPlan(planQueue string) error {
 	if planQueue != f.planQ {
@@ -67,15 +68,24 @@ func (f *fakeScheduler) PlanResources(planQueue string) (berth.Resource, error) 
 	return f.planRes, nil
 }
 
-func (f *fakeScheduler) ReservationQueues(planQueue string) ([]QueueState, error) {
+func (f *fakeScheduler) ReservationQueueNames(planQueue string) ([]string, error) {
 	if err := f.checkPlan(planQueue); err != nil {
 		return nil, err
 	}
-	out := make([]QueueState, len(f.queues))
-	for i, q := range f.queues {
-		out[i] = QueueState{Queue: q.name, Entitlement: q.ent, Resources: f.planRes.Mul(float64(q.ent.Capacity))}
+	return f.names(), nil
+}
+
+// ReservationQueueState reports a queue's resources as its share of the
+// plan resources.
+func (f *fakeScheduler) ReservationQueueState(planQueue, queue string) (Entitlement, berth.Resource, error) {
+	if err := f.checkPlan(planQueue); err != nil {
+		return Entitlement{}, berth.None(), err
 	}
-	return out, nil
+	q := f.find(queue)
+	if q == nil {
+		return Entitlement{}, berth.None(), &berth.FieldError{Field: "queue", Value: queue, Kind: berth.ErrNotFound, Reason: "no such queue"}
+	}
+	return q.ent, f.planRes.Mul(float64(q.ent.Capacity)), nil
 }
 
 func (f *fakeScheduler) AddReservationQueue(planQueue, reservation string) error {
@@ -87,7 +97,7 @@ func (f *fakeScheduler) AddReservationQueue(planQueue, reservation string) error
 		return &berth.FieldError{Field: "queue", Value: name, Kind: berth.ErrAlreadyExists, Reason: "exists"}
 	}
 	f.ops = append(f.ops, "add "+name)
-	f.queues = append(f.queues, &fakeQueue{name: name, ent: Entitlement{Capacity: 0, MaxCapacity: 1}})
+	f.add(&fakeQueue{name: name, ent: Entitlement{Capacity: 0, MaxCapacity: 1}})
 	return nil
 }
 
@@ -129,6 +139,7 @@ func (f *fakeScheduler) RemoveReservationQueue(queue string) error {
 	}
 	f.ops = append(f.ops, "remove "+queue)
 	f.queues = slices.DeleteFunc(f.queues, func(x *fakeQueue) bool { return x == q })
+	delete(f.byName, queue)
 	return nil
 }
 
@@ -151,31 +162,32 @@ func (f *fakeScheduler) submit(app, reservation string) error {
 	return nil
 }
 
-func (f *fakeScheduler) MoveApp(appID, queue string) error {
+func (f *fakeScheduler) MoveApp(appID, queue string) (string, error) {
 	if f.noMove {
-		return &berth.FieldError{Field: "queue", Value: queue, Kind: berth.ErrCapacityExceeded, Reason: "move refused"}
+		return "", &berth.FieldError{Field: "queue", Value: queue, Kind: berth.ErrCapacityExceeded, Reason: "move refused"}
 	}
 	to := f.find(queue)
 	from := f.find(f.appQueue[appID])
 	if to == nil || from == nil {
-		return &berth.FieldError{Field: "app", Value: appID, Kind: berth.ErrNotFound, Reason: "unknown"}
+		return "", &berth.FieldError{Field: "app", Value: appID, Kind: berth.ErrNotFound, Reason: "unknown"}
 	}
 	f.ops = append(f.ops, "move "+appID+" "+queue)
 	from.apps = slices.DeleteFunc(from.apps, func(a string) bool { return a == appID })
 	to.apps = append(to.apps, appID)
 	f.appQueue[appID] = queue
-	return nil
+	return queue, nil
 }
 
-func (f *fakeScheduler) KillApp(appID string) error {
+func (f *fakeScheduler) KillApp(appID string) ([]Ended, error) {
 	from := f.find(f.appQueue[appID])
 	if from == nil {
-		return &berth.FieldError{Field: "app", Value: appID, Kind: berth.ErrNotFound, Reason: "unknown"}
+		return nil, &berth.FieldError{Field: "app", Value: appID, Kind: berth.ErrNotFound, Reason: "unknown"}
 	}
 	f.ops = append(f.ops, "kill "+appID)
 	from.apps = slices.DeleteFunc(from.apps, func(a string) bool { return a == appID })
 	delete(f.appQueue, appID)
-	return nil
+	// One container per application, so the follower's Ended can be checked.
+	return []Ended{{Container: queue.Container{App: appID, Queue: from.name}, Status: queue.Killed}}, nil
 }
 
 // names lists the queue names in creation order.

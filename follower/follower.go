@@ -111,6 +111,9 @@ type Result struct {
 	Moved   []Move
 	Killed  []string
 	Removed []string
+	// Ended lists the containers of the killed applications, as the
+	// scheduler returned them, for the host to stop.
+	Ended []Ended
 	// Assignments lists every entitlement requested (a refused one shows
 	// in the run's error), in order: expired queues to 0/0, the default
 	// queue to 0, the active reservations (shrinking ones first, then by
@@ -293,13 +296,13 @@ func (f *Follower) sync(p *plan.Plan, rawNow berth.Time, replan bool) (Result, e
 	r.defName = defaultReservation(r.fl, r.planQ)
 	r.defQ = r.fl.QueueName(r.planQ, r.defName)
 
-	queues, err := r.s.ReservationQueues(r.planQ)
+	queues, err := r.s.ReservationQueueNames(r.planQ)
 	if err != nil {
 		return r.res, opError("list reservation queues of", r.planQ, err)
 	}
 	existing := make(map[string]bool, len(queues))
 	for _, q := range queues {
-		existing[r.fl.ReservationName(q.Queue)] = true
+		existing[r.fl.ReservationName(q)] = true
 	}
 	if !existing[r.defName] {
 		if err := r.s.AddReservationQueue(r.planQ, r.defName); err != nil {
@@ -338,8 +341,8 @@ func (f *Follower) sync(p *plan.Plan, rawNow berth.Time, replan bool) (Result, e
 	// Expired reservations: queues whose reservation is no longer active.
 	var expired []string
 	for _, q := range queues {
-		if !active[r.fl.ReservationName(q.Queue)] {
-			expired = append(expired, r.fl.QueueName(r.planQ, r.fl.ReservationName(q.Queue)))
+		if name := r.fl.ReservationName(q); !active[name] {
+			expired = append(expired, r.fl.QueueName(r.planQ, name))
 		}
 	}
 	slices.Sort(expired)
@@ -351,15 +354,22 @@ func (f *Follower) sync(p *plan.Plan, rawNow berth.Time, replan bool) (Result, e
 	// Free the default queue, then size the reservations, those giving up
 	// the most first, so the plan's children never sum above 100%.
 	r.entitle(r.defQ, Entitlement{Capacity: 0, MaxCapacity: 1})
-	held := map[string]QueueState{}
-	if len(cur) > 0 {
-		if qs, err := r.s.ReservationQueues(r.planQ); err != nil {
-			r.fail("list reservation queues of", r.planQ, err)
-		} else {
-			for _, q := range qs {
-				held[r.fl.ReservationName(q.Queue)] = q
-			}
+	// What each active reservation's queue holds now (YARN's
+	// getReservationQueueResourceIfExists); a queue yet to be created
+	// holds nothing.
+	held := make(map[string]QueueState, len(cur))
+	for _, a := range cur {
+		name := a.ID.String()
+		if !existing[name] {
+			continue
 		}
+		q := r.fl.QueueName(r.planQ, name)
+		e, res, err := r.s.ReservationQueueState(r.planQ, q)
+		if err != nil {
+			r.fail("read reservation queue", q, err)
+			continue
+		}
+		held[name] = QueueState{Queue: q, Entitlement: e, Resources: res}
 	}
 	type item struct {
 		a     *plan.Allocation
@@ -460,7 +470,7 @@ func (r *run) expire(q string, move bool) {
 	}
 	if move {
 		for _, app := range apps {
-			if err := r.s.MoveApp(app, r.defQ); err != nil {
+			if _, err := r.s.MoveApp(app, r.defQ); err != nil {
 				r.fail("move application "+app+" to", r.defQ, err)
 				continue
 			}
@@ -473,11 +483,13 @@ func (r *run) expire(q string, move bool) {
 	}
 	if len(apps) > 0 {
 		for _, app := range apps {
-			if err := r.s.KillApp(app); err != nil {
+			ended, err := r.s.KillApp(app)
+			if err != nil {
 				r.fail("kill application "+app+" in", q, err)
 				continue
 			}
 			r.res.Killed = append(r.res.Killed, app)
+			r.res.Ended = append(r.res.Ended, ended...)
 		}
 		return
 	}

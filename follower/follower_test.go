@@ -2,6 +2,7 @@ package follower
 
 import (
 	"bytes"
+	"errors"
 	"log/slog"
 	"sync"
 	"testing"
@@ -151,6 +152,8 @@ func TestMoveFailureKills(t *testing.T) {
 	assert.Equal(t, []string{q}, res[0].Expired)
 	assert.Empty(t, res[0].Moved)
 	assert.Equal(t, []string{"app_1"}, res[0].Killed)
+	require.Len(t, res[0].Ended, 1, "the kill's containers reach the host")
+	assert.Equal(t, "app_1", res[0].Ended[0].App)
 	assert.Empty(t, res[0].Removed)
 	assert.NotNil(t, fs.find(q), "kept until a run finds it empty")
 	res, err = f.Run(2)
@@ -305,14 +308,59 @@ func TestFuncsUnsupported(t *testing.T) {
 	assert.True(t, f.ClusterResource().IsZero())
 	_, err := f.PlanResources("p")
 	assert.ErrorIs(t, err, berth.ErrInvalidState)
-	_, err = f.ReservationQueues("p")
+	_, err = f.ReservationQueueNames("p")
+	assert.ErrorIs(t, err, berth.ErrInvalidState)
+	_, _, err = f.ReservationQueueState("p", "q")
 	assert.ErrorIs(t, err, berth.ErrInvalidState)
 	_, err = f.AppsInQueue("q")
 	assert.ErrorIs(t, err, berth.ErrInvalidState)
+	_, err = f.MoveApp("a", "q")
+	assert.ErrorIs(t, err, berth.ErrInvalidState)
+	_, err = f.KillApp("a")
+	assert.ErrorIs(t, err, berth.ErrInvalidState)
 	for _, err := range []error{f.AddReservationQueue("p", "r"), f.SetEntitlement("q", Entitlement{}),
-		f.RemoveReservationQueue("q"), f.MoveApp("a", "q"), f.KillApp("a")} {
+		f.RemoveReservationQueue("q")} {
 		assert.ErrorIs(t, err, berth.ErrInvalidState)
 	}
+}
+
+// Funcs serves the per-queue reads from its Queues list and passes errors
+// through.
+func TestFuncsFromQueues(t *testing.T) {
+	boom := errors.New("boom")
+	f := Funcs{
+		Queues: func(p string) ([]QueueState, error) {
+			if p != "plan" {
+				return nil, boom
+			}
+			return []QueueState{{Queue: "plan-default", Entitlement: Entitlement{Capacity: 0.5, MaxCapacity: 1}, Resources: c(5)},
+				{Queue: "r1", Entitlement: Entitlement{Capacity: 0.5, MaxCapacity: 0.5}, Resources: c(5)}}, nil
+		},
+		Move: func(app, q string) (string, error) {
+			if app == "bad" {
+				return "", boom
+			}
+			return q, nil
+		},
+	}
+	names, err := f.ReservationQueueNames("plan")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"plan-default", "r1"}, names)
+	_, err = f.ReservationQueueNames("other")
+	assert.ErrorIs(t, err, boom)
+	e, r, err := f.ReservationQueueState("plan", "r1")
+	require.NoError(t, err)
+	assert.Equal(t, Entitlement{Capacity: 0.5, MaxCapacity: 0.5}, e)
+	assert.True(t, r.Equal(c(5)))
+	_, _, err = f.ReservationQueueState("plan", "r2")
+	assert.ErrorIs(t, err, berth.ErrNotFound)
+	_, _, err = f.ReservationQueueState("other", "r1")
+	assert.ErrorIs(t, err, boom)
+	q, err := f.MoveApp("app", "plan-default")
+	require.NoError(t, err)
+	assert.Equal(t, "plan-default", q)
+	_, err = f.MoveApp("bad", "plan-default")
+	assert.ErrorIs(t, err, boom)
 }
 
 // Run follows the source's current plans (a System gains plans on
@@ -408,4 +456,28 @@ func TestRefreshOnSubmit(t *testing.T) {
 	assert.False(t, done, "no overflow")
 	_, _, err = f.Refresh(nil, 0, 0)
 	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+}
+
+// stateless fails ReservationQueueState, as a scheduler might.
+type stateless struct{ *fakeScheduler }
+
+func (stateless) ReservationQueueState(_, queue string) (Entitlement, berth.Resource, error) {
+	return Entitlement{}, berth.None(), &berth.FieldError{Field: "queue", Value: queue, Kind: berth.ErrInvalidState, Reason: "unreadable"}
+}
+
+// A queue whose state cannot be read counts as holding nothing: the error
+// is joined, and the run still sizes every queue.
+func TestQueueStateErrorJoined(t *testing.T) {
+	fs := newFake(CapacityFlavor, "dedicated", c(100), c(100)).withDefault()
+	p := openPlan(t, "dedicated")
+	require.NoError(t, p.AddReservation(newAllocation(t, rid(1), "u", 0, 50, 20)))
+	f := mustFollower(t, fs, CapacityFlavor, p)
+	_, err := f.Run(0)
+	require.NoError(t, err, "no queue to read yet")
+	f = mustFollower(t, stateless{fs}, CapacityFlavor, p)
+	res, err := f.Run(1)
+	assert.ErrorIs(t, err, berth.ErrInvalidState)
+	assert.ErrorContains(t, err, "read reservation queue "+rid(1).String())
+	assert.InDelta(t, 0.2, res[0].Entitlements()[rid(1).String()].Capacity, 1e-6)
+	assert.InDelta(t, 0.8, res[0].Entitlements()["dedicated-default"].Capacity, 1e-6)
 }

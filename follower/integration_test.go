@@ -13,11 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The capacity scheduler's queue edits match the follower's interface
-// as they are; the rest needs the adapter below.
-var _ QueueEditor = (*capacity.Scheduler)(nil)
+// The capacity scheduler is a follower Scheduler as it is.
+var _ Scheduler = (*capacity.Scheduler)(nil)
 
-// capacityAbs reads a queue's absolute capacity from a snapshot.
+// capacityAbs reads a queue's absolute capacity from a snapshot (the
+// reservation system sizes its plans with it).
 func capacityAbs(sn *capacity.Snapshot, path string) (float32, error) {
 	p, err := queue.ParsePath(path)
 	if err != nil {
@@ -28,59 +28,6 @@ func capacityAbs(sn *capacity.Snapshot, path string) (float32, error) {
 		return 0, &berth.FieldError{Field: "queue", Value: path, Kind: berth.ErrNotFound, Reason: "no such queue"}
 	}
 	return qs.AbsoluteCapacity, nil
-}
-
-// capacityAdapter wires a *capacity.Scheduler to the follower. The
-// scheduler has no per-queue accessor for absolute capacities or the
-// applications of a queue, so both come from a snapshot.
-func capacityAdapter(s *capacity.Scheduler) Funcs {
-	absOf := capacityAbs
-	return Funcs{
-		Cluster: s.ClusterResource,
-		Plan: func(planQueue string) (berth.Resource, error) {
-			if _, err := s.ReservationQueues(planQueue); err != nil { // not a plan queue
-				return berth.None(), err
-			}
-			sn := s.Snapshot()
-			for _, path := range s.PlanQueues() {
-				if path == planQueue || strings.HasSuffix(path, "."+planQueue) {
-					abs, err := absOf(sn, path)
-					return sn.Cluster.Mul(float64(abs)), err
-				}
-			}
-			return berth.None(), &berth.FieldError{Field: "plan-queue", Value: planQueue, Kind: berth.ErrNotFound, Reason: "no such plan queue"}
-		},
-		Queues: func(planQueue string) ([]QueueState, error) {
-			infos, err := s.ReservationQueues(planQueue)
-			if err != nil {
-				return nil, err
-			}
-			sn := s.Snapshot()
-			out := make([]QueueState, 0, len(infos))
-			for _, in := range infos {
-				abs, err := absOf(sn, in.Path)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, QueueState{Queue: in.Name, Entitlement: in.Entitlement, Resources: sn.Cluster.Mul(float64(abs))})
-			}
-			return out, nil
-		},
-		Add:     s.AddReservationQueue,
-		Entitle: s.SetEntitlement,
-		Remove:  s.RemoveReservationQueue,
-		Apps: func(q string) ([]string, error) {
-			var out []string
-			for _, a := range s.Snapshot().Apps {
-				if a.Queue == q || strings.HasSuffix(a.Queue, "."+q) {
-					out = append(out, a.ID)
-				}
-			}
-			return out, nil
-		},
-		Move: func(app, q string) error { _, err := s.MoveApp(app, q); return err },
-		Kill: func(app string) error { _, err := s.KillApp(app); return err },
-	}
 }
 
 // setFraction stores a fraction whatever float type the scheduler's
@@ -95,8 +42,9 @@ func fairPath(q string) string {
 	return "root." + q
 }
 
-// fairAdapter wires a *fair.Scheduler to the follower; plan resources and
-// queue resources are steady fair shares, read from a snapshot.
+// fairAdapter wires a *fair.Scheduler to the follower with Funcs: its
+// entitlement type is its own, and it has no per-queue accessors for
+// steady fair shares, so plan and queue resources come from a snapshot.
 func fairAdapter(s *fair.Scheduler) Funcs {
 	return Funcs{
 		Cluster: s.ClusterResource,
@@ -143,8 +91,10 @@ func fairAdapter(s *fair.Scheduler) Funcs {
 			}
 			return out, nil
 		},
-		Move: func(app, q string) error { _, err := s.MoveApp(app, q); return err },
-		Kill: func(app string) error { _, err := s.KillApp(app); return err },
+		Move: s.MoveApp,
+		// The ended containers are dropped: fair's Ended is moving to
+		// package queue's record (then this is just s.KillApp).
+		Kill: func(app string) ([]Ended, error) { _, err := s.KillApp(app); return nil, err },
 	}
 }
 
@@ -192,7 +142,7 @@ func newPFFair(t testing.TB, cluster berth.Resource) *fair.Scheduler {
 
 type capacityHarness struct{ s *capacity.Scheduler }
 
-func (h capacityHarness) scheduler() Scheduler { return capacityAdapter(h.s) }
+func (h capacityHarness) scheduler() Scheduler { return h.s }
 func (h capacityHarness) info(r string) *capacity.ReservationQueueInfo {
 	infos, err := h.s.ReservationQueues("dedicated")
 	if err != nil {
@@ -281,6 +231,46 @@ func TestPlanFollowerVectorsFair(t *testing.T) {
 			// run; package fair creates it with the plan queue, so the
 			// "absent before the first run" check is skipped.
 			runPF(t, fairHarness{s}, FairFlavor, "root.dedicated", move, nil)
+			require.NoError(t, s.Check())
+		})
+	}
+}
+
+// With kill on expiry, the capacity scheduler's ended containers reach
+// the host through the Result; a moved application keeps its container.
+func TestExpiryCapacityEndsContainers(t *testing.T) {
+	for _, move := range []bool{true, false} {
+		t.Run(fmt.Sprintf("move=%v", move), func(t *testing.T) {
+			s := newPFCapacity(t, berth.New(128000, 125))
+			p := pfPlan(t, "dedicated", move)
+			f := mustFollower(t, s, CapacityFlavor, p)
+			_, err := f.Run(0)
+			require.NoError(t, err)
+			r1 := rid(1).String()
+			_, err = s.SubmitApp(capacity.AppSpec{ID: "app_1", Queue: "dedicated", User: "u3", ReservationID: r1})
+			require.NoError(t, err)
+			_, err = s.Allocate("app_1", []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: berth.New(1024, 1), Count: 1}}, nil)
+			require.NoError(t, err)
+			al, err := s.Heartbeat("n1", nil)
+			require.NoError(t, err)
+			require.Len(t, al, 1)
+
+			res, err := f.Run(10)
+			require.NoError(t, err)
+			if move {
+				assert.Equal(t, []Move{{App: "app_1", From: r1, To: "dedicated-default"}}, res[0].Moved)
+				assert.Empty(t, res[0].Ended)
+				assert.Equal(t, []string{r1}, res[0].Removed)
+				apps, err := s.AppsInQueue("dedicated-default")
+				require.NoError(t, err)
+				assert.Equal(t, []string{"app_1"}, apps)
+			} else {
+				assert.Equal(t, []string{"app_1"}, res[0].Killed)
+				require.Len(t, res[0].Ended, 1)
+				assert.Equal(t, al[0].ID, res[0].Ended[0].ID)
+				assert.Equal(t, capacity.Killed, res[0].Ended[0].Status)
+				assert.Empty(t, res[0].Removed, "the queue goes on a later run")
+			}
 			require.NoError(t, s.Check())
 		})
 	}

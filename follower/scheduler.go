@@ -15,8 +15,12 @@ import (
 // rounds exactly as YARN's does.
 type Entitlement = queue.Entitlement
 
+// Ended is a container that ended because the follower killed its
+// application: package queue's record, shared with the schedulers.
+type Ended = queue.Ended
+
 // QueueState is one child queue of a plan queue, as the scheduler reports
-// it to the follower.
+// it to the follower; [Funcs] takes a list of them.
 type QueueState struct {
 	// Queue is the queue's name as the scheduler reports it: the bare
 	// reservation name for the capacity scheduler ("reservation_1_0001",
@@ -34,8 +38,10 @@ type QueueState struct {
 }
 
 // PlanQueues is what the follower reads from a scheduler about plan
-// queues. Errors for an unknown or non-plan queue should wrap
-// berth.ErrNotFound or berth.ErrInvalidArgument.
+// queues: YARN's getPlanResources, getChildReservationQueues and
+// getReservationQueueResourceIfExists. Each takes plain values, so that a
+// scheduler satisfies it with its own methods. Errors for an unknown or
+// non-plan queue should wrap berth.ErrNotFound or berth.ErrInvalidArgument.
 type PlanQueues interface {
 	// ClusterResource is the cluster's total resource (the calculator's
 	// reference for dominant shares).
@@ -44,9 +50,16 @@ type PlanQueues interface {
 	// cluster × absolute capacity for the capacity scheduler (YARN's
 	// getPlanResources), the steady fair share for the fair scheduler.
 	PlanResources(planQueue string) (berth.Resource, error)
-	// ReservationQueues lists the plan queue's children, the default
-	// reservation queue included, in a deterministic order.
-	ReservationQueues(planQueue string) ([]QueueState, error)
+	// ReservationQueueNames lists the plan queue's children, the default
+	// reservation queue included, in a deterministic order, by the names
+	// the [Flavor] gives (short names or full paths: the follower reads
+	// the reservation from the last component).
+	ReservationQueueNames(planQueue string) ([]string, error)
+	// ReservationQueueState returns a child's current entitlement and what
+	// it is guaranteed now (cluster × absolute capacity, or the steady
+	// fair share); queue is the name the [Flavor] gives. The follower asks
+	// only for queues listed by ReservationQueueNames.
+	ReservationQueueState(planQueue, queue string) (Entitlement, berth.Resource, error)
 }
 
 // QueueEditor is how the follower changes a plan queue's children.
@@ -63,21 +76,24 @@ type QueueEditor interface {
 }
 
 // AppMover is how the follower deals with the applications of an expired
-// reservation's queue.
+// reservation's queue. The signatures are the schedulers' own: both
+// report a move's destination and a kill's ended containers in package
+// queue's records.
 type AppMover interface {
 	// AppsInQueue lists the applications of queue, in a deterministic
 	// order (e.g. submission order).
 	AppsInQueue(queue string) ([]string, error)
-	// MoveApp moves an application to another leaf queue.
-	MoveApp(appID, queue string) error
-	// KillApp kills an application.
-	KillApp(appID string) error
+	// MoveApp moves an application to another leaf queue and returns the
+	// queue it now runs in.
+	MoveApp(appID, queue string) (string, error)
+	// KillApp kills an application and returns the containers that ended
+	// with it, which the follower hands to the host in [Result.Ended].
+	KillApp(appID string) ([]Ended, error)
 }
 
 // Scheduler is everything the follower needs from a queue scheduler.
-// Package capacity and package fair provide the operations under slightly
-// different signatures; adapt them with [Funcs] (see the package example
-// and the integration tests).
+// *capacity.Scheduler satisfies it as it is; a scheduler lacking some
+// operation can be adapted with [Funcs].
 type Scheduler interface {
 	PlanQueues
 	QueueEditor
@@ -92,7 +108,8 @@ type Funcs struct {
 	Cluster func() berth.Resource
 	// Plan is PlanResources.
 	Plan func(planQueue string) (berth.Resource, error)
-	// Queues is ReservationQueues.
+	// Queues lists the plan queue's children with their state; it serves
+	// ReservationQueueNames and ReservationQueueState.
 	Queues func(planQueue string) ([]QueueState, error)
 	// Add is AddReservationQueue.
 	Add func(planQueue, reservation string) error
@@ -103,9 +120,9 @@ type Funcs struct {
 	// Apps is AppsInQueue.
 	Apps func(queue string) ([]string, error)
 	// Move is MoveApp.
-	Move func(appID, queue string) error
+	Move func(appID, queue string) (string, error)
 	// Kill is KillApp.
-	Kill func(appID string) error
+	Kill func(appID string) ([]Ended, error)
 }
 
 var _ Scheduler = Funcs{}
@@ -131,12 +148,39 @@ func (f Funcs) PlanResources(planQueue string) (berth.Resource, error) {
 	return f.Plan(planQueue)
 }
 
-// ReservationQueues calls Queues.
-func (f Funcs) ReservationQueues(planQueue string) ([]QueueState, error) {
+// ReservationQueueNames calls Queues and returns the queues' names.
+func (f Funcs) ReservationQueueNames(planQueue string) ([]string, error) {
 	if f.Queues == nil {
 		return nil, unsupported("reservation-queues")
 	}
-	return f.Queues(planQueue)
+	qs, err := f.Queues(planQueue)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = q.Queue
+	}
+	return out, nil
+}
+
+// ReservationQueueState calls Queues and returns the entry named queue
+// (an error of kind berth.ErrNotFound when there is none).
+func (f Funcs) ReservationQueueState(planQueue, queue string) (Entitlement, berth.Resource, error) {
+	if f.Queues == nil {
+		return Entitlement{}, berth.None(), unsupported("reservation-queues")
+	}
+	qs, err := f.Queues(planQueue)
+	if err != nil {
+		return Entitlement{}, berth.None(), err
+	}
+	for _, q := range qs {
+		if q.Queue == queue {
+			return q.Entitlement, q.Resources, nil
+		}
+	}
+	return Entitlement{}, berth.None(), &berth.FieldError{Field: "queue", Value: queue, Kind: berth.ErrNotFound,
+		Reason: "not a reservation queue of " + planQueue}
 }
 
 // AddReservationQueue calls Add.
@@ -172,17 +216,17 @@ func (f Funcs) AppsInQueue(queue string) ([]string, error) {
 }
 
 // MoveApp calls Move.
-func (f Funcs) MoveApp(appID, queue string) error {
+func (f Funcs) MoveApp(appID, queue string) (string, error) {
 	if f.Move == nil {
-		return unsupported("move-app")
+		return "", unsupported("move-app")
 	}
 	return f.Move(appID, queue)
 }
 
 // KillApp calls Kill.
-func (f Funcs) KillApp(appID string) error {
+func (f Funcs) KillApp(appID string) ([]Ended, error) {
 	if f.Kill == nil {
-		return unsupported("kill-app")
+		return nil, unsupported("kill-app")
 	}
 	return f.Kill(appID)
 }

@@ -86,7 +86,7 @@ func TestReservationSystemCapacity(t *testing.T) {
 	assert.Equal(t, int64(8192), again.Capacity().Memory, "kept with its old capacity")
 
 	// The follower then publishes the scheduler's view: dedicated is 10%.
-	f := mustFollower(t, capacityAdapter(s), CapacityFlavor)
+	f := mustFollower(t, s, CapacityFlavor)
 	f.SetPlans(sys)
 	results, err := f.Run(0)
 	require.NoError(t, err)

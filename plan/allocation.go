@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/berthsched/berth"
@@ -57,12 +58,14 @@ type Allocation struct {
 	// AcceptedAt is when the plan accepted it ([NotAccepted] before).
 	AcceptedAt berth.Time
 
-	// series is the allocation over time; for a periodic allocation, the
-	// pattern of one period on [0, period).
-	series *rle.Series
+	// steps are the allocation over time, canonical (sorted, disjoint,
+	// non-zero, equal neighbours merged); for a periodic allocation, the
+	// pattern of one period on [0, period). built is set once they are.
+	steps []rle.Step
+	built bool
 	// frozen is a private copy of the intervals, period and window the
-	// series was built from, so the plan can reuse the series when the
-	// caller did not change them.
+	// steps were built from, so the plan can reuse them when the caller did
+	// not change them.
 	frozen       []IntervalResource
 	frozenPeriod berth.Duration
 	frozenWindow berth.Interval
@@ -87,12 +90,11 @@ func NewAllocation(id ReservationID, user string, def Definition, window berth.I
 	}
 	ivs := make([]IntervalResource, 0, len(intervals))
 	for i, e := range intervals {
-		field := fmt.Sprintf("allocation.intervals[%d]", i)
 		switch {
 		case e.Interval.Start > e.Interval.End:
-			return nil, berth.InvalidField(field+".interval", e.Interval, "start must not exceed end")
+			return nil, berth.InvalidField(intervalField(i, "interval"), e.Interval, "start must not exceed end")
 		case e.Resource.AnyNegative():
-			return nil, berth.InvalidField(field+".resource", e.Resource, "must not be negative")
+			return nil, berth.InvalidField(intervalField(i, "resource"), e.Resource, "must not be negative")
 		case e.Interval.Start == e.Interval.End:
 			continue
 		}
@@ -115,47 +117,112 @@ func NewAllocation(id ReservationID, user string, def Definition, window berth.I
 	return a, nil
 }
 
-// build computes the series from the intervals.
+// intervalField names entry i of an allocation's intervals (built only on
+// error: formatting is costly on the hot path).
+func intervalField(i int, sub string) string {
+	return fmt.Sprintf("allocation.intervals[%d].%s", i, sub)
+}
+
+// build computes the steps from the intervals: a sweep over their ends,
+// O(k log k) for k intervals. It checks what NewAllocation cannot when the
+// caller filled the fields directly: non-periodic intervals inside the
+// window, periodic ones no longer than the period, no negative resources,
+// sums within int64.
 func (a *Allocation) build() error {
-	s := rle.New()
 	p := a.Definition.Period
 	if p < 0 {
 		return berth.InvalidField(fieldRecurrence, p, "must not be negative")
 	}
+	type event struct {
+		t   berth.Time
+		r   berth.Resource
+		neg bool
+	}
+	evs := make([]event, 0, 2*len(a.Intervals)+2)
+	push := func(iv berth.Interval, r berth.Resource) {
+		evs = append(evs, event{t: iv.Start, r: r}, event{t: iv.End, r: r, neg: true})
+	}
 	for i, e := range a.Intervals {
-		field := fmt.Sprintf("allocation.intervals[%d]", i)
-		if !e.Interval.Valid() {
+		if !e.Interval.Valid() || e.Resource.IsZero() {
+			if e.Interval.Start > e.Interval.End {
+				return berth.InvalidField(intervalField(i, "interval"), e.Interval, "start must not exceed end")
+			}
 			continue
+		}
+		if e.Resource.AnyNegative() {
+			return berth.InvalidField(intervalField(i, "resource"), e.Resource, "must not be negative")
 		}
 		if p == 0 {
 			if e.Interval.Start < a.Start || e.Interval.End > a.End {
-				return berth.InvalidField(field+".interval", e.Interval,
+				return berth.InvalidField(intervalField(i, "interval"), e.Interval,
 					fmt.Sprintf("must lie inside the reservation [%d, %d)", a.Start, a.End))
 			}
-			if err := s.Add(e.Interval, e.Resource); err != nil {
-				return fmt.Errorf("%s: %w", field, err)
-			}
+			push(e.Interval, e.Resource)
 			continue
 		}
-		if e.Interval.Len() > p {
-			return berth.InvalidField(field+".interval", e.Interval, fmt.Sprintf("is longer than the period %d", p))
+		if l := e.Interval.Len(); l < 0 || l > p { // l < 0: the length overflowed
+			return berth.InvalidField(intervalField(i, "interval"), e.Interval, fmt.Sprintf("is longer than the period %d", p))
 		}
 		for _, iv := range phase(e.Interval, p) {
-			if err := s.Add(iv, e.Resource); err != nil {
-				return fmt.Errorf("%s: %w", field, err)
+			if iv.Valid() {
+				push(iv, e.Resource)
 			}
 		}
 	}
-	a.series = s
+	slices.SortFunc(evs, func(x, y event) int { return cmpInt(x.t, y.t) })
+	var steps []rle.Step
+	var cur berth.Resource
+	for i := 0; i < len(evs); {
+		t := evs[i].t
+		for ; i < len(evs) && evs[i].t == t; i++ {
+			if evs[i].neg {
+				cur = cur.Sub(evs[i].r)
+				continue
+			}
+			if sumOverflows(cur, evs[i].r) {
+				return berth.InvalidField("allocation.intervals", evs[i].r,
+					fmt.Sprintf("the sum at %d overflows int64", t))
+			}
+			cur = cur.Add(evs[i].r)
+		}
+		if i == len(evs) {
+			break // cur is zero again
+		}
+		next := evs[i].t
+		if n := len(steps); n > 0 && steps[n-1].Interval.End == t && steps[n-1].Value.Equal(cur) {
+			steps[n-1].Interval.End = next
+			continue
+		}
+		if !cur.IsZero() {
+			steps = append(steps, rle.Step{Interval: berth.Interval{Start: t, End: next}, Value: cur})
+		}
+	}
+	a.steps, a.built = slices.Clip(steps), true
 	a.frozen = slices.Clone(a.Intervals)
 	a.frozenPeriod, a.frozenWindow = p, a.Window()
 	return nil
 }
 
+// sumOverflows reports whether a + d overflows int64 in some component
+// (d is not negative).
+func sumOverflows(a, d berth.Resource) bool {
+	if a.Memory > math.MaxInt64-d.Memory || a.VCores > math.MaxInt64-d.VCores {
+		return true
+	}
+	if d.HasExtras() {
+		for _, q := range d.Extras() {
+			if a.Extra(q.Name) > math.MaxInt64-q.Value {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // builtFromCurrent reports whether the series still matches the exported
 // fields (the caller may have changed them since NewAllocation).
 func (a *Allocation) builtFromCurrent() bool {
-	return a.series != nil && a.frozenPeriod == a.Definition.Period && a.frozenWindow == a.Window() &&
+	return a.built && a.frozenPeriod == a.Definition.Period && a.frozenWindow == a.Window() &&
 		slices.EqualFunc(a.Intervals, a.frozen, func(x, y IntervalResource) bool {
 			return x.Interval == y.Interval && x.Resource.Equal(y.Resource)
 		})
@@ -202,39 +269,72 @@ func (a *Allocation) ContainsGangs() bool { return a.Gang }
 func (a *Allocation) Window() berth.Interval { return berth.Interval{Start: a.Start, End: a.End} }
 
 // ResourcesAt returns what the allocation holds at t: zero outside
-// [Start, End), else the series at t (at t mod period when periodic), as
-// YARN's getResourcesAtTime.
+// [Start, End), else its value at t (at t mod period when periodic), as
+// YARN's getResourcesAtTime. O(log k) for k steps.
 func (a *Allocation) ResourcesAt(t berth.Time) berth.Resource {
-	if t < a.Start || t >= a.End || a.series == nil {
+	if t < a.Start || t >= a.End {
 		return berth.Resource{}
 	}
 	if p := a.Period(); p > 0 {
-		return a.series.At(floorMod(t, p))
+		t = floorMod(t, p)
 	}
-	return a.series.At(t)
+	return stepAt(a.steps, t)
+}
+
+// stepAt is the value of canonical steps at t (zero between them).
+func stepAt(steps []rle.Step, t berth.Time) berth.Resource {
+	i, _ := slices.BinarySearchFunc(steps, t, func(s rle.Step, t berth.Time) int {
+		if s.Interval.End <= t {
+			return -1
+		}
+		if s.Interval.Start > t {
+			return 1
+		}
+		return 0
+	})
+	if i < len(steps) && steps[i].Interval.Contains(t) {
+		return steps[i].Value
+	}
+	return berth.Resource{}
+}
+
+// seriesOfSteps returns canonical steps as a series, zero elsewhere.
+func seriesOfSteps(steps []rle.Step) *rle.Series {
+	s := rle.New()
+	for _, st := range steps {
+		_ = s.Add(st.Interval, st.Value) // canonical steps: cannot fail
+	}
+	return s
 }
 
 // Series returns a copy of the allocation over time; for a periodic
 // allocation, the pattern of one period on [0, period).
-func (a *Allocation) Series() *rle.Series {
-	if a.series == nil {
-		return rle.New()
-	}
-	return a.series.Clip(berth.Interval{Start: berth.MinTime, End: berth.MaxTime})
-}
+func (a *Allocation) Series() *rle.Series { return seriesOfSteps(a.steps) }
 
 // ResourcesOver returns the allocation over window, zero elsewhere; a
 // periodic allocation is unrolled over the window (YARN's
 // getResourcesOverTime(start, end)). Unrolling more than 2^20 periods is an
 // error of kind berth.ErrInvalidArgument.
 func (a *Allocation) ResourcesOver(window berth.Interval) (*rle.Series, error) {
-	if a.series == nil {
-		return rle.New(), nil
-	}
 	if p := a.Period(); p > 0 {
-		return unroll(a.series, p, window)
+		return unrollSteps(a.steps, p, window)
 	}
-	return a.series.Clip(window), nil
+	s := rle.New()
+	if !window.Valid() {
+		return s, nil
+	}
+	i, _ := slices.BinarySearchFunc(a.steps, window.Start, func(s rle.Step, t berth.Time) int { return cmpInt(s.Interval.End, t+1) })
+	for _, st := range a.steps[i:] {
+		iv, ok := st.Interval.Intersect(window)
+		if !ok {
+			if st.Interval.Start >= window.End {
+				break
+			}
+			continue
+		}
+		_ = s.Add(iv, st.Value)
+	}
+	return s, nil
 }
 
 // unroll repeats pattern (defined on [0, p)) every p over window.
@@ -242,13 +342,21 @@ func unroll(pattern *rle.Series, p berth.Duration, window berth.Interval) (*rle.
 	if !window.Valid() || pattern.IsEmpty() {
 		return rle.New(), nil
 	}
+	return unrollSteps(slices.Collect(pattern.StepsIn(berth.Interval{Start: 0, End: p})), p, window)
+}
+
+// unrollSteps repeats steps (on [0, p)) every p over window, zero elsewhere.
+func unrollSteps(steps []rle.Step, p berth.Duration, window berth.Interval) (*rle.Series, error) {
+	if !window.Valid() || len(steps) == 0 {
+		return rle.New(), nil
+	}
 	k0, k1 := floorDiv(window.Start, p), floorDiv(window.End-1, p)
-	if k1-k0+1 > maxUnrolledPeriods {
+	if k1-k0+1 > maxUnrolledPeriods || k1-k0 < 0 {
 		return nil, berth.InvalidField("window", window,
 			fmt.Sprintf("spans more than %d periods of %d ms", maxUnrolledPeriods, p))
 	}
-	bps := []rle.Breakpoint{{Time: berth.MinTime}}
-	steps := slices.Collect(pattern.StepsIn(berth.Interval{Start: 0, End: p}))
+	bps := make([]rle.Breakpoint, 1, 2*len(steps)*int(min(k1-k0+1, 64))+2)
+	bps[0] = rle.Breakpoint{Time: berth.MinTime}
 	for k := k0; k <= k1; k++ {
 		base := k * p
 		for _, st := range steps {
@@ -256,14 +364,17 @@ func unroll(pattern *rle.Series, p berth.Duration, window berth.Interval) (*rle.
 			if !ok {
 				continue
 			}
-			if last := bps[len(bps)-1]; last.Time == iv.Start {
-				bps[len(bps)-1].Value = st.Value
-				continue
+			if last := &bps[len(bps)-1]; last.Time == iv.Start {
+				last.Value = st.Value
+			} else {
+				bps = append(bps, rle.Breakpoint{Time: iv.Start, Value: st.Value})
 			}
-			bps = append(bps, rle.Breakpoint{Time: iv.Start, Value: st.Value})
+			bps = append(bps, rle.Breakpoint{Time: iv.End})
 		}
 	}
-	bps = append(bps, rle.Breakpoint{Time: window.End})
+	if last := bps[len(bps)-1]; last.Time != window.End {
+		bps = append(bps, rle.Breakpoint{Time: window.End})
+	}
 	return rle.FromBreakpoints(bps...)
 }
 

@@ -17,17 +17,27 @@
 //
 // # The plan
 //
-// A [Plan] keeps every allocation by id, an interval index (a persistent
-// treap keyed by [start, end) and augmented with the largest end) and an
-// end-ordered btree, the aggregate series of all non-periodic reservations
-// and one pattern per period for the periodic ones, and the same per user.
-// Queries cost O(log n + answer); no operation walks all reservations or all
-// time steps. Every change runs as a journaled transaction under the write
-// lock and is undone step by step if any part fails, so an update is
-// all-or-nothing and a rejected change leaves no trace. Storage is
-// copy-on-write (rle series, btrees, a persistent treap), so
-// [Plan.Snapshot] gives agents a cheap private copy to plan on
-// speculatively. A Plan is safe for concurrent use.
+// A [Plan] keeps every allocation by id, an interval index of the
+// non-periodic ones (a treap keyed by [start, end) and augmented with the
+// largest end), an index of the periodic ones (per period, a treap of the
+// arcs they cover within one period), an end-ordered btree, the aggregate
+// series of all non-periodic reservations and one pattern per period for
+// the periodic ones, and the same per user. Queries cost O(log n + answer);
+// no operation walks all reservations or all time steps. Every change runs
+// as a transaction under the write lock that journals the inverse of each
+// step (typed records in a reused buffer, nothing allocated) and is undone
+// step by step if any part fails, so an update is all-or-nothing and a
+// rejected change leaves no trace. Storage is copy-on-write (rle series,
+// btrees, treap nodes: a node belongs to one state and is changed in place
+// by it, and a snapshot hands both sides fresh owners so the nodes they
+// share are copied on the next write), so [Plan.Snapshot] gives agents a
+// cheap private copy to plan on speculatively, and between snapshots a
+// change allocates only the nodes it adds. A Plan is safe for concurrent
+// use.
+//
+// On the plan benchmark of 10,000 reservations (bench_test.go) an add costs
+// about 2-4 µs of CPU and 4 allocations, an update or an add with a delete
+// about 3-4 µs; see the package's benchmarks (-bench ., cpu-ns/op).
 //
 // # Differences from YARN
 //
@@ -63,6 +73,12 @@
 //     YARN checks only the instances inside one MaxPeriodicity from the
 //     window, while the plan books periodic reservations at every time, so
 //     YARN can over-commit a plan there.
+//   - A periodic reservation spanning a whole period (End − Start ≥
+//     period) meets every search window of [Plan.Reservations]; YARN's
+//     test takes that span modulo the period, gets 0, and lists the
+//     reservation only for windows that wrap over its start, so the plan
+//     follower would miss it most of the time. YARN's test is otherwise
+//     kept exactly, computed without int64 overflow.
 //   - [Allocation.Compare] breaks ties on the whole id, so distinct
 //     reservations never compare equal (YARN's TreeSet collapses them).
 //   - [System.Delete] and [System.ArchiveCompleted] forget the id's queue,

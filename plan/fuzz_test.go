@@ -2,20 +2,60 @@ package plan
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/berthsched/berth"
 )
 
-// FuzzPlanOps drives a plan with operations decoded from the input and
-// checks, after each, that nothing panics, errors are typed, rejected
-// changes leave the plan identical, and the aggregates equal the dense sum
-// of the accepted reservations.
+// fuzzCheck compares a plan with its model: size, indexes, the committed
+// resources, the selection of reservations over a few windows.
+func fuzzCheck(t *testing.T, p *Plan, m *model, what string) {
+	t.Helper()
+	if err := checkState(p); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if p.Len() != len(m.allocs) {
+		t.Fatalf("%s holds %d, model %d", what, p.Len(), len(m.allocs))
+	}
+	for tt := berth.Time(0); tt < 300; tt += 3 {
+		want := m.sum(tt, func(*Allocation) bool { return true })
+		if got := p.TotalCommitted(tt); !want.Equal(got) {
+			t.Fatalf("%s: committed at %d: want %v got %v", what, tt, want, got)
+		}
+		if !want.FitsIn(p.Capacity()) {
+			t.Fatalf("%s: over-committed at %d: %v", what, tt, want)
+		}
+	}
+	for _, w := range [][2]berth.Time{{0, 0}, {17, 60}, {95, 195}, {140, 260}, {-5, 400}, {50, 40}} {
+		for _, u := range []string{"", "x"} {
+			got := ids(p.Reservations(Filter{Window: &berth.Interval{Start: w[0], End: w[1]}, User: u}))
+			want := m.sorted(func(a *Allocation) bool { return (u == "" || a.User == u) && bruteOverlap(a, w[0], w[1]) })
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s: reservations of %q over %v: want %v got %v", what, u, w, want, got)
+			}
+		}
+	}
+}
+
+// FuzzPlanOps drives a plan, and snapshots of it, with operations decoded
+// from the input and checks, after each, that nothing panics, errors are
+// typed, rejected changes leave the plan identical, the indexes are sound,
+// and the aggregates and selections equal those of a model of the accepted
+// reservations; snapshots keep their contents while the plan and they
+// change independently.
 func FuzzPlanOps(f *testing.F) {
 	f.Add([]byte{0, 10, 20, 5, 1, 0, 30, 10, 9, 2, 2, 0, 0, 0, 0})
 	f.Add([]byte{0, 1, 1, 255, 0, 0, 1, 1, 255, 0, 3, 0, 0, 0, 0, 4, 200, 0, 0, 0})
 	f.Add([]byte{5, 0, 90, 40, 3, 1, 50, 60, 12, 2, 1, 0, 0, 0, 0})
-	f.Fuzz(func(t *testing.T, data []byte) {
+	f.Add([]byte{0, 10, 50, 5, 1, 6, 0, 0, 0, 0, 0, 20, 70, 9, 2, 7, 30, 90, 3, 3, 3, 0, 0, 0, 1, 1, 40, 60, 2, 1})
+	f.Add([]byte{2, 190, 10, 7, 0, 2, 5, 99, 3, 1, 6, 0, 0, 0, 0, 3, 0, 0, 0, 0, 7, 0, 100, 4, 4, 2, 150, 250, 2, 2})
+	f.Fuzz(fuzzBody)
+}
+
+func fuzzBody(t *testing.T, data []byte) {
+	{
 		clock := berth.NewManualClock(0)
 		p, err := New(Config{Queue: "q", Capacity: c(40), Clock: clock, MaxPeriodicity: 200,
 			Policy: testNoOverCommit{window: 10}, Step: 1})
@@ -23,14 +63,24 @@ func FuzzPlanOps(f *testing.F) {
 			t.Fatal(err)
 		}
 		m := &model{allocs: map[ReservationID]*Allocation{}}
+		type saved struct {
+			p *Plan
+			m *model
+		}
+		var snaps []saved
 		for len(data) >= 5 {
-			op, a, b, n, u := data[0]%6, berth.Time(data[1]), berth.Time(data[2]), int64(data[3]%50), data[4]
+			op, a, b, n, u := data[0]%8, berth.Time(data[1]), berth.Time(data[2]), int64(data[3]%50), data[4]
 			data = data[5:]
 			id := rid(int64(u%8) + 1)
-			before := p.Snapshot()
+			target, tm := p, m
+			if op == 7 && len(snaps) > 0 { // change the latest snapshot instead
+				target, tm = snaps[len(snaps)-1].p, snaps[len(snaps)-1].m
+				op = data0(a)
+			}
+			beforeAll, beforeCap := target.All(), target.Capacity()
 			var err error
 			switch op {
-			case 0, 1, 2: // add or update an allocation [min, max) of n containers
+			case 0, 1, 2, 7: // add or update an allocation [min, max) of n containers
 				s, e := min(a, b), max(a, b)
 				per := berth.Duration(0)
 				if op == 2 {
@@ -45,30 +95,34 @@ func FuzzPlanOps(f *testing.F) {
 				if err != nil {
 					break
 				}
-				if _, exists := m.allocs[id]; exists {
-					err = p.UpdateReservation(al)
+				if _, exists := tm.allocs[id]; exists {
+					err = target.UpdateReservation(al)
 				} else {
-					err = p.AddReservation(al)
+					err = target.AddReservation(al)
 				}
 				if err == nil {
-					m.allocs[id], _ = p.Reservation(id)
+					tm.allocs[id], _ = target.Reservation(id)
 				}
 			case 3:
-				err = p.DeleteReservation(id)
+				err = target.DeleteReservation(id)
 				if err == nil {
-					delete(m.allocs, id)
+					delete(tm.allocs, id)
 				}
 			case 4:
 				clock.Advance(berth.Duration(a))
 				var done []ReservationID
-				done, err = p.ArchiveCompleted(clock.Now())
+				done, err = target.ArchiveCompleted(clock.Now())
 				for _, d := range done {
-					delete(m.allocs, d)
+					delete(tm.allocs, d)
 				}
 			case 5:
-				_, err = p.AvailableResources("x", id, berth.Interval{Start: a, End: b}, berth.Duration(n))
+				_, err = target.AvailableResources("x", id, berth.Interval{Start: a, End: b}, berth.Duration(n))
 				if err == nil || errors.Is(err, berth.ErrInvalidArgument) {
 					err = nil
+				}
+			case 6:
+				if len(snaps) < 4 {
+					snaps = append(snaps, saved{p: p.Snapshot(), m: &model{allocs: maps.Clone(m.allocs)}})
 				}
 			}
 			if err != nil {
@@ -76,22 +130,18 @@ func FuzzPlanOps(f *testing.F) {
 				if !errors.As(err, &fe) && !errors.Is(err, berth.ErrCapacityExceeded) && !errors.Is(err, berth.ErrNotFound) {
 					t.Fatalf("untyped error: %v", err)
 				}
-				if !before.Equal(p) {
+				if !slices.Equal(beforeAll, target.All()) || !beforeCap.Equal(target.Capacity()) {
 					t.Fatalf("rejected op %d changed the plan: %v", op, err)
 				}
 			}
-			if p.Len() != len(m.allocs) {
-				t.Fatalf("plan holds %d, model %d", p.Len(), len(m.allocs))
-			}
-			for tt := berth.Time(0); tt < 300; tt += 3 {
-				want := m.sum(tt, func(*Allocation) bool { return true })
-				if got := p.TotalCommitted(tt); !want.Equal(got) {
-					t.Fatalf("committed at %d: want %v got %v", tt, want, got)
-				}
-				if !want.FitsIn(p.Capacity()) {
-					t.Fatalf("over-committed at %d: %v", tt, want)
-				}
+			fuzzCheck(t, p, m, "plan")
+			for i, s := range snaps {
+				fuzzCheck(t, s.p, s.m, "snapshot "+string(rune('0'+i)))
 			}
 		}
-	})
+	}
 }
+
+// data0 maps an input byte to an operation on a snapshot: add/update,
+// periodic add/update or delete.
+func data0(b berth.Time) byte { return []byte{0, 2, 3}[b%3] }

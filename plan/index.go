@@ -41,6 +41,7 @@ type tnode struct {
 	a           *Allocation
 	prio        uint64
 	maxEnd      berth.Time
+	minStart    berth.Time // smallest a.Start in the subtree
 	own         *owner
 	left, right *tnode
 }
@@ -55,12 +56,12 @@ func idPriority(id ReservationID) uint64 {
 }
 
 func (n *tnode) fix() *tnode {
-	n.maxEnd = n.key.end
-	if n.left != nil && n.left.maxEnd > n.maxEnd {
-		n.maxEnd = n.left.maxEnd
+	n.maxEnd, n.minStart = n.key.end, n.a.Start
+	if l := n.left; l != nil {
+		n.maxEnd, n.minStart = max(n.maxEnd, l.maxEnd), min(n.minStart, l.minStart)
 	}
-	if n.right != nil && n.right.maxEnd > n.maxEnd {
-		n.maxEnd = n.right.maxEnd
+	if r := n.right; r != nil {
+		n.maxEnd, n.minStart = max(n.maxEnd, r.maxEnd), min(n.minStart, r.minStart)
 	}
 	return n
 }

@@ -10,11 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The persistent interval treap against a brute-force list: queries agree,
-// keys stay ordered, and old roots are never changed by later updates.
+// The copy-on-write interval treap against a brute-force list: queries agree,
+// keys stay ordered, and roots kept before an owner change (a snapshot) are never changed by later updates.
 func TestTreapAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	var root *tnode
+	o := new(owner)
 	live := map[ivKey]*Allocation{}
 	type version struct {
 		root *tnode
@@ -42,16 +43,21 @@ func TestTreapAgainstBruteForce(t *testing.T) {
 			s := berth.Time(rng.IntN(1000))
 			k := ivKey{start: s, end: s + 1 + berth.Time(rng.IntN(200)), id: rid(int64(step + 1))}
 			a := &Allocation{ID: k.id, Start: k.start, End: k.end}
-			root = treapInsert(root, k, a)
+			root = treapInsert(root, k, a, o)
 			live[k] = a
 		} else {
 			ks := keysOf(live)
 			k := ks[rng.IntN(len(ks))]
-			root = treapDelete(root, k)
+			var ok bool
+			root, ok = treapDelete(root, k, o)
+			require.True(t, ok)
 			delete(live, k)
 		}
 		if step%40 == 0 {
+			// A snapshot: the kept root's nodes now belong to nobody
+			// who changes them, so later changes copy them.
 			versions = append(versions, version{root, keysOf(live)})
+			o = new(owner)
 		}
 		require.Equal(t, len(live), treapSize(root))
 		s := berth.Time(rng.IntN(1200)) - 100
@@ -72,6 +78,8 @@ func TestTreapAgainstBruteForce(t *testing.T) {
 	for i, v := range versions {
 		assert.Equal(t, v.keys, walk(v.root), "version %d changed", i)
 	}
-	// Deleting an absent key returns the same root.
-	assert.Same(t, root, treapDelete(root, ivKey{start: -5, end: -4}))
+	// Deleting an absent key returns the same root, untouched.
+	same, ok := treapDelete(root, ivKey{start: -5, end: -4}, o)
+	assert.False(t, ok)
+	assert.Same(t, root, same)
 }

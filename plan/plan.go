@@ -28,6 +28,11 @@ type Plan struct {
 	// state may be shared with a plan that is being changed, so it never
 	// clones series (clones touch the source).
 	view bool
+	// vw is the plan's read-only view, made once (st never changes).
+	vw *Plan
+	// tx is the transaction of the current change (under the write lock),
+	// kept so that its journal buffer is reused.
+	tx txn
 }
 
 // New returns an empty plan with the given context (see [Config]).
@@ -36,11 +41,24 @@ func New(cfg Config) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{cfg: cfg, st: newState(cfg.Capacity)}, nil
+	return newPlan(cfg, newState(cfg.Capacity)), nil
 }
 
-// viewOf wraps a state as a read-only plan for a policy call.
-func (p *Plan) viewOf(st *state) *Plan { return &Plan{cfg: p.cfg, st: st, view: true} }
+// newPlan returns a plan of st with its read-only view.
+func newPlan(cfg Config, st *state) *Plan {
+	p := &Plan{cfg: cfg, st: st}
+	p.vw = &Plan{cfg: cfg, st: st, view: true}
+	p.vw.vw = p.vw
+	return p
+}
+
+// viewOf returns st as a read-only plan for a policy call.
+func (p *Plan) viewOf(st *state) *Plan {
+	if p.vw != nil && p.vw.st == st {
+		return p.vw
+	}
+	return &Plan{cfg: p.cfg, st: st, view: true}
+}
 
 // ---- context (YARN's PlanContext) ----
 
@@ -111,7 +129,7 @@ func (p *Plan) Reservation(id ReservationID) (a *Allocation, ok bool) {
 func (p *Plan) All() []*Allocation {
 	out := read(p, func(st *state) []*Allocation {
 		out := make([]*Allocation, 0, st.table.Len())
-		st.table.Ascend(func(a *Allocation) bool { out = append(out, a); return true })
+		st.table.Ascend(func(e idEntry) bool { out = append(out, e.a); return true })
 		return out
 	})
 	slices.SortFunc(out, (*Allocation).Compare)
@@ -134,8 +152,10 @@ type Filter struct {
 }
 
 // Reservations returns the reservations selected by f, ordered by
-// (start, end, id). It costs O((1 + k) log n) for k non-periodic answers,
-// plus the periodic reservations starting before the window's end.
+// (start, end, id). It costs O((1 + k) log n) for k answers: both the
+// non-periodic and the periodic reservations are indexed (periodic ones
+// that start after the window are pruned by subtree, so only those
+// interleaved with answers are visited).
 func (p *Plan) Reservations(f Filter) []*Allocation {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
@@ -161,22 +181,16 @@ func (st *state) reservations(f Filter) []*Allocation {
 		}
 		root = us.byInterval
 	}
-	var out []*Allocation
-	overlapping(root, s, e, func(a *Allocation) bool { out = append(out, a); return true })
+	out := appendOverlapping(nil, root, s, e)
 	np := len(out)
-	st.periodic.Ascend(func(a *Allocation) bool {
-		if a.Start > e {
-			return false
-		}
-		if (f.User == "" || a.User == f.User) && periodicOverlaps(a, s, e) {
-			out = append(out, a)
-		}
-		return true
-	})
+	if f.User == "" {
+		out = st.periodic.appendMeeting(out, s, e)
+	} else {
+		out = st.users[f.User].periodic.appendMeeting(out, s, e)
+	}
 	if len(out) > np {
-		slices.SortFunc(out, func(x, y *Allocation) int {
-			return ivKey{x.Start, x.End, x.ID}.compare(ivKey{y.Start, y.End, y.ID})
-		})
+		slices.SortFunc(out, func(x, y *Allocation) int { return keyOf(x).compare(keyOf(y)) })
+		out = slices.Compact(out)
 	}
 	return out
 }
@@ -184,13 +198,16 @@ func (st *state) reservations(f Filter) []*Allocation {
 // periodicOverlaps is YARN's test for a periodic reservation against the
 // search window [s, e], the reservation's start aligned to phase 0, with
 // floor modulo (YARN's Java remainder agrees for the non-negative times it
-// assumes).
+// assumes) and every difference taken between phases, so nothing
+// overflows. A reservation spanning a whole period meets every window
+// (see arcLen; YARN's modulo makes it meet almost none). The periodic index answers the same test without a scan; this
+// is the reference it is tested against, and the path for an inverted
+// window.
 func periodicOverlaps(a *Allocation, s, e berth.Time) bool {
 	per := a.Period()
 	shift := floorMod(a.Start, per)
-	pRE := floorMod(a.End-shift, per)
-	pSS := floorMod(s-shift, per)
-	pSE := floorMod(e-shift, per)
+	rel := func(t berth.Time) berth.Time { return floorMod(floorMod(t, per)-shift, per) }
+	pRE, pSS, pSE := arcLen(a), rel(s), rel(e)
 	longer := e > s && (e-s < 0 || e-s > per) // e-s < 0: the span overflowed int64
 	return longer || pSE < pRE || pSS < pRE || pSS > pSE
 }
@@ -255,27 +272,6 @@ func (p *Plan) LastEnd() (t berth.Time, ok bool) {
 	return p.st.total.LatestEnd()
 }
 
-// load merges a non-periodic series and periodic patterns over window.
-func load(calc berth.Calculator, capacity berth.Resource, total *rle.Series, patterns map[berth.Duration]*rle.Series, window berth.Interval) (*rle.Series, error) {
-	if total == nil {
-		total = rle.New()
-	}
-	out, err := rle.Merge(calc, capacity, total, rle.Undefined(), rle.OpAdd, window)
-	if err != nil {
-		return nil, err
-	}
-	for _, per := range sortedPeriods(patterns) {
-		u, err := unroll(patterns[per], per, window)
-		if err != nil {
-			return nil, err
-		}
-		if out, err = rle.Merge(calc, capacity, out, u, rle.OpAdd, window); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 func sortedPeriods(m map[berth.Duration]*rle.Series) []berth.Duration {
 	ps := make([]berth.Duration, 0, len(m))
 	for per := range m {
@@ -291,7 +287,7 @@ func sortedPeriods(m map[berth.Duration]*rle.Series) []berth.Duration {
 func (p *Plan) CumulativeLoad(window berth.Interval) (*rle.Series, error) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	return load(p.cfg.Calculator, p.st.capacity, p.st.total, p.st.patterns, window)
+	return loadSeries(p.st.total, p.st.patterns, window)
 }
 
 // UserConsumption returns what user's reservations hold over window,
@@ -305,7 +301,7 @@ func (p *Plan) UserConsumption(user string, window berth.Interval) (*rle.Series,
 	if us == nil {
 		return rle.New(), nil
 	}
-	return load(p.cfg.Calculator, p.st.capacity, us.total, us.patterns, window)
+	return loadSeries(us.total, us.patterns, window)
 }
 
 // ReservationCount returns how many of user's reservations are active over
@@ -391,7 +387,6 @@ func (p *Plan) available(st *state, user string, oldID ReservationID, window ber
 }
 
 func (p *Plan) availableOnce(st *state, user string, oldID ReservationID, window berth.Interval) (*rle.Series, error) {
-	calc, capacity := p.cfg.Calculator, st.capacity
 	if window.Start > window.End {
 		return nil, berth.InvalidField("window", window, "start must not be after end")
 	}
@@ -399,36 +394,73 @@ func (p *Plan) availableOnce(st *state, user string, oldID ReservationID, window
 		// YARN's merges give {start: null}: nothing is available.
 		return rle.Undefined(), nil
 	}
-	tot, err := constant(window, capacity)
+	net, err := physicalAvailable(st, oldID, window)
 	if err != nil {
 		return nil, err
-	}
-	net, err := rle.Merge(calc, capacity, tot, st.total, rle.OpSubtractNonNegative, window)
-	if err != nil {
-		return nil, err
-	}
-	for _, per := range sortedPeriods(st.patterns) {
-		u, err := unroll(st.patterns[per], per, window)
-		if err != nil {
-			return nil, err
-		}
-		if net, err = rle.Merge(calc, capacity, net, u, rle.OpSubtractNonNegative, window); err != nil {
-			return nil, err
-		}
-	}
-	if old, ok := st.get(oldID); ok && !oldID.IsZero() {
-		back, err := old.ResourcesOver(window)
-		if err != nil {
-			return nil, err
-		}
-		if net, err = rle.Merge(calc, capacity, net, back, rle.OpAdd, window); err != nil {
-			return nil, err
-		}
 	}
 	if p.cfg.Policy == nil {
 		return net, nil
 	}
 	return p.cfg.Policy.Available(net, p.viewOf(st), user, oldID, window)
+}
+
+// physicalAvailable is capacity minus the plan's load over the valid
+// window, the reservation oldID (if any) added back, undefined outside
+// window: YARN's merges (subtract-test-non-negative of the non-periodic
+// load, then of the periodic one, then add), in one walk of the steps.
+// Over-commit inside window is an *rle.NegativeError at the first time the
+// non-periodic load, else the whole load, exceeds the capacity, as YARN's
+// successive merges report it.
+func physicalAvailable(st *state, oldID ReservationID, window berth.Interval) (*rle.Series, error) {
+	capacity := st.capacity
+	if len(st.patterns) > 0 {
+		for s := range st.total.StepsIn(window) {
+			if !s.Value.FitsIn(capacity) {
+				return nil, &rle.NegativeError{Time: s.Interval.Start, Value: capacity.Sub(s.Value)}
+			}
+		}
+	}
+	steps, err := loadSteps(nil, st.total, st.patterns, window)
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range steps {
+		if !s.Value.FitsIn(capacity) {
+			return nil, &rle.NegativeError{Time: s.Interval.Start, Value: capacity.Sub(s.Value)}
+		}
+		steps[i].Value = capacity.Sub(s.Value)
+	}
+	if old, ok := st.get(oldID); ok && !oldID.IsZero() {
+		if steps, err = addBack(steps, old, window); err != nil {
+			return nil, err
+		}
+	}
+	return seriesOver(steps, window, func(r berth.Resource) berth.Resource { return r })
+}
+
+// addBack adds old's resources over window to steps (covering window).
+func addBack(steps []rle.Step, old *Allocation, window berth.Interval) ([]rle.Step, error) {
+	back, err := old.ResourcesOver(window)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]rle.Step, 0, len(steps)+4)
+	emit := func(iv berth.Interval, r berth.Resource) {
+		if n := len(out); n > 0 && out[n-1].Value.Equal(r) {
+			out[n-1].Interval.End = iv.End
+			return
+		}
+		out = append(out, rle.Step{Interval: iv, Value: r})
+	}
+	for _, s := range steps {
+		for b := range back.StepsIn(s.Interval) {
+			if sumOverflows(s.Value, b.Value) {
+				return nil, berth.InvalidField("operand", b.Interval.Start, "add overflows int64 at this time")
+			}
+			emit(b.Interval, s.Value.Add(b.Value))
+		}
+	}
+	return out, nil
 }
 
 // componentwiseMin is the pointwise, componentwise minimum of a and b over
@@ -545,6 +577,9 @@ func (p *Plan) prepare(a *Allocation) (*Allocation, error) {
 		return nil, berth.InvalidField("user", a.User,
 			fmt.Sprintf("The specified Reservation with ID %v is not mapped to any user", a.ID))
 	}
+	if a.Start > a.End {
+		return nil, berth.InvalidField("allocation.end", a.End, fmt.Sprintf("must not precede start %d", a.Start))
+	}
 	c := *a
 	c.Definition = a.Definition.Clone()
 	c.Queue = p.cfg.Queue
@@ -621,7 +656,7 @@ func (p *Plan) addLocked(c *Allocation, validate bool) error {
 		}
 		c.AcceptedAt = p.cfg.Clock.Now()
 	}
-	tx := begin(p.st, p.cfg.Calculator, p.cfg.MaxPeriodicity)
+	tx := p.begin(p.st)
 	if err := tx.add(c); err != nil {
 		tx.abort()
 		return err
@@ -657,7 +692,7 @@ func (p *Plan) UpdateReservation(a *Allocation) error {
 	if !ok {
 		return notInPlan(c.ID)
 	}
-	tx := begin(p.st, p.cfg.Calculator, p.cfg.MaxPeriodicity)
+	tx := p.begin(p.st)
 	if err := tx.remove(old); err != nil {
 		tx.abort()
 		return err
@@ -691,7 +726,7 @@ func (p *Plan) DeleteReservation(id ReservationID) error {
 	if !ok {
 		return notInPlan(id)
 	}
-	tx := begin(p.st, p.cfg.Calculator, p.cfg.MaxPeriodicity)
+	tx := p.begin(p.st)
 	if err := tx.remove(old); err != nil {
 		tx.abort()
 		return err
@@ -710,10 +745,7 @@ func (p *Plan) ArchiveCompleted(now berth.Time) ([]ReservationID, error) {
 	if p.cfg.Policy != nil {
 		window = p.cfg.Policy.ValidWindow()
 	}
-	archival := now - window
-	if window > 0 && archival > now { // underflow
-		archival = berth.MinTime
-	}
+	archival := satSub(now, window) // saturated either way, a negative window included
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var done []*Allocation
@@ -727,7 +759,7 @@ func (p *Plan) ArchiveCompleted(now berth.Time) ([]ReservationID, error) {
 	if len(done) == 0 {
 		return nil, nil
 	}
-	tx := begin(p.st, p.cfg.Calculator, p.cfg.MaxPeriodicity)
+	tx := p.begin(p.st)
 	ids := make([]ReservationID, len(done))
 	for i, a := range done {
 		if err := tx.remove(a); err != nil {
@@ -761,11 +793,11 @@ func (p *Plan) SetCapacity(r berth.Resource) error {
 // in the number of users and periods, not of reservations or time steps.
 func (p *Plan) Snapshot() *Plan {
 	if p.view {
-		return &Plan{cfg: p.cfg, st: p.st.deepCopy(false)}
+		return newPlan(p.cfg, p.st.deepCopy(false))
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return &Plan{cfg: p.cfg, st: p.st.deepCopy(true)}
+	return newPlan(p.cfg, p.st.deepCopy(true))
 }
 
 // Equal reports whether two plans hold the same reservations (by

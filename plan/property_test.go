@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -108,8 +109,22 @@ func TestPropertyPlanAgainstModel(t *testing.T) {
 		if testing.Short() {
 			steps = 20
 		}
+		type frozen struct {
+			p *Plan
+			m *model
+		}
+		var snaps []frozen
 		for step := 0; step < steps; step++ {
-			before := p.Snapshot()
+			// No snapshot before each step: changes then run on nodes the
+			// plan owns, in place, and rejected ones are undone there.
+			beforeAll := p.All()
+			var beforeLoad []berth.Resource
+			for tt := berth.Time(0); tt < horizon; tt += 7 {
+				beforeLoad = append(beforeLoad, p.TotalCommitted(tt))
+			}
+			if step%9 == 4 {
+				snaps = append(snaps, frozen{p: p.Snapshot(), m: &model{allocs: maps.Clone(m.allocs)}})
+			}
 			var err error
 			var changed bool
 			switch op := rng.IntN(10); {
@@ -157,14 +172,19 @@ func TestPropertyPlanAgainstModel(t *testing.T) {
 					assert.ErrorIs(t, err, berth.ErrAlreadyExists)
 				}
 			}
-			if err != nil {
-				assert.True(t, before.Equal(p), "seed %d step %d: a rejected change altered the plan", seed, step)
-				for tt := berth.Time(0); tt < horizon; tt += 7 {
-					require.True(t, before.TotalCommitted(tt).Equal(p.TotalCommitted(tt)))
+			if err != nil || !changed {
+				assert.Equal(t, beforeAll, p.All(), "seed %d step %d: a rejected change altered the plan", seed, step)
+				for i, tt := 0, berth.Time(0); tt < horizon; i, tt = i+1, tt+7 {
+					require.True(t, beforeLoad[i].Equal(p.TotalCommitted(tt)))
 				}
 			}
-			_ = changed
+			require.NoError(t, checkState(p))
 			checkAgainstModel(t, p, m)
+		}
+		// Snapshots kept their contents while the plan changed on.
+		for _, s := range snaps {
+			require.NoError(t, checkState(s.p))
+			checkAgainstModel(t, s.p, s.m)
 		}
 	}
 }
@@ -232,6 +252,21 @@ func checkAgainstModel(t *testing.T, p *Plan, m *model) {
 	require.NoError(t, err)
 	for tt := berth.Time(0); tt < horizon; tt += 5 {
 		require.True(t, p.Capacity().Sub(m.sum(tt, all)).Equal(av.At(tt)), "available at %d", tt)
+	}
+	_, defined := av.Lookup(horizon)
+	assert.False(t, defined, "undefined at the window end")
+	// With a reservation added back (an update planning on it): what it
+	// holds is free again (a periodic one at every occurrence, as booked).
+	for _, id := range m.sorted(all) {
+		old := m.allocs[id]
+		w := berth.Interval{Start: 20, End: horizon - 20}
+		av, err := p.AvailableResources("u1", id, w, 0)
+		require.NoError(t, err)
+		for tt := w.Start; tt < w.End; tt += 3 {
+			want := p.Capacity().Sub(m.sum(tt, all)).Add(contribution(old, tt))
+			require.True(t, want.Equal(av.At(tt)), "available at %d without %v: want %v got %v", tt, id, want, av.At(tt))
+		}
+		break
 	}
 }
 

@@ -12,14 +12,16 @@ import (
 // plan's write lock; snapshots get a copy-on-write clone (deepCopy).
 type state struct {
 	capacity berth.Resource
+	// own marks the index nodes this state may change in place.
+	own *owner
 	// table holds every reservation by id.
-	table *btree.BTreeG[*Allocation]
+	table *btree.BTreeG[idEntry]
 	// byInterval indexes the non-periodic reservations by [start, end).
 	byInterval *tnode
 	// byEnd orders every reservation by (end, id), for archival.
 	byEnd *btree.BTreeG[*Allocation]
-	// periodic holds the periodic reservations by (start, id).
-	periodic *btree.BTreeG[*Allocation]
+	// periodic indexes the periodic reservations by period and phase.
+	periodic periodicIndex
 	// total is the sum of the non-periodic reservations.
 	total *rle.Series
 	// patterns sums the periodic reservations of each period: the pattern
@@ -28,19 +30,32 @@ type state struct {
 	users    map[string]*userState
 }
 
-// userState is one user's share of a state.
+// userState is one user's share of a state. A user with no reservation
+// has none.
 type userState struct {
 	n          int
 	byInterval *tnode
+	periodic   periodicIndex
 	total      *rle.Series
 	patterns   map[berth.Duration]*rle.Series
 	// count is the number of active reservations over time (<n, n>).
 	count *rle.Series
 }
 
+func newUserState() *userState {
+	return &userState{total: rle.New(), count: rle.New(), patterns: map[berth.Duration]*rle.Series{}}
+}
+
 const btreeDegree = 16
 
-func lessByID(a, b *Allocation) bool { return a.ID.Compare(b.ID) < 0 }
+// idEntry is a reservation keyed by its id (a small key, so that a lookup
+// allocates nothing).
+type idEntry struct {
+	id ReservationID
+	a  *Allocation
+}
+
+func lessByID(a, b idEntry) bool { return a.id.Compare(b.id) < 0 }
 
 func lessByEnd(a, b *Allocation) bool {
 	if a.End != b.End {
@@ -49,19 +64,12 @@ func lessByEnd(a, b *Allocation) bool {
 	return a.ID.Compare(b.ID) < 0
 }
 
-func lessByStart(a, b *Allocation) bool {
-	if a.Start != b.Start {
-		return a.Start < b.Start
-	}
-	return a.ID.Compare(b.ID) < 0
-}
-
 func newState(capacity berth.Resource) *state {
 	return &state{
 		capacity: capacity,
+		own:      new(owner),
 		table:    btree.NewG(btreeDegree, lessByID),
 		byEnd:    btree.NewG(btreeDegree, lessByEnd),
-		periodic: btree.NewG(btreeDegree, lessByStart),
 		total:    rle.New(),
 		patterns: map[berth.Duration]*rle.Series{},
 		users:    map[string]*userState{},
@@ -69,7 +77,8 @@ func newState(capacity berth.Resource) *state {
 }
 
 func (st *state) get(id ReservationID) (*Allocation, bool) {
-	return st.table.Get(&Allocation{ID: id})
+	e, ok := st.table.Get(idEntry{id: id})
+	return e.a, ok
 }
 
 // copySeries copies s without touching it (safe on a shared state).
@@ -78,34 +87,39 @@ func copySeries(s *rle.Series) *rle.Series {
 }
 
 // deepCopy returns a state that shares no mutable storage with st. When
-// exclusive is set the caller holds st's plan exclusively and the O(1)
-// copy-on-write clones are used; otherwise series are copied in full.
+// exclusive is set the caller holds st's plan exclusively: the O(1)
+// copy-on-write clones are used and both states get fresh owners, so that
+// neither changes the index nodes they now share. Otherwise (st may be
+// read concurrently) nothing of st is touched and everything is copied in
+// full.
 func (st *state) deepCopy(exclusive bool) *state {
 	cp := func(s *rle.Series) *rle.Series {
-		if s == nil {
-			return nil
-		}
 		if exclusive {
 			return s.Clone()
 		}
 		return copySeries(s)
 	}
-	out := &state{capacity: st.capacity, byInterval: st.byInterval, total: cp(st.total),
+	out := &state{capacity: st.capacity, own: new(owner), total: cp(st.total),
 		patterns: make(map[berth.Duration]*rle.Series, len(st.patterns)),
 		users:    make(map[string]*userState, len(st.users))}
+	tree := func(t *tnode) *tnode { return t }
 	if exclusive {
-		out.table, out.byEnd, out.periodic = st.table.Clone(), st.byEnd.Clone(), st.periodic.Clone()
+		st.own = new(owner)
+		out.table, out.byEnd = st.table.Clone(), st.byEnd.Clone()
 	} else {
-		out.table, out.byEnd, out.periodic = btree.NewG(btreeDegree, lessByID), btree.NewG(btreeDegree, lessByEnd), btree.NewG(btreeDegree, lessByStart)
-		st.table.Ascend(func(a *Allocation) bool { out.table.ReplaceOrInsert(a); return true })
+		tree = func(t *tnode) *tnode { return treapCopy(t, out.own) }
+		out.table, out.byEnd = btree.NewG(btreeDegree, lessByID), btree.NewG(btreeDegree, lessByEnd)
+		st.table.Ascend(func(e idEntry) bool { out.table.ReplaceOrInsert(e); return true })
 		st.byEnd.Ascend(func(a *Allocation) bool { out.byEnd.ReplaceOrInsert(a); return true })
-		st.periodic.Ascend(func(a *Allocation) bool { out.periodic.ReplaceOrInsert(a); return true })
 	}
+	out.byInterval = tree(st.byInterval)
+	out.periodic = st.periodic.copyWith(tree)
 	for p, s := range st.patterns {
 		out.patterns[p] = cp(s)
 	}
 	for u, us := range st.users {
-		c := &userState{n: us.n, byInterval: us.byInterval, total: cp(us.total), count: cp(us.count),
+		c := &userState{n: us.n, byInterval: tree(us.byInterval), periodic: us.periodic.copyWith(tree),
+			total: cp(us.total), count: cp(us.count),
 			patterns: make(map[berth.Duration]*rle.Series, len(us.patterns))}
 		for p, s := range us.patterns {
 			c.patterns[p] = cp(s)
@@ -115,36 +129,121 @@ func (st *state) deepCopy(exclusive bool) *state {
 	return out
 }
 
+// undoKind names the inverse of one journaled step.
+type undoKind uint8
+
+const (
+	undoSeriesAdd      undoKind = iota // r was added over iv to s
+	undoSeriesRemove                   // r was removed over iv from s
+	undoTableInsert                    // a was inserted into the table
+	undoTableDelete                    // a was deleted from the table
+	undoBtreeInsert                    // a was inserted into bt
+	undoBtreeDelete                    // a was deleted from bt
+	undoTreapInsert                    // a was inserted into *root
+	undoTreapDelete                    // a was deleted from *root
+	undoPeriodicInsert                 // a was inserted into *pidx
+	undoPeriodicDelete                 // a was deleted from *pidx
+	undoPatternNew                     // m[p] was created
+	undoPatternDrop                    // m[p] (= s) was deleted
+	undoUserNew                        // users[a.User] was created
+	undoUserDrop                       // users[a.User] (= us) was deleted
+	undoUserCount                      // us.n was raised by n
+)
+
+// undo is one journaled step: what is needed to invert it. A typed record
+// (not a closure) so that a transaction allocates nothing to journal.
+type undo struct {
+	kind undoKind
+	n    int
+	p    berth.Duration
+	iv   berth.Interval
+	r    berth.Resource
+	s    *rle.Series
+	a    *Allocation
+	bt   *btree.BTreeG[*Allocation]
+	root **tnode
+	pidx *periodicIndex
+	m    map[berth.Duration]*rle.Series
+	us   *userState
+}
+
 // txn changes a state in place and journals the inverse of every step,
 // so that abort restores the state exactly (series are canonical, so
-// adding back what was removed gives the same function). The caller holds
-// the plan exclusively. Series shared with a snapshot are copy-on-write
-// (rle), so changing them in place never reaches the snapshot.
+// adding back what was removed gives the same function, and the treap's
+// shape depends on its keys only). The caller holds the plan exclusively.
+// Storage shared with a snapshot is copy-on-write (rle series, btrees, the
+// treap's foreign nodes), so changing it in place never reaches the
+// snapshot.
 type txn struct {
 	st        *state
-	undo      []func()
+	undo      []undo
 	calc      berth.Calculator
 	maxPeriod berth.Duration
 }
 
-func begin(st *state, calc berth.Calculator, maxPeriod berth.Duration) *txn {
-	return &txn{st: st, calc: calc, maxPeriod: maxPeriod}
+// begin starts a transaction on p's state, reusing p's journal buffer.
+// The caller holds p's write lock.
+func (p *Plan) begin(st *state) *txn {
+	tx := &p.tx
+	tx.st, tx.calc, tx.maxPeriod, tx.undo = st, p.cfg.Calculator, p.cfg.MaxPeriodicity, tx.undo[:0]
+	return tx
+}
+
+// commit ends the transaction, dropping the journal (and the pointers it
+// holds).
+func (tx *txn) commit() {
+	clear(tx.undo)
+	tx.undo = tx.undo[:0]
 }
 
 // abort undoes every journaled step, last first.
 func (tx *txn) abort() {
 	for i := len(tx.undo) - 1; i >= 0; i-- {
-		tx.undo[i]()
+		u := &tx.undo[i]
+		switch u.kind {
+		case undoSeriesAdd:
+			_ = u.s.Remove(u.iv, u.r)
+		case undoSeriesRemove:
+			_ = u.s.Add(u.iv, u.r)
+		case undoTableInsert:
+			tx.st.table.Delete(idEntry{id: u.a.ID})
+		case undoTableDelete:
+			tx.st.table.ReplaceOrInsert(idEntry{id: u.a.ID, a: u.a})
+		case undoBtreeInsert:
+			u.bt.Delete(u.a)
+		case undoBtreeDelete:
+			u.bt.ReplaceOrInsert(u.a)
+		case undoTreapInsert:
+			*u.root, _ = treapDelete(*u.root, keyOf(u.a), tx.st.own)
+		case undoTreapDelete:
+			*u.root = treapInsert(*u.root, keyOf(u.a), u.a, tx.st.own)
+		case undoPeriodicInsert:
+			u.pidx.delete(u.a, tx.st.own)
+		case undoPeriodicDelete:
+			u.pidx.insert(u.a, tx.st.own)
+		case undoPatternNew:
+			delete(u.m, u.p)
+		case undoPatternDrop:
+			u.m[u.p] = u.s
+		case undoUserNew:
+			delete(tx.st.users, u.a.User)
+		case undoUserDrop:
+			tx.st.users[u.a.User] = u.us
+		case undoUserCount:
+			u.us.n -= u.n
+		}
 	}
-	tx.undo = nil
+	tx.commit()
 }
+
+func (tx *txn) log(u undo) { tx.undo = append(tx.undo, u) }
 
 // seriesAdd adds r over iv to s, journaled.
 func (tx *txn) seriesAdd(s *rle.Series, iv berth.Interval, r berth.Resource) error {
 	if err := s.Add(iv, r); err != nil {
 		return err
 	}
-	tx.undo = append(tx.undo, func() { _ = s.Remove(iv, r) })
+	tx.log(undo{kind: undoSeriesAdd, s: s, iv: iv, r: r})
 	return nil
 }
 
@@ -153,7 +252,7 @@ func (tx *txn) seriesRemove(s *rle.Series, iv berth.Interval, r berth.Resource) 
 	if err := s.Remove(iv, r); err != nil {
 		return err
 	}
-	tx.undo = append(tx.undo, func() { _ = s.Add(iv, r) })
+	tx.log(undo{kind: undoSeriesRemove, s: s, iv: iv, r: r})
 	return nil
 }
 
@@ -164,7 +263,7 @@ func (tx *txn) pattern(m map[berth.Duration]*rle.Series, p berth.Duration) *rle.
 	}
 	s := rle.New()
 	m[p] = s
-	tx.undo = append(tx.undo, func() { delete(m, p) })
+	tx.log(undo{kind: undoPatternNew, m: m, p: p})
 	return s
 }
 
@@ -172,44 +271,76 @@ func (tx *txn) pattern(m map[berth.Duration]*rle.Series, p berth.Duration) *rle.
 func (tx *txn) dropEmpty(m map[berth.Duration]*rle.Series, p berth.Duration) {
 	if s := m[p]; s != nil && s.IsEmpty() {
 		delete(m, p)
-		tx.undo = append(tx.undo, func() { m[p] = s })
+		tx.log(undo{kind: undoPatternDrop, m: m, p: p, s: s})
 	}
 }
 
-// user returns a user's state, creating it (journaled). The fields the
-// txn changes are saved so abort restores them.
-func (tx *txn) user(name string) *userState {
-	us := tx.st.users[name]
+// user returns a's user's state, creating it (journaled).
+func (tx *txn) user(a *Allocation) *userState {
+	us := tx.st.users[a.User]
 	if us == nil {
-		us = &userState{patterns: map[berth.Duration]*rle.Series{}}
-		tx.st.users[name] = us
-		tx.undo = append(tx.undo, func() { delete(tx.st.users, name) })
+		us = newUserState()
+		tx.st.users[a.User] = us
+		tx.log(undo{kind: undoUserNew, a: a})
 	}
-	saved := *us
-	tx.undo = append(tx.undo, func() {
-		us.n, us.byInterval, us.total, us.count = saved.n, saved.byInterval, saved.total, saved.count
-	})
 	return us
+}
+
+// count changes us.n by n, journaled.
+func (tx *txn) count(us *userState, n int) {
+	us.n += n
+	tx.log(undo{kind: undoUserCount, us: us, n: n})
+}
+
+// tableInsert and tableDelete change the table, journaled.
+func (tx *txn) tableInsert(a *Allocation) {
+	tx.st.table.ReplaceOrInsert(idEntry{id: a.ID, a: a})
+	tx.log(undo{kind: undoTableInsert, a: a})
+}
+
+func (tx *txn) tableDelete(a *Allocation) {
+	if _, ok := tx.st.table.Delete(idEntry{id: a.ID}); ok {
+		tx.log(undo{kind: undoTableDelete, a: a})
+	}
 }
 
 // btreeInsert and btreeDelete change a btree, journaled.
 func (tx *txn) btreeInsert(t *btree.BTreeG[*Allocation], a *Allocation) {
 	t.ReplaceOrInsert(a)
-	tx.undo = append(tx.undo, func() { t.Delete(a) })
+	tx.log(undo{kind: undoBtreeInsert, bt: t, a: a})
 }
 
 func (tx *txn) btreeDelete(t *btree.BTreeG[*Allocation], a *Allocation) {
 	if _, ok := t.Delete(a); ok {
-		tx.undo = append(tx.undo, func() { t.ReplaceOrInsert(a) })
+		tx.log(undo{kind: undoBtreeDelete, bt: t, a: a})
 	}
 }
 
-// setRoot replaces an interval-index root, journaled (the treap is
-// persistent, so the old root is still the old index).
-func (tx *txn) setRoot(at **tnode, root *tnode) {
-	old := *at
-	*at = root
-	tx.undo = append(tx.undo, func() { *at = old })
+func keyOf(a *Allocation) ivKey { return ivKey{start: a.Start, end: a.End, id: a.ID} }
+
+// treapInsert and treapDelete change an interval index, journaled.
+func (tx *txn) treapInsert(root **tnode, a *Allocation) {
+	*root = treapInsert(*root, keyOf(a), a, tx.st.own)
+	tx.log(undo{kind: undoTreapInsert, root: root, a: a})
+}
+
+func (tx *txn) treapDelete(root **tnode, a *Allocation) {
+	var ok bool
+	if *root, ok = treapDelete(*root, keyOf(a), tx.st.own); ok {
+		tx.log(undo{kind: undoTreapDelete, root: root, a: a})
+	}
+}
+
+// periodicInsert and periodicDelete change a periodic index, journaled.
+func (tx *txn) periodicInsert(x *periodicIndex, a *Allocation) {
+	x.insert(a, tx.st.own)
+	tx.log(undo{kind: undoPeriodicInsert, pidx: x, a: a})
+}
+
+func (tx *txn) periodicDelete(x *periodicIndex, a *Allocation) {
+	if x.delete(a, tx.st.own) {
+		tx.log(undo{kind: undoPeriodicDelete, pidx: x, a: a})
+	}
 }
 
 // activeSpan is the span over which a reservation counts as active for its
@@ -231,6 +362,27 @@ func (tx *txn) activeSpan(a *Allocation) (berth.Interval, bool) {
 
 var activeUnit = berth.New(1, 1)
 
+// book adds (remove false) or removes the steps of a to s and, when us is
+// given, to us too, journaled.
+func (tx *txn) book(a *Allocation, s, us *rle.Series, remove bool) error {
+	op := tx.seriesAdd
+	if remove {
+		op = tx.seriesRemove
+	}
+	for _, st := range a.steps {
+		if st.Value.IsZero() {
+			continue
+		}
+		if err := op(s, st.Interval, st.Value); err != nil {
+			return err
+		}
+		if err := op(us, st.Interval, st.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // add books a (a private copy, series built) into the state; on error the
 // caller aborts.
 func (tx *txn) add(a *Allocation) error {
@@ -238,101 +390,71 @@ func (tx *txn) add(a *Allocation) error {
 		return &berth.FieldError{Field: "reservation-id", Value: a.ID, Kind: berth.ErrAlreadyExists,
 			Reason: fmt.Sprintf("The specified Reservation with ID %v already exists", a.ID)}
 	}
+	p := a.Period()
+	if p > 0 && tx.maxPeriod%p != 0 {
+		return berth.InvalidField(fieldRecurrence, p,
+			fmt.Sprintf("the reservation periodicity (%d) must be an exact divider of the system maxPeriod (%d)", p, tx.maxPeriod))
+	}
 	fail := func(err error) error { return fmt.Errorf("plan: booking %v: %w", a.ID, err) }
-	us := tx.user(a.User)
-	if p := a.Period(); p > 0 {
-		if tx.maxPeriod%p != 0 {
-			return berth.InvalidField(fieldRecurrence, p,
-				fmt.Sprintf("the reservation periodicity (%d) must be an exact divider of the system maxPeriod (%d)", p, tx.maxPeriod))
+	us := tx.user(a)
+	if p > 0 {
+		if err := tx.book(a, tx.pattern(tx.st.patterns, p), tx.pattern(us.patterns, p), false); err != nil {
+			return fail(err)
 		}
-		g, ug := tx.pattern(tx.st.patterns, p), tx.pattern(us.patterns, p)
-		for step := range a.series.Steps() {
-			if err := tx.seriesAdd(g, step.Interval, step.Value); err != nil {
-				return fail(err)
-			}
-			if err := tx.seriesAdd(ug, step.Interval, step.Value); err != nil {
-				return fail(err)
-			}
-		}
-		tx.btreeInsert(tx.st.periodic, a)
+		// An allocation holding nothing leaves no empty pattern behind.
+		tx.dropEmpty(tx.st.patterns, p)
+		tx.dropEmpty(us.patterns, p)
+		tx.periodicInsert(&tx.st.periodic, a)
+		tx.periodicInsert(&us.periodic, a)
 	} else {
-		if us.total == nil {
-			us.total = rle.New()
+		if err := tx.book(a, tx.st.total, us.total, false); err != nil {
+			return fail(err)
 		}
-		for step := range a.series.Steps() {
-			if err := tx.seriesAdd(tx.st.total, step.Interval, step.Value); err != nil {
-				return fail(err)
-			}
-			if err := tx.seriesAdd(us.total, step.Interval, step.Value); err != nil {
-				return fail(err)
-			}
-		}
-		k := ivKey{start: a.Start, end: a.End, id: a.ID}
-		tx.setRoot(&tx.st.byInterval, treapInsert(tx.st.byInterval, k, a))
-		tx.setRoot(&us.byInterval, treapInsert(us.byInterval, k, a))
+		tx.treapInsert(&tx.st.byInterval, a)
+		tx.treapInsert(&us.byInterval, a)
 	}
 	a.active, a.hasActive = tx.activeSpan(a)
 	if a.hasActive {
-		if us.count == nil {
-			us.count = rle.New()
-		}
 		if err := tx.seriesAdd(us.count, a.active, activeUnit); err != nil {
 			return fail(err)
 		}
 	}
-	us.n++
-	tx.btreeInsert(tx.st.table, a)
+	tx.count(us, 1)
+	tx.tableInsert(a)
 	tx.btreeInsert(tx.st.byEnd, a)
 	return nil
 }
 
 // remove unbooks the stored reservation a; on error the caller aborts.
 func (tx *txn) remove(a *Allocation) error {
-	us := tx.user(a.User)
+	us := tx.user(a)
 	fail := func(err error) error { return fmt.Errorf("plan: unbooking %v: %w", a.ID, err) }
 	if p := a.Period(); p > 0 {
-		g, ug := tx.pattern(tx.st.patterns, p), tx.pattern(us.patterns, p)
-		for step := range a.series.Steps() {
-			if err := tx.seriesRemove(g, step.Interval, step.Value); err != nil {
-				return fail(err)
-			}
-			if err := tx.seriesRemove(ug, step.Interval, step.Value); err != nil {
-				return fail(err)
-			}
+		if err := tx.book(a, tx.pattern(tx.st.patterns, p), tx.pattern(us.patterns, p), true); err != nil {
+			return fail(err)
 		}
 		tx.dropEmpty(tx.st.patterns, p)
 		tx.dropEmpty(us.patterns, p)
-		tx.btreeDelete(tx.st.periodic, a)
+		tx.periodicDelete(&tx.st.periodic, a)
+		tx.periodicDelete(&us.periodic, a)
 	} else {
-		if us.total == nil {
-			us.total = rle.New()
+		if err := tx.book(a, tx.st.total, us.total, true); err != nil {
+			return fail(err)
 		}
-		for step := range a.series.Steps() {
-			if err := tx.seriesRemove(tx.st.total, step.Interval, step.Value); err != nil {
-				return fail(err)
-			}
-			if err := tx.seriesRemove(us.total, step.Interval, step.Value); err != nil {
-				return fail(err)
-			}
-		}
-		k := ivKey{start: a.Start, end: a.End, id: a.ID}
-		tx.setRoot(&tx.st.byInterval, treapDelete(tx.st.byInterval, k))
-		tx.setRoot(&us.byInterval, treapDelete(us.byInterval, k))
+		tx.treapDelete(&tx.st.byInterval, a)
+		tx.treapDelete(&us.byInterval, a)
 	}
 	if a.hasActive {
-		if us.count == nil {
-			us.count = rle.New()
-		}
 		if err := tx.seriesRemove(us.count, a.active, activeUnit); err != nil {
 			return fail(err)
 		}
 	}
-	us.n--
-	tx.btreeDelete(tx.st.table, a)
+	tx.count(us, -1)
+	tx.tableDelete(a)
 	tx.btreeDelete(tx.st.byEnd, a)
 	if us.n == 0 {
 		delete(tx.st.users, a.User)
-		tx.undo = append(tx.undo, func() { tx.st.users[a.User] = us })
+		tx.log(undo{kind: undoUserDrop, a: a, us: us})
 	}
 	return nil
 }

@@ -20,6 +20,10 @@ const (
 	DefaultEnforcementWindow berth.Duration = 3_600_000
 )
 
+// maxWindow bounds the averaging window so that time arithmetic on it
+// cannot overflow (2^60 ms is 36 million years).
+const maxWindow berth.Duration = 1 << 60
+
 // CapacityOverTimeConfig configures a [CapacityOverTime] policy for one
 // reservable queue. Start from [DefaultCapacityOverTimeConfig]; the zero
 // value is not valid (a zero window).
@@ -57,8 +61,8 @@ func DefaultCapacityOverTimeConfig() CapacityOverTimeConfig {
 
 // Validate reports the first invalid field as a *berth.FieldError.
 func (c CapacityOverTimeConfig) Validate() error {
-	if c.Window <= 0 {
-		return berth.InvalidField("reservation-window", c.Window, "must be positive")
+	if c.Window <= 0 || c.Window > maxWindow {
+		return berth.InvalidField("reservation-window", c.Window, "must be positive and at most 2^60 ms")
 	}
 	if !validPercent(c.InstantaneousMaxPercent) {
 		return berth.InvalidField("instantaneous-max-capacity", c.InstantaneousMaxPercent, "must be a finite, non-negative percentage")

@@ -78,4 +78,10 @@
 //   - The replanner visits only the first step at or after each time where
 //     the plan can change, instead of every step of the window; the
 //     deletions are the same.
+//   - A periodic reservation whose checked range spans more than 2^20 of
+//     its periods is rejected with an error (the plan's unrolling limit);
+//     YARN unrolls them all.
+//   - The checks read the plan's load as sums of the allocations that
+//     overlap the checked range (the plan's interval index), not as copied
+//     series; the result is the same.
 package policy

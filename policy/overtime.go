@@ -163,7 +163,9 @@ func (c *CapacityOverTime) checkAverage(view *plan.Plan, a *plan.Allocation) err
 func (c *CapacityOverTime) averageSurelyFits(view *plan.Plan, a *plan.Allocation, from, to berth.Time, limit berth.Resource) (bool, error) {
 	w := c.cfg.Window
 	win := berth.Interval{Start: satAdd(from, -2*w), End: to}
-	var mem, vc i128
+	// Sums in float64: only a sufficient condition, so a margin for
+	// rounding keeps it safe.
+	var mem, vc float64
 	add := func(x *plan.Allocation) error {
 		if x.IsPeriodic() {
 			s, err := x.ResourcesOver(win)
@@ -171,15 +173,17 @@ func (c *CapacityOverTime) averageSurelyFits(view *plan.Plan, a *plan.Allocation
 				return err
 			}
 			for st := range s.StepsIn(win) {
-				mem = mem.add(mul64(st.Value.Memory, st.Interval.Len()))
-				vc = vc.add(mul64(st.Value.VCores, st.Interval.Len()))
+				d := float64(st.Interval.Len())
+				mem += float64(st.Value.Memory) * d
+				vc += float64(st.Value.VCores) * d
 			}
 			return nil
 		}
 		for _, e := range x.Intervals {
 			if iv, ok := e.Interval.Intersect(win); ok {
-				mem = mem.add(mul64(e.Resource.Memory, iv.Len()))
-				vc = vc.add(mul64(e.Resource.VCores, iv.Len()))
+				d := float64(iv.Len())
+				mem += float64(e.Resource.Memory) * d
+				vc += float64(e.Resource.VCores) * d
 			}
 		}
 		return nil
@@ -192,9 +196,10 @@ func (c *CapacityOverTime) averageSurelyFits(view *plan.Plan, a *plan.Allocation
 	if err := add(a); err != nil {
 		return false, err
 	}
-	// integral/w + 1 ≤ limit  ⇔  integral + w ≤ limit·w
-	return mem.add(i128From(w)).cmp(mul64(limit.Memory, w)) <= 0 &&
-		vc.add(i128From(w)).cmp(mul64(limit.VCores, w)) <= 0, nil
+	// integral/w + 1 ≤ limit, with a relative margin for the float sums.
+	fw := float64(w)
+	fits := func(sum float64, lim int64) bool { return sum*(1+1e-9)+fw <= float64(lim)*fw*(1-1e-9) }
+	return fits(mem, limit.Memory) && fits(vc, limit.VCores), nil
 }
 
 // rseg is one canonical piece of a resource step function.
@@ -224,7 +229,7 @@ func (c *CapacityOverTime) consumption(view *plan.Plan, a *plan.Allocation, from
 			// The user holds nothing: YARN's merge returns the new
 			// reservation's unrolled view as it is, breakpoints at every
 			// period included, and those are sample points.
-			return rawPeriodic(a, from, to), nil
+			return rawPeriodic(a, from, to)
 		}
 	}
 	// YARN's view of the new reservation starts at from; only the user's
@@ -257,8 +262,12 @@ func (c *CapacityOverTime) consumption(view *plan.Plan, a *plan.Allocation, from
 // [from, to] (PeriodicRLESparseResourceAllocation.getRangeOverlapping): the
 // pattern's breakpoints repeated every period, not merged where equal, with
 // YARN's phase (a negative from is taken as phase 0).
-func rawPeriodic(a *plan.Allocation, from, to berth.Time) []rseg {
+func rawPeriodic(a *plan.Allocation, from, to berth.Time) ([]rseg, error) {
 	per := a.Period()
+	if n := (to - from) / per; n > maxUnrolled {
+		return nil, berth.InvalidField("window", berth.Interval{Start: from, End: to},
+			"spans more than 2^20 periods of the reservation")
+	}
 	type key struct {
 		k berth.Time
 		v berth.Resource
@@ -274,7 +283,7 @@ func rawPeriodic(a *plan.Allocation, from, to berth.Time) []rseg {
 		last = st.Interval.End
 	}
 	if len(keys) == 0 {
-		return nil
+		return nil, nil
 	}
 	if n := len(keys); !keys[n-1].v.IsZero() || last < per {
 		keys = append(keys, key{last, berth.Resource{}})
@@ -307,8 +316,11 @@ func rawPeriodic(a *plan.Allocation, from, to berth.Time) []rseg {
 	for _, ck := range order {
 		segs = append(segs, rseg{t: ck + from - rel, r: out[ck]})
 	}
-	return segs
+	return segs, nil
 }
+
+// maxUnrolled bounds how many periods one check unrolls, as the plan does.
+const maxUnrolled = 1 << 20
 
 // AvailableUnchanged reports whether Available returns its input as it is,
 // which holds when the instantaneous cap is 100 % or more (agents use it to

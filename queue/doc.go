@@ -23,6 +23,18 @@
 // them when idle ([Tree.RemoveDynamicQueue]). Preemption and reports read a
 // [Snapshot].
 //
+// # The host's vocabulary and the request table
+//
+// Both schedulers speak to their host in the same records, declared once
+// here: [NodeSpec], [AppSpec], [Ask], [Container], [Allocation], [Ended]
+// with its [ExitStatus], and [Locality]; packages capacity and fair
+// re-export them under their own names as type aliases. [Requests] is an
+// application's table of outstanding asks by request priority and
+// locality, with YARN's relaxLocality flags and allocation rules (YARN's
+// AppSchedulingInfo, which both of its schedulers share); each scheduler
+// keeps its delay-scheduling state beside it, in RequestKey.Payload or in
+// its own maps.
+//
 // # Scheduler payloads: why generics
 //
 // Each scheduler needs its own typed per-queue settings (user-limit-factor
@@ -108,4 +120,9 @@
 //     configuration until it drains.
 //   - Node labels (partitions) are not modelled: accounting is for the
 //     default partition.
+//   - [Requests] keeps rack and host asks apart, as the caller classifies
+//     a name when it stores the ask; YARN keeps one map keyed by name, so
+//     a name that is both a node and a rack shares one entry there.
+//     Charging an allocation to a key with nothing outstanding changes
+//     nothing and reports it; YARN's would fail on a missing request.
 package queue

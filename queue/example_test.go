@@ -120,3 +120,30 @@ func ExampleTree_AddReservationQueue() {
 	// true
 	// <nil> 1
 }
+
+// A scheduler keeps one Requests table per application: asks replace the
+// previous ones by (priority, resource name), allocations take containers
+// off host, rack and ANY together.
+func ExampleRequests() {
+	var asks queue.Requests[struct{}]
+	gb := berth.New(1024, 1)
+	for _, a := range []queue.Ask{
+		{Priority: 1, ResourceName: "host1", Capability: gb, Count: 1},
+		{Priority: 1, ResourceName: "/rack1", Capability: gb, Count: 1},
+		{Priority: 1, ResourceName: queue.AnyResource, Capability: gb, Count: 2},
+	} {
+		if _, err := asks.Update(a, a.ResourceName == "/rack1"); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	k := asks.Key(1)
+	fmt.Println(k.UniqueLocationAsks(), asks.Pending())
+
+	k.Allocate(queue.NodeLocal, "host1", "/rack1")
+	host, _ := k.HostAsk("host1")
+	fmt.Println(host, k.Outstanding(), k.UniqueLocationAsks())
+	// Output:
+	// 3 <memory:2048, vCores:2>
+	// 0 1 1
+}

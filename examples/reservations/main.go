@@ -90,8 +90,8 @@ func run(w io.Writer) error {
 			if e.Resource.IsZero() {
 				continue
 			}
-			fmt.Fprintf(w, "    [%3d min, %3d min) %2d containers\n",
-				e.Interval.Start/minute, e.Interval.End/minute, e.Resource.Memory/1024)
+			fmt.Fprintf(w, "    [%3d min, %3d min) %2d × %v\n",
+				e.Interval.Start/minute, e.Interval.End/minute, e.Resource.Memory/1024, container)
 		}
 	}
 	// The plan's timeline: containers held per 10 minutes.

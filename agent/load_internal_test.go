@@ -1,0 +1,81 @@
+package agent
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/plan"
+	"github.com/berthsched/berth/policy"
+	"github.com/stretchr/testify/require"
+)
+
+// Property: the agents' fast availability (sums of allocations, policy
+// applied) equals the plan's AvailableResources, and the fast loads equal
+// CumulativeLoad minus the old reservation.
+func TestFastReadsMatchThePlan(t *testing.T) {
+	cfg := policy.DefaultCapacityOverTimeConfig()
+	cfg.InstantaneousMaxPercent = 60 // so that Available is not a pass-through
+	cfg.Window = 1000
+	cot, err := policy.NewCapacityOverTime(cfg)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(8, 8))
+	for round := 0; round < 40; round++ {
+		var pol plan.SharingPolicy = cot
+		if round%2 == 1 {
+			pol = policy.NoOverCommit{}
+		}
+		pc := plan.DefaultConfig("q", berth.New(20*1024, 20), berth.NewManualClock(0))
+		pc.Policy = pol
+		pc.MaxPeriodicity = 100
+		p, err := plan.New(pc)
+		require.NoError(t, err)
+		for k := int64(1); k <= 12; k++ {
+			s := r.Int64N(200)
+			iv := berth.Interval{Start: s, End: s + 1 + r.Int64N(40)}
+			def := plan.Definition{}
+			if r.IntN(5) == 0 {
+				def.Period = 50
+				iv = berth.Interval{Start: r.Int64N(20), End: 20 + r.Int64N(30)}
+			}
+			a, err := plan.NewAllocation(plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, []string{"a", "b"}[r.IntN(2)],
+				def, iv, []plan.IntervalResource{{Interval: iv, Resource: berth.New(1024, 1).MulInt(1 + r.Int64N(4))}})
+			require.NoError(t, err)
+			_ = p.AddReservation(a)
+		}
+		v := newView(p)
+		for q := 0; q < 10; q++ {
+			s := r.Int64N(250) - 20
+			w := berth.Interval{Start: s, End: s + 1 + r.Int64N(80)}
+			old := plan.ReservationID{ClusterTimestamp: 1, Sequence: 1 + r.Int64N(14)}
+			user := []string{"a", "b"}[r.IntN(2)]
+			fast, ferr := v.available(user, old, w, 0)
+			slow, serr := p.AvailableResources(user, old, w, 0)
+			require.Equal(t, serr == nil, ferr == nil, "errors: %v / %v", ferr, serr)
+			if serr != nil {
+				continue
+			}
+			want := profileOf(slow, w)
+			require.Equal(t, want.ts, fast.ts, "round %d window %v", round, w)
+			for i := range want.rs {
+				require.True(t, want.rs[i].Equal(fast.rs[i]), "round %d at %d: %v vs %v", round, want.ts[i], want.rs[i], fast.rs[i])
+			}
+			fl, err := v.loads(old, w)
+			require.NoError(t, err)
+			cl, err := p.CumulativeLoad(w)
+			require.NoError(t, err)
+			ref := profileOf(cl, w)
+			if a, ok := p.Reservation(old); ok {
+				back, err := a.ResourcesOver(w)
+				require.NoError(t, err)
+				for st := range back.StepsIn(w) {
+					ref.sub(st.Interval.Start, st.Interval.End, st.Value)
+				}
+			}
+			require.Equal(t, ref.ts, fl.ts)
+			for i := range ref.rs {
+				require.True(t, ref.rs[i].Equal(fl.rs[i]))
+			}
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package plan
+
+import "fmt"
+
+// checkTreap verifies a treap: keys in order, priorities a heap, the
+// augmentations exact; it returns the number of nodes.
+func checkTreap(t *tnode, key func(*Allocation) ivKey) (int, error) {
+	if t == nil {
+		return 0, nil
+	}
+	if t.key != key(t.a) {
+		return 0, fmt.Errorf("node key %v is not its allocation's %v", t.key, key(t.a))
+	}
+	maxEnd, minStart := t.key.end, t.a.Start
+	n := 1
+	for _, ch := range []*tnode{t.left, t.right} {
+		if ch == nil {
+			continue
+		}
+		if ch.prio > t.prio {
+			return 0, fmt.Errorf("heap order broken under %v", t.key)
+		}
+		if (ch == t.left) != (ch.key.compare(t.key) < 0) {
+			return 0, fmt.Errorf("key order broken under %v", t.key)
+		}
+		k, err := checkTreap(ch, key)
+		if err != nil {
+			return 0, err
+		}
+		n += k
+		maxEnd, minStart = max(maxEnd, ch.maxEnd), min(minStart, ch.minStart)
+	}
+	if t.maxEnd != maxEnd || t.minStart != minStart {
+		return 0, fmt.Errorf("augmentation of %v: (%d, %d), want (%d, %d)", t.key, t.maxEnd, t.minStart, maxEnd, minStart)
+	}
+	return n, nil
+}
+
+func checkPeriodic(x periodicIndex) (int, error) {
+	total := 0
+	for i, g := range x.groups {
+		if i > 0 && x.groups[i-1].period >= g.period {
+			return 0, fmt.Errorf("periods out of order")
+		}
+		n, err := checkTreap(g.root, arcKey)
+		if err != nil {
+			return 0, err
+		}
+		if n != g.n || n == 0 {
+			return 0, fmt.Errorf("period %d: %d nodes, count %d", g.period, n, g.n)
+		}
+		for a := range allNodes(g.root) {
+			if a.Period() != g.period {
+				return 0, fmt.Errorf("%v of period %d in group %d", a.ID, a.Period(), g.period)
+			}
+		}
+		total += n
+	}
+	return total, nil
+}
+
+func allNodes(t *tnode) map[*Allocation]bool {
+	out := map[*Allocation]bool{}
+	var walk func(*tnode)
+	walk = func(t *tnode) {
+		if t != nil {
+			out[t.a] = true
+			walk(t.left)
+			walk(t.right)
+		}
+	}
+	walk(t)
+	return out
+}
+
+// checkState verifies the indexes of a plan's state against its table.
+func checkState(p *Plan) error {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	st := p.st
+	np, err := checkTreap(st.byInterval, keyOf)
+	if err != nil {
+		return err
+	}
+	pp, err := checkPeriodic(st.periodic)
+	if err != nil {
+		return err
+	}
+	if np+pp != st.table.Len() || st.byEnd.Len() != st.table.Len() {
+		return fmt.Errorf("%d + %d indexed, table %d, byEnd %d", np, pp, st.table.Len(), st.byEnd.Len())
+	}
+	perUser := map[string]int{}
+	var bad error
+	st.table.Ascend(func(e idEntry) bool {
+		perUser[e.a.User]++
+		if e.a.ID != e.id {
+			bad = fmt.Errorf("table entry %v holds %v", e.id, e.a.ID)
+		}
+		return bad == nil
+	})
+	if bad != nil {
+		return bad
+	}
+	if len(perUser) != len(st.users) {
+		return fmt.Errorf("%d users with reservations, %d user states", len(perUser), len(st.users))
+	}
+	for u, us := range st.users {
+		n, err := checkTreap(us.byInterval, keyOf)
+		if err != nil {
+			return fmt.Errorf("user %s: %w", u, err)
+		}
+		m, err := checkPeriodic(us.periodic)
+		if err != nil {
+			return fmt.Errorf("user %s: %w", u, err)
+		}
+		if n+m != us.n || us.n != perUser[u] {
+			return fmt.Errorf("user %s: %d + %d indexed, n %d, table %d", u, n, m, us.n, perUser[u])
+		}
+		for a := range allNodes(us.byInterval) {
+			if a.User != u {
+				return fmt.Errorf("user %s indexes %v of %s", u, a.ID, a.User)
+			}
+		}
+	}
+	for per, s := range st.patterns {
+		if s.IsEmpty() {
+			return fmt.Errorf("empty pattern of period %d kept", per)
+		}
+	}
+	if _, ok := st.total.LatestEnd(); !ok && np > 0 {
+		for a := range allNodes(st.byInterval) {
+			for _, e := range a.Intervals {
+				if !e.Resource.IsZero() && e.Interval.Valid() {
+					return fmt.Errorf("%v holds %v but the total is empty", a.ID, e.Resource)
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,234 @@
+package queue
+
+import (
+	"slices"
+
+	"github.com/berthsched/berth"
+)
+
+// Requests is one application's table of outstanding resource requests,
+// YARN's AppSchedulingInfo (with a LocalityAppPlacementAllocator per
+// scheduler key), which both of YARN's schedulers share. Asks are grouped
+// by request priority into [RequestKey]s; each key holds the ANY ask, the
+// rack asks and the host asks with their counts and relaxLocality flags.
+// The scheduler stores asks with [Requests.Update], reads them while it
+// walks the keys in priority order ([Requests.Keys]) and charges every
+// allocation with [RequestKey.Allocate].
+//
+// S is the scheduler's own per-key state (the capacity scheduler keeps
+// its delay-scheduling and re-reservation counters there, YARN's
+// per-SchedulerRequestKey maps of SchedulerApplicationAttempt); it lives in
+// RequestKey.Payload so that hot paths need no side table.
+//
+// The zero value is an empty table. A Requests is not safe for concurrent
+// use: it belongs to its scheduler, which serializes access.
+type Requests[S any] struct {
+	keys []*RequestKey[S] // ascending priority: the most important first
+}
+
+// RequestKey is one request priority of an application (YARN's
+// SchedulerRequestKey) with its asks by locality. Keys are created by
+// [Requests.Update] and live as long as the table: a key whose asks are
+// all satisfied stays, with nothing outstanding, so that a scheduler's
+// pointers to it (a container reservation) stay valid.
+type RequestKey[S any] struct {
+	// Payload is the scheduler's per-key state; the table never reads it.
+	Payload S
+
+	priority   int32
+	capability berth.Resource
+	any        locationAsk
+	anySet     bool // an ANY entry exists (YARN's request map holds ANY)
+	racks      map[string]locationAsk
+	hosts      map[string]locationAsk
+}
+
+// locationAsk is the count and relaxLocality flag of one resource name.
+type locationAsk struct {
+	count int
+	relax bool
+}
+
+// Keys returns the keys in ascending request priority (the most important
+// first). The slice is the table's own: read it, do not modify it, and do
+// not keep it across Update.
+func (r *Requests[S]) Keys() []*RequestKey[S] { return r.keys }
+
+// Key returns the key of priority prio, or nil when the application never
+// asked at that priority.
+func (r *Requests[S]) Key(prio int32) *RequestKey[S] {
+	if i, ok := r.search(prio); ok {
+		return r.keys[i]
+	}
+	return nil
+}
+
+func (r *Requests[S]) search(prio int32) (int, bool) {
+	return slices.BinarySearchFunc(r.keys, prio, func(k *RequestKey[S], p int32) int {
+		switch {
+		case k.priority < p:
+			return -1
+		case k.priority > p:
+			return 1
+		}
+		return 0
+	})
+}
+
+// Update stores one ask, replacing the previous one for the same
+// (priority, resource name), as YARN's allocate call does; rack tells
+// whether a resource name other than [AnyResource] is a rack (the caller
+// knows its topology). The ANY ask sets the key's capability; a rack or
+// host ask sets it only while the key has none (YARN takes the
+// capability from the ANY request). An ask with count 0 stays in the table
+// as an entry with nothing outstanding (it still counts in
+// [RequestKey.UniqueLocationAsks] and still carries its relaxLocality
+// flag), as in YARN. An invalid ask ([Ask.Validate]) changes nothing.
+func (r *Requests[S]) Update(a Ask, rack bool) (*RequestKey[S], error) {
+	if err := a.Validate("ask"); err != nil {
+		return nil, err
+	}
+	i, ok := r.search(a.Priority)
+	if !ok {
+		r.keys = slices.Insert(r.keys, i, &RequestKey[S]{priority: a.Priority, any: locationAsk{relax: true}})
+	}
+	k := r.keys[i]
+	entry := locationAsk{count: a.Count, relax: !a.StrictLocality}
+	if a.ResourceName == AnyResource {
+		k.any, k.anySet = entry, true
+		k.capability = a.Capability
+		return k, nil
+	}
+	m := &k.hosts
+	if rack {
+		m = &k.racks
+	}
+	if *m == nil {
+		*m = map[string]locationAsk{}
+	}
+	(*m)[a.ResourceName] = entry
+	if k.capability.IsZero() {
+		k.capability = a.Capability
+	}
+	return k, nil
+}
+
+// Clear drops every ask of every key (the application ended or was
+// killed); the keys and their payloads stay.
+func (r *Requests[S]) Clear() {
+	for _, k := range r.keys {
+		k.any, k.anySet = locationAsk{relax: true}, false
+		k.racks, k.hosts = nil, nil
+	}
+}
+
+// Pending is the application's outstanding demand: Σ capability × ANY
+// count over its keys (YARN's pending resource).
+func (r *Requests[S]) Pending() berth.Resource {
+	var p berth.Resource
+	for _, k := range r.keys {
+		if k.any.count > 0 {
+			p = p.Add(k.capability.MulInt(int64(k.any.count)))
+		}
+	}
+	return p
+}
+
+// NextPending returns the capability and ANY count of the most important
+// key with something outstanding (YARN's next pending ask), or a zero
+// resource and 0.
+func (r *Requests[S]) NextPending() (berth.Resource, int) {
+	for _, k := range r.keys {
+		if k.any.count > 0 {
+			return k.capability, k.any.count
+		}
+	}
+	return berth.Resource{}, 0
+}
+
+// Priority is the key's request priority; a lower number is more
+// important.
+func (k *RequestKey[S]) Priority() int32 { return k.priority }
+
+// Capability is the size of each container the key asks for.
+func (k *RequestKey[S]) Capability() berth.Resource { return k.capability }
+
+// Outstanding is the ANY count: how many containers the key still needs
+// (YARN's getOutstandingAsksCount(ANY)).
+func (k *RequestKey[S]) Outstanding() int { return k.any.count }
+
+// Pending is capability × outstanding.
+func (k *RequestKey[S]) Pending() berth.Resource {
+	if k.any.count <= 0 {
+		return berth.Resource{}
+	}
+	return k.capability.MulInt(int64(k.any.count))
+}
+
+// AnyAsk returns the ANY ask's count and whether it relaxes locality
+// (YARN's canDelayTo(ANY): true when there is no ANY ask).
+func (k *RequestKey[S]) AnyAsk() (count int, relax bool) { return k.any.count, k.any.relax }
+
+// RackAsk returns the count of the ask on rack and whether it relaxes
+// locality past the rack (YARN's canDelayTo(rack): true when the key has
+// no ask on that rack).
+func (k *RequestKey[S]) RackAsk(rack string) (count int, relax bool) { return lookup(k.racks, rack) }
+
+// HostAsk returns the count of the ask on host and its relaxLocality flag
+// (true when the key has no ask on that host).
+func (k *RequestKey[S]) HostAsk(host string) (count int, relax bool) { return lookup(k.hosts, host) }
+
+func lookup(m map[string]locationAsk, name string) (int, bool) {
+	if e, ok := m[name]; ok {
+		return e.count, e.relax
+	}
+	return 0, true
+}
+
+// UniqueLocationAsks is the number of resource names the key holds an
+// entry for, ANY included (YARN's getUniqueLocationAsks, the size of the
+// request map). Delay scheduling reads it: a key whose only entry is ANY
+// may go off-switch at once. As in YARN, an entry the application set to
+// 0 still counts, and an entry an allocation brought to 0 does not.
+func (k *RequestKey[S]) UniqueLocationAsks() int {
+	n := len(k.racks) + len(k.hosts)
+	if k.anySet {
+		n++
+	}
+	return n
+}
+
+// Allocate charges one container placed at loc on host (on rack) to the
+// key, as YARN's AppSchedulingInfo.allocate does: a node-local container
+// takes one from the host, the rack and ANY asks, a rack-local one from
+// the rack and ANY, an off-switch one from ANY only. An entry that reaches
+// 0 leaves the table. It returns false, changing nothing, when the key has
+// nothing outstanding.
+func (k *RequestKey[S]) Allocate(loc Locality, host, rack string) bool {
+	if k.any.count <= 0 {
+		return false
+	}
+	switch loc {
+	case NodeLocal:
+		decrement(k.hosts, host)
+		decrement(k.racks, rack)
+	case RackLocal:
+		decrement(k.racks, rack)
+	}
+	if k.any.count--; k.any.count == 0 {
+		k.any, k.anySet = locationAsk{relax: true}, false // the ANY entry leaves too
+	}
+	return true
+}
+
+func decrement(m map[string]locationAsk, name string) {
+	e, ok := m[name]
+	if !ok || e.count <= 0 {
+		return
+	}
+	if e.count--; e.count == 0 {
+		delete(m, name)
+		return
+	}
+	m[name] = e
+}
