@@ -15,6 +15,8 @@ import (
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
 	"github.com/berthsched/berth/fair"
+	"github.com/berthsched/berth/follower"
+	"github.com/berthsched/berth/plan"
 	"github.com/berthsched/berth/queue"
 	"github.com/berthsched/berth/rle"
 )
@@ -44,6 +46,7 @@ func run(w io.Writer) error {
 		{"1. Resources over time (package rle)", stepSeries},
 		{"2. The capacity scheduler (packages queue, capacity)", stepCapacity},
 		{"3. The fair scheduler (package fair)", stepFair},
+		{"4. Publishing a plan to the scheduler (package follower)", stepPlanFollower},
 	} {
 		fmt.Fprintf(w, "== %s\n\n", s.title)
 		if err := s.fn(w); err != nil {
@@ -228,6 +231,63 @@ func stepFair(w io.Writer) error {
 	for _, p := range []string{"root.prod", "root.research", "root.bo"} {
 		q := sn.Queue(p)
 		fmt.Fprintf(w, "  %-13s weight %.0f %-4s fair share %-26v usage %v\n", p, q.Weight, q.Policy, q.FairShare, q.Usage)
+	}
+	return nil
+}
+
+// stepPlanFollower builds a capacity scheduler with a reservable queue
+// (80% of 100 containers) and a plan with two reservations, then runs the
+// plan follower at a few times and prints the reservation queues it keeps
+// in the scheduler, with their capacities and guaranteed resources.
+func stepPlanFollower(w io.Writer) error {
+	cfg := capacity.DefaultConfig()
+	dedicated := capacity.Queue("dedicated", 80)
+	dedicated.Reservable = true
+	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("default", 20), dedicated}
+	clock := berth.NewManualClock(0)
+	cs, err := capacity.New(cfg, clock)
+	if err != nil {
+		return err
+	}
+	if err := cs.AddNode(capacity.NodeSpec{ID: "n1", Rack: "/r1", Capability: container.MulInt(100)}); err != nil {
+		return err
+	}
+	p, err := plan.New(plan.DefaultConfig("dedicated", container.MulInt(80), clock))
+	if err != nil {
+		return err
+	}
+	for i, iv := range []berth.Interval{{Start: t(0), End: t(3)}, {Start: t(1), End: t(2)}} {
+		n := int64(20 * (i + 1)) // r1: 20 containers on [t0, t3), r2: 40 on [t1, t2)
+		a, err := plan.NewAllocation(plan.ReservationID{ClusterTimestamp: 1, Sequence: int64(i + 1)}, "alice",
+			plan.Definition{Arrival: iv.Start, Deadline: iv.End}, iv,
+			[]plan.IntervalResource{{Interval: iv, Resource: container.MulInt(n)}})
+		if err == nil {
+			err = p.AddReservation(a)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	f, err := follower.New(follower.Config{Scheduler: cs, Flavor: follower.CapacityFlavor, Plans: follower.Plans{p}})
+	if err != nil {
+		return err
+	}
+	for i := int64(0); i <= 3; i++ {
+		if _, err := f.Run(t(i)); err != nil {
+			return err
+		}
+		names, err := cs.ReservationQueueNames("dedicated")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "t%d\n", i)
+		for _, q := range names {
+			e, res, err := cs.ReservationQueueState("dedicated", q)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "  %-28s capacity %.2f  guaranteed %v\n", q, e.Capacity, res)
+		}
 	}
 	return nil
 }

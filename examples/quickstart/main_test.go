@@ -25,6 +25,8 @@ func TestTour(t *testing.T) {
 		"train    user ana  -> root.research",
 		"explore  user bo   -> root.bo",
 		"root.prod     weight 3 fair fair share <memory:19662, vCores:20>",
+		"  reservation_1_0002           capacity 0.50  guaranteed <memory:40960, vCores:40>",
+		"t3\n  dedicated-default            capacity 1.00  guaranteed <memory:81920, vCores:80>\n",
 	} {
 		assert.Contains(t, got, want)
 	}
