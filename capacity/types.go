@@ -22,7 +22,8 @@ type (
 	// scheduler requires a rack.
 	NodeSpec = queue.NodeSpec
 	// AppSpec describes an application being submitted; Queue is a full
-	// path ("root.a.b") or a unique short name.
+	// path ("root.a.b") or a unique short name, Groups the user's groups
+	// for ACLs (nil: none).
 	AppSpec = queue.AppSpec
 	// Ask is one resource request of an application; its capability is
 	// normalized to the minimum allocation.
@@ -48,6 +49,10 @@ const (
 	RackLocal = queue.RackLocal
 	// OffSwitch: anywhere.
 	OffSwitch = queue.OffSwitch
+	// Completed: the node reported the container finished.
+	Completed = queue.Completed
+	// Released: the application released it.
+	Released = queue.Released
 	// Killed: the application finished or was killed, or the container
 	// was killed by an administrator call.
 	Killed = queue.Killed

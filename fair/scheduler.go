@@ -217,17 +217,11 @@ func (s *Scheduler) Place(requested, user string) (string, error) {
 func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if spec.ID == "" {
-		return "", berth.InvalidField("app.id", spec.ID, "must not be empty")
-	}
-	if spec.User == "" {
-		return "", berth.InvalidField("app.user", spec.User, "must not be empty")
+	if err := spec.Validate(); err != nil {
+		return "", err
 	}
 	if _, ok := s.apps[spec.ID]; ok {
 		return "", kindErr(berth.ErrAlreadyExists, "app.id", spec.ID, "application already exists")
-	}
-	if spec.AMResource.AnyNegative() {
-		return "", berth.InvalidField("app.am-resource", spec.AMResource, "must not be negative")
 	}
 	groups := s.cfg.Groups
 	if spec.Groups != nil { // the host resolved them for this submission

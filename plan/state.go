@@ -192,9 +192,17 @@ func (p *Plan) begin(st *state) *txn {
 // commit ends the transaction, dropping the journal (and the pointers it
 // holds).
 func (tx *txn) commit() {
+	if cap(tx.undo) > maxKeptJournal {
+		tx.undo = nil // a large archival: do not keep its buffer for ever
+		return
+	}
 	clear(tx.undo)
 	tx.undo = tx.undo[:0]
 }
+
+// maxKeptJournal bounds the journal buffer a plan keeps between changes
+// (an add or an update journals a few dozen steps).
+const maxKeptJournal = 1024
 
 // abort undoes every journaled step, last first.
 func (tx *txn) abort() {

@@ -89,6 +89,20 @@ type AppSpec struct {
 	AMResource berth.Resource
 }
 
+// Validate checks what every scheduler requires of a submission before
+// it looks at its queue: an id, a user and a non-negative AM resource.
+func (a AppSpec) Validate() error {
+	switch {
+	case a.ID == "":
+		return berth.InvalidField("app.id", a.ID, "must not be empty")
+	case a.User == "":
+		return berth.InvalidField("app.user", a.User, "must not be empty")
+	case a.AMResource.AnyNegative():
+		return berth.InvalidField("app.am-resource", a.AMResource, "must not be negative")
+	}
+	return nil
+}
+
 // Ask is one resource request of an application: Count containers of
 // Capability at Priority on ResourceName (a host, a rack or [AnyResource]).
 // Count is the new outstanding total for (Priority, ResourceName), as in

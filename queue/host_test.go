@@ -89,3 +89,31 @@ func TestCheckRelease(t *testing.T) {
 		assert.Equal(t, ContainerID(3), fe.Value)
 	}
 }
+
+func TestAppSpecValidate(t *testing.T) {
+	tests := []struct {
+		name  string
+		spec  AppSpec
+		field string // "" = valid
+	}{
+		{"minimal", AppSpec{ID: "a", User: "u"}, ""},
+		{"with AM", AppSpec{ID: "a", User: "u", AMResource: berth.New(1024, 1)}, ""},
+		{"no id", AppSpec{User: "u"}, "app.id"},
+		{"no user", AppSpec{ID: "a"}, "app.user"},
+		{"negative AM", AppSpec{ID: "a", User: "u", AMResource: berth.New(-1, 1)}, "app.am-resource"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.spec.Validate()
+			if tc.field == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+			var fe *berth.FieldError
+			if assert.True(t, errors.As(err, &fe)) {
+				assert.Equal(t, tc.field, fe.Field)
+			}
+		})
+	}
+}

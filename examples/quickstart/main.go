@@ -7,16 +7,19 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/agent"
 	"github.com/berthsched/berth/capacity"
 	"github.com/berthsched/berth/fair"
 	"github.com/berthsched/berth/follower"
 	"github.com/berthsched/berth/plan"
+	"github.com/berthsched/berth/policy"
 	"github.com/berthsched/berth/queue"
 	"github.com/berthsched/berth/rle"
 )
@@ -44,9 +47,10 @@ func run(w io.Writer) error {
 		fn    func(io.Writer) error
 	}{
 		{"1. Resources over time (package rle)", stepSeries},
-		{"2. The capacity scheduler (packages queue, capacity)", stepCapacity},
-		{"3. The fair scheduler (package fair)", stepFair},
-		{"4. Publishing a plan to the scheduler (package follower)", stepPlanFollower},
+		{"2. Reservations: agents, sharing policies, the plan (packages agent, policy, plan)", stepReservations},
+		{"3. Publishing a plan to the scheduler (package follower)", stepPlanFollower},
+		{"4. The capacity scheduler (packages queue, capacity)", stepCapacity},
+		{"5. The fair scheduler (package fair)", stepFair},
 	} {
 		fmt.Fprintf(w, "== %s\n\n", s.title)
 		if err := s.fn(w); err != nil {
@@ -288,6 +292,73 @@ func stepPlanFollower(w io.Writer) error {
 			}
 			fmt.Fprintf(w, "  %-28s capacity %.2f  guaranteed %v\n", q, e.Capacity, res)
 		}
+	}
+	return nil
+}
+
+// stepReservations submits a gang, a three-stage pipeline (R_ORDER) and two
+// alternatives (R_ANY) to a plan of 16 containers guarded by YARN's default
+// agent and the capacity-over-time sharing policy, prints where each landed
+// and the plan's timeline, and shows a request that cannot be placed.
+func stepReservations(w io.Writer) error {
+	const minute = 60_000 // ms
+	pol, err := policy.NewCapacityOverTime(policy.DefaultCapacityOverTimeConfig())
+	if err != nil {
+		return err
+	}
+	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	if err != nil {
+		return err
+	}
+	clock := berth.NewManualClock(0)
+	cfg := plan.DefaultConfig("dedicated", container.MulInt(16), clock)
+	cfg.Policy, cfg.Agent = pol, ag
+	p, err := plan.New(cfg)
+	if err != nil {
+		return err
+	}
+	stage := func(n, gang int64, d berth.Duration) plan.Stage {
+		return plan.Stage{Capability: container, Containers: n, Concurrency: gang, Duration: d}
+	}
+	requests := []struct {
+		name, user string
+		def        plan.Definition
+	}{
+		{"gang", "alice", plan.Definition{Arrival: 0, Deadline: 120 * minute, Interpreter: plan.RAll,
+			Stages: []plan.Stage{stage(8, 8, 30*minute)}}},
+		{"pipeline", "bob", plan.Definition{Arrival: 0, Deadline: 180 * minute, Interpreter: plan.ROrder,
+			Stages: []plan.Stage{stage(4, 1, 20*minute), stage(12, 4, 30*minute), stage(2, 1, 10*minute)}}},
+		{"alternatives", "carol", plan.Definition{Arrival: 60 * minute, Deadline: 300 * minute, Interpreter: plan.RAny,
+			Stages: []plan.Stage{stage(16, 16, 60*minute), stage(4, 4, 180*minute)}}},
+		{"too big", "dave", plan.Definition{Arrival: 0, Deadline: 90 * minute, Interpreter: plan.RAll,
+			Stages: []plan.Stage{stage(16, 16, 60*minute)}}},
+	}
+	for i, r := range requests {
+		id := plan.ReservationID{ClusterTimestamp: 1700000000000, Sequence: int64(i + 1)}
+		if err := plan.ValidateDefinition(&r.def, p.Limits(clock.Now())); err != nil {
+			return fmt.Errorf("%s: %w", r.name, err)
+		}
+		err := ag.CreateReservation(p, id, r.user, r.def)
+		if errors.Is(err, berth.ErrNoPlacement) {
+			fmt.Fprintf(w, "%-12s %v: rejected: %v\n", r.name, id, err)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.name, err)
+		}
+		a, _ := p.Reservation(id)
+		fmt.Fprintf(w, "%-12s %v: accepted for %s\n", r.name, id, r.user)
+		for _, e := range a.Intervals {
+			if !e.Resource.IsZero() {
+				fmt.Fprintf(w, "    [%3d min, %3d min) %2d container(s)\n",
+					e.Interval.Start/minute, e.Interval.End/minute, e.Resource.Memory/container.Memory)
+			}
+		}
+	}
+	fmt.Fprintln(w, "timeline (containers held, one row per 10 min):")
+	for at := berth.Time(0); at < 300*minute; at += 10 * minute {
+		n := p.TotalCommitted(at).Memory / container.Memory
+		fmt.Fprintf(w, "  %3d min |%-16s| %2d\n", at/minute, strings.Repeat("#", int(n)), n)
 	}
 	return nil
 }
