@@ -1,6 +1,9 @@
 package plan
 
-import "github.com/berthsched/berth"
+import (
+	"github.com/berthsched/berth"
+	"github.com/google/btree"
+)
 
 // ivKey orders the interval index: by start, end, then id, so keys are
 // unique and iteration is deterministic.
@@ -214,4 +217,77 @@ func treapSize(t *tnode) int {
 		return 0
 	}
 	return 1 + treapSize(t.left) + treapSize(t.right)
+}
+
+// ivEntry is a non-periodic reservation under its key, for the ordered
+// list of an ivIndex.
+type ivEntry struct {
+	k ivKey
+	a *Allocation
+}
+
+func lessIv(x, y ivEntry) bool { return x.k.compare(y.k) < 0 }
+
+// ivIndex indexes non-periodic reservations twice: a treap for the ones
+// that started before a window and still run in it (a stabbing query), and
+// a btree in key order for the ones starting inside it, read as one
+// contiguous range (far cheaper per answer than a tree walk). Both are
+// copy-on-write.
+type ivIndex struct {
+	root  *tnode
+	byKey *btree.BTreeG[ivEntry]
+}
+
+func newIvIndex() ivIndex { return ivIndex{byKey: btree.NewG(btreeDegree, lessIv)} }
+
+func (x *ivIndex) insert(a *Allocation, o *owner) {
+	k := keyOf(a)
+	x.root = treapInsert(x.root, k, a, o)
+	x.byKey.ReplaceOrInsert(ivEntry{k: k, a: a})
+}
+
+// delete removes a and reports whether it was there.
+func (x *ivIndex) delete(a *Allocation, o *owner) bool {
+	k := keyOf(a)
+	root, ok := treapDelete(x.root, k, o)
+	if !ok {
+		return false
+	}
+	x.root = root
+	x.byKey.Delete(ivEntry{k: k})
+	return true
+}
+
+// clone returns a copy-on-write copy (the caller holds the index
+// exclusively and has given it a fresh owner).
+func (x *ivIndex) clone() ivIndex { return ivIndex{root: x.root, byKey: x.byKey.Clone()} }
+
+// copyFor returns a copy sharing nothing, for owner o, without touching x.
+func (x *ivIndex) copyFor(o *owner) ivIndex {
+	out := newIvIndex()
+	out.root = treapCopy(x.root, o)
+	x.byKey.Ascend(func(e ivEntry) bool { out.byKey.ReplaceOrInsert(e); return true })
+	return out
+}
+
+// appendOverlapping appends to out, in key order, the reservations with
+// start ≤ e and end > s (YARN's test, closed at e).
+func (x *ivIndex) appendOverlapping(out []*Allocation, s, e berth.Time) []*Allocation {
+	if s > berth.MinTime {
+		// Started before s, still running at s.
+		out = appendOverlapping(out, x.root, s, min(s-1, e))
+	}
+	if e < s || x.byKey == nil {
+		return out
+	}
+	x.byKey.AscendGreaterOrEqual(ivEntry{k: ivKey{start: s, end: berth.MinTime}}, func(en ivEntry) bool {
+		if en.k.start > e {
+			return false
+		}
+		if en.k.end > s {
+			out = append(out, en.a)
+		}
+		return true
+	})
+	return out
 }

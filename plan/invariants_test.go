@@ -78,7 +78,7 @@ func checkState(p *Plan) error {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	st := p.st
-	np, err := checkTreap(st.byInterval, keyOf)
+	np, err := checkIndex(st.byInterval)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func checkState(p *Plan) error {
 		return fmt.Errorf("%d users with reservations, %d user states", len(perUser), len(st.users))
 	}
 	for u, us := range st.users {
-		n, err := checkTreap(us.byInterval, keyOf)
+		n, err := checkIndex(us.byInterval)
 		if err != nil {
 			return fmt.Errorf("user %s: %w", u, err)
 		}
@@ -116,7 +116,7 @@ func checkState(p *Plan) error {
 		if n+m != us.n || us.n != perUser[u] {
 			return fmt.Errorf("user %s: %d + %d indexed, n %d, table %d", u, n, m, us.n, perUser[u])
 		}
-		for a := range allNodes(us.byInterval) {
+		for a := range allNodes(us.byInterval.root) {
 			if a.User != u {
 				return fmt.Errorf("user %s indexes %v of %s", u, a.ID, a.User)
 			}
@@ -128,7 +128,7 @@ func checkState(p *Plan) error {
 		}
 	}
 	if _, ok := st.total.LatestEnd(); !ok && np > 0 {
-		for a := range allNodes(st.byInterval) {
+		for a := range allNodes(st.byInterval.root) {
 			for _, e := range a.Intervals {
 				if !e.Resource.IsZero() && e.Interval.Valid() {
 					return fmt.Errorf("%v holds %v but the total is empty", a.ID, e.Resource)
@@ -137,4 +137,27 @@ func checkState(p *Plan) error {
 		}
 	}
 	return nil
+}
+
+// checkIndex verifies both halves of an interval index and that they hold
+// the same reservations.
+func checkIndex(x ivIndex) (int, error) {
+	n, err := checkTreap(x.root, keyOf)
+	if err != nil {
+		return 0, err
+	}
+	if x.byKey.Len() != n {
+		return 0, fmt.Errorf("treap %d, list %d", n, x.byKey.Len())
+	}
+	in := allNodes(x.root)
+	var prev *ivKey
+	x.byKey.Ascend(func(e ivEntry) bool {
+		if !in[e.a] || e.k != keyOf(e.a) || (prev != nil && prev.compare(e.k) >= 0) {
+			err = fmt.Errorf("list entry %v out of place", e.k)
+			return false
+		}
+		prev = &e.k
+		return true
+	})
+	return n, err
 }

@@ -173,15 +173,15 @@ func (st *state) reservations(f Filter) []*Allocation {
 	if f.Window != nil {
 		s, e = f.Window.Start, f.Window.End
 	}
-	root := st.byInterval
+	idx := &st.byInterval
 	if f.User != "" {
 		us := st.users[f.User]
 		if us == nil {
 			return nil
 		}
-		root = us.byInterval
+		idx = &us.byInterval
 	}
-	out := appendOverlapping(nil, root, s, e)
+	out := idx.appendOverlapping(nil, s, e)
 	np := len(out)
 	if f.User == "" {
 		out = st.periodic.appendMeeting(out, s, e)

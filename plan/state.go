@@ -17,7 +17,7 @@ type state struct {
 	// table holds every reservation by id.
 	table *btree.BTreeG[idEntry]
 	// byInterval indexes the non-periodic reservations by [start, end).
-	byInterval *tnode
+	byInterval ivIndex
 	// byEnd orders every reservation by (end, id), for archival.
 	byEnd *btree.BTreeG[*Allocation]
 	// periodic indexes the periodic reservations by period and phase.
@@ -34,7 +34,7 @@ type state struct {
 // has none.
 type userState struct {
 	n          int
-	byInterval *tnode
+	byInterval ivIndex
 	periodic   periodicIndex
 	total      *rle.Series
 	patterns   map[berth.Duration]*rle.Series
@@ -43,7 +43,7 @@ type userState struct {
 }
 
 func newUserState() *userState {
-	return &userState{total: rle.New(), count: rle.New(), patterns: map[berth.Duration]*rle.Series{}}
+	return &userState{byInterval: newIvIndex(), total: rle.New(), count: rle.New(), patterns: map[berth.Duration]*rle.Series{}}
 }
 
 const btreeDegree = 16
@@ -66,13 +66,14 @@ func lessByEnd(a, b *Allocation) bool {
 
 func newState(capacity berth.Resource) *state {
 	return &state{
-		capacity: capacity,
-		own:      new(owner),
-		table:    btree.NewG(btreeDegree, lessByID),
-		byEnd:    btree.NewG(btreeDegree, lessByEnd),
-		total:    rle.New(),
-		patterns: map[berth.Duration]*rle.Series{},
-		users:    map[string]*userState{},
+		capacity:   capacity,
+		own:        new(owner),
+		byInterval: newIvIndex(),
+		table:      btree.NewG(btreeDegree, lessByID),
+		byEnd:      btree.NewG(btreeDegree, lessByEnd),
+		total:      rle.New(),
+		patterns:   map[berth.Duration]*rle.Series{},
+		users:      map[string]*userState{},
 	}
 }
 
@@ -103,22 +104,24 @@ func (st *state) deepCopy(exclusive bool) *state {
 		patterns: make(map[berth.Duration]*rle.Series, len(st.patterns)),
 		users:    make(map[string]*userState, len(st.users))}
 	tree := func(t *tnode) *tnode { return t }
+	ivs := func(x *ivIndex) ivIndex { return x.clone() }
 	if exclusive {
 		st.own = new(owner)
 		out.table, out.byEnd = st.table.Clone(), st.byEnd.Clone()
 	} else {
 		tree = func(t *tnode) *tnode { return treapCopy(t, out.own) }
+		ivs = func(x *ivIndex) ivIndex { return x.copyFor(out.own) }
 		out.table, out.byEnd = btree.NewG(btreeDegree, lessByID), btree.NewG(btreeDegree, lessByEnd)
 		st.table.Ascend(func(e idEntry) bool { out.table.ReplaceOrInsert(e); return true })
 		st.byEnd.Ascend(func(a *Allocation) bool { out.byEnd.ReplaceOrInsert(a); return true })
 	}
-	out.byInterval = tree(st.byInterval)
+	out.byInterval = ivs(&st.byInterval)
 	out.periodic = st.periodic.copyWith(tree)
 	for p, s := range st.patterns {
 		out.patterns[p] = cp(s)
 	}
 	for u, us := range st.users {
-		c := &userState{n: us.n, byInterval: tree(us.byInterval), periodic: us.periodic.copyWith(tree),
+		c := &userState{n: us.n, byInterval: ivs(&us.byInterval), periodic: us.periodic.copyWith(tree),
 			total: cp(us.total), count: cp(us.count),
 			patterns: make(map[berth.Duration]*rle.Series, len(us.patterns))}
 		for p, s := range us.patterns {
@@ -139,8 +142,8 @@ const (
 	undoTableDelete                    // a was deleted from the table
 	undoBtreeInsert                    // a was inserted into bt
 	undoBtreeDelete                    // a was deleted from bt
-	undoTreapInsert                    // a was inserted into *root
-	undoTreapDelete                    // a was deleted from *root
+	undoIndexInsert                    // a was inserted into *idx
+	undoIndexDelete                    // a was deleted from *idx
 	undoPeriodicInsert                 // a was inserted into *pidx
 	undoPeriodicDelete                 // a was deleted from *pidx
 	undoPatternNew                     // m[p] was created
@@ -161,7 +164,7 @@ type undo struct {
 	s    *rle.Series
 	a    *Allocation
 	bt   *btree.BTreeG[*Allocation]
-	root **tnode
+	idx  *ivIndex
 	pidx *periodicIndex
 	m    map[berth.Duration]*rle.Series
 	us   *userState
@@ -221,10 +224,10 @@ func (tx *txn) abort() {
 			u.bt.Delete(u.a)
 		case undoBtreeDelete:
 			u.bt.ReplaceOrInsert(u.a)
-		case undoTreapInsert:
-			*u.root, _ = treapDelete(*u.root, keyOf(u.a), tx.st.own)
-		case undoTreapDelete:
-			*u.root = treapInsert(*u.root, keyOf(u.a), u.a, tx.st.own)
+		case undoIndexInsert:
+			u.idx.delete(u.a, tx.st.own)
+		case undoIndexDelete:
+			u.idx.insert(u.a, tx.st.own)
 		case undoPeriodicInsert:
 			u.pidx.delete(u.a, tx.st.own)
 		case undoPeriodicDelete:
@@ -326,16 +329,15 @@ func (tx *txn) btreeDelete(t *btree.BTreeG[*Allocation], a *Allocation) {
 
 func keyOf(a *Allocation) ivKey { return ivKey{start: a.Start, end: a.End, id: a.ID} }
 
-// treapInsert and treapDelete change an interval index, journaled.
-func (tx *txn) treapInsert(root **tnode, a *Allocation) {
-	*root = treapInsert(*root, keyOf(a), a, tx.st.own)
-	tx.log(undo{kind: undoTreapInsert, root: root, a: a})
+// indexInsert and indexDelete change an interval index, journaled.
+func (tx *txn) indexInsert(x *ivIndex, a *Allocation) {
+	x.insert(a, tx.st.own)
+	tx.log(undo{kind: undoIndexInsert, idx: x, a: a})
 }
 
-func (tx *txn) treapDelete(root **tnode, a *Allocation) {
-	var ok bool
-	if *root, ok = treapDelete(*root, keyOf(a), tx.st.own); ok {
-		tx.log(undo{kind: undoTreapDelete, root: root, a: a})
+func (tx *txn) indexDelete(x *ivIndex, a *Allocation) {
+	if x.delete(a, tx.st.own) {
+		tx.log(undo{kind: undoIndexDelete, idx: x, a: a})
 	}
 }
 
@@ -418,8 +420,8 @@ func (tx *txn) add(a *Allocation) error {
 		if err := tx.book(a, tx.st.total, us.total, false); err != nil {
 			return fail(err)
 		}
-		tx.treapInsert(&tx.st.byInterval, a)
-		tx.treapInsert(&us.byInterval, a)
+		tx.indexInsert(&tx.st.byInterval, a)
+		tx.indexInsert(&us.byInterval, a)
 	}
 	a.active, a.hasActive = tx.activeSpan(a)
 	if a.hasActive {
@@ -449,8 +451,8 @@ func (tx *txn) remove(a *Allocation) error {
 		if err := tx.book(a, tx.st.total, us.total, true); err != nil {
 			return fail(err)
 		}
-		tx.treapDelete(&tx.st.byInterval, a)
-		tx.treapDelete(&us.byInterval, a)
+		tx.indexDelete(&tx.st.byInterval, a)
+		tx.indexDelete(&us.byInterval, a)
 	}
 	if a.hasActive {
 		if err := tx.seriesRemove(us.count, a.active, activeUnit); err != nil {

@@ -1,0 +1,20 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRun runs the example and checks where each request landed.
+func TestRun(t *testing.T) {
+	var b strings.Builder
+	require.NoError(t, run(&b))
+	out := b.String()
+	assert.Contains(t, out, "gang         reservation_1700000000000_0001: accepted for alice")
+	assert.Contains(t, out, "alternatives reservation_1700000000000_0003: accepted for carol")
+	assert.Contains(t, out, "(errors.Is ErrNoPlacement: true)")
+	assert.Contains(t, out, "  180 min |################| 16")
+}
