@@ -19,7 +19,8 @@
 //
 // A [Plan] keeps every allocation by id, an interval index of the
 // non-periodic ones (a treap keyed by [start, end) and augmented with the
-// largest end), an index of the periodic ones (per period, a treap of the
+// largest end, for those running when a window opens, and the same keys in
+// a btree, for those starting inside it), an index of the periodic ones (per period, a treap of the
 // arcs they cover within one period), an end-ordered btree, the aggregate
 // series of all non-periodic reservations and one pattern per period for
 // the periodic ones, and the same per user. Queries cost O(log n + answer);

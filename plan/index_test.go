@@ -16,6 +16,7 @@ func TestTreapAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	var root *tnode
 	o := new(owner)
+	x := newIvIndex() // the two-part index over the same keys
 	live := map[ivKey]*Allocation{}
 	type version struct {
 		root *tnode
@@ -44,6 +45,7 @@ func TestTreapAgainstBruteForce(t *testing.T) {
 			k := ivKey{start: s, end: s + 1 + berth.Time(rng.IntN(200)), id: rid(int64(step + 1))}
 			a := &Allocation{ID: k.id, Start: k.start, End: k.end}
 			root = treapInsert(root, k, a, o)
+			x.insert(a, o)
 			live[k] = a
 		} else {
 			ks := keysOf(live)
@@ -51,6 +53,7 @@ func TestTreapAgainstBruteForce(t *testing.T) {
 			var ok bool
 			root, ok = treapDelete(root, k, o)
 			require.True(t, ok)
+			require.True(t, x.delete(live[k], o))
 			delete(live, k)
 		}
 		if step%40 == 0 {
@@ -74,6 +77,12 @@ func TestTreapAgainstBruteForce(t *testing.T) {
 			return true
 		})
 		require.Equal(t, want, got, "[%d, %d]", s, e)
+		var fromIndex []ivKey
+		for _, a := range x.appendOverlapping(nil, s, e) {
+			fromIndex = append(fromIndex, ivKey{a.Start, a.End, a.ID})
+		}
+		require.Equal(t, want, fromIndex, "index [%d, %d]", s, e)
+		require.Len(t, x.appendOverlapping(nil, berth.MinTime, berth.MaxTime), len(live), "everything")
 	}
 	for i, v := range versions {
 		assert.Equal(t, v.keys, walk(v.root), "version %d changed", i)

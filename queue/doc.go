@@ -4,7 +4,10 @@
 // capacity, state, ACLs), its validation, the accounting of used, pending
 // and reserved resources and of applications per queue and per user, the
 // dynamic reservation queues a plan follower adds under a plan queue,
-// lookups, snapshots, and atomic reconfiguration. Scheduling policy —
+// lookups, snapshots, and atomic reconfiguration; and the records both
+// schedulers exchange with their host (nodes, applications, asks,
+// containers) with the per-application table of outstanding asks
+// ([Requests]). Scheduling policy —
 // ordering, user limits, fair shares, preemption — lives in the schedulers;
 // this package only keeps the hierarchy and its books consistent.
 //
