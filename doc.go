@@ -61,11 +61,27 @@
 //	Clock / UTCClock / ControlledClock    berth.Clock, berth.ClockFunc, berth.ManualClock
 //	RLESparseResourceAllocation           rle.Series
 //	PeriodicRLESparseResourceAllocation   rle.Periodic
+//	ReservationId                         plan.ReservationID
 //	ReservationDefinition / Request       plan.Definition, plan.Stage
-//	InMemoryPlan                          package plan
-//	ReservationAgent, Planner             package agent
-//	SharingPolicy, Replanner              package policy
-//	CapacityScheduler, FairScheduler      package capacity, package fair
+//	ReservationRequestInterpreter         plan.Interpreter (RAny, RAll, ROrder, ROrderNoGap)
+//	ReservationAllocation                 plan.Allocation
+//	InMemoryPlan                          plan.Plan
+//	ReservationInputValidator             plan.ValidateDefinition
+//	ReservationSystem, ClientRMService    plan.System
+//	GreedyReservationAgent                agent.NewGreedy
+//	AlignedPlannerWithGreedy              agent.NewAlignedPlannerWithGreedy
+//	TryManyReservationAgents              agent.TryMany
+//	IterativePlanner, StageAllocator*     agent.IterativePlanner, agent.GreedyRLE, agent.LowCostAligned
+//	NoOverCommitPolicy                    policy.NoOverCommit
+//	CapacityOverTimePolicy                policy.CapacityOverTime
+//	SimpleCapacityReplanner               policy.SimpleCapacityReplanner
+//	*SchedulerPlanFollower                follower.Follower (CapacityFlavor, FairFlavor)
+//	CSQueue, FSQueue, QueueManager        queue.Tree, queue.Queue
+//	AppSchedulingInfo                     queue.Requests
+//	CapacityScheduler                     capacity.Scheduler
+//	FairScheduler                         fair.Scheduler
+//	ComputeFairShares                     fair.ComputeShares
+//	QueuePlacementPolicy                  fair.PlacementPolicy
 //
 // # Differences from YARN in this package
 //
