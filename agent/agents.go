@@ -58,7 +58,7 @@ func NewGreedy(o Options) (*IterativePlanner, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	return &IterativePlanner{Interval: Unconstrained{}, Allocator: GreedyRLE{}, Options: o}, nil
+	return &IterativePlanner{Interval: Unconstrained{}, Allocator: GreedyRLE{}, Options: o, bufs: newStepBuffers()}, nil
 }
 
 // NewAlignedPlannerWithGreedy returns YARN's default agent,
@@ -68,8 +68,9 @@ func NewAlignedPlannerWithGreedy(o Options) (*TryMany, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	aligned := &IterativePlanner{Interval: ByDemand{}, Allocator: LowCostAligned{SmoothnessFactor: o.SmoothnessFactor}, Options: o}
-	greedy := &IterativePlanner{Interval: Unconstrained{}, Allocator: GreedyRLE{}, Options: o}
+	bufs := newStepBuffers() // shared: the two never run at once for one call
+	aligned := &IterativePlanner{Interval: ByDemand{}, Allocator: LowCostAligned{SmoothnessFactor: o.SmoothnessFactor}, Options: o, bufs: bufs}
+	greedy := &IterativePlanner{Interval: Unconstrained{}, Allocator: GreedyRLE{}, Options: o, bufs: bufs}
 	return &TryMany{Agents: []plan.Agent{aligned, greedy}}, nil
 }
 

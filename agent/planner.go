@@ -30,6 +30,10 @@ type IterativePlanner struct {
 	Allocator StageAllocator
 	// Options tunes the search; see [Options].
 	Options Options
+
+	// bufs recycles scratch buffers across placements; the constructors
+	// set it, a planner built as a literal allocates instead.
+	bufs *stepBuffers
 }
 
 var _ plan.Agent = (*IterativePlanner)(nil)
@@ -84,7 +88,7 @@ func (ip *IterativePlanner) Place(p *plan.Plan, id plan.ReservationID, user stri
 }
 
 func (ip *IterativePlanner) place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
-	ps, _, err := ip.compute(newView(p), id, user, def)
+	ps, _, err := ip.compute(planAdapter{p: p, bufs: ip.bufs}, id, user, def)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"slices"
-
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/plan"
 	"github.com/berthsched/berth/rle"
@@ -11,21 +9,11 @@ import (
 // planAdapter reads a *plan.Plan for the planners, for one placement.
 type planAdapter struct {
 	p *plan.Plan
-	// periodic caches the plan's periodic reservations for the placement.
-	periodic *[]*plan.Allocation
+	// bufs recycles the buffers the load is read into (nil: none).
+	bufs *stepBuffers
 }
 
-func newView(p *plan.Plan) planView { return planAdapter{p: p, periodic: new([]*plan.Allocation)} }
-
-func (v planAdapter) periodicReservations() []*plan.Allocation {
-	if *v.periodic == nil {
-		*v.periodic = periodicOf(v.p)
-		if *v.periodic == nil {
-			*v.periodic = []*plan.Allocation{}
-		}
-	}
-	return *v.periodic
-}
+func newView(p *plan.Plan) planView { return planAdapter{p: p} }
 
 func (v planAdapter) capacity() berth.Resource      { return v.p.Capacity() }
 func (v planAdapter) step() berth.Duration          { return v.p.Step() }
@@ -50,7 +38,7 @@ func (v planAdapter) available(user string, old plan.ReservationID, w berth.Inte
 		}
 		return profileOf(s, w), nil
 	}
-	prof, err := physicalAvailable(v.p, old, w, v.periodicReservations())
+	prof, err := physicalAvailable(v.p, v.bufs, old, w)
 	if err != nil {
 		return nil, err
 	}
@@ -79,11 +67,14 @@ func (v planAdapter) loads(old plan.ReservationID, w berth.Interval) (*profile, 
 	if !w.Valid() {
 		return &profile{end: w.Start}, nil
 	}
-	as := allocationsOver(v.p, w, v.periodicReservations())
-	if !old.IsZero() {
-		as = slices.DeleteFunc(slices.Clone(as), func(a *plan.Allocation) bool { return a.ID == old })
+	load, err := loadProfile(v.p, v.bufs, w, false)
+	if err != nil {
+		return nil, err
 	}
-	return sumOver(as, w)
+	if err := addOld(v.p, old, w, load, true); err != nil {
+		return nil, err
+	}
+	return load, nil
 }
 
 func (v planAdapter) freeAt(old plan.ReservationID, t berth.Time) berth.Resource {

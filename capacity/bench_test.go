@@ -167,3 +167,60 @@ func BenchmarkLargeCluster(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkReservationQueueChurn: a plan follower's step on a tree of
+// 1,000 leaves (10 × 10 × 10) plus a plan queue holding 200 reservation
+// queues: one reservation queue is added, entitled, emptied and removed
+// per operation. Reports the cost of one add+remove pair.
+func BenchmarkReservationQueueChurn(b *testing.B) {
+	cfg := DefaultConfig()
+	var top []QueueConfig
+	for i := 0; i < 10; i++ {
+		var mid []QueueConfig
+		for j := 0; j < 10; j++ {
+			var leaves []QueueConfig
+			for k := 0; k < 10; k++ {
+				leaves = append(leaves, Queue(fmt.Sprintf("l%d_%d_%d", i, j, k), 10))
+			}
+			mid = append(mid, Queue(fmt.Sprintf("m%d_%d", i, j), 10, leaves...))
+		}
+		top = append(top, Queue(fmt.Sprintf("t%d", i), 9, mid...))
+	}
+	plan := Queue("plan", 10)
+	plan.Reservable = true
+	cfg.Root.Children = append(top, plan)
+	s, err := New(cfg, berth.NewManualClock(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 100; i++ {
+		if err := s.AddNode(NodeSpec{ID: fmt.Sprintf("n%03d", i), Rack: "/r", Capability: berth.New(64*1024, 64)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.SetEntitlement("plan-default", Entitlement{Capacity: 0.5, MaxCapacity: 1}); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 200; i++ {
+		if err := s.AddReservationQueue("plan", fmt.Sprintf("reservation_%d", i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		id := fmt.Sprintf("churn_%d", i)
+		if err := s.AddReservationQueue("plan", id); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.SetEntitlement(id, Entitlement{Capacity: 0.001, MaxCapacity: 1}); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.SetEntitlement(id, Entitlement{Capacity: 0, MaxCapacity: 1}); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.RemoveReservationQueue(id); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -158,9 +158,10 @@ func (s *Scheduler) activate(q *qnode) {
 			i++
 			continue
 		}
+		// The user limit is waived on the same condition as the queue's:
+		// YARN looks at the queue's AM usage, not the user's.
 		u := a.u
-		userFree := lf.numActive < 1 || berth.LessOrEqual(rc, cl, u.amUsed, berth.Resource{})
-		if !rc.FitsIn(u.amUsed.Add(a.amRes), s.userAMLimit(q, u, amLimit)) && !userFree {
+		if !rc.FitsIn(u.amUsed.Add(a.amRes), s.userAMLimit(q, u, amLimit)) && !free {
 			i++
 			continue
 		}

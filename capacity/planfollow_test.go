@@ -215,3 +215,75 @@ func TestSetEntitlementIncremental(t *testing.T) {
 		require.NoError(t, s.Check())
 	}
 }
+
+// mirrorShape renders the tree mirror's structure: every queue's children
+// and scheduling order by name, and its position among its siblings.
+func mirrorShape(s *Scheduler) map[string]string {
+	out := map[string]string{}
+	for p, q := range s.byPath {
+		d := fmt.Sprintf("pos %d parent %v;", q.pos, q.parent != nil)
+		for _, c := range q.children {
+			d += " " + c.name
+		}
+		d += " |"
+		for _, c := range q.order {
+			d += " " + c.name
+		}
+		out[p] = d
+	}
+	return out
+}
+
+// Adding and removing reservation queues updates the mirror in place: after
+// every step the mirror equals a full rebuild from the tree (structure,
+// order, guarantees, limits), along random add/entitle/remove sequences
+// with running applications in the plan.
+func TestReservationQueueChurnIncremental(t *testing.T) {
+	for seed := uint64(1); seed <= 15; seed++ {
+		r := rand.New(rand.NewPCG(seed, 11))
+		s := planFollowHarness(t)
+		_, err := s.SubmitApp(AppSpec{ID: "r1app", Queue: "dedicated", ReservationID: "reservation_1", User: "u"})
+		require.NoError(t, err)
+		_, err = s.Allocate("r1app", []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(4096, 4), Count: 8}}, nil)
+		require.NoError(t, err)
+		var live []string
+		next := 0
+		for step := 0; step < 40; step++ {
+			_, err := s.Heartbeat("n1", nil)
+			require.NoError(t, err)
+			switch op := r.IntN(3); {
+			case op == 0 || len(live) == 0:
+				next++
+				id := fmt.Sprint("res_", next)
+				plan := []string{"dedicated", "other"}[r.IntN(2)]
+				require.NoError(t, s.AddReservationQueue(plan, id))
+				live = append(live, id)
+			case op == 1:
+				id := live[r.IntN(len(live))]
+				_ = s.SetEntitlement(id, Entitlement{Capacity: float32(r.IntN(3)) / 100, MaxCapacity: 1})
+			default:
+				i := r.IntN(len(live))
+				id := live[i]
+				require.NoError(t, s.SetEntitlement(id, Entitlement{Capacity: 0, MaxCapacity: 1}))
+				require.NoError(t, s.RemoveReservationQueue(id))
+				live = append(live[:i], live[i+1:]...)
+			}
+			// Parents re-sort their children at every visit; compare
+			// the order a visit would use.
+			s.mu.Lock()
+			s.resortAll(s.root)
+			s.mu.Unlock()
+			shape := mirrorShape(s)
+			caps, limits := derived(s)
+			s.mu.Lock()
+			s.syncTree()
+			s.clusterChanged()
+			s.mu.Unlock()
+			fullCaps, fullLimits := derived(s)
+			require.Equal(t, mirrorShape(s), shape, "seed %d step %d", seed, step)
+			require.Equal(t, fullCaps, caps, "seed %d step %d", seed, step)
+			require.Equal(t, fullLimits, limits, "seed %d step %d", seed, step)
+		}
+		require.NoError(t, s.Check())
+	}
+}

@@ -1,6 +1,8 @@
 package capacity
 
 import (
+	"slices"
+
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/queue"
 )
@@ -39,20 +41,48 @@ func (s *Scheduler) AddReservationQueue(plan, reservationID string) error {
 	if _, err := s.tree.Lookup(reservationID); err == nil {
 		return fieldErr(berth.ErrAlreadyExists, "reservation-id", reservationID, "a queue with that name exists")
 	}
-	if _, err := s.tree.AddReservationQueue(p.tq, reservationID, p.tq.Payload); err != nil {
+	tq, err := s.tree.AddReservationQueue(p.tq, reservationID, p.tq.Payload)
+	if err != nil {
 		return keyError(err)
 	}
-	s.dynamicChanged()
+	s.mirrorAdded(p, tq)
 	return nil
 }
 
-// dynamicChanged re-mirrors the tree after a dynamic queue change.
-func (s *Scheduler) dynamicChanged() {
-	s.syncTree()
-	s.applyCapacities(s.root)
-	s.resortAll(s.root)
-	s.refreshLimits(s.root, s.cluster)
-	s.activateAll(s.root)
+// mirrorAdded mirrors a reservation queue the tree just appended to plan
+// p. Nothing else changes: the new queue has no capacity, applications or
+// usage, its siblings' guarantees are their own fractions of the plan, and
+// a parent's limit for a child depends on that child alone. So this is
+// O(depth + siblings), not a rebuild of the whole mirror (a plan follower
+// adds and removes queues every step).
+func (s *Scheduler) mirrorAdded(p *qnode, tq *tqueue) {
+	q := &qnode{tq: tq, name: tq.Name(), path: tq.Path().String(), parent: p, kind: tq.Kind(),
+		pos: len(p.children), leaf: &leafState{users: map[string]*user{}}}
+	p.children = append(p.children, q)
+	p.order = append(p.order, q)
+	s.byTQ[tq] = q
+	s.byPath[q.path] = q
+	s.applyCapacities(q)
+	sortChildren(p)
+	s.refreshLimits(q, s.limitOf(q))
+}
+
+// mirrorRemoved drops a reservation queue the tree just removed; it was
+// empty and had no capacity, so only its plan's lists change.
+func (s *Scheduler) mirrorRemoved(q *qnode) {
+	p := q.parent
+	if i := slices.Index(p.children, q); i >= 0 {
+		p.children = slices.Delete(p.children, i, i+1)
+		for j := i; j < len(p.children); j++ {
+			p.children[j].pos = j
+		}
+	}
+	if i := slices.Index(p.order, q); i >= 0 {
+		p.order = slices.Delete(p.order, i, i+1)
+	}
+	delete(s.byTQ, q.tq)
+	delete(s.byPath, q.path)
+	q.parent = nil
 }
 
 // RemoveReservationQueue deletes an empty reservation queue whose capacity
@@ -73,7 +103,7 @@ func (s *Scheduler) RemoveReservationQueue(reservationID string) error {
 	if err := s.tree.RemoveReservationQueue(q.tq); err != nil {
 		return keyError(err)
 	}
-	s.dynamicChanged()
+	s.mirrorRemoved(q)
 	return nil
 }
 

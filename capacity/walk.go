@@ -124,9 +124,10 @@ func (s *Scheduler) canAssignToQueue(q *qnode, lim *limits, couldUnreserve berth
 	limit := berth.Min(rc, cl, q.effMaxDown, lim.limit)
 	lim.headroom = limit.Sub(q.used)
 	if berth.GreaterOrEqual(rc, cl, q.used, limit) {
+		// YARN 3.x sets no amount to unreserve here: the negative headroom
+		// makes assignContainer ask for one.
 		if s.cfg.ContinueLooking && berth.GreaterThan(rc, cl, couldUnreserve, berth.Resource{}) &&
 			berth.LessThan(rc, cl, q.used.Sub(couldUnreserve), limit) {
-			lim.needUnreserve = q.used.Sub(limit)
 			return true
 		}
 		return false
@@ -173,15 +174,22 @@ func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal
 	lf.currentLimit = limit
 	lf.cachedLimit = berth.Min(rc, cl, q.effMaxDown, limit)
 	lim := limits{limit: limit}
-	for i, a := range lf.sched {
-		if i == 0 || (s.cfg.ContinueLooking && !a.reserved.IsZero()) {
+	// As YARN: the queue check runs for the first application and keeps
+	// running while the applications checked hold reservations that
+	// continue-looking could give up.
+	check := true
+	for _, a := range lf.sched {
+		if check {
 			if !s.canAssignToQueue(q, &lim, a.reserved) {
 				return proposal{st: stQueueSkipped, blocked: lim.headroom}
 			}
+			check = s.cfg.ContinueLooking && !a.reserved.IsZero()
 		}
 		u := a.u
 		ul := s.userLimit(q, u)
 		a.headroom = s.headroom(q, u, ul)
+		// What must be unreserved is per application (canAssignToUser).
+		lim.needUnreserve = berth.Resource{}
 		if berth.GreaterThan(rc, cl, u.used, ul) {
 			if !(s.cfg.ContinueLooking && berth.LessOrEqual(rc, cl, u.used.Sub(a.reserved), ul)) {
 				continue

@@ -2,8 +2,7 @@ package follower
 
 import (
 	"fmt"
-	"strings"
-	"testing"
+		"testing"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
@@ -13,8 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The capacity scheduler is a follower Scheduler as it is.
-var _ Scheduler = (*capacity.Scheduler)(nil)
+// Both schedulers are follower Schedulers as they are.
+var (
+	_ Scheduler = (*capacity.Scheduler)(nil)
+	_ Scheduler = (*fair.Scheduler)(nil)
+)
 
 // capacityAbs reads a queue's absolute capacity from a snapshot (the
 // reservation system sizes its plans with it).
@@ -28,74 +30,6 @@ func capacityAbs(sn *capacity.Snapshot, path string) (float32, error) {
 		return 0, &berth.FieldError{Field: "queue", Value: path, Kind: berth.ErrNotFound, Reason: "no such queue"}
 	}
 	return qs.AbsoluteCapacity, nil
-}
-
-// setFraction stores a fraction whatever float type the scheduler's
-// entitlement uses.
-func setFraction[T ~float32 | ~float64](dst *T, v float32) { *dst = T(v) }
-
-// fairPath is the fair scheduler's full path of a queue name.
-func fairPath(q string) string {
-	if q == "root" || strings.HasPrefix(q, "root.") {
-		return q
-	}
-	return "root." + q
-}
-
-// fairAdapter wires a *fair.Scheduler to the follower with Funcs: its
-// entitlement type is its own, and it has no per-queue accessors for
-// steady fair shares, so plan and queue resources come from a snapshot.
-func fairAdapter(s *fair.Scheduler) Funcs {
-	return Funcs{
-		Cluster: s.ClusterResource,
-		Plan: func(planQueue string) (berth.Resource, error) {
-			if _, err := s.ReservationQueues(planQueue); err != nil {
-				return berth.None(), err
-			}
-			q := s.Snapshot().Queue(fairPath(planQueue))
-			if q == nil {
-				return berth.None(), &berth.FieldError{Field: "plan-queue", Value: planQueue, Kind: berth.ErrNotFound, Reason: "no such plan queue"}
-			}
-			return q.SteadyFairShare, nil
-		},
-		Queues: func(planQueue string) ([]QueueState, error) {
-			infos, err := s.ReservationQueues(planQueue)
-			if err != nil {
-				return nil, err
-			}
-			sn := s.Snapshot()
-			out := make([]QueueState, 0, len(infos))
-			for _, in := range infos {
-				st := QueueState{Queue: in.Path, Entitlement: Entitlement{Capacity: float32(in.Capacity), MaxCapacity: float32(in.MaxCapacity)}}
-				if q := sn.Queue(in.Path); q != nil {
-					st.Resources = q.SteadyFairShare
-				}
-				out = append(out, st)
-			}
-			return out, nil
-		},
-		Add: s.AddReservationQueue,
-		Entitle: func(q string, e Entitlement) error {
-			var fe fair.Entitlement
-			setFraction(&fe.Capacity, e.Capacity)
-			setFraction(&fe.MaxCapacity, e.MaxCapacity)
-			return s.SetEntitlement(q, fe)
-		},
-		Remove: s.RemoveReservationQueue,
-		Apps: func(q string) ([]string, error) {
-			var out []string
-			for _, a := range s.Snapshot().Apps {
-				if a.Queue == q {
-					out = append(out, a.ID)
-				}
-			}
-			return out, nil
-		},
-		Move: s.MoveApp,
-		// The ended containers are dropped: fair's Ended is moving to
-		// package queue's record (then this is just s.KillApp).
-		Kill: func(app string) ([]Ended, error) { _, err := s.KillApp(app); return nil, err },
-	}
 }
 
 // pfCapacityConfig is §11's capacity scheduler: root.{default 10%, a 10%
@@ -175,7 +109,7 @@ func (h capacityHarness) submit(app, r string) error {
 
 type fairHarness struct{ s *fair.Scheduler }
 
-func (h fairHarness) scheduler() Scheduler { return fairAdapter(h.s) }
+func (h fairHarness) scheduler() Scheduler { return h.s }
 func (h fairHarness) info(r string) *fair.ReservationQueueInfo {
 	infos, err := h.s.ReservationQueues("root.dedicated")
 	if err != nil {
@@ -224,13 +158,15 @@ func TestPlanFollowerVectorsFair(t *testing.T) {
 	for _, move := range []bool{true, false} {
 		t.Run(fmt.Sprintf("move=%v", move), func(t *testing.T) {
 			s := newPFFair(t, berth.New(128000, 125))
-			pr, err := fairAdapter(s).PlanResources("root.dedicated")
+			pr, err := s.PlanResources("root.dedicated")
 			require.NoError(t, err)
 			assert.Equal(t, int64(102400), pr.Memory, "steady fair share of dedicated")
 			// YARN's FS creates the default reservation queue on the first
-			// run; package fair creates it with the plan queue, so the
-			// "absent before the first run" check is skipped.
-			runPF(t, fairHarness{s}, FairFlavor, "root.dedicated", move, nil)
+			// run (or submission); Berth's schedulers create it with the
+			// plan queue (package queue's shared tree does, see fair's
+			// doc.go), so it is there before the first run, as with CS.
+			yes := true
+			runPF(t, fairHarness{s}, FairFlavor, "root.dedicated", move, &yes)
 			require.NoError(t, s.Check())
 		})
 	}
@@ -270,6 +206,51 @@ func TestExpiryCapacityEndsContainers(t *testing.T) {
 				assert.Equal(t, al[0].ID, res[0].Ended[0].ID)
 				assert.Equal(t, capacity.Killed, res[0].Ended[0].Status)
 				assert.Empty(t, res[0].Removed, "the queue goes on a later run")
+			}
+			require.NoError(t, s.Check())
+		})
+	}
+}
+
+// The same with the fair scheduler, driven directly (no adapter): killed
+// applications' containers reach the host through the Result.
+func TestExpiryFairEndsContainers(t *testing.T) {
+	for _, move := range []bool{true, false} {
+		t.Run(fmt.Sprintf("move=%v", move), func(t *testing.T) {
+			s := newPFFair(t, berth.New(128000, 125))
+			p := pfPlan(t, "root.dedicated", move)
+			f := mustFollower(t, s, FairFlavor, p)
+			_, err := f.Run(0)
+			require.NoError(t, err)
+			r1 := rid(1).String()
+			q, err := s.SubmitApp(fair.AppSpec{ID: "app_1", Queue: "root.dedicated", User: "u3", ReservationID: r1})
+			require.NoError(t, err)
+			require.Equal(t, "root.dedicated."+r1, q)
+			_, err = s.Allocate("app_1", []fair.Ask{{Priority: 1, ResourceName: fair.AnyResource, Capability: berth.New(1024, 1), Count: 1}}, nil)
+			require.NoError(t, err)
+			al, err := s.Heartbeat("n1", nil)
+			require.NoError(t, err)
+			require.Len(t, al, 1)
+
+			res, err := f.Run(10)
+			require.NoError(t, err)
+			def := "root.dedicated.dedicated-default"
+			if move {
+				assert.Equal(t, []Move{{App: "app_1", From: "root.dedicated." + r1, To: def}}, res[0].Moved)
+				assert.Empty(t, res[0].Ended)
+				assert.Equal(t, []string{"root.dedicated." + r1}, res[0].Removed)
+				apps, err := s.AppsInQueue(def)
+				require.NoError(t, err)
+				assert.Equal(t, []string{"app_1"}, apps)
+			} else {
+				assert.Equal(t, []string{"app_1"}, res[0].Killed)
+				require.Len(t, res[0].Ended, 1)
+				assert.Equal(t, al[0].ID, res[0].Ended[0].ID)
+				assert.Equal(t, fair.Killed, res[0].Ended[0].Status)
+				assert.Empty(t, res[0].Removed, "the queue goes on a later run")
+				apps, err := s.AppsInQueue("root.dedicated")
+				require.NoError(t, err)
+				assert.Empty(t, apps)
 			}
 			require.NoError(t, s.Check())
 		})

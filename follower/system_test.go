@@ -35,9 +35,8 @@ func csPlanConfigs(t testing.TB, s *capacity.Scheduler, clock berth.Clock) []pla
 func fsPlanConfigs(t testing.TB, s *fair.Scheduler, clock berth.Clock) []plan.Config {
 	t.Helper()
 	var out []plan.Config
-	ad := fairAdapter(s)
 	for _, path := range s.PlanQueues() {
-		res, err := ad.PlanResources(path)
+		res, err := s.PlanResources(path)
 		require.NoError(t, err)
 		out = append(out, plan.DefaultConfig(path, res, clock))
 	}

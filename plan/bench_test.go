@@ -2,9 +2,11 @@ package plan
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/rle"
 )
 
 // cpuClock starts measuring the benchmark's thread CPU time; the returned
@@ -243,4 +245,49 @@ func BenchmarkPlanReservationsPeriodic(b *testing.B) {
 		n += len(p.Reservations(Filter{Window: &berth.Interval{Start: t, End: t + 3_600_000}}))
 	}
 	b.ReportMetric(float64(n)/float64(b.N), "found/op")
+}
+
+// BenchmarkPlanLoadSteps8h reads the load of an eight-hour window (about
+// 540 reservations) into a reused buffer.
+func BenchmarkPlanLoadSteps8h(b *testing.B) {
+	p := benchPlan(b, 10_000)
+	var buf []rle.Step
+	b.ReportAllocs()
+	b.ResetTimer()
+	defer cpuClock(b)()
+	for i := 0; b.Loop(); i++ {
+		t := berth.Time(i%9_000) * 60_000
+		var err error
+		if buf, err = p.AppendLoadSteps(buf[:0], berth.Interval{Start: t, End: t + 8*3_600_000}, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPlanSumAllocations8h computes the same load the way a caller
+// would from the reservations (listing, events, sort): the comparison
+// for agents and policies that sum allocations themselves.
+func BenchmarkPlanSumAllocations8h(b *testing.B) {
+	p := benchPlan(b, 10_000)
+	type event struct {
+		t berth.Time
+		r berth.Resource
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	defer cpuClock(b)()
+	for i := 0; b.Loop(); i++ {
+		t := berth.Time(i%9_000) * 60_000
+		w := berth.Interval{Start: t, End: t + 8*3_600_000}
+		as := p.Reservations(Filter{Window: &w})
+		evs := make([]event, 0, 8*len(as))
+		for _, a := range as {
+			for _, e := range a.Intervals {
+				if iv, ok := e.Interval.Intersect(w); ok {
+					evs = append(evs, event{iv.Start, e.Resource}, event{iv.End, e.Resource.Neg()})
+				}
+			}
+		}
+		slices.SortFunc(evs, func(x, y event) int { return cmpInt(x.t, y.t) })
+	}
 }

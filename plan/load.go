@@ -17,8 +17,16 @@ import (
 // of the aggregate series); each period adds O(u log u) for the u pattern
 // steps it unrolls inside window. An empty window gives no steps.
 func (p *Plan) LoadSteps(window berth.Interval, user string) ([]rle.Step, error) {
+	return p.AppendLoadSteps(nil, window, user)
+}
+
+// AppendLoadSteps is [Plan.LoadSteps] appending to dst, so that a caller
+// in a hot loop (an agent's search, a policy's check) can reuse one buffer:
+// without periodic reservations it then allocates nothing. On error dst is
+// returned as it was.
+func (p *Plan) AppendLoadSteps(dst []rle.Step, window berth.Interval, user string) ([]rle.Step, error) {
 	if !window.Valid() {
-		return nil, nil
+		return dst, nil
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
@@ -26,11 +34,15 @@ func (p *Plan) LoadSteps(window berth.Interval, user string) ([]rle.Step, error)
 	if user != "" {
 		us := p.st.users[user]
 		if us == nil {
-			return []rle.Step{{Interval: window}}, nil
+			return append(dst, rle.Step{Interval: window}), nil
 		}
 		total, patterns = us.total, us.patterns
 	}
-	return loadSteps(nil, total, patterns, window)
+	out, err := loadSteps(dst, total, patterns, window)
+	if err != nil {
+		return dst, err
+	}
+	return out, nil
 }
 
 // loadSteps appends to dst the steps of total plus the unrolled patterns

@@ -369,7 +369,12 @@ func (p *Plan) available(st *state, user string, oldID ReservationID, window ber
 			continue
 		}
 		d := i * period
-		snap, err := p.availableOnce(st, user, oldID, berth.Interval{Start: window.Start + d, End: window.End + d})
+		shifted := berth.Interval{Start: window.Start + d, End: window.End + d}
+		if d/period != i || satAddDur(window.Start, d) != shifted.Start || satAddDur(window.End, d) != shifted.End {
+			return nil, berth.InvalidField("window", window,
+				fmt.Sprintf("instance %d of the %d ms period lies beyond the range of time", i, period))
+		}
+		snap, err := p.availableOnce(st, user, oldID, shifted)
 		if err != nil {
 			return nil, err
 		}
@@ -509,6 +514,7 @@ func periodicInstances(total *rle.Series, window berth.Interval, period, maxP be
 	type span struct{ lo, hi int64 } // inclusive
 	spans := []span{{0, maxP/period - 1}}
 	base := berth.Interval{Start: window.Start, End: window.Start + maxP}
+	var tooFar error
 	visit := func(iv berth.Interval) {
 		if !iv.Valid() {
 			return
@@ -518,8 +524,16 @@ func periodicInstances(total *rle.Series, window berth.Interval, period, maxP be
 				continue
 			}
 			// window + i·period meets [a, b) iff floor((a−e)/p) < i < ceil((b−s)/p).
-			lo := floorDiv(st.Interval.Start-window.End, period) + 1
-			hi := -floorDiv(window.Start-st.Interval.End, period) - 1
+			da, ok1 := subChecked(st.Interval.Start, window.End)
+			db, ok2 := subChecked(st.Interval.End, window.Start)
+			if !ok1 || !ok2 {
+				// The occurrence meeting this step is further than int64
+				// can offset: refuse rather than skip it.
+				tooFar = berth.InvalidField("window", window,
+					fmt.Sprintf("a reservation at %d is too far from the request for its %d ms period", st.Interval.Start, period))
+				return
+			}
+			lo, hi := floorDiv(da, period)+1, ceilDiv(db, period)-1
 			if lo <= hi {
 				spans = append(spans, span{lo, hi})
 			}
@@ -530,6 +544,9 @@ func periodicInstances(total *rle.Series, window berth.Interval, period, maxP be
 	}
 	if le, ok := total.LatestEnd(); ok {
 		visit(berth.Interval{Start: base.End, End: le})
+	}
+	if tooFar != nil {
+		return nil, tooFar
 	}
 	slices.SortFunc(spans, func(a, b span) int { return cmpInt(a.lo, b.lo) })
 	var out []int64
@@ -545,6 +562,21 @@ func periodicInstances(total *rle.Series, window berth.Interval, period, maxP be
 		next = max(next, sp.hi+1)
 	}
 	return out, nil
+}
+
+// ceilDiv is ⌈t / p⌉ for p > 0.
+func ceilDiv(t berth.Time, p berth.Duration) int64 {
+	q := t / p
+	if t%p != 0 && t > 0 {
+		q++
+	}
+	return q
+}
+
+// subChecked is a − b and whether it fits in int64.
+func subChecked(a, b int64) (int64, bool) {
+	d := a - b
+	return d, (b >= 0 && d <= a) || (b < 0 && d > a)
 }
 
 func cmpInt(a, b int64) int {

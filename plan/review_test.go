@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/rle"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -129,4 +130,53 @@ func TestInPlaceThenCopyOnWrite(t *testing.T) {
 		}
 	})
 	assert.LessOrEqual(t, allocs, 8.0, "an add and a delete between snapshots")
+}
+
+// A periodic request sees a reservation however far away its occurrence
+// meets it, and times near the ends of int64 give an answer or a typed
+// error, never a wrapped-around instance.
+func TestPeriodicAvailabilityFarAway(t *testing.T) {
+	p := newTestPlan(t, func(c *Config) { c.MaxPeriodicity = 1000; c.Policy = acceptAll{} })
+	k := berth.Time(math.MaxInt64/100 - 10)
+	far := berth.Interval{Start: k * 100, End: k*100 + 50}
+	a, err := NewAllocation(rid(1), "u", simpleDef(far.Start, far.End, 50, 0), far, []IntervalResource{{Interval: far, Resource: c(5)}})
+	require.NoError(t, err)
+	require.NoError(t, p.AddReservation(a))
+	av, err := p.AvailableResources("u", ReservationID{}, berth.Interval{Start: 0, End: 10}, 100)
+	require.NoError(t, err)
+	assert.True(t, p.Capacity().Sub(c(5)).Equal(av.At(5)), "the far occurrence counts: %v", av.At(5))
+	// A window near the start of time: the occurrence meeting the
+	// reservation is further than int64 can offset; refused, not skipped.
+	_, err = p.AvailableResources("u", ReservationID{}, berth.Interval{Start: berth.MinTime + 5, End: berth.MinTime + 15}, 100)
+	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+}
+
+// AppendLoadSteps appends what LoadSteps returns, keeps dst's prefix, and
+// with a large enough buffer allocates nothing.
+func TestAppendLoadSteps(t *testing.T) {
+	p := newTestPlan(t, func(c *Config) { c.Policy = acceptAll{} })
+	for i := int64(1); i <= 30; i++ {
+		require.NoError(t, p.AddReservation(resAlloc(t, rid(i), []string{"a", "b"}[i%2], berth.Time(i*7), []int64{1, 2, 3}, false, 0)))
+	}
+	w := berth.Interval{Start: 0, End: 300}
+	for _, u := range []string{"", "a", "nobody"} {
+		want, err := p.LoadSteps(w, u)
+		require.NoError(t, err)
+		prefix := []rle.Step{{Interval: berth.Interval{Start: -9, End: -8}}}
+		got, err := p.AppendLoadSteps(prefix, w, u)
+		require.NoError(t, err)
+		assert.Equal(t, prefix[0], got[0])
+		assert.Equal(t, want, got[1:], "user %q", u)
+	}
+	buf := make([]rle.Step, 0, 256)
+	allocs := testing.AllocsPerRun(10, func() {
+		var err error
+		if buf, err = p.AppendLoadSteps(buf[:0], w, ""); err != nil {
+			t.Fatal(err)
+		}
+	})
+	assert.Zero(t, allocs)
+	empty, err := p.AppendLoadSteps(buf[:0], berth.Interval{Start: 5, End: 5}, "")
+	require.NoError(t, err)
+	assert.Empty(t, empty)
 }

@@ -12,12 +12,13 @@ import (
 // reservable queues. On top of NoOverCommit it bounds each user: at any
 // instant a user may hold at most InstantaneousMaxPercent of the plan, and
 // over any window of Window ms at most AveragePercent on average. Build it
-// with [NewCapacityOverTime]. It holds no mutable state and is safe for
-// concurrent use.
+// with [NewCapacityOverTime]. Its answers depend on no mutable state (it
+// only recycles scratch buffers) and it is safe for concurrent use.
 type CapacityOverTime struct {
 	cfg     CapacityOverTimeConfig
 	maxInst float64 // YARN computes percent / 100 in float
 	maxAvg  float64
+	bufs    *stepBuffers // scratch buffers reused across checks
 }
 
 var _ plan.SharingPolicy = (*CapacityOverTime)(nil)
@@ -28,7 +29,7 @@ func NewCapacityOverTime(cfg CapacityOverTimeConfig) (*CapacityOverTime, error) 
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &CapacityOverTime{cfg: cfg,
+	return &CapacityOverTime{cfg: cfg, bufs: &stepBuffers{},
 		maxInst: float64(cfg.InstantaneousMaxPercent / 100),
 		maxAvg:  float64(cfg.AveragePercent / 100)}, nil
 }
@@ -88,7 +89,7 @@ func (c *CapacityOverTime) Available(avail *rle.Series, view *plan.Plan, user st
 // of the checked range instead of running to the end-of-time sentinel,
 // where it overflowed.
 func (c *CapacityOverTime) Validate(view *plan.Plan, a *plan.Allocation) error {
-	if err := checkFits(view, a, c.userCap(view)); err != nil {
+	if err := checkFits(view, a, c.userCap(view), c.bufs); err != nil {
 		err.Policy, err.Quota = "CapacityOverTime", true
 		return err
 	}
@@ -188,6 +189,8 @@ func (c *CapacityOverTime) averageSurelyFits(view *plan.Plan, a *plan.Allocation
 		}
 		return nil
 	}
+	// The reservations' own intervals: cheaper than the user's load
+	// steps over this long range, which are rebuilt from the series.
 	for _, x := range allocationsOver(view, win, a.User) {
 		if err := add(x); err != nil {
 			return false, err
@@ -220,7 +223,7 @@ func (c *CapacityOverTime) consumption(view *plan.Plan, a *plan.Allocation, from
 	w := c.cfg.Window
 	if c.cfg.ExactAverage {
 		win := berth.Interval{Start: satAdd(from, -w), End: to}
-		return sumOver(allocationsOver(view, win, a.User), a, win)
+		return userPlus(view, a, win, win)
 	}
 	end := satAdd(to, 1)
 	if a.IsPeriodic() {
@@ -237,14 +240,13 @@ func (c *CapacityOverTime) consumption(view *plan.Plan, a *plan.Allocation, from
 	// from. A short look-back finds it in most plans; go further back only
 	// when it started earlier still.
 	mine := berth.Interval{Start: from, End: end}
+	if len(periodicOf(view, a.User)) > 0 {
+		return userPlus(view, a, mine, mine)
+	}
 	for back := max(w/64, 1); ; back *= 2 {
 		lo := satAdd(from, -back)
 		win := berth.Interval{Start: lo, End: end}
-		as := allocationsOver(view, win, a.User)
-		if slices.ContainsFunc(as, (*plan.Allocation).IsPeriodic) {
-			return sumOver(as, a, mine)
-		}
-		user, err := sumOver(as, nil, win)
+		user, err := loadSegs(view, win, a.User)
 		if err != nil {
 			return nil, err
 		}
@@ -253,9 +255,27 @@ func (c *CapacityOverTime) consumption(view *plan.Plan, a *plan.Allocation, from
 			k++
 		}
 		if user[k].r.IsZero() || k > 0 || lo == berth.MinTime || back > berth.MaxTime/4 {
-			return sumOverClip(as, a, berth.Interval{Start: user[k].t, End: end}, mine)
+			ask, err := allocSteps(a, mine)
+			if err != nil {
+				return nil, err
+			}
+			return plus(user[k:], end, ask), nil
 		}
 	}
+}
+
+// userPlus returns what a's user holds over the valid window win plus a
+// inside mine (⊂ win), as canonical pieces covering win.
+func userPlus(view *plan.Plan, a *plan.Allocation, win, mine berth.Interval) ([]rseg, error) {
+	user, err := loadSegs(view, win, a.User)
+	if err != nil {
+		return nil, err
+	}
+	ask, err := allocSteps(a, mine)
+	if err != nil {
+		return nil, err
+	}
+	return plus(user, win.End, ask), nil
 }
 
 // rawPeriodic is YARN's unrolled view of a periodic allocation over

@@ -19,7 +19,7 @@ var _ plan.SharingPolicy = NoOverCommit{}
 // the plan has left (componentwise, every resource type). The error is a
 // *RejectionError wrapping ErrOverCommitted and berth.ErrCapacityExceeded.
 func (NoOverCommit) Validate(view *plan.Plan, a *plan.Allocation) error {
-	if err := checkFits(view, a, nil); err != nil {
+	if err := checkFits(view, a, nil, nil); err != nil {
 		err.Policy = "NoOverCommit"
 		return err
 	}
@@ -42,8 +42,9 @@ type userCap func(avail, used berth.Resource) berth.Resource
 // checkFits is NoOverCommitPolicy.validate: the allocation must fit, at
 // every time of its window, in what the plan makes available to its user
 // (lowered by limit). A plan already over-committed inside the window
-// rejects as well, as YARN's availability computation throws there.
-func checkFits(view *plan.Plan, a *plan.Allocation, limit userCap) *RejectionError {
+// rejects as well, as YARN's availability computation throws there. The
+// plan's load is read into buffers of bufs (nil: fresh ones).
+func checkFits(view *plan.Plan, a *plan.Allocation, limit userCap, bufs *stepBuffers) *RejectionError {
 	w := a.Window()
 	if !w.Valid() {
 		return nil
@@ -55,51 +56,55 @@ func checkFits(view *plan.Plan, a *plan.Allocation, limit userCap) *RejectionErr
 		return &RejectionError{Check: check, Reservation: a.ID.String(), User: a.User, At: at, Limit: lim,
 			OverCommit: check == CheckCapacity}
 	}
-	capacity := view.Capacity()
-	load, err := sumOver(allocationsOver(view, w, ""), nil, w)
-	if err != nil {
+	broken := func(err error) *RejectionError {
 		return &RejectionError{Check: CheckCapacity, Reservation: a.ID.String(), User: a.User, At: w.Start, OverCommit: true, Err: err}
+	}
+	capacity := view.Capacity()
+	lbuf := bufs.get()
+	defer bufs.put(lbuf)
+	load, err := loadSteps(view, lbuf, w, "")
+	if err != nil {
+		return broken(err)
 	}
 	for _, g := range load {
-		if !g.r.FitsIn(capacity) {
-			return reject(g.t, capacity.Sub(g.r), CheckCapacity)
+		if !g.Value.FitsIn(capacity) {
+			return reject(g.Interval.Start, capacity.Sub(g.Value), CheckCapacity)
 		}
 	}
-	ask, err := sumOver(nil, a, w)
+	ask, err := allocSteps(a, w)
 	if err != nil {
-		return &RejectionError{Check: CheckCapacity, Reservation: a.ID.String(), User: a.User, At: w.Start, OverCommit: true, Err: err}
+		return broken(err)
 	}
-	used := []rseg{{t: w.Start}}
+	used := []rle.Step{{Interval: w}}
 	if limit != nil {
-		if used, err = sumOver(allocationsOver(view, w, a.User), nil, w); err != nil {
-			return &RejectionError{Check: CheckCapacity, Reservation: a.ID.String(), User: a.User, At: w.Start, OverCommit: true, Err: err}
+		ubuf := bufs.get()
+		defer bufs.put(ubuf)
+		if used, err = loadSteps(view, ubuf, w, a.User); err != nil {
+			return broken(err)
 		}
 	}
 	i, j := 0, 0
-	for k, g := range ask {
-		if g.r.IsZero() {
-			continue
-		}
-		end := pieceEnd(ask, k, w.End)
-		for i+1 < len(load) && load[i+1].t <= g.t {
+	for _, g := range ask {
+		start, end := g.Interval.Start, g.Interval.End
+		for i+1 < len(load) && load[i+1].Interval.Start <= start {
 			i++
 		}
-		for j+1 < len(used) && used[j+1].t <= g.t {
+		for j+1 < len(used) && used[j+1].Interval.Start <= start {
 			j++
 		}
-		// every load and use piece overlapping [g.t, end)
+		// every load and use piece overlapping [start, end)
 		for ii, jj := i, j; ; {
-			at := max(g.t, load[ii].t, used[jj].t)
-			avail := capacity.Sub(load[ii].r)
-			if !g.r.FitsIn(avail) {
+			at := max(start, load[ii].Interval.Start, used[jj].Interval.Start)
+			avail := capacity.Sub(load[ii].Value)
+			if !g.Value.FitsIn(avail) {
 				return reject(at, avail, CheckCapacity)
 			}
 			if limit != nil {
-				if eff := limit(avail, used[jj].r); !g.r.FitsIn(eff) {
+				if eff := limit(avail, used[jj].Value); !g.Value.FitsIn(eff) {
 					return reject(at, eff, CheckInstantaneous)
 				}
 			}
-			nl, nu := pieceEnd(load, ii, w.End), pieceEnd(used, jj, w.End)
+			nl, nu := load[ii].Interval.End, used[jj].Interval.End
 			next := min(nl, nu)
 			if next >= end {
 				break
