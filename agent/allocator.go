@@ -48,13 +48,15 @@ func (GreedyRLE) allocate(j *job, _ int, s plan.Stage, w berth.Interval) ([]plac
 		}
 		if ps, ok := greedyRLE(head, sj, probe.Start, probe.End, true, scanOptions{}); ok && len(ps) == 1 {
 			j.record(ps)
+			j.view.release(head)
 			return ps, true, nil
 		}
 		tail, err := j.net(probe.End, w.End)
 		if err != nil {
 			return nil, false, err
 		}
-		net = head.concat(tail)
+		net = head.concat(tail) // head's storage lives on in net
+		j.view.release(tail)
 	} else {
 		var err error
 		if net, err = j.net(w.Start, w.End); err != nil {
@@ -62,6 +64,7 @@ func (GreedyRLE) allocate(j *job, _ int, s plan.Stage, w berth.Interval) ([]plac
 		}
 	}
 	ps, ok := greedyRLE(net, sj, w.Start, w.End, j.left, j.scan())
+	j.view.release(net)
 	if !ok {
 		return nil, false, nil
 	}

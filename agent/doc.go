@@ -76,9 +76,9 @@
 // Other deliberate differences:
 //
 //   - The greedy scans walk the availability's breakpoints instead of every
-//     step, with the same result; the plan's load is read as the sum of the
-//     allocations that overlap a window (the plan's interval index) rather
-//     than copied series.
+//     step, with the same result; the plan's load is read as steps
+//     (Plan.AppendLoadSteps, a walk of the plan's aggregate series into a
+//     recycled buffer) rather than as copied series.
 //   - Placements are returned in canonical form (maximal blocks of equal
 //     amount), YARN's toIntervalMap without its zero gaps.
 //   - [LegacyGreedy] sums stages placed on the same interval, where the 2.x

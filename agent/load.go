@@ -17,19 +17,20 @@ import (
 // Periodic requests keep using the plan's own AvailableResources (minimum
 // over every period instance).
 
-// stepBuffers recycles the buffers the plan's load is read into, one per
-// concurrent placement, so that a search allocates only its profile. A nil
-// *stepBuffers allocates a buffer per read.
-type stepBuffers struct{ pool sync.Pool }
+// stepBuffers recycles the buffers the plan's load is read into and the
+// profiles built from them, across placements (sync.Pool: safe for
+// concurrent placements), so that a search allocates little. A nil
+// *stepBuffers allocates afresh.
+type stepBuffers struct{ steps, profiles sync.Pool }
 
-// maxKeptSteps bounds the buffers kept for reuse (a few MB).
-const maxKeptSteps = 1 << 16
+// maxKept bounds the size of the buffers kept for reuse (a few MB).
+const maxKept = 1 << 16
 
 func newStepBuffers() *stepBuffers { return &stepBuffers{} }
 
 func (b *stepBuffers) get() *[]rle.Step {
 	if b != nil {
-		if buf, ok := b.pool.Get().(*[]rle.Step); ok {
+		if buf, ok := b.steps.Get().(*[]rle.Step); ok {
 			return buf
 		}
 	}
@@ -37,9 +38,28 @@ func (b *stepBuffers) get() *[]rle.Step {
 }
 
 func (b *stepBuffers) put(buf *[]rle.Step) {
-	if b != nil && cap(*buf) <= maxKeptSteps {
+	if b != nil && cap(*buf) <= maxKept {
 		*buf = (*buf)[:0]
-		b.pool.Put(buf)
+		b.steps.Put(buf)
+	}
+}
+
+// profile returns a profile of n breakpoints (to be set) ending at end,
+// with room for the breakpoints the allocators add.
+func (b *stepBuffers) profile(n int, end berth.Time) *profile {
+	if b != nil {
+		if p, ok := b.profiles.Get().(*profile); ok && cap(p.ts) >= n+8 && cap(p.rs) >= n+8 {
+			p.ts, p.rs, p.end = p.ts[:n], p.rs[:n], end
+			return p
+		}
+	}
+	return &profile{end: end, ts: make([]berth.Time, n, n+8), rs: make([]berth.Resource, n, n+8)}
+}
+
+// release hands back a profile nothing uses any more.
+func (b *stepBuffers) release(p *profile) {
+	if b != nil && p != nil && cap(p.ts) <= maxKept {
+		b.profiles.Put(p)
 	}
 }
 
@@ -60,8 +80,7 @@ func loadProfile(p *plan.Plan, bufs *stepBuffers, w berth.Interval, avail bool) 
 		steps = []rle.Step{{Interval: w}}
 	}
 	capacity := p.Capacity()
-	// Headroom for the breakpoints the allocators add.
-	out := &profile{end: w.End, ts: make([]berth.Time, len(steps), len(steps)+8), rs: make([]berth.Resource, len(steps), len(steps)+8)}
+	out := bufs.profile(len(steps), w.End)
 	for i, st := range steps {
 		r := st.Value
 		if avail {

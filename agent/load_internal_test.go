@@ -79,3 +79,52 @@ func TestFastReadsMatchThePlan(t *testing.T) {
 		}
 	}
 }
+
+// Property: recycling buffers across placements changes nothing. A planner
+// with buffers (the constructors') and the same planner without (a
+// literal) place the same random sequence of requests identically, each on
+// its own copy of a plan; many requests fail and leave dirty buffers.
+func TestRecycledBuffersChangeNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	for _, left := range []bool{true, false} {
+		opts := DefaultOptions()
+		opts.FavorEarlyAllocation = left
+		pooled, err := NewGreedy(opts)
+		require.NoError(t, err)
+		require.NotNil(t, pooled.bufs)
+		fresh := &IterativePlanner{Interval: Unconstrained{}, Allocator: GreedyRLE{}, Options: opts}
+		cot, err := policy.NewCapacityOverTime(policy.DefaultCapacityOverTimeConfig())
+		require.NoError(t, err)
+		pc := plan.DefaultConfig("q", berth.New(16*1024, 16), berth.NewManualClock(0))
+		pc.Policy = cot
+		p1, err := plan.New(pc)
+		require.NoError(t, err)
+		p2 := p1.Snapshot()
+		accepted := 0
+		for k := int64(1); k <= 300; k++ {
+			arrival := r.Int64N(200) * 1000
+			dur := (1 + r.Int64N(20)) * 1000
+			n := 1 + r.Int64N(12)
+			conc := int64(1)
+			if r.IntN(2) == 0 {
+				conc = n
+			}
+			def := plan.Definition{Arrival: arrival, Deadline: arrival + dur*(1+r.Int64N(4)), Interpreter: plan.RAll,
+				Stages: []plan.Stage{{Capability: berth.New(1024, 1), Containers: n, Concurrency: conc, Duration: dur}}}
+			id := plan.ReservationID{ClusterTimestamp: 1, Sequence: k}
+			user := []string{"a", "b", "c"}[r.IntN(3)]
+			e1 := pooled.CreateReservation(p1, id, user, def)
+			e2 := fresh.CreateReservation(p2, id, user, def)
+			require.Equal(t, e1 == nil, e2 == nil, "request %d: %v / %v", k, e1, e2)
+			if e1 != nil {
+				continue
+			}
+			accepted++
+			a1, _ := p1.Reservation(id)
+			a2, _ := p2.Reservation(id)
+			require.Equal(t, a2.Intervals, a1.Intervals, "request %d", k)
+		}
+		require.Greater(t, accepted, 30)
+		require.Less(t, accepted, 290, "the plan fills up, so that searches fail too")
+	}
+}

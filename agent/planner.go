@@ -21,8 +21,10 @@ import (
 // only changed by the final add (create) or update, where the plan's
 // sharing policy has the last word.
 //
-// A planner holds only its configuration: it is safe for concurrent use,
-// also on one plan (each placement is validated when it is added).
+// A planner holds only its configuration (and, when built by a
+// constructor, scratch buffers it recycles across placements, which no
+// answer depends on): it is safe for concurrent use, also on one plan
+// (each placement is validated when it is added).
 type IterativePlanner struct {
 	// Interval chooses each stage's window; nil means [Unconstrained].
 	Interval StageInterval

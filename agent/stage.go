@@ -21,6 +21,9 @@ type planView interface {
 	// freeAt is the plan's capacity minus what it holds at t, the old
 	// version of the reservation added back: an upper bound of available.
 	freeAt(old plan.ReservationID, t berth.Time) berth.Resource
+	// release hands back a profile of available or loads that the caller
+	// no longer uses (nor anything built on its storage), for reuse.
+	release(p *profile)
 }
 
 // job is the state of one planning run, shared by its stages.

@@ -77,6 +77,8 @@ func (v planAdapter) loads(old plan.ReservationID, w berth.Interval) (*profile, 
 	return load, nil
 }
 
+func (v planAdapter) release(p *profile) { v.bufs.release(p) }
+
 func (v planAdapter) freeAt(old plan.ReservationID, t berth.Time) berth.Resource {
 	free := v.p.Capacity().Sub(v.p.TotalCommitted(t))
 	if a, ok := v.p.Reservation(old); ok && !old.IsZero() {

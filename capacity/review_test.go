@@ -68,3 +68,87 @@ func TestNeedUnreserveDoesNotLeakToNextApp(t *testing.T) {
 	assert.Equal(t, "app2", al[0].App)
 	require.NoError(t, h.s.Check())
 }
+
+// The AM limit uses the queue's limit from the last cluster-resource
+// update (YARN's queueResourceLimitsInfo, set only by
+// updateClusterResource), not the limit of the last allocation walk, which
+// shrinks while siblings are busy.
+func TestAMLimitUsesClusterUpdateLimit(t *testing.T) {
+	cfg := DefaultConfig()
+	b := Queue("b", 50)
+	b.Settings.UserLimitFactor = 2
+	cfg.Root.Children = []QueueConfig{Queue("a", 50), b}
+	cfg.MaxOffSwitchAssignments = 100
+	h := newHarness(t, cfg, mkNode("n1", 16*gb, 16))
+	h.submit("b1", "b", "ub")
+	h.ask("b1", 1, 1*gb, 10)
+	require.Len(t, h.beat("n1"), 10)
+	_, err := h.s.SubmitApp(AppSpec{ID: "a1", Queue: "a", User: "ua", AMResource: berth.New(1*gb, 1)})
+	require.NoError(t, err)
+	al := h.beat("n1") // a is walked with 6 GB left to it
+	require.Len(t, al, 1)
+	require.True(t, al[0].AM)
+	// AM limit: the 16 GB limit of the last cluster update × 10% = 2 GB.
+	_, err = h.s.SubmitApp(AppSpec{ID: "a2", Queue: "a", User: "ua2", AMResource: berth.New(1*gb, 1)})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b1", "a1", "a2"}, activeApps(h))
+	require.NoError(t, h.s.Check())
+}
+
+// Serving a node's reservation enters the leaf with the whole cluster as
+// its limit, and YARN caches that limit for the headroom: the headroom
+// told with the allocation does not keep the limit of an older walk made
+// while the cluster was full.
+func TestReservedAllocationHeadroomLimit(t *testing.T) {
+	cfg := DefaultConfig()
+	a, b := Queue("a", 50), Queue("b", 50)
+	a.Settings.UserLimitFactor, b.Settings.UserLimitFactor = 4, 4
+	cfg.Root.Children = []QueueConfig{a, b}
+	cfg.MaxOffSwitchAssignments = 100
+	h := newHarness(t, cfg, mkNode("n1", 8*gb, 8), mkNode("n2", 8*gb, 8), mkNode("n3", 1*gb, 8))
+	h.submit("b1", "b", "ub")
+	h.ask("b1", 1, 1*gb, 4)
+	require.Len(t, h.beat("n1"), 4)
+	h.ask("b1", 1, 1*gb, 4)
+	require.Len(t, h.beat("n2"), 4)
+	h.submit("a1", "a", "ua")
+	h.ask("a1", 1, 6*gb, 1)
+	require.Empty(t, h.beat("n2"), "6 GB does not fit the 4 GB left: n2 is reserved")
+	h.ask("b1", 1, 1*gb, 3)
+	require.Len(t, h.beat("n1"), 3, "the cluster (17 GB with the reservation) is full")
+	require.Empty(t, h.beat("n3"), "a is walked with the cluster full")
+	_, err := h.s.FinishApp("b1")
+	require.NoError(t, err)
+	al := h.beat("n2")
+	require.Len(t, al, 1)
+	assert.Equal(t, "a1", al[0].App)
+	// user limit 9 GB (8.5 GB guarantee rounded up) less 6 GB used
+	assert.Equal(t, int64(3*gb), al[0].Headroom.Memory)
+	require.NoError(t, h.s.Check())
+}
+
+// maximum-applications is derived in float32 as YARN's Java does: a 70%
+// queue of 10000 gets 7000 (float64 arithmetic on the float32 capacity
+// gave 6999), and the same for plan queues' constant 10000.
+func TestMaxApplicationsFloat32(t *testing.T) {
+	cases := []struct {
+		pct  float32
+		want int
+	}{{70, 7000}, {57, 5700}, {90, 9000}, {30, 3000}, {12.5, 1250}, {0.7, 70}}
+	for _, c := range cases {
+		cfg := DefaultConfig()
+		plan := Queue("a", c.pct)
+		plan.Reservable = true
+		for _, a := range []QueueConfig{Queue("a", c.pct), plan} {
+			cfg.Root.Children = []QueueConfig{a, Queue("b", 100-c.pct)}
+			s, err := New(cfg, berth.NewManualClock(0))
+			require.NoError(t, err)
+			lf := s.byPath["root.a"].leaf
+			if a.Reservable {
+				lf = s.byPath["root.a.a-default"].leaf
+			}
+			assert.Equal(t, c.want, lf.maxApps, "reservable %v at %v%%", a.Reservable, c.pct)
+			assert.Equal(t, c.want, lf.maxAppsPerUser, "reservable %v at %v%%", a.Reservable, c.pct)
+		}
+	}
+}

@@ -152,19 +152,19 @@ func (s *Scheduler) applyCapacities(q *qnode) {
 			p := q.parent
 			lf.maxApps = p.set().MaxApplications
 			if lf.maxApps < 0 {
-				lf.maxApps = int(10000 * p.absCap)
+				lf.maxApps = appsShare(10000, p.absCap)
 			}
-			lf.maxAppsPerUser = int(float64(lf.maxApps) * lf.ulPct / 100 * lf.ulf)
+			lf.maxAppsPerUser = appsPerUser(lf.maxApps, lf.ulPct, lf.ulf)
 		} else {
 			lf.maxApps = st.MaxApplications
 			if lf.maxApps < 0 {
 				if s.cfg.GlobalQueueMaxApplications > 0 {
 					lf.maxApps = s.cfg.GlobalQueueMaxApplications
 				} else {
-					lf.maxApps = int(float64(s.cfg.MaximumApplications) * q.absCap)
+					lf.maxApps = appsShare(s.cfg.MaximumApplications, q.absCap)
 				}
 			}
-			lf.maxAppsPerUser = min(lf.maxApps, int(float64(lf.maxApps)*lf.ulPct/100*lf.ulf))
+			lf.maxAppsPerUser = min(lf.maxApps, appsPerUser(lf.maxApps, lf.ulPct, lf.ulf))
 		}
 		for _, u := range sortedUsers(lf) {
 			s.setUserWeight(q, u)
@@ -174,6 +174,19 @@ func (s *Scheduler) applyCapacities(q *qnode) {
 	for _, c := range q.children {
 		s.applyCapacities(c)
 	}
+}
+
+// appsShare is YARN's (int)(apps × absoluteCapacity), evaluated in float32
+// as Java does (int × float is a float): in float64 a 70% queue would get
+// 6999 of 10000 applications instead of 7000.
+func appsShare(apps int, absCap float64) int {
+	return int(float32(apps) * float32(absCap))
+}
+
+// appsPerUser is YARN's (int)(maxApps × (userLimit / 100f) × factor), in
+// float32 and in Java's order.
+func appsPerUser(maxApps int, ulPct, ulf float64) int {
+	return int(float32(maxApps) * (float32(ulPct) / 100) * float32(ulf))
 }
 
 // absoluteMin is an absolute queue's effective guarantee: its configured

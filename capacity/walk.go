@@ -111,6 +111,9 @@ func (s *Scheduler) serveReservation(r *reservation) proposal {
 		return proposal{}
 	}
 	lim := limits{limit: s.cluster, headroom: s.cluster}
+	// YARN enters the leaf with the whole cluster as its limit, which
+	// also becomes the leaf's headroom limit.
+	a.q.leaf.cachedLimit = berth.Min(s.rc, s.cluster, a.q.effMaxDown, s.cluster)
 	k.Payload.missed++
 	p := s.assignOnNode(a, k, r.node, &lim, r)
 	p.from = r
@@ -171,7 +174,8 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 // assignLeaf is LeafQueue.assignContainers.
 func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal {
 	lf, rc, cl := q.leaf, s.rc, s.cluster
-	lf.currentLimit = limit
+	// The walk refreshes the headroom limit only; the AM limit keeps the
+	// limit of the last cluster-resource update, as YARN's does.
 	lf.cachedLimit = berth.Min(rc, cl, q.effMaxDown, limit)
 	lim := limits{limit: limit}
 	// As YARN: the queue check runs for the first application and keeps

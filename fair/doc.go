@@ -25,6 +25,10 @@
 //     user, primaryGroup, secondaryGroupExistingQueue, nestedUserQueue,
 //     default, reject) and their create flags; groups come from the host
 //     (AppSpec.Groups for one submission, else Config.Groups).
+//   - [Scheduler] satisfies follower.Scheduler as it is: plan and
+//     reservation queue resources are steady fair shares, an entitlement's
+//     capacity is the reservation queue's weight (YARN's
+//     FairSchedulerPlanFollower), each accessor O(1) or O(answer).
 //   - [Scheduler] keeps the queue tree (ad-hoc queues created by placement
 //     and removed when empty), enforces maxRunningApps per queue and user,
 //     recomputes instantaneous and steady fair shares, and allocates on
@@ -74,9 +78,12 @@
 //   - Reservation queues are removed only by RemoveReservationQueue (or
 //     with their plan when a reload drops it), never by the update's
 //     clean-up of empty ad-hoc queues. A plan's default queue
-//     ("root.plan.plan-default") is created with the plan, as package
-//     queue does; YARN creates it on the first submission, so its steady
-//     fair share shows up earlier here.
+//     ("root.plan.plan-default") is created with the plan, weight 1, as
+//     package queue's shared tree does for every plan (the scheduler
+//     mirrors that tree, so it cannot lag behind it); YARN creates it on
+//     the first submission or the plan follower's first run, so its steady
+//     fair share shows up earlier here. The plan queue's own steady share
+//     (the follower's plan resources) is the same either way.
 //   - A node that leaves ends its containers as Lost; an application whose
 //     AM was lost keeps its attempt (restarting it is the host's business).
 //     Recovery of running applications is not modelled.

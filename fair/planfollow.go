@@ -109,4 +109,3 @@ func (s *Scheduler) AppsInQueue(name string) ([]string, error) {
 	}
 	return out, nil
 }
-

@@ -139,6 +139,14 @@ func (s *Scheduler) AddNode(n NodeSpec) error {
 	if n.Capability.AnyNegative() {
 		return berth.InvalidField("node.capability", n.Capability, "must not be negative")
 	}
+	// The cluster total must stay representable: YARN's long arithmetic
+	// wraps to a negative cluster, and every share with it.
+	for _, t := range berth.TypeNames(n.Capability) {
+		if n.Capability.Get(t) > math.MaxInt64-s.cluster.Get(t) {
+			return kindErr(berth.ErrCapacityExceeded, "node.capability", n.Capability,
+				"the cluster's %s would overflow int64", t)
+		}
+	}
 	if n.Rack == "" {
 		n.Rack = "/default-rack"
 	}
@@ -478,9 +486,12 @@ func (s *Scheduler) detachApp(a *app) {
 }
 
 // MoveApp moves an application to another existing leaf queue, with
-// YARN's checks: the target's (and its ancestors' up to the common
-// ancestor) maxRunningApps and max share must admit it. A plan queue
-// means its default reservation queue. It returns the target's full path.
+// YARN's checks: for a runnable application, the target's (and its
+// ancestors' up to the common ancestor) maxRunningApps and max share must
+// admit it; a waiting application always moves and starts at once when
+// the target, its ancestors and its user have room (YARN 3.x). A plan
+// queue means its default reservation queue. It returns the target's full
+// path.
 func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -500,23 +511,26 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 	if t == a.q {
 		return t.path, nil
 	}
-	lca := commonAncestor(a.q, t)
-	if a.runnable {
+	// As in YARN, only a runnable application is checked against the
+	// target's limits; a waiting one (it holds nothing) always moves, and
+	// runs at once if the target has room for it.
+	runnable := a.runnable
+	if runnable {
+		lca := commonAncestor(a.q, t)
 		for p := t; p != lca; p = p.parent {
 			if p.numRunnable >= p.maxRunningApps() {
 				return "", kindErr(berth.ErrCapacityExceeded, "queue", p.path, "Moving app attempt %s to queue %s would violate queue maxRunningApps constraints on queue %s", appID, t.path, p.path)
 			}
+			if !p.Usage.Add(a.Usage).FitsIn(p.MaxShare) {
+				return "", kindErr(berth.ErrCapacityExceeded, "queue", p.path, "Moving app attempt %s to queue %s would violate queue maxShare constraints on queue %s", appID, t.path, p.path)
+			}
 		}
 	}
-	for p := t; p != lca; p = p.parent {
-		if !p.Usage.Add(a.Usage).FitsIn(p.MaxShare) {
-			return "", kindErr(berth.ErrCapacityExceeded, "queue", p.path, "Moving app attempt %s to queue %s would violate queue maxShare constraints on queue %s", appID, t.path, p.path)
-		}
-	}
+	startNow := !runnable && s.canAppBeRunnable(t, a)
 	old := a.q
 	usage := a.Usage
 	d := queue.Delta{Used: usage, Reserved: a.reservedRes, PendingApps: 1}
-	if a.runnable {
+	if runnable {
 		d = queue.Delta{Used: usage, Reserved: a.reservedRes, ActiveApps: 1}
 	}
 	if err := queue.Move(old.tq, t.tq, a.user, d); err != nil {
@@ -529,8 +543,8 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 		old.amUsage = old.amUsage.Sub(a.amRes)
 		t.amUsage = t.amUsage.Add(a.amRes)
 	}
-	runnable := a.runnable
-	if runnable {
+	switch {
+	case runnable:
 		old.runnableApps = slices.DeleteFunc(old.runnableApps, func(x *app) bool { return x == a })
 		for p := old; p != nil; p = p.parent {
 			p.numRunnable--
@@ -539,12 +553,22 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 		for p := t; p != nil; p = p.parent {
 			p.numRunnable++
 		}
-	} else {
+		a.q = t
+	case startNow:
+		old.nonRunnableApps = slices.DeleteFunc(old.nonRunnableApps, func(x *app) bool { return x == a })
+		u := s.user(a.user)
+		u.nonRunnable = slices.DeleteFunc(u.nonRunnable, func(x *app) bool { return x == a })
+		a.q = t
+		s.account(t, a.user, queue.Delta{PendingApps: -1, ActiveApps: 1})
+		a.runnable = true
+		t.runnableApps = append(t.runnableApps, a)
+		s.trackRunnable(a)
+	default:
 		old.nonRunnableApps = slices.DeleteFunc(old.nonRunnableApps, func(x *app) bool { return x == a })
 		t.nonRunnableApps = append(t.nonRunnableApps, a)
 		slices.SortStableFunc(t.nonRunnableApps, byStart)
+		a.q = t
 	}
-	a.q = t
 	for p := t; p != nil; p = p.parent {
 		p.Usage = p.Usage.Add(usage)
 	}

@@ -524,3 +524,63 @@ func TestSnapshotTreeBooks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "root.a", q)
 }
+
+// A waiting application is not checked against the target's limits and
+// starts at once where there is room (YARN 3.x executeMove); a runnable
+// one is checked (TestMoveApp); one that cannot start keeps waiting.
+func TestMoveWaitingApp(t *testing.T) {
+	file := func(cMax string) string {
+		return allocXML(`<queue name="a"><maxRunningApps>1</maxRunningApps></queue>
+<queue name="b"><maxRunningApps>1</maxRunningApps></queue>
+<queue name="c"><maxResources>` + cMax + `</maxResources></queue>
+<queue name="d"/>`)
+	}
+	h := newHarness(t, DefaultConfig(), file("4096 mb, 4 vcores"))
+	n := h.addNode(8192, 8)
+	h.request(1024, "root.a", "u", 1)
+	w := h.request(1024, "root.a", "u", 1)
+	h.request(1024, "root.b", "u", 1)
+	h.request(2048, "root.c", "u", 1)
+	h.beat(n)
+	h.beat(n)
+	h.beat(n)
+	info := func(id string) AppInfo {
+		for _, a := range h.s.Snapshot().Apps {
+			if a.ID == id {
+				return a
+			}
+		}
+		t.Fatalf("no app %s", id)
+		return AppInfo{}
+	}
+	require.False(t, info(w).Runnable)
+	af, err := ParseAllocationFile([]byte(file("1024 mb, 1 vcores")), ParseOptions{})
+	require.NoError(t, err)
+	reloadOK(t, h.s, af)
+	require.False(t, h.queue("root.c").Usage.FitsIn(h.queue("root.c").MaxShare), "c is above its max share")
+
+	got, err := h.s.MoveApp(w, "root.b")
+	require.NoError(t, err)
+	assert.Equal(t, "root.b", got)
+	assert.False(t, info(w).Runnable, "b is full: the app keeps waiting there")
+	assert.Equal(t, 1, h.queue("root.b").NumPending)
+	require.NoError(t, h.s.Check())
+
+	// c is above its max share, which YARN checks only for runnable apps;
+	// it has running room, so the app starts there.
+	got, err = h.s.MoveApp(w, "c")
+	require.NoError(t, err)
+	assert.Equal(t, "root.c", got)
+	assert.True(t, info(w).Runnable, "room in c: it starts")
+	assert.Equal(t, 2, h.queue("root.c").NumRunnable)
+	assert.Equal(t, 0, h.queue("root.b").NumPending)
+	require.NoError(t, h.s.Check())
+	// Now runnable, it is checked: b is full.
+	_, err = h.s.MoveApp(w, "root.b")
+	assert.ErrorIs(t, err, berth.ErrCapacityExceeded)
+	_, err = h.s.MoveApp(w, "root.d")
+	require.NoError(t, err)
+	als := h.beat(n)
+	require.Len(t, als, 1)
+	assert.Equal(t, w, als[0].App)
+}

@@ -31,9 +31,9 @@
 // queues, setting entitlements, and listing, moving or killing the
 // applications of an expired queue. Its methods take plain values and
 // package queue's records (Entitlement, Ended), which both schedulers
-// share, so *capacity.Scheduler satisfies it as it is (see the Follower
-// example); a scheduler lacking an operation is wired with [Funcs] and
-// closures. The containers of killed applications are returned in
+// share, so *capacity.Scheduler and *fair.Scheduler both satisfy it as
+// they are (see the Follower example); a scheduler lacking an operation is
+// wired with [Funcs] and closures. The containers of killed applications are returned in
 // [Result.Ended] for the host to stop. What differs between
 // YARN's CapacitySchedulerPlanFollower and FairSchedulerPlanFollower is a
 // [Flavor]:

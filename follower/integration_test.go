@@ -2,7 +2,7 @@ package follower
 
 import (
 	"fmt"
-		"testing"
+	"testing"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"

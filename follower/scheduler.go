@@ -92,8 +92,8 @@ type AppMover interface {
 }
 
 // Scheduler is everything the follower needs from a queue scheduler.
-// *capacity.Scheduler satisfies it as it is; a scheduler lacking some
-// operation can be adapted with [Funcs].
+// *capacity.Scheduler and *fair.Scheduler satisfy it as they are; a
+// scheduler lacking some operation can be adapted with [Funcs].
 type Scheduler interface {
 	PlanQueues
 	QueueEditor

@@ -81,7 +81,8 @@
 //   - A periodic reservation whose checked range spans more than 2^20 of
 //     its periods is rejected with an error (the plan's unrolling limit);
 //     YARN unrolls them all.
-//   - The checks read the plan's load as sums of the allocations that
-//     overlap the checked range (the plan's interval index), not as copied
-//     series; the result is the same.
+//   - The checks read the plan's load as steps (Plan.AppendLoadSteps, a
+//     walk of the plan's aggregate series), not as copied series, and the
+//     quick bound of the average check sums the user's allocations that
+//     overlap the checked range; the results are the same.
 package policy

@@ -1,0 +1,199 @@
+package fair
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/berthsched/berth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The follower's accessors: plan resources are the plan queue's steady
+// fair share (weight 8 of 10), a reservation queue's are its own
+// (weight 0.25 against the default queue's 1 at load), apps are listed in
+// submission order below any queue.
+func TestPlanFollowerAccessors(t *testing.T) {
+	h := newHarness(t, DefaultConfig(), allocXML(`<queue name="a"><weight>1</weight></queue>
+<queue name="plan"><weight>8</weight><reservation/></queue>
+<queuePlacementPolicy><rule name="specified"/><rule name="default" queue="a"/></queuePlacementPolicy>`))
+	h.addNode(102400, 100)
+
+	pr, err := h.s.PlanResources("plan")
+	require.NoError(t, err)
+	assert.Equal(t, int64(81920), pr.Memory, "weights default 1, a 1, plan 8: 8/10 of 100 GB")
+	pr2, err := h.s.PlanResources("root.plan")
+	require.NoError(t, err)
+	assert.True(t, pr.Equal(pr2))
+
+	names, err := h.s.ReservationQueueNames("root.plan")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"root.plan.plan-default"}, names, "the default queue exists with the plan")
+
+	require.NoError(t, h.s.AddReservationQueue("root.plan", "r1"))
+	require.NoError(t, h.s.SetEntitlement("root.plan.r1", Entitlement{Capacity: 0.25, MaxCapacity: 1}))
+	names, err = h.s.ReservationQueueNames("plan")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"root.plan.plan-default", "root.plan.r1"}, names)
+
+	for _, name := range []string{"root.plan.r1", "r1"} {
+		e, res, err := h.s.ReservationQueueState("root.plan", name)
+		require.NoError(t, err, name)
+		assert.Equal(t, Entitlement{Capacity: 0.25, MaxCapacity: 1}, e, name)
+		assert.Equal(t, int64(16384), res.Memory, "%s: 0.25/1.25 of the plan", name)
+	}
+	e, res, err := h.s.ReservationQueueState("plan", "root.plan.plan-default")
+	require.NoError(t, err)
+	assert.Equal(t, float32(1), e.Capacity)
+	assert.Equal(t, int64(65536), res.Memory)
+
+	errCases := []struct {
+		plan, queue string
+		kind        error
+	}{
+		{"nope", "r1", berth.ErrNotFound},
+		{"a", "r1", berth.ErrInvalidArgument},
+		{"plan", "r9", berth.ErrNotFound},
+		{"plan", "root.a", berth.ErrInvalidArgument},
+		{"plan", "root.plan", berth.ErrInvalidArgument},
+		{"plan", "", berth.ErrNotFound},
+	}
+	for _, c := range errCases {
+		_, _, err := h.s.ReservationQueueState(c.plan, c.queue)
+		assert.ErrorIs(t, err, c.kind, "%s/%s", c.plan, c.queue)
+		var fe *berth.FieldError
+		assert.ErrorAs(t, err, &fe)
+	}
+	for _, p := range []string{"nope", "a", ""} {
+		_, err := h.s.PlanResources(p)
+		assert.Error(t, err, p)
+		_, err = h.s.ReservationQueueNames(p)
+		assert.Error(t, err, p)
+	}
+
+	// Apps in submission order, whatever their queue or runnability.
+	for i, q := range []string{"plan", "root.a", "plan"} {
+		spec := AppSpec{ID: fmt.Sprintf("app%d", i), Queue: q, User: "u"}
+		if i == 2 {
+			spec.ReservationID = "r1"
+		}
+		_, err := h.s.SubmitApp(spec)
+		require.NoError(t, err)
+	}
+	for _, c := range []struct {
+		queue string
+		want  []string
+	}{
+		{"root", []string{"app0", "app1", "app2"}},
+		{"plan", []string{"app0", "app2"}},
+		{"root.plan.r1", []string{"app2"}},
+		{"plan.plan-default", []string{"app0"}},
+		{"a", []string{"app1"}},
+	} {
+		got, err := h.s.AppsInQueue(c.queue)
+		require.NoError(t, err, c.queue)
+		assert.Equal(t, c.want, got, c.queue)
+	}
+	_, err = h.s.AppsInQueue("root.nope")
+	assert.ErrorIs(t, err, berth.ErrNotFound)
+}
+
+// Property: the accessors agree with a snapshot (the reference model)
+// after random reservation-queue edits, submissions and moves.
+func TestPlanFollowerAccessorsMatchSnapshot(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		h := newHarness(t, DefaultConfig(), allocXML(`<queue name="a"/><queue name="p"><weight>3</weight><reservation/></queue>`))
+		h.addNode(int64(1024*(1+rng.IntN(64))), 64)
+		nApps := 0
+		for step := 0; step < 40; step++ {
+			r := fmt.Sprintf("r%d", rng.IntN(5))
+			switch rng.IntN(5) {
+			case 0:
+				_ = h.s.AddReservationQueue("p", r)
+			case 1:
+				_ = h.s.SetEntitlement("root.p."+r, Entitlement{Capacity: float32(rng.IntN(11)) / 10, MaxCapacity: 1})
+			case 2:
+				_ = h.s.RemoveReservationQueue("root.p." + r)
+			case 3:
+				nApps++
+				spec := AppSpec{ID: fmt.Sprintf("app%d", nApps), Queue: "p", User: "u"}
+				if rng.IntN(2) == 0 {
+					spec.ReservationID = r
+				}
+				if rng.IntN(3) == 0 {
+					spec.Queue = "a"
+				}
+				_, _ = h.s.SubmitApp(spec)
+			case 4:
+				if nApps > 0 {
+					_, _ = h.s.MoveApp(fmt.Sprintf("app%d", 1+rng.IntN(nApps)), "root.p."+r)
+				}
+			}
+			sn := h.s.Snapshot()
+			pr, err := h.s.PlanResources("p")
+			require.NoError(t, err)
+			assert.True(t, pr.Equal(sn.Queue("root.p").SteadyFairShare), "seed %d step %d", seed, step)
+			names, err := h.s.ReservationQueueNames("p")
+			require.NoError(t, err)
+			infos, err := h.s.ReservationQueues("p")
+			require.NoError(t, err)
+			require.Len(t, names, len(infos))
+			for i, n := range names {
+				assert.Equal(t, infos[i].Path, n)
+				e, res, err := h.s.ReservationQueueState("p", n)
+				require.NoError(t, err)
+				assert.Equal(t, infos[i].Entitlement, e)
+				assert.True(t, res.Equal(sn.Queue(n).SteadyFairShare), "seed %d step %d %s", seed, step, n)
+				want := []string{}
+				for _, a := range sn.Apps {
+					if a.Queue == n {
+						want = append(want, a.ID)
+					}
+				}
+				got, err := h.s.AppsInQueue(n)
+				require.NoError(t, err)
+				assert.Equal(t, want, got, "seed %d step %d %s", seed, step, n)
+			}
+			require.NoError(t, h.s.Check())
+		}
+	}
+}
+
+// A node whose capability would wrap the cluster total is refused, and
+// the cluster is left as it was.
+func TestAddNodeOverflow(t *testing.T) {
+	big := berth.New(math.MaxInt64-10, 4).With("gpu", math.MaxInt64)
+	for _, c := range []struct {
+		name   string
+		second berth.Resource
+		ok     bool
+	}{
+		{"memory fits exactly", berth.New(10, 4), true},
+		{"memory overflows", berth.New(11, 4), false},
+		{"vcores overflow", berth.New(1, math.MaxInt64), false},
+		{"extra type overflows", berth.New(1, 1).With("gpu", 1), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.ResourceTypes = []string{"gpu"}
+			h := newHarness(t, cfg, "")
+			require.NoError(t, h.s.AddNode(NodeSpec{ID: "n1", Capability: big}))
+			err := h.s.AddNode(NodeSpec{ID: "n2", Capability: c.second})
+			if c.ok {
+				require.NoError(t, err)
+				assert.Equal(t, int64(math.MaxInt64), h.s.ClusterResource().Memory)
+			} else {
+				assert.ErrorIs(t, err, berth.ErrCapacityExceeded)
+				var fe *berth.FieldError
+				require.ErrorAs(t, err, &fe)
+				assert.Equal(t, "node.capability", fe.Field)
+				assert.True(t, h.s.ClusterResource().Equal(big))
+				assert.Len(t, h.s.Snapshot().Nodes, 1)
+			}
+			require.NoError(t, h.s.Check())
+		})
+	}
+}
