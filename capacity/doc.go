@@ -65,7 +65,9 @@
 // changes little between passes); queues and applications without
 // outstanding asks are skipped without being visited; containers live in
 // intrusive lists of their node and application, so a container costs
-// about two heap allocations.
+// about two heap allocations. Adding, entitling and removing a reservation
+// queue touches only that queue and its plan's child lists (a plan
+// follower does so every step), not the rest of the tree.
 //
 // # Differences from YARN
 //

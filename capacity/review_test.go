@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -151,4 +152,81 @@ func TestMaxApplicationsFloat32(t *testing.T) {
 			assert.Equal(t, c.want, lf.maxAppsPerUser, "reservable %v at %v%%", a.Reservable, c.pct)
 		}
 	}
+}
+
+// The seed's step 7 (resolveReservationQueueName): a reservation id that
+// names an existing queue outside the plan is "does not belong to the
+// specified queue" (a conflict), not "not currently active"; only a
+// missing queue is inactive.
+func TestReservationIDNamingOrdinaryQueue(t *testing.T) {
+	cfg := DefaultConfig()
+	plan := Queue("plan", 50)
+	plan.Reservable = true
+	cfg.Root.Children = []QueueConfig{plan, Queue("other", 50)}
+	h := newHarness(t, cfg, mkNode("n1", 16*gb, 16))
+	_, err := h.s.SubmitApp(AppSpec{ID: "x", Queue: "plan", User: "u", ReservationID: "other"})
+	assert.ErrorIs(t, err, berth.ErrConflict)
+	assert.ErrorContains(t, err, "does not belong")
+	_, err = h.s.SubmitApp(AppSpec{ID: "y", Queue: "plan", User: "u", ReservationID: "missing"})
+	assert.ErrorIs(t, err, berth.ErrInvalidState)
+	q, err := h.s.SubmitApp(AppSpec{ID: "z", Queue: "plan", User: "u", ReservationID: "plan-default"})
+	require.NoError(t, err)
+	assert.Equal(t, "root.plan.plan-default", q, "the plan's own default queue is a child of the plan")
+}
+
+// YARN resets a key's missed scheduling opportunities after a first
+// node- or rack-local assignment whether it allocated or reserved
+// (doAllocation: "reservedContainer == null"); a node-local reservation
+// restarts the locality delay like an allocation.
+func TestLocalReservationResetsDelay(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Root.Children = []QueueConfig{Queue("a", 100)}
+	cfg.NodeLocalityDelay = 1
+	cfg.RackLocalityAdditionalDelay = 10
+	cfg.MaxOffSwitchAssignments = 100
+	h := newHarness(t, cfg, mkNode("n1", 8*gb, 8), mkNode("n2", 8*gb, 8))
+	h.submit("filler", "a", "f")
+	h.ask("filler", 1, 1*gb, 4)
+	require.Len(t, h.beat("n1"), 4)
+	h.submit("app", "a", "u")
+	c := berth.New(6*gb, 1)
+	_, err := h.s.Allocate("app", []Ask{
+		{Priority: 1, ResourceName: "n1", Capability: c, Count: 1},
+		{Priority: 1, ResourceName: "/rack", Capability: c, Count: 1},
+		{Priority: 1, ResourceName: AnyResource, Capability: c, Count: 1},
+	}, nil)
+	require.NoError(t, err)
+	require.Empty(t, h.beat("n1"), "node-local reservation on n1")
+	require.Len(t, h.s.Snapshot().Reservations, 1)
+	// The reservation reset the count: n2 is the first missed opportunity
+	// since, not more than the node-locality-delay of 1.
+	assert.Empty(t, h.beat("n2"), "rack-local must still wait")
+	al := h.beat("n2")
+	require.Len(t, al, 1, "second opportunity: rack-local, giving up the reservation")
+	assert.Equal(t, RackLocal, al[0].Locality)
+	assert.Empty(t, h.s.Snapshot().Reservations)
+	require.NoError(t, h.s.Check())
+}
+
+// A parent whose child was held at its queue limit reports QUEUE_LIMIT
+// with the blocked headroom of its subtree, and its own parent withholds
+// that headroom from later siblings (ParentQueue: a parent child's
+// blocked headroom is its limits' accumulated blocked headroom). Only a
+// leaf's blocking used to count.
+func TestNestedBlockedHeadroom(t *testing.T) {
+	cfg := DefaultConfig()
+	l1 := Queue("l1", 50)
+	l1.MaxCapacity = queue.Percent(25) // 4 GB of 16
+	x := Queue("x", 50)
+	x.Settings.UserLimitFactor = 4
+	cfg.Root.Children = []QueueConfig{Queue("p", 50, l1, Queue("l2", 50)), x}
+	cfg.MaxOffSwitchAssignments = 100
+	h := newHarness(t, cfg, mkNode("n1", 16*gb, 16))
+	h.submit("big", "l1", "u1")
+	h.ask("big", 1, 5*gb, 1) // above l1's 4 GB limit: QUEUE_LIMIT, 4 GB blocked
+	h.submit("xs", "x", "u2")
+	h.ask("xs", 1, 1*gb, 16)
+	al := h.beat("n1")
+	assert.Len(t, al, 12, "x gets the 16 GB less the 4 GB l1 is held at")
+	require.NoError(t, h.s.Check())
 }

@@ -212,8 +212,11 @@ func (s *Scheduler) resolveReservation(q *qnode, appID, resID string) (*qnode, e
 	if resID == "" {
 		return s.byPath[q.path+"."+q.name+queue.DefaultReservationSuffix], nil
 	}
+	// As YARN: a missing queue is an inactive reservation; an existing
+	// queue that is not a child of this plan (a reservation queue of
+	// another plan, or any other queue) does not belong to it.
 	r, err := s.lookupQueue(resID)
-	if err != nil || r.kind != queue.KindReservation {
+	if err != nil {
 		return nil, fieldErr(berth.ErrInvalidState, "reservation-id", resID,
 			"Application %s submitted to a reservation which is not currently active: %s", appID, resID)
 	}

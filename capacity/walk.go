@@ -390,6 +390,11 @@ func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 	if p.unres != nil {
 		s.unreserve(p.unres)
 	}
+	// A first node- or rack-local assignment, allocation or reservation
+	// alike, restarts the key's locality delay (YARN's doAllocation).
+	if p.from == nil && p.loc != OffSwitch && (p.loc == NodeLocal || s.cfg.RackLocalityFullReset) {
+		k.Payload.missed = 0
+	}
 	if p.st == stReserved {
 		if p.from != nil {
 			k.Payload.reRes++
@@ -417,9 +422,6 @@ func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 	a.link(c)
 	n.allocated = n.allocated.Add(capR)
 	k.Allocate(p.loc, n.id, n.rack) // the walk only proposes keys with outstanding asks
-	if p.from == nil && p.loc != OffSwitch && (p.loc == NodeLocal || s.cfg.RackLocalityFullReset) {
-		k.Payload.missed = 0
-	}
 	s.appUsage(a, capR)
 	s.chargeMirror(q, u, capR, false)
 	s.pendFold, s.pendDelta = true, berth.Resource{}

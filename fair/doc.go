@@ -84,6 +84,8 @@
 //     the first submission or the plan follower's first run, so its steady
 //     fair share shows up earlier here. The plan queue's own steady share
 //     (the follower's plan resources) is the same either way.
+//   - A node whose capability would overflow the cluster total (int64)
+//     is refused with berth.ErrCapacityExceeded; YARN's sum wraps negative.
 //   - A node that leaves ends its containers as Lost; an application whose
 //     AM was lost keeps its attempt (restarting it is the host's business).
 //     Recovery of running applications is not modelled.
@@ -94,6 +96,8 @@
 //   - A submission may carry the user's groups (AppSpec.Groups, shared
 //     with the capacity scheduler); YARN always asks its group mapping
 //     service, which Config.Groups stands for.
+//   - [Scheduler.AppsInQueue] lists applications in submission order; YARN
+//     lists each leaf's runnable then waiting applications in its own order.
 //   - Names break ties by byte order; Java compares UTF-16 code units, which
 //     differs only for characters outside the Basic Multilingual Plane.
 //

@@ -3,6 +3,8 @@ package fair
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -58,7 +60,7 @@ func runOps(t *testing.T, seed uint64, steps int) {
 	var live []ContainerID
 	var trace []int
 	for step := range steps {
-		op := rng.IntN(11)
+		op := rng.IntN(13)
 		trace = append(trace, op)
 		switch op {
 		case 10:
@@ -128,6 +130,23 @@ func runOps(t *testing.T, seed uint64, steps int) {
 			if len(live) > 0 {
 				_, _ = s.PreemptContainer(live[rng.IntN(len(live))])
 			}
+		case 11:
+			// the plan follower's edits
+			r := fmt.Sprintf("r%d", rng.IntN(3))
+			switch rng.IntN(4) {
+			case 0:
+				_ = s.AddReservationQueue("plan", r)
+			case 1:
+				_ = s.SetEntitlement("root.plan."+r, Entitlement{Capacity: float32(rng.IntN(5)) / 4, MaxCapacity: 1})
+			case 2:
+				_ = s.RemoveReservationQueue("root.plan." + r)
+			case 3:
+				if _, err := s.SubmitApp(AppSpec{ID: fmt.Sprintf("app%d", step), Queue: "plan", User: "u1", ReservationID: r}); err == nil {
+					apps = append(apps, fmt.Sprintf("app%d", step))
+				}
+			}
+		case 12:
+			checkFollowerView(t, s)
 		}
 		if err := s.Check(); err != nil {
 			t.Fatalf("seed %d step %d: %v (last ops %v)", seed, step, err, trace[max(0, len(trace)-12):])
@@ -158,6 +177,42 @@ func checkShares(t *testing.T, s *Scheduler) {
 		// YARN; otherwise only rounding may overshoot.
 		if sum > max(p.FairShare.Memory, mins)+int64(len(kids)) {
 			t.Fatalf("children of %s get %d > %d", p.Path, sum, p.FairShare.Memory)
+		}
+	}
+}
+
+// checkFollowerView: the plan follower's accessors agree with a snapshot.
+func checkFollowerView(t *testing.T, s *Scheduler) {
+	sn := s.Snapshot()
+	for _, p := range s.PlanQueues() {
+		pr, err := s.PlanResources(p)
+		if err != nil || !pr.Equal(sn.Queue(p).SteadyFairShare) {
+			t.Fatalf("plan %s resources %v (%v), snapshot %v", p, pr, err, sn.Queue(p).SteadyFairShare)
+		}
+		names, err := s.ReservationQueueNames(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			_, res, err := s.ReservationQueueState(p, n)
+			if err != nil || !res.Equal(sn.Queue(n).SteadyFairShare) {
+				t.Fatalf("queue %s resources %v (%v), snapshot %v", n, res, err, sn.Queue(n).SteadyFairShare)
+			}
+		}
+	}
+	for _, q := range sn.Queues {
+		got, err := s.AppsInQueue(q.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, a := range sn.Apps {
+			if a.Queue == q.Path || strings.HasPrefix(a.Queue, q.Path+".") {
+				want = append(want, a.ID)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("apps in %s: %v, snapshot %v", q.Path, got, want)
 		}
 	}
 }

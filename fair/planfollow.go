@@ -58,9 +58,11 @@ func (s *Scheduler) ReservationQueueState(plan, name string) (Entitlement, berth
 	if err != nil {
 		return Entitlement{}, berth.None(), err
 	}
-	q := s.queues[assureRoot(name)]
+	// A short name is looked up under the plan first: "r1" is
+	// root.<plan>.r1 even when a queue root.r1 exists.
+	q := s.queues[p.path+"."+name]
 	if q == nil {
-		q = s.queues[p.path+"."+name]
+		q = s.queues[assureRoot(name)]
 	}
 	if q == nil {
 		return Entitlement{}, berth.None(), notFound("queue", name)

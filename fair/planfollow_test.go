@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -13,10 +14,12 @@ import (
 
 // The follower's accessors: plan resources are the plan queue's steady
 // fair share (weight 8 of 10), a reservation queue's are its own
-// (weight 0.25 against the default queue's 1 at load), apps are listed in
+// (weight 0.25 against the default queue's 1 at load; the short name "r1"
+// is the plan's even though a queue root.r1 exists), apps are listed in
 // submission order below any queue.
 func TestPlanFollowerAccessors(t *testing.T) {
 	h := newHarness(t, DefaultConfig(), allocXML(`<queue name="a"><weight>1</weight></queue>
+<queue name="r1"><weight>0</weight></queue>
 <queue name="plan"><weight>8</weight><reservation/></queue>
 <queuePlacementPolicy><rule name="specified"/><rule name="default" queue="a"/></queuePlacementPolicy>`))
 	h.addNode(102400, 100)
@@ -57,6 +60,7 @@ func TestPlanFollowerAccessors(t *testing.T) {
 		{"a", "r1", berth.ErrInvalidArgument},
 		{"plan", "r9", berth.ErrNotFound},
 		{"plan", "root.a", berth.ErrInvalidArgument},
+		{"plan", "root.r1", berth.ErrInvalidArgument},
 		{"plan", "root.plan", berth.ErrInvalidArgument},
 		{"plan", "", berth.ErrNotFound},
 	}
@@ -196,4 +200,87 @@ func TestAddNodeOverflow(t *testing.T) {
 			require.NoError(t, h.s.Check())
 		})
 	}
+}
+
+// A bare reservation id names the reservation queue with the smallest
+// path when two plans hold one of that name; a full path names exactly.
+func TestReservationQueueByShortName(t *testing.T) {
+	h := newHarness(t, DefaultConfig(), allocXML(`<queue name="p2"><reservation/></queue><queue name="p1"><reservation/></queue>`))
+	h.addNode(8192, 8)
+	require.NoError(t, h.s.AddReservationQueue("p2", "r1"))
+	require.NoError(t, h.s.AddReservationQueue("p1", "r1"))
+	require.NoError(t, h.s.SetEntitlement("r1", Entitlement{Capacity: 0.5, MaxCapacity: 1}))
+	require.NoError(t, h.s.SetEntitlement("root.p2.r1", Entitlement{Capacity: 0.25, MaxCapacity: 1}))
+	for path, want := range map[string]float32{"root.p1.r1": 0.5, "root.p2.r1": 0.25} {
+		e, _, err := h.s.ReservationQueueState(path[:len("root.p1")], path)
+		require.NoError(t, err)
+		assert.Equal(t, want, e.Capacity, path)
+	}
+	assert.ErrorIs(t, h.s.SetEntitlement("r9", Entitlement{}), berth.ErrNotFound)
+	require.NoError(t, h.s.RemoveReservationQueue("r1"))
+	names, err := h.s.ReservationQueueNames("p1")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"root.p1.p1-default"}, names)
+}
+
+// The follower's accessors and edits are safe beside submissions and
+// heartbeats (run with -race).
+func TestPlanFollowerConcurrentUse(t *testing.T) {
+	h := newHarness(t, DefaultConfig(), allocXML(`<queue name="a"/><queue name="plan"><reservation/></queue>`))
+	for range 2 {
+		h.addNode(8192, 8)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	wg.Add(2)
+	go func() { // the follower
+		defer wg.Done()
+		for i := range 40 {
+			r := fmt.Sprintf("r%d", i%4)
+			_ = h.s.AddReservationQueue("plan", r)
+			if err := h.s.SetEntitlement("root.plan."+r, Entitlement{Capacity: 0.2, MaxCapacity: 1}); err != nil {
+				errs <- err
+			}
+			if _, err := h.s.PlanResources("plan"); err != nil {
+				errs <- err
+			}
+			names, err := h.s.ReservationQueueNames("plan")
+			if err != nil {
+				errs <- err
+			}
+			for _, n := range names {
+				if _, _, err := h.s.ReservationQueueState("plan", n); err != nil {
+					errs <- err
+				}
+				if _, err := h.s.AppsInQueue(n); err != nil {
+					errs <- err
+				}
+			}
+		}
+	}()
+	go func() { // applications and nodes
+		defer wg.Done()
+		for i := range 40 {
+			id := fmt.Sprintf("app%d", i)
+			if _, err := h.s.SubmitApp(AppSpec{ID: id, Queue: []string{"plan", "a"}[i%2], User: "u"}); err != nil {
+				errs <- err
+				continue
+			}
+			if _, err := h.s.Allocate(id, []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(512, 1), Count: 1}}, nil); err != nil {
+				errs <- err
+			}
+			if _, err := h.s.Heartbeat(fmt.Sprintf("node%d", 1+i%2), nil); err != nil {
+				errs <- err
+			}
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	apps, err := h.s.AppsInQueue("root")
+	require.NoError(t, err)
+	assert.Len(t, apps, 40)
+	require.NoError(t, h.s.Check())
 }

@@ -98,12 +98,18 @@ func (s *Scheduler) reservationQueue(name string) (*fsQueue, error) {
 	if q := s.queues[assureRoot(name)]; q != nil && q.reservation {
 		return q, nil
 	}
-	for _, path := range sortedKeys(s.queues) {
-		if q := s.queues[path]; q.reservation && q.Name[strings.LastIndex(q.Name, ".")+1:] == name {
-			return q, nil
+	// A bare reservation id: the first matching queue by path, without
+	// sorting every queue.
+	var best *fsQueue
+	for _, q := range s.queues {
+		if q.reservation && shortName(q.path) == name && (best == nil || q.path < best.path) {
+			best = q
 		}
 	}
-	return nil, notFound("reservation-id", name)
+	if best == nil {
+		return nil, notFound("reservation-id", name)
+	}
+	return best, nil
 }
 
 // SetEntitlement sets a reservation queue's weight to e.Capacity (in

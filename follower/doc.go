@@ -97,6 +97,11 @@
 //   - Ties are deterministic: reservations are taken in (start, id) order
 //     before YARN's stable sort by growth, expired queues in name order
 //     (YARN iterates hash sets).
+//   - Plan resources without vcores (a fair-policy plan queue's steady
+//     fair share is memory only) still size reservations when the plan's
+//     calculator divides by memory alone (berth.MemoryCalculator, the fair
+//     scheduler's). YARN requires memory and vcores and gives every
+//     reservation 0 there; with DRF Berth keeps that 0.
 //   - [AlignUp] rounds negative times up correctly (YARN's formula maps −3
 //     with step 5 to 5) and saturates near berth.MaxTime.
 //   - Errors are returned (joined) as well as logged.

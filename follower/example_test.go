@@ -8,6 +8,7 @@ import (
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
+	"github.com/berthsched/berth/fair"
 	"github.com/berthsched/berth/follower"
 	"github.com/berthsched/berth/plan"
 )
@@ -176,4 +177,89 @@ func ExampleFollower_capacity() {
 	//   reservation_1_0001  0.25 <memory:20480, vCores:20>
 	// t=3000
 	//   dedicated-default   1.00 <memory:81920, vCores:80>
+}
+
+// stepFairPlanFollower is stepPlanFollower with the fair scheduler: the
+// plan queue "root.dedicated" has weight 4 of 5 (80 of 100 containers as
+// its steady fair share), reservation queues are full paths and an
+// entitlement is a queue's weight.
+func stepFairPlanFollower(w io.Writer) error {
+	af, err := fair.ParseAllocationFile([]byte(`<allocations>
+  <queue name="default"><weight>1</weight></queue>
+  <queue name="dedicated"><weight>4</weight><reservation/></queue>
+</allocations>`), fair.ParseOptions{})
+	if err != nil {
+		return err
+	}
+	clock := berth.NewManualClock(0)
+	fs, err := fair.New(fair.DefaultConfig(), af, clock)
+	if err != nil {
+		return err
+	}
+	if err := fs.AddNode(fair.NodeSpec{ID: "n1", Capability: berth.New(100*1024, 100)}); err != nil {
+		return err
+	}
+	// FairReservationSystem sizes the plan by the queue's steady fair share.
+	planRes, err := fs.PlanResources("root.dedicated")
+	if err != nil {
+		return err
+	}
+	p, err := plan.New(plan.DefaultConfig("root.dedicated", planRes, clock))
+	if err != nil {
+		return err
+	}
+	for i, iv := range []berth.Interval{{Start: 0, End: 3000}, {Start: 1000, End: 2000}} {
+		n := int64(20 * (i + 1)) // r1: 20 containers on [0s, 3s), r2: 40 on [1s, 2s)
+		a, err := plan.NewAllocation(plan.ReservationID{ClusterTimestamp: 1, Sequence: int64(i + 1)}, "alice",
+			plan.Definition{Arrival: iv.Start, Deadline: iv.End}, iv, []plan.IntervalResource{{Interval: iv, Resource: berth.New(1024*n, n)}})
+		if err == nil {
+			err = p.AddReservation(a)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	f, err := follower.New(follower.Config{Scheduler: fs, Flavor: follower.FairFlavor, Plans: follower.Plans{p}})
+	if err != nil {
+		return err
+	}
+	for _, now := range []berth.Time{0, 1000, 3000} {
+		if _, err := f.Run(now); err != nil {
+			return err
+		}
+		names, err := fs.ReservationQueueNames("root.dedicated")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "t=%d\n", now)
+		for _, q := range names {
+			e, res, err := fs.ReservationQueueState("root.dedicated", q)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "  %-34s %.2f %v\n", q, e.Capacity, res)
+		}
+	}
+	return nil
+}
+
+// The fair scheduler plugs into the follower directly too, with the fair
+// flavor: entitlements become weights, so each reservation queue's steady
+// fair share is its share of the plan queue's (memory only under the fair
+// policy; YARN would give these reservations nothing, see the package's
+// differences).
+func ExampleFollower_fair() {
+	if err := stepFairPlanFollower(os.Stdout); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// t=0
+	//   root.dedicated.dedicated-default   0.75 <memory:61440, vCores:0>
+	//   root.dedicated.reservation_1_0001  0.25 <memory:20480, vCores:0>
+	// t=1000
+	//   root.dedicated.dedicated-default   0.25 <memory:20480, vCores:0>
+	//   root.dedicated.reservation_1_0001  0.25 <memory:20480, vCores:0>
+	//   root.dedicated.reservation_1_0002  0.50 <memory:40960, vCores:0>
+	// t=3000
+	//   root.dedicated.dedicated-default   1.00 <memory:81920, vCores:0>
 }

@@ -390,7 +390,10 @@ func (f *Follower) sync(p *plan.Plan, rawNow berth.Time, replan bool) (Result, e
 		it := &items[i]
 		want := it.a.ResourcesAt(now)
 		var target float32
-		if planRes.Memory > 0 && planRes.VCores > 0 {
+		// YARN needs memory and vcores in the plan resources; Berth lets
+		// a calculator that divides by memory alone do without vcores (a
+		// fair-policy plan queue's steady share has none).
+		if planRes.Memory > 0 && (planRes.VCores > 0 || !calc.IsInvalidDivisor(planRes)) {
 			if resize {
 				want = planRes.Mul(float64(calc.Ratio(want, reserved)))
 			}

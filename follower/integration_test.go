@@ -7,6 +7,7 @@ import (
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
 	"github.com/berthsched/berth/fair"
+	"github.com/berthsched/berth/plan"
 	"github.com/berthsched/berth/queue"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -252,6 +253,58 @@ func TestExpiryFairEndsContainers(t *testing.T) {
 				require.NoError(t, err)
 				assert.Empty(t, apps)
 			}
+			require.NoError(t, s.Check())
+		})
+	}
+}
+
+// A fair-policy plan queue's steady fair share has no vcores (the fair
+// policy computes memory only). YARN's follower then gives every
+// reservation 0; Berth divides by memory alone when the plan's calculator
+// does (berth.MemoryCalculator, FS's), and keeps YARN's 0 for DRF, which
+// cannot divide by a zero component.
+func TestFairPolicyPlanWithoutVCores(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		calc berth.Calculator
+		want float32
+	}{
+		{"memory calculator", berth.MemoryCalculator{}, 0.25},
+		{"dominant calculator", berth.DominantCalculator{}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			af, err := fair.ParseAllocationFile([]byte(`<allocations>
+  <queue name="default"><weight>1</weight></queue>
+  <queue name="dedicated"><weight>4</weight><reservation/></queue>
+</allocations>`), fair.ParseOptions{})
+			require.NoError(t, err)
+			clock := berth.NewManualClock(0)
+			s, err := fair.New(fair.DefaultConfig(), af, clock)
+			require.NoError(t, err)
+			require.NoError(t, s.AddNode(fair.NodeSpec{ID: "n1", Capability: berth.New(100*1024, 100)}))
+			pr, err := s.PlanResources("root.dedicated")
+			require.NoError(t, err)
+			require.Equal(t, berth.New(80*1024, 0), pr, "memory only")
+
+			cfg := plan.DefaultConfig("root.dedicated", pr, clock)
+			cfg.Calculator = c.calc
+			p, err := plan.New(cfg)
+			require.NoError(t, err)
+			iv := berth.Interval{Start: 0, End: 3000}
+			a, err := plan.NewAllocation(rid(1), "alice", plan.Definition{Arrival: 0, Deadline: 3000}, iv,
+				[]plan.IntervalResource{{Interval: iv, Resource: berth.New(20*1024, 20)}})
+			require.NoError(t, err)
+			require.NoError(t, p.AddReservation(a))
+
+			f := mustFollower(t, s, FairFlavor, p)
+			_, err = f.Run(0)
+			require.NoError(t, err)
+			e, _, err := s.ReservationQueueState("root.dedicated", "root.dedicated."+rid(1).String())
+			require.NoError(t, err)
+			assert.Equal(t, c.want, e.Capacity)
+			def, _, err := s.ReservationQueueState("root.dedicated", "root.dedicated.dedicated-default")
+			require.NoError(t, err)
+			assert.Equal(t, 1-c.want, def.Capacity)
 			require.NoError(t, s.Check())
 		})
 	}

@@ -161,3 +161,37 @@ func BenchmarkW1Remove(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkW1StepsHour iterates with StepsIn over W1's one-hour windows
+// (phase C's), the way the plan walks its load; steps/op is the mean count.
+func BenchmarkW1StepsHour(b *testing.B) {
+	d := w1Generate()
+	s := w1Added(b, d)
+	b.ReportAllocs()
+	b.ResetTimer()
+	n, sum := 0, int64(0)
+	for i := 0; i < b.N; i++ {
+		for st := range s.StepsIn(d.ranges[i%w1Ranges]) {
+			sum += st.Value.VCores
+			n++
+		}
+	}
+	b.ReportMetric(float64(n)/float64(b.N), "steps/op")
+	_ = sum
+}
+
+// BenchmarkW1AppendStepsHour is BenchmarkW1StepsHour with AppendSteps into a
+// reused buffer: no allocation.
+func BenchmarkW1AppendStepsHour(b *testing.B) {
+	d := w1Generate()
+	s := w1Added(b, d)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var buf []Step
+	n := 0
+	for i := 0; i < b.N; i++ {
+		buf = s.AppendSteps(buf[:0], d.ranges[i%w1Ranges])
+		n += len(buf)
+	}
+	b.ReportMetric(float64(n)/float64(b.N), "steps/op")
+}

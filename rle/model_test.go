@@ -78,6 +78,62 @@ func checkAgainst(t *testing.T, m *model, s *Series, what string) {
 	require.Equal(t, !m.undefRight, def, "%s: definedness far right", what)
 	require.True(t, s.At(modelLo-100).IsZero(), what)
 	require.True(t, s.At(modelHi+100).IsZero(), what)
+	checkSteps(t, m, s, berth.Interval{Start: modelLo, End: modelHi}, what)
+	checkSteps(t, m, s, berth.Interval{Start: 37, End: 411}, what)
+}
+
+// checkSteps compares StepsIn and AppendSteps over w with the model: ordered,
+// disjoint steps inside w covering exactly its defined cells with their
+// values; AppendSteps appends the same steps; StepsIn stops when asked.
+func checkSteps(t *testing.T, m *model, s *Series, w berth.Interval, what string) {
+	t.Helper()
+	var steps []Step
+	for st := range s.StepsIn(w) {
+		steps = append(steps, st)
+	}
+	covered := int64(0)
+	last := w.Start
+	for i, st := range steps {
+		// plain comparisons: this runs after every operation of the
+		// property and fuzz tests
+		if !st.Interval.Valid() || st.Interval.Start < last || st.Interval.End > w.End {
+			require.Failf(t, "bad step", "%s: step %d %v after %d in %v", what, i, st, last, w)
+		}
+		last = st.Interval.End
+		covered += st.Interval.Len()
+		for tm := st.Interval.Start; tm < st.Interval.End; tm++ {
+			c := m.at(tm)
+			if c.undef || c.mem != st.Value.Memory || c.vc != st.Value.VCores {
+				require.Failf(t, "steps mismatch", "%s: step %v at %d, model %+v", what, st, tm, c)
+			}
+		}
+	}
+	def := int64(0)
+	for tm := w.Start; tm < w.End; tm++ {
+		if !m.at(tm).undef {
+			def++
+		}
+	}
+	require.Equal(t, def, covered, "%s: steps cover the defined cells", what)
+	head := []Step{{Interval: berth.Interval{Start: -1, End: 0}}}
+	got := s.AppendSteps(head, w)
+	require.Len(t, got, 1+len(steps), "%s: AppendSteps", what)
+	require.Equal(t, head[0].Interval, got[0].Interval, "%s: AppendSteps keeps dst", what)
+	for i, st := range steps {
+		if g := got[1+i]; g.Interval != st.Interval || !g.Value.Equal(st.Value) {
+			require.Failf(t, "AppendSteps mismatch", "%s: step %d got %v want %v", what, i, g, st)
+		}
+	}
+	if len(steps) > 1 {
+		n := 0
+		for range s.StepsIn(w) {
+			n++
+			break
+		}
+		if n != 1 {
+			require.Failf(t, "StepsIn did not stop", "%s: %d steps after break", what, n)
+		}
+	}
 }
 
 // checkInvariants verifies the canonical form and the block bookkeeping.

@@ -338,24 +338,7 @@ func (s *Series) Steps() iter.Seq[Step] {
 // to iv, zero pieces included: together they cover every point of iv where
 // the series is defined. An empty or inverted iv yields nothing.
 func (s *Series) StepsIn(iv berth.Interval) iter.Seq[Step] {
-	return func(yield func(Step) bool) {
-		var prev Breakpoint
-		has := false
-		stopped := false
-		s.scan(iv.Start, iv.End, nil, func(p Breakpoint) bool {
-			if has && !prev.Undefined {
-				if !yield(Step{Interval: berth.Interval{Start: prev.Time, End: p.Time}, Value: prev.Value}) {
-					stopped = true
-					return false
-				}
-			}
-			prev, has = p, true
-			return true
-		})
-		if !stopped && has && !prev.Undefined {
-			yield(Step{Interval: berth.Interval{Start: prev.Time, End: iv.End}, Value: prev.Value})
-		}
-	}
+	return func(yield func(Step) bool) { s.eachStep(iv, yield) }
 }
 
 // Min returns the componentwise minimum of the defined values over the

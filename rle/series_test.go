@@ -341,3 +341,25 @@ func TestUnrollNearMinTime(t *testing.T) {
 	}
 	checkInvariants(t, u)
 }
+
+func TestUpperLower(t *testing.T) {
+	for n := range 12 {
+		ts := make([]berth.Time, n)
+		for i := range ts {
+			ts[i] = berth.Time(2 * i)
+		}
+		for q := berth.Time(-2); q <= berth.Time(2*n+1); q++ {
+			wantU, wantL := 0, 0
+			for _, x := range ts {
+				if x <= q {
+					wantU++
+				}
+				if x < q {
+					wantL++
+				}
+			}
+			assert.Equal(t, wantU, upper(ts, q), "upper n=%d q=%d", n, q)
+			assert.Equal(t, wantL, lower(ts, q), "lower n=%d q=%d", n, q)
+		}
+	}
+}

@@ -123,15 +123,6 @@ func (b *block) hiR() berth.Resource {
 	return berth.Resource{Memory: b.hi.m + b.lazy.m, VCores: b.hi.v + b.lazy.v}
 }
 
-// bounds widens lo and hi over vs.
-func bounds(vs []mv, lo, hi mv) (mv, mv) {
-	for _, v := range vs {
-		lo.m, lo.v = min(lo.m, v.m), min(lo.v, v.v)
-		hi.m, hi.v = max(hi.m, v.m), max(hi.v, v.v)
-	}
-	return lo, hi
-}
-
 // recompute rebuilds lo and hi.
 func (b *block) recompute() {
 	lo := mv{math.MaxInt64, math.MaxInt64}
@@ -257,6 +248,30 @@ func (b *block) insertAt(i int, p Breakpoint) {
 	}
 }
 
+// insertDup inserts at index i+1 a breakpoint at time t repeating breakpoint
+// i (the caller keeps the times ordered). The bounds do not change.
+func (b *block) insertDup(i int, t berth.Time) {
+	b.ts = append(b.ts, 0)
+	copy(b.ts[i+2:], b.ts[i+1:])
+	b.ts[i+1] = t
+	b.vs = append(b.vs, mv{})
+	copy(b.vs[i+2:], b.vs[i+1:])
+	b.vs[i+1] = b.vs[i]
+	if b.xs != nil {
+		b.xs = append(b.xs, berth.Resource{})
+		copy(b.xs[i+2:], b.xs[i+1:])
+		b.xs[i+1] = b.xs[i]
+	}
+	if b.un != nil {
+		b.un = append(b.un, false)
+		copy(b.un[i+2:], b.un[i+1:])
+		b.un[i+1] = b.un[i]
+		if b.un[i] {
+			b.nUn++
+		}
+	}
+}
+
 // setAt replaces the value of breakpoint i.
 func (b *block) setAt(i int, p Breakpoint) {
 	was := b.defined(i)
@@ -314,19 +329,7 @@ func (b *block) addTo(i, j int, r berth.Resource) bool {
 	touched := false
 	d := mvOf(r)
 	if b.un == nil && !r.HasExtras() {
-		// add to [i, j), rebuilding the bounds on the way
-		lo := mv{math.MaxInt64, math.MaxInt64}
-		hi := mv{math.MinInt64, math.MinInt64}
-		lo, hi = bounds(b.vs[:i], lo, hi)
-		mid := b.vs[i:j]
-		for k := range mid {
-			v := &mid[k]
-			v.m += d.m
-			v.v += d.v
-			lo.m, lo.v = min(lo.m, v.m), min(lo.v, v.v)
-			hi.m, hi.v = max(hi.m, v.m), max(hi.v, v.v)
-		}
-		b.lo, b.hi = bounds(b.vs[j:], lo, hi)
+		b.addToPlain(i, j, d)
 		return false
 	}
 	if r.HasExtras() {
@@ -353,32 +356,125 @@ func (b *block) addTo(i, j int, r berth.Resource) bool {
 	return touched
 }
 
-// upper returns the number of times in ts that are ≤ t.
-func upper(ts []berth.Time, t berth.Time) int {
-	lo, hi := 0, len(ts)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if ts[m] <= t {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+// addToPlain adds d to vs[i:j] of a block with every breakpoint defined
+// and keeps the bounds exact without reading outside [i, j) when it can: a
+// component moving up keeps its low bound if it lies outside the range (and
+// the reverse); otherwise it rebuilds them.
+func (b *block) addToPlain(i, j int, d mv) {
+	mid := b.vs[i:j]
+	plo := mv{math.MaxInt64, math.MaxInt64}
+	phi := mv{math.MinInt64, math.MinInt64}
+	for k := range mid {
+		v := &mid[k]
+		plo.m, plo.v = min(plo.m, v.m), min(plo.v, v.v)
+		phi.m, phi.v = max(phi.m, v.m), max(phi.v, v.v)
+		v.m += d.m
+		v.v += d.v
 	}
-	return lo
+	b.rebound(i, j, plo, phi, d)
 }
 
-// lower returns the number of times in ts that are < t.
-func lower(ts []berth.Time, t berth.Time) int {
-	lo, hi := 0, len(ts)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if ts[m] < t {
-			lo = m + 1
-		} else {
-			hi = m
+// subPlain is addToPlain of -d after checking that d fits in every value of
+// [i, j) in the same pass: on the first value that is short it puts back
+// what it took and returns that index (the block is unchanged); otherwise
+// it returns -1.
+func (b *block) subPlain(i, j int, d mv) int {
+	mid := b.vs[i:j]
+	needM, needV := d.m-b.lazy.m, d.v-b.lazy.v
+	plo := mv{math.MaxInt64, math.MaxInt64}
+	phi := mv{math.MinInt64, math.MinInt64}
+	for k := range mid {
+		v := &mid[k]
+		if v.m < needM || v.v < needV {
+			for u := range mid[:k] {
+				mid[u].m += d.m
+				mid[u].v += d.v
+			}
+			return i + k
 		}
+		plo.m, plo.v = min(plo.m, v.m), min(plo.v, v.v)
+		phi.m, phi.v = max(phi.m, v.m), max(phi.v, v.v)
+		v.m -= d.m
+		v.v -= d.v
 	}
-	return lo
+	b.rebound(i, j, plo, phi, mv{-d.m, -d.v})
+	return -1
+}
+
+// rebound restores the bounds after d was added to [i, j), whose bounds
+// before the change were plo and phi.
+func (b *block) rebound(i, j int, plo, phi, d mv) {
+	if i == 0 && j == len(b.vs) {
+		b.lo = mv{plo.m + d.m, plo.v + d.v}
+		b.hi = mv{phi.m + d.m, phi.v + d.v}
+		return
+	}
+	lo, hi := b.lo, b.hi
+	ok := true
+	switch {
+	case d.m > 0:
+		hi.m = max(hi.m, phi.m+d.m)
+		ok = plo.m > lo.m
+	case d.m < 0:
+		lo.m = min(lo.m, plo.m+d.m)
+		ok = phi.m < hi.m
+	}
+	switch {
+	case d.v > 0:
+		hi.v = max(hi.v, phi.v+d.v)
+		ok = ok && plo.v > lo.v
+	case d.v < 0:
+		lo.v = min(lo.v, plo.v+d.v)
+		ok = ok && phi.v < hi.v
+	}
+	if !ok {
+		b.recompute()
+		return
+	}
+	b.lo, b.hi = lo, hi
+}
+
+// upper returns the number of times in ts that are ≤ t. The search is
+// branch-free (the halving compiles to a conditional move): block times are
+// random probes, so a branchy search mispredicts about half its steps.
+func upper(ts []berth.Time, t berth.Time) int {
+	n := len(ts)
+	if n == 0 {
+		return 0
+	}
+	base := 0
+	for n > 1 {
+		half := n >> 1
+		if ts[base+half] <= t {
+			base += half
+		}
+		n -= half
+	}
+	if ts[base] <= t {
+		base++
+	}
+	return base
+}
+
+// lower returns the number of times in ts that are < t (branch-free, as
+// upper).
+func lower(ts []berth.Time, t berth.Time) int {
+	n := len(ts)
+	if n == 0 {
+		return 0
+	}
+	base := 0
+	for n > 1 {
+		half := n >> 1
+		if ts[base+half] < t {
+			base += half
+		}
+		n -= half
+	}
+	if ts[base] < t {
+		base++
+	}
+	return base
 }
 
 // ---- tree-level helpers on Series ----
@@ -833,11 +929,9 @@ func (s *Series) ensureIn(items []item, t berth.Time) (had bool, x, i int, valid
 	if len(b.ts) >= s.maxB() {
 		return s.ensureBreak(t), -1, -1, false
 	}
-	p := b.at(i)
-	p.Time = t
 	b = s.writable(items[x])
 	items[x].b = b
-	b.insertAt(i+1, p)
+	b.insertDup(i, t)
 	s.n++
 	return false, x, i + 1, true
 }
@@ -850,6 +944,17 @@ func (s *Series) fixIn(items []item, x, i int, t berth.Time) {
 		return
 	}
 	b := items[x].b
+	if i > 0 && b.un == nil && b.plain() {
+		// same block, memory and vcores only: compare the stored values
+		if b.vs[i] == b.vs[i-1] {
+			next := -1
+			if x+1 < len(items) {
+				next = len(items[x+1].b.ts)
+			}
+			s.delAtHint(items[x], i, next)
+		}
+		return
+	}
 	var prev Breakpoint
 	switch {
 	case i > 0:
@@ -911,6 +1016,16 @@ func (s *Series) removeRange(items []item, from, to berth.Time, r berth.Resource
 			j = lower(it.b.ts, to)
 		}
 		if i >= j {
+			continue
+		}
+		if !x && it.b.un == nil && it.b.plain() {
+			// check and subtract in one pass
+			b := s.writable(it)
+			items[k].b = b
+			if at := b.subPlain(i, j, d); at >= 0 {
+				s.addRange(items[:k], from, to, r) // undo
+				return b.at(at), true
+			}
 			continue
 		}
 		if p, short := shortAt(it.b, i, j, r); short {

@@ -1,0 +1,85 @@
+package rle
+
+import "github.com/berthsched/berth"
+
+// AppendSteps appends to dst the steps [Series.StepsIn] yields for iv, in
+// the same order, and returns the extended slice. It is the allocation-free
+// form for hot loops: with a dst of enough capacity it allocates nothing,
+// and each step costs a few loads (no iterator or closure per step).
+func (s *Series) AppendSteps(dst []Step, iv berth.Interval) []Step {
+	s.eachStep(iv, func(st Step) bool {
+		dst = append(dst, st)
+		return true
+	})
+	return dst
+}
+
+// eachStep calls f with every step of StepsIn(iv), in order, until f
+// returns false. It walks the blocks directly: the value in force at
+// iv.Start, then every breakpoint inside iv, each closing the step before.
+func (s *Series) eachStep(iv berth.Interval, f func(Step) bool) {
+	from, to := iv.Start, iv.End
+	if from >= to {
+		return
+	}
+	start, ok := s.startItem(from)
+	// cur is the step being built: it starts at from with the default zero
+	// when no breakpoint precedes from.
+	cur := Step{Interval: berth.Interval{Start: from}}
+	has := !ok || start.first > from
+	def := true
+	stopped := false
+	if ok {
+		s.tree.AscendGreaterOrEqual(start, func(it item) bool {
+			if it.first >= to {
+				return false
+			}
+			b := it.b
+			ts := b.ts
+			i, j := 0, len(ts)
+			if it.first < from {
+				i = upper(ts, from) - 1 // the breakpoint in force at from
+			}
+			if ts[j-1] >= to {
+				j = lower(ts, to)
+			}
+			if b.un == nil && b.plain() {
+				vs := b.vs[:len(ts)]
+				lm, lv := b.lazy.m, b.lazy.v
+				for k := i; k < j; k++ {
+					t := max(ts[k], from)
+					if has && def {
+						cur.Interval.End = t
+						if !f(cur) {
+							stopped = true
+							return false
+						}
+					}
+					cur = Step{Interval: berth.Interval{Start: t}, Value: berth.Resource{Memory: vs[k].m + lm, VCores: vs[k].v + lv}}
+					has, def = true, true
+				}
+				return true
+			}
+			for k := i; k < j; k++ {
+				t := max(ts[k], from)
+				if has && def {
+					cur.Interval.End = t
+					if !f(cur) {
+						stopped = true
+						return false
+					}
+				}
+				has, def = true, b.defined(k)
+				cur = Step{Interval: berth.Interval{Start: t}}
+				if def {
+					cur.Value = b.value(k)
+				}
+			}
+			return true
+		})
+	}
+	if !stopped && has && def {
+		cur.Interval.End = to
+		f(cur)
+	}
+}
