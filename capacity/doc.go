@@ -98,6 +98,10 @@
 //   - Unknown or foreign container ids in a heartbeat's completed list are
 //     ignored (the application may have released them first); releasing an
 //     unknown container through Allocate is an error.
+//   - Besides the four limits YARN re-applies from the plan queue (user
+//     limit, user-limit-factor, maximum applications per queue and per
+//     user, re-read after a reconfiguration), a reservation queue uses its
+//     plan queue's other settings (ordering, AM percent, user weights).
 //   - Entitlements with a maximum below the capacity are refused (package
 //     queue's rule; YARN accepts them).
 //   - In XML, maximum-capacity -1 means unset (100%); a duplicate child

@@ -250,10 +250,10 @@ func TestReservationQueues(t *testing.T) {
 	assert.ErrorIs(t, s.RemoveReservationQueue("reservation_1"), berth.ErrInvalidState)
 	_, err = s.FinishApp("r1")
 	require.NoError(t, err)
-	assert.Error(t, s.RemoveReservationQueue("reservation_1"), "capacity still 0.4")
+	assert.ErrorIs(t, s.RemoveReservationQueue("reservation_1"), berth.ErrInvalidState, "capacity still 0.4")
 	require.NoError(t, s.SetEntitlement("reservation_1", Entitlement{Capacity: 0, MaxCapacity: 1}))
 	require.NoError(t, s.RemoveReservationQueue("reservation_1"))
-	assert.Error(t, s.RemoveReservationQueue("plan-default"))
+	assert.ErrorIs(t, s.RemoveReservationQueue("plan-default"), berth.ErrInvalidState, "the default queue stays")
 	_, err = s.SubmitApp(AppSpec{ID: "r3", Queue: "plan", User: "u", ReservationID: "reservation_1"})
 	assert.ErrorIs(t, err, berth.ErrInvalidState, "expired reservation")
 

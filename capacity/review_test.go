@@ -230,3 +230,56 @@ func TestNestedBlockedHeadroom(t *testing.T) {
 	assert.Len(t, al, 12, "x gets the 16 GB less the 4 GB l1 is held at")
 	require.NoError(t, h.s.Check())
 }
+
+// A reconfigured plan queue re-applies its user limit, user-limit-factor
+// and application limits to its reservation queues (YARN's PlanQueue
+// reinitialize); they used to keep the values copied when created.
+func TestPlanReconfigureReappliesLimits(t *testing.T) {
+	build := func(ulf, ulPct float64, maxApps int) Config {
+		cfg := DefaultConfig()
+		plan := Queue("plan", 50)
+		plan.Reservable = true
+		plan.Settings.UserLimitFactor, plan.Settings.MinUserLimitPercent = ulf, ulPct
+		plan.Settings.MaxApplications = maxApps
+		cfg.Root.Children = []QueueConfig{plan, Queue("other", 50)}
+		return cfg
+	}
+	h := newHarness(t, build(1, 100, -1), mkNode("n1", 16*gb, 16))
+	require.NoError(t, h.s.AddReservationQueue("plan", "reservation_1"))
+	_, err := h.s.Reconfigure(build(2, 50, 100))
+	require.NoError(t, err)
+	for _, p := range []string{"root.plan.plan-default", "root.plan.reservation_1"} {
+		lf := h.s.byPath[p].leaf
+		assert.Equal(t, 2.0, lf.ulf, p)
+		assert.Equal(t, 50.0, lf.ulPct, p)
+		assert.Equal(t, 100, lf.maxApps, p)
+		assert.Equal(t, 100, lf.maxAppsPerUser, p, "100 × 50% × 2")
+	}
+}
+
+// YARN resets a key's re-reservation count on every new reservation and
+// every unreservation (FiCaSchedulerApp.reserve / internalUnreserve); the
+// count feeds the starvation bonus that lets a key reserve more nodes
+// than it still needs. A stale count let it reserve a third node here.
+func TestReReservationCountResets(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Root.Children = []QueueConfig{Queue("a", 100)}
+	cfg.MaxOffSwitchAssignments = 100
+	h := newHarness(t, cfg, mkNode("n1", 8*gb, 8), mkNode("n2", 8*gb, 8), mkNode("n3", 8*gb, 8), mkNode("big", 64*gb, 64))
+	h.submit("filler", "a", "f")
+	for _, n := range []string{"n1", "n2", "n3"} {
+		h.ask("filler", 1, 1*gb, 4)
+		require.Len(t, h.beat(n), 4)
+	}
+	h.submit("app", "a", "u")
+	h.ask("app", 1, 6*gb, 2)
+	require.Empty(t, h.beat("n1"))
+	for i := 0; i < 10; i++ {
+		require.Empty(t, h.beat("n1"), "re-reservation")
+	}
+	require.Empty(t, h.beat("n2"), "the starvation bonus allows a second reservation")
+	require.Len(t, h.s.Snapshot().Reservations, 2)
+	require.Empty(t, h.beat("n3"))
+	assert.Len(t, h.s.Snapshot().Reservations, 2, "two reservations for two containers: no bonus left")
+	require.NoError(t, h.s.Check())
+}

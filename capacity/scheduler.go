@@ -543,9 +543,8 @@ func (s *Scheduler) unreserve(r *reservation) {
 		a.resv = slices.Delete(a.resv, i, i+1)
 	}
 	ks := &r.key.Payload
-	if ks.nRes--; ks.nRes == 0 {
-		ks.reRes = 0
-	}
+	ks.nRes--
+	ks.reRes = 0 // YARN resets it on every unreservation
 	a.reserved = a.reserved.Sub(r.res)
 	s.charge(a.q, a.u, r.res.Neg(), true)
 }

@@ -148,8 +148,11 @@ func (s *Scheduler) applyCapacities(q *qnode) {
 		}
 		if q.kind == queue.KindReservation {
 			// Reservation queues inherit the plan's limits, computed with
-			// YARN's constant 10000 rather than the system limit.
+			// YARN's constant 10000 rather than the system limit; they are
+			// read from the plan each time, so that a reconfigured plan
+			// re-applies them as YARN's reinitialize does.
 			p := q.parent
+			lf.ulf, lf.ulPct = p.set().UserLimitFactor, p.set().MinUserLimitPercent
 			lf.maxApps = p.set().MaxApplications
 			if lf.maxApps < 0 {
 				lf.maxApps = appsShare(10000, p.absCap)

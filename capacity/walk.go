@@ -146,10 +146,15 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 	}
 	lim := limits{limit: limit}
 	if !s.canAssignToQueue(q, &lim, q.reserved) {
-		return proposal{st: stQueueSkipped}
+		return proposal{}
 	}
 	sortChildren(q)
 	net := limit // YARN's net limit: the limit less the headroom of queue-limited children
+	// A child held at its queue limit blocks its headroom (a leaf) or the
+	// headroom its own children blocked (a parent); this parent then
+	// reports QUEUE_LIMIT with the sum, for its own parent to withhold.
+	var blocked berth.Resource
+	limited := false
 	for _, c := range q.order {
 		if c.pending.IsZero() {
 			continue
@@ -164,9 +169,15 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 		if p.st.assigned() {
 			return p
 		}
-		if p.st == stQueueSkipped && c.leaf != nil {
-			net = net.Sub(berth.Max(s.rc, s.cluster, p.blocked, berth.Resource{}))
+		if p.st == stQueueSkipped {
+			b := berth.Max(s.rc, s.cluster, p.blocked, berth.Resource{})
+			net = net.Sub(b)
+			blocked = blocked.Add(b)
+			limited = true
 		}
+	}
+	if limited {
+		return proposal{st: stQueueSkipped, blocked: blocked}
 	}
 	return proposal{}
 }
@@ -405,6 +416,7 @@ func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 		s.resvByID[r.id] = r
 		a.resv = append(a.resv, r)
 		k.Payload.nRes++
+		k.Payload.reRes = 0 // YARN resets it on a new reservation
 		a.reserved = a.reserved.Add(r.res)
 		s.charge(q, u, r.res, true)
 		return Allocation{}, false

@@ -51,10 +51,7 @@ func loadSteps(dst []rle.Step, total *rle.Series, patterns map[berth.Duration]*r
 	if len(patterns) == 0 {
 		// The series is canonical and defined everywhere: its steps inside
 		// window are the answer, in order.
-		for st := range total.StepsIn(window) {
-			dst = append(dst, st)
-		}
-		return dst, nil
+		return total.AppendSteps(dst, window), nil
 	}
 	type event struct {
 		t   berth.Time

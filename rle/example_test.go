@@ -65,3 +65,19 @@ func ExampleMerge() {
 	// Output:
 	// {MIN: null, 10: <memory:5, vCores:5>, 15: <memory:3, vCores:3>, 30: <memory:0, vCores:0>, 40: null}
 }
+
+// A hot loop reuses one buffer for the steps of each window it examines:
+// AppendSteps then allocates nothing.
+func ExampleSeries_AppendSteps() {
+	used := rle.New()
+	_ = used.Add(berth.Interval{Start: 100, End: 200}, berth.New(4096, 4))
+	_ = used.Add(berth.Interval{Start: 150, End: 300}, berth.New(2048, 2))
+	var buf []rle.Step
+	for _, w := range []berth.Interval{{Start: 50, End: 160}, {Start: 250, End: 400}} {
+		buf = used.AppendSteps(buf[:0], w)
+		fmt.Println(buf)
+	}
+	// Output:
+	// [{[50, 100) <memory:0, vCores:0>} {[100, 150) <memory:4096, vCores:4>} {[150, 160) <memory:6144, vCores:6>}]
+	// [{[250, 300) <memory:2048, vCores:2>} {[300, 400) <memory:0, vCores:0>}]
+}
