@@ -283,3 +283,32 @@ func TestReReservationCountResets(t *testing.T) {
 	assert.Len(t, h.s.Snapshot().Reservations, 2, "two reservations for two containers: no bonus left")
 	require.NoError(t, h.s.Check())
 }
+
+// A reservation whose ask grew since (same priority, new capability) is
+// given up rather than served: serving skips the queue limits, which the
+// reservation only covered for the old size (found by FuzzScheduler: the
+// root ended 1 GB over the cluster). YARN allocates the new size.
+func TestReservationOfResizedAskIsDropped(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Root.Children = []QueueConfig{Queue("a", 100)}
+	cfg.MaxOffSwitchAssignments = 100
+	h := newHarness(t, cfg, mkNode("n1", 4*gb, 4), mkNode("n2", 4*gb, 4))
+	h.submit("filler", "a", "f")
+	h.ask("filler", 1, 2*gb, 1)
+	require.Len(t, h.beat("n1"), 1)
+	h.ask("filler", 1, 2*gb, 1)
+	require.Len(t, h.beat("n2"), 1)
+	h.submit("app", "a", "u")
+	h.ask("app", 1, 3*gb, 1)
+	require.Empty(t, h.beat("n1"))
+	require.Len(t, h.s.Snapshot().Reservations, 1, "3 GB reserved on n1: the cluster's 8 GB are in use with it")
+	h.ask("app", 1, 4*gb, 1)
+	_, err := h.s.FinishApp("filler")
+	require.NoError(t, err)
+	assert.Empty(t, h.beat("n1"), "the 3 GB reservation does not cover a 4 GB container")
+	assert.Empty(t, h.s.Snapshot().Reservations)
+	al := h.beat("n1")
+	require.Len(t, al, 1, "allocated by the normal walk")
+	assert.Equal(t, int64(4*gb), al[0].Resource.Memory)
+	require.NoError(t, h.s.Check())
+}

@@ -106,7 +106,10 @@ func (s *Scheduler) allocateOnce(n *node) (proposal, bool) {
 // counts as used.
 func (s *Scheduler) serveReservation(r *reservation) proposal {
 	a, k := r.app, r.key
-	if k.Outstanding() <= 0 {
+	// An ask whose capability changed since the reservation is dropped
+	// too: YARN would allocate the new size out of the old reservation
+	// without checking the queue limits, and over-book the queues.
+	if k.Outstanding() <= 0 || !k.Capability().Equal(r.res) {
 		s.unreserve(r)
 		return proposal{}
 	}

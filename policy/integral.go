@@ -2,10 +2,10 @@ package policy
 
 import (
 	"math"
-	"math/bits"
 	"sort"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/rle"
 )
 
 // seg is one step of a one-component step function: value v from t until
@@ -22,27 +22,8 @@ type seg struct {
 type sampleRun struct {
 	t0 berth.Time
 	n  int64
-	i0 i128
-	dI i128
-}
-
-// mulI multiplies an i128 by a small non-negative count.
-func mulI(a i128, n int64) i128 {
-	if n == 0 {
-		return i128{}
-	}
-	// a × n = hi×n×2^64 + lo×n; counts are far below 2^63 and integrals of
-	// real plans far below 2^127, so the schoolbook product is exact.
-	neg := a.hi < 0
-	if neg {
-		a = a.neg()
-	}
-	hi, lo := bits.Mul64(a.lo, uint64(n))
-	r := i128{hi: a.hi*n + int64(hi), lo: lo}
-	if neg {
-		return r.neg()
-	}
-	return r
+	i0 rle.Int128
+	dI rle.Int128
 }
 
 // samples is the sampling of a running integral the way YARN's
@@ -62,7 +43,7 @@ func (s *samples) time(r sampleRun, j int64) berth.Time { return r.t0 + j*s.w }
 // it, the fix the reference workloads assume.
 func buildSamples(segs []seg, w int64) *samples {
 	s := &samples{w: w, runs: make([]sampleRun, 0, 2*len(segs))}
-	var integral i128
+	var integral rle.Int128
 	for i, g := range segs {
 		s.runs = append(s.runs, sampleRun{t0: g.t, n: 1, i0: integral})
 		if i+1 == len(segs) {
@@ -74,19 +55,19 @@ func buildSamples(segs []seg, w int64) *samples {
 		if k > 0 && g.t+k*w == next {
 			k-- // that sample is the next breakpoint itself
 		}
-		step := mul64(g.v, w)
+		step := rle.Product(g.v, w)
 		if k > 0 {
-			s.runs = append(s.runs, sampleRun{t0: g.t + w, n: k, i0: integral.add(step), dI: step})
+			s.runs = append(s.runs, sampleRun{t0: g.t + w, n: k, i0: integral.Add(step), dI: step})
 		}
-		integral = integral.add(mul64(g.v, length))
+		integral = integral.Add(rle.Product(g.v, length))
 	}
 	return s
 }
 
 // normalize is YARN's normalizeToResource for one component: the integral
 // divided by the window, rounded half up (Math.round).
-func normalize(v i128, w int64) int64 {
-	return int64(math.Floor(v.float()/float64(w) + 0.5))
+func normalize(v rle.Int128, w int64) int64 {
+	return int64(math.Floor(v.Float64()/float64(w) + 0.5))
 }
 
 // cursor walks the samples in time order for non-decreasing queries.
@@ -97,17 +78,17 @@ type cursor struct {
 
 // at returns the running integral at the last sample ≤ y; queries must not
 // decrease.
-func (c *cursor) at(y berth.Time) (i128, bool) {
+func (c *cursor) at(y berth.Time) (rle.Int128, bool) {
 	runs := c.s.runs
 	for c.i < len(runs) && runs[c.i].t0 <= y {
 		c.i++
 	}
 	if c.i == 0 {
-		return i128{}, false
+		return rle.Int128{}, false
 	}
 	r := runs[c.i-1]
 	j := min(r.n-1, (y-r.t0)/c.s.w)
-	return r.i0.add(mulI(r.dI, j)), true
+	return r.i0.Add(r.dI.Scale(j)), true
 }
 
 // yarnExceeds reports the first time in [from, to] at which YARN's
@@ -183,34 +164,34 @@ func yarnExceeds(segs []seg, from, to berth.Time, w, limit int64) (bool, berth.T
 // over a sliding window is piecewise linear in x, with kinks where x or
 // x − w meets a breakpoint, so checking those candidates is exact.
 // Consumption before segs[0].t counts as zero; the last value holds to end.
-func exactExceeds(segs []seg, end, from, to berth.Time, w, limit int64) (bool, berth.Time, i128) {
+func exactExceeds(segs []seg, end, from, to berth.Time, w, limit int64) (bool, berth.Time, rle.Int128) {
 	if len(segs) == 0 || w <= 0 || from > to {
-		return false, 0, i128{}
+		return false, 0, rle.Int128{}
 	}
 	// prefix integrals at each breakpoint
-	pre := make([]i128, len(segs)+1)
+	pre := make([]rle.Int128, len(segs)+1)
 	for i, g := range segs {
 		next := end
 		if i+1 < len(segs) {
 			next = segs[i+1].t
 		}
-		pre[i+1] = pre[i].add(mul64(g.v, max(next-g.t, 0)))
+		pre[i+1] = pre[i].Add(rle.Product(g.v, max(next-g.t, 0)))
 	}
-	integralAt := func(x berth.Time) i128 {
+	integralAt := func(x berth.Time) rle.Int128 {
 		if x <= segs[0].t {
-			return i128{}
+			return rle.Int128{}
 		}
 		x = min(x, end)
 		i := sort.Search(len(segs), func(i int) bool { return segs[i].t > x }) - 1
-		return pre[i].add(mul64(segs[i].v, x-segs[i].t))
+		return pre[i].Add(rle.Product(segs[i].v, x-segs[i].t))
 	}
-	bound := mul64(limit, w)
-	check := func(x berth.Time) (bool, i128) {
+	bound := rle.Product(limit, w)
+	check := func(x berth.Time) (bool, rle.Int128) {
 		if x < from || x > to {
-			return false, i128{}
+			return false, rle.Int128{}
 		}
-		v := integralAt(x).sub(integralAt(satAdd(x, -w)))
-		return v.cmp(bound) > 0, v
+		v := integralAt(x).Sub(integralAt(satAdd(x, -w)))
+		return v.Cmp(bound) > 0, v
 	}
 	cands := make([]berth.Time, 0, 2*len(segs)+4)
 	cands = append(cands, from, to, end, satAdd(end, w))
@@ -223,7 +204,7 @@ func exactExceeds(segs []seg, end, from, to berth.Time, w, limit int64) (bool, b
 			return true, x, v
 		}
 	}
-	return false, 0, i128{}
+	return false, 0, rle.Int128{}
 }
 
 // satAdd adds a duration to a time, saturating at the int64 sentinels

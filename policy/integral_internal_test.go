@@ -6,6 +6,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/berthsched/berth/rle"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -150,11 +151,11 @@ func TestYarnExceedsPOLCOT19(t *testing.T) {
 }
 
 func TestI128(t *testing.T) {
-	a := mul64(math.MaxInt64, 4)
-	assert.Equal(t, 1, a.cmp(i128From(math.MaxInt64)))
-	assert.Equal(t, i128From(-5), mul64(-1, 5))
-	assert.Equal(t, -5.0, i128From(-5).float())
-	assert.Equal(t, 0, a.sub(a).cmp(i128{}))
-	assert.InDelta(t, 4*float64(math.MaxInt64), a.float(), 1e4)
-	assert.Equal(t, mul64(-3, 7), mulI(i128From(-3), 7))
+	a := rle.Product(math.MaxInt64, 4)
+	assert.Equal(t, 1, a.Cmp(rle.Int128Of(math.MaxInt64)))
+	assert.Equal(t, rle.Int128Of(-5), rle.Product(-1, 5))
+	assert.Equal(t, -5.0, rle.Int128Of(-5).Float64())
+	assert.Equal(t, 0, a.Sub(a).Cmp(rle.Int128{}))
+	assert.InDelta(t, 4*float64(math.MaxInt64), a.Float64(), 1e4)
+	assert.Equal(t, rle.Product(-3, 7), rle.Int128Of(-3).Scale(7))
 }

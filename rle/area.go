@@ -39,6 +39,28 @@ func mulInt128(x, y int64) Int128 {
 	return r
 }
 
+// Product returns the exact product x·y.
+func Product(x, y int64) Int128 { return mulInt128(x, y) }
+
+// Scale returns a·n, exact whenever the result fits in 128 bits (any
+// integral scaled by a count of windows or steps does).
+func (a Int128) Scale(n int64) Int128 {
+	neg := (a.hi < 0) != (n < 0)
+	if a.hi < 0 {
+		a = a.Neg()
+	}
+	un := uint64(n)
+	if n < 0 {
+		un = -un
+	}
+	hi, lo := bits.Mul64(a.lo, un)
+	r := Int128{hi: int64(uint64(a.hi)*un + hi), lo: lo}
+	if neg {
+		r = r.Neg()
+	}
+	return r
+}
+
 // Add returns a + b.
 func (a Int128) Add(b Int128) Int128 {
 	lo, c := bits.Add64(a.lo, b.lo, 0)

@@ -117,6 +117,18 @@ func TestInt128(t *testing.T) {
 	assert.Equal(t, -5.0, Int128Of(-5).Float64())
 }
 
+func TestInt128Scale(t *testing.T) {
+	for _, c := range []struct{ a, b, n int64 }{
+		{3, 4, 5}, {-3, 4, 5}, {3, 4, -5}, {-3, -4, -5}, {math.MaxInt64, math.MaxInt64, 1}, {math.MaxInt64, 1 << 40, -(1 << 22)},
+		{math.MinInt64, 7, -9}, {123, 456, 0}, {0, 0, math.MaxInt64},
+	} {
+		got := Product(c.a, c.b).Scale(c.n)
+		want := new(big.Int).Mul(big.NewInt(c.a), big.NewInt(c.b))
+		want.Mul(want, big.NewInt(c.n))
+		assert.Equal(t, want.String(), got.String(), "%d*%d*%d", c.a, c.b, c.n)
+	}
+}
+
 func TestExtendedResources(t *testing.T) {
 	gpu := func(m, v, g int64) berth.Resource {
 		return berth.NewWithExtras(m, v, berth.Quantity{Name: berth.ResourceGPU, Value: g})
