@@ -98,6 +98,10 @@
 //   - Unknown or foreign container ids in a heartbeat's completed list are
 //     ignored (the application may have released them first); releasing an
 //     unknown container through Allocate is an error.
+//   - A node's reservation whose ask changed size since is cancelled when
+//     the node is next served, not filled: YARN fills it with the new size
+//     without checking queue limits, which can take a queue (even the
+//     root) past its maximum.
 //   - Besides the four limits YARN re-applies from the plan queue (user
 //     limit, user-limit-factor, maximum applications per queue and per
 //     user, re-read after a reconfiguration), a reservation queue uses its
