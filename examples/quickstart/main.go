@@ -46,7 +46,7 @@ func run(w io.Writer) error {
 		title string
 		fn    func(io.Writer) error
 	}{
-		{"1. Resources over time (package rle)", stepSeries},
+		{"1. The worked example: resources over time (packages rle, plan, agent)", stepSeries},
 		{"2. Reservations: agents, sharing policies, the plan (packages agent, policy, plan)", stepReservations},
 		{"3. Publishing a plan to the scheduler (package follower)", stepPlanFollower},
 		{"4. The capacity scheduler (packages queue, capacity)", stepCapacity},
@@ -75,23 +75,53 @@ func stepSeries(w io.Writer) error {
 		{"r1", berth.Interval{Start: t(2), End: t(3)}, 2},
 		{"r0", berth.Interval{Start: t(3), End: t(4)}, 1},
 	}
-	plan := rle.New()
+	series := rle.New()
 	for _, r := range reservations {
-		if err := plan.Add(r.iv, container.MulInt(r.containers)); err != nil {
+		if err := series.Add(r.iv, container.MulInt(r.containers)); err != nil {
 			return fmt.Errorf("add %s: %w", r.name, err)
 		}
 		fmt.Fprintf(w, "reserve %s: %d container(s) on %v\n", r.name, r.containers, r.iv)
 	}
-	fmt.Fprintf(w, "\nthe plan has %d breakpoints:\n\n", plan.Len())
+	fmt.Fprintf(w, "\nthe series has %d breakpoints:\n\n", series.Len())
 	fmt.Fprintf(w, "%-14s %-28s %s\n", "interval", "committed", "free")
-	for s := range plan.Steps() {
+	for s := range series.Steps() {
 		fmt.Fprintf(w, "%-14v %-28v %v\n", s.Interval, s.Value, capacity.Sub(s.Value))
 	}
 	fmt.Fprintln(w, "\ntimeline (# = committed container, . = free):")
 	for i := int64(0); i < 5; i++ {
-		used := plan.At(t(i)).Memory / container.Memory
+		used := series.At(t(i)).Memory / container.Memory
 		free := capacity.Memory/container.Memory - used
 		fmt.Fprintf(w, "  t%d %s%s\n", i, strings.Repeat("#", int(used)), strings.Repeat(".", int(free)))
+	}
+
+	// The same reservations in a plan, and the seed's request placed by
+	// YARN 2.x's step-by-step greedy agent: 2 containers for 2 steps each,
+	// anywhere in [t0, t5).
+	p, err := plan.New(plan.DefaultConfig("dedicated", capacity, berth.NewManualClock(0)))
+	if err != nil {
+		return err
+	}
+	for i, r := range reservations {
+		id := plan.ReservationID{ClusterTimestamp: 1, Sequence: int64(i + 1)}
+		a, err := plan.NewAllocation(id, "user", plan.Definition{Arrival: r.iv.Start, Deadline: r.iv.End}, r.iv,
+			[]plan.IntervalResource{{Interval: r.iv, Resource: container.MulInt(r.containers)}})
+		if err == nil {
+			err = p.AddReservation(a)
+		}
+		if err != nil {
+			return fmt.Errorf("plan %s: %w", r.name, err)
+		}
+	}
+	req := plan.Definition{Arrival: t(0), Deadline: t(5), Interpreter: plan.RAll,
+		Stages: []plan.Stage{{Capability: container, Containers: 2, Concurrency: 1, Duration: 2 * step}}}
+	id := plan.ReservationID{ClusterTimestamp: 1, Sequence: 4}
+	if err := (&agent.LegacyGreedy{}).CreateReservation(p, id, "user", req); err != nil {
+		return err
+	}
+	a, _ := p.Reservation(id)
+	fmt.Fprintln(w, "\nthe seed's request (2 containers x 2 steps in [t0,t5)) lands on:")
+	for _, e := range a.Intervals {
+		fmt.Fprintf(w, "  [t%d, t%d) %v\n", e.Interval.Start/step, e.Interval.End/step, e.Resource)
 	}
 	return nil
 }

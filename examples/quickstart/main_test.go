@@ -14,10 +14,11 @@ func TestTour(t *testing.T) {
 	require.NoError(t, run(&out))
 	got := out.String()
 	for _, want := range []string{
-		"the plan has 4 breakpoints",
+		"the series has 4 breakpoints",
 		"[2000, 3000)   <memory:2048, vCores:2>      <memory:0, vCores:0>",
 		"  t2 ##\n",
 		"  t4 ..\n",
+		"lands on:\n  [t0, t2) <memory:1024, vCores:1>\n  [t3, t5) <memory:1024, vCores:1>\n",
 		"gang         reservation_1700000000000_0001: accepted for alice\n    [  0 min,  30 min)  8 container(s)",
 		"too big      reservation_1700000000000_0004: rejected:",
 		"  180 min |################| 16",
