@@ -13,7 +13,27 @@
 // series (package rle). The plan follower then reads the plan to publish
 // reservation queues to a scheduler.
 //
-//	System ── validate ──▶ Agent ── AddReservation ──▶ Plan ── Validate ──▶ SharingPolicy
+//	System ── validate ── authorize ──▶ Agent ── AddReservation ──▶ Plan ── Validate ──▶ SharingPolicy
+//
+// # Reservation ACLs
+//
+// With [SystemConfig].Authorizer set, the System checks every Submit,
+// Update, Delete and List with the caller (the request's User) after
+// validation and before the agent, where YARN's ClientRMService calls
+// checkReservationACLs (for Submit after the idempotence check, so
+// resubmitting an accepted reservation needs no permission). A refusal is
+// an error of kind berth.ErrPermissionDenied naming the user, the operation
+// and the queue, and changes nothing. A nil Authorizer performs no checks,
+// YARN's default (yarn.acl.reservation-enable=false). The [Authorizer]
+// receives the owner of the reservation named, so it can let owners update,
+// delete and list their own reservations as YARN does;
+// queue.ReservationACLs implements YARN's rules and ACL syntax
+// (acl_submit_reservations, acl_list_reservations,
+// acl_administer_reservations, administer granting everything, a queue
+// without ACLs allowing everything). [ReservationOp] is an alias of string
+// so that package queue satisfies Authorizer without importing plan. As in
+// YARN, an update is made in the caller's name: an administrator who
+// updates someone's reservation becomes its owner.
 //
 // # The plan
 //
@@ -121,5 +141,8 @@
 //   - An unset interpreter reads as R_ANY (code 0), as YARN's REST API
 //     decodes an absent field; YARN's protobuf "null" interpreter is not
 //     modelled.
-//   - Reservation ACLs are not part of this package.
+//   - Reservation ACLs are decided by a host-supplied [Authorizer]
+//     (queue.ReservationACLs for YARN's); the host, not the plan, reads
+//     yarn.acl.enable and yarn.acl.reservation-enable and leaves the
+//     Authorizer nil when either is false.
 package plan

@@ -6,6 +6,7 @@ import (
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/plan"
+	"github.com/berthsched/berth/queue"
 )
 
 // atArrival is a toy agent: it places every stage at the arrival. Real
@@ -80,4 +81,37 @@ func Example() {
 	// committed at 30s: <memory:4096, vCores:4>
 	// listed: 1 alice
 	// reservation-definition.deadline
+}
+
+// Reservation ACLs (YARN's yarn.acl.reservation-enable) are on when the
+// system has an Authorizer; queue.ReservationACLs reads YARN's ACL syntax.
+func ExampleSystem_reservationACLs() {
+	clock := berth.NewManualClock(1_000)
+	acls := queue.NewReservationACLs(nil, map[string]queue.ReservationQueueACLs{
+		"dedicated": {Submit: queue.ParseACL("alice"), List: queue.ParseACL("auditor"), Administer: queue.ParseACL("admin")},
+	})
+	sys, _ := plan.NewSystem(plan.SystemConfig{ClusterTimestamp: 1404198295326, Clock: clock, Authorizer: acls})
+	cfg := plan.DefaultConfig("dedicated", berth.New(80*1024, 80), clock)
+	cfg.Agent = atArrival{}
+	_, _ = sys.Reinitialize(cfg)
+
+	def := &plan.Definition{Arrival: 10_000, Deadline: 80_000, Interpreter: plan.RAll,
+		Stages: []plan.Stage{{Capability: berth.New(1024, 1), Containers: 4, Concurrency: 1, Duration: 60_000}}}
+	err := sys.Submit(plan.SubmissionRequest{Queue: "dedicated", ID: sys.NewReservationID(), User: "bob", Definition: def})
+	fmt.Println(errors.Is(err, berth.ErrPermissionDenied))
+
+	id := sys.NewReservationID()
+	fmt.Println(sys.Submit(plan.SubmissionRequest{Queue: "dedicated", ID: id, User: "alice", Definition: def}))
+	// The owner may list, update and delete their own reservation.
+	_, err = sys.List(plan.ListRequest{Queue: "dedicated", ID: id, End: -1, User: "alice"})
+	fmt.Println(err)
+	_, err = sys.List(plan.ListRequest{Queue: "dedicated", End: -1, User: "alice"})
+	fmt.Println(errors.Is(err, berth.ErrPermissionDenied))
+	fmt.Println(sys.Delete(plan.DeleteRequest{ID: id, User: "alice"}))
+	// Output:
+	// true
+	// <nil>
+	// <nil>
+	// true
+	// <nil>
 }

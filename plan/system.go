@@ -18,6 +18,10 @@ type SystemConfig struct {
 	// Clock gives the time the validator compares deadlines with.
 	// Required.
 	Clock berth.Clock
+	// Authorizer checks reservation ACLs on Submit, Update, Delete and
+	// List; nil disables the checks, YARN's default
+	// (yarn.acl.reservation-enable=false). See [Authorizer].
+	Authorizer Authorizer
 }
 
 // System is the reservation service of a cluster: YARN's ReservationSystem
@@ -203,6 +207,9 @@ type ListRequest struct {
 	End   berth.Time `json:"end-time"`
 	// IncludeAllocations adds each reservation's intervals.
 	IncludeAllocations bool `json:"include-resource-allocations"`
+	// User is the authenticated caller (not part of the query), checked by
+	// the [Authorizer] if one is configured.
+	User string `json:"-"`
 }
 
 // ListResponse is REST list's ReservationListInfo.
@@ -374,7 +381,9 @@ func agentOf(p *Plan) (Agent, error) {
 // submitReservation). Submitting an id again with an equal definition
 // succeeds without change; with a different definition it is
 // berth.ErrConflict. A failed placement is an error (YARN answers success
-// when its agent returns false).
+// when its agent returns false). With an [Authorizer] the caller req.User
+// needs permission for [OpSubmitReservation], checked after the idempotence
+// check as in YARN.
 func (s *System) Submit(req SubmissionRequest) error {
 	p, err := s.ValidateSubmission(req)
 	if err != nil {
@@ -407,6 +416,11 @@ func (s *System) place(p *Plan, req SubmissionRequest) error {
 	if done, err := s.idempotent(p, req); done || err != nil {
 		return err
 	}
+	// As YARN: the ACL check follows the idempotence check, so resubmitting
+	// an accepted reservation needs no permission.
+	if err := s.authorize(req.User, OpSubmitReservation, p, req.ID); err != nil {
+		return err
+	}
 	ag, err := agentOf(p)
 	if err != nil {
 		return err
@@ -437,10 +451,15 @@ func (s *System) idempotent(p *Plan, req SubmissionRequest) (bool, error) {
 }
 
 // Update validates req and asks the agent to re-place the reservation
-// (YARN's updateReservation). On failure the old reservation is kept.
+// (YARN's updateReservation). On failure the old reservation is kept. With
+// an [Authorizer] req.User needs permission for [OpUpdateReservation]; the
+// new version is owned by req.User, as in YARN.
 func (s *System) Update(req UpdateRequest) error {
 	p, err := s.ValidateUpdate(req)
 	if err != nil {
+		return err
+	}
+	if err := s.authorize(req.User, OpUpdateReservation, p, req.ID); err != nil {
 		return err
 	}
 	ag, err := agentOf(p)
@@ -455,10 +474,14 @@ func (s *System) Update(req UpdateRequest) error {
 
 // Delete validates req and asks the agent to delete the reservation
 // (YARN's deleteReservation). The id is forgotten afterwards, so deleting
-// twice fails in validation with berth.ErrNotFound.
+// twice fails in validation with berth.ErrNotFound. With an [Authorizer]
+// req.User needs permission for [OpDeleteReservation].
 func (s *System) Delete(req DeleteRequest) error {
 	p, err := s.ValidateDelete(req)
 	if err != nil {
+		return err
+	}
+	if err := s.authorize(req.User, OpDeleteReservation, p, req.ID); err != nil {
 		return err
 	}
 	ag, err := agentOf(p)
@@ -476,10 +499,14 @@ func (s *System) Delete(req DeleteRequest) error {
 
 // List returns the reservations of req.Queue: the one named by req.ID, or
 // those overlapping [start, end] (YARN's listReservations), ordered by
-// (start, end, id).
+// (start, end, id). With an [Authorizer] req.User needs permission for
+// [OpListReservations].
 func (s *System) List(req ListRequest) (ListResponse, error) {
 	p, w, err := s.ValidateList(req)
 	if err != nil {
+		return ListResponse{}, err
+	}
+	if err := s.authorize(req.User, OpListReservations, p, req.ID); err != nil {
 		return ListResponse{}, err
 	}
 	f := Filter{ID: req.ID, Window: &w}

@@ -38,6 +38,11 @@
 // keeps its delay-scheduling state beside it, in RequestKey.Payload or in
 // its own maps.
 //
+// [ReservationACLs] holds the reservation ACLs of plan queues
+// (acl_submit_reservations, acl_list_reservations,
+// acl_administer_reservations) with YARN's rules; it satisfies package
+// plan's Authorizer without importing it, so a host hands it to plan.System.
+//
 // # Scheduler payloads: why generics
 //
 // Each scheduler needs its own typed per-queue settings (user-limit-factor
