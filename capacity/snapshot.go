@@ -131,7 +131,7 @@ func (s *Scheduler) MarkForPreemption(id ContainerID) error {
 	defer s.mu.Unlock()
 	c, ok := s.live[id]
 	if !ok {
-		return notFound("container-id", id)
+		return notFound("container.id", id)
 	}
 	c.preempt = true
 	return nil
@@ -154,7 +154,7 @@ func (s *Scheduler) kill(id ContainerID, st ExitStatus) (Ended, error) {
 	defer s.mu.Unlock()
 	c, ok := s.live[id]
 	if !ok {
-		return Ended{}, notFound("container-id", id)
+		return Ended{}, notFound("container.id", id)
 	}
 	s.releaseContainer(c)
 	return Ended{Container: c.c, Status: st}, nil
@@ -167,7 +167,7 @@ func (s *Scheduler) KillReservation(id ContainerID) error {
 	defer s.mu.Unlock()
 	r, ok := s.resvByID[id]
 	if !ok {
-		return notFound("reservation-id", id)
+		return notFound("reservation.id", id)
 	}
 	s.unreserve(r)
 	return nil
