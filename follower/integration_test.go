@@ -75,11 +75,27 @@ func newPFFair(t testing.TB, cluster berth.Resource) *fair.Scheduler {
 	return s
 }
 
-type capacityHarness struct{ s *capacity.Scheduler }
+// realHarness drives the §11 script on a real scheduler. Both schedulers
+// list reservation queues and take submissions with package queue's records,
+// so one harness serves both; only the plan queue's name differs.
+type realHarness struct {
+	sched     Scheduler
+	planQueue string
+	list      func(plan string) ([]queue.ReservationQueueInfo, error)
+	submitApp func(queue.AppSpec) (string, error)
+}
 
-func (h capacityHarness) scheduler() Scheduler { return h.s }
-func (h capacityHarness) info(r string) *capacity.ReservationQueueInfo {
-	infos, err := h.s.ReservationQueues("dedicated")
+func capacityHarness(s *capacity.Scheduler) realHarness {
+	return realHarness{sched: s, planQueue: "dedicated", list: s.ReservationQueues, submitApp: s.SubmitApp}
+}
+
+func fairHarness(s *fair.Scheduler) realHarness {
+	return realHarness{sched: s, planQueue: "root.dedicated", list: s.ReservationQueues, submitApp: s.SubmitApp}
+}
+
+func (h realHarness) scheduler() Scheduler { return h.sched }
+func (h realHarness) info(r string) *queue.ReservationQueueInfo {
+	infos, err := h.list(h.planQueue)
 	if err != nil {
 		panic(err)
 	}
@@ -90,54 +106,21 @@ func (h capacityHarness) info(r string) *capacity.ReservationQueueInfo {
 	}
 	return nil
 }
-func (h capacityHarness) exists(r string) bool { return h.info(r) != nil }
-func (h capacityHarness) capacity(r string) float64 {
+func (h realHarness) exists(r string) bool { return h.info(r) != nil }
+func (h realHarness) capacity(r string) float64 {
 	if in := h.info(r); in != nil {
 		return float64(in.Capacity)
 	}
 	return -1
 }
-func (h capacityHarness) apps(r string) int {
+func (h realHarness) apps(r string) int {
 	if in := h.info(r); in != nil {
 		return in.NumApps
 	}
 	return -1
 }
-func (h capacityHarness) submit(app, r string) error {
-	_, err := h.s.SubmitApp(capacity.AppSpec{ID: app, Queue: "dedicated", User: "u3", ReservationID: r})
-	return err
-}
-
-type fairHarness struct{ s *fair.Scheduler }
-
-func (h fairHarness) scheduler() Scheduler { return h.s }
-func (h fairHarness) info(r string) *fair.ReservationQueueInfo {
-	infos, err := h.s.ReservationQueues("root.dedicated")
-	if err != nil {
-		panic(err)
-	}
-	for _, in := range infos {
-		if in.Name == r {
-			return &in
-		}
-	}
-	return nil
-}
-func (h fairHarness) exists(r string) bool { return h.info(r) != nil }
-func (h fairHarness) capacity(r string) float64 {
-	if in := h.info(r); in != nil {
-		return float64(in.Capacity)
-	}
-	return -1
-}
-func (h fairHarness) apps(r string) int {
-	if in := h.info(r); in != nil {
-		return in.NumApps
-	}
-	return -1
-}
-func (h fairHarness) submit(app, r string) error {
-	_, err := h.s.SubmitApp(fair.AppSpec{ID: app, Queue: "root.dedicated", User: "u3", ReservationID: r})
+func (h realHarness) submit(app, r string) error {
+	_, err := h.submitApp(queue.AppSpec{ID: app, Queue: h.planQueue, User: "u3", ReservationID: r})
 	return err
 }
 
@@ -147,7 +130,7 @@ func TestPlanFollowerVectorsCapacity(t *testing.T) {
 		t.Run(fmt.Sprintf("move=%v", move), func(t *testing.T) {
 			s := newPFCapacity(t, berth.New(128000, 125))
 			yes := true
-			p := runPF(t, capacityHarness{s}, CapacityFlavor, "dedicated", move, &yes)
+			p := runPF(t, capacityHarness(s), CapacityFlavor, "dedicated", move, &yes)
 			assert.True(t, p.Capacity().Equal(berth.New(102400, 100)), "plan capacity reset to 100 GB: %v", p.Capacity())
 			require.NoError(t, s.Check())
 		})
@@ -167,7 +150,7 @@ func TestPlanFollowerVectorsFair(t *testing.T) {
 			// plan queue (package queue's shared tree does, see fair's
 			// doc.go), so it is there before the first run, as with CS.
 			yes := true
-			runPF(t, fairHarness{s}, FairFlavor, "root.dedicated", move, &yes)
+			runPF(t, fairHarness(s), FairFlavor, "root.dedicated", move, &yes)
 			require.NoError(t, s.Check())
 		})
 	}
