@@ -134,6 +134,15 @@ type Config struct {
 	Calculator berth.Calculator
 	// MinAllocation and MaxAllocation bound and normalize asks.
 	MinAllocation, MaxAllocation berth.Resource
+	// Placement holds the queue mappings applied at submission
+	// (queue-mappings, the app-name mappings, the override switch); the
+	// zero value places every application where it asks.
+	Placement Placement
+	// Groups tells the users' groups to the queue mappings and the ACLs
+	// for submissions whose AppSpec.Groups is nil (as fair.Config.Groups
+	// does); nil means such users have no groups. It is the host's, not
+	// part of capacity-scheduler.xml.
+	Groups queue.Groups
 }
 
 // DefaultConfig returns YARN 3.3's defaults with a root queue that has no
@@ -301,5 +310,6 @@ func cloneQueueConfig(q QueueConfig) QueueConfig {
 func (c Config) clone() Config {
 	out := c
 	out.Root = cloneQueueConfig(c.Root)
+	out.Placement = c.Placement.clone()
 	return out
 }

@@ -72,6 +72,9 @@ type AppSpec struct {
 	Queue string
 	// User submitting.
 	User string
+	// Name is the application's name (YARN's applicationName); the
+	// capacity scheduler's app-name queue mappings match it.
+	Name string
 	// Groups are the user's groups as the host resolved them, for ACLs
 	// (and the fair scheduler's group placement rules). Nil means the
 	// host did not resolve them here: the fair scheduler then asks its
