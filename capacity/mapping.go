@@ -343,8 +343,11 @@ func (m QueueMapping) validate(ix queueIndex) error {
 	if m.Source == "" || m.Queue == "" || strings.Contains(m.Queue, ".") {
 		return fmt.Errorf("Illegal queue mapping %s", m)
 	}
+	if m.Parent == MapPrimaryGroup || m.Parent == MapSecondaryGroup {
+		return nil // the parent is known only at submission
+	}
 	if m.dynamic() {
-		if m.Parent == "" || m.Parent == MapPrimaryGroup || m.Parent == MapSecondaryGroup {
+		if m.Parent == "" {
 			return nil
 		}
 		if _, _, st := ix.find(m.Parent); st != queueFound {
