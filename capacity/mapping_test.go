@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -373,5 +374,39 @@ func TestXMLNegativeValues(t *testing.T) {
 			_, err := ParseXML(strings.NewReader(xmlDoc(append(slicesClone(base), k, v)...)))
 			require.NoError(t, err)
 		})
+	}
+}
+
+// Place, SubmitApp and Reconfigure may be called from several goroutines;
+// the configuration handed in is copied, so changing it later changes
+// nothing.
+func TestPlacementConcurrentAndCopied(t *testing.T) {
+	pl := Placement{Mappings: mustMappings(t, "u:alice:root.users.alice,g:bgroup:b")}
+	s := mappingScheduler(t, pl)
+	pl.Mappings[0].Queue = "nosuch" // the caller's slice, not the scheduler's
+	cfg := s.Config()
+	done := make(chan struct{})
+	for w := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range 50 {
+				q, err := s.Place(AppSpec{ID: "p", User: "alice", Queue: "default"})
+				assert.NoError(t, err)
+				assert.Equal(t, "root.users.alice", q)
+				_, err = s.SubmitApp(AppSpec{ID: fmt.Sprintf("w%d-%d", w, i), User: "b", Queue: "default"})
+				assert.NoError(t, err)
+				if i%10 == 0 {
+					_, err := s.Reconfigure(cfg)
+					assert.NoError(t, err)
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	assert.Len(t, s.Snapshot().Apps, 200)
+	for _, a := range s.Snapshot().Apps {
+		assert.Equal(t, "root.bsubgroup2.b", a.Queue)
 	}
 }
