@@ -18,7 +18,7 @@ import (
 const (
 	insteadOnePartition = "one partition: node labels are ignored and every node serves every queue"
 	insteadNoAutoCreate = "no auto-created queues: a queue must be configured; mappings to missing queues are refused or fall back as YARN does without auto-creation"
-	insteadReservations = "the reservation system is configured in Go (plan, policy, agent and follower packages), not read from this file"
+	insteadReservations = "the reservation system's packages (plan, policy, agent, follower), configured in Go by the host"
 	insteadPreempt      = "package preempt"
 )
 
@@ -96,15 +96,20 @@ var queueKeys = queue.KeyTable{
 	{Pattern: "user-limit", Support: queue.KeyNotModelled, Instead: "use minimum-user-limit-percent"},
 	{Pattern: "multi-node-sorting.policy", Support: queue.KeyNotModelled, Instead: "single-node placement: each heartbeat allocates on its own node"},
 	{Pattern: "allow-zero-capacity-sum", Support: queue.KeyNotModelled, Instead: "children's capacities must add up to 100% (or all be 0 under a 0% parent)"},
-	{Pattern: "reservation-window", Support: queue.KeyNotModelled, Instead: insteadReservations},
-	{Pattern: "average-capacity", Support: queue.KeyNotModelled, Instead: insteadReservations},
-	{Pattern: "instantaneous-max-capacity", Support: queue.KeyNotModelled, Instead: insteadReservations},
-	{Pattern: "reservation-policy", Support: queue.KeyNotModelled, Instead: insteadReservations},
-	{Pattern: "reservation-agent", Support: queue.KeyNotModelled, Instead: insteadReservations},
-	{Pattern: "reservation-planner", Support: queue.KeyNotModelled, Instead: insteadReservations},
-	{Pattern: "show-reservations-as-queues", Support: queue.KeyNotModelled, Instead: insteadReservations},
-	{Pattern: "reservation-move-on-expiry", Support: queue.KeyNotModelled, Instead: insteadReservations},
-	{Pattern: "reservation-enforcement-window", Support: queue.KeyNotModelled, Instead: insteadReservations},
+	// The reservation system's keys: Berth models them in Go, in the
+	// packages named; ParseXML does not read them, the host carries them over.
+	{Pattern: "reservation-window", Support: queue.KeyElsewhere, Instead: "policy.CapacityOverTimeConfig.Window (set by the host)"},
+	{Pattern: "average-capacity", Support: queue.KeyElsewhere, Instead: "policy.CapacityOverTimeConfig.AveragePercent (set by the host)"},
+	{Pattern: "instantaneous-max-capacity", Support: queue.KeyElsewhere, Instead: "policy.CapacityOverTimeConfig.InstantaneousMaxPercent (set by the host)"},
+	{Pattern: "reservation-enforcement-window", Support: queue.KeyElsewhere, Instead: "policy.ReplannerConfig.EnforcementWindow (set by the host)"},
+	{Pattern: "reservation-policy", Support: queue.KeyElsewhere, Instead: insteadReservations},
+	{Pattern: "reservation-agent", Support: queue.KeyElsewhere, Instead: insteadReservations},
+	{Pattern: "reservation-planner", Support: queue.KeyElsewhere, Instead: insteadReservations},
+	{Pattern: "show-reservations-as-queues", Support: queue.KeyElsewhere, Instead: insteadReservations},
+	{Pattern: "reservation-move-on-expiry", Support: queue.KeyElsewhere, Instead: "plan.Config.MoveOnExpiry (set by the host)"},
+	{Pattern: "acl_submit_reservations", Support: queue.KeyElsewhere, Instead: "queue.ReservationACLs, plan's Authorizer (set by the host)"},
+	{Pattern: "acl_list_reservations", Support: queue.KeyElsewhere, Instead: "queue.ReservationACLs, plan's Authorizer (set by the host)"},
+	{Pattern: "acl_administer_reservations", Support: queue.KeyElsewhere, Instead: "queue.ReservationACLs, plan's Authorizer (set by the host)"},
 }
 
 var otherKeys = queue.KeyTable{
