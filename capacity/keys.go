@@ -95,6 +95,10 @@ var queueKeys = queue.KeyTable{
 	{Pattern: "max-parallel-apps", Support: queue.KeyNotModelled, Instead: "every admitted application may run (no max-parallel-apps limit)"},
 	{Pattern: "user-limit", Support: queue.KeyNotModelled, Instead: "use minimum-user-limit-percent"},
 	{Pattern: "multi-node-sorting.policy", Support: queue.KeyNotModelled, Instead: "single-node placement: each heartbeat allocates on its own node"},
+	{Pattern: "min-resource", Support: queue.KeyNotModelled, Instead: "write an absolute capacity as capacity=[memory=…,vcores=…]"},
+	{Pattern: "max-resource", Support: queue.KeyNotModelled, Instead: "write an absolute maximum as maximum-capacity=[memory=…,vcores=…]"},
+	{Pattern: "ordering-policy.exclusive-enforced-partitions", Support: queue.KeyNotModelled, Instead: insteadOnePartition},
+	{Pattern: "queue-management-policy", Support: queue.KeyNotModelled, Instead: insteadNoAutoCreate},
 	{Pattern: "allow-zero-capacity-sum", Support: queue.KeyNotModelled, Instead: "children's capacities must add up to 100% (or all be 0 under a 0% parent)"},
 	// The reservation system's keys: Berth models them in Go, in the
 	// packages named; ParseXML does not read them, the host carries them over.
