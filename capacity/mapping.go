@@ -395,8 +395,8 @@ type placed struct {
 // errNoGroups is the rejection of a mapping that reads the groups of a
 // user who has none (YARN's group service fails the submission).
 func errNoGroups(m QueueMapping, user string) error {
-	return &berth.FieldError{Field: "user", Value: user, Kind: berth.ErrNoPlacement,
-		Reason: fmt.Sprintf("no groups found for user %s (queue mapping %s)", user, m)}
+	return &berth.FieldError{Field: "app.user", Value: user, Kind: berth.ErrNoPlacement,
+		Reason: fmt.Sprintf("no groups found, and queue mapping %s needs them", m)}
 }
 
 // place runs the rules in order. ok is false when no rule places the
@@ -580,14 +580,14 @@ func groupParent(m QueueMapping, user, group string, ix queueIndex) (placed, boo
 	path := parent + "." + user
 	if _, leaf, st := ix.find(path); st != queueFound || !leaf {
 		return placed{}, false, &berth.FieldError{Field: "queue", Value: path, Kind: berth.ErrNoPlacement,
-			Reason: fmt.Sprintf("queue mapping %s: mapping contains invalid or non-leaf queue and no managed parent is found: %s", m, path)}
+			Reason: fmt.Sprintf("queue mapping %s needs this leaf queue, and no parent creates queues", m)}
 	}
 	return placed{queue: path, leaf: user}, true, nil
 }
 
 func ambiguous(m QueueMapping, name string) error {
 	return &berth.FieldError{Field: "queue", Value: name, Kind: berth.ErrNoPlacement,
-		Reason: fmt.Sprintf("queue mapping %s: mapping contains ambiguous leaf queue reference %s", m, name)}
+		Reason: fmt.Sprintf("queue mapping %s names an ambiguous queue (use its full path)", m)}
 }
 
 // placeApp is the app-name rule: the first mapping whose source is the

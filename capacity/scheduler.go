@@ -216,7 +216,7 @@ func (s *Scheduler) place(spec AppSpec, groups queue.Groups) (string, *placed, e
 		groups: func() []string { return groups.GroupsOf(spec.User) }}
 	res, ok, err := s.cfg.Placement.place(in, treeIndex{s.tree})
 	if err != nil {
-		return "", nil, fmt.Errorf("application %s submitted by user %s rejected by queue placement: %w", spec.ID, spec.User, err)
+		return "", nil, fmt.Errorf("application %s rejected by queue placement: %w", spec.ID, err)
 	}
 	if !ok {
 		return spec.Queue, nil, nil
