@@ -63,24 +63,30 @@ func (r KeyRule) Match(key string) bool { return matchPattern(r.Pattern, key) }
 // offered as a suggestion).
 func (r KeyRule) literal() bool { return !strings.Contains(r.Pattern, "*") }
 
+// matchPattern compares segment by segment without allocating: tables
+// are matched against every key of a file.
 func matchPattern(pattern, key string) bool {
-	ps := strings.Split(pattern, ".")
-	ks := strings.Split(key, ".")
-	for i, p := range ps {
-		if p == "**" && i == len(ps)-1 {
-			return len(ks) > i
-		}
-		if i >= len(ks) {
-			return false
-		}
-		if p != "*" && p != ks[i] {
-			return false
-		}
-		if p == "*" && ks[i] == "" {
-			return false
-		}
+	if strings.IndexByte(pattern, '*') < 0 {
+		return pattern == key
 	}
-	return len(ks) == len(ps)
+	for {
+		p, prest, pmore := strings.Cut(pattern, ".")
+		if p == "**" && !pmore {
+			return key != "" && !strings.HasPrefix(key, ".") && !strings.HasSuffix(key, ".") && !strings.Contains(key, "..")
+		}
+		k, krest, kmore := strings.Cut(key, ".")
+		if p == "*" {
+			if k == "" {
+				return false
+			}
+		} else if p != k {
+			return false
+		}
+		if !pmore || !kmore {
+			return pmore == kmore
+		}
+		pattern, key = prest, krest
+	}
 }
 
 // KeyTable is an ordered list of rules; the first match wins.

@@ -146,3 +146,62 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// refMatch is the obvious split-based matcher.
+func refMatch(pattern, key string) bool {
+	ps, ks := splitDots(pattern), splitDots(key)
+	for i, p := range ps {
+		if p == "**" && i == len(ps)-1 {
+			if len(ks) <= i {
+				return false
+			}
+			for _, k := range ks[i:] {
+				if k == "" {
+					return false
+				}
+			}
+			return true
+		}
+		if i >= len(ks) || (p == "*" && ks[i] == "") || (p != "*" && p != ks[i]) {
+			return false
+		}
+	}
+	return len(ks) == len(ps)
+}
+
+func splitDots(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == '.' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return out
+}
+
+// The allocation-free matcher agrees with the split-based one.
+func TestMatchPatternProperty(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	seg := func() string { return []string{"a", "b", "", "*", "**", "ab"}[r.IntN(6)] }
+	word := func(star bool) string {
+		n := 1 + r.IntN(4)
+		s := ""
+		for i := range n {
+			x := seg()
+			if !star && (x == "*" || x == "**") {
+				x = "a"
+			}
+			if i > 0 {
+				s += "."
+			}
+			s += x
+		}
+		return s
+	}
+	for range 20000 {
+		p, k := word(true), word(false)
+		require.Equal(t, refMatch(p, k), matchPattern(p, k), "%q ~ %q", p, k)
+	}
+}
