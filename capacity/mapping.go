@@ -56,10 +56,17 @@ const (
 // target is split at its last dot, as YARN does: "root.users.%user" is
 // Parent "root.users" and Queue "%user".
 type QueueMapping struct {
-	Kind   MappingKind
-	Source string // user, group or application name, or %user / %application
-	Parent string // "" or a queue path, a short name, %primary_group or %secondary_group
-	Queue  string // a queue name or a placeholder
+	// Kind is u:, g: or an application-name mapping.
+	Kind MappingKind
+	// Source is the user, group or application name the mapping is for,
+	// or %user / %application for every one.
+	Source string
+	// Parent is "", a queue path or short name, %primary_group or
+	// %secondary_group.
+	Parent string
+	// Queue is a queue name or a placeholder (%user, %primary_group,
+	// %secondary_group, %application).
+	Queue string
 }
 
 // String formats the mapping as the configuration writes it.

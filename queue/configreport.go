@@ -51,8 +51,12 @@ func (s KeySupport) String() string {
 // segments (a template's whole property). Whether the pattern is a whole
 // key or the suffix after a queue path is the table's business.
 type KeyRule struct {
+	// Pattern is the key, with "*" and "**" wildcards.
 	Pattern string
+	// Support is what Berth does with keys that match.
 	Support KeySupport
+	// Instead says what Berth does instead (KeyNotModelled) or which
+	// package reads the key (KeyElsewhere); "" when modelled.
 	Instead string
 }
 
@@ -174,6 +178,7 @@ func (n ConfigNote) String() string {
 // ConfigReport lists what a parser read but does not turn into Berth's
 // typed configuration, in key order. The zero value is an empty report.
 type ConfigReport struct {
+	// Notes in key order.
 	Notes []ConfigNote
 }
 
