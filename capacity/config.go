@@ -113,7 +113,7 @@ type Config struct {
 	// MaximumAMResourcePercent is the default AM share of a queue (fraction).
 	MaximumAMResourcePercent float64
 	// NodeLocalityDelay is the number of missed scheduling opportunities
-	// before a rack-local container is accepted.
+	// before a rack-local container is accepted; -1 accepts one at once.
 	NodeLocalityDelay int
 	// RackLocalityAdditionalDelay adds missed opportunities before
 	// off-switch; -1 uses the wait-factor formula.
@@ -177,8 +177,9 @@ func (c *Config) validateGlobal() error {
 	if bad(c.MaximumAMResourcePercent) || c.MaximumAMResourcePercent < 0 || c.MaximumAMResourcePercent > 1 {
 		return berth.InvalidField(prefix+"maximum-am-resource-percent", c.MaximumAMResourcePercent, "must be in [0, 1]")
 	}
-	if c.NodeLocalityDelay < 0 {
-		return berth.InvalidField(prefix+"node-locality-delay", c.NodeLocalityDelay, "must be non-negative")
+	if c.NodeLocalityDelay < -1 {
+		// -1 is YARN's documented "no delay": rack-local at once.
+		return berth.InvalidField(prefix+"node-locality-delay", c.NodeLocalityDelay, "must be -1 (no delay) or non-negative")
 	}
 	if c.RackLocalityAdditionalDelay < -1 {
 		return berth.InvalidField(prefix+"rack-locality-additional-delay", c.RackLocalityAdditionalDelay, "must be -1 or non-negative")

@@ -115,8 +115,9 @@
 //     the key named, except where YARN gives them a meaning: -1 for
 //     maximum-capacity (unset, 100%), a negative per-queue
 //     maximum-applications (derived from the system limit),
-//     global-queue-max-application (unset), rack-locality-additional-delay
-//     -1 (the wait-factor formula), maximum-container-assignments -1
+//     global-queue-max-application (unset), node-locality-delay -1
+//     (rack-local at once), rack-locality-additional-delay -1 (the
+//     wait-factor formula), maximum-container-assignments -1
 //     (unlimited), maximum-offswitch-assignments below 1 (counts as 1) and
 //     queue priorities (any integer). A negative per-queue
 //     maximum-am-resource-percent, Berth's "use the system value" in Go,
