@@ -316,18 +316,21 @@ func (ix treeIndex) find(name string) (string, bool, lookupStatus) {
 // fixed must name an existing leaf; a target under a fixed parent needs
 // that parent. Errors name the mapping's key and position.
 func (p Placement) validate(ix queueIndex) error {
-	check := func(key string, ms []QueueMapping) error {
+	check := func(key string, ms []QueueMapping, app bool) error {
 		for i, m := range ms {
+			if (m.Kind == MapApp) != app {
+				return berth.InvalidField(mappingField(key, i), m.String(), "wrong kind of mapping for this list")
+			}
 			if err := m.validate(ix); err != nil {
 				return &berth.FieldError{Field: mappingField(key, i), Value: m.String(), Reason: err.Error()}
 			}
 		}
 		return nil
 	}
-	if err := check(queueMappingsKey, p.Mappings); err != nil {
+	if err := check(queueMappingsKey, p.Mappings, false); err != nil {
 		return err
 	}
-	if err := check(appNameMappingsKey, p.AppMappings); err != nil {
+	if err := check(appNameMappingsKey, p.AppMappings, true); err != nil {
 		return err
 	}
 	seen := map[PlacementRuleKind]bool{}

@@ -261,6 +261,12 @@ func TestMappingsValidatedAgainstTree(t *testing.T) {
 			assert.Empty(t, s.Config().Placement.Mappings)
 		})
 	}
+	// Each list holds its own kind of mapping.
+	cfg0 := DefaultConfig()
+	cfg0.Root = mappingTree()
+	cfg0.Placement.AppMappings = mustMappings(t, "u:bob:b")
+	_, err0 := New(cfg0, berth.NewManualClock(0))
+	assert.ErrorContains(t, err0, appNameMappingsKey+"[1]")
 	// Placeholders and existing targets are accepted.
 	ok := "u:%user:%user,u:%user:%primary_group.%user,u:%user:%secondary_group.%random,u:%user:root.users.%user,g:x:b,u:y:root.users.alice"
 	cfg := DefaultConfig()
