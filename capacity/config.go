@@ -113,7 +113,7 @@ type Config struct {
 	// MaximumAMResourcePercent is the default AM share of a queue (fraction).
 	MaximumAMResourcePercent float64
 	// NodeLocalityDelay is the number of missed scheduling opportunities
-	// before a rack-local container is accepted.
+	// before a rack-local container is accepted; -1 accepts one at once.
 	NodeLocalityDelay int
 	// RackLocalityAdditionalDelay adds missed opportunities before
 	// off-switch; -1 uses the wait-factor formula.
@@ -134,6 +134,15 @@ type Config struct {
 	Calculator berth.Calculator
 	// MinAllocation and MaxAllocation bound and normalize asks.
 	MinAllocation, MaxAllocation berth.Resource
+	// Placement holds the queue mappings applied at submission
+	// (queue-mappings, the app-name mappings, the override switch); the
+	// zero value places every application where it asks.
+	Placement Placement
+	// Groups tells the users' groups to the queue mappings and the ACLs
+	// for submissions whose AppSpec.Groups is nil (as fair.Config.Groups
+	// does); nil means such users have no groups. It is the host's, not
+	// part of capacity-scheduler.xml.
+	Groups queue.Groups
 }
 
 // DefaultConfig returns YARN 3.3's defaults with a root queue that has no
@@ -168,8 +177,9 @@ func (c *Config) validateGlobal() error {
 	if bad(c.MaximumAMResourcePercent) || c.MaximumAMResourcePercent < 0 || c.MaximumAMResourcePercent > 1 {
 		return berth.InvalidField(prefix+"maximum-am-resource-percent", c.MaximumAMResourcePercent, "must be in [0, 1]")
 	}
-	if c.NodeLocalityDelay < 0 {
-		return berth.InvalidField(prefix+"node-locality-delay", c.NodeLocalityDelay, "must be non-negative")
+	if c.NodeLocalityDelay < -1 {
+		// -1 is YARN's documented "no delay": rack-local at once.
+		return berth.InvalidField(prefix+"node-locality-delay", c.NodeLocalityDelay, "must be -1 (no delay) or non-negative")
 	}
 	if c.RackLocalityAdditionalDelay < -1 {
 		return berth.InvalidField(prefix+"rack-locality-additional-delay", c.RackLocalityAdditionalDelay, "must be -1 or non-negative")
@@ -301,5 +311,6 @@ func cloneQueueConfig(q QueueConfig) QueueConfig {
 func (c Config) clone() Config {
 	out := c
 	out.Root = cloneQueueConfig(c.Root)
+	out.Placement = c.Placement.clone()
 	return out
 }

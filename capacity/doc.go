@@ -53,6 +53,33 @@
 // Configuration is typed ([Config], [QueueSettings] on queue.Config);
 // [ParseXML] reads a capacity-scheduler.xml at the edge, and
 // [Scheduler.Reconfigure] applies a new configuration atomically.
+// [ParseXMLReport] also returns a queue.ConfigReport of what the file says
+// that Berth does not model (node labels, auto-created queues, lifetimes,
+// …, each with what Berth does instead) and of the keys nobody knows (with
+// the closest known key: usually a typo); with XMLOptions.Strict such a
+// file is refused. The knowledge of YARN's keys is one typed table
+// (keys.go); keys of the preemption policy (package preempt) are known
+// and left to it.
+//
+// # Queue mappings
+//
+// [Config].Placement is YARN 3.3's placement for the capacity scheduler:
+// yarn.scheduler.capacity.queue-mappings ("u:" and "g:" mappings with
+// %user, %primary_group, %secondary_group and parent-qualified targets
+// such as u:%user:root.users.%user), the application-name mappings of
+// yarn.scheduler.queue-placement-rules.app-name (%application), the rule
+// order of yarn.scheduler.queue-placement-rules, and
+// queue-mappings-override.enable. At submission, each rule in order looks
+// for the first mapping that matches the user (or a group of theirs, or
+// the application's name); that mapping alone decides the rule's answer,
+// and the first rule that answers a queue places the application there
+// when it asked for "default", for that queue, or override is on.
+// Otherwise the application goes where it asked. Groups come from the
+// host: AppSpec.Groups, else Config.Groups ([Scheduler.Place] shows the
+// answer without submitting). A mapping that fixes its target must name an
+// existing leaf: New, Reconfigure and ParseXML refuse it otherwise, naming
+// the mapping (queue-mappings[i]); a mapping that reads the groups of a
+// user who has none rejects the submission (kind berth.ErrNoPlacement).
 //
 // Decisions are deterministic: applications are ordered by submission,
 // containers by allocation sequence, and nothing depends on map order.
@@ -72,9 +99,29 @@
 // # Differences from YARN
 //
 //   - One partition: node labels, non-exclusive partitions, multi-node
-//     placement, asynchronous scheduling, placement rules (queue mappings),
-//     auto-created leaf queues, blacklists, container resizing and
-//     work-preserving recovery are not modelled.
+//     placement, asynchronous scheduling, the JSON mapping rules of YARN
+//     3.4, auto-created leaf queues, blacklists, container resizing and
+//     work-preserving recovery are not modelled ([ParseXMLReport] lists
+//     the keys concerned).
+//   - Queue mappings: YARN 3.3 refuses at start-up a mapping whose target
+//     is a placeholder under a fixed parent that does not auto-create
+//     queues (u:%user:root.users.%user with a plain root.users), although
+//     its own evaluator handles that case (placing only into existing
+//     leaves) and YARN 3.4 accepts it; Berth accepts it and places as the
+//     evaluator does. "%application" is a placeholder in the queue of an
+//     app-name mapping (YARN 3.3's start-up check takes it for a queue
+//     name). Custom placement rule classes are refused.
+//   - Negative values written in capacity-scheduler.xml are refused, with
+//     the key named, except where YARN gives them a meaning: -1 for
+//     maximum-capacity (unset, 100%), a negative per-queue
+//     maximum-applications (derived from the system limit),
+//     global-queue-max-application (unset), node-locality-delay -1
+//     (rack-local at once), rack-locality-additional-delay -1 (the
+//     wait-factor formula), maximum-container-assignments -1
+//     (unlimited), maximum-offswitch-assignments below 1 (counts as 1) and
+//     queue priorities (any integer). A negative per-queue
+//     maximum-am-resource-percent, Berth's "use the system value" in Go,
+//     is refused in the file.
 //   - A scheduler key is a request priority (allocationRequestId is not
 //     modelled); one capability per priority, taken from its ANY ask. A
 //     resource name is a rack when it starts with "/" or names a rack of a

@@ -2,6 +2,7 @@ package capacity_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
@@ -51,4 +52,38 @@ func Example() {
 	// Output:
 	// n1: prod 6, dev 2
 	// n2: prod 6, dev 2
+}
+
+// Reading a capacity-scheduler.xml with its report: a queue mapping is
+// applied, a node label is not modelled, and a misspelt key is caught.
+func ExampleParseXMLReport() {
+	const doc = `<configuration>
+  <property><name>yarn.scheduler.capacity.root.queues</name><value>default,users</value></property>
+  <property><name>yarn.scheduler.capacity.root.default.capacity</name><value>40</value></property>
+  <property><name>yarn.scheduler.capacity.root.users.capacity</name><value>60</value></property>
+  <property><name>yarn.scheduler.capacity.root.users.queues</name><value>alice</value></property>
+  <property><name>yarn.scheduler.capacity.root.users.alice.capacity</name><value>100</value></property>
+  <property><name>yarn.scheduler.capacity.queue-mappings</name><value>u:%user:root.users.%user</value></property>
+  <property><name>yarn.scheduler.capacity.root.default.accessible-node-labels</name><value>gpu</value></property>
+  <property><name>yarn.scheduler.capacity.root.default.user-limit-factr</name><value>2</value></property>
+</configuration>`
+	cfg, report, err := capacity.ParseXMLReport(strings.NewReader(doc), capacity.XMLOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(report)
+	s, _ := capacity.New(cfg, berth.NewManualClock(0))
+	for _, user := range []string{"alice", "bob"} {
+		q, _ := s.SubmitApp(capacity.AppSpec{ID: user + "-app", User: user, Queue: "default"})
+		fmt.Println(user, "->", q)
+	}
+	_, _, err = capacity.ParseXMLReport(strings.NewReader(doc), capacity.XMLOptions{Strict: true})
+	fmt.Println(err)
+	// Output:
+	// not modelled: yarn.scheduler.capacity.root.default.accessible-node-labels: one partition: node labels are ignored and every node serves every queue
+	// unknown key yarn.scheduler.capacity.root.default.user-limit-factr (did you mean yarn.scheduler.capacity.root.default.user-limit-factor?)
+	// alice -> root.users.alice
+	// bob -> root.default
+	// capacity-scheduler.xml: strict mode refuses not modelled: yarn.scheduler.capacity.root.default.accessible-node-labels: one partition: node labels are ignored and every node serves every queue (and 1 more)
 }

@@ -20,6 +20,9 @@ func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
 	if err := cfg.validateGlobal(); err != nil {
 		return Change{}, err
 	}
+	if err := cfg.Placement.validate(newConfigIndex(cfg.Root)); err != nil {
+		return Change{}, err
+	}
 	diff, err := s.tree.Reconfigure(cfg.Root)
 	if err != nil {
 		return Change{}, keyError(err)
@@ -53,5 +56,8 @@ func paths(ps []queue.Path) []string {
 // globalEqual compares everything but the queue tree.
 func globalEqual(a, b Config) bool {
 	a.Root, b.Root = QueueConfig{}, QueueConfig{}
+	// The host's group source is not configuration (and a function never
+	// compares equal).
+	a.Groups, b.Groups = nil, nil
 	return reflect.DeepEqual(a, b)
 }

@@ -57,6 +57,9 @@ func New(cfg Config, clock berth.Clock) (*Scheduler, error) {
 	if err != nil {
 		return nil, keyError(err)
 	}
+	if err := cfg.Placement.validate(newConfigIndex(cfg.Root)); err != nil {
+		return nil, err
+	}
 	s := &Scheduler{tree: tree,
 		clock: clock, cfg: cfg, rc: cfg.Calculator,
 		nodes: map[string]*node{}, apps: map[string]*app{},
@@ -196,6 +199,43 @@ func (s *Scheduler) lookupQueue(name string) (*qnode, error) {
 	return s.byTQ[tq], nil
 }
 
+// groupSource is where a submission's groups come from: the groups the
+// host gave with it, else Config.Groups, else none.
+func (s *Scheduler) groupSource(user string, given []string) queue.Groups {
+	if given == nil && s.cfg.Groups != nil {
+		return s.cfg.Groups
+	}
+	return groupList(given)
+}
+
+// place runs the queue mappings for a submission. It returns the queue to
+// resolve (the requested one when no mapping applies) and the mapping
+// that chose it, if any.
+func (s *Scheduler) place(spec AppSpec, groups queue.Groups) (string, *placed, error) {
+	in := placeInput{user: spec.User, app: spec.Name, requested: spec.Queue,
+		groups: func() []string { return groups.GroupsOf(spec.User) }}
+	res, ok, err := s.cfg.Placement.place(in, treeIndex{s.tree})
+	if err != nil {
+		return "", nil, fmt.Errorf("application %s rejected by queue placement: %w", spec.ID, err)
+	}
+	if !ok {
+		return spec.Queue, nil, nil
+	}
+	return res.queue, &res, nil
+}
+
+// Place returns the queue a submission of spec would be resolved in
+// after the queue mappings (Config.Placement): the mapped queue's path,
+// or spec.Queue when no mapping applies. It changes nothing; an error is
+// a rejection by the mappings (kind berth.ErrNoPlacement). Resolution of
+// the queue itself (unknown, plan queues) is SubmitApp's.
+func (s *Scheduler) Place(spec AppSpec) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	name, _, err := s.place(spec, s.groupSource(spec.User, spec.Groups))
+	return name, err
+}
+
 // groupList adapts the submitter's groups to the tree's ACL check.
 type groupList []string
 
@@ -256,11 +296,19 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	if _, ok := s.apps[spec.ID]; ok {
 		return "", fieldErr(berth.ErrAlreadyExists, "app.id", spec.ID, "application already exists")
 	}
-	q, err := s.lookupQueue(spec.Queue)
+	groups := s.groupSource(spec.User, spec.Groups)
+	name, by, err := s.place(spec, groups)
 	if err != nil {
+		return "", err
+	}
+	q, err := s.lookupQueue(name)
+	if err != nil {
+		if by != nil {
+			return "", fmt.Errorf("application %s submitted by user %s placed by queue mapping %s (%s rule) in unknown queue %s: %w", spec.ID, spec.User, by.mapping, by.rule, name, err)
+		}
 		return "", fmt.Errorf("application %s submitted by user %s to unknown queue %s: %w", spec.ID, spec.User, spec.Queue, err)
 	}
-	if !q.tq.CanSubmit(spec.User, groupList(spec.Groups)) {
+	if !q.tq.CanSubmit(spec.User, groups) {
 		return "", fieldErr(berth.ErrPermissionDenied, "queue", q.path, "User %s does not have permission to submit %s to queue %s", spec.User, spec.ID, q.path)
 	}
 	if len(s.apps) >= s.cfg.MaximumApplications {
@@ -638,7 +686,7 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 	if q == a.q {
 		return q.path, nil
 	}
-	if !q.tq.CanSubmit(a.userName, groupList(a.groups)) {
+	if !q.tq.CanSubmit(a.userName, s.groupSource(a.userName, a.groups)) {
 		return "", fieldErr(berth.ErrPermissionDenied, "queue", q.path, "User %s does not have permission to move %s to queue %s", a.userName, a.id, q.path)
 	}
 	if err := s.validateSubmit(q, a.id, a.userName); err != nil {

@@ -22,8 +22,10 @@ type (
 	// scheduler requires a rack.
 	NodeSpec = queue.NodeSpec
 	// AppSpec describes an application being submitted; Queue is a full
-	// path ("root.a.b") or a unique short name, Groups the user's groups
-	// for ACLs (nil: none).
+	// path ("root.a.b") or a unique short name (the queue mappings may
+	// place it elsewhere), Groups the user's groups for the mappings and
+	// ACLs (nil: Config.Groups, else none), Name the application's name
+	// for the app-name mappings.
 	AppSpec = queue.AppSpec
 	// Ask is one resource request of an application; its capability is
 	// normalized to the minimum allocation.

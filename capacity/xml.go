@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,18 +27,64 @@ const maxQueueDepth = 64
 
 // ParseXML reads a capacity-scheduler.xml (Hadoop configuration format)
 // into a validated Config. Keys are the `yarn.scheduler.capacity.*` ones
-// (plus yarn.scheduler.minimum/maximum-allocation-mb/-vcores when present);
-// unknown keys are ignored, as YARN does. Every error is a
+// (plus yarn.scheduler.minimum/maximum-allocation-mb/-vcores and the
+// placement keys yarn.scheduler.queue-placement-rules[.app-name] when
+// present); keys it does not model are ignored, as YARN ignores keys it
+// does not know: [ParseXMLReport] says which. Every error is a
 // *berth.FieldError whose Field is the offending key.
 func ParseXML(r io.Reader) (Config, error) {
+	cfg, _, err := ParseXMLReport(r, XMLOptions{})
+	return cfg, err
+}
+
+// XMLOptions tune [ParseXMLReport].
+type XMLOptions struct {
+	// Strict refuses a file that has keys Berth does not model or that
+	// nobody knows: the error is a *queue.ConfigReportError holding the
+	// report (kind berth.ErrInvalidArgument).
+	Strict bool
+}
+
+// ParseXMLReport is [ParseXML] with a report of what the file says that
+// the typed Config does not carry: keys YARN knows that Berth does not
+// model (node labels, auto-created queues, lifetimes, …), each with what
+// Berth does instead; keys neither knows, with the closest known key as a
+// suggestion; and keys another package reads (the preemption policy's).
+// Notes are in key order. The report is returned with the error of a file
+// that fails to parse only when the failure is the strict mode's.
+func ParseXMLReport(r io.Reader, opts XMLOptions) (Config, queue.ConfigReport, error) {
 	var doc xmlConf
 	if err := xml.NewDecoder(r).Decode(&doc); err != nil {
-		return Config{}, &berth.FieldError{Field: "configuration", Value: nil, Reason: "not a Hadoop configuration file", Err: err}
+		return Config{}, queue.ConfigReport{}, &berth.FieldError{Field: "configuration", Value: nil, Reason: "not a Hadoop configuration file", Err: err}
 	}
 	props := make(map[string]string, len(doc.Properties))
 	for _, p := range doc.Properties {
 		props[strings.TrimSpace(p.Name)] = strings.TrimSpace(p.Value)
 	}
+	cfg, err := parseProps(props)
+	if err != nil {
+		return Config{}, queue.ConfigReport{}, err
+	}
+	var paths []string
+	var walk func(q QueueConfig, path string)
+	walk = func(q QueueConfig, path string) {
+		paths = append(paths, path)
+		for _, c := range q.Children {
+			walk(c, path+"."+c.Name)
+		}
+	}
+	walk(cfg.Root, "root")
+	slices.Sort(paths)
+	rep := classifyKeys(props, paths)
+	if opts.Strict {
+		if err := rep.Err("capacity-scheduler.xml"); err != nil {
+			return Config{}, rep, err
+		}
+	}
+	return cfg, rep, nil
+}
+
+func parseProps(props map[string]string) (Config, error) {
 	p := parser{props: props}
 	p.indexWeights()
 	cfg := DefaultConfig()
@@ -65,6 +112,7 @@ func ParseXML(r io.Reader) (Config, error) {
 	p.int64("yarn.scheduler.minimum-allocation-vcores", &cfg.MinAllocation.VCores)
 	p.int64("yarn.scheduler.maximum-allocation-mb", &cfg.MaxAllocation.Memory)
 	p.int64("yarn.scheduler.maximum-allocation-vcores", &cfg.MaxAllocation.VCores)
+	p.placement(&cfg.Placement)
 	if p.err != nil {
 		return Config{}, p.err
 	}
@@ -81,7 +129,37 @@ func ParseXML(r io.Reader) (Config, error) {
 	if _, err := queue.New(cfg.Root, treeOptions()); err != nil {
 		return Config{}, keyError(err)
 	}
+	if err := cfg.Placement.validate(newConfigIndex(cfg.Root)); err != nil {
+		return Config{}, err
+	}
 	return cfg, nil
+}
+
+// placement reads the queue mappings, the app-name mappings, their
+// override switch and the order of the placement rules.
+func (p *parser) placement(dst *Placement) {
+	p.bool(mappingsOverrideKey, &dst.Override)
+	if v, ok := p.get(queueMappingsKey); ok {
+		ms, err := ParseQueueMappings(v)
+		if err != nil && p.err == nil {
+			p.err = err
+		}
+		dst.Mappings = ms
+	}
+	if v, ok := p.get(appNameMappingsKey); ok {
+		ms, err := ParseAppNameMappings(v)
+		if err != nil && p.err == nil {
+			p.err = err
+		}
+		dst.AppMappings = ms
+	}
+	if v, ok := p.get(queuePlacementRulesKey); ok {
+		rules, err := ParsePlacementRules(v)
+		if err != nil && p.err == nil {
+			p.err = err
+		}
+		dst.Rules = rules
+	}
 }
 
 // parser reads typed values from the properties; the first error sticks.
@@ -246,6 +324,11 @@ func (p *parser) queue(name, path string, depth int) QueueConfig {
 	p.float(key+"minimum-user-limit-percent", &st.MinUserLimitPercent)
 	p.int(key+"maximum-applications", &st.MaxApplications)
 	p.float(key+"maximum-am-resource-percent", &st.MaxAMResourcePercent)
+	if st.MaxAMResourcePercent < 0 && p.props[key+"maximum-am-resource-percent"] != "" {
+		// Negative is Berth's "use the system value" in Go; written in
+		// the file it has no meaning in YARN.
+		p.fail(key+"maximum-am-resource-percent", p.props[key+"maximum-am-resource-percent"], "must be in [0, 1]")
+	}
 	p.int(key+"priority", &st.Priority)
 	p.bool(key+"ordering-policy.fair.enable-size-based-weight", &st.FairSizeBasedWeight)
 	p.bool(key+"reservable", &q.Reservable)

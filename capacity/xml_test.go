@@ -120,16 +120,29 @@ func FuzzParseXML(f *testing.F) {
 	f.Add(xmlDoc(prefix+"root.queues", "a", prefix+"root.a.queues", "a", prefix+"root.a.capacity", "100", prefix+"root.a.a.capacity", "100"))
 	f.Add(xmlDoc(prefix+"root.queues", "a", prefix+"root.a.capacity", "NaN"))
 	f.Add(xmlDoc(prefix+"root.queues", "a.b", prefix+"root.a.capacity", "100"))
+	f.Add(xmlDoc(prefix+"root.queues", "a", prefix+"root.a.capacity", "100", prefix+"queue-mappings", "u:%user:root.a.%user,g:x:a",
+		appNameMappingsKey, "%application:%application", queuePlacementRulesKey, "app-name,user-group"))
+	f.Add(xmlDoc(prefix+"root.queues", "a", prefix+"root.a.capacity", "100", prefix+"root.a.capacty", "1", prefix+"root.a.accessible-node-labels.x.capacity", "1"))
 	f.Add("<configuration/>")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, doc string) {
-		cfg, err := ParseXML(strings.NewReader(doc))
+		cfg, rep, err := ParseXMLReport(strings.NewReader(doc), XMLOptions{})
 		if err != nil {
 			var fe *berth.FieldError
 			if !errors.As(err, &fe) || fe.Field == "" {
 				t.Fatalf("error does not name a key: %v", err)
 			}
 			return
+		}
+		// The report is sorted, and strict mode agrees with it.
+		for i := 1; i < len(rep.Notes); i++ {
+			if rep.Notes[i-1].Key > rep.Notes[i].Key {
+				t.Fatalf("report not in key order: %v", rep)
+			}
+		}
+		_, _, serr := ParseXMLReport(strings.NewReader(doc), XMLOptions{Strict: true})
+		if (serr == nil) != rep.Clean() {
+			t.Fatalf("strict mode (%v) disagrees with the report %v", serr, rep)
 		}
 		// A configuration the loader accepts must build a scheduler.
 		if _, err := New(cfg, berth.NewManualClock(0)); err != nil {

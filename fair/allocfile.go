@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -247,6 +248,10 @@ type ParseOptions struct {
 	// ResourceTypes are the configured extended resource types, in order;
 	// new-style resource strings may name them.
 	ResourceTypes []string
+	// Strict refuses a file with elements or attributes the fair
+	// scheduler does not know (YARN ignores them): the error is a
+	// *queue.ConfigReportError holding the report.
+	Strict bool
 }
 
 // xnode is a parsed XML element: the DOM subset the allocation file needs.
@@ -302,9 +307,71 @@ func parseXML(r io.Reader) (*xnode, error) {
 	return root, nil
 }
 
-// allocParser carries the options and the element path for error messages.
+// allocParser carries the options and collects the report.
 type allocParser struct {
 	opts ParseOptions
+	rep  queue.ConfigReport
+}
+
+// The elements and attributes YARN's allocation file parser reads, per
+// context: anything else is reported as unknown, with the closest of
+// these as a suggestion. Berth models all of them.
+var (
+	allocElements = []string{"queue", "pool", "user", "userMaxAppsDefault", "queueMaxAppsDefault",
+		"queueMaxResourcesDefault", "queueMaxAMShareDefault", "defaultQueueSchedulingPolicy",
+		"defaultQueueSchedulingMode", "defaultMinSharePreemptionTimeout", "defaultFairSharePreemptionTimeout",
+		"fairSharePreemptionTimeout", "defaultFairSharePreemptionThreshold", "queuePlacementPolicy",
+		"reservation-agent", "reservation-policy", "reservation-planner"}
+	queueElements = []string{"minResources", "maxResources", "maxChildResources", "maxContainerAllocation",
+		"maxRunningApps", "maxAMShare", "weight", "minSharePreemptionTimeout", "fairSharePreemptionTimeout",
+		"fairSharePreemptionThreshold", "schedulingPolicy", "schedulingMode", "aclSubmitApps",
+		"aclAdministerApps", "aclAdministerReservations", "aclListReservations", "aclSubmitReservations",
+		"reservation", "allowPreemptionFrom", "queue", "pool"}
+	userElements   = []string{"maxRunningApps"}
+	queueAttrs     = []string{"name", "type"}
+	userAttrs      = []string{"name"}
+	ruleAttrs      = []string{"name", "create", "queue"}
+	placementElems = []string{"rule"}
+)
+
+// unknown reports an element (or attribute, named "@attr") that YARN
+// ignores, under the field path at.
+func (p *allocParser) unknown(at, name, value string, known []string) {
+	key := name
+	if at != "" {
+		key = at + "." + name
+	}
+	sug, _ := queue.Closest(name, known, queue.SuggestLimit(name))
+	if sug != "" && at != "" {
+		sug = at + "." + sug
+	}
+	p.rep.Add(queue.ConfigNote{Kind: queue.NoteUnknown, Key: key, Value: value, Suggestion: sug})
+}
+
+// checkAttrs reports the attributes of el that are not in known.
+func (p *allocParser) checkAttrs(at string, el *xnode, known []string) {
+	for _, a := range sortedAttrs(el) {
+		if !slices.Contains(known, a) {
+			p.unknown(at, "@"+a, el.attrs[a], prefixAll("@", known))
+		}
+	}
+}
+
+func sortedAttrs(el *xnode) []string {
+	out := make([]string, 0, len(el.attrs))
+	for a := range el.attrs {
+		out = append(out, a)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func prefixAll(p string, xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = p + x
+	}
+	return out
 }
 
 // fieldErr names an element (its path in the file) and its value.
@@ -316,13 +383,38 @@ func fieldErr(elem string, value any, reason string) error {
 // nothing: any error returns a nil file and a *berth.FieldError (kind
 // berth.ErrInvalidArgument) whose Field names the offending element, e.g.
 // "queue[root.a].weight", and whose Value is the offending text.
+//
+// With opts.Strict, a file with elements or attributes YARN's parser does
+// not read is refused (see [ParseAllocationFileReport]).
 func ParseAllocationFile(data []byte, opts ParseOptions) (*AllocationFile, error) {
+	af, _, err := ParseAllocationFileReport(data, opts)
+	return af, err
+}
+
+// ParseAllocationFileReport is [ParseAllocationFile] with a report of
+// what the file says that the typed AllocationFile does not carry: the
+// elements and attributes YARN's parser ignores (it logs "Bad element"),
+// with the closest known name as a suggestion (a typo is the usual
+// cause). Every element YARN reads is modelled, so the report has no
+// not-modelled entries. Keys read "queue[root.a].wieght",
+// "allocations.userMaxAppDefault", "queue[root.a].@typ".
+func ParseAllocationFileReport(data []byte, opts ParseOptions) (*AllocationFile, queue.ConfigReport, error) {
 	root, err := parseXML(bytes.NewReader(data))
 	if err != nil {
-		return nil, err
+		return nil, queue.ConfigReport{}, err
 	}
 	p := &allocParser{opts: opts}
-	return p.parse(root)
+	af, err := p.parse(root)
+	if err != nil {
+		return nil, queue.ConfigReport{}, err
+	}
+	p.rep.Sort()
+	if opts.Strict {
+		if err := p.rep.Err("fair-scheduler.xml"); err != nil {
+			return nil, p.rep, err
+		}
+	}
+	return af, p.rep, nil
 }
 
 func (p *allocParser) parse(root *xnode) (*AllocationFile, error) {
@@ -341,26 +433,27 @@ func (p *allocParser) parse(root *xnode) (*AllocationFile, error) {
 			queues = append(queues, el)
 		case "user":
 			name, _ := el.attr("name")
+			p.checkAttrs("user["+name+"]", el, userAttrs)
 			for _, c := range el.children {
-				if c.name == "maxRunningApps" {
-					v := strings.TrimSpace(c.text.String())
-					n, perr := parseInt32(v)
-					if perr != nil {
-						return nil, fieldErr("user["+name+"].maxRunningApps", v, "must be an integer")
-					}
-					af.UserMaxApps[name] = n
+				if c.name != "maxRunningApps" {
+					p.unknown("user["+name+"]", c.name, strings.TrimSpace(c.text.String()), userElements)
+					continue
 				}
+				v := strings.TrimSpace(c.text.String())
+				n, perr := countElem("user["+name+"].maxRunningApps", v)
+				if perr != nil {
+					return nil, perr
+				}
+				af.UserMaxApps[name] = n
 			}
 		case "userMaxAppsDefault":
-			af.UserMaxAppsDefault, err = intElem(el.name, text)
+			af.UserMaxAppsDefault, err = countElem(el.name, text)
 		case "queueMaxAppsDefault":
-			af.QueueMaxAppsDefault, err = intElem(el.name, text)
+			af.QueueMaxAppsDefault, err = countElem(el.name, text)
 		case "queueMaxResourcesDefault":
 			af.QueueMaxResourcesDefault, err = ParseResource(el.name, text, p.opts.ResourceTypes, math.MaxInt64)
 		case "queueMaxAMShareDefault":
-			var f float32
-			f, err = floatElem(el.name, text)
-			af.QueueMaxAMShareDefault = min(f, 1)
+			af.QueueMaxAMShareDefault, err = amShareElem(el.name, text)
 		case "defaultQueueSchedulingPolicy", "defaultQueueSchedulingMode":
 			var pol Policy
 			pol, err = ParsePolicy(text)
@@ -385,7 +478,7 @@ func (p *allocParser) parse(root *xnode) (*AllocationFile, error) {
 			af.DefaultFairSharePreemptionThreshold = clamp01(f)
 		case "queuePlacementPolicy":
 			var pol *PlacementPolicy
-			pol, err = parsePlacementPolicy(el)
+			pol, err = p.parsePlacementPolicy(el)
 			if pol != nil {
 				af.Placement = pol
 			}
@@ -395,6 +488,8 @@ func (p *allocParser) parse(root *xnode) (*AllocationFile, error) {
 			af.ReservationPolicy = text
 		case "reservation-planner":
 			af.ReservationPlanner = text
+		default:
+			p.unknown("allocations", el.name, text, allocElements)
 		}
 		if err != nil {
 			return nil, err
@@ -439,12 +534,34 @@ func parseInt32(s string) (int, error) {
 	return int(n), err
 }
 
-func intElem(elem, text string) (int, error) {
+// countElem parses a count of applications: a non-negative 32-bit
+// integer (YARN reads any int; a negative limit means nothing there but
+// "no application may run", so it is refused as a mistake).
+func countElem(elem, text string) (int, error) {
 	n, err := parseInt32(text)
 	if err != nil {
 		return 0, fieldErr(elem, text, "must be a 32-bit integer")
 	}
+	if n < 0 {
+		return 0, fieldErr(elem, text, "must not be negative")
+	}
 	return n, nil
+}
+
+// amShareElem parses maxAMShare and queueMaxAMShareDefault: a fraction
+// (above 1 counts as 1, as in YARN) or -1, YARN's "no AM limit".
+func amShareElem(elem, text string) (float32, error) {
+	f, err := floatElem(elem, text)
+	if err != nil {
+		return 0, err
+	}
+	if math.Abs(float64(f)+1) < 0.0001 {
+		return -1, nil
+	}
+	if f < 0 {
+		return 0, fieldErr(elem, text, "must be in [0, 1], or -1 for no limit")
+	}
+	return min(f, 1), nil
 }
 
 // floatElem parses a Java float (single precision; NaN and infinities are
@@ -457,11 +574,16 @@ func floatElem(elem, text string) (float32, error) {
 	return float32(f), nil
 }
 
-// secondsElem parses seconds and returns milliseconds.
+// secondsElem parses seconds and returns milliseconds. Negative timeouts
+// are refused: YARN would preempt at once (its "inherit" sentinel is -1
+// ms, which no whole number of seconds in the file produces).
 func secondsElem(elem, text string) (berth.Duration, error) {
 	n, err := strconv.ParseInt(text, 10, 64)
 	if err != nil {
 		return 0, fieldErr(elem, text, "must be an integer number of seconds")
+	}
+	if n < 0 {
+		return 0, fieldErr(elem, text, "must not be negative")
 	}
 	if n > math.MaxInt64/1000 || n < math.MinInt64/1000 {
 		return 0, fieldErr(elem, text, "overflows when converted to milliseconds")
@@ -493,6 +615,7 @@ func (p *allocParser) parseQueue(el *xnode, parentPath string, af *AllocationFil
 		path = parentPath + "." + name
 	}
 	q := QueueConfig{Path: path}
+	p.checkAttrs("queue["+path+"]", el, queueAttrs)
 	if t, _ := el.attr("type"); t == "parent" {
 		q.Parent = true
 	}
@@ -533,17 +656,19 @@ func (p *allocParser) parseQueue(el *xnode, parentPath string, af *AllocationFil
 			}
 		case "maxRunningApps":
 			var n int
-			n, err = intElem(f, text)
+			n, err = countElem(f, text)
 			q.MaxRunningApps = &n
 		case "maxAMShare":
 			var v float32
-			v, err = floatElem(f, text)
-			v = min(v, 1)
+			v, err = amShareElem(f, text)
 			q.MaxAMShare = &v
 			maxAMShareSet = true
 		case "weight":
 			var v float32
 			v, err = floatElem(f, text)
+			if err == nil && v < 0 {
+				err = fieldErr(f, text, "must not be negative")
+			}
 			q.Weight = &v
 		case "minSharePreemptionTimeout", "fairSharePreemptionTimeout":
 			var d berth.Duration
@@ -590,6 +715,8 @@ func (p *allocParser) parseQueue(el *xnode, parentPath string, af *AllocationFil
 			child, err = p.parseQueue(c, path, af)
 			q.Children = append(q.Children, child)
 			q.Parent = true
+		default:
+			p.unknown("queue["+path+"]", c.name, text, queueElements)
 		}
 		if err != nil {
 			return QueueConfig{}, err

@@ -214,8 +214,16 @@ func FuzzParseAllocationFile(f *testing.F) {
 		allocXML(`<queue name="a" type="parent"><reservation/></queue>`), allocXML(`<user name="u"><maxRunningApps>1</maxRunningApps></user>`)} {
 		f.Add(s)
 	}
+	f.Add(allocXML(`<queue name="a" tpye="parent"><wieght>2</wieght></queue><userMaxAppDefault>1</userMaxAppDefault>`))
 	f.Fuzz(func(t *testing.T, data string) {
-		af, err := ParseAllocationFile([]byte(data), ParseOptions{ResourceTypes: []string{"gpu"}})
+		af, rep, err := ParseAllocationFileReport([]byte(data), ParseOptions{ResourceTypes: []string{"gpu"}})
+		if err == nil {
+			// Strict mode refuses exactly the files with something to report.
+			_, serr := ParseAllocationFile([]byte(data), ParseOptions{ResourceTypes: []string{"gpu"}, Strict: true})
+			if (serr == nil) != rep.Clean() {
+				t.Fatalf("strict mode (%v) disagrees with the report %v", serr, rep)
+			}
+		}
 		if err != nil {
 			var fe *berth.FieldError
 			if !errors.As(err, &fe) || fe.Field == "" {

@@ -17,6 +17,10 @@
 //     queuePlacementPolicy) into a typed [AllocationFile]; [ParseResource]
 //     reads resource strings in all of YARN's forms. Errors are
 //     *berth.FieldError values naming the element.
+//     [ParseAllocationFileReport] also returns a queue.ConfigReport of the
+//     elements and attributes YARN's parser ignores (misspelt names, with
+//     the closest known one); ParseOptions.Strict refuses such a file.
+//     Berth has no yarn-site.xml reader: [Config] is set in Go.
 //   - [ComputeShares] is ComputeFairShares exactly (25 bisection steps, the
 //     upper bound kept, shares truncated), and [Policy] (fair, FIFO, DRF)
 //     orders [Schedulable] values with YARN's comparators and divides
@@ -75,6 +79,12 @@
 //     (YARN: int32, failing above 2^31).
 //   - Queue names follow package queue: no white space anywhere (YARN only
 //     trims it).
+//   - Negative weights, application counts (maxRunningApps,
+//     userMaxAppsDefault, queueMaxAppsDefault, a user's maxRunningApps),
+//     maxAMShare values other than -1, and preemption timeouts are refused
+//     with the element named; YARN reads them and then starves the queue
+//     or preempts at once. Kept as in YARN: maxAMShare -1 (no AM limit),
+//     thresholds clamped to [0, 1], weight 0 and maxRunningApps 0.
 //   - Reservation queues are removed only by RemoveReservationQueue (or
 //     with their plan when a reload drops it), never by the update's
 //     clean-up of empty ad-hoc queues. A plan's default queue

@@ -79,3 +79,20 @@ func (g staticGroups) GroupsOf(u string) []string { return g[u] }
 type noQueues struct{}
 
 func (noQueues) LookupQueue(string) (bool, bool, bool) { return false, false, false }
+
+// The allocation file's report names what YARN's parser would silently
+// skip: here a misspelt weight, which leaves the queue at weight 1.
+func ExampleParseAllocationFileReport() {
+	af, report, err := fair.ParseAllocationFileReport([]byte(`<allocations>
+  <queue name="analytics"><wieght>3</wieght></queue>
+</allocations>`), fair.ParseOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(report)
+	fmt.Println("weight:", af.Settings("root.analytics").Weight)
+	// Output:
+	// unknown key queue[root.analytics].wieght (did you mean queue[root.analytics].weight?)
+	// weight: 1
+}

@@ -126,16 +126,17 @@ func (p *PlacementPolicy) Validate() error {
 
 // parsePlacementPolicy reads <queuePlacementPolicy>; nil with no error
 // means "no <rule> children: keep the current rules".
-func parsePlacementPolicy(el *xnode) (*PlacementPolicy, error) {
+func (ap *allocParser) parsePlacementPolicy(el *xnode) (*PlacementPolicy, error) {
 	if len(el.children) == 0 {
 		return nil, fieldErr("queuePlacementPolicy", "", "Empty configuration for QueuePlacementPolicy is not allowed")
 	}
 	p := &PlacementPolicy{}
 	for _, c := range el.children {
 		if c.name != "rule" {
+			ap.unknown("queuePlacementPolicy", c.name, strings.TrimSpace(c.text.String()), placementElems)
 			continue
 		}
-		r, err := parseRule(c, "queuePlacementPolicy.rule["+strconv.Itoa(len(p.Rules)+1)+"]")
+		r, err := ap.parseRule(c, "queuePlacementPolicy.rule["+strconv.Itoa(len(p.Rules)+1)+"]")
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +151,8 @@ func parsePlacementPolicy(el *xnode) (*PlacementPolicy, error) {
 	return p, nil
 }
 
-func parseRule(el *xnode, field string) (*PlacementRule, error) {
+func (ap *allocParser) parseRule(el *xnode, field string) (*PlacementRule, error) {
+	ap.checkAttrs(field, el, ruleAttrs)
 	name, _ := el.attr("name")
 	if name == "" {
 		return nil, fieldErr(field, "", "No name provided for a rule element")
@@ -176,9 +178,10 @@ func parseRule(el *xnode, field string) (*PlacementRule, error) {
 	// Only the last nested <rule> counts as the parent.
 	for _, c := range el.children {
 		if c.name != "rule" {
+			ap.unknown(field, c.name, strings.TrimSpace(c.text.String()), placementElems)
 			continue
 		}
-		pr, err := parseRule(c, field+".rule")
+		pr, err := ap.parseRule(c, field+".rule")
 		if err != nil {
 			return nil, err
 		}

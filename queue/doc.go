@@ -26,6 +26,16 @@
 // them when idle ([Tree.RemoveDynamicQueue]). Preemption and reports read a
 // [Snapshot].
 //
+// # What a configuration file says that Berth does not model
+//
+// Each scheduler keeps a typed table of YARN's configuration keys
+// ([KeyTable] of [KeyRule]: a pattern, whether Berth models it, reads it
+// elsewhere or not at all, and what it does instead) and its parser
+// returns a [ConfigReport] beside the typed configuration: keys not
+// modelled, keys nobody knows (with the closest known key by
+// [EditDistance]), keys another package reads. [ConfigReport.Err] is the
+// strict mode's refusal, a *[ConfigReportError].
+//
 // # The host's vocabulary and the request table
 //
 // Both schedulers speak to their host in the same records, declared once

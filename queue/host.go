@@ -72,10 +72,14 @@ type AppSpec struct {
 	Queue string
 	// User submitting.
 	User string
+	// Name is the application's name (YARN's applicationName); the
+	// capacity scheduler's app-name queue mappings match it.
+	Name string
 	// Groups are the user's groups as the host resolved them, for ACLs
-	// (and the fair scheduler's group placement rules). Nil means the
-	// host did not resolve them here: the fair scheduler then asks its
-	// Config.Groups mapping, the capacity scheduler assumes no groups.
+	// and group placement (the fair scheduler's rules, the capacity
+	// scheduler's queue mappings). Nil means the
+	// host did not resolve them here: either scheduler then asks its
+	// Config.Groups mapping (none when that is nil too).
 	Groups []string
 	// Priority is the application priority; higher runs first under FIFO.
 	Priority int32

@@ -1,8 +1,10 @@
 // Command capacity runs the capacity scheduler on a small simulated
 // cluster: four nodes on two racks, three queues (prod 50%, dev 30% with a
-// 60% ceiling, batch 20%), applications arriving and finishing over time,
-// and node heartbeats every second on a manual clock. Every ten seconds it
-// prints how much each queue holds.
+// 60% ceiling, batch 20%) read from a capacity-scheduler.xml whose report
+// it prints first, with the placement its queue mappings give, then
+// applications arriving and finishing over time, and node heartbeats every
+// second on a manual clock. Every ten seconds it prints how much each
+// queue holds.
 //
 //	go run ./examples/capacity
 package main
@@ -12,6 +14,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
@@ -35,17 +38,45 @@ type job struct {
 	runFor          berth.Duration
 }
 
+// schedulerXML is the cluster's capacity-scheduler.xml: the three queues,
+// a queue mapping, and two lines Berth does not act on (a node label and a
+// misspelt key), which the parser's report names.
+const schedulerXML = `<configuration>
+  <property><name>yarn.scheduler.capacity.root.queues</name><value>prod,dev,batch</value></property>
+  <property><name>yarn.scheduler.capacity.root.prod.capacity</name><value>50</value></property>
+  <property><name>yarn.scheduler.capacity.root.dev.capacity</name><value>30</value></property>
+  <property><name>yarn.scheduler.capacity.root.dev.maximum-capacity</name><value>60</value></property>
+  <property><name>yarn.scheduler.capacity.root.dev.user-limit-factor</name><value>2</value></property>
+  <property><name>yarn.scheduler.capacity.root.batch.capacity</name><value>20</value></property>
+  <property><name>yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments</name><value>4</value></property>
+  <property><name>yarn.scheduler.capacity.queue-mappings</name><value>u:alice:prod,g:analysts:dev</value></property>
+  <property><name>yarn.scheduler.capacity.root.prod.accessible-node-labels</name><value>gpu</value></property>
+  <property><name>yarn.scheduler.capacity.root.batch.maximum-capacty</name><value>40</value></property>
+</configuration>`
+
 func run(w io.Writer) error {
-	cfg := capacity.DefaultConfig()
-	dev := capacity.Queue("dev", 30)
-	dev.MaxCapacity = queue.Percent(60)
-	dev.Settings.UserLimitFactor = 2
-	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("prod", 50), dev, capacity.Queue("batch", 20)}
-	cfg.MaxOffSwitchAssignments = 4
+	cfg, report, err := capacity.ParseXMLReport(strings.NewReader(schedulerXML), capacity.XMLOptions{})
+	if err != nil {
+		return err
+	}
+	for _, n := range report.Notes {
+		fmt.Fprintln(w, "capacity-scheduler.xml:", n)
+	}
+	// The host knows its users' groups (a g: mapping rejects a user who
+	// has none, as YARN's group service does).
+	cfg.Groups = queue.StaticGroups{"alice": {"staff"}, "bob": {"analysts"}, "carol": {"staff"}, "dan": {"staff"}}
 	clock := berth.NewManualClock(0)
 	s, err := capacity.New(cfg, clock)
 	if err != nil {
 		return err
+	}
+	// Submissions to "default" go where the mappings say.
+	for _, user := range []string{"alice", "bob"} {
+		q, err := s.Place(capacity.AppSpec{ID: "probe", User: user, Queue: "default"})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s's applications to \"default\" run in %s\n", user, q)
 	}
 	var nodes []string
 	for i := 0; i < 4; i++ {

@@ -63,9 +63,17 @@ func main() {
 }
 
 func run(w io.Writer) error {
-	af, err := fair.ParseAllocationFile([]byte(allocations), fair.ParseOptions{})
+	// The report lists what the file says that Berth does not read
+	// (misspelt elements, with the name they were probably meant to be).
+	af, report, err := fair.ParseAllocationFileReport([]byte(allocations), fair.ParseOptions{})
 	if err != nil {
 		return err
+	}
+	if len(report.Notes) == 0 {
+		fmt.Fprintln(w, "allocation file: every element understood")
+	}
+	for _, n := range report.Notes {
+		fmt.Fprintln(w, "allocation file:", n)
 	}
 	cfg := fair.DefaultConfig()
 	cfg.AssignMultiple = true

@@ -13,6 +13,7 @@ func TestRun(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
+		"allocation file: every element understood",
 		"etl (user svc) placed in root.prod",
 		"report-alice (user alice) placed in root.analytics.alice",
 		"notebook (user carol) placed in root.adhoc",

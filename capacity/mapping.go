@@ -1,0 +1,632 @@
+package capacity
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
+)
+
+// The capacity scheduler's placement: YARN 3.3's queue mappings
+// (UserGroupMappingPlacementRule for u: and g: rules,
+// AppNameMappingPlacementRule for application names), evaluated at
+// submission before the queue is resolved.
+
+// Configuration keys of the placement.
+const (
+	queueMappingsKey       = prefix + "queue-mappings"
+	mappingsOverrideKey    = prefix + "queue-mappings-override.enable"
+	queuePlacementRulesKey = "yarn.scheduler.queue-placement-rules"
+	appNameMappingsKey     = queuePlacementRulesKey + ".app-name"
+)
+
+// Placeholders a mapping may use.
+const (
+	// MapCurrentUser stands for the submitting user (source or queue).
+	MapCurrentUser = "%user"
+	// MapPrimaryGroup stands for the user's first group.
+	MapPrimaryGroup = "%primary_group"
+	// MapSecondaryGroup stands for the first of the user's other groups
+	// that names an existing queue.
+	MapSecondaryGroup = "%secondary_group"
+	// MapApplication stands for the application's name (app-name rules).
+	MapApplication = "%application"
+)
+
+// MappingKind is the kind of a queue mapping.
+type MappingKind uint8
+
+const (
+	// MapUser is a "u:" mapping: its source is a user name or %user.
+	MapUser MappingKind = iota
+	// MapGroup is a "g:" mapping: its source is a group name.
+	MapGroup
+	// MapApp is an application-name mapping: its source is an application
+	// name or %application.
+	MapApp
+)
+
+// QueueMapping is one mapping of yarn.scheduler.capacity.queue-mappings
+// ("u:source:queue", "g:source:queue") or of
+// yarn.scheduler.queue-placement-rules.app-name ("source:queue"). The
+// target is split at its last dot, as YARN does: "root.users.%user" is
+// Parent "root.users" and Queue "%user".
+type QueueMapping struct {
+	// Kind is u:, g: or an application-name mapping.
+	Kind MappingKind
+	// Source is the user, group or application name the mapping is for,
+	// or %user / %application for every one.
+	Source string
+	// Parent is "", a queue path or short name, %primary_group or
+	// %secondary_group.
+	Parent string
+	// Queue is a queue name or a placeholder (%user, %primary_group,
+	// %secondary_group, %application).
+	Queue string
+}
+
+// String formats the mapping as the configuration writes it.
+func (m QueueMapping) String() string {
+	target := m.Queue
+	if m.Parent != "" {
+		target = m.Parent + "." + m.Queue
+	}
+	switch m.Kind {
+	case MapUser:
+		return "u:" + m.Source + ":" + target
+	case MapGroup:
+		return "g:" + m.Source + ":" + target
+	}
+	return m.Source + ":" + target
+}
+
+// dynamic reports whether the target names a queue only at submission
+// (YARN's "not a static queue mapping").
+func (m QueueMapping) dynamic() bool {
+	for _, p := range []string{MapCurrentUser, MapPrimaryGroup, MapSecondaryGroup, MapApplication} {
+		if strings.Contains(m.Queue, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// PlacementRuleKind names one of the placement rules of
+// yarn.scheduler.queue-placement-rules.
+type PlacementRuleKind uint8
+
+const (
+	// RuleUserGroup applies Placement.Mappings ("user-group").
+	RuleUserGroup PlacementRuleKind = iota
+	// RuleAppName applies Placement.AppMappings ("app-name").
+	RuleAppName
+)
+
+// String returns YARN's name of the rule.
+func (k PlacementRuleKind) String() string {
+	if k == RuleAppName {
+		return "app-name"
+	}
+	return "user-group"
+}
+
+// Placement is the capacity scheduler's queue placement: ordered rules,
+// each an ordered list of mappings. For each rule in order, the first
+// mapping that matches the submission decides that rule's answer (a
+// queue, or nothing); the first rule that answers a queue places the
+// application there, provided the application asked for "default" (or
+// nothing), asked for that very queue, or Override is set. When no rule
+// answers, the application goes where it asked.
+type Placement struct {
+	// Rules in evaluation order (yarn.scheduler.queue-placement-rules);
+	// empty means YARN's default, user-group alone.
+	Rules []PlacementRuleKind
+	// Mappings are the u: and g: mappings (queue-mappings).
+	Mappings []QueueMapping
+	// AppMappings are the application-name mappings
+	// (yarn.scheduler.queue-placement-rules.app-name).
+	AppMappings []QueueMapping
+	// Override lets a mapping override the queue the application asked
+	// for (queue-mappings-override.enable).
+	Override bool
+}
+
+func (p Placement) clone() Placement {
+	p.Rules = slices.Clone(p.Rules)
+	p.Mappings = slices.Clone(p.Mappings)
+	p.AppMappings = slices.Clone(p.AppMappings)
+	return p
+}
+
+func (p Placement) rules() []PlacementRuleKind {
+	if len(p.Rules) == 0 {
+		return []PlacementRuleKind{RuleUserGroup}
+	}
+	return p.Rules
+}
+
+// splitTokens splits s at sep, trims each token and drops empty ones, as
+// Hadoop's trimmed string collections do.
+func splitTokens(s, sep string) []string {
+	var out []string
+	for _, t := range strings.Split(s, sep) {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func mappingField(key string, i int) string { return key + "[" + strconv.Itoa(i+1) + "]" }
+
+// splitTarget splits a mapping's target at its last dot.
+func splitTarget(t string) (parent, leaf string) {
+	if i := strings.LastIndexByte(t, '.'); i >= 0 {
+		return strings.TrimSpace(t[:i]), strings.TrimSpace(t[i+1:])
+	}
+	return "", t
+}
+
+// ParseQueueMappings reads the value of
+// yarn.scheduler.capacity.queue-mappings: comma-separated
+// "u|g:source:queue" mappings. An error names the mapping's position
+// (queue-mappings[i], from 1) and its text.
+func ParseQueueMappings(value string) ([]QueueMapping, error) {
+	var out []QueueMapping
+	for i, text := range splitTokens(value, ",") {
+		parts := splitTokens(text, ":")
+		if len(parts) != 3 {
+			return nil, berth.InvalidField(mappingField(queueMappingsKey, i), text, "Illegal queue mapping "+text)
+		}
+		m := QueueMapping{Source: parts[1]}
+		switch parts[0] {
+		case "u":
+			m.Kind = MapUser
+		case "g":
+			m.Kind = MapGroup
+		default:
+			return nil, berth.InvalidField(mappingField(queueMappingsKey, i), text, "unknown mapping prefix "+parts[0])
+		}
+		m.Parent, m.Queue = splitTarget(parts[2])
+		if m.Queue == "" {
+			return nil, berth.InvalidField(mappingField(queueMappingsKey, i), text, "Illegal queue mapping "+text)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// ParseAppNameMappings reads the value of
+// yarn.scheduler.queue-placement-rules.app-name: comma-separated
+// "application:queue" mappings.
+func ParseAppNameMappings(value string) ([]QueueMapping, error) {
+	var out []QueueMapping
+	for i, text := range splitTokens(value, ",") {
+		parts := splitTokens(text, ":")
+		if len(parts) != 2 {
+			return nil, berth.InvalidField(mappingField(appNameMappingsKey, i), text, "Illegal queue mapping "+text)
+		}
+		m := QueueMapping{Kind: MapApp, Source: parts[0]}
+		m.Parent, m.Queue = splitTarget(parts[1])
+		if m.Queue == "" {
+			return nil, berth.InvalidField(mappingField(appNameMappingsKey, i), text, "Illegal queue mapping "+text)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// ParsePlacementRules reads yarn.scheduler.queue-placement-rules:
+// "user-group" and "app-name" in evaluation order, each at most once.
+// YARN also accepts a placement rule class name; Berth has no plug-in
+// rules, so anything else is refused.
+func ParsePlacementRules(value string) ([]PlacementRuleKind, error) {
+	var out []PlacementRuleKind
+	for _, name := range splitTokens(value, ",") {
+		var k PlacementRuleKind
+		switch name {
+		case "user-group":
+			k = RuleUserGroup
+		case "app-name":
+			k = RuleAppName
+		default:
+			return nil, berth.InvalidField(queuePlacementRulesKey, name, "unknown placement rule (only user-group and app-name are modelled)")
+		}
+		if slices.Contains(out, k) {
+			return nil, berth.InvalidField(queuePlacementRulesKey, value, "Invalid PlacementRule inputs which contains duplicate rule strings")
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// lookupStatus is the outcome of resolving a queue name.
+type lookupStatus uint8
+
+const (
+	queueMissing lookupStatus = iota
+	queueFound
+	queueAmbiguous
+)
+
+// queueIndex resolves a full path or a unique short name, as YARN's
+// queue manager does; the configuration and the live tree both answer it.
+type queueIndex interface {
+	find(name string) (path string, leaf bool, st lookupStatus)
+}
+
+// configIndex answers for a configuration not yet built into a tree.
+type configIndex struct {
+	leaf   map[string]bool     // full path → leaf
+	byName map[string][]string // short name → full paths
+}
+
+func newConfigIndex(root QueueConfig) *configIndex {
+	ix := &configIndex{leaf: map[string]bool{}, byName: map[string][]string{}}
+	var walk func(q QueueConfig, path string)
+	walk = func(q QueueConfig, path string) {
+		ix.leaf[path] = len(q.Children) == 0 && !q.Reservable && !q.Parent
+		name := q.Name
+		if path == queue.RootName {
+			name = queue.RootName
+		}
+		ix.byName[name] = append(ix.byName[name], path)
+		for _, c := range q.Children {
+			walk(c, path+"."+c.Name)
+		}
+	}
+	walk(root, queue.RootName)
+	return ix
+}
+
+func (ix *configIndex) find(name string) (string, bool, lookupStatus) {
+	if leaf, ok := ix.leaf[name]; ok && (name == queue.RootName || strings.HasPrefix(name, queue.RootName+".")) {
+		return name, leaf, queueFound
+	}
+	switch ps := ix.byName[name]; len(ps) {
+	case 0:
+		return "", false, queueMissing
+	case 1:
+		return ps[0], ix.leaf[ps[0]], queueFound
+	}
+	return "", false, queueAmbiguous
+}
+
+// treeIndex answers for the scheduler's live tree (with its reservation
+// queues).
+type treeIndex struct{ t *qtree }
+
+func (ix treeIndex) find(name string) (string, bool, lookupStatus) {
+	q, err := ix.t.Lookup(name)
+	switch {
+	case err == nil:
+		return q.Path().String(), q.IsLeaf(), queueFound
+	case errors.Is(err, berth.ErrNotFound):
+		return "", false, queueMissing
+	}
+	return "", false, queueAmbiguous
+}
+
+// validate checks the mappings against a configured tree, as YARN does
+// when it (re)initializes its placement rules: a mapping whose target is
+// fixed must name an existing leaf; a target under a fixed parent needs
+// that parent. Errors name the mapping's key and position.
+func (p Placement) validate(ix queueIndex) error {
+	check := func(key string, ms []QueueMapping, app bool) error {
+		for i, m := range ms {
+			if (m.Kind == MapApp) != app {
+				return berth.InvalidField(mappingField(key, i), m.String(), "wrong kind of mapping for this list")
+			}
+			if err := m.validate(ix); err != nil {
+				return &berth.FieldError{Field: mappingField(key, i), Value: m.String(), Reason: err.Error()}
+			}
+		}
+		return nil
+	}
+	if err := check(queueMappingsKey, p.Mappings, false); err != nil {
+		return err
+	}
+	if err := check(appNameMappingsKey, p.AppMappings, true); err != nil {
+		return err
+	}
+	seen := map[PlacementRuleKind]bool{}
+	for _, k := range p.Rules {
+		if k > RuleAppName {
+			return berth.InvalidField(queuePlacementRulesKey, k, "unknown placement rule")
+		}
+		if seen[k] {
+			return berth.InvalidField(queuePlacementRulesKey, k.String(), "Invalid PlacementRule inputs which contains duplicate rule strings")
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+func (m QueueMapping) validate(ix queueIndex) error {
+	if m.Kind > MapApp {
+		return fmt.Errorf("unknown mapping kind %d", m.Kind)
+	}
+	if m.Source == "" || m.Queue == "" || strings.Contains(m.Queue, ".") {
+		return fmt.Errorf("Illegal queue mapping %s", m)
+	}
+	if m.Parent == MapPrimaryGroup || m.Parent == MapSecondaryGroup {
+		return nil // the parent is known only at submission
+	}
+	if m.dynamic() {
+		if m.Parent == "" {
+			return nil
+		}
+		if _, _, st := ix.find(m.Parent); st != queueFound {
+			return fmt.Errorf("mapping contains invalid or non-leaf queue [%s] and invalid parent queue [%s]", m.Queue, m.Parent)
+		}
+		return nil
+	}
+	full := m.Queue
+	if m.Parent != "" {
+		full = m.Parent + "." + m.Queue
+	}
+	_, leaf, st := ix.find(full)
+	switch {
+	case st == queueAmbiguous:
+		return fmt.Errorf("mapping contains ambiguous leaf queue reference %s", full)
+	case st == queueFound && !leaf:
+		return fmt.Errorf("mapping contains invalid or non-leaf queue : %s", full)
+	case st == queueFound:
+		return nil
+	case m.Parent == "":
+		return fmt.Errorf("mapping contains invalid or non-leaf queue %s", m.Queue)
+	}
+	if _, _, pst := ix.find(m.Parent); pst != queueFound {
+		return fmt.Errorf("mapping contains invalid or non-leaf queue [%s] and invalid parent queue [%s]", full, m.Parent)
+	}
+	return fmt.Errorf("mapping contains leaf queue [%s] and invalid parent queue which does not have auto creation of leaf queues enabled [%s]", full, m.Parent)
+}
+
+// placeInput is what placement reads of a submission.
+type placeInput struct {
+	user, app, requested string
+	groups               func() []string // resolved at most once, only when a mapping needs them
+}
+
+// placed is a mapping's answer: the queue (a full path, or a name as the
+// mapping gives it for app-name rules) and the mapping that chose it.
+type placed struct {
+	queue   string // what the submission is resolved with
+	leaf    string // the leaf name, compared with the requested queue
+	mapping QueueMapping
+	rule    PlacementRuleKind
+	index   int
+}
+
+// errNoGroups is the rejection of a mapping that reads the groups of a
+// user who has none (YARN's group service fails the submission).
+func errNoGroups(m QueueMapping, user string) error {
+	return &berth.FieldError{Field: "app.user", Value: user, Kind: berth.ErrNoPlacement,
+		Reason: fmt.Sprintf("no groups found, and queue mapping %s needs them", m)}
+}
+
+// place runs the rules in order. ok is false when no rule places the
+// application (it then goes where it asked). An error rejects it.
+func (p Placement) place(in placeInput, ix queueIndex) (placed, bool, error) {
+	requested := in.requested
+	if requested == "" {
+		requested = "default"
+	}
+	for _, rule := range p.rules() {
+		var (
+			res placed
+			ok  bool
+			err error
+		)
+		if rule == RuleAppName {
+			res, ok, err = placeApp(p.AppMappings, in, ix)
+		} else {
+			res, ok, err = placeUserGroup(p.Mappings, in, ix)
+		}
+		if err != nil {
+			return placed{}, false, err
+		}
+		if ok && (requested == "default" || requested == res.leaf || p.Override) {
+			res.rule = rule
+			return res, true, nil
+		}
+	}
+	return placed{}, false, nil
+}
+
+// placeUserGroup is the user-group rule: the first mapping whose source
+// matches decides, even when it finds no queue.
+func placeUserGroup(ms []QueueMapping, in placeInput, ix queueIndex) (placed, bool, error) {
+	var (
+		groups  []string
+		fetched bool
+	)
+	getGroups := func() []string {
+		if !fetched && in.groups != nil {
+			groups, fetched = in.groups(), true
+		}
+		return groups
+	}
+	primary := func(m QueueMapping) (string, error) {
+		if gs := getGroups(); len(gs) > 0 {
+			return gs[0], nil
+		}
+		return "", errNoGroups(m, in.user)
+	}
+	secondary := func(m QueueMapping) (string, error) {
+		gs := getGroups()
+		if len(gs) == 0 {
+			return "", errNoGroups(m, in.user)
+		}
+		for _, g := range gs[1:] {
+			if _, _, st := ix.find(g); st == queueFound {
+				return g, nil
+			}
+		}
+		return "", nil
+	}
+	for i, m := range ms {
+		var (
+			res placed
+			ok  bool
+			err error
+		)
+		switch {
+		case m.Kind == MapUser && m.Source == MapCurrentUser:
+			switch {
+			case m.Queue == MapCurrentUser && (m.Parent == MapPrimaryGroup || m.Parent == MapSecondaryGroup):
+				g, gerr := primary(m)
+				if m.Parent == MapSecondaryGroup {
+					g, gerr = secondary(m)
+				}
+				if gerr != nil {
+					return placed{}, false, gerr
+				}
+				res, ok, err = groupParent(m, in.user, g, ix)
+			case m.Queue == MapCurrentUser:
+				res, ok, err = target(m, in.user, ix)
+			case m.Queue == MapPrimaryGroup:
+				g, gerr := primary(m)
+				if gerr != nil {
+					return placed{}, false, gerr
+				}
+				res, ok, err = target(m, g, ix)
+			case m.Queue == MapSecondaryGroup:
+				g, gerr := secondary(m)
+				if gerr != nil {
+					return placed{}, false, gerr
+				}
+				res, ok, err = target(m, g, ix)
+			default:
+				res, ok, err = target(m, m.Queue, ix)
+			}
+		case m.Kind == MapUser && m.Source == in.user:
+			switch m.Queue {
+			case MapPrimaryGroup:
+				g, gerr := primary(m)
+				if gerr != nil {
+					return placed{}, false, gerr
+				}
+				res, ok, err = target(m, g, ix)
+			case MapSecondaryGroup:
+				g, gerr := secondary(m)
+				if gerr != nil {
+					return placed{}, false, gerr
+				}
+				if g == "" {
+					break
+				}
+				res, ok, err = target(m, g, ix)
+			default:
+				res, ok, err = target(m, m.Queue, ix)
+			}
+		case m.Kind == MapGroup:
+			gs := getGroups()
+			if len(gs) == 0 {
+				return placed{}, false, errNoGroups(m, in.user)
+			}
+			if !slices.Contains(gs, m.Source) {
+				continue
+			}
+			leaf := m.Queue
+			if leaf == MapCurrentUser {
+				leaf = in.user
+			}
+			res, ok, err = target(m, leaf, ix)
+		default:
+			continue
+		}
+		res.mapping, res.index = m, i
+		return res, ok, err
+	}
+	return placed{}, false, nil
+}
+
+// target resolves a mapping's answer for leaf, as YARN's placement
+// context does: without a parent the queue must exist (an ambiguous short
+// name rejects the application); under a parent, the parent must exist
+// and the leaf under it too (no parent auto-creates).
+func target(m QueueMapping, leaf string, ix queueIndex) (placed, bool, error) {
+	if leaf == "" {
+		return placed{}, false, nil
+	}
+	if m.Parent == "" {
+		path, _, st := ix.find(leaf)
+		switch st {
+		case queueAmbiguous:
+			return placed{}, false, ambiguous(m, leaf)
+		case queueMissing:
+			return placed{}, false, nil
+		}
+		return placed{queue: path, leaf: leaf}, true, nil
+	}
+	parent, _, st := ix.find(m.Parent)
+	if st != queueFound {
+		return placed{}, false, nil
+	}
+	path := parent + "." + leaf
+	if _, _, st := ix.find(path); st != queueFound {
+		return placed{}, false, nil
+	}
+	return placed{queue: path, leaf: leaf}, true, nil
+}
+
+// groupParent is "%primary_group.%user" and "%secondary_group.%user": the
+// group's queue is the parent, the user's queue under it must be an
+// existing leaf (YARN rejects the application otherwise, as no managed
+// parent can create it).
+func groupParent(m QueueMapping, user, group string, ix queueIndex) (placed, bool, error) {
+	if group == "" {
+		return placed{}, false, nil
+	}
+	parent, _, st := ix.find(group)
+	if st != queueFound {
+		return placed{}, false, nil
+	}
+	path := parent + "." + user
+	if _, leaf, st := ix.find(path); st != queueFound || !leaf {
+		return placed{}, false, &berth.FieldError{Field: "queue", Value: path, Kind: berth.ErrNoPlacement,
+			Reason: fmt.Sprintf("queue mapping %s needs this leaf queue, and no parent creates queues", m)}
+	}
+	return placed{queue: path, leaf: user}, true, nil
+}
+
+func ambiguous(m QueueMapping, name string) error {
+	return &berth.FieldError{Field: "queue", Value: name, Kind: berth.ErrNoPlacement,
+		Reason: fmt.Sprintf("queue mapping %s names an ambiguous queue (use its full path)", m)}
+}
+
+// placeApp is the app-name rule: the first mapping whose source is the
+// application's name (or %application) decides. As in YARN, its target
+// is not checked here: a queue that does not exist fails the submission.
+func placeApp(ms []QueueMapping, in placeInput, ix queueIndex) (placed, bool, error) {
+	for i, m := range ms {
+		if m.Source != MapApplication && m.Source != in.app {
+			continue
+		}
+		leaf := m.Queue
+		if m.Source == MapApplication && m.Queue == MapApplication {
+			leaf = in.app
+		}
+		if leaf == "" {
+			return placed{}, false, nil
+		}
+		res := placed{queue: leaf, leaf: leaf, mapping: m, index: i}
+		if m.Parent == "" {
+			if _, _, st := ix.find(leaf); st == queueAmbiguous {
+				return placed{}, false, ambiguous(m, leaf)
+			}
+			return res, true, nil
+		}
+		res.queue = m.Parent + "." + leaf
+		if parent, _, st := ix.find(m.Parent); st == queueFound {
+			res.queue = parent + "." + leaf
+		}
+		return res, true, nil
+	}
+	return placed{}, false, nil
+}
