@@ -310,3 +310,88 @@ func TestYARNScenarios(t *testing.T) {
 	}
 	assert.Len(t, seen, len(scenarioConfigs), "every configuration is exercised")
 }
+
+// peakWindowAverage is the largest average of user's use in p over any
+// window [x − w, x), per ms, for memory and vcores (a dense reference).
+func peakWindowAverage(t *testing.T, p *plan.Plan, user string, w int64) (mem, vcores float64) {
+	t.Helper()
+	steps, err := p.LoadSteps(berth.Interval{Start: 0, End: 1 << 20}, user)
+	require.NoError(t, err)
+	var last int64
+	for _, st := range steps {
+		if !st.Value.IsZero() {
+			last = st.Interval.End
+		}
+	}
+	// prefix sums of the per-ms use on [0, last + w)
+	n := last + w
+	pm, pv := make([]int64, n+1), make([]int64, n+1)
+	for _, st := range steps {
+		for x := st.Interval.Start; x < min(st.Interval.End, n); x++ {
+			pm[x+1], pv[x+1] = st.Value.Memory, st.Value.VCores
+		}
+	}
+	for x := int64(1); x <= n; x++ {
+		pm[x] += pm[x-1]
+		pv[x] += pv[x-1]
+	}
+	var bm, bv int64
+	for x := int64(0); x <= n; x++ {
+		lo := max(x-w, 0)
+		bm, bv = max(bm, pm[x]-pm[lo]), max(bv, pv[x]-pv[lo])
+	}
+	return float64(bm) / float64(w), float64(bv) / float64(w)
+}
+
+// Scenario 6 op 24 with the exact average (and the agents' exact
+// options): YARN accepts it, and so does the exact check, because the
+// user's true average stays within 25 % of the plan in both types: 79 %
+// of the memory limit, and 1.19 vcores of 1.5. The exact check used to
+// compare with the limit truncated to whole units (1 vcore) and rejected
+// it; YARN's own check truncates too but rounds the averages it compares.
+func TestYARNScenario6Op24ExactAverage(t *testing.T) {
+	var s yarnScenario
+	for _, x := range loadYARNScenarios(t) {
+		if x.Scenario == 6 {
+			s = x
+		}
+	}
+	require.Equal(t, 6, s.Scenario)
+	want := s.Configs["d_greedy_early_quota"]
+	require.Len(t, want.Outcomes, 25)
+	o := agent.DefaultOptions()
+	o.ExactScan, o.ComponentwiseFit = true, true
+	ag, err := agent.NewGreedy(o)
+	require.NoError(t, err)
+	p := scenarioPlan(t, s, scenarioQuota(t, true))
+	for i, op := range s.Ops[:24] {
+		require.Equal(t, "create", op.Op)
+		err := ag.CreateReservation(p, scenarioID(op.ID), op.User, op.Def.definition(t))
+		require.Equalf(t, want.Outcomes[i].Accepted, err == nil, "op %d: %v", i, err)
+	}
+	op, w := s.Ops[24], want.Outcomes[24]
+	require.True(t, w.Accepted)
+	require.NoError(t, ag.CreateReservation(p, scenarioID(op.ID), op.User, op.Def.definition(t)),
+		"YARN accepts op 24; the exact average respects 25 %% in memory and vcores")
+	a, ok := p.Reservation(scenarioID(op.ID))
+	require.True(t, ok)
+	assert.Equal(t, stepFunction(w.Alloc), allocationBlocks(a))
+
+	// The reason, measured independently: the peak averages of the user
+	// over any 50 s window, the new reservation included.
+	mem, vc := peakWindowAverage(t, p, op.User, 50_000)
+	capMem, capVC := float64(1024*s.Nodes), float64(s.Nodes)
+	t.Logf("peak 50 s averages of %s: %.1f MB of %.0f, %.3f vcores of %.2f", op.User, mem, capMem*0.25, vc, capVC*0.25)
+	assert.InDelta(t, 0.79, mem/(capMem*0.25), 0.01, "memory: 79 %% of the average limit")
+	assert.LessOrEqual(t, vc, capVC*0.25, "vcores within 25 %% of 6 = 1.5")
+	assert.Greater(t, vc, float64(int64(capVC*0.25)), "vcores above the limit truncated to 1 vcore")
+
+	// And the exact check still rejects what truly passes the limit: the
+	// same request again on top (ids differ) doubles the user's use there.
+	err = ag.CreateReservation(p, scenarioID(1000), op.User, op.Def.definition(t))
+	var rej *policy.RejectionError
+	if assert.ErrorAs(t, err, &rej) {
+		assert.Equal(t, policy.CheckAverage, rej.Check)
+		assert.ErrorIs(t, err, policy.ErrQuotaExceeded)
+	}
+}
