@@ -133,10 +133,11 @@ func (j *job) record(ps []placement) {
 	}
 }
 
-// loads returns the plan's load over the aligned job window, read once.
+// loads returns the plan's load as YARN's planner reads it for the job
+// (yarnPlanLoads), read once.
 func (j *job) loads() (*profile, error) {
 	if j.planLoads == nil {
-		p, err := j.view.loads(j.id, berth.Interval{Start: j.jobArrival, End: j.jobDeadline})
+		p, err := j.view.planLoads(j.id, berth.Interval{Start: j.def.Arrival, End: j.def.Deadline})
 		if err != nil {
 			return nil, err
 		}

@@ -33,6 +33,22 @@
 // defaults and keys. Periodic definitions (Period > 0) are planned against
 // the minimum availability over every instance of the period, as in YARN.
 //
+// Times need not be multiples of the plan step; the low-cost aligned
+// planner then decides as YARN does, in detail: its candidate windows start
+// at the stage's unrounded arrival (allocating left; end at its deadline
+// allocating right) and last the duration rounded up to the step; a
+// window's cost sums the load share over each stretch of constant load,
+// weighted by its length in steps (partial steps pro rata); equal costs
+// prefer the earliest end (allocating left) or the latest. The plan's load
+// that enters the cost is the one YARN's planner reads: asked over the
+// window aligned inwards [⌈arrival⌉, ⌊deadline⌋), YARN's plan answers with
+// its run-length entries unclipped, so before the run of equal load that
+// holds ⌈arrival⌉ the load counts as zero, and after ⌊deadline⌋ the load
+// at ⌊deadline⌋ holds on (clipped instead when the plan holds periodic
+// reservations or for an update, as YARN's extra merge clips). The
+// directory testdata holds random scenarios with YARN's decisions, which
+// the tests replay (testdata/README.md).
+//
 // Failures are errors, never a silent false: [*NoPlacementError] (wrapping
 // berth.ErrNoPlacement) when no placement exists, a *berth.FieldError
 // (berth.ErrInvalidArgument) for a stage that cannot be planned, and the
@@ -83,4 +99,11 @@
 //     amount), YARN's toIntervalMap without its zero gaps.
 //   - [LegacyGreedy] sums stages placed on the same interval, where the 2.x
 //     agent's map kept only the last.
+//   - The low-cost aligned allocator gives up on a stage (and the greedy
+//     agent of [NewAlignedPlannerWithGreedy] takes over) beyond 2^20
+//     candidate windows or 65,536 rounds, where YARN goes on.
+//   - YARN's plan keeps an empty periodic series once its last periodic
+//     reservation is gone, and its load reads stay clipped; Berth's then
+//     read the load unclipped again (see above), which can only change
+//     which equal-looking window the low-cost allocator prefers.
 package agent

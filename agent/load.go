@@ -130,3 +130,82 @@ func physicalAvailable(p *plan.Plan, bufs *stepBuffers, old plan.ReservationID, 
 	}
 	return load, nil
 }
+
+// yarnPlanLoads is the plan's load as YARN's IterativePlanner reads it for
+// the low-cost allocator's costs (its planLoads), over the definition's
+// window contract = [arrival, deadline), which holds every candidate
+// window. YARN asks the plan for its load over the window aligned inwards,
+// [ja, jd) = [⌈arrival⌉, ⌊deadline⌋) to the step, but the plan answers
+// with its own run-length entries from the one in force at ja to the last
+// one at or before jd, unclipped. So for an arrival or deadline that is
+// not a multiple of the step the load YARN costs is
+//
+//   - 0 before the plan's run (maximal stretch of equal load) that holds
+//     ja, and the plan's load from where that run starts;
+//   - the plan's load up to jd, and from jd on the load at jd, held to the
+//     deadline.
+//
+// The answer is clipped to [ja, jd) (and 0 outside) in the two cases where
+// YARN merges it with a second series: when the plan holds periodic
+// reservations, and on an update, the old version taken away, unless that
+// version starts after jd. A window shorter than a step gives an empty
+// profile (no candidate window fits in it).
+func yarnPlanLoads(p *plan.Plan, bufs *stepBuffers, old plan.ReservationID, contract berth.Interval) (*profile, error) {
+	step := p.Step()
+	ja, jd := stepRoundUp(contract.Start, step), stepRoundDown(contract.End, step)
+	if ja > jd {
+		return &profile{end: contract.Start}, nil
+	}
+	clipped := p.HoldsPeriodic()
+	if a, ok := p.Reservation(old); ok && !old.IsZero() {
+		if first, ok := firstHeld(a); ok && first <= jd {
+			clipped = true
+		}
+	}
+	if clipped {
+		w := berth.Interval{Start: ja, End: jd}
+		if !w.Valid() {
+			return &profile{end: ja}, nil
+		}
+		load, err := loadProfile(p, bufs, w, false)
+		if err != nil {
+			return nil, err
+		}
+		if err := addOld(p, old, w, load, true); err != nil {
+			return nil, err
+		}
+		return load, nil
+	}
+	// The read covers ja and jd, both inside [contract.Start, jd].
+	load, err := loadProfile(p, bufs, berth.Interval{Start: contract.Start, End: jd + 1}, false)
+	if err != nil {
+		return nil, err
+	}
+	first := max(load.floor(ja), 0) // the run holding ja
+	out := &profile{end: contract.End}
+	push := func(t berth.Time, r berth.Resource) {
+		if n := len(out.ts); n > 0 && out.rs[n-1].Equal(r) {
+			return
+		}
+		out.ts = append(out.ts, t)
+		out.rs = append(out.rs, r)
+	}
+	if load.ts[first] > contract.Start {
+		push(contract.Start, berth.Resource{})
+	}
+	for i := first; i < len(load.ts) && load.ts[i] < contract.End; i++ {
+		push(load.ts[i], load.rs[i])
+	}
+	bufs.release(load)
+	return out, nil
+}
+
+// firstHeld is where the allocation first holds something.
+func firstHeld(a *plan.Allocation) (berth.Time, bool) {
+	for st := range a.Series().Steps() {
+		if !st.Value.IsZero() {
+			return st.Interval.Start, true
+		}
+	}
+	return 0, false
+}

@@ -128,3 +128,87 @@ func TestRecycledBuffersChangeNothing(t *testing.T) {
 		require.Less(t, accepted, 290, "the plan fills up, so that searches fail too")
 	}
 }
+
+// yarnPlanLoadAt is a pointwise model of YARN's planLoads at t: the plan's
+// run-length entries from the one in force at ja to the last one at or
+// before jd, the last held onwards, unless YARN clips them to [ja, jd)
+// (old version taken away).
+func yarnPlanLoadAt(tb testing.TB, p *plan.Plan, old plan.ReservationID, contract berth.Interval, t berth.Time) berth.Resource {
+	tb.Helper()
+	step := p.Step()
+	ja, jd := stepRoundUp(contract.Start, step), stepRoundDown(contract.End, step)
+	clipped := p.HoldsPeriodic()
+	a, hasOld := p.Reservation(old)
+	if hasOld {
+		for u := berth.Time(-1000); u <= jd; u++ {
+			if !a.ResourcesAt(u).IsZero() {
+				clipped = true
+				break
+			}
+		}
+	}
+	if clipped {
+		if t < ja || t >= jd {
+			return berth.Resource{}
+		}
+		r := p.TotalCommitted(t)
+		if hasOld {
+			// A periodic old version counts unrolled, as in the plan's total.
+			s, err := a.ResourcesOver(berth.Interval{Start: t, End: t + 1})
+			require.NoError(tb, err)
+			r = r.Sub(s.At(t))
+		}
+		return r
+	}
+	// An entry (a change of the plan's load) in (t, ja] hides t.
+	for u := t + 1; u <= ja; u++ {
+		if !p.TotalCommitted(u).Equal(p.TotalCommitted(u - 1)) {
+			return berth.Resource{}
+		}
+	}
+	return p.TotalCommitted(min(t, jd))
+}
+
+// Property: yarnPlanLoads equals the pointwise model of YARN's planLoads
+// on every ms of the definition's window, for creates and updates, with
+// and without periodic reservations, with windows not aligned to the step.
+func TestYARNPlanLoadsMatchTheModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 11))
+	for round := 0; round < 60; round++ {
+		pc := plan.DefaultConfig("q", berth.New(40*1024, 40), berth.NewManualClock(0))
+		pc.Step = 10
+		pc.MaxPeriodicity = 200
+		p, err := plan.New(pc)
+		require.NoError(t, err)
+		for k := int64(1); k <= 8; k++ {
+			s := r.Int64N(300)
+			iv := berth.Interval{Start: s, End: s + 1 + r.Int64N(60)}
+			def := plan.Definition{}
+			if round%3 == 0 && r.IntN(4) == 0 {
+				def.Period = 200
+				iv = berth.Interval{Start: r.Int64N(100), End: 100 + r.Int64N(90)}
+			}
+			a, err := plan.NewAllocation(plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, "u",
+				def, iv, []plan.IntervalResource{{Interval: iv, Resource: berth.New(1024, 1).MulInt(1 + r.Int64N(4))}})
+			require.NoError(t, err)
+			require.NoError(t, p.AddReservation(a))
+		}
+		for q := 0; q < 8; q++ {
+			s := r.Int64N(320)
+			contract := berth.Interval{Start: s, End: s + 1 + r.Int64N(120)}
+			old := plan.ReservationID{ClusterTimestamp: 1, Sequence: r.Int64N(12)} // 0, 9..11: a create
+			got, err := yarnPlanLoads(p, nil, old, contract)
+			require.NoError(t, err)
+			if stepRoundUp(contract.Start, 10) > stepRoundDown(contract.End, 10) {
+				// No aligned instant inside: no candidate window either.
+				require.True(t, got.empty())
+				continue
+			}
+			for tm := contract.Start; tm < contract.End; tm++ {
+				want := yarnPlanLoadAt(t, p, old, contract, tm)
+				have, _ := got.at(tm)
+				require.Truef(t, want.Equal(have), "round %d contract %v old %v t %d: want %v, have %v", round, contract, old, tm, want, have)
+			}
+		}
+	}
+}

@@ -14,8 +14,8 @@ const maxCandidates = 1 << 20
 
 // lowCostInput is what the low-cost aligned allocator reads.
 type lowCostInput struct {
-	// loads is the plan's committed load on [jobArrival, jobDeadline)
-	// without the old version of the reservation; outside it counts as 0.
+	// loads is the plan's committed load as YARN's planner reads it
+	// (yarnPlanLoads); outside its domain it counts as 0.
 	loads *profile
 	// mods is what earlier stages (and batches) of this job took.
 	mods *profile

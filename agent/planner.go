@@ -109,13 +109,10 @@ func (ip *IterativePlanner) compute(v planView, id plan.ReservationID, user stri
 	if len(def.Stages) == 0 {
 		return nil, nil, berth.InvalidField("reservation-definition.reservation-requests", 0, "No resources have been specified to reserve")
 	}
-	step := v.step()
 	j := &job{
 		view: v, id: id, user: user, def: def, period: def.Period,
 		left: ip.Options.allocateLeft(), opts: ip.Options,
-		mods:        newFlat(berth.MinTime, berth.MaxTime, berth.Resource{}),
-		jobArrival:  stepRoundUp(def.Arrival, step),
-		jobDeadline: stepRoundDown(def.Deadline, step),
+		mods: newFlat(berth.MinTime, berth.MaxTime, berth.Resource{}),
 	}
 	alloc := ip.allocator()
 	var all []placement

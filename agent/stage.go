@@ -18,6 +18,10 @@ type planView interface {
 	// loads is the plan's committed load over window without the old
 	// version of the reservation (YARN's planLoads).
 	loads(old plan.ReservationID, window berth.Interval) (*profile, error)
+	// planLoads is the plan's load as YARN's IterativePlanner hands it to
+	// the low-cost allocator, over the definition's window (see
+	// yarnPlanLoads).
+	planLoads(old plan.ReservationID, contract berth.Interval) (*profile, error)
 	// freeAt is the plan's capacity minus what it holds at t, the old
 	// version of the reservation added back: an upper bound of available.
 	freeAt(old plan.ReservationID, t berth.Time) berth.Resource
@@ -39,9 +43,6 @@ type job struct {
 	mods *profile
 	// planLoads is read lazily: only the low-cost allocator uses it.
 	planLoads *profile
-	// jobArrival and jobDeadline are the definition's window aligned
-	// inwards to the step.
-	jobArrival, jobDeadline berth.Time
 	// placed is the envelope of the non-zero placements made so far.
 	placed                 bool
 	placedStart, placedEnd berth.Time

@@ -77,6 +77,10 @@ func (v planAdapter) loads(old plan.ReservationID, w berth.Interval) (*profile, 
 	return load, nil
 }
 
+func (v planAdapter) planLoads(old plan.ReservationID, contract berth.Interval) (*profile, error) {
+	return yarnPlanLoads(v.p, v.bufs, old, contract)
+}
+
 func (v planAdapter) release(p *profile) { v.bufs.release(p) }
 
 func (v planAdapter) freeAt(old plan.ReservationID, t berth.Time) berth.Resource {

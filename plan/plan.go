@@ -233,6 +233,13 @@ func (p *Plan) TotalCommitted(t berth.Time) berth.Resource {
 	return read(p, func(st *state) berth.Resource { return committedAt(st.total, st.patterns, t) })
 }
 
+// HoldsPeriodic reports whether the plan holds a periodic reservation
+// that holds something. YARN's reads of the plan's load clip to the asked
+// window only then (see the agent package's low-cost aligned planner).
+func (p *Plan) HoldsPeriodic() bool {
+	return read(p, func(st *state) bool { return len(st.patterns) > 0 })
+}
+
 func committedAt(total *rle.Series, patterns map[berth.Duration]*rle.Series, t berth.Time) berth.Resource {
 	var r berth.Resource
 	if total != nil {

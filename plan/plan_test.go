@@ -182,3 +182,22 @@ func TestAllocationChangedAfterBuild(t *testing.T) {
 	assert.True(t, c(10).Equal(stored.Intervals[0].Resource))
 	assertCommitted(t, p, 200, []int64{10, 10})
 }
+
+// HoldsPeriodic follows the periodic reservations in the plan: set by the
+// first, cleared when the last is deleted, never by non-periodic ones.
+func TestHoldsPeriodic(t *testing.T) {
+	p := newTestPlan(t, func(cfg *Config) { cfg.MaxPeriodicity = 100; cfg.Capacity = c(10) })
+	assert.False(t, p.HoldsPeriodic(), "empty plan")
+	once, err := NewAllocation(rid(1), "u", simpleDef(5, 15, 10, 0), berth.Interval{Start: 5, End: 15},
+		[]IntervalResource{{Interval: berth.Interval{Start: 5, End: 15}, Resource: c(3)}})
+	require.NoError(t, err)
+	require.NoError(t, p.AddReservation(once))
+	assert.False(t, p.HoldsPeriodic(), "a non-periodic reservation")
+	per, err := NewAllocation(rid(2), "u", simpleDef(305, 315, 10, 50), berth.Interval{Start: 305, End: 315},
+		[]IntervalResource{{Interval: berth.Interval{Start: 305, End: 315}, Resource: c(2)}})
+	require.NoError(t, err)
+	require.NoError(t, p.AddReservation(per))
+	assert.True(t, p.HoldsPeriodic(), "a periodic reservation")
+	require.NoError(t, p.DeleteReservation(rid(2)))
+	assert.False(t, p.HoldsPeriodic(), "the periodic reservation deleted")
+}

@@ -41,11 +41,27 @@ type CapacityOverTimeConfig struct {
 	// the plan capacity. YARN key:
 	// yarn.scheduler.capacity.<queue-path>.average-capacity (default 100).
 	AveragePercent float32
-	// ExactAverage checks the true average over every window. By default
-	// the check samples the running integral as YARN does, which
-	// over-estimates windows (it may count up to two windows of use) and
-	// rejects some reservations that respect the limit (§18 item 2).
-	// Berth-only; no YARN key.
+	// ExactAverage replaces YARN's sampled average check with the exact
+	// one. For memory and for vcores separately (other resource types are
+	// not averaged, as in YARN), the user's use, this reservation
+	// included, integrated over every window [x − Window, x) that overlaps
+	// the reservation must not exceed AveragePercent / 100 × the plan's
+	// capacity in that type × Window, compared in exact arithmetic: the
+	// limit is not truncated to whole units (25 % of 6 vcores is 1.5
+	// vcores) and the average is not rounded. So it accepts every
+	// reservation whose true average respects the limit in both types,
+	// and rejects one only where the true average passes it.
+	//
+	// By default the check is YARN's (§18 item 2): the limit truncated to
+	// whole units (25 % of 6 vcores is 1 vcore), the running integral
+	// sampled at breakpoints and every window, each sample's average
+	// rounded to a whole unit, and integrals compared between samples
+	// that may span up to two windows or less than one. It rejects some
+	// reservations that respect the limit (a 25 h reservation at exactly
+	// 25 %), and accepts some that pass it: where its samples miss the
+	// worst window, and where rounding hides up to one unit (with small
+	// limits, such as a vcore or two, a large share). Only there can the
+	// exact check be the stricter one. Berth-only; no YARN key.
 	ExactAverage bool
 }
 

@@ -60,7 +60,15 @@
 //     windows, so a reservation that respects the average can be rejected
 //     (vector POL-COT-19: 25 h at exactly 25 %). Set
 //     CapacityOverTimeConfig.ExactAverage for the exact check over every
-//     window (§18 item 2).
+//     window (§18 item 2). It compares the true integral of memory and of
+//     vcores over every window with AveragePercent of the capacity in that
+//     type, unrounded; YARN's check truncates that limit to whole units and
+//     rounds each sampled average to a whole unit, which lets averages pass
+//     the limit by up to one unit (with 6 vcores at 25 %, YARN's limit is
+//     1 vcore and it admits averages up to almost 2; the exact check
+//     admits up to 1.5), and its samples can miss the worst window. The
+//     exact check rejects only what passes the limit; YARN may accept some
+//     of that.
 //   - Capacity is checked componentwise (every resource type), as in YARN,
 //     while agents may count gangs with the plan's calculator (memory only by
 //     default), so an agent's placement can still be rejected here for

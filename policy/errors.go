@@ -58,7 +58,10 @@ type RejectionError struct {
 	User string
 	// At is a time at which the limit is passed.
 	At berth.Time
-	// Limit is what was available (or allowed) at At, when known.
+	// Limit is what was available (or allowed) at At, when known. For the
+	// average check it is AveragePercent of the capacity truncated to whole
+	// units, YARN's limit; the exact check compares with the untruncated
+	// value (CapacityOverTimeConfig.ExactAverage).
 	Limit berth.Resource
 	// Quota marks errors YARN reports as PlanningQuotaException.
 	Quota bool

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"math"
+	"math/big"
 	"sort"
 
 	"github.com/berthsched/berth"
@@ -160,11 +161,12 @@ func yarnExceeds(segs []seg, from, to berth.Time, w, limit int64) (bool, berth.T
 }
 
 // exactExceeds reports the first x in [from, to] at which the exact integral
-// of segs over [x − w, x) exceeds limit × w. The integral of a step function
-// over a sliding window is piecewise linear in x, with kinks where x or
-// x − w meets a breakpoint, so checking those candidates is exact.
-// Consumption before segs[0].t counts as zero; the last value holds to end.
-func exactExceeds(segs []seg, end, from, to berth.Time, w, limit int64) (bool, berth.Time, rle.Int128) {
+// of segs over [x − w, x) exceeds bound (see exactWindowBound). The
+// integral of a step function over a sliding window is piecewise linear in
+// x, with kinks where x or x − w meets a breakpoint, so checking those
+// candidates is exact. Consumption before segs[0].t counts as zero; the
+// last value holds to end.
+func exactExceeds(segs []seg, end, from, to berth.Time, w int64, bound rle.Int128) (bool, berth.Time, rle.Int128) {
 	if len(segs) == 0 || w <= 0 || from > to {
 		return false, 0, rle.Int128{}
 	}
@@ -185,7 +187,6 @@ func exactExceeds(segs []seg, end, from, to berth.Time, w, limit int64) (bool, b
 		i := sort.Search(len(segs), func(i int) bool { return segs[i].t > x }) - 1
 		return pre[i].Add(rle.Product(segs[i].v, x-segs[i].t))
 	}
-	bound := rle.Product(limit, w)
 	check := func(x berth.Time) (bool, rle.Int128) {
 		if x < from || x > to {
 			return false, rle.Int128{}
@@ -205,6 +206,41 @@ func exactExceeds(segs []seg, end, from, to berth.Time, w, limit int64) (bool, b
 		}
 	}
 	return false, 0, rle.Int128{}
+}
+
+// exactWindowBound is the largest integral of one resource type over a
+// window of w ms that the exact average check admits: the real number
+// capacity × percent / 100 × w, which is the limit AveragePercent puts on
+// the type, rounded down. The integral is a whole number, so comparing it
+// with the rounded-down bound is comparing it with the real one: nothing
+// is truncated before the comparison (YARN truncates the limit to whole
+// units, then rounds the averages it compares, see the package doc).
+func exactWindowBound(capacity int64, percent float32, w int64) rle.Int128 {
+	x := new(big.Rat).SetFloat64(float64(percent)) // exact: percent is finite
+	x.Mul(x, new(big.Rat).SetInt(rle.Product(capacity, w).Big()))
+	x.Quo(x, big.NewRat(100, 1))
+	q := new(big.Int).Quo(x.Num(), x.Denom()) // x ≥ 0: truncation is floor
+	return int128OfBig(q)
+}
+
+// int128OfBig converts a non-negative v, saturating at the largest Int128
+// (no integral reaches it).
+func int128OfBig(v *big.Int) rle.Int128 {
+	if v.BitLen() > 127 {
+		v = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 127), big.NewInt(1))
+	}
+	var words [4]uint32 // little-endian 32-bit words
+	t := new(big.Int).Set(v)
+	mask := big.NewInt(math.MaxUint32)
+	for i := range words {
+		words[i] = uint32(new(big.Int).And(t, mask).Uint64())
+		t.Rsh(t, 32)
+	}
+	r := rle.Int128Of(int64(words[3]))
+	for i := 2; i >= 0; i-- {
+		r = r.Scale(1 << 32).Add(rle.Int128Of(int64(words[i])))
+	}
+	return r
 }
 
 // satAdd adds a duration to a time, saturating at the int64 sentinels

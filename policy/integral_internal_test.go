@@ -2,6 +2,7 @@ package policy
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"sort"
 	"testing"
@@ -134,7 +135,7 @@ func TestExactExceedsMatchesDenseModel(t *testing.T) {
 				want = true
 			}
 		}
-		got, _, _ := exactExceeds(segs, end, from, to, w, limit)
+		got, _, _ := exactExceeds(segs, end, from, to, w, rle.Product(limit, w))
 		require.Equal(t, want, got, "case %d segs=%v end=%d w=%d limit=%d [%d,%d]", i, segs, end, w, limit, from, to)
 	}
 }
@@ -158,4 +159,73 @@ func TestI128(t *testing.T) {
 	assert.Equal(t, 0, a.Sub(a).Cmp(rle.Int128{}))
 	assert.InDelta(t, 4*float64(math.MaxInt64), a.Float64(), 1e4)
 	assert.Equal(t, rle.Product(-3, 7), rle.Int128Of(-3).Scale(7))
+}
+
+func TestExactWindowBound(t *testing.T) {
+	for _, c := range []struct {
+		capacity int64
+		percent  float32
+		w        int64
+		want     rle.Int128
+	}{
+		{6, 25, 50_000, rle.Int128Of(75_000)},         // 1.5 vcores, not 1
+		{6144, 25, 50_000, rle.Product(1536, 50_000)}, // whole
+		{7, 10, 3, rle.Int128Of(2)},                   // 2.1 rounds down
+		{1, 12.5, 8, rle.Int128Of(1)},                 // 1/8 × 8 exactly
+		{100, 0, 1000, rle.Int128{}},                  // no average at all
+		{math.MaxInt64, 100, math.MaxInt64, rle.Product(math.MaxInt64, math.MaxInt64)},
+		{math.MaxInt64, 1e30, math.MaxInt64, int128OfBig(new(big.Int).Lsh(big.NewInt(1), 200))},
+	} {
+		got := exactWindowBound(c.capacity, c.percent, c.w)
+		assert.Equalf(t, 0, c.want.Cmp(got), "%d × %v %% × %d: want %v, got %v", c.capacity, c.percent, c.w, c.want, got)
+	}
+	// Saturation: the largest Int128.
+	top := int128OfBig(new(big.Int).Lsh(big.NewInt(1), 200))
+	assert.Equal(t, new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 127), big.NewInt(1)).String(), top.String())
+	// Round trip below it.
+	r := rand.New(rand.NewPCG(7, 7))
+	for i := 0; i < 200; i++ {
+		v := rle.Product(r.Int64N(math.MaxInt64), r.Int64N(math.MaxInt64))
+		assert.Equal(t, 0, v.Cmp(int128OfBig(v.Big())))
+	}
+}
+
+// Property: with a fractional limit (capacity × percent / 100 not whole),
+// the exact check flags exactly the windows whose dense integral passes
+// the real limit.
+func TestExactExceedsRealLimitMatchesDenseModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 4))
+	for i := 0; i < 2000; i++ {
+		segs, end := randSegs(r)
+		w := int64(1 + r.IntN(12))
+		capacity := int64(1 + r.IntN(12))
+		percent := float32(r.IntN(16)) * 6.25 // exact in binary: k/16 of 100 %
+		from := int64(r.IntN(40)) - 10
+		to := from + int64(r.IntN(80))
+		at := func(x int64) int64 {
+			if x < segs[0].t || x >= end {
+				return 0
+			}
+			v := int64(0)
+			for _, g := range segs {
+				if g.t <= x {
+					v = g.v
+				}
+			}
+			return v
+		}
+		want := false
+		for x := from; x <= to; x++ {
+			var sum int64
+			for y := x - w; y < x; y++ {
+				sum += at(y)
+			}
+			// sum > capacity × percent/100 × w, percent = k × 6.25 = k × 100/16
+			if float64(sum)*16*100 > float64(capacity)*float64(percent)*16*float64(w) {
+				want = true
+			}
+		}
+		got, _, _ := exactExceeds(segs, end, from, to, w, exactWindowBound(capacity, percent, w))
+		require.Equal(t, want, got, "case %d segs=%v end=%d w=%d cap=%d percent=%v [%d,%d]", i, segs, end, w, capacity, percent, from, to)
+	}
 }

@@ -85,7 +85,8 @@ func (c *CapacityOverTime) Available(avail *rle.Series, view *plan.Plan, user st
 // PlanningQuotaException.
 //
 // The average is checked as YARN samples it (see the package doc) unless
-// ExactAverage is set. Unlike YARN, the running integral stops at the end
+// ExactAverage is set (see CapacityOverTimeConfig.ExactAverage for what it
+// compares). Unlike YARN, the running integral stops at the end
 // of the checked range instead of running to the end-of-time sentinel,
 // where it overflowed.
 func (c *CapacityOverTime) Validate(view *plan.Plan, a *plan.Allocation) error {
@@ -127,6 +128,7 @@ func (c *CapacityOverTime) checkAverage(view *plan.Plan, a *plan.Allocation) err
 		return &RejectionError{Policy: "CapacityOverTime", Check: CheckAverage, Reservation: a.ID.String(),
 			User: a.User, At: from, Limit: limit, Quota: true, Err: err}
 	}
+	capacity := view.Capacity()
 	for _, comp := range []struct {
 		get   func(berth.Resource) int64
 		limit int64
@@ -141,7 +143,8 @@ func (c *CapacityOverTime) checkAverage(view *plan.Plan, a *plan.Allocation) err
 		var bad bool
 		var at berth.Time
 		if c.cfg.ExactAverage {
-			bad, at, _ = exactExceeds(one, to, from, to, w, comp.limit)
+			bound := exactWindowBound(comp.get(capacity), c.cfg.AveragePercent, w)
+			bad, at, _ = exactExceeds(one, to, from, to, w, bound)
 		} else {
 			bad, at, _ = yarnExceeds(one, from, to, w, comp.limit)
 		}
