@@ -136,11 +136,13 @@ type Config struct {
 	MinAllocation, MaxAllocation berth.Resource
 }
 
-// DefaultConfig returns YARN 3.3's defaults with a root queue that has no
-// children yet.
+// DefaultConfig returns YARN 3.3's defaults and the queue tree of the
+// capacity-scheduler.xml YARN ships: a root with one leaf, "default", at
+// 100 %. It is a working scheduler as it stands; to build your own tree,
+// replace Root.Children (or Root) before calling [New].
 func DefaultConfig() Config {
 	return Config{
-		Root:                        QueueConfig{Name: "root", Settings: DefaultSettings()},
+		Root:                        QueueConfig{Name: "root", Settings: DefaultSettings(), Children: []QueueConfig{Queue("default", 100)}},
 		MaximumApplications:         10000,
 		GlobalQueueMaxApplications:  -1,
 		MaximumAMResourcePercent:    0.1,
