@@ -221,7 +221,9 @@ func validateSettings(t *queue.Tree[QueueSettings]) error {
 }
 
 // keyError turns a queue-tree error into a FieldError naming the
-// capacity-scheduler.xml key, keeping the original in the chain.
+// capacity-scheduler.xml key. The queue error is translated, not wrapped:
+// its path and field become the key, its kind and cause carry over, so the
+// text says everything once.
 func keyError(err error) error {
 	var qe *queue.Error
 	if !errors.As(err, &qe) {
@@ -231,7 +233,18 @@ func keyError(err error) error {
 	if qe.Field != "" {
 		field += "." + qe.Field
 	}
-	return &berth.FieldError{Field: field, Value: qe.Value, Reason: qe.Reason, Kind: kindOf(qe), Err: qe}
+	return &berth.FieldError{Field: field, Value: qe.Value, Reason: qe.Reason, Kind: kindOf(qe), Err: qe.Err}
+}
+
+// argError turns a queue-tree error about a queue the caller named (an
+// argument, not a configuration key) into a FieldError on field: the
+// argument's name and the value the caller gave.
+func argError(err error, field, name string) error {
+	var qe *queue.Error
+	if !errors.As(err, &qe) {
+		return err
+	}
+	return &berth.FieldError{Field: field, Value: name, Reason: qe.Reason, Kind: kindOf(qe), Err: qe.Err}
 }
 
 func kindOf(e *queue.Error) error {

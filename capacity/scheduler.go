@@ -187,11 +187,12 @@ func (s *Scheduler) ClusterResource() berth.Resource {
 	return s.cluster
 }
 
-// lookupQueue resolves a full path or a unique short name.
+// lookupQueue resolves a full path or a unique short name; an error names
+// the "queue" argument.
 func (s *Scheduler) lookupQueue(name string) (*qnode, error) {
 	tq, err := s.tree.Lookup(name)
 	if err != nil {
-		return nil, keyError(err)
+		return nil, argError(err, "queue", name)
 	}
 	return s.byTQ[tq], nil
 }
@@ -258,7 +259,7 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	}
 	q, err := s.lookupQueue(spec.Queue)
 	if err != nil {
-		return "", fmt.Errorf("application %s submitted by user %s to unknown queue %s: %w", spec.ID, spec.User, spec.Queue, err)
+		return "", berth.Wrap(err, "submitting application", spec.ID)
 	}
 	if !q.tq.CanSubmit(spec.User, groupList(spec.Groups)) {
 		return "", fieldErr(berth.ErrPermissionDenied, "queue", q.path, "User %s does not have permission to submit %s to queue %s", spec.User, spec.ID, q.path)
@@ -627,7 +628,7 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 	}
 	q, err := s.lookupQueue(target)
 	if err != nil {
-		return "", fmt.Errorf("The specified Queue: %s doesn't exist: %w", target, err)
+		return "", berth.Wrap(err, "moving application", appID)
 	}
 	if q.kind == queue.KindPlan {
 		q = s.byPath[q.path+"."+q.name+queue.DefaultReservationSuffix]

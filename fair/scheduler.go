@@ -237,7 +237,7 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	}
 	qname, err := s.placement.Place(spec.Queue, spec.User, groups, queueInfoFunc(s.lookupQueue))
 	if err != nil {
-		return "", fmt.Errorf("application %s: %w", spec.ID, err)
+		return "", berth.Wrap(err, "submitting application", spec.ID)
 	}
 	if qname == "" {
 		return "", kindErr(berth.ErrNoPlacement, "queue", spec.Queue, "Application %s submitted by user %s with an empty queue name or rejected by placement rules.", spec.ID, spec.User)

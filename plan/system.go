@@ -94,7 +94,7 @@ func (s *System) Reinitialize(cfgs ...Config) ([]string, error) {
 		}
 		p, err := New(c)
 		if err != nil {
-			return nil, fmt.Errorf("plan configuration %d (queue %q): %w", i, c.Queue, err)
+			return nil, berth.Wrap(err, fmt.Sprintf("plan configuration %d, queue", i), c.Queue)
 		}
 		fresh[c.Queue] = p
 	}
@@ -431,7 +431,7 @@ func (s *System) place(p *Plan, req SubmissionRequest) error {
 				return ierr
 			}
 		}
-		return fmt.Errorf("submitting reservation %v: %w", req.ID, err)
+		return berth.Wrap(err, "submitting reservation", req.ID)
 	}
 	return nil
 }
@@ -467,7 +467,7 @@ func (s *System) Update(req UpdateRequest) error {
 		return err
 	}
 	if err := ag.UpdateReservation(p, req.ID, req.User, req.Definition.Clone()); err != nil {
-		return fmt.Errorf("Unable to update reservation: %v: %w", req.ID, err)
+		return berth.Wrap(err, "Unable to update reservation", req.ID)
 	}
 	return nil
 }
@@ -489,7 +489,7 @@ func (s *System) Delete(req DeleteRequest) error {
 		return err
 	}
 	if err := ag.DeleteReservation(p, req.ID, req.User); err != nil {
-		return fmt.Errorf("Could not delete reservation: %v: %w", req.ID, err)
+		return berth.Wrap(err, "Could not delete reservation", req.ID)
 	}
 	s.mu.Lock()
 	delete(s.queues, req.ID)
@@ -525,7 +525,7 @@ func (s *System) ArchiveCompleted(now berth.Time) ([]ReservationID, error) {
 	for _, p := range s.Plans() {
 		ids, err := p.ArchiveCompleted(now)
 		if err != nil {
-			return all, fmt.Errorf("archiving plan %s: %w", p.QueueName(), err)
+			return all, berth.Wrap(err, "archiving plan", p.QueueName())
 		}
 		s.mu.Lock()
 		for _, id := range ids {

@@ -1,0 +1,45 @@
+package berth_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/berthsched/berth"
+)
+
+// TestFieldErrorReadsOnce pins the formatting rules of FieldError and
+// Wrap: each part of a message once, the kind and cause still reachable.
+func TestFieldErrorReadsOnce(t *testing.T) {
+	cause := errors.New("strconv: bad digit")
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"value printed", &berth.FieldError{Field: "f", Value: 3, Reason: "must be small"}, "f: must be small (value: 3)"},
+		{"nil value left out", &berth.FieldError{Field: "clock", Reason: "a clock is required"}, "clock: a clock is required"},
+		{"named value left out", &berth.FieldError{Field: "queue", Value: "root.a", Reason: "queue root.a is not a leaf"}, "queue: queue root.a is not a leaf"},
+		{"named at a full stop", &berth.FieldError{Field: "queue", Value: "root.a", Reason: "not a leaf: root.a."}, "queue: not a leaf: root.a."},
+		{"part of a longer name printed", &berth.FieldError{Field: "queue", Value: "a", Reason: "queue root.a is bad"}, "queue: queue root.a is bad (value: a)"},
+		{"numbers always printed", &berth.FieldError{Field: "n", Value: 1, Reason: "must be in [0, 1)"}, "n: must be in [0, 1) (value: 1)"},
+		{"text fragment printed", &berth.FieldError{Field: "vcores", Value: "2 4", Reason: `bad "1, 2 4"`}, `vcores: bad "1, 2 4" (value: 2 4)`},
+		{"cause printed", &berth.FieldError{Field: "f", Value: "x", Reason: "not a number", Err: cause}, "f: not a number (value: x): strconv: bad digit"},
+		{"kind as cause left out", &berth.FieldError{Field: "f", Value: "x", Reason: "gone", Kind: berth.ErrNotFound, Err: berth.ErrNotFound}, "f: gone (value: x)"},
+		{"wrap names its subject", berth.Wrap(cause, "moving application", "app_1"), "moving application app_1: strconv: bad digit"},
+		{"wrap leaves a named subject out", berth.Wrap(&berth.FieldError{Field: "app.id", Value: "app_1", Reason: "not found"}, "moving application", "app_1"),
+			"moving application: app.id: not found (value: app_1)"},
+		{"wrap without subject", berth.Wrap(cause, "loading", nil), "loading: strconv: bad digit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, tc.err.Error())
+		})
+	}
+	assert.NoError(t, berth.Wrap(nil, "op", "x"))
+	w := berth.Wrap(&berth.FieldError{Field: "f", Kind: berth.ErrConflict, Err: cause}, "op", "x")
+	assert.ErrorIs(t, w, berth.ErrConflict)
+	assert.ErrorIs(t, w, cause)
+	var fe *berth.FieldError
+	assert.ErrorAs(t, w, &fe)
+}
