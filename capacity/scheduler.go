@@ -16,6 +16,9 @@ import (
 //
 // A Scheduler is safe for concurrent use; one mutex serializes every call,
 // as YARN's scheduler lock does.
+//
+// Only [New] makes a usable Scheduler: the zero value has no queues and is
+// not one (its methods panic).
 type Scheduler struct {
 	mu    sync.Mutex
 	clock berth.Clock

@@ -18,6 +18,9 @@ import (
 // Config.UpdateInterval has passed on the host's clock.
 //
 // A Scheduler is safe for concurrent use; one mutex serializes every call.
+//
+// Only [New] makes a usable Scheduler: the zero value has no queues and is
+// not one (its methods panic).
 type Scheduler struct {
 	mu    sync.Mutex
 	clock berth.Clock

@@ -35,6 +35,9 @@ type SystemConfig struct {
 // A System is safe for concurrent use. Placement runs outside the system's
 // lock, under the plan's own; two submissions of one id race safely (the
 // second sees the first and is idempotent or a conflict).
+//
+// Only [NewSystem] makes a usable System: the zero value is not one (it
+// has no clock, and adding a plan to it panics).
 type System struct {
 	cfg    SystemConfig
 	mu     sync.RWMutex
