@@ -49,16 +49,18 @@ type FieldError struct {
 }
 
 // Error formats the error as "field: reason (value: v): cause", read once
-// from the outside in: the value is left out when it is nil or when the
-// reason already names it (a name spelled as a whole word of the reason, as in YARN's sentences "…queue root.a is not a leaf"), and the
-// cause is left out when it is the error's own kind (its text would only
-// restate the reason) or when the reason already ends with its text.
+// from the outside in: the value is left out when it is nil or when another
+// part already names it (the field, the reason or the cause spells it as a
+// whole word, as YARN's sentences "…queue root.a is not a leaf" do), and
+// the cause is left out when it is the error's own kind (its text would
+// only restate the reason) or when the reason already ends with its text.
 func (e *FieldError) Error() string {
+	cause := causeText(e.Reason, e.Kind, e.Err)
 	msg := e.Field + ": " + e.Reason
-	if e.Value != nil && !mentions(e.Reason, e.Value) {
+	if e.Value != nil && !mentions(e.Field, e.Value) && !mentions(e.Reason, e.Value) && !mentions(cause, e.Value) {
 		msg += fmt.Sprintf(" (value: %v)", e.Value)
 	}
-	return msg + causeText(e.Reason, e.Kind, e.Err)
+	return msg + cause
 }
 
 // causeText returns ": " and the text of err for appending to a message
@@ -75,30 +77,37 @@ func causeText(reason string, kind, err error) string {
 	return ": " + text
 }
 
-// mentions reports whether reason spells v, a name (a string or a
-// fmt.Stringer such as an id, without spaces), as a whole word: bounded by
-// the ends of the reason or by characters that cannot be part of a name.
-func mentions(reason string, v any) bool {
+// mentions reports whether text spells v as a whole word, or as the last
+// segments of a dotted path: bounded by the ends of text or by characters
+// that cannot be part of a name. v is a name
+// (a string without spaces) or a fmt.Stringer such as an id or a resource;
+// a string with spaces is a fragment of some longer input, which the
+// message should still quote on its own.
+func mentions(text string, v any) bool {
 	var s string
 	switch x := v.(type) {
 	case string:
+		if strings.ContainsAny(x, " \t\n") {
+			return false
+		}
 		s = x
 	case fmt.Stringer:
 		s = x.String()
 	default:
 		return false
 	}
-	if s == "" || strings.ContainsAny(s, " \t\n") {
-		return false // not a name: a fragment of a longer text says more alone
+	if s == "" {
+		return false
 	}
 	for from := 0; ; {
-		i := strings.Index(reason[from:], s)
+		i := strings.Index(text[from:], s)
 		if i < 0 {
 			return false
 		}
 		i += from
 		end := i + len(s)
-		if (i == 0 || !nameByte(reason[i-1])) && (end == len(reason) || !nameByte(reason[end]) || sentenceEnd(reason[end:])) {
+		// A name may end a dotted path: "root.a.b" names the queue "b".
+		if (i == 0 || text[i-1] == '.' || !nameByte(text[i-1])) && (end == len(text) || !nameByte(text[end]) || sentenceEnd(text[end:])) {
 			return true
 		}
 		from = i + 1

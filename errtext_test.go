@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,9 +42,26 @@ func clauses(msg string) []string {
 // reservation_1_0007): a name that, said twice, says the same thing twice.
 var idPattern = regexp.MustCompile(`\b[A-Za-z]+_[0-9][0-9_]*\b`)
 
+// valuePattern finds the printed value of a FieldError.
+var valuePattern = regexp.MustCompile(`\(value: (.*?)\)(?::|$)`)
+
 // repeated returns what msg says twice, or "": a clause, a run of four
-// words (case aside), or an identifier.
+// words (case aside), an identifier, or a printed value the rest of the
+// message spells as a whole word. (Numbers are left out of the last check:
+// a reason may name a bound equal to the value, and YARN's own sentences
+// often embed the number.)
 func repeated(msg string) string {
+	for _, m := range valuePattern.FindAllStringSubmatchIndex(msg, -1) {
+		v := msg[m[2]:m[3]]
+		if _, err := strconv.ParseFloat(v, 64); err == nil || v == "" {
+			continue
+		}
+		rest := msg[:m[0]] + " " + msg[m[1]:]
+		word := regexp.MustCompile(`(^|[^\w./-])` + regexp.QuoteMeta(v) + `($|[^\w/-]|\.(\s|$))`)
+		if word.MatchString(rest) {
+			return v
+		}
+	}
 	seen := map[string]bool{}
 	for _, c := range clauses(msg) {
 		if seen[c] {
@@ -72,10 +90,14 @@ func repeated(msg string) string {
 
 func TestClauses(t *testing.T) {
 	assert.Equal(t, []string{"a.b", "unknown queue", "root.x"}, clauses("a.b: unknown queue (value: root.x)"))
-	assert.Equal(t, "unknown queue", repeated("x: unknown queue (value: q): queue q: f: unknown queue (value: q)"))
+	assert.NotEmpty(t, repeated("x: unknown queue (value: q): queue q: f: unknown queue (value: q)"))
+	assert.Equal(t, "unknown queue", repeated("x: unknown queue (value: 1): queue q: f: unknown queue (value: 1)"))
 	assert.Empty(t, repeated("queue: unknown queue (value: root.nope)"))
 	assert.NotEmpty(t, repeated("User bob cannot perform operation submit on q: acl: user bob cannot perform operation submit"))
 	assert.Equal(t, "reservation_1_0007", repeated("submitting reservation_1_0007: policy: reservation_1_0007 rejected"))
+	assert.Equal(t, "<memory:1, vCores:1>", repeated("f: gang (<memory:1, vCores:1>) too big (value: <memory:1, vCores:1>)"))
+	assert.Empty(t, repeated("f: queue root.a.a1 is not a plan (value: a1)"))
+	assert.Empty(t, repeated("f: must be in [0, 1] (value: 1)"))
 }
 
 // kinds are the error kinds every Berth error wraps.
@@ -179,6 +201,64 @@ func TestErrorTextCapacity(t *testing.T) {
 		{"PreemptContainer/unknown", second(s.PreemptContainer(99)), berth.ErrNotFound},
 		{"MarkForPreemption/unknown", s.MarkForPreemption(99), berth.ErrNotFound},
 		{"KillReservation/unknown", s.KillReservation(99), berth.ErrNotFound},
+	})
+}
+
+// TestErrorTextCapacityState drives the paths refused for permission or
+// state, whose messages compose several parts.
+func TestErrorTextCapacityState(t *testing.T) {
+	nobody, alice := queue.ParseACL(" "), queue.ParseACL("alice")
+	cfg := capacity.DefaultConfig()
+	cfg.Root.SubmitACL, cfg.Root.AdminACL = &nobody, &nobody
+	guarded := capacity.Queue("guarded", 30)
+	guarded.SubmitACL = &alice
+	ded := capacity.Queue("dedicated", 40)
+	ded.Reservable = true
+	ded.SubmitACL = &alice
+	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("open", 20), capacity.Queue("closed", 10), guarded, ded}
+	cfg.Root.Children[0].SubmitACL = &alice
+	s, err := capacity.New(cfg, berth.NewManualClock(0))
+	require.NoError(t, err)
+	require.NoError(t, s.AddNode(capacity.NodeSpec{ID: "n1", Rack: "/r1", Capability: berth.New(8192, 8)}))
+	_, err = s.SubmitApp(capacity.AppSpec{ID: "app_1", Queue: "open", User: "alice"})
+	require.NoError(t, err)
+	require.NoError(t, s.SetEntitlement("dedicated-default", capacity.Entitlement{Capacity: 0.2, MaxCapacity: 1}))
+	require.NoError(t, s.AddReservationQueue("dedicated", "reservation_1_0001"))
+	require.NoError(t, s.SetEntitlement("reservation_1_0001", capacity.Entitlement{Capacity: 0.5, MaxCapacity: 1}))
+	require.NoError(t, s.AddReservationQueue("dedicated", "reservation_1_0002"))
+	_, err = s.SubmitApp(capacity.AppSpec{ID: "app_2", Queue: "dedicated", ReservationID: "reservation_1_0001", User: "alice"})
+	require.NoError(t, err)
+
+	removed := cfg
+	removed.Root.Children = []capacity.QueueConfig{capacity.Queue("open", 70), guarded}
+	checkErrors(t, []errCase{
+		{"SubmitApp/denied", second(s.SubmitApp(capacity.AppSpec{ID: "app_3", Queue: "guarded", User: "bob"})), berth.ErrPermissionDenied},
+		{"MoveApp/denied", second(s.MoveApp("app_1", "closed")), berth.ErrPermissionDenied},
+		{"SubmitApp/inactive reservation", second(s.SubmitApp(capacity.AppSpec{ID: "app_3", Queue: "dedicated", ReservationID: "reservation_1_0009", User: "alice"})), nil},
+		{"SetEntitlement/sum above 100%", s.SetEntitlement("reservation_1_0002", capacity.Entitlement{Capacity: 0.6, MaxCapacity: 1}), nil},
+		{"RemoveReservationQueue/not empty", s.RemoveReservationQueue("reservation_1_0001"), berth.ErrInvalidState},
+		{"RemoveReservationQueue/not a reservation", s.RemoveReservationQueue("open"), berth.ErrInvalidArgument},
+		{"SetEntitlement/not a reservation", s.SetEntitlement("open", capacity.Entitlement{Capacity: 0.5, MaxCapacity: 1}), berth.ErrInvalidArgument},
+		{"Reconfigure/remove running queue", second(s.Reconfigure(removed)), nil},
+	})
+}
+
+// TestErrorTextFollower: the follower names its operation around the
+// scheduler's error.
+func TestErrorTextFollower(t *testing.T) {
+	cfg := capacity.DefaultConfig()
+	s, err := capacity.New(cfg, berth.NewManualClock(0))
+	require.NoError(t, err)
+	f, err := follower.New(follower.Config{Scheduler: s, Flavor: follower.CapacityFlavor})
+	require.NoError(t, err)
+	p, err := plan.New(plan.DefaultConfig("nope", berth.New(1024, 1), berth.NewManualClock(0)))
+	require.NoError(t, err)
+	funcs, err := follower.New(follower.Config{Scheduler: follower.Funcs{}, Flavor: follower.FairFlavor})
+	require.NoError(t, err)
+	checkErrors(t, []errCase{
+		{"Synchronize/unknown plan queue", second(f.Synchronize(p, 0)), berth.ErrNotFound},
+		{"Synchronize/unsupported operation", second(funcs.Synchronize(p, 0)), berth.ErrInvalidState},
+		{"New/no flavor", second(follower.New(follower.Config{Scheduler: s})), berth.ErrInvalidArgument},
 	})
 }
 
@@ -297,7 +377,12 @@ func TestErrorTextPlan(t *testing.T) {
 	bare := plan.DefaultConfig("bare", berth.New(10*1024, 10), clock)
 	guarded := plan.DefaultConfig("guarded", berth.New(10*1024, 10), clock)
 	guarded.Agent = atArrival{}
-	_, err = sys.Reinitialize(toy, gr, q, bare, guarded)
+	avgPolicy, err := policy.NewCapacityOverTime(policy.CapacityOverTimeConfig{Window: 20_000, InstantaneousMaxPercent: 100, AveragePercent: 10})
+	require.NoError(t, err)
+	avg := plan.DefaultConfig("average", berth.New(10*1024, 10), clock)
+	avg.Agent = atArrival{}
+	avg.Policy = avgPolicy
+	_, err = sys.Reinitialize(toy, gr, q, bare, guarded, avg)
 	require.NoError(t, err)
 
 	held := sys.NewReservationID()
@@ -346,6 +431,16 @@ func TestErrorTextPlan(t *testing.T) {
 		{"Plan.UpdateReservation/unknown", p.UpdateReservation(alloc), berth.ErrNotFound},
 		{"Plan.DeleteReservation/unknown", p.DeleteReservation(otherID), berth.ErrNotFound},
 		{"Plan.SetCapacity/negative", p.SetCapacity(berth.New(-1, 1)), berth.ErrInvalidArgument},
+		{"ValidateDefinition/gang above capacity", plan.ValidateDefinition(&plan.Definition{Arrival: 10_000, Deadline: 50_000, Interpreter: plan.RAll,
+			Stages: []plan.Stage{{Capability: berth.New(1024, 1), Containers: 40, Concurrency: 40, Duration: 1000}}},
+			plan.Limits{Now: 1000, Capacity: berth.New(10*1024, 10), Calculator: berth.MemoryCalculator{}, MaxPeriodicity: 86_400_000}), berth.ErrInvalidArgument},
+		{"ValidateDefinition/strict stage", plan.ValidateDefinition(&plan.Definition{Arrival: 10_000, Deadline: 50_000, Interpreter: plan.RAll,
+			Stages: []plan.Stage{{Capability: berth.New(1024, 1), Containers: 3, Concurrency: 2, Duration: 1000}}},
+			plan.Limits{Now: 1000, Capacity: berth.New(10*1024, 10), Calculator: berth.MemoryCalculator{}, MaxPeriodicity: 86_400_000, StrictStages: true}), berth.ErrInvalidArgument},
+		{"Submit/agent rejects stage", submit("greedy", sys.NewReservationID(), "alice", &plan.Definition{Arrival: 10_000, Deadline: 50_000, Interpreter: plan.RAll,
+			Stages: []plan.Stage{{Capability: berth.New(1024, 1), Containers: 3, Concurrency: 2, Duration: 1000}}}), nil},
+		{"Submit/average quota", submit("average", sys.NewReservationID(), "alice", def(10_000, 90_000, 4)), berth.ErrCapacityExceeded},
+		{"ListResponse/bad number", json.Unmarshal([]byte(`{"reservations": {"acceptance-time": "later"}}`), new(plan.ListResponse)), berth.ErrInvalidArgument},
 		{"NewAllocation/outside window", second(plan.NewAllocation(otherID, "alice", *def(10_000, 50_000, 1), berth.Interval{Start: 10_000, End: 50_000},
 			[]plan.IntervalResource{{Interval: berth.Interval{Start: 0, End: 60_000}, Resource: berth.New(1024, 1)}})), berth.ErrInvalidArgument},
 	})
