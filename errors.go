@@ -49,15 +49,19 @@ type FieldError struct {
 }
 
 // Error formats the error as "field: reason (value: v): cause", read once
-// from the outside in: the value is left out when it is nil or when another
+// from the outside in. The value is left out when it is nil or when another
 // part already names it (the field, the reason or the cause spells it as a
-// whole word, as YARN's sentences "…queue root.a is not a leaf" do), and
-// the cause is left out when it is the error's own kind (its text would
-// only restate the reason) or when the reason already ends with its text.
+// whole word, as YARN's sentences "…queue root.a is not a leaf" do); an
+// empty string is printed as "". The cause is left out when it is the
+// error's own kind (its text would only restate the reason) or when the
+// reason already ends with its text.
 func (e *FieldError) Error() string {
 	cause := causeText(e.Reason, e.Kind, e.Err)
 	msg := e.Field + ": " + e.Reason
-	if e.Value != nil && !mentions(e.Field, e.Value) && !mentions(e.Reason, e.Value) && !mentions(cause, e.Value) {
+	switch {
+	case e.Value == "":
+		msg += ` (value: "")` // empty, said so rather than left blank
+	case e.Value != nil && !mentions(e.Field, e.Value) && !mentions(e.Reason, e.Value) && !mentions(cause, e.Value):
 		msg += fmt.Sprintf(" (value: %v)", e.Value)
 	}
 	return msg + cause

@@ -19,6 +19,7 @@ func TestFieldErrorReadsOnce(t *testing.T) {
 		want string
 	}{
 		{"value printed", &berth.FieldError{Field: "f", Value: 3, Reason: "must be small"}, "f: must be small (value: 3)"},
+		{"empty value quoted", &berth.FieldError{Field: "app.id", Value: "", Reason: "must not be empty"}, `app.id: must not be empty (value: "")`},
 		{"nil value left out", &berth.FieldError{Field: "clock", Reason: "a clock is required"}, "clock: a clock is required"},
 		{"named value left out", &berth.FieldError{Field: "queue", Value: "root.a", Reason: "queue root.a is not a leaf"}, "queue: queue root.a is not a leaf"},
 		{"named at a full stop", &berth.FieldError{Field: "queue", Value: "root.a", Reason: "not a leaf: root.a."}, "queue: not a leaf: root.a."},
