@@ -2,6 +2,7 @@ package berth_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,4 +47,30 @@ func TestFieldErrorReadsOnce(t *testing.T) {
 	assert.ErrorIs(t, w, cause)
 	var fe *berth.FieldError
 	assert.ErrorAs(t, w, &fe)
+}
+
+// FuzzFieldErrorText: formatting never panics, the message starts with the
+// field and the reason, loses nothing (a non-empty value and the cause's
+// text appear in it) and prints the value at most once.
+func FuzzFieldErrorText(f *testing.F) {
+	f.Add("queue", "queue root.a is not a leaf", "a", "")
+	f.Add("user", "refused", "bob", "user bob may not")
+	f.Add("f", "x", "", "")
+	f.Add("vcores", `bad "1, 2 4"`, "2 4", "strconv: bad")
+	f.Add("q", "at the end: q.", "q", "q")
+	f.Fuzz(func(t *testing.T, field, reason, value, cause string) {
+		fe := &berth.FieldError{Field: field, Value: value, Reason: reason}
+		if cause != "" {
+			fe.Err = errors.New(cause)
+		}
+		msg := fe.Error()
+		assert.True(t, strings.HasPrefix(msg, field+": "+reason), msg)
+		assert.Contains(t, msg, value)
+		if cause != "" {
+			assert.Contains(t, msg, cause)
+		}
+		w := berth.Wrap(fe, "doing", value)
+		assert.Contains(t, w.Error(), msg)
+		assert.ErrorIs(t, w, berth.ErrInvalidArgument)
+	})
 }
