@@ -3,6 +3,7 @@ package berth
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 )
 
@@ -71,7 +72,7 @@ func (e *FieldError) Error() string {
 // whose reason is given, or "" when err adds nothing: nil, the message's own
 // kind, or a text the reason already ends with.
 func causeText(reason string, kind, err error) string {
-	if err == nil || err == kind {
+	if err == nil || reflect.TypeOf(err).Comparable() && err == kind {
 		return ""
 	}
 	text := err.Error()
@@ -83,10 +84,10 @@ func causeText(reason string, kind, err error) string {
 
 // mentions reports whether text spells v as a whole word, or as the last
 // segments of a dotted path: bounded by the ends of text or by characters
-// that cannot be part of a name. v is a name
-// (a string without spaces) or a fmt.Stringer such as an id or a resource;
-// a string with spaces is a fragment of some longer input, which the
-// message should still quote on its own.
+// that cannot be part of a name. v is a name (a string without spaces) or
+// a fmt.Stringer such as an id or a resource; a string with spaces is a
+// fragment of some longer input, which the message should still quote on
+// its own.
 func mentions(text string, v any) bool {
 	var s string
 	switch x := v.(type) {
@@ -96,7 +97,7 @@ func mentions(text string, v any) bool {
 		}
 		s = x
 	case fmt.Stringer:
-		s = x.String()
+		s = fmt.Sprint(x) // fmt survives a String method that panics
 	default:
 		return false
 	}

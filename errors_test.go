@@ -74,3 +74,22 @@ func FuzzFieldErrorText(f *testing.F) {
 		assert.ErrorIs(t, w, berth.ErrInvalidArgument)
 	})
 }
+
+// sliceErr is an error of an uncomparable type.
+type sliceErr []string
+
+func (e sliceErr) Error() string { return strings.Join(e, "; ") }
+
+type panicky struct{}
+
+func (*panicky) String() string { panic("boom") }
+
+// TestFieldErrorOddValues: uncomparable causes and Stringers that panic
+// format without panicking.
+func TestFieldErrorOddValues(t *testing.T) {
+	fe := &berth.FieldError{Field: "f", Reason: "r", Kind: sliceErr{"a"}, Err: sliceErr{"b", "c"}}
+	assert.Equal(t, "f: r: b; c", fe.Error())
+	var p *panicky
+	fe = &berth.FieldError{Field: "f", Reason: "r", Value: p}
+	assert.NotPanics(t, func() { _ = fe.Error() })
+}
