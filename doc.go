@@ -119,4 +119,9 @@
 // [ErrNotFound], …), usable with errors.Is; bad input is reported as a
 // [*FieldError] naming the field and value. Mutations are all-or-nothing: a
 // failed call leaves state as it was.
+//
+// A message reads once, from the outside in: the operation ([Wrap]), then
+// the field, the reason and the value, then the cause. No part says again
+// what an outer or inner part already said, while errors.Is still reaches
+// the kind and the cause, and errors.As the *FieldError.
 package berth

@@ -3,6 +3,8 @@ package berth
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 )
 
 // Error kinds shared by the whole library. Every error Berth returns wraps
@@ -47,13 +49,86 @@ type FieldError struct {
 	Err    error  // an underlying cause, if any
 }
 
-// Error formats the error as "field: reason (value: v)".
+// Error formats the error as "field: reason (value: v): cause", read once
+// from the outside in. The value is left out when it is nil or when another
+// part already names it (the field, the reason or the cause spells it as a
+// whole word, as YARN's sentences "…queue root.a is not a leaf" do); an
+// empty string is printed as "". The cause is left out when it is the
+// error's own kind (its text would only restate the reason) or when the
+// reason already ends with its text.
 func (e *FieldError) Error() string {
-	msg := fmt.Sprintf("%s: %s (value: %v)", e.Field, e.Reason, e.Value)
-	if e.Err != nil {
-		msg += ": " + e.Err.Error()
+	cause := causeText(e.Reason, e.Kind, e.Err)
+	msg := e.Field + ": " + e.Reason
+	switch {
+	case e.Value == "":
+		msg += ` (value: "")` // empty, said so rather than left blank
+	case e.Value != nil && !mentions(e.Field, e.Value) && !mentions(e.Reason, e.Value) && !mentions(cause, e.Value):
+		msg += fmt.Sprintf(" (value: %v)", e.Value)
 	}
-	return msg
+	return msg + cause
+}
+
+// causeText returns ": " and the text of err for appending to a message
+// whose reason is given, or "" when err adds nothing: nil, the message's own
+// kind, or a text the reason already ends with.
+func causeText(reason string, kind, err error) string {
+	if err == nil || reflect.TypeOf(err).Comparable() && err == kind {
+		return ""
+	}
+	text := err.Error()
+	if text == "" || strings.HasSuffix(reason, text) {
+		return ""
+	}
+	return ": " + text
+}
+
+// mentions reports whether text spells v as a whole word, or as the last
+// segments of a dotted path: bounded by the ends of text or by characters
+// that cannot be part of a name. v is a name (a string without spaces) or
+// a fmt.Stringer such as an id or a resource; a string with spaces is a
+// fragment of some longer input, which the message should still quote on
+// its own.
+func mentions(text string, v any) bool {
+	var s string
+	switch x := v.(type) {
+	case string:
+		if strings.ContainsAny(x, " \t\n") {
+			return false
+		}
+		s = x
+	case fmt.Stringer:
+		s = fmt.Sprint(x) // fmt survives a String method that panics
+	default:
+		return false
+	}
+	if s == "" {
+		return false
+	}
+	for from := 0; ; {
+		i := strings.Index(text[from:], s)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(s)
+		// A name may end a dotted path: "root.a.b" names the queue "b".
+		if (i == 0 || text[i-1] == '.' || !nameByte(text[i-1])) && (end == len(text) || !nameByte(text[end]) || sentenceEnd(text[end:])) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+// sentenceEnd reports whether rest starts with a full stop that ends a
+// sentence (not one inside a dotted name).
+func sentenceEnd(rest string) bool {
+	return rest[0] == '.' && (len(rest) == 1 || rest[1] == ' ')
+}
+
+// nameByte reports whether c can be part of a queue, user or id name.
+func nameByte(c byte) bool {
+	return c == '_' || c == '-' || c == '.' || c == '/' ||
+		'0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
 }
 
 // Unwrap exposes the kind and the cause to errors.Is and errors.As.
@@ -72,3 +147,33 @@ func (e *FieldError) Unwrap() []error {
 func InvalidField(field string, value any, reason string) error {
 	return &FieldError{Field: field, Value: value, Reason: reason}
 }
+
+// Wrap adds to err what the caller was doing, e.g. Wrap(err, "moving
+// application", "app_1") reads "moving application app_1: <err>". The
+// subject is left out when err already names it (as a FieldError's value
+// or in its reason), so a message reads once from the outside in. The
+// result unwraps to err, so errors.Is and errors.As see through it. Wrap
+// returns nil when err is nil; subject may be nil.
+func Wrap(err error, op string, subject any) error {
+	if err == nil {
+		return nil
+	}
+	return &opError{op: op, subject: subject, err: err}
+}
+
+// opError is the error Wrap returns.
+type opError struct {
+	op      string
+	subject any
+	err     error
+}
+
+func (e *opError) Error() string {
+	inner := e.err.Error()
+	if e.subject == nil || mentions(inner, e.subject) {
+		return e.op + ": " + inner
+	}
+	return fmt.Sprintf("%s %v: %s", e.op, e.subject, inner)
+}
+
+func (e *opError) Unwrap() error { return e.err }

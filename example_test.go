@@ -92,3 +92,16 @@ func ExampleFieldError() {
 	// true true yarn.scheduler.capacity.root.a.capacity
 	// loading queue root.a: yarn.scheduler.capacity.root.a.capacity: must be in [0, 100] (value: 120)
 }
+
+// Wrap says what the caller was doing; the subject is left out when the
+// error already names it, so the message says each thing once.
+func ExampleWrap() {
+	unknown := &berth.FieldError{Field: "app.id", Value: "app_7", Reason: "not found", Kind: berth.ErrNotFound}
+	fmt.Println(berth.Wrap(unknown, "moving application", "app_7"))
+	fmt.Println(berth.Wrap(errors.New("node lost"), "moving application", "app_7"))
+	fmt.Println(errors.Is(berth.Wrap(unknown, "moving application", "app_7"), berth.ErrNotFound))
+	// Output:
+	// moving application: app.id: not found (value: app_7)
+	// moving application app_7: node lost
+	// true
+}

@@ -72,7 +72,8 @@ type ClockFunc func() Time
 func (f ClockFunc) Now() Time { return f() }
 
 // ManualClock is a Clock that moves only when told to. It is safe for
-// concurrent use.
+// concurrent use. The zero value is ready to use and reads time 0;
+// [NewManualClock] starts it elsewhere.
 type ManualClock struct{ now atomic.Int64 }
 
 // NewManualClock returns a clock that reads start.

@@ -1,7 +1,7 @@
 package berth_test
 
-// Section A of /work/shared/reference/schedulers-vectors.md (Hadoop 3.3.2's
-// TestResourceCalculator and TestResources), one table per vector.
+// Test vectors taken from Hadoop 3.3.2's TestResourceCalculator and
+// TestResources, one table per vector.
 
 import (
 	"math"

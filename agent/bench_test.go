@@ -39,7 +39,7 @@ func benchW2(b *testing.B, div int64) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(reqs)), "ns/submission")
 }
 
-// BenchmarkW2 is workload W2 of /work/shared/bench/WORKLOADS.md.
+// BenchmarkW2 is workload W2 of WORKLOADS.md at the repository root.
 func BenchmarkW2(b *testing.B) { benchW2(b, 1) }
 
 // BenchmarkW2Hot is W2 with the plan capacity divided by 20.

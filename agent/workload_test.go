@@ -2,8 +2,8 @@ package agent_test
 
 import "testing"
 
-// splitmix64 is the random source of the shared workloads
-// (/work/shared/bench/WORKLOADS.md).
+// splitmix64 is the random source of the benchmark workloads
+// (WORKLOADS.md at the repository root).
 type splitmix64 struct{ x uint64 }
 
 func (s *splitmix64) next() uint64 {

@@ -145,11 +145,13 @@ type Config struct {
 	Groups queue.Groups
 }
 
-// DefaultConfig returns YARN 3.3's defaults with a root queue that has no
-// children yet.
+// DefaultConfig returns YARN 3.3's defaults and the queue tree of the
+// capacity-scheduler.xml YARN ships: a root with one leaf, "default", at
+// 100 %. It is a working scheduler as it stands; to build your own tree,
+// replace Root.Children (or Root) before calling [New].
 func DefaultConfig() Config {
 	return Config{
-		Root:                        QueueConfig{Name: "root", Settings: DefaultSettings()},
+		Root:                        QueueConfig{Name: "root", Settings: DefaultSettings(), Children: []QueueConfig{Queue("default", 100)}},
 		MaximumApplications:         10000,
 		GlobalQueueMaxApplications:  -1,
 		MaximumAMResourcePercent:    0.1,
@@ -229,7 +231,9 @@ func validateSettings(t *queue.Tree[QueueSettings]) error {
 }
 
 // keyError turns a queue-tree error into a FieldError naming the
-// capacity-scheduler.xml key, keeping the original in the chain.
+// capacity-scheduler.xml key. The queue error is translated, not wrapped:
+// its path and field become the key, its kind and cause carry over, so the
+// text says everything once.
 func keyError(err error) error {
 	var qe *queue.Error
 	if !errors.As(err, &qe) {
@@ -239,7 +243,18 @@ func keyError(err error) error {
 	if qe.Field != "" {
 		field += "." + qe.Field
 	}
-	return &berth.FieldError{Field: field, Value: qe.Value, Reason: qe.Reason, Kind: kindOf(qe), Err: qe}
+	return &berth.FieldError{Field: field, Value: qe.Value, Reason: qe.Reason, Kind: kindOf(qe), Err: qe.Err}
+}
+
+// argError turns a queue-tree error about a queue the caller named (an
+// argument, not a configuration key) into a FieldError on field: the
+// argument's name and the value the caller gave.
+func argError(err error, field, name string) error {
+	var qe *queue.Error
+	if !errors.As(err, &qe) {
+		return err
+	}
+	return &berth.FieldError{Field: field, Value: name, Reason: qe.Reason, Kind: kindOf(qe), Err: qe.Err}
 }
 
 func kindOf(e *queue.Error) error {

@@ -16,6 +16,9 @@ import (
 //
 // A Scheduler is safe for concurrent use; one mutex serializes every call,
 // as YARN's scheduler lock does.
+//
+// Only [New] makes a usable Scheduler: the zero value has no queues and is
+// not one (its methods panic).
 type Scheduler struct {
 	mu    sync.Mutex
 	clock berth.Clock
@@ -190,11 +193,12 @@ func (s *Scheduler) ClusterResource() berth.Resource {
 	return s.cluster
 }
 
-// lookupQueue resolves a full path or a unique short name.
+// lookupQueue resolves a full path or a unique short name; an error names
+// the "queue" argument.
 func (s *Scheduler) lookupQueue(name string) (*qnode, error) {
 	tq, err := s.tree.Lookup(name)
 	if err != nil {
-		return nil, keyError(err)
+		return nil, argError(err, "queue", name)
 	}
 	return s.byTQ[tq], nil
 }
@@ -299,14 +303,14 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	groups := s.groupSource(spec.User, spec.Groups)
 	name, by, err := s.place(spec, groups)
 	if err != nil {
-		return "", err
+		return "", berth.Wrap(err, "submitting application", spec.ID)
 	}
 	q, err := s.lookupQueue(name)
 	if err != nil {
 		if by != nil {
-			return "", fmt.Errorf("application %s submitted by user %s placed by queue mapping %s (%s rule) in unknown queue %s: %w", spec.ID, spec.User, by.mapping, by.rule, name, err)
+			return "", berth.Wrap(err, fmt.Sprintf("placing application %s by queue mapping %s (%s rule)", spec.ID, by.mapping, by.rule), nil)
 		}
-		return "", fmt.Errorf("application %s submitted by user %s to unknown queue %s: %w", spec.ID, spec.User, spec.Queue, err)
+		return "", berth.Wrap(err, "submitting application", spec.ID)
 	}
 	if !q.tq.CanSubmit(spec.User, groups) {
 		return "", fieldErr(berth.ErrPermissionDenied, "queue", q.path, "User %s does not have permission to submit %s to queue %s", spec.User, spec.ID, q.path)
@@ -675,7 +679,7 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 	}
 	q, err := s.lookupQueue(target)
 	if err != nil {
-		return "", fmt.Errorf("The specified Queue: %s doesn't exist: %w", target, err)
+		return "", berth.Wrap(err, "moving application", appID)
 	}
 	if q.kind == queue.KindPlan {
 		q = s.byPath[q.path+"."+q.name+queue.DefaultReservationSuffix]

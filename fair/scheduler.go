@@ -18,6 +18,9 @@ import (
 // Config.UpdateInterval has passed on the host's clock.
 //
 // A Scheduler is safe for concurrent use; one mutex serializes every call.
+//
+// Only [New] makes a usable Scheduler: the zero value has no queues and is
+// not one (its methods panic).
 type Scheduler struct {
 	mu    sync.Mutex
 	clock berth.Clock
@@ -237,7 +240,7 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	}
 	qname, err := s.placement.Place(spec.Queue, spec.User, groups, queueInfoFunc(s.lookupQueue))
 	if err != nil {
-		return "", fmt.Errorf("application %s: %w", spec.ID, err)
+		return "", berth.Wrap(err, "submitting application", spec.ID)
 	}
 	if qname == "" {
 		return "", kindErr(berth.ErrNoPlacement, "queue", spec.Queue, "Application %s submitted by user %s with an empty queue name or rejected by placement rules.", spec.ID, spec.User)

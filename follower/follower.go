@@ -51,6 +51,9 @@ type Config struct {
 // computes set differences between the plan and the scheduler's queues, so
 // it copes with any frequency of runs and with restarts. It is safe for
 // concurrent use; runs are serialized.
+//
+// Only [New] makes a usable Follower: the zero value has no scheduler and
+// is not one (synchronizing a plan with it panics).
 type Follower struct {
 	mu  sync.Mutex
 	cfg Config

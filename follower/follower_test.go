@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 
@@ -477,7 +478,9 @@ func TestQueueStateErrorJoined(t *testing.T) {
 	f = mustFollower(t, stateless{fs}, CapacityFlavor, p)
 	res, err := f.Run(1)
 	assert.ErrorIs(t, err, berth.ErrInvalidState)
-	assert.ErrorContains(t, err, "read reservation queue "+rid(1).String())
+	// The operation, then the queue, each once (the scheduler's error names it).
+	assert.ErrorContains(t, err, "follower: read reservation queue: ")
+	assert.Equal(t, 1, strings.Count(err.Error(), rid(1).String()), err.Error())
 	assert.InDelta(t, 0.2, res[0].Entitlements()[rid(1).String()].Capacity, 1e-6)
 	assert.InDelta(t, 0.8, res[0].Entitlements()["dedicated-default"].Capacity, 1e-6)
 }

@@ -1,8 +1,6 @@
 package follower
 
 import (
-	"fmt"
-
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/queue"
 )
@@ -234,5 +232,5 @@ func (f Funcs) KillApp(appID string) ([]Ended, error) {
 // opError wraps a scheduler error with the operation and its subject, so
 // the joined error of a run tells what failed where.
 func opError(op, subject string, err error) error {
-	return fmt.Errorf("follower: %s %s: %w", op, subject, err)
+	return berth.Wrap(err, "follower: "+op, subject)
 }

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/berthsched/berth"
@@ -37,7 +38,10 @@ const (
 // reservation whatever the ACLs say; implementations should too.
 //
 // It returns nil to allow the call. Any error refuses it: the [System]
-// wraps it in an error of kind berth.ErrPermissionDenied. It is called
+// wraps it in a *berth.FieldError on "user" of kind
+// berth.ErrPermissionDenied, whose reason is YARN's sentence ("User u
+// cannot perform operation op on queue q") unless the error is of that kind
+// already and so says why itself. It is called
 // concurrently when the System is, so it must be safe for concurrent use.
 type Authorizer interface {
 	AuthorizeReservation(user string, op ReservationOp, planQueue string, owner string) error
@@ -65,8 +69,11 @@ func (s *System) authorize(user string, op ReservationOp, p *Plan, id Reservatio
 		}
 	}
 	if err := s.cfg.Authorizer.AuthorizeReservation(user, op, p.QueueName(), owner); err != nil {
-		return &berth.FieldError{Field: "user", Value: user, Kind: berth.ErrPermissionDenied,
-			Reason: fmt.Sprintf("User %s cannot perform operation %s on queue %s", user, op, p.QueueName()), Err: err}
+		reason := fmt.Sprintf("User %s cannot perform operation %s on queue %s", user, op, p.QueueName())
+		if errors.Is(err, berth.ErrPermissionDenied) {
+			reason = "refused by the authorizer" // which said why: no need to say it twice
+		}
+		return &berth.FieldError{Field: "user", Value: user, Kind: berth.ErrPermissionDenied, Reason: reason, Err: err}
 	}
 	return nil
 }

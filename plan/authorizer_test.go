@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -111,7 +112,11 @@ func TestSystemReservationACLs(t *testing.T) {
 			}
 			require.Error(t, err)
 			assert.ErrorIs(t, err, berth.ErrPermissionDenied)
-			assert.Contains(t, err.Error(), "User "+tc.user+" cannot perform operation "+tc.op+" on queue dedicated")
+			// The ACLs say why (queue, ACL, user, operation); the system does
+			// not say it again.
+			assert.Contains(t, err.Error(), "queue dedicated: acl_")
+			assert.Contains(t, err.Error(), "user "+tc.user+" cannot perform operation "+tc.op)
+			assert.Equal(t, 1, strings.Count(err.Error(), "cannot perform"), err.Error())
 			var fe *berth.FieldError
 			require.ErrorAs(t, err, &fe)
 			assert.Equal(t, tc.user, fe.Value)

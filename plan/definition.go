@@ -131,20 +131,20 @@ func ParseRecurrence(expr string) (berth.Duration, error) {
 // resourceJSON is YARN's REST ResourceInfo: {"memory": …, "vCores": …}.
 // Extended types travel in "resourceInformations" as name/value pairs.
 type resourceJSON struct {
-	Memory int64          `json:"memory"`
-	VCores int64          `json:"vCores"`
-	Extras []quantityJSON `json:"resourceInformations,omitempty"`
+	Memory number[int64]      `json:"memory"`
+	VCores number[int64]      `json:"vCores"`
+	Extras list[quantityJSON] `json:"resourceInformations,omitempty"`
 }
 
 type quantityJSON struct {
-	Name  string `json:"name"`
-	Value int64  `json:"value"`
+	Name  string        `json:"name"`
+	Value number[int64] `json:"value"`
 }
 
 func toResourceJSON(r berth.Resource) resourceJSON {
-	out := resourceJSON{Memory: r.Memory, VCores: r.VCores}
+	out := resourceJSON{Memory: num(r.Memory), VCores: num(r.VCores)}
 	for _, q := range r.Extras() {
-		out.Extras = append(out.Extras, quantityJSON{Name: q.Name, Value: q.Value})
+		out.Extras = append(out.Extras, quantityJSON{Name: q.Name, Value: num(q.Value)})
 	}
 	return out
 }
@@ -152,30 +152,30 @@ func toResourceJSON(r berth.Resource) resourceJSON {
 func (j resourceJSON) resource() berth.Resource {
 	qs := make([]berth.Quantity, len(j.Extras))
 	for i, q := range j.Extras {
-		qs[i] = berth.Quantity{Name: q.Name, Value: q.Value}
+		qs[i] = berth.Quantity{Name: q.Name, Value: q.Value.v}
 	}
-	return berth.NewWithExtras(j.Memory, j.VCores, qs...)
+	return berth.NewWithExtras(j.Memory.v, j.VCores.v, qs...)
 }
 
 type stageJSON struct {
-	Capability  resourceJSON   `json:"capability"`
-	Containers  int64          `json:"num-containers"`
-	Concurrency int64          `json:"min-concurrency"`
-	Duration    berth.Duration `json:"duration"`
+	Capability  resourceJSON           `json:"capability"`
+	Containers  number[int64]          `json:"num-containers"`
+	Concurrency number[int64]          `json:"min-concurrency"`
+	Duration    number[berth.Duration] `json:"duration"`
 }
 
 type requestsJSON struct {
-	Interpreter Interpreter `json:"reservation-request-interpreter"`
-	Requests    []stageJSON `json:"reservation-request"`
+	Interpreter number[Interpreter] `json:"reservation-request-interpreter"`
+	Requests    list[stageJSON]     `json:"reservation-request"`
 }
 
 type definitionJSON struct {
-	Arrival    berth.Time    `json:"arrival"`
-	Deadline   berth.Time    `json:"deadline"`
-	Requests   *requestsJSON `json:"reservation-requests,omitempty"`
-	Name       string        `json:"reservation-name"`
-	Priority   int32         `json:"priority"`
-	Recurrence string        `json:"recurrence-expression"`
+	Arrival    number[berth.Time] `json:"arrival"`
+	Deadline   number[berth.Time] `json:"deadline"`
+	Requests   *requestsJSON      `json:"reservation-requests,omitempty"`
+	Name       string             `json:"reservation-name"`
+	Priority   number[int32]      `json:"priority"`
+	Recurrence text               `json:"recurrence-expression"`
 }
 
 // MarshalJSON writes YARN's REST ReservationDefinitionInfo:
@@ -186,33 +186,35 @@ type definitionJSON struct {
 //	   "reservation-request":[{"capability":{"memory":1024,"vCores":1},
 //	     "num-containers":4, "min-concurrency":1, "duration":60000}]}}
 func (d Definition) MarshalJSON() ([]byte, error) {
-	w := definitionJSON{Arrival: d.Arrival, Deadline: d.Deadline, Name: d.Name, Priority: d.Priority,
-		Recurrence: strconv.FormatInt(d.Period, 10),
-		Requests:   &requestsJSON{Interpreter: d.Interpreter, Requests: []stageJSON{}}}
+	w := definitionJSON{Arrival: num(d.Arrival), Deadline: num(d.Deadline), Name: d.Name, Priority: num(d.Priority),
+		Recurrence: text(strconv.FormatInt(d.Period, 10)),
+		Requests:   &requestsJSON{Interpreter: num(d.Interpreter), Requests: list[stageJSON]{}}}
 	for _, s := range d.Stages {
 		w.Requests.Requests = append(w.Requests.Requests, stageJSON{Capability: toResourceJSON(s.Capability),
-			Containers: s.Containers, Concurrency: s.Concurrency, Duration: s.Duration})
+			Containers: num(s.Containers), Concurrency: num(s.Concurrency), Duration: num(s.Duration)})
 	}
 	return json.Marshal(w)
 }
 
-// UnmarshalJSON reads YARN's REST ReservationDefinitionInfo. A bad
-// recurrence expression gives the *berth.FieldError of [ParseRecurrence].
+// UnmarshalJSON reads YARN's REST ReservationDefinitionInfo, in the
+// documented form or as YARN's JSON writer prints it (numbers as strings,
+// a single stage as an object instead of an array). A bad recurrence
+// expression gives the *berth.FieldError of [ParseRecurrence].
 func (d *Definition) UnmarshalJSON(b []byte) error {
 	var w definitionJSON
-	if err := json.Unmarshal(b, &w); err != nil {
-		return &berth.FieldError{Field: "reservation-definition", Value: string(b), Reason: "malformed JSON", Err: err}
+	if err := decode(b, &w, fieldDefinition); err != nil {
+		return err
 	}
-	p, err := ParseRecurrence(w.Recurrence)
+	p, err := ParseRecurrence(string(w.Recurrence))
 	if err != nil {
 		return err
 	}
-	out := Definition{Arrival: w.Arrival, Deadline: w.Deadline, Name: w.Name, Priority: w.Priority, Period: p}
+	out := Definition{Arrival: w.Arrival.v, Deadline: w.Deadline.v, Name: w.Name, Priority: w.Priority.v, Period: p}
 	if w.Requests != nil {
-		out.Interpreter = w.Requests.Interpreter
+		out.Interpreter = w.Requests.Interpreter.v
 		for _, s := range w.Requests.Requests {
 			out.Stages = append(out.Stages, Stage{Capability: s.Capability.resource(),
-				Containers: s.Containers, Concurrency: s.Concurrency, Duration: s.Duration})
+				Containers: s.Containers.v, Concurrency: s.Concurrency.v, Duration: s.Duration.v})
 		}
 	}
 	*d = out

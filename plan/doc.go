@@ -35,6 +35,18 @@
 // YARN, an update is made in the caller's name: an administrator who
 // updates someone's reservation becomes its owner.
 //
+// # REST payloads
+//
+// The request and response types ([NewReservationResponse],
+// [SubmissionRequest], [UpdateRequest], [DeleteRequest], [ListRequest],
+// [ListResponse], [ReservationInfo], [ResourceAllocationInfo] and
+// [Definition]) encode and decode the JSON bodies of YARN's reservation
+// REST calls. They decode both what YARN's documentation shows and what a
+// ResourceManager actually sends: its JSON writer prints numbers and
+// booleans as strings and a list of one element as the element alone
+// ("reservations": {…}, "reservation-request": {…}). They encode the
+// documented form: plain numbers and booleans, arrays.
+//
 // # The plan
 //
 // A [Plan] keeps every allocation by id, an interval index of the

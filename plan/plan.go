@@ -20,6 +20,9 @@ import (
 // the write lock. Every change is a journaled transaction undone on
 // failure, and storage is copy-on-write, so [Plan.Snapshot] is cheap and a
 // rejected change leaves no trace.
+//
+// Only [New] makes a usable Plan: the zero value is not one (its methods
+// panic).
 type Plan struct {
 	cfg Config
 	mu  sync.RWMutex

@@ -405,7 +405,7 @@ func (tx *txn) add(a *Allocation) error {
 		return berth.InvalidField(fieldRecurrence, p,
 			fmt.Sprintf("the reservation periodicity (%d) must be an exact divider of the system maxPeriod (%d)", p, tx.maxPeriod))
 	}
-	fail := func(err error) error { return fmt.Errorf("plan: booking %v: %w", a.ID, err) }
+	fail := func(err error) error { return berth.Wrap(err, "plan: booking", a.ID) }
 	us := tx.user(a)
 	if p > 0 {
 		if err := tx.book(a, tx.pattern(tx.st.patterns, p), tx.pattern(us.patterns, p), false); err != nil {
@@ -438,7 +438,7 @@ func (tx *txn) add(a *Allocation) error {
 // remove unbooks the stored reservation a; on error the caller aborts.
 func (tx *txn) remove(a *Allocation) error {
 	us := tx.user(a)
-	fail := func(err error) error { return fmt.Errorf("plan: unbooking %v: %w", a.ID, err) }
+	fail := func(err error) error { return berth.Wrap(err, "plan: unbooking", a.ID) }
 	if p := a.Period(); p > 0 {
 		if err := tx.book(a, tx.pattern(tx.st.patterns, p), tx.pattern(us.patterns, p), true); err != nil {
 			return fail(err)

@@ -35,6 +35,9 @@ type SystemConfig struct {
 // A System is safe for concurrent use. Placement runs outside the system's
 // lock, under the plan's own; two submissions of one id race safely (the
 // second sees the first and is idempotent or a conflict).
+//
+// Only [NewSystem] makes a usable System: the zero value is not one (it
+// has no clock, and adding a plan to it panics).
 type System struct {
 	cfg    SystemConfig
 	mu     sync.RWMutex
@@ -94,7 +97,7 @@ func (s *System) Reinitialize(cfgs ...Config) ([]string, error) {
 		}
 		p, err := New(c)
 		if err != nil {
-			return nil, fmt.Errorf("plan configuration %d (queue %q): %w", i, c.Queue, err)
+			return nil, berth.Wrap(err, fmt.Sprintf("plan configuration %d, queue", i), c.Queue)
 		}
 		fresh[c.Queue] = p
 	}
@@ -244,23 +247,78 @@ type ResourceAllocationInfo struct {
 }
 
 type resourceAllocationJSON struct {
-	Resource resourceJSON `json:"resource"`
-	Start    berth.Time   `json:"startTime"`
-	End      berth.Time   `json:"endTime"`
+	Resource resourceJSON       `json:"resource"`
+	Start    number[berth.Time] `json:"startTime"`
+	End      number[berth.Time] `json:"endTime"`
 }
 
 // MarshalJSON writes {"resource":{"memory":…,"vCores":…},"startTime":…,"endTime":…}.
 func (r ResourceAllocationInfo) MarshalJSON() ([]byte, error) {
-	return json.Marshal(resourceAllocationJSON{Resource: toResourceJSON(r.Resource), Start: r.Start, End: r.End})
+	return json.Marshal(resourceAllocationJSON{Resource: toResourceJSON(r.Resource), Start: num(r.Start), End: num(r.End)})
 }
 
-// UnmarshalJSON reads the form MarshalJSON writes.
+// UnmarshalJSON reads the form MarshalJSON writes, numbers also as strings.
 func (r *ResourceAllocationInfo) UnmarshalJSON(b []byte) error {
 	var w resourceAllocationJSON
-	if err := json.Unmarshal(b, &w); err != nil {
-		return &berth.FieldError{Field: "resource-allocations", Value: string(b), Reason: "malformed JSON", Err: err}
+	if err := decode(b, &w, "resource-allocations"); err != nil {
+		return err
 	}
-	*r = ResourceAllocationInfo{Start: w.Start, End: w.End, Resource: w.Resource.resource()}
+	*r = ResourceAllocationInfo{Start: w.Start.v, End: w.End.v, Resource: w.Resource.resource()}
+	return nil
+}
+
+// UnmarshalJSON reads a list query, numbers and the boolean also as
+// strings. User, not part of the body, is kept.
+func (r *ListRequest) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Queue              string             `json:"queue"`
+		ID                 ReservationID      `json:"reservation-id"`
+		Start              number[berth.Time] `json:"start-time"`
+		End                number[berth.Time] `json:"end-time"`
+		IncludeAllocations flag               `json:"include-resource-allocations"`
+	}
+	if err := decode(b, &w, "reservation-list-request"); err != nil {
+		return err
+	}
+	*r = ListRequest{Queue: w.Queue, ID: w.ID, Start: w.Start.v, End: w.End.v,
+		IncludeAllocations: bool(w.IncludeAllocations), User: r.User}
+	return nil
+}
+
+// UnmarshalJSON reads YARN's ReservationListInfo, with "reservations" an
+// array or, as YARN's JSON writer prints a single reservation, an object.
+func (r *ListResponse) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Reservations list[ReservationInfo] `json:"reservations"`
+	}
+	if err := decode(b, &w, "reservations"); err != nil {
+		return err
+	}
+	*r = ListResponse{Reservations: []ReservationInfo(w.Reservations)}
+	if r.Reservations == nil {
+		r.Reservations = []ReservationInfo{}
+	}
+	return nil
+}
+
+// UnmarshalJSON reads YARN's ReservationInfo, numbers also as strings and
+// "resource-allocations" also as a single object.
+func (r *ReservationInfo) UnmarshalJSON(b []byte) error {
+	var w struct {
+		AcceptanceTime number[berth.Time]           `json:"acceptance-time"`
+		User           string                       `json:"user"`
+		Allocations    list[ResourceAllocationInfo] `json:"resource-allocations"`
+		ID             ReservationID                `json:"reservation-id"`
+		Definition     Definition                   `json:"reservation-definition"`
+	}
+	if err := decode(b, &w, "reservations"); err != nil {
+		return err
+	}
+	allocs := []ResourceAllocationInfo(w.Allocations)
+	if allocs == nil {
+		allocs = []ResourceAllocationInfo{}
+	}
+	*r = ReservationInfo{AcceptanceTime: w.AcceptanceTime.v, User: w.User, Allocations: allocs, ID: w.ID, Definition: w.Definition}
 	return nil
 }
 
@@ -431,7 +489,7 @@ func (s *System) place(p *Plan, req SubmissionRequest) error {
 				return ierr
 			}
 		}
-		return fmt.Errorf("submitting reservation %v: %w", req.ID, err)
+		return berth.Wrap(err, "submitting reservation", req.ID)
 	}
 	return nil
 }
@@ -467,7 +525,7 @@ func (s *System) Update(req UpdateRequest) error {
 		return err
 	}
 	if err := ag.UpdateReservation(p, req.ID, req.User, req.Definition.Clone()); err != nil {
-		return fmt.Errorf("Unable to update reservation: %v: %w", req.ID, err)
+		return berth.Wrap(err, "Unable to update reservation", req.ID)
 	}
 	return nil
 }
@@ -489,7 +547,7 @@ func (s *System) Delete(req DeleteRequest) error {
 		return err
 	}
 	if err := ag.DeleteReservation(p, req.ID, req.User); err != nil {
-		return fmt.Errorf("Could not delete reservation: %v: %w", req.ID, err)
+		return berth.Wrap(err, "Could not delete reservation", req.ID)
 	}
 	s.mu.Lock()
 	delete(s.queues, req.ID)
@@ -525,7 +583,7 @@ func (s *System) ArchiveCompleted(now berth.Time) ([]ReservationID, error) {
 	for _, p := range s.Plans() {
 		ids, err := p.ArchiveCompleted(now)
 		if err != nil {
-			return all, fmt.Errorf("archiving plan %s: %w", p.QueueName(), err)
+			return all, berth.Wrap(err, "archiving plan", p.QueueName())
 		}
 		s.mu.Lock()
 		for _, id := range ids {

@@ -1,7 +1,7 @@
 package queue
 
 import (
-	"fmt"
+	"strings"
 
 	"github.com/berthsched/berth"
 )
@@ -21,20 +21,19 @@ type Error struct {
 	Err       error  // an underlying cause, if any
 }
 
-// Error formats the error as "queue <path>: <field>: <reason> (value: v)".
+// Error formats the error as "queue <path>: <field>: <reason> (value: v)"
+// (leaving out an empty path or field) and the cause, by the rules of [berth.FieldError.Error]: each part once.
 func (e *Error) Error() string {
-	msg := "queue " + e.QueuePath + ": "
+	var parts []string
+	if e.QueuePath != "" {
+		parts = append(parts, "queue "+e.QueuePath)
+	}
 	if e.Field != "" {
-		msg += e.Field + ": "
+		parts = append(parts, e.Field)
 	}
-	msg += e.Reason
-	if e.Value != nil {
-		msg += fmt.Sprintf(" (value: %v)", e.Value)
-	}
-	if e.Err != nil {
-		msg += ": " + e.Err.Error()
-	}
-	return msg
+	field := strings.Join(parts, ": ")
+	fe := berth.FieldError{Field: field, Value: e.Value, Reason: e.Reason, Kind: e.Kind, Err: e.Err}
+	return fe.Error()
 }
 
 // Unwrap exposes the kind and the cause to errors.Is and errors.As.

@@ -57,7 +57,9 @@ func AllowAllReservations() ReservationQueueACLs {
 // disabled (YARN's default) with a nil Authorizer.
 //
 // A ReservationACLs is immutable after [NewReservationACLs] and safe for
-// concurrent use (the Groups it is given must be too).
+// concurrent use (the Groups it is given must be too). The zero value is
+// ready to use: it has no ACLs, so it allows every call, as YARN does for
+// a queue without reservation ACLs.
 type ReservationACLs struct {
 	queues map[string]ReservationQueueACLs
 	groups Groups

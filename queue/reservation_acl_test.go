@@ -236,7 +236,7 @@ func ExampleReservationACLs() {
 	fmt.Println(errors.Is(acls.AuthorizeReservation("bob", ReservationOpSubmit, "dedicated", ""), berth.ErrPermissionDenied))
 	// Output:
 	// <nil>
-	// queue dedicated: acl_administer_reservations: user bob cannot perform operation delete (ADMINISTER_RESERVATIONS) (value: bob)
+	// queue dedicated: acl_administer_reservations: user bob cannot perform operation delete (ADMINISTER_RESERVATIONS)
 	// <nil>
 	// true
 }

@@ -160,6 +160,9 @@ func (q *Queue[T]) ACL(access Access) ACL { return q.acl(access) }
 //
 // A Tree is not safe for concurrent use: it is owned by its scheduler,
 // which serializes access under its own lock.
+//
+// Only [New] makes a usable Tree: the zero value has no root and is not
+// one (its methods panic or find nothing).
 type Tree[T any] struct {
 	opts   Options[T]
 	root   *Queue[T]

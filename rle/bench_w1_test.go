@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Workload W1 of /work/shared/bench/WORKLOADS.md.
+// Workload W1 of WORKLOADS.md at the repository root.
 
 const (
 	w1Intervals = 100_000

@@ -12,7 +12,9 @@ import (
 // modulo, so negative times work too).
 //
 // Like [Series], a Periodic is a value owned by its caller: not safe for
-// concurrent mutation, and Clone needs exclusive access.
+// concurrent mutation, and Clone needs exclusive access. Only
+// [NewPeriodic] and [NewPeriodicFrom] make a usable Periodic: the zero
+// value has no period and is not one (its methods panic).
 type Periodic struct {
 	period  berth.Duration
 	pattern Series

@@ -21,7 +21,9 @@ import (
 // readers may run in parallel, but any mutation — and [Series.Clone], which
 // marks the storage as shared — needs exclusive access (the plan's lock).
 // Use it through a pointer and copy it with Clone, never by assigning the
-// struct: two struct copies would change each other's storage.
+// struct: two struct copies would change each other's storage. The zero
+// value is ready to use: the empty series, zero everywhere, as [New]
+// returns.
 type Series struct {
 	tree    *btree.BTreeG[item]
 	own     *owner

@@ -1,7 +1,7 @@
 package rle
 
 // splitmix64 is the random source of the reference workloads
-// (/work/shared/bench/WORKLOADS.md). Kept small and self-contained so the
+// (WORKLOADS.md at the repository root). Kept small and self-contained so the
 // lead can move it to a shared internal package.
 type splitmix64 struct{ x uint64 }
 

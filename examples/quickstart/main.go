@@ -264,7 +264,7 @@ func stepFair(w io.Writer) error {
 	fmt.Fprintf(w, "shares of %v after 4 heartbeat rounds:\n", sn.Cluster)
 	for _, p := range []string{"root.prod", "root.research", "root.bo"} {
 		q := sn.Queue(p)
-		fmt.Fprintf(w, "  %-13s weight %.0f %-4s fair share %-26v usage %v\n", p, q.Weight, q.Policy, q.FairShare, q.Usage)
+		fmt.Fprintf(w, "  %-13s weight %.0f  policy %-4s  fair share %-26v usage %v\n", p, q.Weight, q.Policy, q.FairShare, q.Usage)
 	}
 	return nil
 }

@@ -28,7 +28,8 @@ func TestTour(t *testing.T) {
 		"app with an inactive reservation is refused",
 		"train    user ana  -> root.research",
 		"explore  user bo   -> root.bo",
-		"root.prod     weight 3 fair fair share <memory:19662, vCores:20>",
+		"root.prod     weight 3  policy fair  fair share <memory:19662, vCores:20>",
+		"root.research weight 1  policy DRF   fair share <memory:6554, vCores:6>",
 		"  reservation_1_0002           capacity 0.50  guaranteed <memory:40960, vCores:40>",
 		"t3\n  dedicated-default            capacity 1.00  guaranteed <memory:81920, vCores:80>\n",
 	} {
