@@ -465,3 +465,25 @@ func TestErrorTextSmallPackages(t *testing.T) {
 		{"follower.New/no scheduler", second(follower.New(follower.Config{})), berth.ErrInvalidArgument},
 	})
 }
+
+// TestErrorTextCapacityMappings drives the submissions a queue mapping
+// refuses: the message names the mapping once, with the application.
+func TestErrorTextCapacityMappings(t *testing.T) {
+	cfg := capacity.DefaultConfig()
+	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("default", 50), capacity.Queue("etl", 50)}
+	users, err := capacity.ParseQueueMappings("g:analysts:etl")
+	require.NoError(t, err)
+	apps, err := capacity.ParseAppNameMappings("%application:%application")
+	require.NoError(t, err)
+	cfg.Placement = capacity.Placement{
+		Rules:       []capacity.PlacementRuleKind{capacity.RuleAppName, capacity.RuleUserGroup},
+		Mappings:    users,
+		AppMappings: apps,
+	}
+	s, err := capacity.New(cfg, berth.NewManualClock(0))
+	require.NoError(t, err)
+	checkErrors(t, []errCase{
+		{"SubmitApp/app-name mapping to a missing queue", second(s.SubmitApp(capacity.AppSpec{ID: "app_1", Name: "nightly", Queue: "default", User: "alice", Groups: []string{"analysts"}})), berth.ErrNotFound},
+		{"SubmitApp/group mapping without groups", second(s.SubmitApp(capacity.AppSpec{ID: "app_2", Queue: "default", User: "bob", Groups: []string{}})), berth.ErrNoPlacement},
+	})
+}

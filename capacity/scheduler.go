@@ -308,7 +308,10 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	q, err := s.lookupQueue(name)
 	if err != nil {
 		if by != nil {
-			return "", berth.Wrap(err, fmt.Sprintf("placing application %s by queue mapping %s (%s rule)", spec.ID, by.mapping, by.rule), nil)
+			// The mapping names the queue: say so once, as the reason.
+			return "", berth.Wrap(&berth.FieldError{Field: "queue", Value: name, Kind: berth.ErrNotFound,
+				Reason: fmt.Sprintf("unknown queue %s, named by queue mapping %s (%s rule)", name, by.mapping, by.rule)},
+				"submitting application", spec.ID)
 		}
 		return "", berth.Wrap(err, "submitting application", spec.ID)
 	}
