@@ -119,7 +119,6 @@ func (v qData) world(t *testing.T) (*world, []string) {
 	var cluster int64
 	w := &world{rc: berth.MemoryCalculator{}}
 	letter := 0
-	var carriers []wApp
 	for i := 1; i < n; i++ {
 		require.NotEmpty(t, stack, "%s: malformed subq", v.id)
 		p := stack[len(stack)-1]
@@ -146,10 +145,9 @@ func (v qData) world(t *testing.T) (*world, []string) {
 			w.apps = append(w.apps, app)
 		}
 		if p, g := v.pending[i], v.gran[i]; p > 0 {
-			carriers = append(carriers, pendingApp(paths[i], uniform(g), int((p+g-1)/g)))
+			w.carriers = append(w.carriers, carrier{queue: paths[i], total: uniform((p + g - 1) / g * g), unit: uniform(g)})
 		}
 	}
-	w.apps = append(w.apps, carriers...)
 	if v.cluster > 0 {
 		cluster = v.cluster
 	}

@@ -38,16 +38,13 @@ type wGroup struct {
 }
 
 // wApp is an application with its placed containers and extra pending
-// asks (beyond reservations, which stay pending). pendingApp returns the
-// carrier of a queue's extra demand.
+// asks (beyond reservations, which stay pending).
 type wApp struct {
 	id, queue string
 	priority  int32
 	am        bool // the first container of the first group is the AM
 	user      string // default "user"
 	groups    []wGroup
-	pending   berth.Resource // size of each extra pending container
-	npending  int
 }
 
 type world struct {
@@ -58,6 +55,17 @@ type world struct {
 	priOrder  bool // parents order children by priority-utilization
 	appOrder  capacity.AppOrdering
 	amPercent float64
+	carriers  []carrier
+}
+
+// carrier is a queue's extra demand: asked for by applications of users
+// of their own that hold nothing ("pending", "pending1", ...). With a unit,
+// one application asks total/unit containers of it; without, the total is
+// split into as few equal asks, each by its own user, as the users'
+// limits let through whole.
+type carrier struct {
+	queue       string
+	total, unit berth.Resource
 }
 
 func (w *world) queueConfig(q *wQueue, final bool, cluster berth.Resource, parentMax berth.Resource) capacity.QueueConfig {
@@ -168,10 +176,9 @@ func (w *world) build(t testing.TB) (*capacity.Scheduler, *berth.ManualClock) {
 				require.NoError(t, err)
 			}
 		}
-		if a.npending > 0 {
-			_, err := s.Allocate(a.id, []capacity.Ask{{Priority: 2, ResourceName: capacity.AnyResource, Capability: a.pending, Count: a.npending}}, nil)
-			require.NoError(t, err)
-		}
+	}
+	for _, c := range w.carriers {
+		w.addCarrier(t, s, c)
 	}
 	_, err = s.Reconfigure(w.config(true))
 	require.NoError(t, err)
@@ -222,6 +229,45 @@ func mustPath(t testing.TB, s string) queue.Path {
 	return p
 }
 
-func pendingApp(queue string, size berth.Resource, n int) wApp {
-	return wApp{id: "pending-" + queue, queue: queue, user: "pending", pending: size, npending: n}
+func (w *world) addCarrier(t testing.TB, s *capacity.Scheduler, c carrier) {
+	t.Helper()
+	ask := func(id string, size berth.Resource, n int) {
+		_, err := s.Allocate(id, []capacity.Ask{{Priority: 2, ResourceName: capacity.AnyResource, Capability: size, Count: n}}, nil)
+		require.NoError(t, err)
+	}
+	if !c.unit.IsZero() {
+		id := "pending-" + c.queue
+		_, err := s.SubmitApp(capacity.AppSpec{ID: id, Queue: c.queue, User: "pending"})
+		require.NoError(t, err)
+		ask(id, c.unit, int(c.total.Memory/c.unit.Memory))
+		return
+	}
+	base, err := s.PendingWithinUserLimits(c.queue, false)
+	require.NoError(t, err)
+	want := base.Add(c.total)
+	for k := int64(1); k <= 8; k++ {
+		var ids []string
+		for i := int64(0); i < k; i++ {
+			chunk := c.total.Mul(1 / float64(k))
+			if i == 0 {
+				chunk = c.total.Sub(chunk.MulInt(k - 1))
+			}
+			id := fmt.Sprintf("pending-%s-%d-%d", c.queue, k, i)
+			_, err := s.SubmitApp(capacity.AppSpec{ID: id, Queue: c.queue, User: fmt.Sprintf("pending%d", i)})
+			require.NoError(t, err)
+			ask(id, chunk, 1)
+			ids = append(ids, id)
+		}
+		got, err := s.PendingWithinUserLimits(c.queue, false)
+		require.NoError(t, err)
+		if _, mem := w.rc.(berth.MemoryCalculator); (mem && got.Memory == want.Memory) || got.Equal(want) {
+			return
+		}
+		t.Logf("%s: %d carriers let %v through, want %v", c.queue, k, got, want)
+		for _, id := range ids {
+			_, err := s.FinishApp(id)
+			require.NoError(t, err)
+		}
+	}
+	t.Fatalf("%s: cannot make user limits let %v through", c.queue, c.total)
 }
