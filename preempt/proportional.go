@@ -315,17 +315,11 @@ func (p *Proportional) round(now berth.Time, observe bool) (*RoundReport, error)
 		rep.Decisions = append(rep.Decisions, d)
 	}
 	if !observe {
-		live := make(map[ContainerID]struct{}, len(p.marked))
-		for _, a := range cl.Apps {
-			for _, c := range a.Containers {
-				if _, ok := p.marked[c.ID]; ok {
-					live[c.ID] = struct{}{}
-				}
-			}
-		}
 		for _, id := range sortedIDs(p.marked) {
 			_, chosen := r.selIdx[id]
-			_, alive := live[id]
+			_, alive := slices.BinarySearchFunc(snap.Containers, id, func(c capacity.ContainerInfo, id ContainerID) int {
+				return cmpInt(uint64(c.ID), uint64(id))
+			})
 			expired := p.marked[id]+2*p.cfg.MaxWaitBeforeKill < now
 			if !alive || expired || (p.cfg.ForgetUnselected && !chosen) {
 				delete(p.marked, id)

@@ -108,6 +108,8 @@ type AppView struct {
 	// containers, by id.
 	Containers   []*Container
 	Reservations []*Reservation
+
+	idx int
 }
 
 // NodeView is a node in the round's snapshot.
@@ -119,6 +121,8 @@ type NodeView struct {
 	Reservation *Reservation
 	// Containers are the node's live containers, by id.
 	Containers []*Container
+
+	idx int
 }
 
 // Unallocated is the node's free resource.
@@ -231,6 +235,7 @@ func buildCluster(snap *capacity.Snapshot, cfg capacity.Config, pc *Proportional
 		v := &apps[i]
 		*v = AppView{ID: a.ID, User: a.User, Queue: c.byPath[a.Queue], Priority: a.Priority, Order: a.Order, Start: a.Start,
 			Used: a.Used, Reserved: a.Reserved, Pending: a.Pending}
+		v.idx = i
 		c.Apps[i] = v
 		c.byApp[a.ID] = v
 		if v.Queue != nil {
@@ -258,29 +263,44 @@ func buildCluster(snap *capacity.Snapshot, cfg capacity.Config, pc *Proportional
 	c.byNode = make(map[string]*NodeView, len(snap.Nodes))
 	for i := range snap.Nodes {
 		n := &snap.Nodes[i]
-		nodes[i] = NodeView{ID: n.ID, Capability: n.Capability, Allocated: n.Allocated}
+		nodes[i] = NodeView{ID: n.ID, Capability: n.Capability, Allocated: n.Allocated, idx: i}
 		c.Nodes[i] = &nodes[i]
 		c.byNode[n.ID] = &nodes[i]
 	}
 	// Containers: count per app and node, then fill from one backing slice
 	// each, so a round allocates per queue and node, not per container.
+	// Consecutive containers mostly share their application and node, so
+	// the last lookup is remembered.
+	appOf := make([]int32, len(snap.Containers))
+	nodeOf := make([]int32, len(snap.Containers))
 	appN := make([]int32, len(c.Apps))
-	appIdx := make(map[*AppView]int, len(c.Apps))
-	for i, a := range c.Apps {
-		appIdx[a] = i
-	}
 	nodeN := make([]int32, len(c.Nodes))
-	nodeIdx := make(map[*NodeView]int, len(c.Nodes))
-	for i, n := range c.Nodes {
-		nodeIdx[n] = i
-	}
+	lastApp, lastNode := "", ""
+	ai, ni := int32(-1), int32(-1)
 	for i := range snap.Containers {
 		ct := &snap.Containers[i].Container
-		if a := c.byApp[ct.App]; a != nil {
-			appN[appIdx[a]]++
+		if ct.App != lastApp || ai < 0 {
+			lastApp, ai = ct.App, -1
+			if a := c.byApp[ct.App]; a != nil {
+				ai = int32(a.idx)
+			}
 		}
-		if n := c.byNode[ct.Node]; n != nil {
-			nodeN[nodeIdx[n]]++
+		if ct.Node != lastNode || ni < 0 {
+			lastNode, ni = ct.Node, -1
+			if n := c.byNode[ct.Node]; n != nil {
+				ni = int32(n.idx)
+			}
+		}
+		appOf[i], nodeOf[i] = ai, ni
+		if ai >= 0 {
+			appN[ai]++
+			if ct.AM {
+				a := c.Apps[ai]
+				a.AMUsed = a.AMUsed.Add(ct.Resource)
+			}
+		}
+		if ni >= 0 {
+			nodeN[ni]++
 		}
 	}
 	appBack := make([]*Container, len(snap.Containers))
@@ -297,13 +317,12 @@ func buildCluster(snap *capacity.Snapshot, cfg capacity.Config, pc *Proportional
 	}
 	for i := range snap.Containers {
 		ct := &snap.Containers[i].Container
-		if a := c.byApp[ct.App]; a != nil {
+		if ai := appOf[i]; ai >= 0 {
+			a := c.Apps[ai]
 			a.Containers = append(a.Containers, ct)
-			if ct.AM {
-				a.AMUsed = a.AMUsed.Add(ct.Resource)
-			}
 		}
-		if n := c.byNode[ct.Node]; n != nil {
+		if ni := nodeOf[i]; ni >= 0 {
+			n := c.Nodes[ni]
 			n.Containers = append(n.Containers, ct)
 		}
 	}
