@@ -107,7 +107,7 @@ func freeze(b *testing.B, s *capacity.Scheduler) *frozen {
 }
 
 func (f *frozen) Snapshot() *capacity.Snapshot { return f.snap }
-func (f *frozen) Config() capacity.Config     { return f.cfg }
+func (f *frozen) Config() capacity.Config      { return f.cfg }
 func (f *frozen) PendingWithinUserLimits(q string, deduct bool) (berth.Resource, error) {
 	if deduct {
 		return f.pending[q][1], nil

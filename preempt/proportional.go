@@ -76,8 +76,8 @@ type Decision struct {
 // QueueReport is one queue's state and ideal assignment in a round.
 type QueueReport struct {
 	// Path of the queue and its guarantee, usage and pending demand.
-	Path                       string
-	Guaranteed, Used, Pending  berth.Resource
+	Path                      string
+	Guaranteed, Used, Pending berth.Resource
 	Assignment
 }
 

@@ -16,12 +16,12 @@ import (
 
 // qData is one vector of testdata/pq_vectors.txt.
 type qData struct {
-	id, name                                         string
+	id, name                                            string
 	abs, max, used, pending, reserved, apps, gran, subq []int64
-	disable                                          []string
-	want                                             map[string]int
-	ideal, tbp, actual                               []int64
-	cluster                                          int64 // 0: Σ leaf guarantees
+	disable                                             []string
+	want                                                map[string]int
+	ideal, tbp, actual                                  []int64
+	cluster                                             int64 // 0: Σ leaf guarantees
 }
 
 func ints(t *testing.T, s string) []int64 {

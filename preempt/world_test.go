@@ -42,7 +42,7 @@ type wGroup struct {
 type wApp struct {
 	id, queue string
 	priority  int32
-	am        bool // the first container of the first group is the AM
+	am        bool   // the first container of the first group is the AM
 	user      string // default "user"
 	groups    []wGroup
 }
