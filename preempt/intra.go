@@ -31,15 +31,21 @@ type intraApp struct {
 
 // Select balances applications inside each eligible leaf.
 func (s IntraQueueSelector) Select(r *Round) error {
+	// What earlier selectors took, per application (leaves are disjoint,
+	// so this selector's own choices never matter to a later leaf).
+	taken := map[string]berth.Resource{}
+	for _, c := range r.Selected() {
+		taken[c.App] = taken[c.App].Add(c.Resource)
+	}
 	for _, q := range slices.Clone(r.UnderServed()) {
-		if err := s.leaf(r, q); err != nil {
+		if err := s.leaf(r, q, taken); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s IntraQueueSelector) leaf(r *Round, q *QueueView) error {
+func (s IntraQueueSelector) leaf(r *Round, q *QueueView, taken map[string]berth.Resource) error {
 	c, cfg := r.Cluster, r.Config
 	rc, cl := c.Calculator, c.Resource
 	if !q.IsLeaf() || q.DisableIntraQueue || float64(q.UsedCapacity) < cfg.IntraQueueMinimumThreshold || len(q.Apps) < 2 {
@@ -49,12 +55,7 @@ func (s IntraQueueSelector) leaf(r *Round, q *QueueView) error {
 	apps := make([]*intraApp, len(q.Apps))
 	amTotal := zero
 	for i, a := range q.Apps {
-		ia := &intraApp{a: a, usedNoAM: a.Used.Sub(a.AMUsed)}
-		for _, ct := range a.Containers {
-			if r.IsSelected(ct.ID) {
-				ia.selected = ia.selected.Add(ct.Resource)
-			}
-		}
+		ia := &intraApp{a: a, usedNoAM: a.Used.Sub(a.AMUsed), selected: taken[a.ID]}
 		amTotal = amTotal.Add(a.AMUsed)
 		apps[i] = ia
 	}

@@ -110,14 +110,14 @@ func (PrioritySelector) Select(r *Round) error {
 			continue
 		}
 		lacking := x.res.Resource.Sub(x.n.Unallocated())
-		for _, ct := range x.n.Containers {
+		for _, ct := range c.NodeContainers(x.n) {
 			if r.IsSelected(ct.ID) {
 				lacking = lacking.Sub(ct.Resource)
 			}
 		}
 		budget := r.budget
 		var take []*Container
-		for _, ct := range sortedForPreemption(r, x.n.Containers) {
+		for _, ct := range sortedForPreemption(r, c.NodeContainers(x.n)) {
 			if berth.LessOrEqual(rc, cl, lacking, zero) {
 				break
 			}

@@ -88,7 +88,7 @@ func reservedFree(r *Round, n *NodeView, quota map[*QueueView]berth.Resource, dr
 	}
 	var taken []*Container
 	var size berth.Resource
-	cs := slices.Clone(n.Containers)
+	cs := slices.Clone(r.Cluster.NodeContainers(n))
 	slices.SortFunc(cs, func(x, y *Container) int { return cmpInt(uint64(y.ID), uint64(x.ID)) })
 	for _, c := range cs {
 		if c.AM {

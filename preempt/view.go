@@ -41,7 +41,10 @@ type Cluster struct {
 	// Nodes lists the nodes by id.
 	Nodes []*NodeView
 
-	byPath map[string]*QueueView
+	snap       *capacity.Snapshot
+	nodeOf     []int32 // node index of each snapshot container, -1 if none
+	nodesBuilt bool
+	byPath     map[string]*QueueView
 	byNode map[string]*NodeView
 	byApp  map[string]*AppView
 }
@@ -119,10 +122,39 @@ type NodeView struct {
 	Capability, Allocated berth.Resource
 	// Reservation is the container reserved on the node, or nil.
 	Reservation *Reservation
-	// Containers are the node's live containers, by id.
-	Containers []*Container
+	containers []*Container
+	idx        int
+}
 
-	idx int
+// NodeContainers lists n's live containers, by id. The lists are built on
+// first use (only the node-level selectors need them).
+func (c *Cluster) NodeContainers(n *NodeView) []*Container {
+	if !c.nodesBuilt {
+		c.buildNodeLists()
+	}
+	return n.containers
+}
+
+func (c *Cluster) buildNodeLists() {
+	c.nodesBuilt = true
+	nodeN := make([]int32, len(c.Nodes))
+	for _, ni := range c.nodeOf {
+		if ni >= 0 {
+			nodeN[ni]++
+		}
+	}
+	back := make([]*Container, len(c.nodeOf))
+	off := 0
+	for i, n := range c.Nodes {
+		n.containers = back[off : off : off+int(nodeN[i])]
+		off += int(nodeN[i])
+	}
+	for i, ni := range c.nodeOf {
+		if ni >= 0 {
+			n := c.Nodes[ni]
+			n.containers = append(n.containers, &c.snap.Containers[i].Container)
+		}
+	}
 }
 
 // Unallocated is the node's free resource.
@@ -138,7 +170,7 @@ func buildCluster(snap *capacity.Snapshot, cfg capacity.Config, pc *Proportional
 	if rc == nil {
 		rc = berth.MemoryCalculator{}
 	}
-	c := &Cluster{Time: snap.Time, Resource: snap.Cluster, Calculator: rc, MinAllocation: cfg.MinAllocation}
+	c := &Cluster{Time: snap.Time, Resource: snap.Cluster, Calculator: rc, MinAllocation: cfg.MinAllocation, snap: snap}
 	settings := map[string]capacity.QueueSettings{}
 	var walk func(qc *capacity.QueueConfig, path string)
 	walk = func(qc *capacity.QueueConfig, path string) {
@@ -267,14 +299,13 @@ func buildCluster(snap *capacity.Snapshot, cfg capacity.Config, pc *Proportional
 		c.Nodes[i] = &nodes[i]
 		c.byNode[n.ID] = &nodes[i]
 	}
-	// Containers: count per app and node, then fill from one backing slice
-	// each, so a round allocates per queue and node, not per container.
-	// Consecutive containers mostly share their application and node, so
-	// the last lookup is remembered.
+	// Containers: count per application, then fill from one backing slice,
+	// so a round allocates per queue, application and node, not per
+	// container; node lists wait for NodeContainers. Consecutive
+	// containers often share their node, so the last lookup is remembered.
 	appOf := make([]int32, len(snap.Containers))
 	nodeOf := make([]int32, len(snap.Containers))
 	appN := make([]int32, len(c.Apps))
-	nodeN := make([]int32, len(c.Nodes))
 	lastApp, lastNode := "", ""
 	ai, ni := int32(-1), int32(-1)
 	for i := range snap.Containers {
@@ -299,9 +330,6 @@ func buildCluster(snap *capacity.Snapshot, cfg capacity.Config, pc *Proportional
 				a.AMUsed = a.AMUsed.Add(ct.Resource)
 			}
 		}
-		if ni >= 0 {
-			nodeN[ni]++
-		}
 	}
 	appBack := make([]*Container, len(snap.Containers))
 	off := 0
@@ -309,23 +337,14 @@ func buildCluster(snap *capacity.Snapshot, cfg capacity.Config, pc *Proportional
 		a.Containers = appBack[off : off : off+int(appN[i])]
 		off += int(appN[i])
 	}
-	nodeBack := make([]*Container, len(snap.Containers))
-	off = 0
-	for i, n := range c.Nodes {
-		n.Containers = nodeBack[off : off : off+int(nodeN[i])]
-		off += int(nodeN[i])
-	}
 	for i := range snap.Containers {
 		ct := &snap.Containers[i].Container
 		if ai := appOf[i]; ai >= 0 {
 			a := c.Apps[ai]
 			a.Containers = append(a.Containers, ct)
 		}
-		if ni := nodeOf[i]; ni >= 0 {
-			n := c.Nodes[ni]
-			n.Containers = append(n.Containers, ct)
-		}
 	}
+	c.nodeOf = nodeOf
 	for i := range snap.Reservations {
 		r := &snap.Reservations[i]
 		if a := c.byApp[r.App]; a != nil {
