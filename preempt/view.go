@@ -45,8 +45,8 @@ type Cluster struct {
 	nodeOf     []int32 // node index of each snapshot container, -1 if none
 	nodesBuilt bool
 	byPath     map[string]*QueueView
-	byNode map[string]*NodeView
-	byApp  map[string]*AppView
+	byNode     map[string]*NodeView
+	byApp      map[string]*AppView
 }
 
 // Queue returns the queue with the full path p, or nil.
@@ -122,8 +122,8 @@ type NodeView struct {
 	Capability, Allocated berth.Resource
 	// Reservation is the container reserved on the node, or nil.
 	Reservation *Reservation
-	containers []*Container
-	idx        int
+	containers  []*Container
+	idx         int
 }
 
 // NodeContainers lists n's live containers, by id. The lists are built on
