@@ -106,7 +106,7 @@ func loadQData(t *testing.T) []qData {
 // queue<A+i-1>, the tree comes from subq in pre-order, apps are lettered
 // globally, each app holds used/apps in containers of gran, the leaf's
 // pending demand is asked for by its carrier application; one node holds the whole cluster (Σ leaf guarantees).
-func (v qData) world(t *testing.T) (*world, []string) {
+func (v qData) world(t *testing.T, rc berth.Calculator) (*world, []string) {
 	n := len(v.abs)
 	paths := make([]string, n)
 	qs := make([]*wQueue, n)
@@ -117,7 +117,7 @@ func (v qData) world(t *testing.T) (*world, []string) {
 		stack = append(stack, 0)
 	}
 	var cluster int64
-	w := &world{rc: berth.MemoryCalculator{}}
+	w := &world{rc: rc}
 	letter := 0
 	for i := 1; i < n; i++ {
 		require.NotEmpty(t, stack, "%s: malformed subq", v.id)
@@ -166,7 +166,7 @@ func TestVectorsG(t *testing.T) {
 	require.Len(t, vs, 17)
 	for _, v := range vs {
 		t.Run(v.id+"_"+v.name, func(t *testing.T) {
-			w, paths := v.world(t)
+			w, paths := v.world(t, berth.MemoryCalculator{})
 			s, _ := w.build(t)
 			snap := s.Snapshot()
 			for i, p := range paths {
@@ -216,6 +216,41 @@ func TestVectorsG(t *testing.T) {
 				assert.Equal(t, v.actual[i], q.ToObtain.Memory, "%s actual", path)
 			}
 			require.NoError(t, s.Check())
+		})
+	}
+}
+
+// TestVectorsGDominant replays the qData vectors under the dominant
+// calculator: their resources are <n,n>, so DRF takes as much from the
+// same queues as the memory calculator does; only the split between two
+// queues may move by one container, because the dominant calculator
+// rounds each offer up where the memory calculator rounds half up.
+func TestVectorsGDominant(t *testing.T) {
+	for _, v := range loadQData(t) {
+		t.Run(v.id, func(t *testing.T) {
+			w, _ := v.world(t, berth.DominantCalculator{})
+			s, _ := w.build(t)
+			cfg := preempt.DefaultProportionalConfig()
+			cfg.TotalPreemptionPerRound = 1
+			cfg.NaturalTerminationFactor = 1
+			for _, d := range v.disable {
+				yes := true
+				if cfg.Queues == nil {
+					cfg.Queues = map[string]preempt.QueuePreemption{}
+				}
+				cfg.Queues[d] = preempt.QueuePreemption{DisablePreemption: &yes}
+			}
+			p, err := preempt.NewProportional(s, cfg)
+			require.NoError(t, err)
+			rep, err := p.Round(0)
+			require.NoError(t, err)
+			got := marks(rep)
+			total := 0
+			for app, n := range v.want {
+				assert.InDelta(t, n, got[app], 1, "marked in %s", app)
+				total += n
+			}
+			assert.Len(t, rep.Decisions, total)
 		})
 	}
 }
