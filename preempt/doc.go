@@ -128,6 +128,9 @@
 //   - A mark whose container has ended is forgotten at the next round;
 //     YARN keeps it until twice the wait. ForgetUnselected (no YARN key)
 //     forgets a mark as soon as a round does not renew it.
+//   - Kill and forget deadlines are compared without overflow: YARN's
+//     firstSeen + 2 × max_wait_before_kill overflows for a huge wait and
+//     forgets every mark at once (fixed).
 //   - The queue-priority selector cannot move a reservation to another
 //     node (Berth's scheduler has no such operation):
 //     allow-move-reservation is read but only nodes holding the

@@ -255,14 +255,6 @@ func (p *Proportional) round(now berth.Time, observe bool) (*RoundReport, error)
 	for i, v := range cl.Queues {
 		rep.Queues[i] = QueueReport{Path: v.Path, Guaranteed: v.Guaranteed, Used: v.Used, Pending: v.Pending, Assignment: r.assign[i]}
 	}
-	waits := make(map[string]berth.Duration, len(p.selectors))
-	for _, s := range p.selectors {
-		w := s.KillWait()
-		if w <= 0 {
-			w = p.cfg.MaxWaitBeforeKill
-		}
-		waits[s.Name()] = w
-	}
 	rep.Decisions = make([]Decision, 0, len(r.selected))
 	for _, c := range r.selected {
 		d := Decision{Candidate: c, Action: Observed}
@@ -286,7 +278,7 @@ func (p *Proportional) round(now berth.Time, observe bool) (*RoundReport, error)
 		}
 		first, seen := p.marked[c.ID]
 		switch {
-		case seen && first+waits[c.Selector] <= now:
+		case seen && now-first >= c.wait:
 			d.FirstMarked = first
 			d.Action = Killed
 			ended, err := p.sched.PreemptContainer(c.ID)
@@ -320,7 +312,9 @@ func (p *Proportional) round(now berth.Time, observe bool) (*RoundReport, error)
 			_, alive := slices.BinarySearchFunc(snap.Containers, id, func(c capacity.ContainerInfo, id ContainerID) int {
 				return cmpInt(uint64(c.ID), uint64(id))
 			})
-			expired := p.marked[id]+2*p.cfg.MaxWaitBeforeKill < now
+			// Twice the wait, without overflow for huge waits.
+			age, w := now-p.marked[id], p.cfg.MaxWaitBeforeKill
+			expired := age > w && age-w > w
 			if !alive || expired || (p.cfg.ForgetUnselected && !chosen) {
 				delete(p.marked, id)
 				rep.Forgotten = append(rep.Forgotten, id)

@@ -171,3 +171,21 @@ func TestCustomSelector(t *testing.T) {
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, "selectors[0]", fe.Field)
 }
+
+// A huge kill wait neither overflows into an immediate kill nor forgets
+// the marks.
+func TestKillProtocolHugeWait(t *testing.T) {
+	s, _, _ := starvingCluster(t)
+	cfg := preempt.DefaultProportionalConfig()
+	cfg.TotalPreemptionPerRound = 0.5
+	cfg.MaxWaitBeforeKill = 1<<63 - 1
+	p, err := preempt.NewProportional(s, cfg)
+	require.NoError(t, err)
+	for _, now := range []berth.Time{0, 1 << 40, 1 << 61} {
+		rep, err := p.Round(now)
+		require.NoError(t, err)
+		assert.Zero(t, actions(rep)[preempt.Killed], "t=%d", now)
+		assert.Empty(t, rep.Forgotten)
+	}
+	assert.Len(t, p.Marked(), 4)
+}

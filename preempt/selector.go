@@ -34,6 +34,8 @@ type Candidate struct {
 	Selector string
 	// Leaf is the container's leaf queue (nil if it is not in the snapshot).
 	Leaf *QueueView
+
+	wait berth.Duration // the choosing selector's kill wait
 }
 
 // Round is one round's working state, handed to each [Selector]: the
@@ -213,12 +215,15 @@ func reservedContainer(res *Reservation) Container {
 }
 
 func (r *Round) add(c Container, reservation bool) {
-	name := ""
+	name, wait := "", r.Config.MaxWaitBeforeKill
 	if r.cur != nil {
 		name = r.cur.Name()
+		if w := r.cur.KillWait(); w > 0 {
+			wait = w
+		}
 	}
 	r.selIdx[c.ID] = len(r.selected)
-	r.selected = append(r.selected, Candidate{Container: c, Reservation: reservation, Selector: name, Leaf: r.Cluster.Queue(c.Queue)})
+	r.selected = append(r.selected, Candidate{Container: c, Reservation: reservation, Selector: name, Leaf: r.Cluster.Queue(c.Queue), wait: wait})
 	r.budget = r.budget.Sub(c.Resource)
 }
 
