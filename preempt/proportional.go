@@ -229,7 +229,11 @@ func (p *Proportional) Evaluate(now berth.Time) (*RoundReport, error) {
 // the selectors and then, unless observe_only, marks containers chosen
 // for the first time, kills those chosen again after their kill wait,
 // cancels chosen reservations, and forgets marks not renewed for twice
-// max_wait_before_kill (or at once with ForgetUnselected).
+// max_wait_before_kill (or at once with ForgetUnselected). A container
+// or reservation that ended meanwhile is reported as Vanished. Any other
+// failure of the scheduler stops the round: the error wraps it, and the
+// report returned with it lists what was done until then (the policy's
+// marks agree with it).
 func (p *Proportional) Round(now berth.Time) (*RoundReport, error) {
 	return p.round(now, p.cfg.ObserveOnly)
 }

@@ -1,6 +1,7 @@
 package preempt_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -137,4 +138,97 @@ func TestQueuePrioritySelector(t *testing.T) {
 		assert.Equal(t, "l", d.App)
 		assert.Equal(t, preempt.Marked, d.Action)
 	}
+}
+
+// preemption-to-balance-queue-after-satisfied: b, beyond its guarantee
+// with demand left, may even out with a, further beyond its own; without
+// the balance selector nothing moves (b is capped at max(used, guaranteed)).
+func TestBalanceSelector(t *testing.T) {
+	w := &world{root: &wQueue{path: "root", guar: uniform(100), max: uniform(100)}}
+	for _, q := range []struct {
+		name string
+		g    int64
+	}{{"a", 30}, {"b", 30}, {"c", 40}} {
+		w.root.children = append(w.root.children, &wQueue{path: "root." + q.name, guar: uniform(q.g), max: uniform(100)})
+	}
+	w.nodes = []capacity.NodeSpec{{ID: "n1", Rack: "/r", Capability: uniform(100)}}
+	w.apps = []wApp{
+		{id: "a1", queue: "root.a", groups: []wGroup{{node: "n1", size: uniform(1), count: 55}}},
+		{id: "b1", queue: "root.b", groups: []wGroup{{node: "n1", size: uniform(1), count: 35}}},
+		{id: "c1", queue: "root.c", groups: []wGroup{{node: "n1", size: uniform(1), count: 10}}},
+	}
+	w.carriers = []carrier{{queue: "root.b", total: uniform(20), unit: uniform(1)}}
+	s, _ := w.build(t)
+	cfg := preempt.DefaultProportionalConfig()
+	cfg.TotalPreemptionPerRound = 1
+	cfg.NaturalTerminationFactor = 1
+	p, err := preempt.NewProportional(s, cfg)
+	require.NoError(t, err)
+	rep, err := p.Evaluate(0)
+	require.NoError(t, err)
+	assert.Empty(t, rep.Decisions, "b is satisfied: plain FIFO leaves a alone")
+
+	cfg.BalanceAfterSatisfied = true
+	p, err = preempt.NewProportional(s, cfg)
+	require.NoError(t, err)
+	rep, err = p.Round(0)
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Decisions)
+	for _, d := range rep.Decisions {
+		assert.Equal(t, "fifo-balance", d.Selector)
+		assert.Equal(t, "a1", d.App)
+	}
+	q := rep.Queue("root.a")
+	assert.Equal(t, int64(len(rep.Decisions)), q.ToObtain.Memory, "a gives what its balanced ideal asks")
+	assert.Less(t, q.Ideal.Memory, int64(55))
+	// Its own kill wait (300 s by default), not max_wait_before_kill.
+	rep, err = p.Round(cfg.MaxWaitBeforeKill)
+	require.NoError(t, err)
+	assert.Zero(t, actions(rep)[preempt.Killed])
+	rep, err = p.Round(cfg.BalanceMaxWaitBeforeKill)
+	require.NoError(t, err)
+	assert.NotZero(t, actions(rep)[preempt.Killed])
+}
+
+// flaky is a scheduler whose hooks fail: a container that vanished is
+// reported, any other failure stops the round with the cause.
+type flaky struct {
+	*capacity.Scheduler
+	markErr    error
+	pendingErr error
+}
+
+func (f *flaky) MarkForPreemption(id preempt.ContainerID) error {
+	if f.markErr != nil {
+		return f.markErr
+	}
+	return f.Scheduler.MarkForPreemption(id)
+}
+
+func (f *flaky) PendingWithinUserLimits(q string, deduct bool) (berth.Resource, error) {
+	if f.pendingErr != nil {
+		return berth.Resource{}, f.pendingErr
+	}
+	return f.Scheduler.PendingWithinUserLimits(q, deduct)
+}
+
+func TestSchedulerFailures(t *testing.T) {
+	s, _, _ := starvingCluster(t)
+	cfg := preempt.DefaultProportionalConfig()
+	cfg.TotalPreemptionPerRound = 0.5
+	f := &flaky{Scheduler: s, markErr: &berth.FieldError{Field: "container.id", Reason: "not found", Kind: berth.ErrNotFound}}
+	p, err := preempt.NewProportional(f, cfg)
+	require.NoError(t, err)
+	rep, err := p.Round(0)
+	require.NoError(t, err)
+	assert.Equal(t, map[preempt.Action]int{preempt.Vanished: 4}, actions(rep))
+	assert.Empty(t, p.Marked())
+
+	f.markErr = errors.New("scheduler down")
+	_, err = p.Round(1)
+	assert.ErrorContains(t, err, "scheduler down")
+
+	f.markErr, f.pendingErr = nil, berth.ErrInvalidState
+	_, err = p.Round(2)
+	assert.ErrorIs(t, err, berth.ErrInvalidState)
 }
