@@ -12,13 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// benchCluster is the shape: 1,000 leaf queues in 3 levels
+// capBenchCluster is the shape: 1,000 leaf queues in 3 levels
 // (10 × 10 × 10, each 10% of its parent, so each leaf is guaranteed
 // 100 GB), 10,000 nodes of 10 GB, 100,000 running 1 GB containers that
 // fill the cluster. 200 leaves (20%) hold 250 GB, far over their
 // guarantee; 800 hold 62 or 63 GB, of which 200 ask for 38 GB more. Every leaf has two
 // applications of two users.
-func benchCluster(b *testing.B) *capacity.Scheduler {
+func capBenchCluster(b *testing.B) *capacity.Scheduler {
 	cfg := capacity.DefaultConfig()
 	cfg.MultipleAssignments = true
 	cfg.MaxContainerAssignments = -1
@@ -44,10 +44,10 @@ func benchCluster(b *testing.B) *capacity.Scheduler {
 	require.NoError(b, err)
 	nodes := make([]capacity.NodeSpec, 10000)
 	for i := range nodes {
-		nodes[i] = capacity.NodeSpec{ID: fmt.Sprintf("n%05d", i), Rack: fmt.Sprintf("/r%d", i/40), Capability: berth.New(10*gb, 10)}
+		nodes[i] = capacity.NodeSpec{ID: fmt.Sprintf("n%05d", i), Rack: fmt.Sprintf("/r%d", i/40), Capability: berth.New(10*cGB, 10)}
 	}
 	require.NoError(b, s.AddNodes(nodes...))
-	one := berth.New(gb, 1)
+	one := berth.New(cGB, 1)
 	leafN := 0
 	var starving []string
 	for i := 0; i < 10; i++ {
@@ -85,16 +85,16 @@ func benchCluster(b *testing.B) *capacity.Scheduler {
 	return s
 }
 
-// frozen serves one snapshot of a scheduler, to time the policy alone.
-type frozen struct {
+// frozenCapacity serves one snapshot of a scheduler, to time the policy alone.
+type frozenCapacity struct {
 	*capacity.Scheduler
 	snap    *capacity.Snapshot
 	cfg     capacity.Config
 	pending map[string][2]berth.Resource
 }
 
-func freeze(b *testing.B, s *capacity.Scheduler) *frozen {
-	f := &frozen{Scheduler: s, snap: s.Snapshot(), cfg: s.Config(), pending: map[string][2]berth.Resource{}}
+func freezeCapacity(b *testing.B, s *capacity.Scheduler) *frozenCapacity {
+	f := &frozenCapacity{Scheduler: s, snap: s.Snapshot(), cfg: s.Config(), pending: map[string][2]berth.Resource{}}
 	for _, q := range f.snap.Queues.Queues {
 		if q.Kind == queue.KindLeaf {
 			p0, err := s.PendingWithinUserLimits(q.Path.String(), false)
@@ -107,16 +107,16 @@ func freeze(b *testing.B, s *capacity.Scheduler) *frozen {
 	return f
 }
 
-func (f *frozen) Snapshot() *capacity.Snapshot { return f.snap }
-func (f *frozen) Config() capacity.Config      { return f.cfg }
-func (f *frozen) PendingWithinUserLimits(q string, deduct bool) (berth.Resource, error) {
+func (f *frozenCapacity) Snapshot() *capacity.Snapshot { return f.snap }
+func (f *frozenCapacity) Config() capacity.Config      { return f.cfg }
+func (f *frozenCapacity) PendingWithinUserLimits(q string, deduct bool) (berth.Resource, error) {
 	if deduct {
 		return f.pending[q][1], nil
 	}
 	return f.pending[q][0], nil
 }
 
-var benchSched *capacity.Scheduler
+var capBenchSched *capacity.Scheduler
 
 // BenchmarkProportionalRound times one round (YARN's editSchedule) on the
 // issue's cluster: "policy" on a snapshot taken once (the policy's own
@@ -125,10 +125,10 @@ var benchSched *capacity.Scheduler
 // kill wait is never reached). cpu-ms/round is the benchmark thread's CPU
 // time per round, which a loaded machine does not inflate.
 func BenchmarkProportionalRound(b *testing.B) {
-	if benchSched == nil {
-		benchSched = benchCluster(b)
+	if capBenchSched == nil {
+		capBenchSched = capBenchCluster(b)
 	}
-	s := benchSched
+	s := capBenchSched
 	for _, intra := range []bool{false, true} {
 		cfg := preempt.DefaultProportionalConfig()
 		cfg.IntraQueueEnabled = intra
@@ -137,7 +137,7 @@ func BenchmarkProportionalRound(b *testing.B) {
 			b.Run(fmt.Sprintf("intra=%v/%s", intra, mode), func(b *testing.B) {
 				var src preempt.CapacityScheduler = s
 				if mode == "policy" {
-					src = freeze(b, s)
+					src = freezeCapacity(b, s)
 				}
 				p, err := preempt.NewProportional(src, cfg)
 				require.NoError(b, err)
@@ -146,14 +146,14 @@ func BenchmarkProportionalRound(b *testing.B) {
 				defer runtime.UnlockOSThread()
 				b.ReportAllocs()
 				b.ResetTimer()
-				c0 := threadCPU()
+				c0 := capThreadCPU()
 				for i := 0; i < b.N; i++ {
 					rep, err = p.Round(berth.Time(i))
 					if err != nil {
 						b.Fatal(err)
 					}
 				}
-				cpu := threadCPU() - c0
+				cpu := capThreadCPU() - c0
 				b.StopTimer()
 				b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/round")
 				b.ReportMetric(float64(len(rep.Decisions)), "selected")

@@ -194,7 +194,7 @@ func (c ProportionalConfig) Validate() error {
 	if c.IntraQueueOrder > PriorityFirst {
 		return berth.InvalidField(MonitorPrefix+"intra-queue-preemption.preemption-order-policy", c.IntraQueueOrder, "unknown order")
 	}
-	for _, p := range sortedKeys(c.Queues) {
+	for _, p := range sortedStrings(c.Queues) {
 		if p == "" || strings.HasPrefix(p, ".") || strings.HasSuffix(p, ".") {
 			return berth.InvalidField(CapacityPrefix+p+".disable_preemption", p, "not a queue path")
 		}
@@ -202,7 +202,7 @@ func (c ProportionalConfig) Validate() error {
 	return nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+func sortedStrings[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -221,7 +221,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // *berth.FieldError naming the key.
 func ParseProportionalProperties(props map[string]string) (ProportionalConfig, error) {
 	c := DefaultProportionalConfig()
-	p := propParser{props: props}
+	p := proportionalProps{props: props}
 	p.dur(MonitorPrefix+"monitoring_interval", &c.MonitoringInterval)
 	p.dur(MonitorPrefix+"max_wait_before_kill", &c.MaxWaitBeforeKill)
 	p.float(MonitorPrefix+"total_preemption_per_round", &c.TotalPreemptionPerRound)
@@ -250,7 +250,7 @@ func ParseProportionalProperties(props map[string]string) (ProportionalConfig, e
 	p.bool(underutilized+"enabled", &c.PriorityPreemption)
 	p.dur(underutilized+"reserved-container-delay-ms", &c.PriorityReservedContainerDelay)
 	p.bool(underutilized+"allow-move-reservation", &c.PriorityAllowMoveReservation)
-	for _, k := range sortedKeys(props) {
+	for _, k := range sortedStrings(props) {
 		rest, ok := strings.CutPrefix(k, CapacityPrefix)
 		if !ok || p.err != nil {
 			continue
@@ -310,19 +310,19 @@ func ParseProportionalXML(r io.Reader) (ProportionalConfig, error) {
 	return ParseProportionalProperties(props)
 }
 
-// propParser reads typed values; the first error sticks.
-type propParser struct {
+// proportionalProps reads typed values; the first error sticks.
+type proportionalProps struct {
 	props map[string]string
 	err   error
 }
 
-func (p *propParser) fail(key, v, reason string) {
+func (p *proportionalProps) fail(key, v, reason string) {
 	if p.err == nil {
 		p.err = berth.InvalidField(key, v, reason)
 	}
 }
 
-func (p *propParser) get(key string) (string, bool) {
+func (p *proportionalProps) get(key string) (string, bool) {
 	if p.err != nil {
 		return "", false
 	}
@@ -330,7 +330,7 @@ func (p *propParser) get(key string) (string, bool) {
 	return strings.TrimSpace(v), ok
 }
 
-func (p *propParser) dur(key string, dst *berth.Duration) {
+func (p *proportionalProps) dur(key string, dst *berth.Duration) {
 	if v, ok := p.get(key); ok {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
@@ -341,7 +341,7 @@ func (p *propParser) dur(key string, dst *berth.Duration) {
 	}
 }
 
-func (p *propParser) float(key string, dst *float64) {
+func (p *proportionalProps) float(key string, dst *float64) {
 	if v, ok := p.get(key); ok {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
@@ -352,7 +352,7 @@ func (p *propParser) float(key string, dst *float64) {
 	}
 }
 
-func (p *propParser) bool(key string, dst *bool) {
+func (p *proportionalProps) bool(key string, dst *bool) {
 	if v, ok := p.get(key); ok {
 		switch strings.ToLower(v) {
 		case "true":

@@ -13,12 +13,12 @@ import (
 // Compile-time check: the capacity scheduler is what the policy reads.
 var _ preempt.CapacityScheduler = (*capacity.Scheduler)(nil)
 
-const gb = 1024
+const cGB = 1024
 
-// starvingCluster is the end-to-end scenario: queues a and b share 4
+// starvingCapacityCluster is the end-to-end scenario: queues a and b share 4
 // nodes of 8 GB half and half; a's three applications (each with a 1 GB
 // AM) fill the cluster, then b submits one asking for 16 containers.
-func starvingCluster(t testing.TB) (*capacity.Scheduler, *berth.ManualClock, []string) {
+func starvingCapacityCluster(t testing.TB) (*capacity.Scheduler, *berth.ManualClock, []string) {
 	cfg := capacity.DefaultConfig()
 	a := capacity.Queue("a", 50)
 	a.Settings.UserLimitFactor = 2
@@ -29,7 +29,7 @@ func starvingCluster(t testing.TB) (*capacity.Scheduler, *berth.ManualClock, []s
 	require.NoError(t, err)
 	var nodes []string
 	for _, n := range []string{"n1", "n2", "n3", "n4"} {
-		require.NoError(t, s.AddNode(capacity.NodeSpec{ID: n, Rack: "/r", Capability: berth.New(8*gb, 8)}))
+		require.NoError(t, s.AddNode(capacity.NodeSpec{ID: n, Rack: "/r", Capability: berth.New(8*cGB, 8)}))
 		nodes = append(nodes, n)
 	}
 	beat := func() {
@@ -38,7 +38,7 @@ func starvingCluster(t testing.TB) (*capacity.Scheduler, *berth.ManualClock, []s
 			require.NoError(t, err)
 		}
 	}
-	one := berth.New(gb, 1)
+	one := berth.New(cGB, 1)
 	for i, n := range []int{9, 9, 11} { // with their AMs: 10 + 10 + 12 = 32 GB
 		id := []string{"a1", "a2", "a3"}[i]
 		_, err := s.SubmitApp(capacity.AppSpec{ID: id, Queue: "a", User: "alice", AMResource: one})
@@ -59,7 +59,7 @@ func starvingCluster(t testing.TB) (*capacity.Scheduler, *berth.ManualClock, []s
 	return s, clock, nodes
 }
 
-func queueUsed(s *capacity.Scheduler, path string) int64 {
+func capQueueUsed(s *capacity.Scheduler, path string) int64 {
 	for _, q := range s.Snapshot().Queues.Queues {
 		if q.Path.String() == path {
 			return q.Extra.Used.Memory
@@ -77,9 +77,9 @@ func queueUsed(s *capacity.Scheduler, path string) int64 {
 // newest containers first; no AM is killed; each container is killed only
 // after 15 s marked.
 func TestEndToEndStarvingQueue(t *testing.T) {
-	s, clock, nodes := starvingCluster(t)
-	require.Equal(t, int64(32*gb), queueUsed(s, "root.a"))
-	require.Equal(t, int64(0), queueUsed(s, "root.b"))
+	s, clock, nodes := starvingCapacityCluster(t)
+	require.Equal(t, int64(32*cGB), capQueueUsed(s, "root.a"))
+	require.Equal(t, int64(0), capQueueUsed(s, "root.b"))
 	cfg := preempt.DefaultProportionalConfig()
 	cfg.TotalPreemptionPerRound = 0.5 // 16 GB a round: the scenario is small
 	cfg.MaxIgnoredOverCapacity = 0.05 // a dead zone below one container of a's 16 GB
@@ -105,14 +105,14 @@ func TestEndToEndStarvingQueue(t *testing.T) {
 			}
 		}
 		require.NoError(t, s.Check())
-		if queueUsed(s, "root.b") >= 16*gb {
+		if capQueueUsed(s, "root.b") >= 16*cGB {
 			reached = round
 		}
 	}
 	require.Positive(t, reached, "b never reached its guarantee")
 	assert.Equal(t, 16, len(killed), "exactly b's guarantee was preempted")
-	assert.Equal(t, int64(16*gb), queueUsed(s, "root.b"))
-	assert.Equal(t, int64(16*gb), queueUsed(s, "root.a"))
+	assert.Equal(t, int64(16*cGB), capQueueUsed(s, "root.b"))
+	assert.Equal(t, int64(16*cGB), capQueueUsed(s, "root.a"))
 	// a3 (latest) loses all its 11 non-AM containers before a2 loses any;
 	// AMs are never taken.
 	seen := map[string]int{}

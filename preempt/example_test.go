@@ -61,11 +61,11 @@ func Example() {
 // A selector of the host's own goes through the same Round methods as
 // the built-ins: this one takes at most one container per round, from
 // the leaf that must give the most.
-type oneAtATime struct{}
+type oneAtATimeSelector struct{}
 
-func (oneAtATime) Name() string             { return "one-at-a-time" }
-func (oneAtATime) KillWait() berth.Duration { return 0 }
-func (oneAtATime) Select(r *preempt.Round) error {
+func (oneAtATimeSelector) Name() string             { return "one-at-a-time" }
+func (oneAtATimeSelector) KillWait() berth.Duration { return 0 }
+func (oneAtATimeSelector) Select(r *preempt.Round) error {
 	r.ComputeIdeal(preempt.IdealOptions{})
 	var worst *preempt.QueueView
 	for _, q := range r.Cluster.Leaves {
@@ -105,7 +105,7 @@ func ExampleWithSelectors() {
 
 	pc := preempt.DefaultProportionalConfig()
 	pc.TotalPreemptionPerRound = 0.5 // the default 10% of 8 GB fits no 1 GB container
-	p, _ := preempt.NewProportional(s, pc, preempt.WithSelectors(oneAtATime{}))
+	p, _ := preempt.NewProportional(s, pc, preempt.WithSelectors(oneAtATimeSelector{}))
 	rep, _ := p.Round(0)
 	for _, d := range rep.Decisions {
 		fmt.Printf("container %d of %s: %s by %s\n", d.ID, d.App, d.Action, d.Selector)

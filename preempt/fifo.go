@@ -95,9 +95,9 @@ func sortedForPreemption(r *Round, cs []*Container) []*Container {
 	r.sortBuf = append(r.sortBuf[:0], cs...)
 	slices.SortFunc(r.sortBuf, func(x, y *Container) int {
 		if x.Priority != y.Priority {
-			return cmpInt(y.Priority, x.Priority)
+			return compareInts(y.Priority, x.Priority)
 		}
-		return cmpInt(uint64(y.ID), uint64(x.ID))
+		return compareInts(uint64(y.ID), uint64(x.ID))
 	})
 	return r.sortBuf
 }

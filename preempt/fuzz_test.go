@@ -19,14 +19,14 @@ func FuzzRound(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, flags uint8) {
 		rng := rand.New(rand.NewPCG(seed, uint64(flags)))
-		w, leaves := randomWorld(rng, flags&1 != 0)
+		w, leaves := randomCapWorld(rng, flags&1 != 0)
 		if flags&2 != 0 {
 			w.priOrder = true
 			for i, q := range w.root.children {
 				q.priority = i % 3
 			}
 		}
-		cfg := randomConfig(rng)
+		cfg := randomProportionalConfig(rng)
 		cfg.IntraQueueEnabled = flags&4 != 0
 		cfg.BalanceAfterSatisfied = flags&8 != 0
 		cfg.PriorityPreemption = flags&16 != 0

@@ -47,7 +47,7 @@ type tq struct {
 
 // types are the resource types of the round: memory, vcores, then the
 // cluster's extended types.
-func typeNames(cl berth.Resource) []string {
+func roundTypeNames(cl berth.Resource) []string {
 	names := []string{berth.ResourceMemory, berth.ResourceVCores}
 	for _, q := range cl.Extras() {
 		names = append(names, q.Name)
@@ -55,7 +55,7 @@ func typeNames(cl berth.Resource) []string {
 	return names
 }
 
-func getType(r berth.Resource, i int, names []string) int64 {
+func typeValue(r berth.Resource, i int, names []string) int64 {
 	switch i {
 	case 0:
 		return r.Memory
@@ -65,7 +65,7 @@ func getType(r berth.Resource, i int, names []string) int64 {
 	return r.Extra(names[i])
 }
 
-func setType(r berth.Resource, i int, names []string, v int64) berth.Resource {
+func withTypeValue(r berth.Resource, i int, names []string, v int64) berth.Resource {
 	switch i {
 	case 0:
 		r.Memory = v
@@ -82,16 +82,16 @@ func setType(r berth.Resource, i int, names []string, v int64) berth.Resource {
 // dominant one.
 func mulNormUp(rc berth.Calculator, r berth.Resource, by []float64, names []string) berth.Resource {
 	if _, ok := rc.(berth.DominantCalculator); !ok {
-		return berth.FromMemory(javaLong(float64(r.Memory)*by[0] + 0.5))
+		return berth.FromMemory(truncToInt64(float64(r.Memory)*by[0] + 0.5))
 	}
 	out := berth.Resource{}
 	for i := range names {
-		out = setType(out, i, names, javaLong(math.Ceil(float64(getType(r, i, names))*by[i])))
+		out = withTypeValue(out, i, names, truncToInt64(math.Ceil(float64(typeValue(r, i, names))*by[i])))
 	}
 	return out
 }
 
-func javaLong(v float64) int64 {
+func truncToInt64(v float64) int64 {
 	switch {
 	case v != v:
 		return 0
@@ -103,7 +103,7 @@ func javaLong(v float64) int64 {
 	return int64(v)
 }
 
-var zero berth.Resource
+var noResource berth.Resource
 
 // computeExtras is §3.4: preemptable and untouchable usage beyond the
 // guarantee, bottom up.
@@ -112,9 +112,9 @@ func (r *Round) computeExtras() {
 	for i := len(r.tqs) - 1; i >= 0; i-- {
 		t := &r.tqs[i]
 		v := t.v
-		extra := zero
+		extra := noResource
 		if !berth.LessThan(rc, cl, v.Used, v.Guaranteed) {
-			extra = berth.ComponentwiseMax(v.Used.Sub(v.Guaranteed), zero)
+			extra = berth.ComponentwiseMax(v.Used.Sub(v.Guaranteed), noResource)
 		}
 		if v.IsLeaf() {
 			if v.DisablePreemption {
@@ -124,12 +124,12 @@ func (r *Round) computeExtras() {
 			}
 			continue
 		}
-		cp := zero
+		cp := noResource
 		for _, ch := range v.Children {
 			cp = cp.Add(r.tqs[ch.idx].preemptab)
 		}
 		if berth.GreaterOrEqual(rc, cl, cp, extra) {
-			t.untouchable = zero
+			t.untouchable = noResource
 		} else {
 			t.untouchable = extra.Sub(cp)
 		}
@@ -148,7 +148,7 @@ func (r *Round) ComputeIdeal(o IdealOptions) {
 	clear(r.served)
 	for i := range r.tqs {
 		t := &r.tqs[i]
-		t.ideal, t.toBePreempted, t.actual, t.hasObtain = zero, zero, zero, false
+		t.ideal, t.toBePreempted, t.actual, t.hasObtain = noResource, noResource, noResource, false
 	}
 	root := &r.tqs[0]
 	root.ideal = root.v.Guaranteed
@@ -176,7 +176,7 @@ func (r *Round) distribute(children []*QueueView, avail berth.Resource) {
 	unassigned := avail
 	nonZero, zeroG := r.scratchA[:0], r.scratchB[:0]
 	for _, ch := range children {
-		if berth.GreaterThan(rc, cl, ch.Guaranteed, zero) {
+		if berth.GreaterThan(rc, cl, ch.Guaranteed, noResource) {
 			nonZero = append(nonZero, &r.tqs[ch.idx])
 		} else {
 			zeroG = append(zeroG, &r.tqs[ch.idx])
@@ -185,11 +185,11 @@ func (r *Round) distribute(children []*QueueView, avail berth.Resource) {
 	r.fixpoint(nonZero, &unassigned, false)
 	// Queues without a guarantee share only what the others left; when
 	// nothing is left their ideal stays zero, as in YARN.
-	if len(zeroG) > 0 && berth.GreaterThan(rc, cl, unassigned, zero) {
+	if len(zeroG) > 0 && berth.GreaterThan(rc, cl, unassigned, noResource) {
 		r.fixpoint(zeroG, &unassigned, true)
 	}
 	r.scratchA, r.scratchB = nonZero[:0], zeroG[:0]
-	need := zero
+	need := noResource
 	for _, ch := range children {
 		t := &r.tqs[ch.idx]
 		if berth.GreaterThan(rc, cl, ch.Used, t.ideal) {
@@ -206,7 +206,7 @@ func (r *Round) distribute(children []*QueueView, avail berth.Resource) {
 		if berth.GreaterThan(rc, cl, ch.Used, keep) {
 			t.toBePreempted = ch.Used.SubNonNegative(keep).Mul(scaling)
 		} else {
-			t.toBePreempted = zero
+			t.toBePreempted = noResource
 		}
 	}
 }
@@ -234,7 +234,7 @@ func (r *Round) underservedCmp(a, b *tq) int {
 
 func (r *Round) pct(t *tq) float64 {
 	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
-	if berth.GreaterThan(rc, cl, t.v.Guaranteed, zero) {
+	if berth.GreaterThan(rc, cl, t.v.Guaranteed, noResource) {
 		return float64(rc.Divide(cl, t.ideal, t.v.Guaranteed))
 	}
 	return math.MaxInt32
@@ -244,7 +244,7 @@ func (r *Round) pct(t *tq) float64 {
 // with the scheduler's child ordering.
 func cmpUsage(u1, u2 float64, p1, p2 int) int {
 	if p1 != p2 && ((u1 < 1 && u2 < 1) || (u1 >= 1 && u2 >= 1)) {
-		return cmpInt(int64(p2), int64(p1))
+		return compareInts(int64(p2), int64(p1))
 	}
 	switch {
 	case u1 < u2:
@@ -267,13 +267,13 @@ func (r *Round) fixpoint(qs []*tq, unassigned *berth.Resource, ignoreGuarantee b
 		}
 	}
 	names := r.names
-	for len(needy) > 0 && berth.GreaterThan(rc, cl, *unassigned, zero) {
+	for len(needy) > 0 && berth.GreaterThan(rc, cl, *unassigned, noResource) {
 		// Normalized guarantees over every queue still needy.
 		sums := r.sums[:0]
 		for i := range names {
 			var s int64
 			for _, t := range needy {
-				s += getType(t.v.Guaranteed, i, names)
+				s += typeValue(t.v.Guaranteed, i, names)
 			}
 			sums = append(sums, s)
 		}
@@ -290,7 +290,7 @@ func (r *Round) fixpoint(qs []*tq, unassigned *berth.Resource, ignoreGuarantee b
 				case sums[i] == 0:
 					t.norm[i] = 0
 				default:
-					t.norm[i] = float64(float32(getType(t.v.Guaranteed, i, names)) / float32(sums[i]))
+					t.norm[i] = float64(float32(typeValue(t.v.Guaranteed, i, names)) / float32(sums[i]))
 				}
 			}
 		}
@@ -312,10 +312,10 @@ func (r *Round) fixpoint(qs []*tq, unassigned *berth.Resource, ignoreGuarantee b
 			}
 			offer := berth.ComponentwiseMin(mulNormUp(rc, snapshot, t.norm, names), *unassigned)
 			accepted := offer.Sub(r.offer(t, offer))
-			if berth.GreaterThan(rc, cl, accepted, zero) {
+			if berth.GreaterThan(rc, cl, accepted, noResource) {
 				needy = append(needy, t)
 			}
-			*unassigned = berth.ComponentwiseMax(unassigned.Sub(accepted), zero)
+			*unassigned = berth.ComponentwiseMax(unassigned.Sub(accepted), noResource)
 		}
 	}
 	for _, t := range needy {
@@ -335,12 +335,12 @@ func (r *Round) markUnderServed(v *QueueView) {
 func (r *Round) offer(t *tq, avail berth.Resource) berth.Resource {
 	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	v := t.v
-	acc := berth.ComponentwiseMin(berth.ComponentwiseMax(v.Maximum.Sub(t.ideal), zero),
+	acc := berth.ComponentwiseMin(berth.ComponentwiseMax(v.Maximum.Sub(t.ideal), noResource),
 		berth.Min(rc, cl, avail, v.Used.Add(r.pend(v)).Sub(t.ideal)))
 	if !r.opts.AllowBalance && v.IsLeaf() {
-		acc = berth.Min(rc, cl, acc, berth.Max(rc, cl, berth.Max(rc, cl, v.Used, v.Guaranteed).Sub(t.ideal), zero))
+		acc = berth.Min(rc, cl, acc, berth.Max(rc, cl, berth.Max(rc, cl, v.Used, v.Guaranteed).Sub(t.ideal), noResource))
 	}
-	acc = berth.ComponentwiseMin(berth.ComponentwiseMax(acc, zero), avail)
+	acc = berth.ComponentwiseMin(berth.ComponentwiseMax(acc, noResource), avail)
 	t.ideal = t.ideal.Add(acc)
 	return avail.Sub(acc)
 }
@@ -357,7 +357,7 @@ func (r *Round) toObtain() {
 		}
 		if berth.GreaterThan(rc, cl, v.Used, v.Guaranteed.Mul(1+r.Config.MaxIgnoredOverCapacity)) {
 			a := t.toBePreempted
-			if !r.opts.SkipNaturalTermination && berth.GreaterThan(rc, cl, a, zero) {
+			if !r.opts.SkipNaturalTermination && berth.GreaterThan(rc, cl, a, noResource) {
 				a = rc.MultiplyAndNormalizeUp(a, r.Config.NaturalTerminationFactor, step)
 			}
 			t.actual = a
@@ -368,13 +368,13 @@ func (r *Round) toObtain() {
 			continue
 		}
 		t := &r.tqs[s.Leaf.idx]
-		if berth.GreaterThan(rc, cl, t.actual, zero) {
+		if berth.GreaterThan(rc, cl, t.actual, noResource) {
 			t.actual = t.actual.SubNonNegative(s.Resource)
 		}
 	}
 	for _, v := range r.Cluster.Leaves {
 		t := &r.tqs[v.idx]
-		t.hasObtain = berth.GreaterThan(rc, cl, t.actual, zero)
+		t.hasObtain = berth.GreaterThan(rc, cl, t.actual, noResource)
 	}
 	r.saveAssignments()
 }

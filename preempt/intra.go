@@ -53,7 +53,7 @@ func (s IntraQueueSelector) leaf(r *Round, q *QueueView, taken map[string]berth.
 	}
 	userFirst := cfg.IntraQueueOrder == UserLimitFirst
 	apps := make([]*intraApp, len(q.Apps))
-	amTotal := zero
+	amTotal := noResource
 	for i, a := range q.Apps {
 		ia := &intraApp{a: a, usedNoAM: a.Used.Sub(a.AMUsed), selected: taken[a.ID]}
 		amTotal = amTotal.Add(a.AMUsed)
@@ -62,9 +62,9 @@ func (s IntraQueueSelector) leaf(r *Round, q *QueueView, taken map[string]berth.
 	if !userFirst { // priority_first: application priority, then submission
 		slices.SortStableFunc(apps, func(x, y *intraApp) int {
 			if x.a.Priority != y.a.Priority {
-				return cmpInt(y.a.Priority, x.a.Priority)
+				return compareInts(y.a.Priority, x.a.Priority)
 			}
-			return cmpInt(x.a.Order, y.a.Order)
+			return compareInts(x.a.Order, y.a.Order)
 		})
 	}
 	reassignable := q.Used.Sub(r.ToObtain(q)).Sub(amTotal)
@@ -88,7 +88,7 @@ func (s IntraQueueSelector) leaf(r *Round, q *QueueView, taken map[string]berth.
 	idealFor := map[string]berth.Resource{}
 	conservative := cfg.IntraQueueConservativeDRF
 	for _, ia := range apps {
-		if !berth.GreaterThan(rc, cl, reassignable, zero) || (conservative && rc.AnyMajorZeroOrNegative(reassignable)) {
+		if !berth.GreaterThan(rc, cl, reassignable, noResource) || (conservative && rc.AnyMajorZeroOrNegative(reassignable)) {
 			break
 		}
 		want := ia.usedNoAM.Add(ia.a.Pending).Sub(ia.selected)
@@ -99,28 +99,28 @@ func (s IntraQueueSelector) leaf(r *Round, q *QueueView, taken map[string]berth.
 			if have := ia.usedNoAM.Sub(ia.selected); berth.GreaterThan(rc, cl, ia.ideal, have) {
 				ia.fromOther = ia.ideal.Sub(have)
 			}
-			reassignable = berth.ComponentwiseMax(reassignable.Sub(ia.ideal), zero)
+			reassignable = berth.ComponentwiseMax(reassignable.Sub(ia.ideal), noResource)
 		}
 	}
-	limit := berth.Min(rc, cl, berth.ComponentwiseMax(q.Guaranteed.Mul(cfg.IntraQueueMaxAllowableLimit).Sub(r.ToObtain(q)), zero), r.budget)
+	limit := berth.Min(rc, cl, berth.ComponentwiseMax(q.Guaranteed.Mul(cfg.IntraQueueMaxAllowableLimit).Sub(r.ToObtain(q)), noResource), r.budget)
 	for i := len(apps) - 1; i >= 0; i-- {
 		ia := apps[i]
 		p := ia.a.Used.Sub(ia.ideal).Sub(ia.selected).Sub(ia.a.AMUsed)
 		if userFirst {
 			p = p.Sub(c.MinAllocation)
 		}
-		p = berth.ComponentwiseMax(p, zero)
+		p = berth.ComponentwiseMax(p, noResource)
 		ia.toBePreempted = berth.Min(rc, cl, p, limit)
-		limit = berth.ComponentwiseMax(limit.Sub(ia.toBePreempted), zero)
+		limit = berth.ComponentwiseMax(limit.Sub(ia.toBePreempted), noResource)
 	}
 	// Match each starved application's demand with lower applications'
 	// excess.
 	capped := map[string]bool{}
 	for hi, h := range apps {
 		need := h.fromOther
-		for lo := len(apps) - 1; lo > hi && berth.GreaterThan(rc, cl, need, zero); lo-- {
+		for lo := len(apps) - 1; lo > hi && berth.GreaterThan(rc, cl, need, noResource); lo-- {
 			l := apps[lo]
-			if !berth.GreaterThan(rc, cl, l.toBePreempted, zero) {
+			if !berth.GreaterThan(rc, cl, l.toBePreempted, noResource) {
 				continue
 			}
 			if l.a.User == h.a.User && l.a.Priority >= h.a.Priority {
@@ -129,7 +129,7 @@ func (s IntraQueueSelector) leaf(r *Round, q *QueueView, taken map[string]berth.
 			avail := l.toBePreempted
 			if userFirst && l.a.User != h.a.User {
 				over := userUsed[l.a.User].Sub(limits[l.a.User]).Sub(userAM[l.a.User])
-				if !berth.GreaterThan(rc, cl, over, zero) {
+				if !berth.GreaterThan(rc, cl, over, noResource) {
 					continue // that user is within its limit
 				}
 				if l.a.Priority == h.a.Priority && !capped[l.a.User] {
@@ -145,7 +145,7 @@ func (s IntraQueueSelector) leaf(r *Round, q *QueueView, taken map[string]berth.
 	}
 	for i := len(apps) - 1; i >= 0; i-- {
 		l := apps[i]
-		if !berth.GreaterThan(rc, cl, l.actual, zero) {
+		if !berth.GreaterThan(rc, cl, l.actual, noResource) {
 			continue
 		}
 		userLeft := userUsed[l.a.User]

@@ -29,7 +29,7 @@ func mayPreempt(a, b *QueueView) bool {
 	if a == b {
 		return false
 	}
-	da, db := depth(a), depth(b)
+	da, db := queueDepth(a), queueDepth(b)
 	for da > db {
 		if a.Parent == b {
 			return false
@@ -48,7 +48,7 @@ func mayPreempt(a, b *QueueView) bool {
 	return a.RelativePriority > b.RelativePriority
 }
 
-func depth(q *QueueView) int {
+func queueDepth(q *QueueView) int {
 	d := 0
 	for ; q.Parent != nil; q = q.Parent {
 		d++
@@ -95,10 +95,10 @@ func (PrioritySelector) Select(r *Round) error {
 		case mayPreempt(y.q, x.q):
 			return 1
 		}
-		if d := cmpInt(x.res.Time, y.res.Time); d != 0 {
+		if d := compareInts(x.res.Time, y.res.Time); d != 0 {
 			return d
 		}
-		return cmpInt(uint64(x.res.ID), uint64(y.res.ID))
+		return compareInts(uint64(x.res.ID), uint64(y.res.ID))
 	})
 	fromOthers := map[*QueueView]berth.Resource{}
 	touched := map[*NodeView]bool{}
@@ -118,7 +118,7 @@ func (PrioritySelector) Select(r *Round) error {
 		budget := r.budget
 		var take []*Container
 		for _, ct := range sortedForPreemption(r, c.NodeContainers(x.n)) {
-			if berth.LessOrEqual(rc, cl, lacking, zero) {
+			if berth.LessOrEqual(rc, cl, lacking, noResource) {
 				break
 			}
 			if ct.AM || r.IsSelected(ct.ID) {
@@ -132,7 +132,7 @@ func (PrioritySelector) Select(r *Round) error {
 			lacking = lacking.Sub(ct.Resource)
 			take = append(take, ct)
 		}
-		if berth.GreaterThan(rc, cl, lacking, zero) {
+		if berth.GreaterThan(rc, cl, lacking, noResource) {
 			continue // not enough here; Berth cannot move the reservation
 		}
 		touched[x.n] = true

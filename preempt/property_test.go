@@ -13,11 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// randomWorld draws a cluster of one or two levels of queues with absolute
+// randomCapWorld draws a cluster of one or two levels of queues with absolute
 // guarantees summing to the cluster, usage in containers of each leaf's
 // size, and pending demand. balanced keeps every leaf within its guarantee.
-func randomWorld(rng *rand.Rand, balanced bool) (*world, []string) {
-	w := &world{rc: berth.MemoryCalculator{}}
+func randomCapWorld(rng *rand.Rand, balanced bool) (*capWorld, []string) {
+	w := &capWorld{rc: berth.MemoryCalculator{}}
 	nLeaves := 2 + rng.IntN(4)
 	gran := make([]int64, nLeaves)
 	guar := make([]int64, nLeaves)
@@ -27,7 +27,7 @@ func randomWorld(rng *rand.Rand, balanced bool) (*world, []string) {
 		guar[i] = gran[i] * (3 + rng.Int64N(12))
 		cluster += guar[i]
 	}
-	w.root = &wQueue{path: "root", guar: uniform(cluster), max: uniform(cluster)}
+	w.root = &capQueue{path: "root", guar: capRes(cluster), max: capRes(cluster)}
 	parent := w.root
 	var leaves []string
 	nested := rng.IntN(2) == 0 && nLeaves > 2
@@ -37,11 +37,11 @@ func randomWorld(rng *rand.Rand, balanced bool) (*world, []string) {
 			for _, g := range guar[1:] {
 				sum += g
 			}
-			p := &wQueue{path: "root.p", guar: uniform(sum), max: uniform(cluster)}
+			p := &capQueue{path: "root.p", guar: capRes(sum), max: capRes(cluster)}
 			w.root.children = append(w.root.children, p)
 			parent = p
 		}
-		q := &wQueue{path: fmt.Sprintf("%s.q%d", parent.path, i), guar: uniform(guar[i]), max: uniform(cluster)}
+		q := &capQueue{path: fmt.Sprintf("%s.q%d", parent.path, i), guar: capRes(guar[i]), max: capRes(cluster)}
 		parent.children = append(parent.children, q)
 		leaves = append(leaves, q.path)
 	}
@@ -65,19 +65,19 @@ func randomWorld(rng *rand.Rand, balanced bool) (*world, []string) {
 			if k == 0 {
 				continue
 			}
-			w.apps = append(w.apps, wApp{id: fmt.Sprintf("q%d-app%d", i, a), queue: path, am: rng.IntN(2) == 0,
-				groups: []wGroup{{node: "n1", size: uniform(gran[i]), count: int(k)}}})
+			w.apps = append(w.apps, capApp{id: fmt.Sprintf("q%d-app%d", i, a), queue: path, am: rng.IntN(2) == 0,
+				groups: []capGroup{{node: "n1", size: capRes(gran[i]), count: int(k)}}})
 			n -= k
 		}
 		if p := rng.Int64N(guar[i]/gran[i] + 1); p > 0 {
-			w.carriers = append(w.carriers, carrier{queue: path, total: uniform(p * gran[i]), unit: uniform(gran[i])})
+			w.carriers = append(w.carriers, capCarrier{queue: path, total: capRes(p * gran[i]), unit: capRes(gran[i])})
 		}
 	}
-	w.nodes = []capacity.NodeSpec{{ID: "n1", Rack: "/r", Capability: uniform(cluster)}}
+	w.nodes = []capacity.NodeSpec{{ID: "n1", Rack: "/r", Capability: capRes(cluster)}}
 	return w, leaves
 }
 
-func randomConfig(rng *rand.Rand) preempt.ProportionalConfig {
+func randomProportionalConfig(rng *rand.Rand) preempt.ProportionalConfig {
 	cfg := preempt.DefaultProportionalConfig()
 	cfg.TotalPreemptionPerRound = []float64{0.05, 0.1, 0.3, 1}[rng.IntN(4)]
 	cfg.NaturalTerminationFactor = []float64{0.2, 0.5, 1}[rng.IntN(3)]
@@ -87,8 +87,8 @@ func randomConfig(rng *rand.Rand) preempt.ProportionalConfig {
 	return cfg
 }
 
-// checkRound asserts the per-round invariants of a report.
-func checkRound(t *testing.T, rep *preempt.RoundReport, cfg preempt.ProportionalConfig) {
+// checkProportionalRound asserts the per-round invariants of a report.
+func checkProportionalRound(t *testing.T, rep *preempt.RoundReport, cfg preempt.ProportionalConfig) {
 	t.Helper()
 	seen := map[preempt.ContainerID]bool{}
 	var total berth.Resource
@@ -111,8 +111,8 @@ func TestPropertyRounds(t *testing.T) {
 	for seed := uint64(1); seed <= 60; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
-			w, leaves := randomWorld(rng, false)
-			cfg := randomConfig(rng)
+			w, leaves := randomCapWorld(rng, false)
+			cfg := randomProportionalConfig(rng)
 			s, clock := w.build(t)
 			p, err := preempt.NewProportional(s, cfg)
 			require.NoError(t, err)
@@ -120,7 +120,7 @@ func TestPropertyRounds(t *testing.T) {
 			for round := 0; round < 400 && quiet < 8; round++ {
 				rep, err := p.Round(clock.Now())
 				require.NoError(t, err)
-				checkRound(t, rep, cfg)
+				checkProportionalRound(t, rep, cfg)
 				if len(rep.Decisions) == 0 {
 					quiet++
 				} else {
@@ -158,8 +158,8 @@ func TestPropertyRounds(t *testing.T) {
 func TestPropertyBalancedSelectsNothing(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 11))
-		w, _ := randomWorld(rng, true)
-		cfg := randomConfig(rng)
+		w, _ := randomCapWorld(rng, true)
+		cfg := randomProportionalConfig(rng)
 		s, _ := w.build(t)
 		p, err := preempt.NewProportional(s, cfg)
 		require.NoError(t, err)
@@ -173,8 +173,8 @@ func TestPropertyBalancedSelectsNothing(t *testing.T) {
 func TestPropertyObserveOnly(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 13))
-		w, _ := randomWorld(rng, false)
-		cfg := randomConfig(rng)
+		w, _ := randomCapWorld(rng, false)
+		cfg := randomProportionalConfig(rng)
 		s, _ := w.build(t)
 		obs := cfg
 		obs.ObserveOnly = true

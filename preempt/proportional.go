@@ -311,10 +311,10 @@ func (p *Proportional) round(now berth.Time, observe bool) (*RoundReport, error)
 		rep.Decisions = append(rep.Decisions, d)
 	}
 	if !observe {
-		for _, id := range sortedIDs(p.marked) {
+		for _, id := range sortedContainerIDs(p.marked) {
 			_, chosen := r.selIdx[id]
 			_, alive := slices.BinarySearchFunc(snap.Containers, id, func(c capacity.ContainerInfo, id ContainerID) int {
-				return cmpInt(uint64(c.ID), uint64(id))
+				return compareInts(uint64(c.ID), uint64(id))
 			})
 			// Twice the wait, without overflow for huge waits.
 			age, w := now-p.marked[id], p.cfg.MaxWaitBeforeKill
@@ -334,7 +334,7 @@ func (p *Proportional) round(now berth.Time, observe bool) (*RoundReport, error)
 	return rep, nil
 }
 
-func sortedIDs(m map[ContainerID]berth.Time) []ContainerID {
+func sortedContainerIDs(m map[ContainerID]berth.Time) []ContainerID {
 	ids := make([]ContainerID, 0, len(m))
 	for id := range m {
 		ids = append(ids, id)

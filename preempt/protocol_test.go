@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func actions(rep *preempt.RoundReport) map[preempt.Action]int {
+func actionCounts(rep *preempt.RoundReport) map[preempt.Action]int {
 	out := map[preempt.Action]int{}
 	for _, d := range rep.Decisions {
 		out[d.Action]++
@@ -18,8 +18,8 @@ func actions(rep *preempt.RoundReport) map[preempt.Action]int {
 	return out
 }
 
-func protocolPolicy(t *testing.T, forget bool) (*preempt.Proportional, func() int) {
-	s, _, _ := starvingCluster(t)
+func protocolProportional(t *testing.T, forget bool) (*preempt.Proportional, func() int) {
+	s, _, _ := starvingCapacityCluster(t)
 	cfg := preempt.DefaultProportionalConfig()
 	cfg.TotalPreemptionPerRound = 0.5
 	cfg.ForgetUnselected = forget
@@ -38,18 +38,18 @@ func protocolPolicy(t *testing.T, forget bool) (*preempt.Proportional, func() in
 }
 
 func TestKillProtocol(t *testing.T) {
-	p, marked := protocolPolicy(t, false)
+	p, marked := protocolProportional(t, false)
 	rep, err := p.Round(0)
 	require.NoError(t, err)
-	assert.Equal(t, map[preempt.Action]int{preempt.Marked: 4}, actions(rep))
+	assert.Equal(t, map[preempt.Action]int{preempt.Marked: 4}, actionCounts(rep))
 	assert.Equal(t, 4, marked(), "the scheduler was told")
 	rep, err = p.Round(14999)
 	require.NoError(t, err)
-	assert.Equal(t, map[preempt.Action]int{preempt.Waiting: 4}, actions(rep), "still within the wait")
+	assert.Equal(t, map[preempt.Action]int{preempt.Waiting: 4}, actionCounts(rep), "still within the wait")
 	assert.Empty(t, rep.Ended)
 	rep, err = p.Round(15000)
 	require.NoError(t, err)
-	assert.Equal(t, map[preempt.Action]int{preempt.Killed: 4}, actions(rep), "killed exactly at the wait")
+	assert.Equal(t, map[preempt.Action]int{preempt.Killed: 4}, actionCounts(rep), "killed exactly at the wait")
 	require.Len(t, rep.Ended, 4)
 	for _, e := range rep.Ended {
 		assert.Equal(t, berth.Time(0), rep.Decisions[0].FirstMarked)
@@ -62,7 +62,7 @@ func TestKillProtocol(t *testing.T) {
 // once with ForgetUnselected.
 func TestKillProtocolForgets(t *testing.T) {
 	for _, forget := range []bool{false, true} {
-		s, _, _ := starvingCluster(t)
+		s, _, _ := starvingCapacityCluster(t)
 		cfg := preempt.DefaultProportionalConfig()
 		cfg.TotalPreemptionPerRound = 0.5
 		cfg.ForgetUnselected = forget
@@ -93,7 +93,7 @@ func TestKillProtocolForgets(t *testing.T) {
 }
 
 func TestObserveOnlyActsNever(t *testing.T) {
-	s, _, _ := starvingCluster(t)
+	s, _, _ := starvingCapacityCluster(t)
 	cfg := preempt.DefaultProportionalConfig()
 	cfg.ObserveOnly = true
 	cfg.MaxWaitBeforeKill = 0
@@ -103,22 +103,22 @@ func TestObserveOnlyActsNever(t *testing.T) {
 		rep, err := p.Round(now)
 		require.NoError(t, err)
 		require.NotEmpty(t, rep.Decisions)
-		assert.Equal(t, map[preempt.Action]int{preempt.Observed: len(rep.Decisions)}, actions(rep))
+		assert.Equal(t, map[preempt.Action]int{preempt.Observed: len(rep.Decisions)}, actionCounts(rep))
 	}
-	assert.Equal(t, int64(32*gb), queueUsed(s, "root.a"))
+	assert.Equal(t, int64(32*cGB), capQueueUsed(s, "root.a"))
 	for _, c := range s.Snapshot().Containers {
 		assert.False(t, c.MarkedForPreemption)
 	}
 }
 
-// firstNonAM is a host's own selector: it takes one non-AM container from
+// firstNonAMSelector is a host's own selector: it takes one non-AM container from
 // the leaf asked to give the most, through the same Round methods as the
 // built-ins.
-type firstNonAM struct{ calls *int }
+type firstNonAMSelector struct{ calls *int }
 
-func (firstNonAM) Name() string             { return "mine" }
-func (firstNonAM) KillWait() berth.Duration { return 1 }
-func (s firstNonAM) Select(r *preempt.Round) error {
+func (firstNonAMSelector) Name() string             { return "mine" }
+func (firstNonAMSelector) KillWait() berth.Duration { return 1 }
+func (s firstNonAMSelector) Select(r *preempt.Round) error {
 	*s.calls++
 	r.ComputeIdeal(preempt.IdealOptions{})
 	for _, q := range r.Cluster.Leaves {
@@ -136,16 +136,16 @@ func (s firstNonAM) Select(r *preempt.Round) error {
 	return nil
 }
 
-type failing struct{}
+type failingSelector struct{}
 
-func (failing) Name() string                { return "failing" }
-func (failing) KillWait() berth.Duration    { return 0 }
-func (failing) Select(*preempt.Round) error { return errors.New("boom") }
+func (failingSelector) Name() string                { return "failing" }
+func (failingSelector) KillWait() berth.Duration    { return 0 }
+func (failingSelector) Select(*preempt.Round) error { return errors.New("boom") }
 
 func TestCustomSelector(t *testing.T) {
-	s, _, _ := starvingCluster(t)
+	s, _, _ := starvingCapacityCluster(t)
 	calls := 0
-	p, err := preempt.NewProportional(s, preempt.DefaultProportionalConfig(), preempt.WithSelectors(firstNonAM{&calls}))
+	p, err := preempt.NewProportional(s, preempt.DefaultProportionalConfig(), preempt.WithSelectors(firstNonAMSelector{&calls}))
 	require.NoError(t, err)
 	rep, err := p.Round(0)
 	require.NoError(t, err)
@@ -158,7 +158,7 @@ func TestCustomSelector(t *testing.T) {
 	assert.Equal(t, preempt.Killed, rep.Decisions[0].Action, "its own kill wait")
 	assert.Equal(t, 2, calls)
 
-	p, err = preempt.NewProportional(s, preempt.DefaultProportionalConfig(), preempt.WithSelectors(failing{}))
+	p, err = preempt.NewProportional(s, preempt.DefaultProportionalConfig(), preempt.WithSelectors(failingSelector{}))
 	require.NoError(t, err)
 	before := s.Snapshot()
 	_, err = p.Round(2)
@@ -175,7 +175,7 @@ func TestCustomSelector(t *testing.T) {
 // A huge kill wait neither overflows into an immediate kill nor forgets
 // the marks.
 func TestKillProtocolHugeWait(t *testing.T) {
-	s, _, _ := starvingCluster(t)
+	s, _, _ := starvingCapacityCluster(t)
 	cfg := preempt.DefaultProportionalConfig()
 	cfg.TotalPreemptionPerRound = 0.5
 	cfg.MaxWaitBeforeKill = 1<<63 - 1
@@ -184,7 +184,7 @@ func TestKillProtocolHugeWait(t *testing.T) {
 	for _, now := range []berth.Time{0, 1 << 40, 1 << 61} {
 		rep, err := p.Round(now)
 		require.NoError(t, err)
-		assert.Zero(t, actions(rep)[preempt.Killed], "t=%d", now)
+		assert.Zero(t, actionCounts(rep)[preempt.Killed], "t=%d", now)
 		assert.Empty(t, rep.Forgotten)
 	}
 	assert.Len(t, p.Marked(), 4)

@@ -58,7 +58,7 @@ func (ReservedSelector) Select(r *Round) error {
 		case a.cost > b.cost:
 			return 1
 		}
-		return cmpInt(a.i, b.i)
+		return compareInts(a.i, b.i)
 	})
 	for _, c := range cands {
 		reservedFree(r, c.n, quota, false)
@@ -75,7 +75,7 @@ func reservedFree(r *Round, n *NodeView, quota map[*QueueView]berth.Resource, dr
 	want := n.Reservation.Resource
 	cur := n.Unallocated()
 	if rc.FitsIn(want, cur) {
-		return zero, false
+		return noResource, false
 	}
 	budget := r.budget
 	local := map[*QueueView]berth.Resource{}
@@ -89,7 +89,7 @@ func reservedFree(r *Round, n *NodeView, quota map[*QueueView]berth.Resource, dr
 	var taken []*Container
 	var size berth.Resource
 	cs := slices.Clone(r.Cluster.NodeContainers(n))
-	slices.SortFunc(cs, func(x, y *Container) int { return cmpInt(uint64(y.ID), uint64(x.ID)) })
+	slices.SortFunc(cs, func(x, y *Container) int { return compareInts(uint64(y.ID), uint64(x.ID)) })
 	for _, c := range cs {
 		if c.AM {
 			continue

@@ -68,7 +68,7 @@ type Round struct {
 }
 
 func newRound(c *Cluster, cfg *ProportionalConfig) *Round {
-	r := &Round{Cluster: c, Config: cfg, names: typeNames(c.Resource), selIdx: map[ContainerID]int{}}
+	r := &Round{Cluster: c, Config: cfg, names: roundTypeNames(c.Resource), selIdx: map[ContainerID]int{}}
 	r.budget = c.Resource.Mul(cfg.TotalPreemptionPerRound)
 	r.tqs = make([]tq, len(c.Queues))
 	r.assign = make([]Assignment, len(c.Queues))
@@ -101,7 +101,7 @@ func (r *Round) Assignment(q *QueueView) Assignment { return r.assign[q.idx] }
 // computation: its ToObtain less what was chosen from it since.
 func (r *Round) ToObtain(q *QueueView) berth.Resource {
 	if !r.tqs[q.idx].hasObtain {
-		return zero
+		return noResource
 	}
 	return r.tqs[q.idx].actual
 }
@@ -143,8 +143,8 @@ func (r *Round) TryPreemptFor(c *Container, toObtain *berth.Resource, conservati
 	t := *toObtain
 	// A type already met counts as -1 so that it does not block the others.
 	for i := range r.names {
-		if getType(t, i, r.names) == 0 {
-			t = setType(t, i, r.names, -1)
+		if typeValue(t, i, r.names) == 0 {
+			t = withTypeValue(t, i, r.names, -1)
 		}
 	}
 	*toObtain = t
@@ -158,14 +158,14 @@ func (r *Round) TryPreemptFor(c *Container, toObtain *berth.Resource, conservati
 	if conservativeDRF {
 		doIt = !rc.AnyMajorZeroOrNegative(t)
 	} else {
-		doIt = berth.LessThan(rc, cl, berth.ComponentwiseMax(t.Sub(c.Resource), zero), berth.ComponentwiseMax(t, zero))
+		doIt = berth.LessThan(rc, cl, berth.ComponentwiseMax(t.Sub(c.Resource), noResource), berth.ComponentwiseMax(t, noResource))
 	}
 	if !doIt {
 		return false, false
 	}
 	*toObtain = t.Sub(c.Resource)
 	r.add(*c, false)
-	return true, berth.LessOrEqual(rc, cl, *toObtain, zero)
+	return true, berth.LessOrEqual(rc, cl, *toObtain, noResource)
 }
 
 // Take chooses c if it was not chosen yet and fits in the budget,

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func fill(t *testing.T, s *capacity.Scheduler, clock *berth.ManualClock, nodes ...string) {
+func heartbeatAll(t *testing.T, s *capacity.Scheduler, clock *berth.ManualClock, nodes ...string) {
 	t.Helper()
 	for k := 0; k < 20; k++ {
 		clock.Advance(100)
@@ -32,16 +32,16 @@ func TestIntraQueuePriorityFirst(t *testing.T) {
 	clock := berth.NewManualClock(0)
 	s, err := capacity.New(cfg, clock)
 	require.NoError(t, err)
-	require.NoError(t, s.AddNodes(capacity.NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(16*gb, 16)},
-		capacity.NodeSpec{ID: "n2", Rack: "/r", Capability: berth.New(16*gb, 16)}))
-	one := berth.New(gb, 1)
+	require.NoError(t, s.AddNodes(capacity.NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(16*cGB, 16)},
+		capacity.NodeSpec{ID: "n2", Rack: "/r", Capability: berth.New(16*cGB, 16)}))
+	one := berth.New(cGB, 1)
 	_, err = s.SubmitApp(capacity.AppSpec{ID: "low", Queue: "a", User: "u", Priority: 1, AMResource: one})
 	require.NoError(t, err)
-	fill(t, s, clock, "n1", "n2")
+	heartbeatAll(t, s, clock, "n1", "n2")
 	_, err = s.Allocate("low", []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: one, Count: 31}}, nil)
 	require.NoError(t, err)
-	fill(t, s, clock, "n1", "n2")
-	require.Equal(t, int64(32*gb), queueUsed(s, "root.a"))
+	heartbeatAll(t, s, clock, "n1", "n2")
+	require.Equal(t, int64(32*cGB), capQueueUsed(s, "root.a"))
 	_, err = s.SubmitApp(capacity.AppSpec{ID: "high", Queue: "a", User: "u", Priority: 5})
 	require.NoError(t, err)
 	_, err = s.Allocate("high", []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: one, Count: 8}}, nil)
@@ -96,18 +96,18 @@ func TestQueuePrioritySelector(t *testing.T) {
 	clock := berth.NewManualClock(0)
 	s, err := capacity.New(cfg, clock)
 	require.NoError(t, err)
-	require.NoError(t, s.AddNodes(capacity.NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(8*gb, 8)},
-		capacity.NodeSpec{ID: "n2", Rack: "/r", Capability: berth.New(8*gb, 8)}))
-	one := berth.New(gb, 1)
+	require.NoError(t, s.AddNodes(capacity.NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(8*cGB, 8)},
+		capacity.NodeSpec{ID: "n2", Rack: "/r", Capability: berth.New(8*cGB, 8)}))
+	one := berth.New(cGB, 1)
 	_, err = s.SubmitApp(capacity.AppSpec{ID: "l", Queue: "lo", User: "u"})
 	require.NoError(t, err)
 	_, err = s.Allocate("l", []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: one, Count: 12}}, nil)
 	require.NoError(t, err)
-	fill(t, s, clock, "n1", "n2") // 6 GB on each node: 2 GB free on each
-	require.Equal(t, int64(12*gb), queueUsed(s, "root.lo"))
+	heartbeatAll(t, s, clock, "n1", "n2") // 6 GB on each node: 2 GB free on each
+	require.Equal(t, int64(12*cGB), capQueueUsed(s, "root.lo"))
 	_, err = s.SubmitApp(capacity.AppSpec{ID: "h", Queue: "hi", User: "v"})
 	require.NoError(t, err)
-	_, err = s.Allocate("h", []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: berth.New(4*gb, 1), Count: 1}}, nil)
+	_, err = s.Allocate("h", []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: berth.New(4*cGB, 1), Count: 1}}, nil)
 	require.NoError(t, err)
 	_, err = s.Heartbeat("n1", nil)
 	require.NoError(t, err)
@@ -144,20 +144,20 @@ func TestQueuePrioritySelector(t *testing.T) {
 // with demand left, may even out with a, further beyond its own; without
 // the balance selector nothing moves (b is capped at max(used, guaranteed)).
 func TestBalanceSelector(t *testing.T) {
-	w := &world{root: &wQueue{path: "root", guar: uniform(100), max: uniform(100)}}
+	w := &capWorld{root: &capQueue{path: "root", guar: capRes(100), max: capRes(100)}}
 	for _, q := range []struct {
 		name string
 		g    int64
 	}{{"a", 30}, {"b", 30}, {"c", 40}} {
-		w.root.children = append(w.root.children, &wQueue{path: "root." + q.name, guar: uniform(q.g), max: uniform(100)})
+		w.root.children = append(w.root.children, &capQueue{path: "root." + q.name, guar: capRes(q.g), max: capRes(100)})
 	}
-	w.nodes = []capacity.NodeSpec{{ID: "n1", Rack: "/r", Capability: uniform(100)}}
-	w.apps = []wApp{
-		{id: "a1", queue: "root.a", groups: []wGroup{{node: "n1", size: uniform(1), count: 55}}},
-		{id: "b1", queue: "root.b", groups: []wGroup{{node: "n1", size: uniform(1), count: 35}}},
-		{id: "c1", queue: "root.c", groups: []wGroup{{node: "n1", size: uniform(1), count: 10}}},
+	w.nodes = []capacity.NodeSpec{{ID: "n1", Rack: "/r", Capability: capRes(100)}}
+	w.apps = []capApp{
+		{id: "a1", queue: "root.a", groups: []capGroup{{node: "n1", size: capRes(1), count: 55}}},
+		{id: "b1", queue: "root.b", groups: []capGroup{{node: "n1", size: capRes(1), count: 35}}},
+		{id: "c1", queue: "root.c", groups: []capGroup{{node: "n1", size: capRes(1), count: 10}}},
 	}
-	w.carriers = []carrier{{queue: "root.b", total: uniform(20), unit: uniform(1)}}
+	w.carriers = []capCarrier{{queue: "root.b", total: capRes(20), unit: capRes(1)}}
 	s, _ := w.build(t)
 	cfg := preempt.DefaultProportionalConfig()
 	cfg.TotalPreemptionPerRound = 1
@@ -184,28 +184,28 @@ func TestBalanceSelector(t *testing.T) {
 	// Its own kill wait (300 s by default), not max_wait_before_kill.
 	rep, err = p.Round(cfg.MaxWaitBeforeKill)
 	require.NoError(t, err)
-	assert.Zero(t, actions(rep)[preempt.Killed])
+	assert.Zero(t, actionCounts(rep)[preempt.Killed])
 	rep, err = p.Round(cfg.BalanceMaxWaitBeforeKill)
 	require.NoError(t, err)
-	assert.NotZero(t, actions(rep)[preempt.Killed])
+	assert.NotZero(t, actionCounts(rep)[preempt.Killed])
 }
 
-// flaky is a scheduler whose hooks fail: a container that vanished is
+// flakyCapacity is a scheduler whose hooks fail: a container that vanished is
 // reported, any other failure stops the round with the cause.
-type flaky struct {
+type flakyCapacity struct {
 	*capacity.Scheduler
 	markErr    error
 	pendingErr error
 }
 
-func (f *flaky) MarkForPreemption(id preempt.ContainerID) error {
+func (f *flakyCapacity) MarkForPreemption(id preempt.ContainerID) error {
 	if f.markErr != nil {
 		return f.markErr
 	}
 	return f.Scheduler.MarkForPreemption(id)
 }
 
-func (f *flaky) PendingWithinUserLimits(q string, deduct bool) (berth.Resource, error) {
+func (f *flakyCapacity) PendingWithinUserLimits(q string, deduct bool) (berth.Resource, error) {
 	if f.pendingErr != nil {
 		return berth.Resource{}, f.pendingErr
 	}
@@ -213,15 +213,15 @@ func (f *flaky) PendingWithinUserLimits(q string, deduct bool) (berth.Resource, 
 }
 
 func TestSchedulerFailures(t *testing.T) {
-	s, _, _ := starvingCluster(t)
+	s, _, _ := starvingCapacityCluster(t)
 	cfg := preempt.DefaultProportionalConfig()
 	cfg.TotalPreemptionPerRound = 0.5
-	f := &flaky{Scheduler: s, markErr: &berth.FieldError{Field: "container.id", Reason: "not found", Kind: berth.ErrNotFound}}
+	f := &flakyCapacity{Scheduler: s, markErr: &berth.FieldError{Field: "container.id", Reason: "not found", Kind: berth.ErrNotFound}}
 	p, err := preempt.NewProportional(f, cfg)
 	require.NoError(t, err)
 	rep, err := p.Round(0)
 	require.NoError(t, err)
-	assert.Equal(t, map[preempt.Action]int{preempt.Vanished: 4}, actions(rep))
+	assert.Equal(t, map[preempt.Action]int{preempt.Vanished: 4}, actionCounts(rep))
 	assert.Empty(t, p.Marked())
 
 	f.markErr = errors.New("scheduler down")

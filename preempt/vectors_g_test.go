@@ -24,7 +24,7 @@ type qData struct {
 	cluster                                             int64 // 0: Σ leaf guarantees
 }
 
-func ints(t *testing.T, s string) []int64 {
+func parseInts(t *testing.T, s string) []int64 {
 	t.Helper()
 	if s == "" {
 		return nil
@@ -38,7 +38,7 @@ func ints(t *testing.T, s string) []int64 {
 	return out
 }
 
-func loadQData(t *testing.T) []qData {
+func loadQDataVectors(t *testing.T) []qData {
 	f, err := os.Open("testdata/pq_vectors.txt")
 	require.NoError(t, err)
 	defer f.Close()
@@ -56,21 +56,21 @@ func loadQData(t *testing.T) []qData {
 			k, val, _ := strings.Cut(kv, "=")
 			switch k {
 			case "abs":
-				v.abs = ints(t, val)
+				v.abs = parseInts(t, val)
 			case "max":
-				v.max = ints(t, val)
+				v.max = parseInts(t, val)
 			case "used":
-				v.used = ints(t, val)
+				v.used = parseInts(t, val)
 			case "pending":
-				v.pending = ints(t, val)
+				v.pending = parseInts(t, val)
 			case "reserved":
-				v.reserved = ints(t, val)
+				v.reserved = parseInts(t, val)
 			case "apps":
-				v.apps = ints(t, val)
+				v.apps = parseInts(t, val)
 			case "gran":
-				v.gran = ints(t, val)
+				v.gran = parseInts(t, val)
 			case "subq":
-				v.subq = ints(t, val)
+				v.subq = parseInts(t, val)
 			case "disable":
 				if val != "" {
 					v.disable = strings.Split(val, ",")
@@ -85,13 +85,13 @@ func loadQData(t *testing.T) []qData {
 					}
 				}
 			case "ideal":
-				v.ideal = ints(t, val)
+				v.ideal = parseInts(t, val)
 			case "tbp":
-				v.tbp = ints(t, val)
+				v.tbp = parseInts(t, val)
 			case "actual":
-				v.actual = ints(t, val)
+				v.actual = parseInts(t, val)
 			case "cluster":
-				v.cluster = ints(t, val)[0]
+				v.cluster = parseInts(t, val)[0]
 			default:
 				t.Fatalf("%s: unknown field %q", v.id, k)
 			}
@@ -102,29 +102,30 @@ func loadQData(t *testing.T) []qData {
 	return out
 }
 
-// world builds the qData world (reference §G.0): queue i ≥ 1 is
+// capWorld builds the qData world (reference §G.0): queue i ≥ 1 is
 // queue<A+i-1>, the tree comes from subq in pre-order, apps are lettered
 // globally, each app holds used/apps in containers of gran, the leaf's
-// pending demand is asked for by its carrier application; one node holds the whole cluster (Σ leaf guarantees).
-func (v qData) world(t *testing.T, rc berth.Calculator) (*world, []string) {
+// pending demand is asked for by its carrier application; one node
+// holds the whole cluster (Σ leaf guarantees).
+func (v qData) capWorld(t *testing.T, rc berth.Calculator) (*capWorld, []string) {
 	n := len(v.abs)
 	paths := make([]string, n)
-	qs := make([]*wQueue, n)
+	qs := make([]*capQueue, n)
 	paths[0] = "root"
-	qs[0] = &wQueue{path: "root", guar: uniform(v.abs[0]), max: uniform(v.max[0])}
+	qs[0] = &capQueue{path: "root", guar: capRes(v.abs[0]), max: capRes(v.max[0])}
 	var stack []int
 	for k := int64(0); k < v.subq[0]; k++ {
 		stack = append(stack, 0)
 	}
 	var cluster int64
-	w := &world{rc: rc}
+	w := &capWorld{rc: rc}
 	letter := 0
 	for i := 1; i < n; i++ {
 		require.NotEmpty(t, stack, "%s: malformed subq", v.id)
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		paths[i] = paths[p] + ".queue" + string(rune('A'+i-1))
-		qs[i] = &wQueue{path: paths[i], guar: uniform(v.abs[i]), max: uniform(v.max[i])}
+		qs[i] = &capQueue{path: paths[i], guar: capRes(v.abs[i]), max: capRes(v.max[i])}
 		qs[p].children = append(qs[p].children, qs[i])
 		for k := int64(0); k < v.subq[i]; k++ {
 			stack = append(stack, i)
@@ -138,21 +139,21 @@ func (v qData) world(t *testing.T, rc berth.Calculator) (*world, []string) {
 			letter++
 			g := v.gran[i]
 			per := func(x int64) int64 { return (x + v.apps[i] - 1) / v.apps[i] }
-			app := wApp{id: id, queue: paths[i]}
+			app := capApp{id: id, queue: paths[i]}
 			if u := per(v.used[i]); u > 0 {
-				app.groups = append(app.groups, wGroup{node: "n1", size: uniform(g), count: int((u + g - 1) / g)})
+				app.groups = append(app.groups, capGroup{node: "n1", size: capRes(g), count: int((u + g - 1) / g)})
 			}
 			w.apps = append(w.apps, app)
 		}
 		if p, g := v.pending[i], v.gran[i]; p > 0 {
-			w.carriers = append(w.carriers, carrier{queue: paths[i], total: uniform((p + g - 1) / g * g), unit: uniform(g)})
+			w.carriers = append(w.carriers, capCarrier{queue: paths[i], total: capRes((p + g - 1) / g * g), unit: capRes(g)})
 		}
 	}
 	if v.cluster > 0 {
 		cluster = v.cluster
 	}
 	w.root = qs[0]
-	w.nodes = []capacity.NodeSpec{{ID: "n1", Rack: "/r", Capability: uniform(cluster)}}
+	w.nodes = []capacity.NodeSpec{{ID: "n1", Rack: "/r", Capability: capRes(cluster)}}
 	return w, paths
 }
 
@@ -162,15 +163,15 @@ func (v qData) world(t *testing.T, rc berth.Calculator) (*world, []string) {
 // asserted preemption counts per application, and the derived per-queue
 // ideal assignment, amount to preempt and amount asked this round.
 func TestVectorsG(t *testing.T) {
-	vs := loadQData(t)
+	vs := loadQDataVectors(t)
 	require.Len(t, vs, 17)
 	for _, v := range vs {
 		t.Run(v.id+"_"+v.name, func(t *testing.T) {
-			w, paths := v.world(t, berth.MemoryCalculator{})
+			w, paths := v.capWorld(t, berth.MemoryCalculator{})
 			s, _ := w.build(t)
 			snap := s.Snapshot()
 			for i, p := range paths {
-				q := snap.Queues.Get(mustPath(t, p))
+				q := snap.Queues.Get(capPath(t, p))
 				require.NotNil(t, q, p)
 				if v.cluster == 0 || v.subq[i] == 0 {
 					require.Equal(t, v.used[i], q.Extra.Used.Memory, "%s used", p)
@@ -196,7 +197,7 @@ func TestVectorsG(t *testing.T) {
 			require.NoError(t, err)
 			rep, err := p.Round(0)
 			require.NoError(t, err)
-			got := marks(rep)
+			got := markedPerApp(rep)
 			for app, n := range v.want {
 				assert.Equal(t, n, got[app], "marked in %s", app)
 			}
@@ -226,9 +227,9 @@ func TestVectorsG(t *testing.T) {
 // queues may move by one container, because the dominant calculator
 // rounds each offer up where the memory calculator rounds half up.
 func TestVectorsGDominant(t *testing.T) {
-	for _, v := range loadQData(t) {
+	for _, v := range loadQDataVectors(t) {
 		t.Run(v.id, func(t *testing.T) {
-			w, _ := v.world(t, berth.DominantCalculator{})
+			w, _ := v.capWorld(t, berth.DominantCalculator{})
 			s, _ := w.build(t)
 			cfg := preempt.DefaultProportionalConfig()
 			cfg.TotalPreemptionPerRound = 1
@@ -244,7 +245,7 @@ func TestVectorsGDominant(t *testing.T) {
 			require.NoError(t, err)
 			rep, err := p.Round(0)
 			require.NoError(t, err)
-			got := marks(rep)
+			got := markedPerApp(rep)
 			total := 0
 			for app, n := range v.want {
 				assert.InDelta(t, n, got[app], 1, "marked in %s", app)

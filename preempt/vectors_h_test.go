@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// mockRes parses the mock framework's resource: "m" is YARN's
+// mockResource parses the mock framework's resource: "m" is YARN's
 // createResource(m) (vcores 1 when m > 0), "m:v[:res1]" is explicit.
-func mockRes(t *testing.T, s string) berth.Resource {
+func mockResource(t *testing.T, s string) berth.Resource {
 	t.Helper()
 	parts := strings.Split(s, ":")
 	var vals []int64
@@ -41,7 +41,7 @@ type hVector struct {
 	want                                    map[string]int
 }
 
-func loadH(t *testing.T) []hVector {
+func loadHVectors(t *testing.T) []hVector {
 	f, err := os.Open("testdata/h_vectors.txt")
 	require.NoError(t, err)
 	defer f.Close()
@@ -67,24 +67,24 @@ func loadH(t *testing.T) []hVector {
 	return out
 }
 
-// world is the mock framework's world (reference §H.0) as a real
+// capWorld is the mock framework's world (reference §H.0) as a real
 // scheduler: queues with absolute guarantees and maximums, nodes with
 // their totals (the root's guarantee when none is given), each app's
 // containers placed on the named nodes in order (reservations made by
 // heartbeats on a node too small), and each leaf's pending beyond its
 // reservations asked for by carrier applications.
-func (v hVector) world(t *testing.T) *world {
-	w := &world{rc: berth.MemoryCalculator{}}
+func (v hVector) capWorld(t *testing.T) *capWorld {
+	w := &capWorld{rc: berth.MemoryCalculator{}}
 	if v.rc == "drc" {
 		w.rc = berth.DominantCalculator{}
 	}
 	type qrow struct {
-		q                *wQueue
+		q                *capQueue
 		depth            int
 		pending, reserve berth.Resource
 	}
 	var rows []qrow
-	byName := map[string]*wQueue{}
+	byName := map[string]*capQueue{}
 	for _, item := range strings.Split(v.queues, ";") {
 		d := len(item) - len(strings.TrimLeft(item, "-"))
 		item = item[d:]
@@ -92,10 +92,10 @@ func (v hVector) world(t *testing.T) *world {
 		require.True(t, ok, item)
 		vals := strings.Fields(strings.TrimSuffix(rest, "])"))
 		require.GreaterOrEqual(t, len(vals), 4, item)
-		q := &wQueue{path: name, guar: mockRes(t, vals[0]), max: mockRes(t, vals[1])}
-		r := qrow{q: q, depth: d, pending: mockRes(t, vals[3])}
+		q := &capQueue{path: name, guar: mockResource(t, vals[0]), max: mockResource(t, vals[1])}
+		r := qrow{q: q, depth: d, pending: mockResource(t, vals[3])}
 		if len(vals) > 4 {
-			r.reserve = mockRes(t, vals[4])
+			r.reserve = mockResource(t, vals[4])
 		}
 		if d > 0 {
 			for i := len(rows) - 1; i >= 0; i-- {
@@ -115,7 +115,7 @@ func (v hVector) world(t *testing.T) *world {
 		id, rest, _ := strings.Cut(n, "=")
 		capRes := w.root.guar
 		if _, res, ok := strings.Cut(rest, "res="); ok {
-			capRes = mockRes(t, res)
+			capRes = mockResource(t, res)
 		}
 		if _, ok := w.rc.(berth.MemoryCalculator); ok {
 			capRes.VCores = capRes.Memory // room for <m,1> containers
@@ -126,7 +126,7 @@ func (v hVector) world(t *testing.T) *world {
 		qn, tuples, _ := strings.Cut(strings.TrimSpace(a), " ")
 		q := byName[qn]
 		require.NotNil(t, q, qn)
-		app := wApp{id: fmt.Sprintf("app%d", i+1), queue: q.path}
+		app := capApp{id: fmt.Sprintf("app%d", i+1), queue: q.path}
 		for j, tu := range strings.Split(strings.Trim(tuples, "()"), ")(") {
 			f := strings.Split(tu, ",")
 			require.Len(t, f, 6, tu)
@@ -134,7 +134,7 @@ func (v hVector) world(t *testing.T) *world {
 			require.NoError(t, err)
 			n, err := strconv.Atoi(f[4])
 			require.NoError(t, err)
-			g := wGroup{node: f[2], size: mockRes(t, f[1]), count: n, reserved: f[5] == "true"}
+			g := capGroup{node: f[2], size: mockResource(t, f[1]), count: n, reserved: f[5] == "true"}
 			if j == 0 && !g.reserved {
 				app.am = true
 			}
@@ -148,7 +148,7 @@ func (v hVector) world(t *testing.T) *world {
 			continue
 		}
 		if extra := r.pending.Sub(r.reserve); !extra.IsZero() && !extra.AnyNegative() {
-			w.carriers = append(w.carriers, carrier{queue: r.q.path, total: extra})
+			w.carriers = append(w.carriers, capCarrier{queue: r.q.path, total: extra})
 		}
 	}
 	return w
@@ -157,11 +157,11 @@ func (v hVector) world(t *testing.T) *world {
 // TestVectorsH runs the default-partition mock-framework vectors
 // (reference §H.1 H-11, §H.2) against the real capacity scheduler.
 func TestVectorsH(t *testing.T) {
-	vs := loadH(t)
+	vs := loadHVectors(t)
 	require.Len(t, vs, 8)
 	for _, v := range vs {
 		t.Run(v.id+"_"+v.name, func(t *testing.T) {
-			s, _ := v.world(t).build(t)
+			s, _ := v.capWorld(t).build(t)
 			cfg := preempt.DefaultProportionalConfig()
 			cfg.TotalPreemptionPerRound = 1
 			cfg.NaturalTerminationFactor = 1

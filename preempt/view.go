@@ -371,20 +371,20 @@ func planOf(path string) string {
 func sortApps(apps []*AppView, o capacity.AppOrdering) {
 	slices.SortStableFunc(apps, func(x, y *AppView) int {
 		if o == capacity.OrderFair {
-			if c := cmpInt(x.Used.Memory, y.Used.Memory); c != 0 {
+			if c := compareInts(x.Used.Memory, y.Used.Memory); c != 0 {
 				return c
 			}
-			if c := cmpInt(x.Start, y.Start); c != 0 {
+			if c := compareInts(x.Start, y.Start); c != 0 {
 				return c
 			}
 		} else if x.Priority != y.Priority {
-			return cmpInt(y.Priority, x.Priority)
+			return compareInts(y.Priority, x.Priority)
 		}
-		return cmpInt(x.Order, y.Order)
+		return compareInts(x.Order, y.Order)
 	})
 }
 
-func cmpInt[T int | int32 | int64 | uint64](a, b T) int {
+func compareInts[T int | int32 | int64 | uint64](a, b T) int {
 	switch {
 	case a < b:
 		return -1

@@ -21,54 +21,54 @@ import (
 // nothing, whose user limit (the queue's guarantee, or its usage plus one
 // minimum allocation) lets the whole demand through.
 
-// wQueue is one queue: full path, guarantee and maximum, children.
-type wQueue struct {
+// capQueue is one queue: full path, guarantee and maximum, children.
+type capQueue struct {
 	path      string
 	guar, max berth.Resource
 	priority  int
-	children  []*wQueue
+	children  []*capQueue
 }
 
-// wGroup is a run of containers placed on one node.
-type wGroup struct {
+// capGroup is a run of containers placed on one node.
+type capGroup struct {
 	node     string
 	size     berth.Resource
 	count    int
 	reserved bool // one reserved container (count must be 1)
 }
 
-// wApp is an application with its placed containers and extra pending
+// capApp is an application with its placed containers and extra pending
 // asks (beyond reservations, which stay pending).
-type wApp struct {
+type capApp struct {
 	id, queue string
 	priority  int32
 	am        bool   // the first container of the first group is the AM
 	user      string // default "user"
-	groups    []wGroup
+	groups    []capGroup
 }
 
-type world struct {
+type capWorld struct {
 	rc        berth.Calculator
-	root      *wQueue
+	root      *capQueue
 	nodes     []capacity.NodeSpec
-	apps      []wApp
+	apps      []capApp
 	priOrder  bool // parents order children by priority-utilization
 	appOrder  capacity.AppOrdering
 	amPercent float64
-	carriers  []carrier
+	carriers  []capCarrier
 }
 
-// carrier is a queue's extra demand: asked for by applications of users
+// capCarrier is a queue's extra demand: asked for by applications of users
 // of their own that hold nothing ("pending", "pending1", ...). With a unit,
 // one application asks total/unit containers of it; without, the total is
 // split into as few equal asks, each by its own user, as the users'
 // limits let through whole.
-type carrier struct {
+type capCarrier struct {
 	queue       string
 	total, unit berth.Resource
 }
 
-func (w *world) queueConfig(q *wQueue, final bool, cluster berth.Resource, parentMax berth.Resource) capacity.QueueConfig {
+func (w *capWorld) queueConfig(q *capQueue, final bool, cluster berth.Resource, parentMax berth.Resource) capacity.QueueConfig {
 	name := q.path
 	if i := lastDot(q.path); i >= 0 {
 		name = q.path[i+1:]
@@ -104,7 +104,7 @@ func lastDot(s string) int {
 	return -1
 }
 
-func (w *world) config(final bool) capacity.Config {
+func (w *capWorld) config(final bool) capacity.Config {
 	var cl berth.Resource
 	for _, n := range w.nodes {
 		cl = cl.Add(n.Capability)
@@ -122,7 +122,7 @@ func (w *world) config(final bool) capacity.Config {
 }
 
 // build returns the scheduler in the described state and its clock.
-func (w *world) build(t testing.TB) (*capacity.Scheduler, *berth.ManualClock) {
+func (w *capWorld) build(t testing.TB) (*capacity.Scheduler, *berth.ManualClock) {
 	t.Helper()
 	if w.rc == nil {
 		w.rc = berth.MemoryCalculator{}
@@ -205,7 +205,7 @@ func hasReservation(s *capacity.Scheduler, app, node string) bool {
 }
 
 // marks counts the containers each application had marked in a report.
-func marks(rep *preempt.RoundReport) map[string]int {
+func markedPerApp(rep *preempt.RoundReport) map[string]int {
 	out := map[string]int{}
 	for _, d := range rep.Decisions {
 		if d.Action == preempt.Marked || d.Action == preempt.Observed || d.Action == preempt.ReservationCancelled {
@@ -215,21 +215,21 @@ func marks(rep *preempt.RoundReport) map[string]int {
 	return out
 }
 
-func uniform(v int64) berth.Resource { return berth.New(v, v) }
+func capRes(v int64) berth.Resource { return berth.New(v, v) }
 
 func mustf(t testing.TB, err error, format string, args ...any) {
 	t.Helper()
 	require.NoError(t, err, fmt.Sprintf(format, args...))
 }
 
-func mustPath(t testing.TB, s string) queue.Path {
+func capPath(t testing.TB, s string) queue.Path {
 	t.Helper()
 	p, err := queue.ParsePath(s)
 	require.NoError(t, err)
 	return p
 }
 
-func (w *world) addCarrier(t testing.TB, s *capacity.Scheduler, c carrier) {
+func (w *capWorld) addCarrier(t testing.TB, s *capacity.Scheduler, c capCarrier) {
 	t.Helper()
 	ask := func(id string, size berth.Resource, n int) {
 		_, err := s.Allocate(id, []capacity.Ask{{Priority: 2, ResourceName: capacity.AnyResource, Capability: size, Count: n}}, nil)

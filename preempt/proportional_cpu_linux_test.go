@@ -4,11 +4,11 @@ package preempt_test
 
 import "syscall"
 
-// threadCPU is the calling OS thread's CPU time (user + system, ns). On
+// capThreadCPU is the calling OS thread's CPU time (user + system, ns). On
 // a shared, overloaded machine wall-clock ns/op mostly measures waiting
 // for a core; thread CPU time does not (GC work on other threads is not
 // counted).
-func threadCPU() int64 {
+func capThreadCPU() int64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
 		return 0
