@@ -141,7 +141,7 @@ func BenchmarkProportionalRound(b *testing.B) {
 				}
 				p, err := preempt.NewProportional(src, cfg)
 				require.NoError(b, err)
-				var rep *preempt.RoundReport
+				var rep *preempt.ProportionalReport
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
 				b.ReportAllocs()

@@ -15,7 +15,7 @@
 // [Proportional.Round] is YARN's editSchedule (reference §3.2):
 //
 //  1. Snapshot. The policy copies the scheduler's state
-//     ([CapacityScheduler.Snapshot]) into a [Cluster]: each queue with
+//     ([CapacityScheduler.Snapshot]) into a [CapacityView]: each queue with
 //     its guarantee, maximum, usage (reserved included), and the demand
 //     its users' limits let through ([CapacityScheduler.PendingWithinUserLimits],
 //     with and without what is reserved); each leaf's applications in
@@ -46,7 +46,7 @@
 //     reservations, then their containers least important and newest
 //     first, keeping AM containers for last (taken only while the leaf's
 //     skipped AMs exceed its AM share). A container is taken only while it
-//     helps what its leaf must give (see [Round.TryPreempt]).
+//     helps what its leaf must give (see [ProportionalRound.TryPreempt]).
 //  6. Protocol. A container chosen for the first time is marked
 //     ([CapacityScheduler.MarkForPreemption]: the application is told);
 //     one chosen again once its selector's kill wait (max_wait_before_kill)
@@ -56,7 +56,7 @@
 //     container ended, is forgotten. With observe_only the round computes
 //     and reports but does nothing.
 //
-// Each round returns a [RoundReport]: per queue its guarantee, usage,
+// Each round returns a [ProportionalReport]: per queue its guarantee, usage,
 // demand and [Assignment] (ideal, to be preempted, asked this round,
 // preemptable, untouchable); per chosen container the selector that chose
 // it and what was done ([Decision], [Action]); the containers killed, for
@@ -76,8 +76,8 @@
 // # Extending
 //
 // Selection is open: a [Selector] chooses containers through the exported
-// methods of [Round] (the cluster view, [Round.ComputeIdeal],
-// [Round.ToObtain], [Round.TryPreempt], [Round.Take], the budget), exactly
+// methods of [ProportionalRound] (the cluster view, [ProportionalRound.ComputeIdeal],
+// [ProportionalRound.ToObtain], [ProportionalRound.TryPreempt], [ProportionalRound.Take], the budget), exactly
 // as the built-in selectors do; [WithSelectors] installs a chain of the
 // host's. The scheduler side is open too: any type with the methods of
 // [CapacityScheduler] can be preempted (*capacity.Scheduler is one).

@@ -65,7 +65,7 @@ type oneAtATimeSelector struct{}
 
 func (oneAtATimeSelector) Name() string             { return "one-at-a-time" }
 func (oneAtATimeSelector) KillWait() berth.Duration { return 0 }
-func (oneAtATimeSelector) Select(r *preempt.Round) error {
+func (oneAtATimeSelector) Select(r *preempt.ProportionalRound) error {
 	r.ComputeIdeal(preempt.IdealOptions{})
 	var worst *preempt.QueueView
 	for _, q := range r.Cluster.Leaves {

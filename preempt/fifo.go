@@ -36,7 +36,7 @@ func (s FIFOSelector) KillWait() berth.Duration { return s.Wait }
 
 // Select computes the ideal assignment with the selector's flags and
 // chooses containers leaf by leaf.
-func (s FIFOSelector) Select(r *Round) error {
+func (s FIFOSelector) Select(r *ProportionalRound) error {
 	r.ComputeIdeal(IdealOptions{IncludeReserved: s.IncludeReserved, SkipNaturalTermination: s.IncludeReserved, AllowBalance: s.Balance})
 	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	conservative := r.Config.ConservativeDRF
@@ -91,7 +91,7 @@ func (s FIFOSelector) Select(r *Round) error {
 // sortedForPreemption orders an application's live containers least
 // important first: request priority numerically highest, then newest.
 // The slice is the round's scratch buffer, valid until the next call.
-func sortedForPreemption(r *Round, cs []*Container) []*Container {
+func sortedForPreemption(r *ProportionalRound, cs []*Container) []*Container {
 	r.sortBuf = append(r.sortBuf[:0], cs...)
 	slices.SortFunc(r.sortBuf, func(x, y *Container) int {
 		if x.Priority != y.Priority {

@@ -107,7 +107,7 @@ var noResource berth.Resource
 
 // computeExtras is §3.4: preemptable and untouchable usage beyond the
 // guarantee, bottom up.
-func (r *Round) computeExtras() {
+func (r *ProportionalRound) computeExtras() {
 	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	for i := len(r.tqs) - 1; i >= 0; i-- {
 		t := &r.tqs[i]
@@ -140,9 +140,9 @@ func (r *Round) computeExtras() {
 // ComputeIdeal runs YARN's ideal-assignment fix-point (§3.5) over the
 // whole tree with the given flags, then the amount each leaf must give
 // (§3.6), less what earlier selectors of the round already took. Its
-// results replace the previous computation's ([Round.Assignment],
-// [Round.ToObtain]).
-func (r *Round) ComputeIdeal(o IdealOptions) {
+// results replace the previous computation's ([ProportionalRound.Assignment],
+// [ProportionalRound.ToObtain]).
+func (r *ProportionalRound) ComputeIdeal(o IdealOptions) {
 	r.opts = o
 	r.underServed = r.underServed[:0]
 	clear(r.served)
@@ -163,7 +163,7 @@ func (r *Round) ComputeIdeal(o IdealOptions) {
 	r.toObtain()
 }
 
-func (r *Round) pend(v *QueueView) berth.Resource {
+func (r *ProportionalRound) pend(v *QueueView) berth.Resource {
 	if r.opts.IncludeReserved {
 		return v.Pending
 	}
@@ -171,7 +171,7 @@ func (r *Round) pend(v *QueueView) berth.Resource {
 }
 
 // distribute is computeIdealResourceDistribution for one parent's children.
-func (r *Round) distribute(children []*QueueView, avail berth.Resource) {
+func (r *ProportionalRound) distribute(children []*QueueView, avail berth.Resource) {
 	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	unassigned := avail
 	nonZero, zeroG := r.scratchA[:0], r.scratchB[:0]
@@ -213,7 +213,7 @@ func (r *Round) distribute(children []*QueueView, avail berth.Resource) {
 
 // initial is the fix-point's starting assignment of one queue; it reports
 // whether the queue still wants more.
-func (r *Round) initial(t *tq, unassigned *berth.Resource) bool {
+func (r *ProportionalRound) initial(t *tq, unassigned *berth.Resource) bool {
 	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	v := t.v
 	if berth.GreaterThan(rc, cl, v.Used, v.Guaranteed) {
@@ -227,12 +227,12 @@ func (r *Round) initial(t *tq, unassigned *berth.Resource) bool {
 
 // underservedCmp orders the most under-served queue first: ideal over
 // guarantee, with queue priorities as the scheduler's child ordering.
-func (r *Round) underservedCmp(a, b *tq) int {
+func (r *ProportionalRound) underservedCmp(a, b *tq) int {
 	pa, pb := r.pct(a), r.pct(b)
 	return cmpUsage(pa, pb, a.v.RelativePriority, b.v.RelativePriority)
 }
 
-func (r *Round) pct(t *tq) float64 {
+func (r *ProportionalRound) pct(t *tq) float64 {
 	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	if berth.GreaterThan(rc, cl, t.v.Guaranteed, noResource) {
 		return float64(rc.Divide(cl, t.ideal, t.v.Guaranteed))
@@ -258,7 +258,7 @@ func cmpUsage(u1, u2 float64, p1, p2 int) int {
 // fixpoint is computeFixpointAllocation: offer what is unassigned to the
 // most under-served queues, in proportion to their guarantees (or evenly),
 // until nobody takes more or nothing is left.
-func (r *Round) fixpoint(qs []*tq, unassigned *berth.Resource, ignoreGuarantee bool) {
+func (r *ProportionalRound) fixpoint(qs []*tq, unassigned *berth.Resource, ignoreGuarantee bool) {
 	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	needy := r.needy[:0]
 	for _, t := range qs {
@@ -324,7 +324,7 @@ func (r *Round) fixpoint(qs []*tq, unassigned *berth.Resource, ignoreGuarantee b
 	r.needy = needy[:0]
 }
 
-func (r *Round) markUnderServed(v *QueueView) {
+func (r *ProportionalRound) markUnderServed(v *QueueView) {
 	if !r.served[v.idx] {
 		r.served[v.idx] = true
 		r.underServed = append(r.underServed, v)
@@ -332,7 +332,7 @@ func (r *Round) markUnderServed(v *QueueView) {
 }
 
 // offer gives t up to avail and returns what it did not take.
-func (r *Round) offer(t *tq, avail berth.Resource) berth.Resource {
+func (r *ProportionalRound) offer(t *tq, avail berth.Resource) berth.Resource {
 	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	v := t.v
 	acc := berth.ComponentwiseMin(berth.ComponentwiseMax(v.Maximum.Sub(t.ideal), noResource),
@@ -347,7 +347,7 @@ func (r *Round) offer(t *tq, avail berth.Resource) berth.Resource {
 
 // toObtain is §3.6: what each leaf must give this round, less what the
 // round's earlier selectors already chose from it.
-func (r *Round) toObtain() {
+func (r *ProportionalRound) toObtain() {
 	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	step := berth.Uniform(1)
 	for _, v := range r.Cluster.Leaves {

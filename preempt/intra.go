@@ -30,7 +30,7 @@ type intraApp struct {
 }
 
 // Select balances applications inside each eligible leaf.
-func (s IntraQueueSelector) Select(r *Round) error {
+func (s IntraQueueSelector) Select(r *ProportionalRound) error {
 	// What earlier selectors took, per application (leaves are disjoint,
 	// so this selector's own choices never matter to a later leaf).
 	taken := map[string]berth.Resource{}
@@ -45,7 +45,7 @@ func (s IntraQueueSelector) Select(r *Round) error {
 	return nil
 }
 
-func (s IntraQueueSelector) leaf(r *Round, q *QueueView, taken map[string]berth.Resource) error {
+func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[string]berth.Resource) error {
 	c, cfg := r.Cluster, r.Config
 	rc, cl := c.Calculator, c.Resource
 	if !q.IsLeaf() || q.DisableIntraQueue || float64(q.UsedCapacity) < cfg.IntraQueueMinimumThreshold || len(q.Apps) < 2 {

@@ -88,7 +88,7 @@ func randomProportionalConfig(rng *rand.Rand) preempt.ProportionalConfig {
 }
 
 // checkProportionalRound asserts the per-round invariants of a report.
-func checkProportionalRound(t *testing.T, rep *preempt.RoundReport, cfg preempt.ProportionalConfig) {
+func checkProportionalRound(t *testing.T, rep *preempt.ProportionalReport, cfg preempt.ProportionalConfig) {
 	t.Helper()
 	seen := map[preempt.ContainerID]bool{}
 	var total berth.Resource

@@ -81,8 +81,8 @@ type QueueReport struct {
 	Assignment
 }
 
-// RoundReport is what one round computed and did.
-type RoundReport struct {
+// ProportionalReport is what one round computed and did.
+type ProportionalReport struct {
 	// Time is the host's time of the round.
 	Time berth.Time
 	// Budget is the round's total allowance (total_preemption_per_round of
@@ -100,7 +100,7 @@ type RoundReport struct {
 }
 
 // Queue returns the report of the queue at path, or nil.
-func (r *RoundReport) Queue(path string) *QueueReport {
+func (r *ProportionalReport) Queue(path string) *QueueReport {
 	for i := range r.Queues {
 		if r.Queues[i].Path == path {
 			return &r.Queues[i]
@@ -122,17 +122,17 @@ type Proportional struct {
 	marked    map[ContainerID]berth.Time
 }
 
-// Option configures a [Proportional] policy.
-type Option func(*Proportional)
+// ProportionalOption configures a [Proportional] policy.
+type ProportionalOption func(*Proportional)
 
 // WithSelectors replaces the built-in selector chain (see
 // [DefaultSelectors]) with sels, run in order.
-func WithSelectors(sels ...Selector) Option {
+func WithSelectors(sels ...Selector) ProportionalOption {
 	return func(p *Proportional) { p.selectors, p.custom = sels, true }
 }
 
 // WithLogger sets a logger for the policy's decisions (none by default).
-func WithLogger(l *slog.Logger) Option { return func(p *Proportional) { p.log = l } }
+func WithLogger(l *slog.Logger) ProportionalOption { return func(p *Proportional) { p.log = l } }
 
 // DefaultSelectors is YARN's selector chain for cfg: the queue-priority
 // selector (underutilized-preemption), the reserved-container selector
@@ -158,7 +158,7 @@ func DefaultSelectors(cfg ProportionalConfig) []Selector {
 }
 
 // NewProportional returns the policy over s with cfg.
-func NewProportional(s CapacityScheduler, cfg ProportionalConfig, opts ...Option) (*Proportional, error) {
+func NewProportional(s CapacityScheduler, cfg ProportionalConfig, opts ...ProportionalOption) (*Proportional, error) {
 	if s == nil {
 		return nil, berth.InvalidField("scheduler", nil, "required")
 	}
@@ -220,7 +220,7 @@ func (p *Proportional) Marked() map[ContainerID]berth.Time {
 
 // Evaluate computes a round without acting: the selection the next
 // Round would make on the scheduler's current state (as with observe_only).
-func (p *Proportional) Evaluate(now berth.Time) (*RoundReport, error) {
+func (p *Proportional) Evaluate(now berth.Time) (*ProportionalReport, error) {
 	return p.round(now, true)
 }
 
@@ -234,11 +234,11 @@ func (p *Proportional) Evaluate(now berth.Time) (*RoundReport, error) {
 // failure of the scheduler stops the round: the error wraps it, and the
 // report returned with it lists what was done until then (the policy's
 // marks agree with it).
-func (p *Proportional) Round(now berth.Time) (*RoundReport, error) {
+func (p *Proportional) Round(now berth.Time) (*ProportionalReport, error) {
 	return p.round(now, p.cfg.ObserveOnly)
 }
 
-func (p *Proportional) round(now berth.Time, observe bool) (*RoundReport, error) {
+func (p *Proportional) round(now berth.Time, observe bool) (*ProportionalReport, error) {
 	snap := p.sched.Snapshot()
 	cl, err := buildCluster(snap, p.sched.Config(), &p.cfg, p.sched.PendingWithinUserLimits)
 	if err != nil {
@@ -246,7 +246,7 @@ func (p *Proportional) round(now berth.Time, observe bool) (*RoundReport, error)
 	}
 	r := newRound(cl, &p.cfg)
 	r.userLimit = p.sched.UserLimit
-	rep := &RoundReport{Time: now, Budget: r.budget}
+	rep := &ProportionalReport{Time: now, Budget: r.budget}
 	for _, s := range p.selectors {
 		r.cur = s
 		if err := s.Select(r); err != nil {

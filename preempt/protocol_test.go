@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func actionCounts(rep *preempt.RoundReport) map[preempt.Action]int {
+func actionCounts(rep *preempt.ProportionalReport) map[preempt.Action]int {
 	out := map[preempt.Action]int{}
 	for _, d := range rep.Decisions {
 		out[d.Action]++
@@ -118,7 +118,7 @@ type firstNonAMSelector struct{ calls *int }
 
 func (firstNonAMSelector) Name() string             { return "mine" }
 func (firstNonAMSelector) KillWait() berth.Duration { return 1 }
-func (s firstNonAMSelector) Select(r *preempt.Round) error {
+func (s firstNonAMSelector) Select(r *preempt.ProportionalRound) error {
 	*s.calls++
 	r.ComputeIdeal(preempt.IdealOptions{})
 	for _, q := range r.Cluster.Leaves {
@@ -138,9 +138,9 @@ func (s firstNonAMSelector) Select(r *preempt.Round) error {
 
 type failingSelector struct{}
 
-func (failingSelector) Name() string                { return "failing" }
-func (failingSelector) KillWait() berth.Duration    { return 0 }
-func (failingSelector) Select(*preempt.Round) error { return errors.New("boom") }
+func (failingSelector) Name() string                            { return "failing" }
+func (failingSelector) KillWait() berth.Duration                { return 0 }
+func (failingSelector) Select(*preempt.ProportionalRound) error { return errors.New("boom") }
 
 func TestCustomSelector(t *testing.T) {
 	s, _, _ := starvingCapacityCluster(t)

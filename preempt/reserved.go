@@ -30,7 +30,7 @@ type nodeCost struct {
 }
 
 // Select chooses, node by node, containers that let a reservation fit.
-func (ReservedSelector) Select(r *Round) error {
+func (ReservedSelector) Select(r *ProportionalRound) error {
 	r.ComputeIdeal(IdealOptions{IncludeReserved: true, SkipNaturalTermination: true})
 	quota := make(map[*QueueView]berth.Resource)
 	for _, l := range r.Cluster.Leaves {
@@ -70,7 +70,7 @@ func (ReservedSelector) Select(r *Round) error {
 // dry run, counts) those whose queue may still give them until the
 // node's reservation fits; it reports the size taken and success. A
 // failed real run gives back the quota it consumed.
-func reservedFree(r *Round, n *NodeView, quota map[*QueueView]berth.Resource, dry bool) (berth.Resource, bool) {
+func reservedFree(r *ProportionalRound, n *NodeView, quota map[*QueueView]berth.Resource, dry bool) (berth.Resource, bool) {
 	rc := r.Cluster.Calculator
 	want := n.Reservation.Resource
 	cur := n.Unallocated()

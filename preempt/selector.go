@@ -9,7 +9,7 @@ import (
 // each seeing what the earlier ones chose, all drawing on one per-round
 // budget. The built-in selectors ([FIFOSelector], [ReservedSelector],
 // [PrioritySelector], [IntraQueueSelector]) use only the exported methods
-// of [Round], so a selector of the host's is first-class: pass it with
+// of [ProportionalRound], so a selector of the host's is first-class: pass it with
 // [WithSelectors].
 type Selector interface {
 	// Name identifies the selector in round reports.
@@ -19,7 +19,7 @@ type Selector interface {
 	KillWait() berth.Duration
 	// Select chooses containers through r's Take* methods. An error
 	// aborts the round before anything is marked or killed.
-	Select(r *Round) error
+	Select(r *ProportionalRound) error
 }
 
 // Candidate is a container (or a reserved container) chosen in a round.
@@ -38,12 +38,12 @@ type Candidate struct {
 	wait berth.Duration // the choosing selector's kill wait
 }
 
-// Round is one round's working state, handed to each [Selector]: the
+// ProportionalRound is one round's working state, handed to each [Selector]: the
 // read-only view of the cluster, the budget left, what has been chosen
 // so far, and the ideal assignment of the last computation.
-type Round struct {
+type ProportionalRound struct {
 	// Cluster is the snapshot the round works on; do not modify it.
-	Cluster *Cluster
+	Cluster *CapacityView
 	// Config is the policy's configuration; do not modify it.
 	Config *ProportionalConfig
 
@@ -67,8 +67,8 @@ type Round struct {
 	sortBuf            []*Container
 }
 
-func newRound(c *Cluster, cfg *ProportionalConfig) *Round {
-	r := &Round{Cluster: c, Config: cfg, names: roundTypeNames(c.Resource), selIdx: map[ContainerID]int{}}
+func newRound(c *CapacityView, cfg *ProportionalConfig) *ProportionalRound {
+	r := &ProportionalRound{Cluster: c, Config: cfg, names: roundTypeNames(c.Resource), selIdx: map[ContainerID]int{}}
 	r.budget = c.Resource.Mul(cfg.TotalPreemptionPerRound)
 	r.tqs = make([]tq, len(c.Queues))
 	r.assign = make([]Assignment, len(c.Queues))
@@ -82,24 +82,24 @@ func newRound(c *Cluster, cfg *ProportionalConfig) *Round {
 
 // Budget is what may still be selected this round (total_preemption_per_round
 // of the cluster, less what was chosen).
-func (r *Round) Budget() berth.Resource { return r.budget }
+func (r *ProportionalRound) Budget() berth.Resource { return r.budget }
 
 // IsSelected reports whether the container was chosen earlier this round.
-func (r *Round) IsSelected(id ContainerID) bool {
+func (r *ProportionalRound) IsSelected(id ContainerID) bool {
 	_, ok := r.selIdx[id]
 	return ok
 }
 
 // Selected lists what was chosen so far, in order. Do not modify it.
-func (r *Round) Selected() []Candidate { return r.selected }
+func (r *ProportionalRound) Selected() []Candidate { return r.selected }
 
-// Assignment is q's result of the last [Round.ComputeIdeal] (zero before
+// Assignment is q's result of the last [ProportionalRound.ComputeIdeal] (zero before
 // the first), with ToObtain as computed then.
-func (r *Round) Assignment(q *QueueView) Assignment { return r.assign[q.idx] }
+func (r *ProportionalRound) Assignment(q *QueueView) Assignment { return r.assign[q.idx] }
 
 // ToObtain is what leaf q must still give under the last ideal
 // computation: its ToObtain less what was chosen from it since.
-func (r *Round) ToObtain(q *QueueView) berth.Resource {
+func (r *ProportionalRound) ToObtain(q *QueueView) berth.Resource {
 	if !r.tqs[q.idx].hasObtain {
 		return noResource
 	}
@@ -108,7 +108,7 @@ func (r *Round) ToObtain(q *QueueView) berth.Resource {
 
 // UnderServed lists the queues the last ideal computation left wanting
 // more, most under-served first (the intra-queue selector's order).
-func (r *Round) UnderServed() []*QueueView { return r.underServed }
+func (r *ProportionalRound) UnderServed() []*QueueView { return r.underServed }
 
 // TryPreempt is YARN's tryPreemptContainerAndDeductResToObtain for the
 // container's leaf: it chooses c only if the leaf must still give
@@ -116,7 +116,7 @@ func (r *Round) UnderServed() []*QueueView { return r.underServed }
 // give (any positive part; with conservativeDRF, only while no resource
 // type of the demand is met). It deducts c from the leaf's demand and the
 // budget.
-func (r *Round) TryPreempt(c *Container, conservativeDRF bool) bool {
+func (r *ProportionalRound) TryPreempt(c *Container, conservativeDRF bool) bool {
 	q := r.Cluster.Queue(c.Queue)
 	if q == nil {
 		return false
@@ -132,10 +132,10 @@ func (r *Round) TryPreempt(c *Container, conservativeDRF bool) bool {
 	return ok
 }
 
-// TryPreemptFor is [Round.TryPreempt] against a demand the caller keeps
+// TryPreemptFor is [ProportionalRound.TryPreempt] against a demand the caller keeps
 // (the intra-queue selector's per-application amounts). done reports
 // that the demand is met.
-func (r *Round) TryPreemptFor(c *Container, toObtain *berth.Resource, conservativeDRF bool) (ok, done bool) {
+func (r *ProportionalRound) TryPreemptFor(c *Container, toObtain *berth.Resource, conservativeDRF bool) (ok, done bool) {
 	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	if r.IsSelected(c.ID) {
 		return false, false
@@ -170,7 +170,7 @@ func (r *Round) TryPreemptFor(c *Container, toObtain *berth.Resource, conservati
 
 // Take chooses c if it was not chosen yet and fits in the budget,
 // whatever its queue must give: for selectors with their own accounting.
-func (r *Round) Take(c *Container) bool {
+func (r *ProportionalRound) Take(c *Container) bool {
 	if r.IsSelected(c.ID) || !r.Cluster.Calculator.FitsIn(c.Resource, r.budget) {
 		return false
 	}
@@ -180,7 +180,7 @@ func (r *Round) Take(c *Container) bool {
 
 // TakeReservation chooses a reserved container for cancellation if it
 // was not chosen yet and fits in the budget.
-func (r *Round) TakeReservation(res *Reservation) bool {
+func (r *ProportionalRound) TakeReservation(res *Reservation) bool {
 	c := reservedContainer(res)
 	if r.IsSelected(c.ID) || !r.Cluster.Calculator.FitsIn(c.Resource, r.budget) {
 		return false
@@ -189,8 +189,8 @@ func (r *Round) TakeReservation(res *Reservation) bool {
 	return true
 }
 
-// TryPreemptReservation is [Round.TryPreempt] for a reserved container.
-func (r *Round) TryPreemptReservation(res *Reservation, conservativeDRF bool) bool {
+// TryPreemptReservation is [ProportionalRound.TryPreempt] for a reserved container.
+func (r *ProportionalRound) TryPreemptReservation(res *Reservation, conservativeDRF bool) bool {
 	c := reservedContainer(res)
 	q := r.Cluster.Queue(c.Queue)
 	if q == nil || r.IsSelected(c.ID) {
@@ -214,7 +214,7 @@ func reservedContainer(res *Reservation) Container {
 	return Container{ID: res.ID, App: res.App, Node: res.Node, Queue: res.Queue, Resource: res.Resource, Priority: res.Priority, Time: res.Time}
 }
 
-func (r *Round) add(c Container, reservation bool) {
+func (r *ProportionalRound) add(c Container, reservation bool) {
 	name, wait := "", r.Config.MaxWaitBeforeKill
 	if r.cur != nil {
 		name = r.cur.Name()
@@ -228,7 +228,7 @@ func (r *Round) add(c Container, reservation bool) {
 }
 
 // saveAssignments records the computation's results for Assignment.
-func (r *Round) saveAssignments() {
+func (r *ProportionalRound) saveAssignments() {
 	for i := range r.tqs {
 		t := &r.tqs[i]
 		a := Assignment{Ideal: t.ideal, ToBePreempted: t.toBePreempted, Preemptable: t.preemptab, Untouchable: t.untouchable}
@@ -240,7 +240,7 @@ func (r *Round) saveAssignments() {
 }
 
 // UserLimit is the scheduler's limit for user in leaf q.
-func (r *Round) UserLimit(q *QueueView, user string) (berth.Resource, error) {
+func (r *ProportionalRound) UserLimit(q *QueueView, user string) (berth.Resource, error) {
 	if r.userLimit == nil {
 		return berth.Unbounded(), nil
 	}

@@ -19,11 +19,11 @@ type ContainerID = queue.ContainerID
 // Reservation is a container reserved on a node for an application.
 type Reservation = queue.ReservedContainer
 
-// Cluster is the read-only view of the scheduler that one round works on
+// CapacityView is the read-only view of the scheduler that one round works on
 // (YARN's TempQueuePerPartition tree and the applications under it). It is
 // built from one snapshot at the start of the round; selectors must not
 // modify it.
-type Cluster struct {
+type CapacityView struct {
 	// Time is the snapshot's time.
 	Time berth.Time
 	// Resource is the cluster's total; Calculator compares through it.
@@ -50,13 +50,13 @@ type Cluster struct {
 }
 
 // Queue returns the queue with the full path p, or nil.
-func (c *Cluster) Queue(p string) *QueueView { return c.byPath[p] }
+func (c *CapacityView) Queue(p string) *QueueView { return c.byPath[p] }
 
 // Node returns the node with id, or nil.
-func (c *Cluster) Node(id string) *NodeView { return c.byNode[id] }
+func (c *CapacityView) Node(id string) *NodeView { return c.byNode[id] }
 
 // App returns the application with id, or nil.
-func (c *Cluster) App(id string) *AppView { return c.byApp[id] }
+func (c *CapacityView) App(id string) *AppView { return c.byApp[id] }
 
 // QueueView is one queue of the round's snapshot (YARN's
 // TempQueuePerPartition, default partition).
@@ -128,14 +128,14 @@ type NodeView struct {
 
 // NodeContainers lists n's live containers, by id. The lists are built on
 // first use (only the node-level selectors need them).
-func (c *Cluster) NodeContainers(n *NodeView) []*Container {
+func (c *CapacityView) NodeContainers(n *NodeView) []*Container {
 	if !c.nodesBuilt {
 		c.buildNodeLists()
 	}
 	return n.containers
 }
 
-func (c *Cluster) buildNodeLists() {
+func (c *CapacityView) buildNodeLists() {
 	c.nodesBuilt = true
 	nodeN := make([]int32, len(c.Nodes))
 	for _, ni := range c.nodeOf {
@@ -165,12 +165,12 @@ type pendingFunc func(path string, deductReserved bool) (berth.Resource, error)
 
 // buildCluster turns a capacity snapshot into the round's view. cfg gives
 // the calculator, the minimum allocation, child ordering and AM shares.
-func buildCluster(snap *capacity.Snapshot, cfg capacity.Config, pc *ProportionalConfig, pending pendingFunc) (*Cluster, error) {
+func buildCluster(snap *capacity.Snapshot, cfg capacity.Config, pc *ProportionalConfig, pending pendingFunc) (*CapacityView, error) {
 	rc := cfg.Calculator
 	if rc == nil {
 		rc = berth.MemoryCalculator{}
 	}
-	c := &Cluster{Time: snap.Time, Resource: snap.Cluster, Calculator: rc, MinAllocation: cfg.MinAllocation, snap: snap}
+	c := &CapacityView{Time: snap.Time, Resource: snap.Cluster, Calculator: rc, MinAllocation: cfg.MinAllocation, snap: snap}
 	settings := map[string]capacity.QueueSettings{}
 	var walk func(qc *capacity.QueueConfig, path string)
 	walk = func(qc *capacity.QueueConfig, path string) {

@@ -205,7 +205,7 @@ func hasReservation(s *capacity.Scheduler, app, node string) bool {
 }
 
 // marks counts the containers each application had marked in a report.
-func markedPerApp(rep *preempt.RoundReport) map[string]int {
+func markedPerApp(rep *preempt.ProportionalReport) map[string]int {
 	out := map[string]int{}
 	for _, d := range rep.Decisions {
 		if d.Action == preempt.Marked || d.Action == preempt.Observed || d.Action == preempt.ReservationCancelled {
