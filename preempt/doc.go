@@ -17,8 +17,9 @@
 //  1. Snapshot. The policy copies the scheduler's state
 //     ([CapacityScheduler.Snapshot]) into a [CapacityView]: each queue with
 //     its guarantee, maximum, usage (reserved included), and the demand
-//     its users' limits let through ([CapacityScheduler.PendingWithinUserLimits],
-//     with and without what is reserved); each leaf's applications in
+//     its users' limits let through
+//     ([CapacityScheduler.PendingWithinUserLimits], with and without what
+//     is reserved); each leaf's applications in
 //     scheduling order; nodes and containers.
 //  2. Extras. Bottom up, each queue's usage beyond its guarantee is split
 //     into preemptable and untouchable parts (untouchable beneath a queue
@@ -76,10 +77,11 @@
 // # Extending
 //
 // Selection is open: a [Selector] chooses containers through the exported
-// methods of [ProportionalRound] (the cluster view, [ProportionalRound.ComputeIdeal],
-// [ProportionalRound.ToObtain], [ProportionalRound.TryPreempt], [ProportionalRound.Take], the budget), exactly
-// as the built-in selectors do; [WithSelectors] installs a chain of the
-// host's. The scheduler side is open too: any type with the methods of
+// methods of [ProportionalRound] (the cluster view,
+// [ProportionalRound.ComputeIdeal], [ProportionalRound.ToObtain],
+// [ProportionalRound.TryPreempt], [ProportionalRound.Take], the budget),
+// exactly as the built-in selectors do; [WithSelectors] installs a chain
+// of the host's. The scheduler side is open too: any type with the methods of
 // [CapacityScheduler] can be preempted (*capacity.Scheduler is one).
 //
 // # The host's role
