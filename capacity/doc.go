@@ -40,9 +40,10 @@
 // reservation id, rejected when the reservation is not active or belongs to
 // another plan, and in the default queue when it names none.
 //
-// The preemption policy reads [Scheduler.Snapshot] (queues with their
-// guarantees and usage, applications, containers, reservations) and
-// [Scheduler.PendingWithinUserLimits], and acts with
+// The preemption policy (package preempt) reads [Scheduler.Snapshot]
+// (queues with their guarantees and usage, applications, containers,
+// reservations), [Scheduler.PendingWithinUserLimits] and
+// [Scheduler.UserLimit], and acts with
 // [Scheduler.MarkForPreemption], [Scheduler.PreemptContainer] and
 // [Scheduler.KillReservation].
 //

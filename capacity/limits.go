@@ -230,3 +230,29 @@ func (s *Scheduler) PendingWithinUserLimits(queueName string, deductReserved boo
 	}
 	return pendingWithinUserLimits(entries, room, deductReserved), nil
 }
+
+// UserLimit is the limit of user in the leaf queue as the scheduler
+// computes it now (YARN's getResourceLimitForAllUsers, with the user's
+// weight), for the preemption policy's intra-queue user-limit fairness.
+// A user without applications in the queue gets the limit of a new
+// user with its configured weight.
+func (s *Scheduler) UserLimit(queueName, userName string) (berth.Resource, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q, err := s.lookupQueue(queueName)
+	if err != nil {
+		return berth.Resource{}, err
+	}
+	if !q.isLeaf() {
+		return berth.Resource{}, fieldErr(berth.ErrInvalidArgument, "queue", q.path, "%s is not a leaf queue", q.path)
+	}
+	u, ok := q.leaf.users[userName]
+	if !ok {
+		w := 1.0
+		if v, ok := q.set().UserWeights[userName]; ok {
+			w = v
+		}
+		u = &user{name: userName, weight: w}
+	}
+	return s.userLimit(q, u), nil
+}

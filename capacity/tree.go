@@ -211,7 +211,11 @@ func (s *Scheduler) absoluteMin(q *qnode) berth.Resource {
 		}
 		return v
 	}
-	return berth.New(scale(min.Memory, sum.Memory, pm.Memory), scale(min.VCores, sum.VCores, pm.VCores))
+	out := berth.New(scale(min.Memory, sum.Memory, pm.Memory), scale(min.VCores, sum.VCores, pm.VCores))
+	for _, e := range min.Extras() { // extended types count as much as memory and vcores
+		out = out.With(e.Name, scale(e.Value, sum.Extra(e.Name), pm.Extra(e.Name)))
+	}
+	return out
 }
 
 // refreshLimits recomputes the limit each leaf would be handed by its

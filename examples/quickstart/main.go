@@ -20,6 +20,7 @@ import (
 	"github.com/berthsched/berth/follower"
 	"github.com/berthsched/berth/plan"
 	"github.com/berthsched/berth/policy"
+	"github.com/berthsched/berth/preempt"
 	"github.com/berthsched/berth/queue"
 	"github.com/berthsched/berth/rle"
 )
@@ -51,6 +52,7 @@ func run(w io.Writer) error {
 		{"3. Publishing a plan to the scheduler (package follower)", stepPlanFollower},
 		{"4. The capacity scheduler (packages queue, capacity)", stepCapacity},
 		{"5. The fair scheduler (package fair)", stepFair},
+		{"6. Preemption: a starved queue takes back its guarantee (package preempt)", stepPreemption},
 	} {
 		fmt.Fprintf(w, "== %s\n\n", s.title)
 		if err := s.fn(w); err != nil {
@@ -389,6 +391,88 @@ func stepReservations(w io.Writer) error {
 	for at := berth.Time(0); at < 300*minute; at += 10 * minute {
 		n := p.TotalCommitted(at).Memory / container.Memory
 		fmt.Fprintf(w, "  %3d min |%-16s| %2d\n", at/minute, strings.Repeat("#", int(n)), n)
+	}
+	return nil
+}
+
+// stepPreemption runs the capacity scheduler's proportional preemption
+// policy: dev (40%) fills the cluster while prod (60%) is idle; when prod
+// asks, a round marks dev's newest containers, the next round after the
+// kill wait kills them, and the next heartbeats give them to prod.
+func stepPreemption(w io.Writer) error {
+	cfg := capacity.DefaultConfig()
+	dev := capacity.Queue("dev", 40)
+	dev.Settings.UserLimitFactor = 3
+	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("prod", 60), dev}
+	cfg.MaxOffSwitchAssignments = 8
+	clock := berth.NewManualClock(0)
+	s, err := capacity.New(cfg, clock)
+	if err != nil {
+		return err
+	}
+	nodes := []string{"n1", "n2"}
+	for _, n := range nodes {
+		if err := s.AddNode(capacity.NodeSpec{ID: n, Rack: "/r1", Capability: berth.New(8192, 8)}); err != nil {
+			return err
+		}
+	}
+	beat := func() error {
+		clock.Advance(1000)
+		for _, n := range nodes {
+			if _, err := s.Heartbeat(n, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	ask := func(id, q string, n int) error {
+		if _, err := s.SubmitApp(capacity.AppSpec{ID: id, Queue: q, User: id}); err != nil {
+			return err
+		}
+		_, err := s.Allocate(id, []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: container, Count: n}}, nil)
+		return err
+	}
+	if err := ask("adhoc", "dev", 16); err != nil {
+		return err
+	}
+	if err := beat(); err != nil {
+		return err
+	}
+	if err := ask("etl", "prod", 10); err != nil {
+		return err
+	}
+	pcfg := preempt.DefaultProportionalConfig()
+	pcfg.TotalPreemptionPerRound = 1 // a small cluster: take it all in one round
+	pcfg.NaturalTerminationFactor = 1
+	pcfg.MaxWaitBeforeKill = 3000
+	p, err := preempt.NewProportional(s, pcfg)
+	if err != nil {
+		return err
+	}
+	for round := 1; round <= 2; round++ {
+		rep, err := p.Round(clock.Now())
+		if err != nil {
+			return err
+		}
+		q := rep.Queue("root.dev")
+		fmt.Fprintf(w, "round %d at t=%d: dev uses %d MB, ideal %d MB; ", round, clock.Now(), q.Used.Memory, q.Ideal.Memory)
+		n := map[preempt.Action]int{}
+		for _, d := range rep.Decisions {
+			n[d.Action]++
+		}
+		fmt.Fprintf(w, "%d containers marked, %d killed\n", n[preempt.Marked], n[preempt.Killed])
+		for range 3 {
+			if err := beat(); err != nil {
+				return err
+			}
+		}
+	}
+	for _, id := range []string{"etl", "adhoc"} {
+		for _, a := range s.Snapshot().Apps {
+			if a.ID == id {
+				fmt.Fprintf(w, "%s now holds %d MB\n", id, a.Used.Memory)
+			}
+		}
 	}
 	return nil
 }

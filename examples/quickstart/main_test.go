@@ -31,6 +31,9 @@ func TestTour(t *testing.T) {
 		"root.prod     weight 3  policy fair  fair share <memory:19662, vCores:20>",
 		"root.research weight 1  policy DRF   fair share <memory:6554, vCores:6>",
 		"  reservation_1_0002           capacity 0.50  guaranteed <memory:40960, vCores:40>",
+		"round 1 at t=1000: dev uses 16384 MB, ideal 6553 MB; 10 containers marked, 0 killed",
+		"round 2 at t=4000: dev uses 16384 MB, ideal 6553 MB; 0 containers marked, 10 killed",
+		"etl now holds 10240 MB",
 		"t3\n  dedicated-default            capacity 1.00  guaranteed <memory:81920, vCores:80>\n",
 	} {
 		assert.Contains(t, got, want)

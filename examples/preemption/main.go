@@ -1,0 +1,150 @@
+// Command preemption recovers a starving queue with the capacity
+// scheduler's proportional preemption policy. One capacity-scheduler.xml
+// configures both the scheduler and the policy. Queue etl fills the
+// cluster while analytics is idle; when analytics submits, the host loop
+// (heartbeats every second, a preemption round every monitoring interval,
+// on a manual clock) marks etl's newest containers, kills them after the
+// kill wait, and analytics takes the room, until it holds its guarantee.
+// Every round's decisions are printed.
+//
+//	go run ./examples/preemption
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/capacity"
+	"github.com/berthsched/berth/preempt"
+)
+
+// conf is the cluster's capacity-scheduler.xml: the queues, and the
+// preemption monitor's settings (the rest keep YARN's defaults).
+const conf = `<?xml version="1.0"?>
+<configuration>
+  <property><name>yarn.scheduler.capacity.root.queues</name><value>etl,analytics</value></property>
+  <property><name>yarn.scheduler.capacity.root.etl.capacity</name><value>60</value></property>
+  <property><name>yarn.scheduler.capacity.root.etl.user-limit-factor</name><value>2</value></property>
+  <property><name>yarn.scheduler.capacity.root.analytics.capacity</name><value>40</value></property>
+  <property><name>yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval</name><value>3000</value></property>
+  <property><name>yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill</name><value>6000</value></property>
+  <property><name>yarn.resourcemanager.monitor.capacity.preemption.total_preemption_per_round</name><value>0.25</value></property>
+  <property><name>yarn.resourcemanager.monitor.capacity.preemption.natural_termination_factor</name><value>0.5</value></property>
+  <property><name>yarn.resourcemanager.monitor.capacity.preemption.max_ignored_over_capacity</name><value>0.02</value></property>
+</configuration>`
+
+func main() {
+	if err := run(os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+const gb = 1024
+
+func run(w io.Writer) error {
+	cfg, err := capacity.ParseXML(strings.NewReader(conf))
+	if err != nil {
+		return err
+	}
+	pcfg, err := preempt.ParseProportionalXML(strings.NewReader(conf))
+	if err != nil {
+		return err
+	}
+	clock := berth.NewManualClock(0)
+	s, err := capacity.New(cfg, clock)
+	if err != nil {
+		return err
+	}
+	var nodes []string
+	for i := 0; i < 5; i++ { // 5 × 8 GB: analytics is guaranteed 16 GB
+		id := fmt.Sprintf("node%d", i)
+		if err := s.AddNode(capacity.NodeSpec{ID: id, Rack: "/rack0", Capability: berth.New(8*gb, 8)}); err != nil {
+			return err
+		}
+		nodes = append(nodes, id)
+	}
+	beat := func() error {
+		for _, n := range nodes {
+			if _, err := s.Heartbeat(n, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	one := berth.New(gb, 1)
+	submit := func(id, q, user string, n int) error {
+		if _, err := s.SubmitApp(capacity.AppSpec{ID: id, Queue: q, User: user, AMResource: one}); err != nil {
+			return err
+		}
+		_, err := s.Allocate(id, []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: one, Count: n}}, nil)
+		return err
+	}
+	// etl's two jobs take the whole cluster (with their AMs, 40 GB).
+	if err := submit("etl-1", "etl", "etl", 19); err != nil {
+		return err
+	}
+	if err := submit("etl-2", "etl", "etl", 19); err != nil {
+		return err
+	}
+	for clock.Now() < 10000 {
+		clock.Advance(1000)
+		if err := beat(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "t=%ds etl holds %d GB, analytics %d GB; analytics asks for 20 GB\n",
+		clock.Now()/1000, used(s, "root.etl")/gb, used(s, "root.analytics")/gb)
+	if err := submit("report", "analytics", "ana", 19); err != nil {
+		return err
+	}
+	p, err := preempt.NewProportional(s, pcfg)
+	if err != nil {
+		return err
+	}
+	for round := 1; round <= 40; round++ {
+		rep, err := p.Round(clock.Now())
+		if err != nil {
+			return err
+		}
+		q := rep.Queue("root.etl")
+		fmt.Fprintf(w, "round %2d t=%3ds etl %2d GB (ideal %2d, asked %.1f GB), analytics %2d GB:", round, clock.Now()/1000,
+			q.Used.Memory/gb, q.Ideal.Memory/gb, float64(q.ToObtain.Memory)/gb, used(s, "root.analytics")/gb)
+		counts := map[preempt.Action][]string{}
+		for _, d := range rep.Decisions {
+			counts[d.Action] = append(counts[d.Action], fmt.Sprintf("%s/%d", d.App, d.ID))
+		}
+		if len(rep.Decisions) == 0 {
+			fmt.Fprint(w, " nothing to do")
+		}
+		for _, a := range []preempt.Action{preempt.Marked, preempt.Waiting, preempt.Killed} {
+			if len(counts[a]) > 0 {
+				fmt.Fprintf(w, " %s %s", a, strings.Join(counts[a], " "))
+			}
+		}
+		fmt.Fprintln(w)
+		if used(s, "root.analytics") >= 16*gb {
+			fmt.Fprintf(w, "analytics holds its guarantee (16 GB) after %d rounds\n", round)
+			return nil
+		}
+		for i := 0; i < 3; i++ { // heartbeats until the next round
+			clock.Advance(1000)
+			if err := beat(); err != nil {
+				return err
+			}
+		}
+	}
+	return fmt.Errorf("analytics did not reach its guarantee")
+}
+
+func used(s *capacity.Scheduler, path string) int64 {
+	for _, q := range s.Snapshot().Queues.Queues {
+		if q.Path.String() == path {
+			return q.Extra.Used.Memory
+		}
+	}
+	return 0
+}

@@ -1,0 +1,103 @@
+package preempt
+
+import (
+	"slices"
+
+	"github.com/berthsched/berth"
+)
+
+// FIFOSelector is YARN's FifoCandidatesSelector, the default selector
+// between queues: for each leaf that must give, latest applications
+// first (the reverse of the scheduling order), their reserved containers,
+// then their live containers least important first (request priority
+// numerically highest, then newest), AM containers kept for last and
+// taken only while the leaf's skipped AMs exceed its AM share.
+type FIFOSelector struct {
+	// IncludeReserved counts reserved resources as demand and skips the
+	// natural termination factor (additional_res_balance_based_on_reserved_containers).
+	IncludeReserved bool
+	// Balance is the preemption-to-balance variant: leaves may be evened
+	// out beyond max(used, guaranteed).
+	Balance bool
+	// Wait is the kill wait (0: max_wait_before_kill).
+	Wait berth.Duration
+}
+
+// Name is "fifo", or "fifo-balance" for the balance variant.
+func (s FIFOSelector) Name() string {
+	if s.Balance {
+		return "fifo-balance"
+	}
+	return "fifo"
+}
+
+// KillWait returns Wait.
+func (s FIFOSelector) KillWait() berth.Duration { return s.Wait }
+
+// Select computes the ideal assignment with the selector's flags and
+// chooses containers leaf by leaf.
+func (s FIFOSelector) Select(r *ProportionalRound) error {
+	r.ComputeIdeal(IdealOptions{IncludeReserved: s.IncludeReserved, SkipNaturalTermination: s.IncludeReserved, AllowBalance: s.Balance})
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	conservative := r.Config.ConservativeDRF
+	for _, leaf := range r.Cluster.Leaves {
+		if leaf.DisablePreemption || r.ToObtain(leaf).IsZero() {
+			continue
+		}
+		var skipped []*Container
+		var skippedSize berth.Resource
+	apps:
+		for i := len(leaf.Apps) - 1; i >= 0; i-- {
+			a := leaf.Apps[i]
+			if !r.tqs[leaf.idx].hasObtain {
+				break
+			}
+			for _, res := range a.Reservations {
+				if r.IsSelected(res.ID) {
+					continue
+				}
+				if !r.tqs[leaf.idx].hasObtain {
+					break apps
+				}
+				r.TryPreemptReservation(res, conservative)
+			}
+			for _, c := range sortedForPreemption(r, a.Containers) {
+				if !r.tqs[leaf.idx].hasObtain {
+					break apps
+				}
+				if r.IsSelected(c.ID) {
+					continue
+				}
+				if c.AM {
+					skipped = append(skipped, c)
+					skippedSize = skippedSize.Add(c.Resource)
+					continue
+				}
+				r.TryPreempt(c, conservative)
+			}
+		}
+		for _, c := range skipped {
+			if !r.tqs[leaf.idx].hasObtain || berth.LessOrEqual(rc, cl, skippedSize, leaf.MaxAMCapacity) {
+				break
+			}
+			if r.TryPreempt(c, conservative) {
+				skippedSize = skippedSize.Sub(c.Resource)
+			}
+		}
+	}
+	return nil
+}
+
+// sortedForPreemption orders an application's live containers least
+// important first: request priority numerically highest, then newest.
+// The slice is the round's scratch buffer, valid until the next call.
+func sortedForPreemption(r *ProportionalRound, cs []*Container) []*Container {
+	r.sortBuf = append(r.sortBuf[:0], cs...)
+	slices.SortFunc(r.sortBuf, func(x, y *Container) int {
+		if x.Priority != y.Priority {
+			return compareInts(y.Priority, x.Priority)
+		}
+		return compareInts(uint64(y.ID), uint64(x.ID))
+	})
+	return r.sortBuf
+}

@@ -1,0 +1,380 @@
+package preempt
+
+import (
+	"math"
+	"slices"
+
+	"github.com/berthsched/berth"
+)
+
+// IdealOptions are the flags with which a selector computes the ideal
+// assignment (YARN's PreemptableResourceCalculator settings).
+type IdealOptions struct {
+	// IncludeReserved counts reserved resources as demand (pending rather
+	// than pending less reserved).
+	IncludeReserved bool
+	// SkipNaturalTermination asks for the whole excess at once, as the
+	// reserved-container selector does.
+	SkipNaturalTermination bool
+	// AllowBalance lets a leaf's ideal grow past max(used, guaranteed),
+	// evening out queues already beyond their guarantee.
+	AllowBalance bool
+}
+
+// Assignment is one queue's result of an ideal-assignment computation.
+type Assignment struct {
+	// Ideal is the queue's ideal assignment.
+	Ideal berth.Resource
+	// ToBePreempted is its excess over the ideal, scaled to the round's
+	// budget; ToObtain what a leaf is asked to give this round (dead zone,
+	// natural termination, less what earlier selectors took).
+	ToBePreempted, ToObtain berth.Resource
+	// Preemptable and Untouchable split the queue's usage beyond its
+	// guarantee by whether preemption is enabled beneath it.
+	Preemptable, Untouchable berth.Resource
+}
+
+// tq is the mutable per-queue state of the fix-point (YARN's
+// TempQueuePerPartition fields).
+type tq struct {
+	v                      *QueueView
+	ideal, toBePreempted   berth.Resource
+	actual                 berth.Resource
+	untouchable, preemptab berth.Resource
+	norm                   []float64
+	hasObtain              bool
+}
+
+// types are the resource types of the round: memory, vcores, then the
+// cluster's extended types.
+func roundTypeNames(cl berth.Resource) []string {
+	names := []string{berth.ResourceMemory, berth.ResourceVCores}
+	for _, q := range cl.Extras() {
+		names = append(names, q.Name)
+	}
+	return names
+}
+
+func typeValue(r berth.Resource, i int, names []string) int64 {
+	switch i {
+	case 0:
+		return r.Memory
+	case 1:
+		return r.VCores
+	}
+	return r.Extra(names[i])
+}
+
+func withTypeValue(r berth.Resource, i int, names []string, v int64) berth.Resource {
+	switch i {
+	case 0:
+		r.Memory = v
+	case 1:
+		r.VCores = v
+	default:
+		r = r.With(names[i], v)
+	}
+	return r
+}
+
+// mulNormUp is multiplyAndNormalizeUp(r, by[], step 1) per calculator:
+// memory only, half up, for the memory calculator; ceil per type for the
+// dominant one.
+func mulNormUp(rc berth.Calculator, r berth.Resource, by []float64, names []string) berth.Resource {
+	if _, ok := rc.(berth.DominantCalculator); !ok {
+		return berth.FromMemory(truncToInt64(float64(r.Memory)*by[0] + 0.5))
+	}
+	out := berth.Resource{}
+	for i := range names {
+		out = withTypeValue(out, i, names, truncToInt64(math.Ceil(float64(typeValue(r, i, names))*by[i])))
+	}
+	return out
+}
+
+func truncToInt64(v float64) int64 {
+	switch {
+	case v != v:
+		return 0
+	case v >= math.MaxInt64:
+		return math.MaxInt64
+	case v <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(v)
+}
+
+var noResource berth.Resource
+
+// computeExtras is §3.4: preemptable and untouchable usage beyond the
+// guarantee, bottom up.
+func (r *ProportionalRound) computeExtras() {
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	for i := len(r.tqs) - 1; i >= 0; i-- {
+		t := &r.tqs[i]
+		v := t.v
+		extra := noResource
+		if !berth.LessThan(rc, cl, v.Used, v.Guaranteed) {
+			extra = berth.ComponentwiseMax(v.Used.Sub(v.Guaranteed), noResource)
+		}
+		if v.IsLeaf() {
+			if v.DisablePreemption {
+				t.untouchable = extra
+			} else {
+				t.preemptab = extra
+			}
+			continue
+		}
+		cp := noResource
+		for _, ch := range v.Children {
+			cp = cp.Add(r.tqs[ch.idx].preemptab)
+		}
+		if berth.GreaterOrEqual(rc, cl, cp, extra) {
+			t.untouchable = noResource
+		} else {
+			t.untouchable = extra.Sub(cp)
+		}
+		t.preemptab = berth.Min(rc, cl, cp, extra)
+	}
+}
+
+// ComputeIdeal runs YARN's ideal-assignment fix-point (§3.5) over the
+// whole tree with the given flags, then the amount each leaf must give
+// (§3.6), less what earlier selectors of the round already took. Its
+// results replace the previous computation's ([ProportionalRound.Assignment],
+// [ProportionalRound.ToObtain]).
+func (r *ProportionalRound) ComputeIdeal(o IdealOptions) {
+	r.opts = o
+	r.underServed = r.underServed[:0]
+	clear(r.served)
+	for i := range r.tqs {
+		t := &r.tqs[i]
+		t.ideal, t.toBePreempted, t.actual, t.hasObtain = noResource, noResource, noResource, false
+	}
+	root := &r.tqs[0]
+	root.ideal = root.v.Guaranteed
+	if root.ideal.IsZero() {
+		root.ideal = r.Cluster.Resource
+	}
+	for _, v := range r.Cluster.Queues { // parents before children
+		if !v.IsLeaf() {
+			r.distribute(v.Children, r.tqs[v.idx].ideal)
+		}
+	}
+	r.toObtain()
+}
+
+func (r *ProportionalRound) pend(v *QueueView) berth.Resource {
+	if r.opts.IncludeReserved {
+		return v.Pending
+	}
+	return v.PendingDeductReserved
+}
+
+// distribute is computeIdealResourceDistribution for one parent's children.
+func (r *ProportionalRound) distribute(children []*QueueView, avail berth.Resource) {
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	unassigned := avail
+	nonZero, zeroG := r.scratchA[:0], r.scratchB[:0]
+	for _, ch := range children {
+		if berth.GreaterThan(rc, cl, ch.Guaranteed, noResource) {
+			nonZero = append(nonZero, &r.tqs[ch.idx])
+		} else {
+			zeroG = append(zeroG, &r.tqs[ch.idx])
+		}
+	}
+	r.fixpoint(nonZero, &unassigned, false)
+	// Queues without a guarantee share only what the others left; when
+	// nothing is left their ideal stays zero, as in YARN.
+	if len(zeroG) > 0 && berth.GreaterThan(rc, cl, unassigned, noResource) {
+		r.fixpoint(zeroG, &unassigned, true)
+	}
+	r.scratchA, r.scratchB = nonZero[:0], zeroG[:0]
+	need := noResource
+	for _, ch := range children {
+		t := &r.tqs[ch.idx]
+		if berth.GreaterThan(rc, cl, ch.Used, t.ideal) {
+			need = need.Add(ch.Used.Sub(t.ideal))
+		}
+	}
+	scaling := 1.0
+	if berth.GreaterThan(rc, cl, need, r.budget) {
+		scaling = float64(rc.Divide(cl, r.budget, need))
+	}
+	for _, ch := range children {
+		t := &r.tqs[ch.idx]
+		keep := berth.Max(rc, cl, berth.Min(rc, cl, ch.Used.Add(r.pend(ch)), ch.Guaranteed), t.ideal)
+		if berth.GreaterThan(rc, cl, ch.Used, keep) {
+			t.toBePreempted = ch.Used.SubNonNegative(keep).Mul(scaling)
+		} else {
+			t.toBePreempted = noResource
+		}
+	}
+}
+
+// initial is the fix-point's starting assignment of one queue; it reports
+// whether the queue still wants more.
+func (r *ProportionalRound) initial(t *tq, unassigned *berth.Resource) bool {
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	v := t.v
+	if berth.GreaterThan(rc, cl, v.Used, v.Guaranteed) {
+		t.ideal = berth.ComponentwiseMin(v.Guaranteed, v.Used).Add(t.untouchable)
+	} else {
+		t.ideal = v.Used
+	}
+	*unassigned = unassigned.Sub(t.ideal)
+	return berth.LessThan(rc, cl, t.ideal, v.Used.Add(r.pend(v)))
+}
+
+// underservedCmp orders the most under-served queue first: ideal over
+// guarantee, with queue priorities as the scheduler's child ordering.
+func (r *ProportionalRound) underservedCmp(a, b *tq) int {
+	pa, pb := r.pct(a), r.pct(b)
+	return cmpUsage(pa, pb, a.v.RelativePriority, b.v.RelativePriority)
+}
+
+func (r *ProportionalRound) pct(t *tq) float64 {
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	if berth.GreaterThan(rc, cl, t.v.Guaranteed, noResource) {
+		return float64(rc.Divide(cl, t.ideal, t.v.Guaranteed))
+	}
+	return math.MaxInt32
+}
+
+// cmpUsage is the priority-utilization comparison YARN's preemption shares
+// with the scheduler's child ordering.
+func cmpUsage(u1, u2 float64, p1, p2 int) int {
+	if p1 != p2 && ((u1 < 1 && u2 < 1) || (u1 >= 1 && u2 >= 1)) {
+		return compareInts(int64(p2), int64(p1))
+	}
+	switch {
+	case u1 < u2:
+		return -1
+	case u1 > u2:
+		return 1
+	}
+	return 0
+}
+
+// fixpoint is computeFixpointAllocation: offer what is unassigned to the
+// most under-served queues, in proportion to their guarantees (or evenly),
+// until nobody takes more or nothing is left.
+func (r *ProportionalRound) fixpoint(qs []*tq, unassigned *berth.Resource, ignoreGuarantee bool) {
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	needy := r.needy[:0]
+	for _, t := range qs {
+		if r.initial(t, unassigned) {
+			needy = append(needy, t)
+		}
+	}
+	names := r.names
+	for len(needy) > 0 && berth.GreaterThan(rc, cl, *unassigned, noResource) {
+		// Normalized guarantees over every queue still needy.
+		sums := r.sums[:0]
+		for i := range names {
+			var s int64
+			for _, t := range needy {
+				s += typeValue(t.v.Guaranteed, i, names)
+			}
+			sums = append(sums, s)
+		}
+		r.sums = sums
+		for _, t := range needy {
+			if cap(t.norm) < len(names) {
+				t.norm = make([]float64, len(names))
+			}
+			t.norm = t.norm[:len(names)]
+			for i := range names {
+				switch {
+				case ignoreGuarantee:
+					t.norm[i] = float64(float32(1) / float32(len(needy)))
+				case sums[i] == 0:
+					t.norm[i] = 0
+				default:
+					t.norm[i] = float64(float32(typeValue(t.v.Guaranteed, i, names)) / float32(sums[i]))
+				}
+			}
+		}
+		// The most under-served group; ties keep child order (YARN's
+		// depend on hash order).
+		slices.SortStableFunc(needy, r.underservedCmp)
+		n := 1
+		for n < len(needy) && r.underservedCmp(needy[0], needy[n]) == 0 {
+			n++
+		}
+		group := append(r.group[:0], needy[:n]...)
+		r.group = group
+		needy = append(needy[:0], needy[n:]...)
+		snapshot := *unassigned
+		for _, t := range group {
+			r.markUnderServed(t.v)
+			if !rc.AnyMajorAboveZero(*unassigned) {
+				break
+			}
+			offer := berth.ComponentwiseMin(mulNormUp(rc, snapshot, t.norm, names), *unassigned)
+			accepted := offer.Sub(r.offer(t, offer))
+			if berth.GreaterThan(rc, cl, accepted, noResource) {
+				needy = append(needy, t)
+			}
+			*unassigned = berth.ComponentwiseMax(unassigned.Sub(accepted), noResource)
+		}
+	}
+	for _, t := range needy {
+		r.markUnderServed(t.v)
+	}
+	r.needy = needy[:0]
+}
+
+func (r *ProportionalRound) markUnderServed(v *QueueView) {
+	if !r.served[v.idx] {
+		r.served[v.idx] = true
+		r.underServed = append(r.underServed, v)
+	}
+}
+
+// offer gives t up to avail and returns what it did not take.
+func (r *ProportionalRound) offer(t *tq, avail berth.Resource) berth.Resource {
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	v := t.v
+	acc := berth.ComponentwiseMin(berth.ComponentwiseMax(v.Maximum.Sub(t.ideal), noResource),
+		berth.Min(rc, cl, avail, v.Used.Add(r.pend(v)).Sub(t.ideal)))
+	if !r.opts.AllowBalance && v.IsLeaf() {
+		acc = berth.Min(rc, cl, acc, berth.Max(rc, cl, berth.Max(rc, cl, v.Used, v.Guaranteed).Sub(t.ideal), noResource))
+	}
+	acc = berth.ComponentwiseMin(berth.ComponentwiseMax(acc, noResource), avail)
+	t.ideal = t.ideal.Add(acc)
+	return avail.Sub(acc)
+}
+
+// toObtain is §3.6: what each leaf must give this round, less what the
+// round's earlier selectors already chose from it.
+func (r *ProportionalRound) toObtain() {
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	step := berth.Uniform(1)
+	for _, v := range r.Cluster.Leaves {
+		t := &r.tqs[v.idx]
+		if v.DisablePreemption {
+			continue
+		}
+		if berth.GreaterThan(rc, cl, v.Used, v.Guaranteed.Mul(1+r.Config.MaxIgnoredOverCapacity)) {
+			a := t.toBePreempted
+			if !r.opts.SkipNaturalTermination && berth.GreaterThan(rc, cl, a, noResource) {
+				a = rc.MultiplyAndNormalizeUp(a, r.Config.NaturalTerminationFactor, step)
+			}
+			t.actual = a
+		}
+	}
+	for _, s := range r.selected {
+		if s.Leaf == nil {
+			continue
+		}
+		t := &r.tqs[s.Leaf.idx]
+		if berth.GreaterThan(rc, cl, t.actual, noResource) {
+			t.actual = t.actual.SubNonNegative(s.Resource)
+		}
+	}
+	for _, v := range r.Cluster.Leaves {
+		t := &r.tqs[v.idx]
+		t.hasObtain = berth.GreaterThan(rc, cl, t.actual, noResource)
+	}
+	r.saveAssignments()
+}

@@ -1,0 +1,169 @@
+package preempt
+
+import (
+	"slices"
+
+	"github.com/berthsched/berth"
+)
+
+// IntraQueueSelector is YARN's IntraQueueCandidatesSelector
+// (intra-queue-preemption.enabled): inside an under-served leaf whose used
+// capacity reaches minimum-threshold, applications beyond their ideal
+// share give containers to those below it, by application priority
+// (priority_first) or toward each user's limit (userlimit_first), at most
+// max-allowable-limit of the leaf's guarantee per round.
+type IntraQueueSelector struct {
+	// Wait is the kill wait (0: max_wait_before_kill).
+	Wait berth.Duration
+}
+
+// Name is "intra-queue".
+func (IntraQueueSelector) Name() string { return "intra-queue" }
+
+// KillWait returns Wait.
+func (s IntraQueueSelector) KillWait() berth.Duration { return s.Wait }
+
+type intraApp struct {
+	a                                    *AppView
+	usedNoAM, selected, ideal, fromOther berth.Resource
+	toBePreempted, actual                berth.Resource
+}
+
+// Select balances applications inside each eligible leaf.
+func (s IntraQueueSelector) Select(r *ProportionalRound) error {
+	// What earlier selectors took, per application (leaves are disjoint,
+	// so this selector's own choices never matter to a later leaf).
+	taken := map[string]berth.Resource{}
+	for _, c := range r.Selected() {
+		taken[c.App] = taken[c.App].Add(c.Resource)
+	}
+	for _, q := range slices.Clone(r.UnderServed()) {
+		if err := s.leaf(r, q, taken); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[string]berth.Resource) error {
+	c, cfg := r.Cluster, r.Config
+	rc, cl := c.Calculator, c.Resource
+	if !q.IsLeaf() || q.DisableIntraQueue || float64(q.UsedCapacity) < cfg.IntraQueueMinimumThreshold || len(q.Apps) < 2 {
+		return nil
+	}
+	userFirst := cfg.IntraQueueOrder == UserLimitFirst
+	apps := make([]*intraApp, len(q.Apps))
+	amTotal := noResource
+	for i, a := range q.Apps {
+		ia := &intraApp{a: a, usedNoAM: a.Used.Sub(a.AMUsed), selected: taken[a.ID]}
+		amTotal = amTotal.Add(a.AMUsed)
+		apps[i] = ia
+	}
+	if !userFirst { // priority_first: application priority, then submission
+		slices.SortStableFunc(apps, func(x, y *intraApp) int {
+			if x.a.Priority != y.a.Priority {
+				return compareInts(y.a.Priority, x.a.Priority)
+			}
+			return compareInts(x.a.Order, y.a.Order)
+		})
+	}
+	reassignable := q.Used.Sub(r.ToObtain(q)).Sub(amTotal)
+	limits := map[string]berth.Resource{}
+	userAM := map[string]berth.Resource{}
+	userUsed := map[string]berth.Resource{}
+	for _, ia := range apps {
+		userAM[ia.a.User] = userAM[ia.a.User].Add(ia.a.AMUsed)
+		userUsed[ia.a.User] = userUsed[ia.a.User].Add(ia.a.Used)
+	}
+	for _, ia := range apps {
+		if _, ok := limits[ia.a.User]; ok {
+			continue
+		}
+		ul, err := r.UserLimit(q, ia.a.User)
+		if err != nil {
+			return err
+		}
+		limits[ia.a.User] = ul.Sub(userAM[ia.a.User])
+	}
+	idealFor := map[string]berth.Resource{}
+	conservative := cfg.IntraQueueConservativeDRF
+	for _, ia := range apps {
+		if !berth.GreaterThan(rc, cl, reassignable, noResource) || (conservative && rc.AnyMajorZeroOrNegative(reassignable)) {
+			break
+		}
+		want := ia.usedNoAM.Add(ia.a.Pending).Sub(ia.selected)
+		u := ia.a.User
+		if berth.LessThan(rc, cl, idealFor[u], limits[u]) {
+			ia.ideal = berth.Min(rc, cl, reassignable, berth.Min(rc, cl, want, limits[u].Sub(idealFor[u])))
+			idealFor[u] = idealFor[u].Add(ia.ideal)
+			if have := ia.usedNoAM.Sub(ia.selected); berth.GreaterThan(rc, cl, ia.ideal, have) {
+				ia.fromOther = ia.ideal.Sub(have)
+			}
+			reassignable = berth.ComponentwiseMax(reassignable.Sub(ia.ideal), noResource)
+		}
+	}
+	limit := berth.Min(rc, cl, berth.ComponentwiseMax(q.Guaranteed.Mul(cfg.IntraQueueMaxAllowableLimit).Sub(r.ToObtain(q)), noResource), r.budget)
+	for i := len(apps) - 1; i >= 0; i-- {
+		ia := apps[i]
+		p := ia.a.Used.Sub(ia.ideal).Sub(ia.selected).Sub(ia.a.AMUsed)
+		if userFirst {
+			p = p.Sub(c.MinAllocation)
+		}
+		p = berth.ComponentwiseMax(p, noResource)
+		ia.toBePreempted = berth.Min(rc, cl, p, limit)
+		limit = berth.ComponentwiseMax(limit.Sub(ia.toBePreempted), noResource)
+	}
+	// Match each starved application's demand with lower applications'
+	// excess.
+	capped := map[string]bool{}
+	for hi, h := range apps {
+		need := h.fromOther
+		for lo := len(apps) - 1; lo > hi && berth.GreaterThan(rc, cl, need, noResource); lo-- {
+			l := apps[lo]
+			if !berth.GreaterThan(rc, cl, l.toBePreempted, noResource) {
+				continue
+			}
+			if l.a.User == h.a.User && l.a.Priority >= h.a.Priority {
+				continue
+			}
+			avail := l.toBePreempted
+			if userFirst && l.a.User != h.a.User {
+				over := userUsed[l.a.User].Sub(limits[l.a.User]).Sub(userAM[l.a.User])
+				if !berth.GreaterThan(rc, cl, over, noResource) {
+					continue // that user is within its limit
+				}
+				if l.a.Priority == h.a.Priority && !capped[l.a.User] {
+					avail = berth.Min(rc, cl, avail, over)
+					capped[l.a.User] = true
+				}
+			}
+			m := berth.Min(rc, cl, need, avail)
+			l.actual = l.actual.Add(m)
+			l.toBePreempted = l.toBePreempted.Sub(m)
+			need = need.Sub(m)
+		}
+	}
+	for i := len(apps) - 1; i >= 0; i-- {
+		l := apps[i]
+		if !berth.GreaterThan(rc, cl, l.actual, noResource) {
+			continue
+		}
+		userLeft := userUsed[l.a.User]
+		for _, ct := range sortedForPreemption(r, l.a.Containers) {
+			if ct.AM || r.IsSelected(ct.ID) {
+				continue
+			}
+			if userFirst && berth.LessOrEqual(rc, cl, userLeft.Sub(ct.Resource), limits[l.a.User].Add(userAM[l.a.User])) {
+				break
+			}
+			ok, done := r.TryPreemptFor(ct, &l.actual, conservative)
+			if ok {
+				userLeft = userLeft.Sub(ct.Resource)
+			}
+			if done {
+				break
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,145 @@
+package preempt
+
+import (
+	"slices"
+
+	"github.com/berthsched/berth"
+)
+
+// PrioritySelector is YARN's QueuePriorityContainerCandidateSelector
+// (…priority-utilization.underutilized-preemption.enabled): a reserved
+// container of a queue below its guarantee may take, on its node, the
+// non-AM containers of queues of lower priority (compared at the children
+// of the two queues' lowest common ancestor), once the reservation is
+// older than reserved-container-delay-ms.
+type PrioritySelector struct {
+	// Wait is the kill wait (0: max_wait_before_kill).
+	Wait berth.Duration
+}
+
+// Name is "queue-priority".
+func (PrioritySelector) Name() string { return "queue-priority" }
+
+// KillWait returns Wait.
+func (s PrioritySelector) KillWait() berth.Duration { return s.Wait }
+
+// mayPreempt reports whether leaf a outranks leaf b at the children of
+// their lowest common ancestor.
+func mayPreempt(a, b *QueueView) bool {
+	if a == b {
+		return false
+	}
+	da, db := queueDepth(a), queueDepth(b)
+	for da > db {
+		if a.Parent == b {
+			return false
+		}
+		a, da = a.Parent, da-1
+	}
+	for db > da {
+		if b.Parent == a {
+			return false
+		}
+		b, db = b.Parent, db-1
+	}
+	for a.Parent != b.Parent {
+		a, b = a.Parent, b.Parent
+	}
+	return a.RelativePriority > b.RelativePriority
+}
+
+func queueDepth(q *QueueView) int {
+	d := 0
+	for ; q.Parent != nil; q = q.Parent {
+		d++
+	}
+	return d
+}
+
+// Select takes, for old enough reservations of under-served queues, the
+// lower-priority containers on the reserved node that make it fit.
+func (PrioritySelector) Select(r *ProportionalRound) error {
+	c := r.Cluster
+	rc, cl := c.Calculator, c.Resource
+	var outgoing []*QueueView // leaves that may preempt some other leaf
+	for _, a := range c.Leaves {
+		for _, b := range c.Leaves {
+			if mayPreempt(a, b) {
+				outgoing = append(outgoing, a)
+				break
+			}
+		}
+	}
+	if len(outgoing) == 0 {
+		return nil
+	}
+	type resv struct {
+		res *Reservation
+		q   *QueueView
+		n   *NodeView
+	}
+	var rs []resv
+	for _, n := range c.Nodes {
+		if n.Reservation == nil {
+			continue
+		}
+		q := c.Queue(n.Reservation.Queue)
+		if q != nil && slices.Contains(outgoing, q) {
+			rs = append(rs, resv{n.Reservation, q, n})
+		}
+	}
+	slices.SortStableFunc(rs, func(x, y resv) int {
+		switch {
+		case mayPreempt(x.q, y.q):
+			return -1
+		case mayPreempt(y.q, x.q):
+			return 1
+		}
+		if d := compareInts(x.res.Time, y.res.Time); d != 0 {
+			return d
+		}
+		return compareInts(uint64(x.res.ID), uint64(y.res.ID))
+	})
+	fromOthers := map[*QueueView]berth.Resource{}
+	touched := map[*NodeView]bool{}
+	for _, x := range rs {
+		if c.Time-x.res.Time < r.Config.PriorityReservedContainerDelay || touched[x.n] {
+			continue
+		}
+		if berth.GreaterOrEqual(rc, cl, x.q.Used.Sub(x.q.Reserved).Add(fromOthers[x.q]), x.q.Guaranteed) {
+			continue
+		}
+		lacking := x.res.Resource.Sub(x.n.Unallocated())
+		for _, ct := range c.NodeContainers(x.n) {
+			if r.IsSelected(ct.ID) {
+				lacking = lacking.Sub(ct.Resource)
+			}
+		}
+		budget := r.budget
+		var take []*Container
+		for _, ct := range sortedForPreemption(r, c.NodeContainers(x.n)) {
+			if berth.LessOrEqual(rc, cl, lacking, noResource) {
+				break
+			}
+			if ct.AM || r.IsSelected(ct.ID) {
+				continue
+			}
+			victim := c.Queue(ct.Queue)
+			if victim == nil || victim.DisablePreemption || !mayPreempt(x.q, victim) || !rc.FitsIn(ct.Resource, budget) {
+				continue
+			}
+			budget = budget.Sub(ct.Resource)
+			lacking = lacking.Sub(ct.Resource)
+			take = append(take, ct)
+		}
+		if berth.GreaterThan(rc, cl, lacking, noResource) {
+			continue // not enough here; Berth cannot move the reservation
+		}
+		touched[x.n] = true
+		fromOthers[x.q] = fromOthers[x.q].Add(x.res.Resource)
+		for _, ct := range take {
+			r.Take(ct)
+		}
+	}
+	return nil
+}

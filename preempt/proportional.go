@@ -1,0 +1,344 @@
+package preempt
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/capacity"
+	"github.com/berthsched/berth/queue"
+)
+
+// CapacityScheduler is what the proportional policy reads from and does
+// to a capacity scheduler: *capacity.Scheduler satisfies it as it is. A
+// host with a scheduler of its own, or a test, can implement it.
+type CapacityScheduler interface {
+	// Snapshot copies the queues, applications, containers, reservations
+	// and nodes.
+	Snapshot() *capacity.Snapshot
+	// Config is the configuration in force: the calculator, the minimum
+	// allocation, each queue's ordering policies and AM share.
+	Config() capacity.Config
+	// PendingWithinUserLimits is a leaf's demand that its users' limits
+	// let through; deductReserved subtracts what is already reserved.
+	PendingWithinUserLimits(queue string, deductReserved bool) (berth.Resource, error)
+	// UserLimit is the limit of user in the leaf (the intra-queue
+	// selector's user-limit fairness).
+	UserLimit(queue, user string) (berth.Resource, error)
+	// MarkForPreemption tells the application a container will be
+	// preempted (YARN's MARK_CONTAINER_FOR_PREEMPTION).
+	MarkForPreemption(id queue.ContainerID) error
+	// PreemptContainer kills a marked container (MARK_CONTAINER_FOR_KILLABLE).
+	PreemptContainer(id queue.ContainerID) (queue.Ended, error)
+	// KillReservation cancels a reserved container (KILL_RESERVED_CONTAINER).
+	KillReservation(id queue.ContainerID) error
+}
+
+// Action is what a round did with a chosen container.
+type Action uint8
+
+const (
+	// Observed: chosen under observe_only; nothing was done.
+	Observed Action = iota
+	// Marked: chosen for the first time; the application was told.
+	Marked
+	// Waiting: chosen again, still within its kill wait.
+	Waiting
+	// Killed: chosen again after its kill wait; preempted.
+	Killed
+	// ReservationCancelled: a reserved container, cancelled at once.
+	ReservationCancelled
+	// Vanished: the container ended before the policy could act on it.
+	Vanished
+)
+
+var actionNames = [...]string{"observed", "marked", "waiting", "killed", "reservation-cancelled", "vanished"}
+
+// String names the action.
+func (a Action) String() string {
+	if int(a) < len(actionNames) {
+		return actionNames[a]
+	}
+	return fmt.Sprintf("Action(%d)", a)
+}
+
+// Decision is one chosen container and what the round did with it.
+type Decision struct {
+	Candidate
+	// Action taken; FirstMarked is when the container was first marked
+	// (the kill wait runs from it).
+	Action      Action
+	FirstMarked berth.Time
+}
+
+// QueueReport is one queue's state and ideal assignment in a round.
+type QueueReport struct {
+	// Path of the queue and its guarantee, usage and pending demand.
+	Path                      string
+	Guaranteed, Used, Pending berth.Resource
+	Assignment
+}
+
+// ProportionalReport is what one round computed and did.
+type ProportionalReport struct {
+	// Time is the host's time of the round.
+	Time berth.Time
+	// Budget is the round's total allowance (total_preemption_per_round of
+	// the cluster); Left what remained after selection.
+	Budget, Left berth.Resource
+	// Queues lists every queue, depth first, with the last ideal
+	// assignment computed in the round.
+	Queues []QueueReport
+	// Decisions lists the chosen containers in selection order.
+	Decisions []Decision
+	// Ended are the containers the round killed; the host stops them.
+	Ended []queue.Ended
+	// Forgotten lists marked containers the policy stopped tracking.
+	Forgotten []ContainerID
+}
+
+// Queue returns the report of the queue at path, or nil.
+func (r *ProportionalReport) Queue(path string) *QueueReport {
+	for i := range r.Queues {
+		if r.Queues[i].Path == path {
+			return &r.Queues[i]
+		}
+	}
+	return nil
+}
+
+// Proportional is the capacity scheduler's proportional preemption
+// policy (YARN's ProportionalCapacityPreemptionPolicy). The host calls
+// [Proportional.Round] every monitoring interval with its clock's time.
+// It is not safe for concurrent use: one host loop drives it.
+type Proportional struct {
+	sched     CapacityScheduler
+	cfg       ProportionalConfig
+	selectors []Selector
+	custom    bool
+	log       *slog.Logger
+	marked    map[ContainerID]berth.Time
+}
+
+// ProportionalOption configures a [Proportional] policy.
+type ProportionalOption func(*Proportional)
+
+// WithSelectors replaces the built-in selector chain (see
+// [DefaultSelectors]) with sels, run in order.
+func WithSelectors(sels ...Selector) ProportionalOption {
+	return func(p *Proportional) { p.selectors, p.custom = sels, true }
+}
+
+// WithLogger sets a logger for the policy's decisions (none by default).
+func WithLogger(l *slog.Logger) ProportionalOption { return func(p *Proportional) { p.log = l } }
+
+// DefaultSelectors is YARN's selector chain for cfg: the queue-priority
+// selector (underutilized-preemption), the reserved-container selector
+// (select_based_on_reserved_containers), the FIFO selector, the balance
+// FIFO selector (preemption-to-balance-queue-after-satisfied) and the
+// intra-queue selector (intra-queue-preemption), each when enabled.
+func DefaultSelectors(cfg ProportionalConfig) []Selector {
+	var out []Selector
+	if cfg.PriorityPreemption {
+		out = append(out, PrioritySelector{})
+	}
+	if cfg.SelectBasedOnReservedContainers {
+		out = append(out, ReservedSelector{})
+	}
+	out = append(out, FIFOSelector{IncludeReserved: cfg.AdditionalBalanceBasedOnReserved})
+	if cfg.BalanceAfterSatisfied {
+		out = append(out, FIFOSelector{Balance: true, Wait: cfg.BalanceMaxWaitBeforeKill})
+	}
+	if cfg.IntraQueueEnabled {
+		out = append(out, IntraQueueSelector{})
+	}
+	return out
+}
+
+// NewProportional returns the policy over s with cfg.
+func NewProportional(s CapacityScheduler, cfg ProportionalConfig, opts ...ProportionalOption) (*Proportional, error) {
+	if s == nil {
+		return nil, berth.InvalidField("scheduler", nil, "required")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	p := &Proportional{sched: s, cfg: cloneConfig(cfg), marked: map[ContainerID]berth.Time{}}
+	for _, o := range opts {
+		o(p)
+	}
+	if !p.custom {
+		p.selectors = DefaultSelectors(p.cfg)
+	}
+	for i, sel := range p.selectors {
+		if sel == nil {
+			return nil, berth.InvalidField(fmt.Sprintf("selectors[%d]", i), nil, "nil selector")
+		}
+	}
+	return p, nil
+}
+
+func cloneConfig(c ProportionalConfig) ProportionalConfig {
+	if c.Queues != nil {
+		m := make(map[string]QueuePreemption, len(c.Queues))
+		for k, v := range c.Queues {
+			m[k] = v
+		}
+		c.Queues = m
+	}
+	return c
+}
+
+// Config returns the configuration in force.
+func (p *Proportional) Config() ProportionalConfig { return cloneConfig(p.cfg) }
+
+// Reconfigure replaces the configuration (YARN re-reads it every round);
+// the built-in selector chain follows it, a custom one stays. Marked
+// containers keep their marks. An invalid configuration changes nothing.
+func (p *Proportional) Reconfigure(cfg ProportionalConfig) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	p.cfg = cloneConfig(cfg)
+	if !p.custom {
+		p.selectors = DefaultSelectors(p.cfg)
+	}
+	return nil
+}
+
+// Marked lists the containers currently marked and when each was first
+// marked.
+func (p *Proportional) Marked() map[ContainerID]berth.Time {
+	out := make(map[ContainerID]berth.Time, len(p.marked))
+	for k, v := range p.marked {
+		out[k] = v
+	}
+	return out
+}
+
+// Evaluate computes a round without acting: the selection the next
+// Round would make on the scheduler's current state (as with observe_only).
+func (p *Proportional) Evaluate(now berth.Time) (*ProportionalReport, error) {
+	return p.round(now, true)
+}
+
+// Round is one run of YARN's editSchedule at the host's time now: it
+// snapshots the scheduler, computes each queue's ideal assignment, runs
+// the selectors and then, unless observe_only, marks containers chosen
+// for the first time, kills those chosen again after their kill wait,
+// cancels chosen reservations, and forgets marks not renewed for twice
+// max_wait_before_kill (or at once with ForgetUnselected). A container
+// or reservation that ended meanwhile is reported as Vanished. Any other
+// failure of the scheduler stops the round: the error wraps it, and the
+// report returned with it lists what was done until then (the policy's
+// marks agree with it).
+func (p *Proportional) Round(now berth.Time) (*ProportionalReport, error) {
+	return p.round(now, p.cfg.ObserveOnly)
+}
+
+func (p *Proportional) round(now berth.Time, observe bool) (*ProportionalReport, error) {
+	snap := p.sched.Snapshot()
+	cl, err := buildCluster(snap, p.sched.Config(), &p.cfg, p.sched.PendingWithinUserLimits)
+	if err != nil {
+		return nil, fmt.Errorf("preempt: reading the scheduler: %w", err)
+	}
+	r := newRound(cl, &p.cfg)
+	r.userLimit = p.sched.UserLimit
+	rep := &ProportionalReport{Time: now, Budget: r.budget}
+	for _, s := range p.selectors {
+		r.cur = s
+		if err := s.Select(r); err != nil {
+			return nil, fmt.Errorf("preempt: selector %s: %w", s.Name(), err)
+		}
+	}
+	r.cur = nil
+	rep.Left = r.budget
+	rep.Queues = make([]QueueReport, len(cl.Queues))
+	for i, v := range cl.Queues {
+		rep.Queues[i] = QueueReport{Path: v.Path, Guaranteed: v.Guaranteed, Used: v.Used, Pending: v.Pending, Assignment: r.assign[i]}
+	}
+	rep.Decisions = make([]Decision, 0, len(r.selected))
+	for _, c := range r.selected {
+		d := Decision{Candidate: c, Action: Observed}
+		if observe {
+			if t, ok := p.marked[c.ID]; ok {
+				d.FirstMarked = t
+			}
+			rep.Decisions = append(rep.Decisions, d)
+			continue
+		}
+		if c.Reservation {
+			d.Action = ReservationCancelled
+			if err := p.sched.KillReservation(c.ID); err != nil {
+				if !errors.Is(err, berth.ErrNotFound) {
+					return rep, fmt.Errorf("preempt: cancelling reservation %d: %w", c.ID, err)
+				}
+				d.Action = Vanished
+			}
+			rep.Decisions = append(rep.Decisions, d)
+			continue
+		}
+		first, seen := p.marked[c.ID]
+		switch {
+		case seen && now-first >= c.wait:
+			d.FirstMarked = first
+			d.Action = Killed
+			ended, err := p.sched.PreemptContainer(c.ID)
+			if err != nil {
+				if !errors.Is(err, berth.ErrNotFound) {
+					return rep, fmt.Errorf("preempt: killing container %d: %w", c.ID, err)
+				}
+				d.Action = Vanished
+			} else {
+				rep.Ended = append(rep.Ended, ended)
+			}
+			delete(p.marked, c.ID)
+		case seen:
+			d.FirstMarked, d.Action = first, Waiting
+		default:
+			d.FirstMarked, d.Action = now, Marked
+			if err := p.sched.MarkForPreemption(c.ID); err != nil {
+				if !errors.Is(err, berth.ErrNotFound) {
+					return rep, fmt.Errorf("preempt: marking container %d: %w", c.ID, err)
+				}
+				d.Action = Vanished
+			} else {
+				p.marked[c.ID] = now
+			}
+		}
+		rep.Decisions = append(rep.Decisions, d)
+	}
+	if !observe {
+		for _, id := range sortedContainerIDs(p.marked) {
+			_, chosen := r.selIdx[id]
+			_, alive := slices.BinarySearchFunc(snap.Containers, id, func(c capacity.ContainerInfo, id ContainerID) int {
+				return compareInts(uint64(c.ID), uint64(id))
+			})
+			// Twice the wait, without overflow for huge waits.
+			age, w := now-p.marked[id], p.cfg.MaxWaitBeforeKill
+			expired := age > w && age-w > w
+			if !alive || expired || (p.cfg.ForgetUnselected && !chosen) {
+				delete(p.marked, id)
+				rep.Forgotten = append(rep.Forgotten, id)
+			}
+		}
+	}
+	if p.log != nil {
+		for _, d := range rep.Decisions {
+			p.log.Info("preemption", "container", d.ID, "app", d.App, "queue", d.Container.Queue,
+				"selector", d.Selector, "action", d.Action.String())
+		}
+	}
+	return rep, nil
+}
+
+func sortedContainerIDs(m map[ContainerID]berth.Time) []ContainerID {
+	ids := make([]ContainerID, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}

@@ -1,0 +1,123 @@
+package preempt
+
+import (
+	"slices"
+
+	"github.com/berthsched/berth"
+)
+
+// ReservedSelector is YARN's ReservedContainerCandidatesSelector
+// (select_based_on_reserved_containers): rather than taking small
+// containers everywhere, it frees one node for a large reserved
+// container, choosing first the nodes where the least must be preempted.
+// It computes the ideal assignment counting reservations as demand and
+// without natural termination; AM containers are never taken.
+type ReservedSelector struct {
+	// Wait is the kill wait (0: max_wait_before_kill).
+	Wait berth.Duration
+}
+
+// Name is "reserved".
+func (ReservedSelector) Name() string { return "reserved" }
+
+// KillWait returns Wait.
+func (s ReservedSelector) KillWait() berth.Duration { return s.Wait }
+
+type nodeCost struct {
+	n    *NodeView
+	cost float32
+	i    int
+}
+
+// Select chooses, node by node, containers that let a reservation fit.
+func (ReservedSelector) Select(r *ProportionalRound) error {
+	r.ComputeIdeal(IdealOptions{IncludeReserved: true, SkipNaturalTermination: true})
+	quota := make(map[*QueueView]berth.Resource)
+	for _, l := range r.Cluster.Leaves {
+		if a := r.ToObtain(l); !a.IsZero() {
+			quota[l] = a
+		}
+	}
+	if len(quota) == 0 {
+		return nil
+	}
+	rc := r.Cluster.Calculator
+	var cands []nodeCost
+	for i, n := range r.Cluster.Nodes {
+		if n.Reservation == nil {
+			continue
+		}
+		if size, ok := reservedFree(r, n, quota, true); ok {
+			cands = append(cands, nodeCost{n: n, cost: rc.Ratio(size, n.Reservation.Resource), i: i})
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b nodeCost) int {
+		switch {
+		case a.cost < b.cost:
+			return -1
+		case a.cost > b.cost:
+			return 1
+		}
+		return compareInts(a.i, b.i)
+	})
+	for _, c := range cands {
+		reservedFree(r, c.n, quota, false)
+	}
+	return nil
+}
+
+// reservedFree walks n's containers newest first and takes (or, in a
+// dry run, counts) those whose queue may still give them until the
+// node's reservation fits; it reports the size taken and success. A
+// failed real run gives back the quota it consumed.
+func reservedFree(r *ProportionalRound, n *NodeView, quota map[*QueueView]berth.Resource, dry bool) (berth.Resource, bool) {
+	rc := r.Cluster.Calculator
+	want := n.Reservation.Resource
+	cur := n.Unallocated()
+	if rc.FitsIn(want, cur) {
+		return noResource, false
+	}
+	budget := r.budget
+	local := map[*QueueView]berth.Resource{}
+	get := func(q *QueueView) (berth.Resource, bool) {
+		if v, ok := local[q]; ok {
+			return v, true
+		}
+		v, ok := quota[q]
+		return v, ok
+	}
+	var taken []*Container
+	var size berth.Resource
+	cs := slices.Clone(r.Cluster.NodeContainers(n))
+	slices.SortFunc(cs, func(x, y *Container) int { return compareInts(uint64(y.ID), uint64(x.ID)) })
+	for _, c := range cs {
+		if c.AM {
+			continue
+		}
+		q := r.Cluster.Queue(c.Queue)
+		if q == nil || q.DisablePreemption {
+			continue
+		}
+		left, ok := get(q)
+		if !ok || !rc.FitsIn(c.Resource, left) || !rc.FitsIn(c.Resource, budget) {
+			continue
+		}
+		local[q] = left.Sub(c.Resource)
+		budget = budget.Sub(c.Resource)
+		taken = append(taken, c)
+		size = size.Add(c.Resource)
+		cur = cur.Add(c.Resource)
+		if rc.FitsIn(want, cur) {
+			if !dry {
+				for q, v := range local {
+					quota[q] = v
+				}
+				for _, c := range taken {
+					r.Take(c)
+				}
+			}
+			return size, true
+		}
+	}
+	return size, false
+}

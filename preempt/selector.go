@@ -1,0 +1,248 @@
+package preempt
+
+import (
+	"github.com/berthsched/berth"
+)
+
+// Selector chooses the containers to preempt in a round: YARN's
+// PreemptionCandidatesSelector. The policy runs its selectors in order,
+// each seeing what the earlier ones chose, all drawing on one per-round
+// budget. The built-in selectors ([FIFOSelector], [ReservedSelector],
+// [PrioritySelector], [IntraQueueSelector]) use only the exported methods
+// of [ProportionalRound], so a selector of the host's is first-class: pass it with
+// [WithSelectors].
+type Selector interface {
+	// Name identifies the selector in round reports.
+	Name() string
+	// KillWait is how long a container this selector chose stays marked
+	// before it is killed; 0 means the policy's max_wait_before_kill.
+	KillWait() berth.Duration
+	// Select chooses containers through r's Take* methods. An error
+	// aborts the round before anything is marked or killed.
+	Select(r *ProportionalRound) error
+}
+
+// Candidate is a container (or a reserved container) chosen in a round.
+type Candidate struct {
+	// Container is the chosen container; for a reservation, the reserved
+	// container's id, application, node, queue, size and priority.
+	Container
+	// Reservation is true for a reserved container (its reservation is
+	// cancelled at once rather than marked).
+	Reservation bool
+	// Selector names the selector that chose it.
+	Selector string
+	// Leaf is the container's leaf queue (nil if it is not in the snapshot).
+	Leaf *QueueView
+
+	wait berth.Duration // the choosing selector's kill wait
+}
+
+// ProportionalRound is one round's working state, handed to each [Selector]: the
+// read-only view of the cluster, the budget left, what has been chosen
+// so far, and the ideal assignment of the last computation.
+type ProportionalRound struct {
+	// Cluster is the snapshot the round works on; do not modify it.
+	Cluster *CapacityView
+	// Config is the policy's configuration; do not modify it.
+	Config *ProportionalConfig
+
+	budget   berth.Resource
+	tqs      []tq
+	assign   []Assignment
+	opts     IdealOptions
+	names    []string
+	selected []Candidate
+	selIdx   map[ContainerID]int
+	cur      Selector
+
+	userLimit func(queue, user string) (berth.Resource, error)
+
+	underServed []*QueueView
+	served      []bool
+
+	needy, group       []*tq
+	scratchA, scratchB []*tq
+	sums               []int64
+	sortBuf            []*Container
+}
+
+func newRound(c *CapacityView, cfg *ProportionalConfig) *ProportionalRound {
+	r := &ProportionalRound{Cluster: c, Config: cfg, names: roundTypeNames(c.Resource), selIdx: map[ContainerID]int{}}
+	r.budget = c.Resource.Mul(cfg.TotalPreemptionPerRound)
+	r.tqs = make([]tq, len(c.Queues))
+	r.assign = make([]Assignment, len(c.Queues))
+	r.served = make([]bool, len(c.Queues))
+	for i, v := range c.Queues {
+		r.tqs[i].v = v
+	}
+	r.computeExtras()
+	return r
+}
+
+// Budget is what may still be selected this round (total_preemption_per_round
+// of the cluster, less what was chosen).
+func (r *ProportionalRound) Budget() berth.Resource { return r.budget }
+
+// IsSelected reports whether the container was chosen earlier this round.
+func (r *ProportionalRound) IsSelected(id ContainerID) bool {
+	_, ok := r.selIdx[id]
+	return ok
+}
+
+// Selected lists what was chosen so far, in order. Do not modify it.
+func (r *ProportionalRound) Selected() []Candidate { return r.selected }
+
+// Assignment is q's result of the last [ProportionalRound.ComputeIdeal] (zero before
+// the first), with ToObtain as computed then.
+func (r *ProportionalRound) Assignment(q *QueueView) Assignment { return r.assign[q.idx] }
+
+// ToObtain is what leaf q must still give under the last ideal
+// computation: its ToObtain less what was chosen from it since.
+func (r *ProportionalRound) ToObtain(q *QueueView) berth.Resource {
+	if !r.tqs[q.idx].hasObtain {
+		return noResource
+	}
+	return r.tqs[q.idx].actual
+}
+
+// UnderServed lists the queues the last ideal computation left wanting
+// more, most under-served first (the intra-queue selector's order).
+func (r *ProportionalRound) UnderServed() []*QueueView { return r.underServed }
+
+// TryPreempt is YARN's tryPreemptContainerAndDeductResToObtain for the
+// container's leaf: it chooses c only if the leaf must still give
+// something, c fits in the budget and c contributes to what the leaf must
+// give (any positive part; with conservativeDRF, only while no resource
+// type of the demand is met). It deducts c from the leaf's demand and the
+// budget.
+func (r *ProportionalRound) TryPreempt(c *Container, conservativeDRF bool) bool {
+	q := r.Cluster.Queue(c.Queue)
+	if q == nil {
+		return false
+	}
+	t := &r.tqs[q.idx]
+	if !t.hasObtain {
+		return false
+	}
+	ok, done := r.TryPreemptFor(c, &t.actual, conservativeDRF)
+	if done {
+		t.hasObtain = false
+	}
+	return ok
+}
+
+// TryPreemptFor is [ProportionalRound.TryPreempt] against a demand the caller keeps
+// (the intra-queue selector's per-application amounts). done reports
+// that the demand is met.
+func (r *ProportionalRound) TryPreemptFor(c *Container, toObtain *berth.Resource, conservativeDRF bool) (ok, done bool) {
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	if r.IsSelected(c.ID) {
+		return false, false
+	}
+	t := *toObtain
+	// A type already met counts as -1 so that it does not block the others.
+	for i := range r.names {
+		if typeValue(t, i, r.names) == 0 {
+			t = withTypeValue(t, i, r.names, -1)
+		}
+	}
+	*toObtain = t
+	if !rc.AnyMajorAboveZero(t) {
+		return false, true
+	}
+	if !rc.FitsIn(c.Resource, r.budget) {
+		return false, false
+	}
+	var doIt bool
+	if conservativeDRF {
+		doIt = !rc.AnyMajorZeroOrNegative(t)
+	} else {
+		doIt = berth.LessThan(rc, cl, berth.ComponentwiseMax(t.Sub(c.Resource), noResource), berth.ComponentwiseMax(t, noResource))
+	}
+	if !doIt {
+		return false, false
+	}
+	*toObtain = t.Sub(c.Resource)
+	r.add(*c, false)
+	return true, berth.LessOrEqual(rc, cl, *toObtain, noResource)
+}
+
+// Take chooses c if it was not chosen yet and fits in the budget,
+// whatever its queue must give: for selectors with their own accounting.
+func (r *ProportionalRound) Take(c *Container) bool {
+	if r.IsSelected(c.ID) || !r.Cluster.Calculator.FitsIn(c.Resource, r.budget) {
+		return false
+	}
+	r.add(*c, false)
+	return true
+}
+
+// TakeReservation chooses a reserved container for cancellation if it
+// was not chosen yet and fits in the budget.
+func (r *ProportionalRound) TakeReservation(res *Reservation) bool {
+	c := reservedContainer(res)
+	if r.IsSelected(c.ID) || !r.Cluster.Calculator.FitsIn(c.Resource, r.budget) {
+		return false
+	}
+	r.add(c, true)
+	return true
+}
+
+// TryPreemptReservation is [ProportionalRound.TryPreempt] for a reserved container.
+func (r *ProportionalRound) TryPreemptReservation(res *Reservation, conservativeDRF bool) bool {
+	c := reservedContainer(res)
+	q := r.Cluster.Queue(c.Queue)
+	if q == nil || r.IsSelected(c.ID) {
+		return false
+	}
+	t := &r.tqs[q.idx]
+	if !t.hasObtain {
+		return false
+	}
+	ok, done := r.TryPreemptFor(&c, &t.actual, conservativeDRF)
+	if done {
+		t.hasObtain = false
+	}
+	if ok { // recorded as a container by TryPreemptFor: flag it
+		r.selected[len(r.selected)-1].Reservation = true
+	}
+	return ok
+}
+
+func reservedContainer(res *Reservation) Container {
+	return Container{ID: res.ID, App: res.App, Node: res.Node, Queue: res.Queue, Resource: res.Resource, Priority: res.Priority, Time: res.Time}
+}
+
+func (r *ProportionalRound) add(c Container, reservation bool) {
+	name, wait := "", r.Config.MaxWaitBeforeKill
+	if r.cur != nil {
+		name = r.cur.Name()
+		if w := r.cur.KillWait(); w > 0 {
+			wait = w
+		}
+	}
+	r.selIdx[c.ID] = len(r.selected)
+	r.selected = append(r.selected, Candidate{Container: c, Reservation: reservation, Selector: name, Leaf: r.Cluster.Queue(c.Queue), wait: wait})
+	r.budget = r.budget.Sub(c.Resource)
+}
+
+// saveAssignments records the computation's results for Assignment.
+func (r *ProportionalRound) saveAssignments() {
+	for i := range r.tqs {
+		t := &r.tqs[i]
+		a := Assignment{Ideal: t.ideal, ToBePreempted: t.toBePreempted, Preemptable: t.preemptab, Untouchable: t.untouchable}
+		if t.hasObtain {
+			a.ToObtain = t.actual
+		}
+		r.assign[i] = a
+	}
+}
+
+// UserLimit is the scheduler's limit for user in leaf q.
+func (r *ProportionalRound) UserLimit(q *QueueView, user string) (berth.Resource, error) {
+	if r.userLimit == nil {
+		return berth.Unbounded(), nil
+	}
+	return r.userLimit(q.Path, user)
+}
