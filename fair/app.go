@@ -38,6 +38,10 @@ type app struct {
 	lastTimeAtFairShare berth.Time
 	fairStarvation      berth.Resource
 	minStarvation       berth.Resource
+	// nextStarvationCheck: a preemption policy acted for the application;
+	// its starvation is not reconsidered before then (YARN's
+	// preemptionTriggered back-off).
+	nextStarvationCheck berth.Time
 }
 
 // skey is one scheduler key (priority) of an application with its asks,

@@ -1,0 +1,70 @@
+package fair
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/berthsched/berth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPendingAsksListsOutstandingAsks(t *testing.T) {
+	h := newHarness(t, DefaultConfig(), "")
+	h.addNode(8192, 8)
+	id := h.request(1024, "root.q", "u", 3)
+	_, err := h.s.Allocate(id, []Ask{{Priority: 0, ResourceName: "node1", Capability: berth.New(2000, 1), Count: 1},
+		{Priority: 0, ResourceName: AnyResource, Capability: berth.New(2000, 1), Count: 1}}, nil)
+	require.NoError(t, err)
+	asks, err := h.s.PendingAsks(id)
+	require.NoError(t, err)
+	require.Len(t, asks, 3)
+	assert.Equal(t, int32(0), asks[0].Priority, "most important priority first")
+	assert.Equal(t, AnyResource, asks[0].ResourceName)
+	assert.Equal(t, int64(2048), asks[0].Capability.Memory, "normalized to the increment")
+	assert.Equal(t, "node1", asks[1].ResourceName)
+	assert.Equal(t, 3, asks[2].Count)
+	_, err = h.s.PendingAsks("nope")
+	assert.True(t, errors.Is(err, berth.ErrNotFound))
+}
+
+// An application in its post-preemption back-off keeps its starvation and
+// no longer counts in its queue's computation; afterwards it is recomputed.
+func TestPreemptionTriggeredBacksOffStarvation(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Preemption = true
+	cfg.PreemptionUtilizationThreshold = 0.5
+	h := newHarness(t, cfg, allocXML(`<queue name="big"/><queue name="needy"><fairSharePreemptionTimeout>1</fairSharePreemptionTimeout></queue>`))
+	n := h.addNode(8192, 8)
+	big := h.request(1024, "root.big", "u", 8)
+	h.s.Update()
+	for range 8 {
+		h.beat(n)
+	}
+	id := h.request(1024, "root.needy", "u", 4)
+	h.s.Update()
+	h.clock.Advance(1000)
+	h.s.Update()
+	st := h.s.Snapshot().App(id).FairShareStarvation
+	require.Equal(t, int64(2048), st.Memory, "half of a 4096 share")
+	require.NoError(t, h.s.PreemptionTriggered(id, h.clock.Now()+5000))
+	// Free two containers of big: needy's usage is still 0, but big gives
+	// them back so its share is unchanged; the frozen value stays.
+	h.clock.Advance(1000)
+	h.s.Update()
+	assert.Equal(t, st, h.s.Snapshot().App(id).FairShareStarvation, "frozen during the back-off")
+	sn := h.s.Snapshot()
+	var victim ContainerID
+	for _, c := range sn.Containers {
+		if c.App == big && !c.AM {
+			victim = c.ID
+		}
+	}
+	_, err := h.s.PreemptContainer(victim)
+	require.NoError(t, err)
+	h.beat(n)
+	h.clock.Advance(4000)
+	h.s.Update()
+	assert.Equal(t, int64(1024), h.s.Snapshot().App(id).FairShareStarvation.Memory, "recomputed after the back-off: 2048 − 1024")
+	assert.True(t, errors.Is(h.s.PreemptionTriggered("nope", 0), berth.ErrNotFound))
+}
