@@ -38,3 +38,18 @@ func (s *Scheduler) PreemptionTriggered(appID string, until berth.Time) error {
 	a.nextStarvationCheck = until
 	return nil
 }
+
+// UnmarkForPreemption clears the flag [Scheduler.MarkForPreemption] set:
+// the preemption policy no longer needs the container (the application it
+// was chosen for has gone or been served), so it may run on and be chosen
+// again later. YARN never needs this because its timer always kills.
+func (s *Scheduler) UnmarkForPreemption(id ContainerID) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.live[id]
+	if !ok {
+		return notFound("container.id", id)
+	}
+	c.marked = false
+	return nil
+}

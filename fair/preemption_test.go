@@ -68,3 +68,16 @@ func TestPreemptionTriggeredBacksOffStarvation(t *testing.T) {
 	assert.Equal(t, int64(1024), h.s.Snapshot().App(id).FairShareStarvation.Memory, "recomputed after the back-off: 2048 − 1024")
 	assert.True(t, errors.Is(h.s.PreemptionTriggered("nope", 0), berth.ErrNotFound))
 }
+
+func TestUnmarkForPreemptionClearsTheFlag(t *testing.T) {
+	h := newHarness(t, DefaultConfig(), "")
+	n := h.addNode(8192, 8)
+	h.request(1024, "root.q", "u", 1)
+	h.beat(n)
+	id := h.s.Snapshot().Containers[0].ID
+	require.NoError(t, h.s.MarkForPreemption(id))
+	require.True(t, h.s.Snapshot().Containers[0].MarkedForPreemption)
+	require.NoError(t, h.s.UnmarkForPreemption(id))
+	assert.False(t, h.s.Snapshot().Containers[0].MarkedForPreemption)
+	assert.True(t, errors.Is(h.s.UnmarkForPreemption(id+100), berth.ErrNotFound))
+}
