@@ -81,3 +81,33 @@ func TestUnmarkForPreemptionClearsTheFlag(t *testing.T) {
 	assert.False(t, h.s.Snapshot().Containers[0].MarkedForPreemption)
 	assert.True(t, errors.Is(h.s.UnmarkForPreemption(id+100), berth.ErrNotFound))
 }
+
+func TestSnapshotOfAndNodeContainersAgreeWithSnapshot(t *testing.T) {
+	h := newHarness(t, DefaultConfig(), "")
+	n1, n2 := h.addNode(4096, 4), h.addNode(4096, 4)
+	h.request(1024, "root.q", "u", 5)
+	for range 3 {
+		h.beat(n1)
+		h.beat(n2)
+	}
+	full := h.s.Snapshot()
+	require.Len(t, full.Containers, 5)
+	part := h.s.SnapshotOf(SnapshotApps | SnapshotNodes)
+	assert.Empty(t, part.Containers)
+	assert.Empty(t, part.Queues)
+	assert.Nil(t, part.Tree)
+	assert.Equal(t, full.Apps, part.Apps)
+	assert.Equal(t, full.Nodes, part.Nodes)
+	var joined []ContainerInfo
+	for _, n := range []string{n1, n2} {
+		cs, err := h.s.NodeContainers(n)
+		require.NoError(t, err)
+		for _, c := range cs {
+			assert.Equal(t, n, c.Node)
+		}
+		joined = append(joined, cs...)
+	}
+	assert.ElementsMatch(t, full.Containers, joined)
+	_, err := h.s.NodeContainers("nope")
+	assert.True(t, errors.Is(err, berth.ErrNotFound))
+}
