@@ -15,10 +15,13 @@ import (
 // *fair.Scheduler satisfies it. A host may put its own scheduler (or a
 // recording wrapper) behind it.
 type FairScheduler interface {
-	// Snapshot is the scheduler's state: queues with their preemption
-	// settings, applications with their fair shares and starvation,
-	// containers, nodes and container reservations.
-	Snapshot() *fair.Snapshot
+	// SnapshotOf copies parts of the scheduler's state: the preemptor
+	// reads queues (policies, preemption settings), applications (fair
+	// shares, starvation), nodes and container reservations.
+	SnapshotOf(parts fair.SnapshotParts) *fair.Snapshot
+	// NodeContainers lists the live containers on one node; the
+	// preemptor asks only for the nodes it examines.
+	NodeContainers(nodeID string) ([]fair.ContainerInfo, error)
 	// PendingAsks lists an application's outstanding asks by priority.
 	PendingAsks(appID string) ([]fair.Ask, error)
 	// MarkForPreemption tells a container's application it will be
@@ -231,16 +234,17 @@ func (p *FairPreemptor) Round(now berth.Time) (*FairRound, error) {
 		r.Skipped = "preemption disabled"
 		return r, nil
 	}
-	snap := p.sched.Snapshot()
+	snap := p.snapshot()
 	changed, err := p.killDue(now, snap, r)
 	if err != nil {
 		return r, err
 	}
 	if changed {
-		snap = p.sched.Snapshot()
+		snap = p.snapshot()
 	}
-	p.forgetEnded(snap, r)
-	p.settleOwed(snap)
+	live := p.nodeLister()
+	p.forgetEnded(live, r)
+	p.settleOwed(snap, live)
 	r.Utilization = utilization(snap)
 	if !(r.Utilization > p.cfg.UtilizationThreshold) {
 		r.Skipped = "cluster utilization at or below the threshold"
@@ -265,6 +269,40 @@ func (p *FairPreemptor) Round(now berth.Time) (*FairRound, error) {
 	return r, nil
 }
 
+const fairSnapshotParts = fair.SnapshotQueues | fair.SnapshotApps | fair.SnapshotNodes | fair.SnapshotReservations
+
+func (p *FairPreemptor) snapshot() *fair.Snapshot { return p.sched.SnapshotOf(fairSnapshotParts) }
+
+// nodeLister finds live containers by node, asking the scheduler once per
+// node.
+type nodeLister struct {
+	sched FairScheduler
+	nodes map[string][]fair.ContainerInfo
+}
+
+func (p *FairPreemptor) nodeLister() *nodeLister {
+	return &nodeLister{sched: p.sched, nodes: map[string][]fair.ContainerInfo{}}
+}
+
+func (l *nodeLister) list(node string) []fair.ContainerInfo {
+	cs, ok := l.nodes[node]
+	if !ok {
+		cs, _ = l.sched.NodeContainers(node) // a node that left has none
+		l.nodes[node] = cs
+	}
+	return cs
+}
+
+// find returns the live container id on node, or nil.
+func (l *nodeLister) find(node string, id fair.ContainerID) *fair.ContainerInfo {
+	cs := l.list(node)
+	i, ok := slices.BinarySearchFunc(cs, id, func(c fair.ContainerInfo, id fair.ContainerID) int { return cmp.Compare(c.ID, id) })
+	if !ok {
+		return nil
+	}
+	return &cs[i]
+}
+
 func utilization(snap *fair.Snapshot) float64 {
 	if len(snap.Queues) == 0 {
 		return 0
@@ -277,14 +315,6 @@ func utilization(snap *fair.Snapshot) float64 {
 		return float64(a) / float64(b)
 	}
 	return max(ratio(used.Memory, snap.Cluster.Memory), ratio(used.VCores, snap.Cluster.VCores))
-}
-
-func findContainer(snap *fair.Snapshot, id fair.ContainerID) *fair.ContainerInfo {
-	i, ok := slices.BinarySearchFunc(snap.Containers, id, func(c fair.ContainerInfo, id fair.ContainerID) int { return cmp.Compare(c.ID, id) })
-	if !ok {
-		return nil
-	}
-	return &snap.Containers[i]
 }
 
 // stillNeeded: the application the container was chosen for is there
@@ -316,9 +346,10 @@ func (p *FairPreemptor) killDue(now berth.Time, snap *fair.Snapshot, r *FairRoun
 		return cmp.Or(cmp.Compare(a.markedAt, b.markedAt), cmp.Compare(a.c.ID, b.c.ID))
 	})
 	apps := appIndex(snap)
+	live := p.nodeLister()
 	changed := false
 	for _, e := range due {
-		c := findContainer(snap, e.c.ID)
+		c := live.find(e.c.Node, e.c.ID)
 		if c == nil {
 			delete(p.pending, e.c.ID)
 			r.Decisions = append(r.Decisions, FairDecision{Container: e.c, ForApp: e.forApp, Action: FairForgotten, Reason: FairContainerEnded})
@@ -366,10 +397,10 @@ func (p *FairPreemptor) addOwed(node, app string, res berth.Resource, now berth.
 }
 
 // forgetEnded drops marked containers that ended before their kill.
-func (p *FairPreemptor) forgetEnded(snap *fair.Snapshot, r *FairRound) {
+func (p *FairPreemptor) forgetEnded(live *nodeLister, r *FairRound) {
 	var gone []*fairPending
 	for _, e := range p.pending {
-		if findContainer(snap, e.c.ID) == nil {
+		if live.find(e.c.Node, e.c.ID) == nil {
 			gone = append(gone, e)
 		}
 	}
@@ -384,7 +415,7 @@ func (p *FairPreemptor) forgetEnded(snap *fair.Snapshot, r *FairRound) {
 // an application: allocations to the application on that node pay the
 // debt back, and it is dropped when the application is gone or no longer
 // starved (below its fair share, or min-share starved).
-func (p *FairPreemptor) settleOwed(snap *fair.Snapshot) {
+func (p *FairPreemptor) settleOwed(snap *fair.Snapshot, live *nodeLister) {
 	if len(p.owed) == 0 {
 		return
 	}
@@ -393,10 +424,11 @@ func (p *FairPreemptor) settleOwed(snap *fair.Snapshot) {
 	for i := range snap.Queues {
 		queues[snap.Queues[i].Path] = snap.Queues[i].Policy
 	}
-	for i := range snap.Containers {
-		c := &snap.Containers[i]
-		if o := p.owed[c.Node][c.App]; o != nil && c.Time >= o.since {
-			o.res = o.res.SubNonNegative(c.Resource)
+	for _, node := range sortedKeys(p.owed) {
+		for _, c := range live.list(node) {
+			if o := p.owed[node][c.App]; o != nil && c.Time >= o.since {
+				o.res = o.res.SubNonNegative(c.Resource)
+			}
 		}
 	}
 	for _, node := range sortedKeys(p.owed) {
@@ -461,7 +493,7 @@ func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 	n := len(snap.Nodes)
 	v := &FairView{seq: p.seq, snap: snap, now: now, nodeIdx: make(map[string]int, n), allNodes: make([]int, n),
 		earmark: make([]berth.Resource, n), reserved: make([]berth.Resource, n),
-		apps: make(map[string]*fairAppState, len(snap.Apps)), marked: map[fair.ContainerID]bool{}}
+		apps: make(map[string]*fairAppState, len(snap.Apps)), pending: make(map[fair.ContainerID]bool, len(p.pending))}
 	for i := range snap.Nodes {
 		v.nodeIdx[snap.Nodes[i].ID] = i
 		v.allNodes[i] = i
@@ -479,43 +511,14 @@ func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 		a := &snap.Apps[i]
 		v.apps[a.ID] = &fairAppState{info: a, rc: policies[a.Queue].Calculator()}
 	}
-	// Candidates per node by counting sort: newest non-AM first, then AMs.
-	count := make([]int32, n+1)
-	idx := make([]int32, len(snap.Containers))
-	for k := range snap.Containers {
-		c := &snap.Containers[k]
-		i, ok := v.nodeIdx[c.Node]
-		if !ok {
-			idx[k] = -1
-			continue
-		}
-		idx[k] = int32(i)
-		count[i+1]++
-		if c.MarkedForPreemption {
-			v.marked[c.ID] = true
-			if a := v.apps[c.App]; a != nil {
-				a.toBePreempted = a.toBePreempted.Add(c.Resource)
-			}
-		}
-	}
-	for i := 1; i <= n; i++ {
-		count[i] += count[i-1]
-	}
-	flat := make([]*fair.ContainerInfo, len(snap.Containers))
-	fill := slices.Clone(count[:n])
-	for _, am := range []bool{false, true} {
-		for k := len(snap.Containers) - 1; k >= 0; k-- {
-			c := &snap.Containers[k]
-			if idx[k] < 0 || c.AM != am {
-				continue
-			}
-			flat[fill[idx[k]]] = c
-			fill[idx[k]]++
-		}
-	}
 	v.byNode = make([][]*fair.ContainerInfo, n)
-	for i := range n {
-		v.byNode[i] = flat[count[i]:count[i+1]:count[i+1]]
+	v.loaded = make([]bool, n)
+	v.load = p.sched.NodeContainers
+	for _, e := range p.pending {
+		v.pending[e.c.ID] = true
+		if a := v.apps[e.c.App]; a != nil {
+			a.toBePreempted = a.toBePreempted.Add(e.c.Resource)
+		}
 	}
 	for _, e := range p.pending {
 		if i, ok := v.nodeIdx[e.c.Node]; ok {
@@ -572,12 +575,10 @@ func (p *FairPreemptor) serve(v *FairView, a *fair.AppInfo, r *FairRound) error 
 // application would drop below its fair share.
 func (p *FairPreemptor) markSet(v *FairView, app string, set FairVictimSet, r *FairRound) error {
 	node := v.Node(set.Node).ID
-	by := map[string]berth.Resource{}
-	for _, c := range set.Containers {
-		if c == nil || c.Node != node || !v.CanPreempt(c, by[c.App]) {
+	for k, c := range set.Containers {
+		if c == nil || c.Node != node || slices.Contains(set.Containers[:k], c) || !v.CanPreempt(c, sameApp(set.Containers[:k], c.App)) {
 			return berth.InvalidField("victims", c, "selector returned a container that cannot be preempted for this request")
 		}
-		by[c.App] = by[c.App].Add(c.Resource)
 	}
 	for _, c := range set.Containers {
 		if err := p.sched.MarkForPreemption(c.ID); err != nil && !errors.Is(err, berth.ErrNotFound) {

@@ -57,6 +57,7 @@ func (w *fairWorld) submit(id, queue string, am, size berth.Resource, count int)
 		_, err = w.s.Allocate(id, []fair.Ask{{Priority: 1, ResourceName: fair.AnyResource, Capability: size, Count: count}}, nil)
 		require.NoError(w.t, err)
 	}
+	w.s.Update() // the next heartbeats see the new demand
 }
 
 // beatAll heartbeats every node once, in order.

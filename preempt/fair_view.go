@@ -45,11 +45,13 @@ type FairView struct {
 	allNodes  []int
 	rackNodes map[string][]int
 	byNode    [][]*fair.ContainerInfo // candidates per node: non-AM newest first, then AMs
+	loaded    []bool                  // byNode[i] was read from the scheduler
+	load      func(node string) ([]fair.ContainerInfo, error)
 	earmark   []berth.Resource        // per node: resources preempted for starved apps, not yet handed over
 	reserved  []berth.Resource        // per node: the reserved container
 
-	apps   map[string]*fairAppState
-	marked map[fair.ContainerID]bool // marked in the scheduler or in this round
+	apps    map[string]*fairAppState
+	pending map[fair.ContainerID]bool // marked by the preemptor in earlier rounds
 }
 
 type fairAppState struct {
@@ -66,7 +68,9 @@ func (v *FairView) Seq() uint64 { return v.seq }
 // Time is the round's time.
 func (v *FairView) Time() berth.Time { return v.now }
 
-// Snapshot is the scheduler's state the round reads.
+// Snapshot is the scheduler's state the round reads: queues,
+// applications, nodes and container reservations (containers are read
+// per node, by [FairView.Candidates]).
 func (v *FairView) Snapshot() *fair.Snapshot { return v.snap }
 
 // NumNodes is the number of nodes; indices run from 0 in node id order.
@@ -99,7 +103,27 @@ func (v *FairView) NodesFor(resourceName string) []int {
 // considers them: non-AM containers first, then AM containers; within
 // each, the most recently allocated first (least work lost). It may hold
 // containers already marked: [FairView.CanPreempt] refuses those.
-func (v *FairView) Candidates(i int) []*fair.ContainerInfo { return v.byNode[i] }
+func (v *FairView) Candidates(i int) []*fair.ContainerInfo {
+	if !v.loaded[i] {
+		v.loaded[i] = true
+		cs, _ := v.load(v.snap.Nodes[i].ID) // a node that left has none
+		out := make([]*fair.ContainerInfo, 0, len(cs))
+		for _, am := range []bool{false, true} {
+			for k := len(cs) - 1; k >= 0; k-- {
+				if cs[k].AM == am {
+					out = append(out, &cs[k])
+				}
+			}
+		}
+		for _, c := range out {
+			if v.pending[c.ID] {
+				c.MarkedForPreemption = true
+			}
+		}
+		v.byNode[i] = out
+	}
+	return v.byNode[i]
+}
 
 // Potential is what node i offers before any preemption: its unallocated
 // resource minus its reserved container and the resources already
@@ -110,17 +134,17 @@ func (v *FairView) Potential(i int) berth.Resource {
 	return n.Capability.Sub(n.Allocated).SubNonNegative(v.reserved[i].Add(v.earmark[i]))
 }
 
-// Marked reports whether the container is already marked for preemption.
-func (v *FairView) Marked(id fair.ContainerID) bool { return v.marked[id] }
 
 // CanPreempt is YARN's canContainerBePreempted: the container's queue and
-// its ancestors allow preemption, it is not already marked, and its
+// its ancestors allow preemption, it is not already marked (its
+// MarkedForPreemption, which the round sets on the containers it
+// chooses), and its
 // application stays at or above its fair share (under its queue policy's
 // calculator) after losing it, what is already marked and already (the
 // containers of the same application chosen so far in the set being
 // built).
 func (v *FairView) CanPreempt(c *fair.ContainerInfo, already berth.Resource) bool {
-	if !c.Preemptable || v.marked[c.ID] {
+	if !c.Preemptable || c.MarkedForPreemption {
 		return false
 	}
 	a := v.apps[c.App]
@@ -135,7 +159,7 @@ func (v *FairView) CanPreempt(c *fair.ContainerInfo, already berth.Resource) boo
 // earmarked on the node for the starved application.
 func (v *FairView) mark(set FairVictimSet) {
 	for _, c := range set.Containers {
-		v.marked[c.ID] = true
+		c.MarkedForPreemption = true
 		if a := v.apps[c.App]; a != nil {
 			a.toBePreempted = a.toBePreempted.Add(c.Resource)
 		}
@@ -159,16 +183,15 @@ func (v *FairView) mark(set FairVictimSet) {
 // not safe for concurrent use.
 type FairYARNSelector struct {
 	seq  uint64
-	dead map[[2]int64]*skipList
+	dead map[[2]int64]*nodeLists
 	buf  []*fair.ContainerInfo
 	best []*fair.ContainerInfo
-	by   map[string]berth.Resource
 }
 
 // SelectVictims implements [FairVictimSelector].
 func (s *FairYARNSelector) SelectVictims(v *FairView, req FairRequest) (FairVictimSet, bool) {
 	if s.seq != v.Seq() || s.dead == nil {
-		s.seq, s.dead, s.by = v.Seq(), map[[2]int64]*skipList{}, map[string]berth.Resource{}
+		s.seq, s.dead = v.Seq(), map[[2]int64]*nodeLists{}
 	}
 	set, ok := s.search(v, v.NodesFor(req.Ask.ResourceName), req.Ask.ResourceName == fair.AnyResource, req.Ask.Capability)
 	if ok && set.AMs > 0 && req.Ask.ResourceName != fair.AnyResource && !req.Ask.StrictLocality {
@@ -181,33 +204,58 @@ func (s *FairYARNSelector) SelectVictims(v *FairView, req FairRequest) (FairVict
 	return set, ok
 }
 
+const noLimit = int(^uint(0) >> 1)
+
 func (s *FairYARNSelector) search(v *FairView, nodes []int, all bool, want berth.Resource) (FairVictimSet, bool) {
-	var sl *skipList
-	if all && !want.HasExtras() {
-		key := [2]int64{want.Memory, want.VCores}
-		sl = s.dead[key]
-		if sl == nil {
-			sl = newSkipList(len(nodes))
-			s.dead[key] = sl
+	if !all || want.HasExtras() {
+		return s.scan(v, nodes, nil, want)
+	}
+	key := [2]int64{want.Memory, want.VCores}
+	l := s.dead[key]
+	if l == nil {
+		l = &nodeLists{none: newSkipList(len(nodes)), withAM: newSkipList(len(nodes))}
+		s.dead[key] = l
+	}
+	// The first node that can make room without an AM wins, as in YARN's
+	// scan; nodes known unable to are skipped.
+	for i := l.withAM.next(0); i < len(nodes); i = l.withAM.next(i + 1) {
+		set, ams, ok := s.onNode(v, i, want, noLimit)
+		switch {
+		case !ok:
+			l.none.kill(i)
+			l.withAM.kill(i)
+		case ams == 0:
+			s.best = append(s.best[:0], set...)
+			return FairVictimSet{Node: i, Containers: s.best}, true
+		default:
+			l.withAM.kill(i)
 		}
 	}
+	// Every node needs an AM: YARN's scan for the fewest.
+	return s.scan(v, nil, l.none, want)
+}
+
+// scan is YARN's identifyContainersToPreemptForOneContainer over nodes
+// (or, with sl, over the nodes sl has not ruled out): the first set with
+// no AM, else the first with the fewest.
+func (s *FairYARNSelector) scan(v *FairView, nodes []int, sl *skipList, want berth.Resource) (FairVictimSet, bool) {
 	best := FairVictimSet{Node: -1}
-	maxAM := int(^uint(0) >> 1)
-	visit := func(i int) bool { // true: stop searching
-		set, ok := s.onNode(v, i, want, maxAM)
+	maxAM := noLimit
+	visit := func(i int) bool { // true: stop
+		set, ams, ok := s.onNode(v, i, want, maxAM)
 		if !ok {
-			if sl != nil && maxAM == int(^uint(0)>>1) {
+			if sl != nil && maxAM == noLimit {
 				sl.kill(i)
 			}
 			return false
 		}
 		s.best = append(s.best[:0], set...)
-		best.Node, best.Containers, best.AMs = i, s.best, countAMs(set)
-		maxAM = best.AMs
-		return maxAM == 0
+		best.Node, best.Containers, best.AMs = i, s.best, ams
+		maxAM = ams
+		return ams == 0
 	}
 	if sl != nil {
-		for i := sl.next(0); i < len(nodes); i = sl.next(i + 1) {
+		for i := sl.next(0); i < v.NumNodes(); i = sl.next(i + 1) {
 			if visit(i) {
 				break
 			}
@@ -222,43 +270,47 @@ func (s *FairYARNSelector) search(v *FairView, nodes []int, all bool, want berth
 	return best, best.Node >= 0
 }
 
+// nodeLists are, for one container size in one round, the nodes that
+// cannot make room at all and those that cannot without an AM.
+type nodeLists struct{ none, withAM *skipList }
+
 // onNode is identifyContainersToPreemptOnNode: a set with fewer than
 // maxAM AM containers whose release makes want fit on node i.
-func (s *FairYARNSelector) onNode(v *FairView, i int, want berth.Resource, maxAM int) ([]*fair.ContainerInfo, bool) {
+func (s *FairYARNSelector) onNode(v *FairView, i int, want berth.Resource, maxAM int) ([]*fair.ContainerInfo, int, bool) {
 	potential := v.Potential(i)
 	if want.FitsIn(potential) {
-		return nil, true
+		return nil, 0, true
 	}
 	s.buf = s.buf[:0]
-	clear(s.by)
 	ams := 0
 	for _, c := range v.Candidates(i) {
-		if !v.CanPreempt(c, s.by[c.App]) {
+		if !v.CanPreempt(c, sameApp(s.buf, c.App)) {
 			continue
 		}
 		if c.AM {
 			if ams++; ams >= maxAM {
-				return nil, false
+				return nil, 0, false
 			}
 		}
 		s.buf = append(s.buf, c)
-		s.by[c.App] = s.by[c.App].Add(c.Resource)
 		potential = potential.Add(c.Resource)
 		if want.FitsIn(potential) {
-			return s.buf, true
+			return s.buf, ams, true
 		}
 	}
-	return nil, false
+	return nil, 0, false
 }
 
-func countAMs(cs []*fair.ContainerInfo) int {
-	n := 0
-	for _, c := range cs {
-		if c.AM {
-			n++
+// sameApp sums the resources of app's containers in set (sets are a
+// handful of containers: a scan beats a map).
+func sameApp(set []*fair.ContainerInfo, app string) berth.Resource {
+	var r berth.Resource
+	for _, c := range set {
+		if c.App == app {
+			r = r.Add(c.Resource)
 		}
 	}
-	return n
+	return r
 }
 
 // skipList finds the next live index past dead ones in amortized near
