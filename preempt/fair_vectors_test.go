@@ -89,11 +89,11 @@ func fairVectors() []fairVector {
 			greedy: []greedyApp{{"root.a", 8, false}}, starvedQueue: "root.b", ask: any(1, 4),
 			wantMarked: map[string]int{}, wantSkip: true},
 		{name: "min-share starvation alone (fair-share timeout never)",
-			xml: `<queue name="a"/><queue name="b"><minResources>2048 mb, 2 vcores</minResources><minSharePreemptionTimeout>0</minSharePreemptionTimeout></queue>`,
+			xml:   `<queue name="a"/><queue name="b"><minResources>2048 mb, 2 vcores</minResources><minSharePreemptionTimeout>0</minSharePreemptionTimeout></queue>`,
 			nodes: 2, greedy: []greedyApp{{"root.a", 8, false}}, starvedQueue: "root.b", ask: any(1, 4),
 			wantMarked: map[string]int{"g0": 2}},
 		{name: "starvation smaller than one container asks for nothing",
-			xml: `<defaultFairSharePreemptionTimeout>0</defaultFairSharePreemptionTimeout><defaultFairSharePreemptionThreshold>0.2</defaultFairSharePreemptionThreshold>` + onePreemptQueues,
+			xml:   `<defaultFairSharePreemptionTimeout>0</defaultFairSharePreemptionTimeout><defaultFairSharePreemptionThreshold>0.2</defaultFairSharePreemptionThreshold>` + onePreemptQueues,
 			nodes: 2, greedy: []greedyApp{{"root.a", 8, false}}, starvedQueue: "root.b", ask: any(2, 2),
 			wantMarked: map[string]int{}},
 	}

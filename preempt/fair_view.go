@@ -47,8 +47,8 @@ type FairView struct {
 	byNode    [][]*fair.ContainerInfo // candidates per node: non-AM newest first, then AMs
 	loaded    []bool                  // byNode[i] was read from the scheduler
 	load      func(node string) ([]fair.ContainerInfo, error)
-	earmark   []berth.Resource        // per node: resources preempted for starved apps, not yet handed over
-	reserved  []berth.Resource        // per node: the reserved container
+	earmark   []berth.Resource // per node: resources preempted for starved apps, not yet handed over
+	reserved  []berth.Resource // per node: the reserved container
 
 	apps    map[string]*fairAppState
 	pending map[fair.ContainerID]bool // marked by the preemptor in earlier rounds
@@ -133,7 +133,6 @@ func (v *FairView) Potential(i int) berth.Resource {
 	n := &v.snap.Nodes[i]
 	return n.Capability.Sub(n.Allocated).SubNonNegative(v.reserved[i].Add(v.earmark[i]))
 }
-
 
 // CanPreempt is YARN's canContainerBePreempted: the container's queue and
 // its ancestors allow preemption, it is not already marked (its
