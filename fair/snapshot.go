@@ -151,7 +151,7 @@ func (s *Scheduler) SnapshotOf(parts SnapshotParts) *Snapshot {
 	}
 	if parts&SnapshotNodes != 0 {
 		out.Nodes = make([]NodeInfo, 0, len(s.nodes))
-		for _, id := range sortedKeys(s.nodes) {
+		for _, id := range s.nodeIDs {
 			n := s.nodes[id]
 			ni := NodeInfo{ID: n.ID, Rack: n.Rack, Capability: n.Capability, Allocated: n.allocated}
 			if n.reserved != nil {
@@ -306,7 +306,10 @@ func (s *Scheduler) Check() error {
 	if err := s.checkTree(); err != nil {
 		return err
 	}
-	for _, id := range sortedKeys(s.nodes) {
+	if !slices.Equal(s.nodeIDs, sortedKeys(s.nodes)) {
+		return kindErr(berth.ErrInvalidState, "nodes", len(s.nodes), "the sorted node ids are out of step")
+	}
+	for _, id := range s.nodeIDs {
 		n := s.nodes[id]
 		var sum berth.Resource
 		for _, c := range n.live {

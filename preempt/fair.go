@@ -175,7 +175,7 @@ type FairPreemptor struct {
 	sel   FairVictimSelector
 
 	seq     uint64
-	pending map[fair.ContainerID]*fairPending
+	pending map[fair.ContainerID]fairPending
 	owed    map[string]map[string]*fairOwed // node → starved app → preempted for it, not yet handed over
 	backoff map[string]berth.Time           // app → next starvation check
 }
@@ -192,7 +192,7 @@ func NewFairPreemptor(sched FairScheduler, cfg FairConfig, sel FairVictimSelecto
 	if sel == nil {
 		sel = &FairYARNSelector{}
 	}
-	return &FairPreemptor{sched: sched, cfg: cfg, sel: sel, pending: map[fair.ContainerID]*fairPending{},
+	return &FairPreemptor{sched: sched, cfg: cfg, sel: sel, pending: map[fair.ContainerID]fairPending{},
 		owed: map[string]map[string]*fairOwed{}, backoff: map[string]berth.Time{}}, nil
 }
 
@@ -234,17 +234,20 @@ func (p *FairPreemptor) Round(now berth.Time) (*FairRound, error) {
 		r.Skipped = "preemption disabled"
 		return r, nil
 	}
-	snap := p.snapshot()
+	// Applications first: on a quiet cluster nothing else is read.
+	snap := p.sched.SnapshotOf(fair.SnapshotApps | fair.SnapshotQueues)
 	changed, err := p.killDue(now, snap, r)
 	if err != nil {
 		return r, err
 	}
 	if changed {
-		snap = p.snapshot()
+		snap = p.sched.SnapshotOf(fair.SnapshotApps | fair.SnapshotQueues)
 	}
-	live := p.nodeLister()
-	p.forgetEnded(live, r)
-	p.settleOwed(snap, live)
+	if len(p.pending) > 0 || len(p.owed) > 0 {
+		live := p.nodeLister()
+		p.forgetEnded(live, r)
+		p.settleOwed(snap, live)
+	}
 	r.Utilization = utilization(snap)
 	if !(r.Utilization > p.cfg.UtilizationThreshold) {
 		r.Skipped = "cluster utilization at or below the threshold"
@@ -255,10 +258,29 @@ func (p *FairPreemptor) Round(now berth.Time) (*FairRound, error) {
 		r.Skipped = "no starved application"
 		return r, nil
 	}
+	rest := p.sched.SnapshotOf(fair.SnapshotNodes | fair.SnapshotReservations)
+	snap.Nodes, snap.Reservations = rest.Nodes, rest.Reservations
 	v := p.newView(now, snap)
 	until := now + min(p.cfg.StarvationBackoff(), math.MaxInt64-max(now, 0))
-	for _, a := range starved {
-		if err := p.serve(v, a, r); err != nil {
+	// The starved requests first, so that the books are sized once.
+	reqs := make([][]fair.Ask, len(starved))
+	want := 0
+	for i, a := range starved {
+		asks, err := p.sched.PendingAsks(a.ID)
+		if err != nil && !errors.Is(err, berth.ErrNotFound) {
+			return r, fmt.Errorf("preempt: asks of %s: %w", a.ID, err)
+		}
+		reqs[i] = starvedRequests(v, asks, a.FairShareStarvation.Add(a.MinShareStarvation))
+		for _, rr := range reqs[i] {
+			want += rr.Count
+		}
+	}
+	r.Decisions = slices.Grow(r.Decisions, want)
+	if len(p.pending) == 0 {
+		p.pending = make(map[fair.ContainerID]fairPending, want)
+	}
+	for i, a := range starved {
+		if err := p.serve(v, a, reqs[i], r); err != nil {
 			return r, err
 		}
 		if err := p.sched.PreemptionTriggered(a.ID, until); err != nil && !errors.Is(err, berth.ErrNotFound) {
@@ -268,10 +290,6 @@ func (p *FairPreemptor) Round(now berth.Time) (*FairRound, error) {
 	}
 	return r, nil
 }
-
-const fairSnapshotParts = fair.SnapshotQueues | fair.SnapshotApps | fair.SnapshotNodes | fair.SnapshotReservations
-
-func (p *FairPreemptor) snapshot() *fair.Snapshot { return p.sched.SnapshotOf(fairSnapshotParts) }
 
 // nodeLister finds live containers by node, asking the scheduler once per
 // node.
@@ -333,7 +351,7 @@ func appIndex(snap *fair.Snapshot) map[string]*fair.AppInfo {
 }
 
 func (p *FairPreemptor) killDue(now berth.Time, snap *fair.Snapshot, r *FairRound) (bool, error) {
-	var due []*fairPending
+	var due []fairPending
 	for _, e := range p.pending {
 		if now-e.markedAt >= p.cfg.WaitTimeBeforeKill {
 			due = append(due, e)
@@ -342,7 +360,7 @@ func (p *FairPreemptor) killDue(now berth.Time, snap *fair.Snapshot, r *FairRoun
 	if len(due) == 0 {
 		return false, nil
 	}
-	slices.SortFunc(due, func(a, b *fairPending) int {
+	slices.SortFunc(due, func(a, b fairPending) int {
 		return cmp.Or(cmp.Compare(a.markedAt, b.markedAt), cmp.Compare(a.c.ID, b.c.ID))
 	})
 	apps := appIndex(snap)
@@ -398,13 +416,13 @@ func (p *FairPreemptor) addOwed(node, app string, res berth.Resource, now berth.
 
 // forgetEnded drops marked containers that ended before their kill.
 func (p *FairPreemptor) forgetEnded(live *nodeLister, r *FairRound) {
-	var gone []*fairPending
+	var gone []fairPending
 	for _, e := range p.pending {
 		if live.find(e.c.Node, e.c.ID) == nil {
 			gone = append(gone, e)
 		}
 	}
-	slices.SortFunc(gone, func(a, b *fairPending) int { return cmp.Compare(a.c.ID, b.c.ID) })
+	slices.SortFunc(gone, func(a, b fairPending) int { return cmp.Compare(a.c.ID, b.c.ID) })
 	for _, e := range gone {
 		delete(p.pending, e.c.ID)
 		r.Decisions = append(r.Decisions, FairDecision{Container: e.c, ForApp: e.forApp, Action: FairForgotten, Reason: FairContainerEnded})
@@ -535,18 +553,11 @@ func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 	return v
 }
 
-// serve identifies and marks victims for one starved application.
-func (p *FairPreemptor) serve(v *FairView, a *fair.AppInfo, r *FairRound) error {
-	asks, err := p.sched.PendingAsks(a.ID)
-	if errors.Is(err, berth.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("preempt: asks of %s: %w", a.ID, err)
-	}
+// serve identifies and marks victims for one starved application's
+// starved requests.
+func (p *FairPreemptor) serve(v *FairView, a *fair.AppInfo, reqs []fair.Ask, r *FairRound) error {
 	sa := FairStarvedApp{App: a.ID, Queue: a.Queue, FairShareStarvation: a.FairShareStarvation,
-		MinShareStarvation: a.MinShareStarvation}
-	sa.Requests = starvedRequests(v, asks, a.FairShareStarvation.Add(a.MinShareStarvation))
+		MinShareStarvation: a.MinShareStarvation, Requests: reqs}
 	for _, rr := range sa.Requests {
 		one := rr
 		one.Count = 1
@@ -575,7 +586,11 @@ func (p *FairPreemptor) serve(v *FairView, a *fair.AppInfo, r *FairRound) error 
 // application would drop below its fair share.
 func (p *FairPreemptor) markSet(v *FairView, app string, set FairVictimSet, r *FairRound) error {
 	node := v.Node(set.Node).ID
+	_, trusted := p.sel.(*FairYARNSelector) // its sets are checked as they are built
 	for k, c := range set.Containers {
+		if trusted {
+			break
+		}
 		if c == nil || c.Node != node || slices.Contains(set.Containers[:k], c) || !v.CanPreempt(c, sameApp(set.Containers[:k], c.App)) {
 			return berth.InvalidField("victims", c, "selector returned a container that cannot be preempted for this request")
 		}
@@ -587,7 +602,7 @@ func (p *FairPreemptor) markSet(v *FairView, app string, set FairVictimSet, r *F
 	}
 	v.mark(set)
 	for _, c := range set.Containers {
-		p.pending[c.ID] = &fairPending{c: c.Container, forApp: app, markedAt: v.now}
+		p.pending[c.ID] = fairPending{c: c.Container, forApp: app, markedAt: v.now}
 		r.Decisions = append(r.Decisions, FairDecision{Container: c.Container, ForApp: app, Action: FairMarked, Reason: FairForStarvedApp})
 	}
 	return nil

@@ -144,3 +144,13 @@ func BenchmarkFairSnapshot(b *testing.B) {
 		_ = s.Snapshot()
 	}
 }
+
+// BenchmarkFairRoundSnapshotOf is the scheduler's share of a round: the
+// partial snapshot (queues, applications, nodes, reservations) it reads.
+func BenchmarkFairRoundSnapshotOf(b *testing.B) {
+	s, _, _ := fairBenchWorld(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = s.SnapshotOf(fair.SnapshotApps | fair.SnapshotQueues | fair.SnapshotNodes | fair.SnapshotReservations)
+	}
+}

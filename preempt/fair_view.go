@@ -15,7 +15,8 @@ type FairRequest struct {
 
 // FairVictimSet is the containers one selection preempts, all on Node.
 // An empty set with a node means the request fits there without
-// preempting anything.
+// preempting anything. Containers may be the selector's own buffer: the
+// round reads it before the next call and keeps no reference.
 type FairVictimSet struct {
 	Node       int                   // index in FairView's nodes
 	Containers []*fair.ContainerInfo // the victims, in selection order
@@ -52,6 +53,20 @@ type FairView struct {
 
 	apps    map[string]*fairAppState
 	pending map[fair.ContainerID]bool // marked by the preemptor in earlier rounds
+
+	lastApp   string // one-entry cache of app: containers come in runs of one app
+	lastState *fairAppState
+}
+
+func (v *FairView) app(id string) *fairAppState {
+	if v.lastState != nil && id == v.lastApp {
+		return v.lastState
+	}
+	a := v.apps[id]
+	if a != nil {
+		v.lastApp, v.lastState = id, a
+	}
+	return a
 }
 
 type fairAppState struct {
@@ -146,7 +161,7 @@ func (v *FairView) CanPreempt(c *fair.ContainerInfo, already berth.Resource) boo
 	if !c.Preemptable || c.MarkedForPreemption {
 		return false
 	}
-	a := v.apps[c.App]
+	a := v.app(c.App)
 	if a == nil {
 		return false
 	}
@@ -159,7 +174,7 @@ func (v *FairView) CanPreempt(c *fair.ContainerInfo, already berth.Resource) boo
 func (v *FairView) mark(set FairVictimSet) {
 	for _, c := range set.Containers {
 		c.MarkedForPreemption = true
-		if a := v.apps[c.App]; a != nil {
+		if a := v.app(c.App); a != nil {
 			a.toBePreempted = a.toBePreempted.Add(c.Resource)
 		}
 		v.earmark[set.Node] = v.earmark[set.Node].Add(c.Resource)
@@ -196,9 +211,6 @@ func (s *FairYARNSelector) SelectVictims(v *FairView, req FairRequest) (FairVict
 	if ok && set.AMs > 0 && req.Ask.ResourceName != fair.AnyResource && !req.Ask.StrictLocality {
 		// Rather than an AM for locality's sake, look everywhere.
 		set, ok = s.search(v, v.NodesFor(fair.AnyResource), true, req.Ask.Capability)
-	}
-	if ok {
-		set.Containers = append([]*fair.ContainerInfo(nil), set.Containers...)
 	}
 	return set, ok
 }
