@@ -111,3 +111,53 @@ func TestSnapshotOfAndNodeContainersAgreeWithSnapshot(t *testing.T) {
 	_, err := h.s.NodeContainers("nope")
 	assert.True(t, errors.Is(err, berth.ErrNotFound))
 }
+
+// Room preempted for a starved application goes to it first, several
+// containers in one heartbeat (YARN's assignPreemptedContainers), even
+// when the ordinary walk would offer it to another queue.
+func TestReservePreemptedHandsFreedRoomToTheStarvedApp(t *testing.T) {
+	for _, earmark := range []bool{false, true} {
+		cfg := DefaultConfig()
+		cfg.Preemption = true
+		cfg.PreemptionUtilizationThreshold = 0
+		h := newHarness(t, cfg, allocXML(`<queue name="a"/><queue name="b"/><queue name="c"/>`))
+		n := h.addNode(4096, 4)
+		x := h.request(1024, "root.a", "u", 4)
+		h.s.Update()
+		for range 4 {
+			h.beat(n)
+		}
+		other := h.request(1024, "root.b", "u", 2)
+		starved := h.request(1024, "root.c", "u", 2)
+		h.s.Update()
+		var victims []ContainerID
+		for _, c := range h.s.Snapshot().Containers {
+			if c.App == x && len(victims) < 2 {
+				victims = append(victims, c.ID)
+			}
+		}
+		if earmark {
+			require.NoError(t, h.s.ReservePreempted(n, starved, berth.New(2048, 2)))
+		}
+		for _, id := range victims {
+			_, err := h.s.PreemptContainer(id)
+			require.NoError(t, err)
+		}
+		als := h.beat(n)
+		got := map[string]int{}
+		for _, al := range als {
+			got[al.App]++
+		}
+		if earmark {
+			assert.Equal(t, map[string]int{starved: 2}, got, "both freed containers, in one heartbeat")
+		} else {
+			assert.Equal(t, map[string]int{other: 1}, got, "the walk's order: root.b before root.c")
+		}
+	}
+	h := newHarness(t, DefaultConfig(), "")
+	n := h.addNode(1024, 1)
+	id := h.request(1024, "root.q", "u", 1)
+	assert.True(t, errors.Is(h.s.ReservePreempted("nope", id, berth.New(1, 1)), berth.ErrNotFound))
+	assert.True(t, errors.Is(h.s.ReservePreempted(n, "nope", berth.New(1, 1)), berth.ErrNotFound))
+	assert.True(t, errors.Is(h.s.ReservePreempted(n, id, berth.New(-1, 0)), berth.ErrInvalidArgument))
+}

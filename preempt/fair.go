@@ -30,6 +30,9 @@ type FairScheduler interface {
 	UnmarkForPreemption(id fair.ContainerID) error
 	// PreemptContainer kills a container for preemption.
 	PreemptContainer(id fair.ContainerID) (fair.Ended, error)
+	// ReservePreempted earmarks room being preempted on a node for the
+	// starved application, which the node's heartbeats then serve first.
+	ReservePreempted(nodeID, appID string, res berth.Resource) error
 	// PreemptionTriggered starts an application's starvation back-off.
 	PreemptionTriggered(appID string, until berth.Time) error
 }
@@ -599,6 +602,13 @@ func (p *FairPreemptor) markSet(v *FairView, app string, set FairVictimSet, r *F
 		if err := p.sched.MarkForPreemption(c.ID); err != nil && !errors.Is(err, berth.ErrNotFound) {
 			return fmt.Errorf("preempt: mark container %d: %w", c.ID, err)
 		}
+	}
+	var total berth.Resource
+	for _, c := range set.Containers {
+		total = total.Add(c.Resource)
+	}
+	if err := p.sched.ReservePreempted(node, app, total); err != nil && !errors.Is(err, berth.ErrNotFound) {
+		return fmt.Errorf("preempt: earmark %v on %s for %s: %w", total, node, app, err)
 	}
 	v.mark(set)
 	for _, c := range set.Containers {

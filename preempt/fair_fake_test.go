@@ -107,6 +107,13 @@ func (f *fakeFair) remove(c *fair.ContainerInfo) {
 	f.queues[0].Usage = f.queues[0].Usage.Sub(c.Resource)
 }
 
+func (f *fakeFair) ReservePreempted(node, app string, res berth.Resource) error {
+	if f.app(app) == nil {
+		return &berth.FieldError{Field: "app.id", Value: app, Reason: "not found", Kind: berth.ErrNotFound}
+	}
+	return nil
+}
+
 func (f *fakeFair) PreemptionTriggered(app string, until berth.Time) error {
 	if f.app(app) == nil {
 		return &berth.FieldError{Field: "app.id", Value: app, Reason: "not found", Kind: berth.ErrNotFound}
