@@ -3,6 +3,7 @@ package preempt
 import (
 	"fmt"
 	"runtime"
+	"time"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -109,7 +110,8 @@ func BenchmarkFairRound(b *testing.B) {
 	s, clock, ids := fairBenchWorld(b)
 	checkFairBenchWorld(b, s, clock.Now(), ids)
 	b.ReportAllocs()
-	marked := 0
+	marked, rounds := 0, 0
+	var cpu time.Duration
 	var p *FairPreemptor
 	for b.Loop() {
 		b.StopTimer()
@@ -126,13 +128,17 @@ func BenchmarkFairRound(b *testing.B) {
 		require.NoError(b, err)
 		runtime.GC() // the set-up's garbage is not the round's
 		b.StartTimer()
+		c0 := processCPU()
 		r, err := p.Round(clock.Now())
 		if err != nil {
 			b.Fatal(err)
 		}
+		cpu += processCPU() - c0
+		rounds++
 		marked = r.Count(FairMarked)
 	}
 	b.ReportMetric(float64(marked), "marked/round")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(rounds), "cpu-ms/round")
 }
 
 // BenchmarkFairSnapshot is the scheduler's share of a round: the deep copy

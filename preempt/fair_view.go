@@ -116,8 +116,9 @@ func (v *FairView) NodesFor(resourceName string) []int {
 
 // Candidates returns the containers running on node i in the order YARN
 // considers them: non-AM containers first, then AM containers; within
-// each, the most recently allocated first (least work lost). It may hold
-// containers already marked: [FairView.CanPreempt] refuses those.
+// each, the most recently allocated first (least work lost). Containers
+// at the front that can no longer be preempted this round are left out;
+// others that cannot may remain: [FairView.CanPreempt] refuses those.
 func (v *FairView) Candidates(i int) []*fair.ContainerInfo {
 	if !v.loaded[i] {
 		v.loaded[i] = true
@@ -137,6 +138,15 @@ func (v *FairView) Candidates(i int) []*fair.ContainerInfo {
 		}
 		v.byNode[i] = out
 	}
+	// Containers that cannot be preempted now never can again this round
+	// (marks and amounts to be preempted only grow): drop them from the
+	// front so that repeated searches on a node stay linear.
+	cs := v.byNode[i]
+	k := 0
+	for k < len(cs) && !v.CanPreempt(cs[k], berth.Resource{}) {
+		k++
+	}
+	v.byNode[i] = cs[k:]
 	return v.byNode[i]
 }
 
