@@ -3,8 +3,8 @@ package preempt
 import (
 	"fmt"
 	"runtime"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/fair"
