@@ -203,8 +203,9 @@ func (v *FairView) mark(set FairVictimSet) {
 // Within a round it remembers, per container size, the nodes that could
 // not make room even with AMs allowed, and skips them: the round only
 // takes containers away and only raises earmarks, so such a node stays
-// useless for that size. The zero value is ready to use; a selector is
-// not safe for concurrent use.
+// useless for that size. The zero value is ready to use; give each
+// preemptor its own (the cache is keyed by the round's sequence number),
+// and it is not safe for concurrent use.
 type FairYARNSelector struct {
 	seq  uint64
 	dead map[[2]int64]*nodeLists
