@@ -38,6 +38,10 @@ type app struct {
 	lastTimeAtFairShare berth.Time
 	fairStarvation      berth.Resource
 	minStarvation       berth.Resource
+	// nextStarvationCheck: a preemption policy acted for the application;
+	// its starvation is not reconsidered before then (YARN's
+	// preemptionTriggered back-off).
+	nextStarvationCheck berth.Time
 }
 
 // skey is one scheduler key (priority) of an application with its asks,
@@ -78,6 +82,16 @@ type node struct {
 	allocated berth.Resource
 	live      map[ContainerID]*container
 	reserved  *reservation
+	// preempted: resources a preemption policy freed (or is freeing) on
+	// the node for starved applications, in the order they were claimed
+	// (YARN's FSSchedulerNode.resourcesPreemptedForApp).
+	preempted []*preemptedFor
+}
+
+// preemptedFor is what a node still owes a starved application.
+type preemptedFor struct {
+	app *app
+	res berth.Resource
 }
 
 func (n *node) unallocated() berth.Resource { return n.Capability.Sub(n.allocated) }

@@ -101,8 +101,15 @@
 //     Recovery of running applications is not modelled.
 //   - Starvation (fair-share and min-share, reference §4.13) is computed
 //     when Config.Preemption is on, because reservations depend on it;
-//     choosing and killing victims is left to a preemption policy, which
-//     reads [Scheduler.Snapshot] and calls [Scheduler.PreemptContainer].
+//     choosing and killing victims is left to a preemption policy (package
+//     preempt's FairPreemptor), which reads [Scheduler.SnapshotOf],
+//     [Scheduler.NodeContainers] (a large cluster is read without copying
+//     every container) and [Scheduler.PendingAsks], marks and kills with
+//     [Scheduler.MarkForPreemption] and [Scheduler.PreemptContainer],
+//     earmarks the room with [Scheduler.ReservePreempted] (a node's
+//     heartbeat then serves those applications first, YARN's
+//     assignPreemptedContainers) and starts an application's back-off
+//     with [Scheduler.PreemptionTriggered].
 //   - A submission may carry the user's groups (AppSpec.Groups, shared
 //     with the capacity scheduler); YARN always asks its group mapping
 //     service, which Config.Groups stands for.

@@ -128,7 +128,18 @@ func runOps(t *testing.T, seed uint64, steps int) {
 			}
 		case 9:
 			if len(live) > 0 {
-				_, _ = s.PreemptContainer(live[rng.IntN(len(live))])
+				id := live[rng.IntN(len(live))]
+				// A preemptor's protocol: mark, earmark the room for a
+				// starved application, then kill or take the mark back.
+				_ = s.MarkForPreemption(id)
+				if len(apps) > 0 && len(nodes) > 0 {
+					_ = s.ReservePreempted(nodes[rng.IntN(len(nodes))], apps[rng.IntN(len(apps))], berth.New(1024, 1))
+				}
+				if rng.IntN(4) == 0 {
+					_ = s.UnmarkForPreemption(id)
+				} else {
+					_, _ = s.PreemptContainer(id)
+				}
 			}
 		case 11:
 			// the plan follower's edits

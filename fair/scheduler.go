@@ -35,6 +35,7 @@ type Scheduler struct {
 	pendingTypeChange map[string]bool
 
 	nodes   map[string]*node
+	nodeIDs []string    // the nodes' ids, sorted (snapshots list nodes in id order)
 	racks   queue.Racks // nodes per rack
 	cluster berth.Resource
 
@@ -154,6 +155,8 @@ func (s *Scheduler) AddNode(n NodeSpec) error {
 		n.Rack = "/default-rack"
 	}
 	s.nodes[n.ID] = &node{NodeSpec: n, live: map[ContainerID]*container{}}
+	i, _ := slices.BinarySearch(s.nodeIDs, n.ID)
+	s.nodeIDs = slices.Insert(s.nodeIDs, i, n.ID)
 	s.racks.Add(n.Rack)
 	s.cluster = s.cluster.Add(n.Capability)
 	s.clusterChanged()
@@ -179,6 +182,9 @@ func (s *Scheduler) RemoveNode(id string) ([]Ended, error) {
 		out = append(out, Ended{Container: c.Container, Status: Lost})
 	}
 	delete(s.nodes, id)
+	if i, ok := slices.BinarySearch(s.nodeIDs, id); ok {
+		s.nodeIDs = slices.Delete(s.nodeIDs, i, i+1)
+	}
 	s.racks.Remove(n.Rack)
 	s.cluster = s.cluster.Sub(n.Capability)
 	s.clusterChanged()

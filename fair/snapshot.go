@@ -99,14 +99,90 @@ func (sn *Snapshot) App(id string) *AppInfo {
 	return nil
 }
 
+// SnapshotParts selects the sections a partial snapshot copies
+// ([Scheduler.SnapshotOf]).
+type SnapshotParts uint8
+
+// Sections of a snapshot.
+const (
+	SnapshotQueues       SnapshotParts = 1 << iota // Queues
+	SnapshotApps                                   // Apps
+	SnapshotContainers                             // Containers
+	SnapshotReservations                           // Reservations
+	SnapshotNodes                                  // Nodes
+	SnapshotTree                                   // Tree
+	// SnapshotAll is every section ([Scheduler.Snapshot]).
+	SnapshotAll = SnapshotQueues | SnapshotApps | SnapshotContainers | SnapshotReservations | SnapshotNodes | SnapshotTree
+)
+
 // Snapshot copies the scheduler's state.
-func (s *Scheduler) Snapshot() *Snapshot {
+func (s *Scheduler) Snapshot() *Snapshot { return s.SnapshotOf(SnapshotAll) }
+
+// SnapshotOf copies the sections parts selects; the others stay empty
+// (Time and Cluster are always set). A preemption policy on a large
+// cluster reads queues, applications and nodes this way and the
+// containers of the few nodes it examines with [Scheduler.NodeContainers],
+// rather than copying every container.
+func (s *Scheduler) SnapshotOf(parts SnapshotParts) *Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := &Snapshot{Time: s.clock.Now(), Cluster: s.cluster}
-	if s.tree != nil {
+	if s.tree != nil && parts&SnapshotTree != 0 {
 		out.Tree = s.tree.Snapshot()
 	}
+	if parts&SnapshotQueues != 0 {
+		s.snapQueues(out)
+	}
+	if parts&SnapshotApps != 0 {
+		s.snapApps(out)
+	}
+	if parts&SnapshotContainers != 0 {
+		out.Containers = make([]ContainerInfo, 0, len(s.live))
+		for _, id := range sortedIDs(s.live) {
+			out.Containers = append(out.Containers, containerInfo(s.live[id]))
+		}
+	}
+	if parts&SnapshotReservations != 0 {
+		for _, id := range sortedIDs(s.resvByID) {
+			r := s.resvByID[id]
+			out.Reservations = append(out.Reservations, ReservationInfo{ID: r.id, App: r.app.id, Node: r.node.ID, Queue: r.app.q.path,
+				Resource: r.res, Priority: r.prio, Time: r.time})
+		}
+	}
+	if parts&SnapshotNodes != 0 {
+		out.Nodes = make([]NodeInfo, 0, len(s.nodes))
+		for _, id := range s.nodeIDs {
+			n := s.nodes[id]
+			ni := NodeInfo{ID: n.ID, Rack: n.Rack, Capability: n.Capability, Allocated: n.allocated}
+			if n.reserved != nil {
+				ni.Reserved = n.reserved.id
+			}
+			out.Nodes = append(out.Nodes, ni)
+		}
+	}
+	return out
+}
+
+func containerInfo(c *container) ContainerInfo {
+	return ContainerInfo{Container: c.Container, Preemptable: c.app.q.preemptable, MarkedForPreemption: c.marked}
+}
+
+// NodeContainers returns the live containers on a node, by id.
+func (s *Scheduler) NodeContainers(nodeID string) ([]ContainerInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.nodes[nodeID]
+	if !ok {
+		return nil, notFound("node.id", nodeID)
+	}
+	out := make([]ContainerInfo, 0, len(n.live))
+	for _, id := range sortedIDs(n.live) {
+		out = append(out, containerInfo(n.live[id]))
+	}
+	return out, nil
+}
+
+func (s *Scheduler) snapQueues(out *Snapshot) {
 	var walk func(q *fsQueue)
 	walk = func(q *fsQueue) {
 		qi := QueueInfo{Path: q.path, Leaf: q.leaf, Dynamic: q.dynamic, Plan: q.plan, Reservation: q.reservation,
@@ -128,6 +204,9 @@ func (s *Scheduler) Snapshot() *Snapshot {
 		}
 	}
 	walk(s.root)
+}
+
+func (s *Scheduler) snapApps(out *Snapshot) {
 	apps := make([]*app, 0, len(s.apps))
 	for _, a := range s.apps {
 		apps = append(apps, a)
@@ -139,24 +218,6 @@ func (s *Scheduler) Snapshot() *Snapshot {
 			FairShareStarvation: a.fairStarvation, MinShareStarvation: a.minStarvation, AMResource: a.amRes,
 			AMRunning: a.amRunning, Containers: len(a.live)})
 	}
-	for _, id := range sortedIDs(s.live) {
-		c := s.live[id]
-		out.Containers = append(out.Containers, ContainerInfo{Container: c.Container, Preemptable: c.app.q.preemptable, MarkedForPreemption: c.marked})
-	}
-	for _, id := range sortedIDs(s.resvByID) {
-		r := s.resvByID[id]
-		out.Reservations = append(out.Reservations, ReservationInfo{ID: r.id, App: r.app.id, Node: r.node.ID, Queue: r.app.q.path,
-			Resource: r.res, Priority: r.prio, Time: r.time})
-	}
-	for _, id := range sortedKeys(s.nodes) {
-		n := s.nodes[id]
-		ni := NodeInfo{ID: n.ID, Rack: n.Rack, Capability: n.Capability, Allocated: n.allocated}
-		if n.reserved != nil {
-			ni.Reserved = n.reserved.id
-		}
-		out.Nodes = append(out.Nodes, ni)
-	}
-	return out
 }
 
 // MarkForPreemption flags a live container as about to be preempted (YARN's
@@ -245,7 +306,10 @@ func (s *Scheduler) Check() error {
 	if err := s.checkTree(); err != nil {
 		return err
 	}
-	for _, id := range sortedKeys(s.nodes) {
+	if !slices.Equal(s.nodeIDs, sortedKeys(s.nodes)) {
+		return kindErr(berth.ErrInvalidState, "nodes", len(s.nodes), "the sorted node ids are out of step")
+	}
+	for _, id := range s.nodeIDs {
 		n := s.nodes[id]
 		var sum berth.Resource
 		for _, c := range n.live {

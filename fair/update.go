@@ -118,7 +118,9 @@ func (s *Scheduler) updateStarvedApps(q *fsQueue, now berth.Time) {
 	rc := q.policy.Calculator()
 	var apps []*app
 	for _, a := range q.runnableApps {
-		if !a.Demand.Sub(a.Usage).IsZero() {
+		// Applications in their post-preemption back-off keep the
+		// starvation they had (YARN's fetchAppsWithDemand(false)).
+		if !a.Demand.Sub(a.Usage).IsZero() && now >= a.nextStarvationCheck {
 			apps = append(apps, a)
 		}
 	}

@@ -43,7 +43,7 @@ func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocat
 
 // attemptScheduling is FairScheduler.attemptScheduling.
 func (s *Scheduler) attemptScheduling(n *node) []Allocation {
-	var out []Allocation
+	out := s.assignPreempted(n, nil)
 	valid := false
 	if r := n.reserved; r != nil {
 		valid, out = s.assignReservedContainer(r, out)
@@ -324,6 +324,7 @@ func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality) Allocation 
 	a.live[c.ID] = c
 	n.live[c.ID] = c
 	n.allocated = n.allocated.Add(c.Resource)
+	n.payPreempted(a, c.Resource)
 	s.account(a.q, a.user, queue.Delta{Used: c.Resource})
 	a.Usage = a.Usage.Add(c.Resource)
 	for p := a.q; p != nil; p = p.parent {

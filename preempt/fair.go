@@ -1,0 +1,718 @@
+package preempt
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/fair"
+)
+
+// FairScheduler is what the fair preemptor needs of a fair scheduler;
+// *fair.Scheduler satisfies it. A host may put its own scheduler (or a
+// recording wrapper) behind it.
+type FairScheduler interface {
+	// SnapshotOf copies parts of the scheduler's state: the preemptor
+	// reads queues (policies, preemption settings), applications (fair
+	// shares, starvation), nodes and container reservations.
+	SnapshotOf(parts fair.SnapshotParts) *fair.Snapshot
+	// NodeContainers lists the live containers on one node; the
+	// preemptor asks only for the nodes it examines.
+	NodeContainers(nodeID string) ([]fair.ContainerInfo, error)
+	// PendingAsks lists an application's outstanding asks by priority.
+	PendingAsks(appID string) ([]fair.Ask, error)
+	// MarkForPreemption tells a container's application it will be
+	// preempted; UnmarkForPreemption takes that back.
+	MarkForPreemption(id fair.ContainerID) error
+	UnmarkForPreemption(id fair.ContainerID) error
+	// PreemptContainer kills a container for preemption.
+	PreemptContainer(id fair.ContainerID) (fair.Ended, error)
+	// ReservePreempted earmarks room being preempted on a node for the
+	// starved application, which the node's heartbeats then serve first.
+	ReservePreempted(nodeID, appID string, res berth.Resource) error
+	// PreemptionTriggered starts an application's starvation back-off.
+	PreemptionTriggered(appID string, until berth.Time) error
+}
+
+// FairAction is what a round did to a container.
+type FairAction uint8
+
+const (
+	// FairMarked: chosen for a starved application and marked; it will be
+	// killed after the wait if still needed.
+	FairMarked FairAction = iota + 1
+	// FairKilled: killed (status Preempted) after the wait.
+	FairKilled
+	// FairReleased: the wait passed but the starved application no longer
+	// needs it; unmarked and left running.
+	FairReleased
+	// FairForgotten: it ended by itself before the wait passed.
+	FairForgotten
+)
+
+// String names the action.
+func (a FairAction) String() string {
+	switch a {
+	case FairMarked:
+		return "marked"
+	case FairKilled:
+		return "killed"
+	case FairReleased:
+		return "released"
+	case FairForgotten:
+		return "forgotten"
+	}
+	return fmt.Sprintf("FairAction(%d)", uint8(a))
+}
+
+// FairReason says why a round acted on a container.
+type FairReason uint8
+
+const (
+	// FairForStarvedApp: its release lets one container of the starved
+	// application fit on its node.
+	FairForStarvedApp FairReason = iota + 1
+	// FairWaitedStillNeeded: marked WaitTimeBeforeKill ago and the starved
+	// application still has pending demand.
+	FairWaitedStillNeeded
+	// FairWaitedKillUnneeded: marked WaitTimeBeforeKill ago; killed
+	// although no longer needed (FairConfig.KillUnneeded, YARN's timer).
+	FairWaitedKillUnneeded
+	// FairNoLongerNeeded: the starved application finished or no longer
+	// has pending demand.
+	FairNoLongerNeeded
+	// FairContainerEnded: the container completed or was released.
+	FairContainerEnded
+)
+
+// String describes the reason.
+func (r FairReason) String() string {
+	switch r {
+	case FairForStarvedApp:
+		return "makes room for a starved application"
+	case FairWaitedStillNeeded:
+		return "wait before kill passed, still needed"
+	case FairWaitedKillUnneeded:
+		return "wait before kill passed (killed unconditionally)"
+	case FairNoLongerNeeded:
+		return "the starved application no longer needs it"
+	case FairContainerEnded:
+		return "the container ended by itself"
+	}
+	return fmt.Sprintf("FairReason(%d)", uint8(r))
+}
+
+// FairDecision is one action of a round on one container.
+type FairDecision struct {
+	Container fair.Container // the victim as last seen
+	ForApp    string         // the starved application it serves
+	Action    FairAction
+	Reason    FairReason
+}
+
+// FairStarvedApp is one starved application a round served.
+type FairStarvedApp struct {
+	App, Queue string
+	// Starvation as the scheduler computed it at its last update.
+	FairShareStarvation, MinShareStarvation berth.Resource
+	// Requests are its asks matching the starvation (YARN's
+	// getStarvedResourceRequests), counts cut to what the starvation
+	// covers.
+	Requests []fair.Ask
+	// Marked counts the containers marked for it this round; Fit the
+	// requested containers that fit without preemption; Unmet those no
+	// node could make room for.
+	Marked, Fit, Unmet int
+}
+
+// FairRound is everything one round decided, in order.
+type FairRound struct {
+	Seq  uint64     // 1 for the first round
+	Time berth.Time // the host's time
+	// Utilization is the larger of the cluster's memory and vcores usage
+	// ratios; starved applications are served only above the threshold.
+	Utilization float64
+	// Skipped says why no starved application was considered ("" when
+	// they were).
+	Skipped string
+	// Starved lists the starved applications served, in service order.
+	Starved []FairStarvedApp
+	// Decisions: first the kills and releases of containers marked in
+	// earlier rounds, then the new marks.
+	Decisions []FairDecision
+}
+
+// Count returns how many decisions took action a.
+func (r *FairRound) Count(a FairAction) int {
+	n := 0
+	for i := range r.Decisions {
+		if r.Decisions[i].Action == a {
+			n++
+		}
+	}
+	return n
+}
+
+type fairPending struct {
+	c        fair.Container
+	forApp   string
+	markedAt berth.Time
+}
+
+type fairOwed struct {
+	res   berth.Resource
+	since berth.Time // allocations to the app on the node from then on pay it back
+}
+
+// FairPreemptor is YARN's fair-scheduler preemption (FSPreemptionThread,
+// 3.x design) as a round the host calls at its own interval with its own
+// clock's time: [FairPreemptor.Round]. It keeps the containers it marked
+// and the applications in back-off between rounds. It starts no goroutine
+// and is not safe for concurrent use: one host loop drives it.
+type FairPreemptor struct {
+	sched FairScheduler
+	cfg   FairConfig
+	sel   FairVictimSelector
+
+	seq     uint64
+	pending map[fair.ContainerID]fairPending
+	owed    map[string]map[string]*fairOwed // node → starved app → preempted for it, not yet handed over
+	backoff map[string]berth.Time           // app → next starvation check
+}
+
+// NewFairPreemptor builds a preemptor over sched. A nil sel means
+// YARN's identification ([FairYARNSelector]).
+func NewFairPreemptor(sched FairScheduler, cfg FairConfig, sel FairVictimSelector) (*FairPreemptor, error) {
+	if sched == nil {
+		return nil, berth.InvalidField("scheduler", nil, "must not be nil")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if sel == nil {
+		sel = &FairYARNSelector{}
+	}
+	return &FairPreemptor{sched: sched, cfg: cfg, sel: sel, pending: map[fair.ContainerID]fairPending{},
+		owed: map[string]map[string]*fairOwed{}, backoff: map[string]berth.Time{}}, nil
+}
+
+// Config returns the configuration in force.
+func (p *FairPreemptor) Config() FairConfig { return p.cfg }
+
+// Pending returns the containers marked and not yet killed or released,
+// by id.
+func (p *FairPreemptor) Pending() []fair.Container {
+	out := make([]fair.Container, 0, len(p.pending))
+	for _, e := range p.pending {
+		out = append(out, e.c)
+	}
+	slices.SortFunc(out, func(a, b fair.Container) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+// Round runs one preemption round at the host's time now:
+//
+//  1. containers marked WaitTimeBeforeKill or longer ago are killed if the
+//     application they were chosen for still has pending demand (else
+//     unmarked; with KillUnneeded killed anyway); those that ended by
+//     themselves are forgotten;
+//  2. if the cluster's utilization is above the threshold, every starved
+//     application (fair-share or min-share starvation from the
+//     scheduler's last update, not in back-off) is served, the least
+//     starved first: its starved requests are computed, and for each
+//     container of them the selector finds victims on one node, which are
+//     marked and earmarked on that node for the application; the
+//     application then enters its back-off (FairConfig.StarvationBackoff).
+//
+// An error from the scheduler other than a vanished container or
+// application stops the round; what was done before stays done and
+// recorded (the returned round is never nil).
+func (p *FairPreemptor) Round(now berth.Time) (*FairRound, error) {
+	p.seq++
+	r := &FairRound{Seq: p.seq, Time: now}
+	if !p.cfg.Enabled {
+		r.Skipped = "preemption disabled"
+		return r, nil
+	}
+	// Applications first: on a quiet cluster nothing else is read.
+	snap := p.sched.SnapshotOf(fair.SnapshotApps | fair.SnapshotQueues)
+	changed, err := p.killDue(now, snap, r)
+	if err != nil {
+		return r, err
+	}
+	if changed {
+		snap = p.sched.SnapshotOf(fair.SnapshotApps | fair.SnapshotQueues)
+	}
+	if len(p.pending) > 0 || len(p.owed) > 0 {
+		live := p.nodeLister()
+		p.forgetEnded(live, r)
+		p.settleOwed(snap, live)
+	}
+	r.Utilization = utilization(snap)
+	if !(r.Utilization > p.cfg.UtilizationThreshold) {
+		r.Skipped = "cluster utilization at or below the threshold"
+		return r, nil
+	}
+	starved := p.starvedApps(now, snap)
+	if len(starved) == 0 {
+		r.Skipped = "no starved application"
+		return r, nil
+	}
+	rest := p.sched.SnapshotOf(fair.SnapshotNodes | fair.SnapshotReservations)
+	snap.Nodes, snap.Reservations = rest.Nodes, rest.Reservations
+	v := p.newView(now, snap)
+	until := now + min(p.cfg.StarvationBackoff(), math.MaxInt64-max(now, 0))
+	// The starved requests first, so that the books are sized once.
+	reqs := make([][]fair.Ask, len(starved))
+	want := 0
+	for i, a := range starved {
+		asks, err := p.sched.PendingAsks(a.ID)
+		if err != nil && !errors.Is(err, berth.ErrNotFound) {
+			return r, fmt.Errorf("preempt: asks of %s: %w", a.ID, err)
+		}
+		reqs[i] = starvedRequests(v, asks, a.FairShareStarvation.Add(a.MinShareStarvation))
+		for _, rr := range reqs[i] {
+			want += rr.Count
+		}
+	}
+	r.Decisions = slices.Grow(r.Decisions, want)
+	if len(p.pending) == 0 {
+		p.pending = make(map[fair.ContainerID]fairPending, want)
+	}
+	for i, a := range starved {
+		if err := p.serve(v, a, reqs[i], r); err != nil {
+			return r, err
+		}
+		if err := p.sched.PreemptionTriggered(a.ID, until); err != nil && !errors.Is(err, berth.ErrNotFound) {
+			return r, fmt.Errorf("preempt: back-off of %s: %w", a.ID, err)
+		}
+		p.backoff[a.ID] = until
+	}
+	return r, nil
+}
+
+// nodeLister finds live containers by node, asking the scheduler once per
+// node.
+type nodeLister struct {
+	sched FairScheduler
+	nodes map[string][]fair.ContainerInfo
+}
+
+func (p *FairPreemptor) nodeLister() *nodeLister {
+	return &nodeLister{sched: p.sched, nodes: map[string][]fair.ContainerInfo{}}
+}
+
+func (l *nodeLister) list(node string) []fair.ContainerInfo {
+	cs, ok := l.nodes[node]
+	if !ok {
+		cs, _ = l.sched.NodeContainers(node) // a node that left has none
+		l.nodes[node] = cs
+	}
+	return cs
+}
+
+// find returns the live container id on node, or nil.
+func (l *nodeLister) find(node string, id fair.ContainerID) *fair.ContainerInfo {
+	cs := l.list(node)
+	i, ok := slices.BinarySearchFunc(cs, id, func(c fair.ContainerInfo, id fair.ContainerID) int { return cmp.Compare(c.ID, id) })
+	if !ok {
+		return nil
+	}
+	return &cs[i]
+}
+
+func utilization(snap *fair.Snapshot) float64 {
+	if len(snap.Queues) == 0 {
+		return 0
+	}
+	used := snap.Queues[0].Usage // the root comes first
+	ratio := func(a, b int64) float64 {
+		if b == 0 {
+			return 0
+		}
+		return float64(a) / float64(b)
+	}
+	return max(ratio(used.Memory, snap.Cluster.Memory), ratio(used.VCores, snap.Cluster.VCores))
+}
+
+// stillNeeded: the application the container was chosen for is there
+// and still waits for resources.
+func stillNeeded(snap *fair.Snapshot, apps map[string]*fair.AppInfo, app string) bool {
+	a := apps[app]
+	return a != nil && !a.Demand.Sub(a.Usage).SubNonNegative(berth.None()).IsZero()
+}
+
+func appIndex(snap *fair.Snapshot) map[string]*fair.AppInfo {
+	m := make(map[string]*fair.AppInfo, len(snap.Apps))
+	for i := range snap.Apps {
+		m[snap.Apps[i].ID] = &snap.Apps[i]
+	}
+	return m
+}
+
+func (p *FairPreemptor) killDue(now berth.Time, snap *fair.Snapshot, r *FairRound) (bool, error) {
+	var due []fairPending
+	for _, e := range p.pending {
+		if now-e.markedAt >= p.cfg.WaitTimeBeforeKill {
+			due = append(due, e)
+		}
+	}
+	if len(due) == 0 {
+		return false, nil
+	}
+	slices.SortFunc(due, func(a, b fairPending) int {
+		return cmp.Or(cmp.Compare(a.markedAt, b.markedAt), cmp.Compare(a.c.ID, b.c.ID))
+	})
+	apps := appIndex(snap)
+	live := p.nodeLister()
+	changed := false
+	for _, e := range due {
+		c := live.find(e.c.Node, e.c.ID)
+		if c == nil {
+			delete(p.pending, e.c.ID)
+			r.Decisions = append(r.Decisions, FairDecision{Container: e.c, ForApp: e.forApp, Action: FairForgotten, Reason: FairContainerEnded})
+			continue
+		}
+		need := stillNeeded(snap, apps, e.forApp)
+		if need || p.cfg.KillUnneeded {
+			if _, err := p.sched.PreemptContainer(e.c.ID); err != nil && !errors.Is(err, berth.ErrNotFound) {
+				return changed, fmt.Errorf("preempt: kill container %d: %w", e.c.ID, err)
+			}
+			changed = true
+			delete(p.pending, e.c.ID)
+			reason := FairWaitedStillNeeded
+			if !need {
+				reason = FairWaitedKillUnneeded
+			}
+			r.Decisions = append(r.Decisions, FairDecision{Container: c.Container, ForApp: e.forApp, Action: FairKilled, Reason: reason})
+			if apps[e.forApp] != nil {
+				p.addOwed(c.Node, e.forApp, c.Resource, now)
+			}
+			continue
+		}
+		if err := p.sched.UnmarkForPreemption(e.c.ID); err != nil && !errors.Is(err, berth.ErrNotFound) {
+			return changed, fmt.Errorf("preempt: release container %d: %w", e.c.ID, err)
+		}
+		changed = true
+		delete(p.pending, e.c.ID)
+		r.Decisions = append(r.Decisions, FairDecision{Container: c.Container, ForApp: e.forApp, Action: FairReleased, Reason: FairNoLongerNeeded})
+	}
+	return changed, nil
+}
+
+func (p *FairPreemptor) addOwed(node, app string, res berth.Resource, now berth.Time) {
+	m := p.owed[node]
+	if m == nil {
+		m = map[string]*fairOwed{}
+		p.owed[node] = m
+	}
+	o := m[app]
+	if o == nil {
+		o = &fairOwed{since: now}
+		m[app] = o
+	}
+	o.res = o.res.Add(res)
+}
+
+// forgetEnded drops marked containers that ended before their kill.
+func (p *FairPreemptor) forgetEnded(live *nodeLister, r *FairRound) {
+	var gone []fairPending
+	for _, e := range p.pending {
+		if live.find(e.c.Node, e.c.ID) == nil {
+			gone = append(gone, e)
+		}
+	}
+	slices.SortFunc(gone, func(a, b fairPending) int { return cmp.Compare(a.c.ID, b.c.ID) })
+	for _, e := range gone {
+		delete(p.pending, e.c.ID)
+		r.Decisions = append(r.Decisions, FairDecision{Container: e.c, ForApp: e.forApp, Action: FairForgotten, Reason: FairContainerEnded})
+	}
+}
+
+// settleOwed is YARN's bookkeeping of resources preempted on a node for
+// an application: allocations to the application on that node pay the
+// debt back, and it is dropped when the application is gone or no longer
+// starved (below its fair share, or min-share starved).
+func (p *FairPreemptor) settleOwed(snap *fair.Snapshot, live *nodeLister) {
+	if len(p.owed) == 0 {
+		return
+	}
+	apps := appIndex(snap)
+	queues := make(map[string]fair.Policy, len(snap.Queues))
+	for i := range snap.Queues {
+		queues[snap.Queues[i].Path] = snap.Queues[i].Policy
+	}
+	for _, node := range sortedKeys(p.owed) {
+		for _, c := range live.list(node) {
+			if o := p.owed[node][c.App]; o != nil && c.Time >= o.since {
+				o.res = o.res.SubNonNegative(c.Resource)
+			}
+		}
+	}
+	for _, node := range sortedKeys(p.owed) {
+		m := p.owed[node]
+		for _, app := range sortedKeys(m) {
+			o := m[app]
+			a := apps[app]
+			starved := a != nil && (queues[a.Queue].Calculator().Compare(snap.Cluster, a.Usage, a.FairShare) < 0 || !a.MinShareStarvation.IsZero())
+			if !starved || o.res.IsZero() {
+				delete(m, app)
+				continue
+			}
+			o.since = snap.Time + 1 // containers seen here have paid already
+		}
+		if len(m) == 0 {
+			delete(p.owed, node)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// starvedApps are the applications with starvation and out of back-off,
+// the least starved first (YARN's starvation comparator: an application
+// whose starvation fits in another's goes first), ties in submission
+// order.
+func (p *FairPreemptor) starvedApps(now berth.Time, snap *fair.Snapshot) []*fair.AppInfo {
+	var out []*fair.AppInfo
+	live := make(map[string]bool, len(p.backoff))
+	for i := range snap.Apps {
+		a := &snap.Apps[i]
+		if _, ok := p.backoff[a.ID]; ok {
+			live[a.ID] = true
+		}
+		if a.FairShareStarvation.IsZero() && a.MinShareStarvation.IsZero() {
+			continue
+		}
+		if until, ok := p.backoff[a.ID]; ok && now < until {
+			continue
+		}
+		out = append(out, a)
+	}
+	for id := range p.backoff {
+		if !live[id] {
+			delete(p.backoff, id)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *fair.AppInfo) int {
+		return a.FairShareStarvation.Add(a.MinShareStarvation).Compare(b.FairShareStarvation.Add(b.MinShareStarvation))
+	})
+	return out
+}
+
+func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
+	n := len(snap.Nodes)
+	v := &FairView{seq: p.seq, snap: snap, now: now, nodeIdx: make(map[string]int, n), allNodes: make([]int, n),
+		earmark: make([]berth.Resource, n), reserved: make([]berth.Resource, n),
+		apps: make(map[string]*fairAppState, len(snap.Apps)), pending: make(map[fair.ContainerID]bool, len(p.pending))}
+	for i := range snap.Nodes {
+		v.nodeIdx[snap.Nodes[i].ID] = i
+		v.allNodes[i] = i
+	}
+	for _, rc := range snap.Reservations {
+		if i, ok := v.nodeIdx[rc.Node]; ok {
+			v.reserved[i] = v.reserved[i].Add(rc.Resource)
+		}
+	}
+	policies := make(map[string]fair.Policy, len(snap.Queues))
+	for i := range snap.Queues {
+		policies[snap.Queues[i].Path] = snap.Queues[i].Policy
+	}
+	for i := range snap.Apps {
+		a := &snap.Apps[i]
+		v.apps[a.ID] = &fairAppState{info: a, rc: policies[a.Queue].Calculator()}
+	}
+	v.byNode = make([][]*fair.ContainerInfo, n)
+	v.loaded = make([]bool, n)
+	v.load = p.sched.NodeContainers
+	for _, e := range p.pending {
+		v.pending[e.c.ID] = true
+		if a := v.apps[e.c.App]; a != nil {
+			a.toBePreempted = a.toBePreempted.Add(e.c.Resource)
+		}
+	}
+	for _, e := range p.pending {
+		if i, ok := v.nodeIdx[e.c.Node]; ok {
+			v.earmark[i] = v.earmark[i].Add(e.c.Resource)
+		}
+	}
+	for node, m := range p.owed {
+		if i, ok := v.nodeIdx[node]; ok {
+			for _, o := range m {
+				v.earmark[i] = v.earmark[i].Add(o.res)
+			}
+		}
+	}
+	return v
+}
+
+// serve identifies and marks victims for one starved application's
+// starved requests.
+func (p *FairPreemptor) serve(v *FairView, a *fair.AppInfo, reqs []fair.Ask, r *FairRound) error {
+	sa := FairStarvedApp{App: a.ID, Queue: a.Queue, FairShareStarvation: a.FairShareStarvation,
+		MinShareStarvation: a.MinShareStarvation, Requests: reqs}
+	for _, rr := range sa.Requests {
+		one := rr
+		one.Count = 1
+		for range rr.Count {
+			set, ok := p.sel.SelectVictims(v, FairRequest{App: a.ID, Ask: one})
+			switch {
+			case !ok || set.Node < 0 || set.Node >= v.NumNodes():
+				sa.Unmet++
+				continue
+			case len(set.Containers) == 0:
+				sa.Fit++
+				continue
+			}
+			if err := p.markSet(v, a.ID, set, r); err != nil {
+				return err
+			}
+			sa.Marked += len(set.Containers)
+		}
+	}
+	r.Starved = append(r.Starved, sa)
+	return nil
+}
+
+// markSet marks a selector's set, refusing what a custom selector must
+// not return: containers already taken, off the set's node, or whose
+// application would drop below its fair share.
+func (p *FairPreemptor) markSet(v *FairView, app string, set FairVictimSet, r *FairRound) error {
+	node := v.Node(set.Node).ID
+	_, trusted := p.sel.(*FairYARNSelector) // its sets are checked as they are built
+	for k, c := range set.Containers {
+		if trusted {
+			break
+		}
+		if c == nil || c.Node != node || slices.Contains(set.Containers[:k], c) || !v.CanPreempt(c, sameApp(set.Containers[:k], c.App)) {
+			return berth.InvalidField("victims", c, "selector returned a container that cannot be preempted for this request")
+		}
+	}
+	for _, c := range set.Containers {
+		if err := p.sched.MarkForPreemption(c.ID); err != nil && !errors.Is(err, berth.ErrNotFound) {
+			return fmt.Errorf("preempt: mark container %d: %w", c.ID, err)
+		}
+	}
+	var total berth.Resource
+	for _, c := range set.Containers {
+		total = total.Add(c.Resource)
+	}
+	if err := p.sched.ReservePreempted(node, app, total); err != nil && !errors.Is(err, berth.ErrNotFound) {
+		return fmt.Errorf("preempt: earmark %v on %s for %s: %w", total, node, app, err)
+	}
+	v.mark(set)
+	for _, c := range set.Containers {
+		p.pending[c.ID] = fairPending{c: c.Container, forApp: app, markedAt: v.now}
+		r.Decisions = append(r.Decisions, FairDecision{Container: c.Container, ForApp: app, Action: FairMarked, Reason: FairForStarvedApp})
+	}
+	return nil
+}
+
+// starvedRequests is YARN's getStarvedResourceRequests: the asks, one
+// locality level per priority (the most specific first: hosts, racks, then
+// ANY, as YARN's visited-request tracker allows), each cut to the number
+// of containers the remaining starvation covers (by memory, the
+// scheduler's calculator), until the starvation is used up. Asks for
+// nothing (zero capability) are skipped.
+func starvedRequests(v *FairView, asks []fair.Ask, starvation berth.Resource) []fair.Ask {
+	pending := starvation
+	var out []fair.Ask
+	for start := 0; start < len(asks); {
+		end := start
+		for end < len(asks) && asks[end].Priority == asks[start].Priority {
+			end++
+		}
+		out = appendStarvedKey(v, out, asks[start:end], &pending)
+		start = end
+	}
+	return out
+}
+
+func appendStarvedKey(v *FairView, out []fair.Ask, key []fair.Ask, pending *berth.Resource) []fair.Ask {
+	// Visit hosts, then racks, then ANY (PendingAsks lists ANY, racks,
+	// hosts).
+	order := make([]fair.Ask, 0, len(key))
+	for _, kind := range []int{2, 1, 0} {
+		for _, a := range key {
+			if askKind(v, a.ResourceName) == kind {
+				order = append(order, a)
+			}
+		}
+	}
+	var racksWithNodes, racks map[string]bool
+	anyVisited := false
+	visit := func(a fair.Ask) bool {
+		switch askKind(v, a.ResourceName) {
+		case 0:
+			if len(racks) == 0 && len(racksWithNodes) == 0 {
+				anyVisited = true
+			}
+			return anyVisited
+		case 2:
+			rack := v.Node(v.nodeIdx[a.ResourceName]).Rack
+			if anyVisited || racks[rack] {
+				return false
+			}
+			if racksWithNodes == nil {
+				racksWithNodes = map[string]bool{}
+			}
+			racksWithNodes[rack] = true
+			return true
+		case 1:
+			if anyVisited || racksWithNodes[a.ResourceName] {
+				return false
+			}
+			if racks == nil {
+				racks = map[string]bool{}
+			}
+			racks[a.ResourceName] = true
+			return true
+		}
+		return false // a name no node carries
+	}
+	mem := berth.MemoryCalculator{}
+	for _, a := range order {
+		if pending.IsZero() {
+			break
+		}
+		if !visit(a) || a.Capability.IsZero() || a.Count <= 0 {
+			continue
+		}
+		ratio := float64(mem.Ratio(*pending, a.Capability))
+		n := a.Count
+		if f := math.Floor(ratio); !(f >= float64(n)) { // NaN counts as 0
+			if !(f >= 1) {
+				continue
+			}
+			n = int(f)
+		}
+		a.Count = n
+		out = append(out, a)
+		*pending = pending.SubNonNegative(a.Capability.MulInt(int64(n)))
+	}
+	return out
+}
+
+// askKind: 0 ANY, 1 rack, 2 host, -1 unknown.
+func askKind(v *FairView, name string) int {
+	if name == fair.AnyResource {
+		return 0
+	}
+	if _, ok := v.nodeIdx[name]; ok {
+		return 2
+	}
+	if len(v.NodesFor(name)) > 0 {
+		return 1
+	}
+	return -1
+}
