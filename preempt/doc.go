@@ -95,10 +95,54 @@
 //
 // # Fair-scheduler preemption
 //
-// The fair scheduler's starvation preemption (YARN's FSPreemptionThread)
-// lives beside the proportional policy in this package, with the same
-// shape: a host-driven round over a consumer-side interface that
-// *fair.Scheduler satisfies, returning its decisions (the Fair* names).
+// [FairPreemptor] is YARN 3.x's fair-scheduler preemption (the
+// application-centric FSPreemptionThread) as a round the host calls at its
+// own interval with its clock's time. It reads the fair scheduler through
+// [FairScheduler], which *fair.Scheduler satisfies. [ParseFairConfig] reads
+// the yarn-site keys (yarn.scheduler.fair.preemption, its
+// cluster-utilization-threshold, waitTimeBeforeKill,
+// waitTimeBeforeNextStarvationCheck, and the heartbeat keys that size the
+// back-off) into a typed [FairConfig] with YARN's defaults;
+// [FairConfig.ApplyTo] sets the scheduler's own switches, since the
+// scheduler computes starvation only with preemption on. The per-queue
+// settings (minSharePreemptionTimeout, fairSharePreemptionTimeout,
+// fairSharePreemptionThreshold, allowPreemptionFrom) live in the
+// allocation file that package fair parses.
+//
+// [FairPreemptor.Round]:
+//
+//  1. Finishes earlier work: a container marked waitTimeBeforeKill ago is
+//     killed if the application it was chosen for still has pending demand,
+//     otherwise unmarked; a marked container that ended by itself is
+//     dropped.
+//  2. If the cluster's utilization (the larger of the memory and vcores
+//     ratios) is above the threshold, serves every application that the
+//     scheduler's last update found starved for its fair or minimum share
+//     and that is out of back-off, least starved first.
+//  3. For each, takes the asks matching its starvation (one locality level
+//     per priority, the most specific first, counts cut to what the
+//     starvation covers) and asks the [FairVictimSelector] to make room for
+//     each container of them.
+//  4. Marks the victims (the application can be told) and earmarks their
+//     room for the starved application on that node, whose heartbeats then
+//     give it the room first; the application then backs off for the wait
+//     plus a few heartbeats plus waitTimeBeforeNextStarvationCheck.
+//
+// Each round returns a [FairRound]: the starved applications with their
+// requests and what was done for them, and one [FairDecision] per container
+// (marked, killed, released or forgotten), with the application it serves
+// and why.
+//
+// The built-in [FairYARNSelector] is YARN's identification: the nodes the
+// ask names in node-id order; on each, running containers non-AM first and
+// newest first, AMs last, while the container's queue and its ancestors
+// allow preemption, it is not already marked, and its application stays at
+// or above its fair share; taking stops when the request fits in the
+// node's potential (unallocated minus the reserved container minus room
+// already earmarked for others). The first set without an AM wins, else
+// the one with the fewest. A selector of the host's is refused, with
+// berth.ErrInvalidArgument, a set that takes a container twice, from
+// another node, or below its application's fair share.
 //
 // # Performance
 //
@@ -143,4 +187,33 @@
 //   - A leaf's AM share is its guarantee times its
 //     maximum-am-resource-percent (YARN: its effective capacity on the
 //     partition).
+//
+// Fair-scheduler preemption:
+//
+//   - A node whose free, unreserved room already fits the request yields no
+//     victim; YARN adds the node's first preemptable container before it
+//     checks, preempting one container for nothing (fixed).
+//   - Asks of zero capability drive no preemption (YARN's memory ratio
+//     becomes infinite and, with the previous point, kills for nothing).
+//   - Negative durations are refused by the parser; YARN's timer throws on
+//     a negative delay, which silently stops its preemption thread.
+//   - The back-off sum saturates instead of wrapping into the past (YARN's
+//     long arithmetic would preempt for the application on every update).
+//   - By default a marked container is killed after the wait only if the
+//     application it was chosen for still has pending demand, otherwise it
+//     is unmarked; YARN kills unconditionally, which
+//     FairConfig.KillUnneeded (berth.preempt.fair.kill-unneeded)
+//     reproduces.
+//   - Orders are deterministic: nodes by id, a node's containers newest
+//     first; a priority's starved request from hosts, then racks, then
+//     ANY; starved applications least starved first (memory, vcores,
+//     submission). YARN uses hash-map orders and a partial-order
+//     comparator.
+//   - One round serves every starved application out of back-off; YARN's
+//     thread takes them one at a time as its update queues them.
+//   - The utilization threshold also gates the round itself (kills of
+//     earlier marks still happen); YARN gates only the starvation update.
+//   - The preemptor keeps its own per-node "preempted for application"
+//     totals to compute a node's potential; containers marked by others are
+//     excluded as candidates but not counted.
 package preempt
