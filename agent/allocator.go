@@ -28,11 +28,9 @@ func (GreedyRLE) allocate(j *job, _ int, s plan.Stage, w berth.Interval) ([]plac
 		return nil, false, nil
 	}
 	sj := j.stageJob(s)
-	var net *profile
 	// Most stages fit whole in the first candidate window: look at that
 	// window alone first. The first batch reads nothing beyond it, so when
-	// it places every gang the answer is the one of the full scan;
-	// otherwise the rest of the window is read and appended.
+	// it places every gang the answer is the one of the full scan.
 	probe := berth.Interval{Start: w.Start, End: w.Start + sj.dur}
 	worth := j.left && fitsIn(w.Start, sj.dur, w.End) && probe.End < w.End
 	if worth {
@@ -46,22 +44,27 @@ func (GreedyRLE) allocate(j *job, _ int, s plan.Stage, w berth.Interval) ([]plac
 		if err != nil {
 			return nil, false, err
 		}
-		if ps, ok := greedyRLE(head, sj, probe.Start, probe.End, true, scanOptions{}); ok && len(ps) == 1 {
+		ps, ok := greedyRLE(head, sj, probe.Start, probe.End, true, scanOptions{})
+		j.view.release(head)
+		if ok && len(ps) == 1 {
 			j.record(ps)
-			j.view.release(head)
 			return ps, true, nil
 		}
-		tail, err := j.net(probe.End, w.End)
-		if err != nil {
-			return nil, false, err
-		}
-		net = head.concat(tail) // head's storage lives on in net
-		j.view.release(tail)
-	} else {
-		var err error
-		if net, err = j.net(w.Start, w.End); err != nil {
-			return nil, false, err
-		}
+	}
+	// The whole window. Allocating left, a window without a stretch that
+	// has room for one gang is answered from the load steps alone
+	// (stretch.go): most rejections end there.
+	var need *stretchNeed
+	if j.left {
+		j.stretch = newStretchNeed(sj)
+		need = &j.stretch
+	}
+	net, err := j.netFor(w.Start, w.End, need)
+	if err == errNoStretch {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
 	}
 	ps, ok := greedyRLE(net, sj, w.Start, w.End, j.left, j.scan())
 	j.view.release(net)

@@ -68,7 +68,11 @@ func (b *stepBuffers) release(p *profile) {
 // over-committed plan being an error, as YARN's
 // getAvailableResourceOverTime throws. The steps are read into a buffer of
 // bufs.
-func loadProfile(p *plan.Plan, bufs *stepBuffers, w berth.Interval, avail bool) (*profile, error) {
+//
+// With need (avail only), when no stretch of w has room for need's gang,
+// errNoStretch is returned before any profile is built (an over-committed
+// step still gives the error above).
+func loadProfile(p *plan.Plan, bufs *stepBuffers, w berth.Interval, avail bool, need *stretchNeed) (*profile, error) {
 	buf := bufs.get()
 	defer bufs.put(buf)
 	steps, err := p.AppendLoadSteps((*buf)[:0], w, "")
@@ -80,6 +84,9 @@ func loadProfile(p *plan.Plan, bufs *stepBuffers, w berth.Interval, avail bool) 
 		steps = []rle.Step{{Interval: w}}
 	}
 	capacity := p.Capacity()
+	if avail && need != nil && noStretch(steps, capacity, need, w) {
+		return nil, errNoStretch
+	}
 	out := bufs.profile(len(steps), w.End)
 	for i, st := range steps {
 		r := st.Value
@@ -93,6 +100,45 @@ func loadProfile(p *plan.Plan, bufs *stepBuffers, w berth.Interval, avail bool) 
 		out.ts[i], out.rs[i] = st.Interval.Start, r
 	}
 	return out, nil
+}
+
+// noStretch reports whether the steps (load over w) leave no stretch with
+// room for need's gang; false when some step is over-committed, so that the
+// caller reports that instead.
+func noStretch(steps []rle.Step, capacity berth.Resource, need *stretchNeed, w berth.Interval) bool {
+	sc := stretchScan{need: need, start: w.Start, deadline: w.End}
+	if need.memGang > 0 && !capacity.HasExtras() {
+		// The common case, memory and vcores only, without a call per
+		// step: this loop is the whole cost of most rejections.
+		for i := range steps {
+			st := &steps[i]
+			v := &st.Value
+			if v.HasExtras() || v.Memory > capacity.Memory || v.VCores > capacity.VCores {
+				return false
+			}
+			if float32(capacity.Memory-v.Memory) < need.memGang {
+				sc.in = false
+				continue
+			}
+			s, e := max(st.Interval.Start, w.Start), min(st.Interval.End, w.End)
+			if !sc.in {
+				sc.in, sc.from = true, s
+			}
+			if fitsIn(sc.from, need.dur, e) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, st := range steps {
+		if !st.Value.FitsIn(capacity) {
+			return false
+		}
+		if sc.see(st.Interval.Start, st.Interval.End, capacity.Sub(st.Value)) {
+			return false
+		}
+	}
+	return true
 }
 
 // addOld adds sign × the reservation old of p (if any) to prof over w.
@@ -120,8 +166,11 @@ func addOld(p *plan.Plan, old plan.ReservationID, w berth.Interval, prof *profil
 
 // physicalAvailable is capacity minus everything the plan holds over w,
 // the reservation old added back; an over-committed plan is an error.
-func physicalAvailable(p *plan.Plan, bufs *stepBuffers, old plan.ReservationID, w berth.Interval) (*profile, error) {
-	load, err := loadProfile(p, bufs, w, true)
+//
+// need (nil: none) is passed to loadProfile; the caller guarantees that
+// old is not in p, since adding it back could make room.
+func physicalAvailable(p *plan.Plan, bufs *stepBuffers, old plan.ReservationID, w berth.Interval, need *stretchNeed) (*profile, error) {
+	load, err := loadProfile(p, bufs, w, true, need)
 	if err != nil {
 		return nil, err
 	}

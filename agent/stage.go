@@ -15,6 +15,10 @@ type planView interface {
 	// available is the plan's availability for user over window, the old
 	// version of the reservation added back and the sharing policy applied.
 	available(user string, old plan.ReservationID, window berth.Interval, period berth.Duration) (*profile, error)
+	// availableFor is available, or errNoStretch when need (nil: none)
+	// shows that no stretch of window has room for one gang (see
+	// stretch.go); it may not test, and then answers as available.
+	availableFor(user string, old plan.ReservationID, window berth.Interval, period berth.Duration, need *stretchNeed) (*profile, error)
 	// loads is the plan's committed load over window without the old
 	// version of the reservation (YARN's planLoads).
 	loads(old plan.ReservationID, window berth.Interval) (*profile, error)
@@ -42,6 +46,9 @@ type job struct {
 	// jobArrival and jobDeadline are the definition's window aligned
 	// inwards to the step.
 	jobArrival, jobDeadline berth.Time
+	// stretch holds the need of the stage being placed (stretch.go), in
+	// the job so that it is not allocated per stage.
+	stretch stretchNeed
 	// placed is the envelope of the non-zero placements made so far.
 	placed                 bool
 	placedStart, placedEnd berth.Time
@@ -61,8 +68,18 @@ func (j *job) scan() scanOptions { return scanOptions{seeBatches: true, exact: j
 
 // net returns the availability over [sa, sd) minus this job's tentative
 // allocations.
-func (j *job) net(sa, sd berth.Time) (*profile, error) {
-	p, err := j.view.available(j.user, j.id, berth.Interval{Start: sa, End: sd}, j.period)
+func (j *job) net(sa, sd berth.Time) (*profile, error) { return j.netFor(sa, sd, nil) }
+
+// netFor is net that may answer errNoStretch when need (nil: none) finds no
+// stretch with room for one gang. The test runs on the plan's availability,
+// before this job's tentative allocations come off; it is made only while
+// there are none, so that it never depends on how a calculator orders
+// resources.
+func (j *job) netFor(sa, sd berth.Time, need *stretchNeed) (*profile, error) {
+	if j.placed {
+		need = nil
+	}
+	p, err := j.view.availableFor(j.user, j.id, berth.Interval{Start: sa, End: sd}, j.period, need)
 	if err != nil {
 		return nil, err
 	}
