@@ -31,6 +31,7 @@ import (
 type inode struct {
 	t           berth.Time
 	dm, dv      rle.Int128 // the change at t
+	pm, pv      rle.Int128 // the change times t
 	sm, sv      rle.Int128 // Σδ over the subtree
 	tm, tv      rle.Int128 // Σδ·τ over the subtree
 	prio        uint64
@@ -43,13 +44,12 @@ func timePriority(t berth.Time) uint64 {
 }
 
 func (n *inode) fix() *inode {
-	n.sm, n.sv = n.dm, n.dv
-	n.tm, n.tv = n.dm.Scale(n.t), n.dv.Scale(n.t)
-	for _, c := range [2]*inode{n.left, n.right} {
-		if c != nil {
-			n.sm, n.sv = n.sm.Add(c.sm), n.sv.Add(c.sv)
-			n.tm, n.tv = n.tm.Add(c.tm), n.tv.Add(c.tv)
-		}
+	n.sm, n.sv, n.tm, n.tv = n.dm, n.dv, n.pm, n.pv
+	if c := n.left; c != nil {
+		n.sm, n.sv, n.tm, n.tv = n.sm.Add(c.sm), n.sv.Add(c.sv), n.tm.Add(c.tm), n.tv.Add(c.tv)
+	}
+	if c := n.right; c != nil {
+		n.sm, n.sv, n.tm, n.tv = n.sm.Add(c.sm), n.sv.Add(c.sv), n.tm.Add(c.tm), n.tv.Add(c.tv)
 	}
 	return n
 }
@@ -64,6 +64,11 @@ func (n *inode) mut(o *owner) *inode {
 }
 
 func (n *inode) zero() bool { return n.dm == (rle.Int128{}) && n.dv == (rle.Int128{}) }
+
+// newINode returns a node for the change (dm, dv) at k, sums not set.
+func newINode(k berth.Time, dm, dv rle.Int128, prio uint64, o *owner) *inode {
+	return &inode{t: k, dm: dm, dv: dv, pm: dm.Scale(k), pv: dv.Scale(k), prio: prio, own: o}
+}
 
 // isplit divides t into keys < k and keys ≥ k.
 func isplit(t *inode, k berth.Time, o *owner) (l, r *inode) {
@@ -100,7 +105,7 @@ func ijoin(l, r *inode, o *owner) *inode {
 // comes back to zero leaves the tree.
 func ichange(t *inode, k berth.Time, dm, dv rle.Int128, o *owner) *inode {
 	if t == nil {
-		n := &inode{t: k, dm: dm, dv: dv, prio: timePriority(k), own: o}
+		n := newINode(k, dm, dv, timePriority(k), o)
 		if n.zero() {
 			return nil
 		}
@@ -109,6 +114,7 @@ func ichange(t *inode, k berth.Time, dm, dv rle.Int128, o *owner) *inode {
 	if t.t == k {
 		c := t.mut(o)
 		c.dm, c.dv = c.dm.Add(dm), c.dv.Add(dv)
+		c.pm, c.pv = c.dm.Scale(k), c.dv.Scale(k)
 		if c.zero() {
 			return ijoin(c.left, c.right, o)
 		}
@@ -116,7 +122,7 @@ func ichange(t *inode, k berth.Time, dm, dv rle.Int128, o *owner) *inode {
 	}
 	if prio := timePriority(k); prio > t.prio {
 		// k is absent (it would be above t): a new node on top.
-		n := &inode{t: k, dm: dm, dv: dv, prio: prio, own: o}
+		n := newINode(k, dm, dv, prio, o)
 		if n.zero() {
 			return t
 		}
@@ -139,7 +145,7 @@ func (t *inode) prefix(x berth.Time) (sm, sv, tm, tv rle.Int128) {
 			n = n.left
 			continue
 		}
-		sm, sv, tm, tv = sm.Add(n.dm), sv.Add(n.dv), tm.Add(n.dm.Scale(n.t)), tv.Add(n.dv.Scale(n.t))
+		sm, sv, tm, tv = sm.Add(n.dm), sv.Add(n.dv), tm.Add(n.pm), tv.Add(n.pv)
 		if l := n.left; l != nil {
 			sm, sv, tm, tv = sm.Add(l.sm), sv.Add(l.sv), tm.Add(l.tm), tv.Add(l.tv)
 		}
@@ -179,8 +185,19 @@ type areaIndex struct {
 	ext  int
 }
 
-// change adds (sign 1) or removes (sign −1) the steps.
+// change adds (sign 1) or removes (sign −1) the steps, which are sorted
+// and disjoint (an allocation's): where one step ends as the next starts,
+// the two changes are made as one.
 func (x *areaIndex) change(steps []rle.Step, sign int64, o *owner) {
+	var at berth.Time
+	var pm, pv rle.Int128 // the change pending at at
+	pending := false
+	flush := func() {
+		if pending && (pm != rle.Int128{} || pv != rle.Int128{}) {
+			x.root = ichange(x.root, at, pm, pv, o)
+		}
+		pending = false
+	}
 	for _, st := range steps {
 		r := st.Value
 		if r.IsZero() || !st.Interval.Valid() {
@@ -191,9 +208,16 @@ func (x *areaIndex) change(steps []rle.Step, sign int64, o *owner) {
 			continue
 		}
 		m, v := rle.Int128Of(r.Memory).Scale(sign), rle.Int128Of(r.VCores).Scale(sign)
-		x.root = ichange(x.root, st.Interval.Start, m, v, o)
-		x.root = ichange(x.root, st.Interval.End, m.Neg(), v.Neg(), o)
+		if pending && at == st.Interval.Start {
+			pm, pv = pm.Add(m), pv.Add(v)
+		} else {
+			flush()
+			x.root = ichange(x.root, st.Interval.Start, m, v, o)
+		}
+		flush()
+		at, pm, pv, pending = st.Interval.End, m.Neg(), v.Neg(), true
 	}
+	flush()
 }
 
 // integral returns the integral over the valid window w.

@@ -63,12 +63,26 @@ func checkAreaOps(t testing.TB, next func(max int64) int64, big bool, n int) {
 				st.m, st.v = draw(math.MaxInt64/4), draw(math.MaxInt64/4)
 			}
 			live = append(live, st)
-			x.change([]rle.Step{{Interval: berth.Interval{Start: st.s, End: st.e}, Value: berth.New(st.m, st.v)}}, 1, o)
+			run := []rle.Step{{Interval: berth.Interval{Start: st.s, End: st.e}, Value: berth.New(st.m, st.v)}}
+			for k := 0; !big && k < 3 && next(2) == 0; k++ {
+				// An allocation's steps: sorted, disjoint, often touching.
+				s := st.e + next(1)*next(20)
+				st = areaStep{s: s, e: s + 1 + next(30), m: draw(1 << 20), v: draw(64)}
+				live = append(live, st)
+				run = append(run, rle.Step{Interval: berth.Interval{Start: st.s, End: st.e}, Value: berth.New(st.m, st.v)})
+			}
+			x.change(run, 1, o)
 		}
 		require.NoError(t, checkAreaTree(x.root, map[berth.Time][2]rle.Int128{}))
 		for q := 0; q < 4; q++ {
 			a, b := draw(1200), draw(1200)
 			w := berth.Interval{Start: min(a, b), End: max(a, b)}
+			if big {
+				// Huge values and times, a short window: the integral fits
+				// 128 bits (two steps of |r| < 2⁶³ over < 2¹¹ ms) while the
+				// prefix sums (change × time ~ 2¹²⁶ a node) wrap.
+				w = berth.Interval{Start: a, End: a + min(next(2000), math.MaxInt64-a)}
+			}
 			got := x.integral(w)
 			wm, wv := bruteArea(live, w)
 			require.Equal(t, wm.String(), got.Memory.Big().String(), "memory over %v of %v", w, live)

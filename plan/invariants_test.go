@@ -185,6 +185,9 @@ func checkAreaTree(t *inode, out map[berth.Time][2]rle.Int128) error {
 	if t.prio != timePriority(t.t) {
 		return fmt.Errorf("priority of %d is not its hash", t.t)
 	}
+	if t.pm != t.dm.Scale(t.t) || t.pv != t.dv.Scale(t.t) {
+		return fmt.Errorf("change times time at %d is stale", t.t)
+	}
 	out[t.t] = [2]rle.Int128{t.dm, t.dv}
 	sm, sv, tm, tv := t.dm, t.dv, t.dm.Scale(t.t), t.dv.Scale(t.t)
 	for _, ch := range []*inode{t.left, t.right} {
