@@ -218,3 +218,37 @@ func FuzzAreaIndex(f *testing.F) {
 		checkAreaOps(t, next, big, 1+len(b)/6)
 	})
 }
+
+// Property: an allocation's AppendSteps over a window are sorted, disjoint,
+// non-zero steps inside the window that hold, at every instant, what the
+// dense model holds (contribution: a periodic allocation repeats over the
+// whole window, as ResourcesOver unrolls it), and nothing elsewhere.
+func TestAllocationAppendSteps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 9))
+	for i := 0; i < 400; i++ {
+		a := randomAlloc(t, rng, rid(int64(i+1)))
+		s := berth.Time(rng.IntN(horizon+100)) - 50
+		w := berth.Interval{Start: s, End: s + berth.Time(rng.IntN(300))}
+		prefix := []rle.Step{{Interval: berth.Interval{Start: -9, End: -8}, Value: c(1)}}
+		steps, err := a.AppendSteps(prefix, w)
+		require.NoError(t, err)
+		require.Equal(t, prefix[0], steps[0], "dst is appended to")
+		steps = steps[1:]
+		at := w.Start
+		for k, st := range steps {
+			require.False(t, st.Value.IsZero())
+			require.GreaterOrEqual(t, st.Interval.Start, at, "sorted and disjoint")
+			require.LessOrEqual(t, st.Interval.End, w.End)
+			for tt := at; tt < st.Interval.Start; tt++ {
+				require.True(t, contribution(a, tt).IsZero(), "alloc %d at %d: a gap", i, tt)
+			}
+			for tt := st.Interval.Start; tt < st.Interval.End; tt++ {
+				require.True(t, contribution(a, tt).Equal(st.Value), "alloc %d step %d at %d", i, k, tt)
+			}
+			at = st.Interval.End
+		}
+		for tt := at; tt < w.End; tt++ {
+			require.True(t, contribution(a, tt).IsZero())
+		}
+	}
+}
