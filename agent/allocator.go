@@ -33,6 +33,21 @@ func (GreedyRLE) allocate(j *job, _ int, s plan.Stage, w berth.Interval) ([]plac
 	// it places every gang the answer is the one of the full scan.
 	probe := berth.Interval{Start: w.Start, End: w.Start + sj.dur}
 	worth := j.left && fitsIn(w.Start, sj.dur, w.End) && probe.End < w.End
+	if worth && !j.placed && memoryOnly(sj.f) {
+		// Under the memory calculator a gang count depends on free memory
+		// alone, monotonically, so the probe succeeds exactly when every
+		// gang fits in the least free memory over its window: one range
+		// maximum of the plan's load answers without reading the window,
+		// either way.
+		if free, ok := j.view.leastFree(j.user, j.id, probe, j.period); ok {
+			if sj.f.fit(free, sj.gangs) >= sj.gangs {
+				ps := []placement{{iv: probe, r: sj.batch(sj.gangs)}}
+				j.record(ps)
+				return ps, true, nil
+			}
+			worth = false
+		}
+	}
 	if worth {
 		// The probe can only succeed if every gang fits at its start; a
 		// point query says when it cannot.
@@ -146,4 +161,13 @@ func (j *job) loads() (*profile, error) {
 		j.planLoads = p
 	}
 	return j.planLoads, nil
+}
+
+// memoryOnly reports whether f counts gangs by memory alone (the memory
+// calculator, not componentwise): a non-decreasing function of the free
+// memory, since float32 conversion, division by the gang's memory,
+// rounding and flooring all preserve order.
+func memoryOnly(f fitter) bool {
+	_, ok := f.calc.(berth.MemoryCalculator)
+	return ok && !f.componentwise
 }

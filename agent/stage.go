@@ -25,6 +25,12 @@ type planView interface {
 	// freeAt is the plan's capacity minus what it holds at t, the old
 	// version of the reservation added back: an upper bound of available.
 	freeAt(old plan.ReservationID, t berth.Time) berth.Resource
+	// leastFree is the componentwise minimum of what available would give
+	// over the valid window w (capacity minus the plan's peak load there),
+	// in O(log n + k) without building a profile; ok is false when it
+	// cannot tell cheaply (a period, the old version held, a policy that
+	// changes availability, an over-committed plan).
+	leastFree(user string, old plan.ReservationID, w berth.Interval, period berth.Duration) (free berth.Resource, ok bool)
 	// release hands back a profile of available or loads that the caller
 	// no longer uses (nor anything built on its storage), for reuse.
 	release(p *profile)

@@ -166,24 +166,52 @@ func FuzzNoStretch(f *testing.F) {
 }
 
 // noNeedView reads a plan as planAdapter does but never makes the stretch
-// test: the reference for what the planners decided before it.
+// test nor answers the least free resources: the reference for what the
+// planners decided before either.
 type noNeedView struct{ planAdapter }
 
 func (v noNeedView) availableFor(user string, old plan.ReservationID, w berth.Interval, period berth.Duration, _ *stretchNeed) (*profile, error) {
 	return v.planAdapter.availableFor(user, old, w, period, nil)
 }
 
-// Property: the stretch test changes no decision. Random plans (memory and
-// dominant calculators, periodic reservations, both policies, updates of a
-// held reservation) and random multi-stage definitions are placed by the
-// greedy planner in both directions with and without it, with the same
-// placements and errors.
+func (noNeedView) leastFree(string, plan.ReservationID, berth.Interval, berth.Duration) (berth.Resource, bool) {
+	return berth.Resource{}, false
+}
+
+// countingView counts the shortcuts taken, so that the property below is
+// known to exercise them.
+type countingView struct {
+	planAdapter
+	least, none *int
+}
+
+func (v countingView) leastFree(user string, old plan.ReservationID, w berth.Interval, period berth.Duration) (berth.Resource, bool) {
+	free, ok := v.planAdapter.leastFree(user, old, w, period)
+	if ok {
+		*v.least++
+	}
+	return free, ok
+}
+
+func (v countingView) availableFor(user string, old plan.ReservationID, w berth.Interval, period berth.Duration, need *stretchNeed) (*profile, error) {
+	p, err := v.planAdapter.availableFor(user, old, w, period, need)
+	if err == errNoStretch {
+		*v.none++
+	}
+	return p, err
+}
+
+// Property: the stretch test and the least-free shortcut of the probe
+// change no decision. Random plans (memory and dominant calculators,
+// periodic reservations, both policies, updates of a held reservation) and
+// random multi-stage definitions are placed by the greedy planner in both
+// directions with and without them, with the same placements and errors.
 func TestStretchChangesNoDecision(t *testing.T) {
 	cot, err := policy.NewCapacityOverTime(policy.DefaultCapacityOverTimeConfig())
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(14, 4))
 	next := func(max int64) int64 { return r.Int64N(max + 1) }
-	decided := 0
+	decided, least, none := 0, 0, 0
 	for round := 0; round < 150; round++ {
 		pc := plan.DefaultConfig("q", berth.New(6*1024, 6), berth.NewManualClock(0))
 		pc.MaxAllocation = berth.New(4096, 4)
@@ -214,7 +242,7 @@ func TestStretchChangesNoDecision(t *testing.T) {
 			user := []string{"a", "b"}[next(1)]
 			for _, left := range []bool{true, false} {
 				ip := &IterativePlanner{Options: Options{FavorEarlyAllocation: left, ComponentwiseFit: next(3) == 0}}
-				got, gotStages, gotErr := ip.compute(planAdapter{p: p}, id, user, def)
+				got, gotStages, gotErr := ip.compute(countingView{planAdapter{p: p}, &least, &none}, id, user, def)
 				want, wantStages, wantErr := ip.compute(noNeedView{planAdapter{p: p}}, id, user, def)
 				require.Equal(t, wantErr, gotErr, "round %d: %+v", round, def)
 				assert.Equal(t, want, got)
@@ -226,6 +254,8 @@ func TestStretchChangesNoDecision(t *testing.T) {
 		}
 	}
 	require.Positive(t, decided, "some definitions must be placed")
+	require.Positive(t, least, "the least-free shortcut must be exercised")
+	require.Positive(t, none, "the stretch test must reject some stages")
 }
 
 // randomStretchDefinition draws 1–3 stages of 1–6 gangs inside a window of

@@ -94,6 +94,26 @@ func (v planAdapter) loads(old plan.ReservationID, w berth.Interval) (*profile, 
 
 func (v planAdapter) release(p *profile) { v.bufs.release(p) }
 
+func (v planAdapter) leastFree(_ string, old plan.ReservationID, w berth.Interval, period berth.Duration) (berth.Resource, bool) {
+	if period != 0 || !w.Valid() {
+		return berth.Resource{}, false
+	}
+	if pol := v.p.Policy(); pol != nil {
+		if u, ok := pol.(unchangedAvailability); !ok || !u.AvailableUnchanged() {
+			return berth.Resource{}, false
+		}
+	}
+	if _, held := v.p.Reservation(old); held && !old.IsZero() {
+		return berth.Resource{}, false
+	}
+	peak, err := v.p.PeakLoad(w)
+	capacity := v.p.Capacity()
+	if err != nil || !peak.FitsIn(capacity) {
+		return berth.Resource{}, false
+	}
+	return capacity.Sub(peak), true
+}
+
 func (v planAdapter) freeAt(old plan.ReservationID, t berth.Time) berth.Resource {
 	free := v.p.Capacity().Sub(v.p.TotalCommitted(t))
 	if a, ok := v.p.Reservation(old); ok && !old.IsZero() {

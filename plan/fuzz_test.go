@@ -12,7 +12,7 @@ import (
 )
 
 // fuzzCheck compares a plan with its model: size, indexes, the committed
-// resources and their integrals, the selection of reservations over a few
+// resources, their integrals and peaks, the selection of reservations over a few
 // windows.
 func fuzzCheck(t *testing.T, p *Plan, m *model, what string) {
 	t.Helper()
@@ -35,6 +35,11 @@ func fuzzCheck(t *testing.T, p *Plan, m *model, what string) {
 		for _, u := range []string{"", "x"} {
 			if err := checkIntegral(p, m, berth.Interval{Start: w[0], End: w[1]}, u); err != nil {
 				t.Fatalf("%s: %v", what, err)
+			}
+			if u == "" {
+				if err := checkPeak(p, m, berth.Interval{Start: w[0], End: w[1]}); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
 			}
 			got := ids(p.Reservations(Filter{Window: &berth.Interval{Start: w[0], End: w[1]}, User: u}))
 			want := m.sorted(func(a *Allocation) bool { return (u == "" || a.User == u) && bruteOverlap(a, w[0], w[1]) })
@@ -172,6 +177,29 @@ func checkIntegral(p *Plan, m *model, w berth.Interval, user string) error {
 	}
 	if !got.Equal(want) {
 		return fmt.Errorf("integral of %q over %v: got %v, want %v", user, w, got, want)
+	}
+	return nil
+}
+
+// checkPeak compares PeakLoad over w with the model's load maximised
+// millisecond by millisecond.
+func checkPeak(p *Plan, m *model, w berth.Interval) error {
+	got, err := p.PeakLoad(w)
+	if w.Start > w.End {
+		if !errors.Is(err, berth.ErrInvalidArgument) {
+			return fmt.Errorf("peak over %v: want an invalid-argument error, got %v", w, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("peak over %v: %w", w, err)
+	}
+	var want berth.Resource
+	for tt := w.Start; tt < w.End; tt++ {
+		want = berth.ComponentwiseMax(want, m.sum(tt, func(*Allocation) bool { return true }))
+	}
+	if !got.Equal(want) {
+		return fmt.Errorf("peak over %v: got %v, want %v", w, got, want)
 	}
 	return nil
 }
