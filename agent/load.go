@@ -102,29 +102,47 @@ func loadProfile(p *plan.Plan, bufs *stepBuffers, w berth.Interval, avail bool, 
 	return out, nil
 }
 
-// noStretch reports whether the steps (load over w) leave no stretch with
-// room for need's gang; false when some step is over-committed, so that the
-// caller reports that instead.
+// noStretch reports whether the steps (load over w) leave need's stage no
+// placement: no stretch with room for one gang, or (memory calculator,
+// exact counts) too little room in all the stretches together. It is false
+// when some step is over-committed, so that the caller reports that
+// instead.
 func noStretch(steps []rle.Step, capacity berth.Resource, need *stretchNeed, w berth.Interval) bool {
 	sc := stretchScan{need: need, start: w.Start, deadline: w.End}
 	if need.memGang > 0 && !capacity.HasExtras() {
 		// The common case, memory and vcores only, without a call per
 		// step: this loop is the whole cost of most rejections.
+		exact := need.exact(capacity)
+		goal := rle.Product(need.gangs, need.dur)
+		var total, run rle.Int128 // gang·ms in the long stretches closed so far, in the open one
+		long := false             // the open stretch is long enough for a batch
 		for i := range steps {
 			st := &steps[i]
 			v := &st.Value
 			if v.HasExtras() || v.Memory > capacity.Memory || v.VCores > capacity.VCores {
 				return false
 			}
-			if float32(capacity.Memory-v.Memory) < need.memGang {
-				sc.in = false
+			free := capacity.Memory - v.Memory
+			if float32(free) < need.memGang {
+				if long {
+					total = total.Add(run)
+				}
+				sc.in, long = false, false
 				continue
 			}
 			s, e := max(st.Interval.Start, w.Start), min(st.Interval.End, w.End)
 			if !sc.in {
-				sc.in, sc.from = true, s
+				sc.in, sc.from, run = true, s, rle.Int128{}
 			}
-			if fitsIn(sc.from, need.dur, e) {
+			if !exact {
+				if fitsIn(sc.from, need.dur, e) {
+					return false
+				}
+				continue
+			}
+			run = run.Add(rle.Product(min(free/need.gangMem, need.gangs), e-s))
+			long = long || fitsIn(sc.from, need.dur, e)
+			if long && total.Add(run).Cmp(goal) >= 0 {
 				return false
 			}
 		}

@@ -16,6 +16,15 @@ import (
 // stretch test runs on the steps as read from the plan, before any profile
 // is built, in one pass with a comparison per step (memory calculator) or
 // one fit per step (others).
+//
+// When gang counts are exact (memory calculator, small enough values, see
+// stretchNeed.exact) the same pass also bounds what all batches together
+// can take: a batch of m gangs over [s, s+dur) lies inside a stretch of
+// duration at least dur and, at every instant, the batches stacked there
+// number at most the free gangs of that instant (and at most the stage's
+// gangs). So the stage needs gangs × dur of "gang time" summed over the
+// long stretches, each instant counting min(free gangs, gangs); with less
+// it cannot be placed.
 
 // errNoStretch reports that the window holds no stretch with room for one
 // gang: the stage cannot be placed. It never leaves the package.
@@ -27,17 +36,32 @@ type stretchNeed struct {
 	f   fitter
 	dur berth.Duration
 	// memGang is the gang's memory as a float32 when fit under the memory
-	// calculator reduces to a comparison (see room); 0 otherwise.
+	// calculator reduces to a comparison (see room); 0 otherwise. gangMem
+	// is the same as an integer, gangs how many gangs the stage places.
 	memGang float32
+	gangMem int64
+	gangs   int64
 }
 
 // newStretchNeed returns the need of one gang of sj.
 func newStretchNeed(sj stageJob) stretchNeed {
-	n := stretchNeed{f: sj.f, dur: sj.dur}
-	if _, ok := sj.f.calc.(berth.MemoryCalculator); ok && !sj.f.componentwise && sj.f.gang.Memory > 0 {
-		n.memGang = float32(sj.f.gang.Memory)
+	n := stretchNeed{f: sj.f, dur: sj.dur, gangs: sj.gangs}
+	if memoryOnly(sj.f) && sj.f.gang.Memory > 0 {
+		n.memGang, n.gangMem = float32(sj.f.gang.Memory), sj.f.gang.Memory
 	}
 	return n
+}
+
+// exact reports whether, under the memory calculator, fit is the exact
+// floor(free / gang) for every free memory up to capacity's, so that gang
+// counts add up: then k gangs taken from free leave exactly fit(free) − k,
+// and the batches a greedy stacks at one instant never number more than
+// fit(free) there. It holds when capacity + gang < 2²⁴: both are exact
+// float32 values, and with a = q·g + r, 0 < r < g, the quotient a/g lies
+// 1/g below q+1 while rounding moves it by at most (q+1)·2⁻²⁴ < 1/g
+// (as (q+1)·g ≤ a + g < 2²⁴), so it never rounds up to q+1.
+func (n *stretchNeed) exact(capacity berth.Resource) bool {
+	return n.gangMem > 0 && capacity.Memory >= 0 && capacity.Memory < 1<<24-n.gangMem
 }
 
 // room reports fit(free, 1) ≥ 1. Under the memory calculator fit is

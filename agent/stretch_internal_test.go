@@ -111,6 +111,45 @@ func bruteStretch(c stretchCase) bool {
 	return false
 }
 
+// bruteGangTime is the reference of the exact-count bound: on the grid,
+// whether the maximal stretches with room, at least dur long, hold gangs ×
+// dur of min(free gangs, gangs) summed instant by instant. It applies under
+// the memory calculator with exact counts only (true otherwise).
+func bruteGangTime(c stretchCase) bool {
+	need := newStretchNeed(c.sj)
+	if !need.exact(c.capacity) {
+		return true
+	}
+	free := func(t berth.Time) (int64, bool) {
+		for _, st := range c.steps {
+			if st.Interval.Start <= t && t < st.Interval.End {
+				return (c.capacity.Memory - st.Value.Memory) / need.gangMem, true
+			}
+		}
+		return 0, false
+	}
+	var total int64
+	for t := c.w.Start; t < c.w.End; {
+		if n, _ := free(t); n < 1 {
+			t++
+			continue
+		}
+		var area int64
+		s := t
+		for ; t < c.w.End; t++ {
+			n, _ := free(t)
+			if n < 1 {
+				break
+			}
+			area += min(n, c.sj.gangs)
+		}
+		if t-s >= c.sj.dur {
+			total += area
+		}
+	}
+	return total >= c.sj.gangs*c.sj.dur
+}
+
 func overCommitted(c stretchCase) bool {
 	for _, st := range c.steps {
 		if !st.Value.FitsIn(c.capacity) {
@@ -120,9 +159,11 @@ func overCommitted(c stretchCase) bool {
 	return false
 }
 
-// checkStretch checks noStretch on c against the reference and the greedy:
-// with no over-commitment it answers as the brute force, and when it finds
-// no stretch the left greedy places nothing on the same availability.
+// checkStretch checks noStretch on c against the references and the
+// greedy: with no over-commitment it answers as the brute forces (a long
+// enough stretch, and enough gang time in them when counts are exact), and
+// when it finds no placement the left greedy places nothing on the same
+// availability.
 func checkStretch(t testing.TB, c stretchCase) {
 	need := newStretchNeed(c.sj)
 	got := noStretch(c.steps, c.capacity, &need, c.w)
@@ -130,7 +171,7 @@ func checkStretch(t testing.TB, c stretchCase) {
 		require.False(t, got, "an over-committed step is left to the caller")
 		return
 	}
-	require.Equal(t, !bruteStretch(c), got, "steps %v window %v dur %d", c.steps, c.w, c.sj.dur)
+	require.Equal(t, !(bruteStretch(c) && bruteGangTime(c)), got, "steps %v window %v dur %d gangs %d", c.steps, c.w, c.sj.dur, c.sj.gangs)
 	if !got {
 		return
 	}
