@@ -241,11 +241,14 @@ func patternIntegral(pattern *rle.Series, per berth.Duration, w berth.Interval) 
 
 // LoadIntegral returns the integral over window of what the plan (or
 // user's reservations, when user is not empty) holds, periodic reservations
-// included: the area under [Plan.LoadSteps], exact (see [rle.Area]). It
-// costs O(log n) for n reservations whatever the window's length (a tree of
-// the load's changes with prefix sums), plus O(u) for the u steps of each
-// periodic pattern, and O(k) for the k steps in window when some
-// reservation has extended resource types. An empty window gives zero.
+// included: the area under [Plan.LoadSteps], exact (see [rle.Area]). For a
+// user it costs O(log n) for the user's n reservations whatever the
+// window's length (a tree of the load's changes with prefix sums), plus
+// O(u) for the u steps of each periodic pattern, and O(k) for the k steps
+// in window when some reservation has extended resource types. For the
+// whole plan it walks the k steps of its series in window (O(log n + k)):
+// the sharing policies only ask per user, and a plan-wide tree cost every
+// add about as much as the series itself. An empty window gives zero.
 // Unlike LoadSteps it does not refuse a window spanning many periods.
 func (p *Plan) LoadIntegral(window berth.Interval, user string) (rle.Area, error) {
 	if window.Start > window.End {
@@ -256,7 +259,7 @@ func (p *Plan) LoadIntegral(window berth.Interval, user string) (rle.Area, error
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	total, patterns, idx := p.st.total, p.st.patterns, &p.st.area
+	total, patterns, idx := p.st.total, p.st.patterns, (*areaIndex)(nil)
 	if user != "" {
 		us := p.st.users[user]
 		if us == nil {
@@ -265,7 +268,7 @@ func (p *Plan) LoadIntegral(window berth.Interval, user string) (rle.Area, error
 		total, patterns, idx = us.total, us.patterns, &us.area
 	}
 	var out rle.Area
-	if idx.ext > 0 {
+	if idx == nil || idx.ext > 0 {
 		out = total.Integral(window)
 	} else {
 		out = idx.integral(window)

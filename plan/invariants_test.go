@@ -94,9 +94,6 @@ func checkState(p *Plan) error {
 	if np+pp != st.table.Len() || st.byEnd.Len() != st.table.Len() {
 		return fmt.Errorf("%d + %d indexed, table %d, byEnd %d", np, pp, st.table.Len(), st.byEnd.Len())
 	}
-	if err := checkArea(st.area, st.total); err != nil {
-		return fmt.Errorf("plan: %w", err)
-	}
 	perUser := map[string]int{}
 	var bad error
 	st.table.Ascend(func(e idEntry) bool {

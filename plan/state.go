@@ -24,8 +24,6 @@ type state struct {
 	periodic periodicIndex
 	// total is the sum of the non-periodic reservations.
 	total *rle.Series
-	// area is total's change tree, for window integrals (integral.go).
-	area areaIndex
 	// patterns sums the periodic reservations of each period: the pattern
 	// of one period on [0, period).
 	patterns map[berth.Duration]*rle.Series
@@ -39,7 +37,7 @@ type userState struct {
 	byInterval ivIndex
 	periodic   periodicIndex
 	total      *rle.Series
-	area       areaIndex // total's change tree (integral.go)
+	area       areaIndex // total's change tree, for window integrals (integral.go)
 	patterns   map[berth.Duration]*rle.Series
 	// count is the number of active reservations over time (<n, n>).
 	count *rle.Series
@@ -103,7 +101,7 @@ func (st *state) deepCopy(exclusive bool) *state {
 		}
 		return copySeries(s)
 	}
-	out := &state{capacity: st.capacity, own: new(owner), total: cp(st.total), area: st.area,
+	out := &state{capacity: st.capacity, own: new(owner), total: cp(st.total),
 		patterns: make(map[berth.Duration]*rle.Series, len(st.patterns)),
 		users:    make(map[string]*userState, len(st.users))}
 	tree := func(t *tnode) *tnode { return t }
@@ -121,7 +119,6 @@ func (st *state) deepCopy(exclusive bool) *state {
 		st.byEnd.Ascend(func(a *Allocation) bool { out.byEnd.ReplaceOrInsert(a); return true })
 	}
 	out.byInterval = ivs(&st.byInterval)
-	out.area = areas(st.area)
 	out.periodic = st.periodic.copyWith(tree)
 	for p, s := range st.patterns {
 		out.patterns[p] = cp(s)
@@ -436,7 +433,6 @@ func (tx *txn) add(a *Allocation) error {
 		if err := tx.book(a, tx.st.total, us.total, false); err != nil {
 			return fail(err)
 		}
-		tx.areaChange(&tx.st.area, a, 1)
 		tx.areaChange(&us.area, a, 1)
 		tx.indexInsert(&tx.st.byInterval, a)
 		tx.indexInsert(&us.byInterval, a)
@@ -469,7 +465,6 @@ func (tx *txn) remove(a *Allocation) error {
 		if err := tx.book(a, tx.st.total, us.total, true); err != nil {
 			return fail(err)
 		}
-		tx.areaChange(&tx.st.area, a, -1)
 		tx.areaChange(&us.area, a, -1)
 		tx.indexDelete(&tx.st.byInterval, a)
 		tx.indexDelete(&us.byInterval, a)
