@@ -22,6 +22,19 @@ func fuzzCheck(t *testing.T, p *Plan, m *model, what string) {
 	if p.Len() != len(m.allocs) {
 		t.Fatalf("%s holds %d, model %d", what, p.Len(), len(m.allocs))
 	}
+	for _, a := range m.allocs {
+		steps, err := a.AppendSteps(nil, berth.Interval{Start: 20, End: 230})
+		if err != nil {
+			t.Fatalf("%s: steps of %v: %v", what, a.ID, err)
+		}
+		for _, st := range steps {
+			for _, tt := range []berth.Time{st.Interval.Start, st.Interval.End - 1} {
+				if got := contribution(a, tt); !got.Equal(st.Value) || st.Value.IsZero() {
+					t.Fatalf("%s: step %v of %v: holds %v at %d", what, st, a.ID, got, tt)
+				}
+			}
+		}
+	}
 	for tt := berth.Time(0); tt < 300; tt += 3 {
 		want := m.sum(tt, func(*Allocation) bool { return true })
 		if got := p.TotalCommitted(tt); !want.Equal(got) {
