@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"math"
 	"sync"
 
 	"github.com/berthsched/berth"
@@ -113,9 +114,12 @@ func noStretch(steps []rle.Step, capacity berth.Resource, need *stretchNeed, w b
 		// The common case, memory and vcores only, without a call per
 		// step: this loop is the whole cost of most rejections.
 		exact := need.exact(capacity)
-		goal := rle.Product(need.gangs, need.dur)
-		var total, run rle.Int128 // gang·ms in the long stretches closed so far, in the open one
-		long := false             // the open stretch is long enough for a batch
+		// Gang time is counted in int64: at most gangs × |w|, checked to
+		// fit (else the bound is not used).
+		exact = exact && uint64(w.End)-uint64(w.Start) <= uint64(math.MaxInt64/need.gangs)
+		goal := need.gangs * need.dur // used once a stretch of dur ≤ |w| is seen
+		var total, run int64          // gang·ms in the long stretches closed so far, in the open one
+		long := false                 // the open stretch is long enough for a batch
 		for i := range steps {
 			st := &steps[i]
 			v := &st.Value
@@ -125,14 +129,14 @@ func noStretch(steps []rle.Step, capacity berth.Resource, need *stretchNeed, w b
 			free := capacity.Memory - v.Memory
 			if float32(free) < need.memGang {
 				if long {
-					total = total.Add(run)
+					total += run
 				}
 				sc.in, long = false, false
 				continue
 			}
 			s, e := max(st.Interval.Start, w.Start), min(st.Interval.End, w.End)
 			if !sc.in {
-				sc.in, sc.from, run = true, s, rle.Int128{}
+				sc.in, sc.from, run = true, s, 0
 			}
 			if !exact {
 				if fitsIn(sc.from, need.dur, e) {
@@ -140,9 +144,9 @@ func noStretch(steps []rle.Step, capacity berth.Resource, need *stretchNeed, w b
 				}
 				continue
 			}
-			run = run.Add(rle.Product(min(free/need.gangMem, need.gangs), e-s))
+			run += min(free/need.gangMem, need.gangs) * (e - s)
 			long = long || fitsIn(sc.from, need.dur, e)
-			if long && total.Add(run).Cmp(goal) >= 0 {
+			if long && total+run >= goal {
 				return false
 			}
 		}

@@ -312,3 +312,22 @@ func randomStretchDefinition(next func(max int64) int64) plan.Definition {
 	}
 	return def
 }
+
+// Property: the memory calculator's fit written in gives the calculator's
+// own answer, 0/0, negatives, zero gangs and float32 rounding included.
+func TestMemoryFitMatchesCalculator(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 10))
+	vals := []int64{0, 1, -1, 1024, 1 << 24, 1<<24 + 1, math.MaxInt64, math.MinInt64, 1<<53 + 7}
+	draw := func() int64 {
+		if r.IntN(3) == 0 {
+			return vals[r.IntN(len(vals))]
+		}
+		return r.Int64() >> r.IntN(64)
+	}
+	for i := 0; i < 100000; i++ {
+		f := fitter{calc: berth.MemoryCalculator{}, cluster: berth.New(draw(), draw()), gang: berth.New(draw(), draw())}
+		avail, limit := berth.New(draw(), draw()), r.Int64N(1<<40)
+		want := min(javaFloorToInt(berth.MemoryCalculator{}.Divide(f.cluster, avail, f.gang)), limit)
+		require.Equal(t, want, f.fit(avail, limit), "avail %v gang %v", avail, f.gang)
+	}
+}
