@@ -28,13 +28,26 @@ func (GreedyRLE) allocate(j *job, _ int, s plan.Stage, w berth.Interval) ([]plac
 		return nil, false, nil
 	}
 	sj := j.stageJob(s)
-	var net *profile
 	// Most stages fit whole in the first candidate window: look at that
 	// window alone first. The first batch reads nothing beyond it, so when
-	// it places every gang the answer is the one of the full scan;
-	// otherwise the rest of the window is read and appended.
+	// it places every gang the answer is the one of the full scan.
 	probe := berth.Interval{Start: w.Start, End: w.Start + sj.dur}
 	worth := j.left && fitsIn(w.Start, sj.dur, w.End) && probe.End < w.End
+	if worth && !j.placed && memoryOnly(sj.f) {
+		// Under the memory calculator a gang count depends on free memory
+		// alone, monotonically, so the probe succeeds exactly when every
+		// gang fits in the least free memory over its window: one range
+		// maximum of the plan's load answers without reading the window,
+		// either way.
+		if free, ok := j.view.leastFree(j.user, j.id, probe, j.period); ok {
+			if sj.f.fit(free, sj.gangs) >= sj.gangs {
+				ps := []placement{{iv: probe, r: sj.batch(sj.gangs)}}
+				j.record(ps)
+				return ps, true, nil
+			}
+			worth = false
+		}
+	}
 	if worth {
 		// The probe can only succeed if every gang fits at its start; a
 		// point query says when it cannot.
@@ -46,22 +59,27 @@ func (GreedyRLE) allocate(j *job, _ int, s plan.Stage, w berth.Interval) ([]plac
 		if err != nil {
 			return nil, false, err
 		}
-		if ps, ok := greedyRLE(head, sj, probe.Start, probe.End, true, scanOptions{}); ok && len(ps) == 1 {
+		ps, ok := greedyRLE(head, sj, probe.Start, probe.End, true, scanOptions{})
+		j.view.release(head)
+		if ok && len(ps) == 1 {
 			j.record(ps)
-			j.view.release(head)
 			return ps, true, nil
 		}
-		tail, err := j.net(probe.End, w.End)
-		if err != nil {
-			return nil, false, err
-		}
-		net = head.concat(tail) // head's storage lives on in net
-		j.view.release(tail)
-	} else {
-		var err error
-		if net, err = j.net(w.Start, w.End); err != nil {
-			return nil, false, err
-		}
+	}
+	// The whole window. Allocating left, a window without a stretch that
+	// has room for one gang is answered from the load steps alone
+	// (stretch.go): most rejections end there.
+	var need *stretchNeed
+	if j.left {
+		j.stretch = newStretchNeed(sj)
+		need = &j.stretch
+	}
+	net, err := j.netFor(w.Start, w.End, need)
+	if err == errNoStretch {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
 	}
 	ps, ok := greedyRLE(net, sj, w.Start, w.End, j.left, j.scan())
 	j.view.release(net)
@@ -144,4 +162,13 @@ func (j *job) loads() (*profile, error) {
 		j.planLoads = p
 	}
 	return j.planLoads, nil
+}
+
+// memoryOnly reports whether f counts gangs by memory alone (the memory
+// calculator, not componentwise): a non-decreasing function of the free
+// memory, since float32 conversion, division by the gang's memory,
+// rounding and flooring all preserve order.
+func memoryOnly(f fitter) bool {
+	_, ok := f.calc.(berth.MemoryCalculator)
+	return ok && !f.componentwise
 }

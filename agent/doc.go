@@ -95,6 +95,14 @@
 //     step, with the same result; the plan's load is read as steps
 //     (Plan.AppendLoadSteps, a walk of the plan's aggregate series into a
 //     recycled buffer) rather than as copied series.
+//   - The greedy-RLE allocator, allocating left, skips work that cannot
+//     change its answer: under the memory calculator the first candidate
+//     window is settled by one range maximum of the plan's load
+//     (Plan.PeakLoad), and a stage whose window holds no stretch of its
+//     duration with room for one gang (nor, with exact counts, enough gang
+//     time in all such stretches) is rejected from the load steps alone,
+//     without building the availability or running the scan. Decisions and
+//     placements are YARN's.
 //   - Placements are returned in canonical form (maximal blocks of equal
 //     amount), YARN's toIntervalMap without its zero gaps.
 //   - [LegacyGreedy] sums stages placed on the same interval, where the 2.x

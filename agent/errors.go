@@ -63,6 +63,10 @@ func validateStage(i int, s plan.Stage, capacity, maxAlloc berth.Resource, calc 
 
 // overflows reports whether r × n leaves the int64 range in some type.
 func overflows(r berth.Resource, n int64) bool {
+	if !r.HasExtras() {
+		// Memory and vcores only: no list of type names to build.
+		return (r.Memory != 0 && n > math.MaxInt64/r.Memory) || (r.VCores != 0 && n > math.MaxInt64/r.VCores)
+	}
 	for _, name := range berth.TypeNames(r) {
 		if v := r.Extra(name); v != 0 && n > math.MaxInt64/v {
 			return true

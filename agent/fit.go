@@ -18,8 +18,13 @@ type fitter struct {
 }
 
 // fit returns how many gangs fit in avail, at most limit.
-func (f fitter) fit(avail berth.Resource, limit int64) int64 {
+func (f *fitter) fit(avail berth.Resource, limit int64) int64 {
 	var n int64
+	if _, mem := f.calc.(berth.MemoryCalculator); mem && !f.componentwise {
+		// MemoryCalculator.Divide written in: the scans call this once per
+		// breakpoint.
+		return min(javaFloorToInt(memoryRatio(avail.Memory, f.gang.Memory)), limit)
+	}
 	if f.componentwise {
 		n = math.MaxInt32
 		for _, name := range berth.TypeNames(avail, f.gang) {
@@ -33,6 +38,15 @@ func (f fitter) fit(avail berth.Resource, limit int64) int64 {
 		n = javaFloorToInt(f.calc.Divide(f.cluster, avail, f.gang))
 	}
 	return min(n, limit)
+}
+
+// memoryRatio is MemoryCalculator's ratio: memory over memory in single
+// precision, 0/0 being 0.
+func memoryRatio(a, b int64) float32 {
+	if a == 0 && b == 0 {
+		return 0
+	}
+	return float32(a) / float32(b)
 }
 
 // javaFloorToInt is Java's (int) Math.floor(x) for a float x: NaN gives 0

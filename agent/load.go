@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"math"
 	"sync"
 
 	"github.com/berthsched/berth"
@@ -68,7 +69,11 @@ func (b *stepBuffers) release(p *profile) {
 // over-committed plan being an error, as YARN's
 // getAvailableResourceOverTime throws. The steps are read into a buffer of
 // bufs.
-func loadProfile(p *plan.Plan, bufs *stepBuffers, w berth.Interval, avail bool) (*profile, error) {
+//
+// With need (avail only), when no stretch of w has room for need's gang,
+// errNoStretch is returned before any profile is built (an over-committed
+// step still gives the error above).
+func loadProfile(p *plan.Plan, bufs *stepBuffers, w berth.Interval, avail bool, need *stretchNeed) (*profile, error) {
 	buf := bufs.get()
 	defer bufs.put(buf)
 	steps, err := p.AppendLoadSteps((*buf)[:0], w, "")
@@ -80,6 +85,9 @@ func loadProfile(p *plan.Plan, bufs *stepBuffers, w berth.Interval, avail bool) 
 		steps = []rle.Step{{Interval: w}}
 	}
 	capacity := p.Capacity()
+	if avail && need != nil && noStretch(steps, capacity, need, w) {
+		return nil, errNoStretch
+	}
 	out := bufs.profile(len(steps), w.End)
 	for i, st := range steps {
 		r := st.Value
@@ -93,6 +101,66 @@ func loadProfile(p *plan.Plan, bufs *stepBuffers, w berth.Interval, avail bool) 
 		out.ts[i], out.rs[i] = st.Interval.Start, r
 	}
 	return out, nil
+}
+
+// noStretch reports whether the steps (load over w) leave need's stage no
+// placement: no stretch with room for one gang, or (memory calculator,
+// exact counts) too little room in all the stretches together. It is false
+// when some step is over-committed, so that the caller reports that
+// instead.
+func noStretch(steps []rle.Step, capacity berth.Resource, need *stretchNeed, w berth.Interval) bool {
+	sc := stretchScan{need: need, start: w.Start, deadline: w.End}
+	if need.memGang > 0 && !capacity.HasExtras() {
+		// The common case, memory and vcores only, without a call per
+		// step: this loop is the whole cost of most rejections.
+		exact := need.exact(capacity)
+		// Gang time is counted in int64: at most gangs × |w|, checked to
+		// fit (else the bound is not used).
+		exact = exact && uint64(w.End)-uint64(w.Start) <= uint64(math.MaxInt64/need.gangs)
+		goal := need.gangs * need.dur // used once a stretch of dur ≤ |w| is seen
+		var total, run int64          // gang·ms in the long stretches closed so far, in the open one
+		long := false                 // the open stretch is long enough for a batch
+		for i := range steps {
+			st := &steps[i]
+			v := &st.Value
+			if v.HasExtras() || v.Memory > capacity.Memory || v.VCores > capacity.VCores {
+				return false
+			}
+			free := capacity.Memory - v.Memory
+			if float32(free) < need.memGang {
+				if long {
+					total += run
+				}
+				sc.in, long = false, false
+				continue
+			}
+			s, e := max(st.Interval.Start, w.Start), min(st.Interval.End, w.End)
+			if !sc.in {
+				sc.in, sc.from, run = true, s, 0
+			}
+			if !exact {
+				if fitsIn(sc.from, need.dur, e) {
+					return false
+				}
+				continue
+			}
+			run += min(free/need.gangMem, need.gangs) * (e - s)
+			long = long || fitsIn(sc.from, need.dur, e)
+			if long && total+run >= goal {
+				return false
+			}
+		}
+		return true
+	}
+	for _, st := range steps {
+		if !st.Value.FitsIn(capacity) {
+			return false
+		}
+		if sc.see(st.Interval.Start, st.Interval.End, capacity.Sub(st.Value)) {
+			return false
+		}
+	}
+	return true
 }
 
 // addOld adds sign × the reservation old of p (if any) to prof over w.
@@ -120,8 +188,11 @@ func addOld(p *plan.Plan, old plan.ReservationID, w berth.Interval, prof *profil
 
 // physicalAvailable is capacity minus everything the plan holds over w,
 // the reservation old added back; an over-committed plan is an error.
-func physicalAvailable(p *plan.Plan, bufs *stepBuffers, old plan.ReservationID, w berth.Interval) (*profile, error) {
-	load, err := loadProfile(p, bufs, w, true)
+//
+// need (nil: none) is passed to loadProfile; the caller guarantees that
+// old is not in p, since adding it back could make room.
+func physicalAvailable(p *plan.Plan, bufs *stepBuffers, old plan.ReservationID, w berth.Interval, need *stretchNeed) (*profile, error) {
+	load, err := loadProfile(p, bufs, w, true, need)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +238,7 @@ func yarnPlanLoads(p *plan.Plan, bufs *stepBuffers, old plan.ReservationID, cont
 		if !w.Valid() {
 			return &profile{end: ja}, nil
 		}
-		load, err := loadProfile(p, bufs, w, false)
+		load, err := loadProfile(p, bufs, w, false, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +248,7 @@ func yarnPlanLoads(p *plan.Plan, bufs *stepBuffers, old plan.ReservationID, cont
 		return load, nil
 	}
 	// The read covers ja and jd, both inside [contract.Start, jd].
-	load, err := loadProfile(p, bufs, berth.Interval{Start: contract.Start, End: jd + 1}, false)
+	load, err := loadProfile(p, bufs, berth.Interval{Start: contract.Start, End: jd + 1}, false, nil)
 	if err != nil {
 		return nil, err
 	}

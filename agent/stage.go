@@ -15,6 +15,10 @@ type planView interface {
 	// available is the plan's availability for user over window, the old
 	// version of the reservation added back and the sharing policy applied.
 	available(user string, old plan.ReservationID, window berth.Interval, period berth.Duration) (*profile, error)
+	// availableFor is available, or errNoStretch when need (nil: none)
+	// shows that no stretch of window has room for one gang (see
+	// stretch.go); it may not test, and then answers as available.
+	availableFor(user string, old plan.ReservationID, window berth.Interval, period berth.Duration, need *stretchNeed) (*profile, error)
 	// loads is the plan's committed load over window without the old
 	// version of the reservation (YARN's planLoads).
 	loads(old plan.ReservationID, window berth.Interval) (*profile, error)
@@ -25,6 +29,12 @@ type planView interface {
 	// freeAt is the plan's capacity minus what it holds at t, the old
 	// version of the reservation added back: an upper bound of available.
 	freeAt(old plan.ReservationID, t berth.Time) berth.Resource
+	// leastFree is the componentwise minimum of what available would give
+	// over the valid window w (capacity minus the plan's peak load there),
+	// in O(log n + k) without building a profile; ok is false when it
+	// cannot tell cheaply (a period, the old version held, a policy that
+	// changes availability, an over-committed plan).
+	leastFree(user string, old plan.ReservationID, w berth.Interval, period berth.Duration) (free berth.Resource, ok bool)
 	// release hands back a profile of available or loads that the caller
 	// no longer uses (nor anything built on its storage), for reuse.
 	release(p *profile)
@@ -43,6 +53,9 @@ type job struct {
 	mods *profile
 	// planLoads is read lazily: only the low-cost allocator uses it.
 	planLoads *profile
+	// stretch holds the need of the stage being placed (stretch.go), in
+	// the job so that it is not allocated per stage.
+	stretch stretchNeed
 	// placed is the envelope of the non-zero placements made so far.
 	placed                 bool
 	placedStart, placedEnd berth.Time
@@ -62,8 +75,18 @@ func (j *job) scan() scanOptions { return scanOptions{seeBatches: true, exact: j
 
 // net returns the availability over [sa, sd) minus this job's tentative
 // allocations.
-func (j *job) net(sa, sd berth.Time) (*profile, error) {
-	p, err := j.view.available(j.user, j.id, berth.Interval{Start: sa, End: sd}, j.period)
+func (j *job) net(sa, sd berth.Time) (*profile, error) { return j.netFor(sa, sd, nil) }
+
+// netFor is net that may answer errNoStretch when need (nil: none) finds no
+// stretch with room for one gang. The test runs on the plan's availability,
+// before this job's tentative allocations come off; it is made only while
+// there are none, so that it never depends on how a calculator orders
+// resources.
+func (j *job) netFor(sa, sd berth.Time, need *stretchNeed) (*profile, error) {
+	if j.placed {
+		need = nil
+	}
+	p, err := j.view.availableFor(j.user, j.id, berth.Interval{Start: sa, End: sd}, j.period, need)
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,14 @@ type unchangedAvailability interface {
 }
 
 func (v planAdapter) available(user string, old plan.ReservationID, w berth.Interval, period berth.Duration) (*profile, error) {
+	return v.availableFor(user, old, w, period, nil)
+}
+
+// availableFor is available that may answer errNoStretch when need (nil:
+// none) finds no stretch in the plan's physical availability. The test is
+// only made where that availability bounds the answer: no period, the old
+// version not in the plan, and a policy that leaves availability as it is.
+func (v planAdapter) availableFor(user string, old plan.ReservationID, w berth.Interval, period berth.Duration, need *stretchNeed) (*profile, error) {
 	if !w.Valid() {
 		return &profile{end: w.Start}, nil
 	}
@@ -38,11 +46,18 @@ func (v planAdapter) available(user string, old plan.ReservationID, w berth.Inte
 		}
 		return profileOf(s, w), nil
 	}
-	prof, err := physicalAvailable(v.p, v.bufs, old, w)
+	pol := v.p.Policy()
+	if need != nil {
+		if u, ok := pol.(unchangedAvailability); pol != nil && (!ok || !u.AvailableUnchanged()) {
+			need = nil
+		} else if _, held := v.p.Reservation(old); held && !old.IsZero() {
+			need = nil
+		}
+	}
+	prof, err := physicalAvailable(v.p, v.bufs, old, w, need)
 	if err != nil {
 		return nil, err
 	}
-	pol := v.p.Policy()
 	if pol == nil {
 		return prof, nil
 	}
@@ -67,7 +82,7 @@ func (v planAdapter) loads(old plan.ReservationID, w berth.Interval) (*profile, 
 	if !w.Valid() {
 		return &profile{end: w.Start}, nil
 	}
-	load, err := loadProfile(v.p, v.bufs, w, false)
+	load, err := loadProfile(v.p, v.bufs, w, false, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +97,26 @@ func (v planAdapter) planLoads(old plan.ReservationID, contract berth.Interval) 
 }
 
 func (v planAdapter) release(p *profile) { v.bufs.release(p) }
+
+func (v planAdapter) leastFree(_ string, old plan.ReservationID, w berth.Interval, period berth.Duration) (berth.Resource, bool) {
+	if period != 0 || !w.Valid() {
+		return berth.Resource{}, false
+	}
+	if pol := v.p.Policy(); pol != nil {
+		if u, ok := pol.(unchangedAvailability); !ok || !u.AvailableUnchanged() {
+			return berth.Resource{}, false
+		}
+	}
+	if _, held := v.p.Reservation(old); held && !old.IsZero() {
+		return berth.Resource{}, false
+	}
+	peak, err := v.p.PeakLoad(w)
+	capacity := v.p.Capacity()
+	if err != nil || !peak.FitsIn(capacity) {
+		return berth.Resource{}, false
+	}
+	return capacity.Sub(peak), true
+}
 
 func (v planAdapter) freeAt(old plan.ReservationID, t berth.Time) berth.Resource {
 	free := v.p.Capacity().Sub(v.p.TotalCommitted(t))

@@ -337,6 +337,39 @@ func (a *Allocation) ResourcesOver(window berth.Interval) (*rle.Series, error) {
 	return s, nil
 }
 
+// AppendSteps appends to dst the allocation's non-zero steps inside
+// window, in time order (unrolled when periodic): the steps of
+// [Allocation.ResourcesOver], without building a series for a
+// non-periodic allocation (O(log k + m) for the m steps appended). Errors
+// are those of ResourcesOver; on error dst is returned as it was.
+func (a *Allocation) AppendSteps(dst []rle.Step, window berth.Interval) ([]rle.Step, error) {
+	if !window.Valid() {
+		return dst, nil
+	}
+	if a.IsPeriodic() {
+		s, err := a.ResourcesOver(window)
+		if err != nil {
+			return dst, err
+		}
+		for st := range s.StepsIn(window) {
+			if !st.Value.IsZero() {
+				dst = append(dst, st)
+			}
+		}
+		return dst, nil
+	}
+	i, _ := slices.BinarySearchFunc(a.steps, window.Start, func(s rle.Step, t berth.Time) int { return cmpInt(s.Interval.End, t+1) })
+	for _, st := range a.steps[i:] {
+		if st.Interval.Start >= window.End {
+			break
+		}
+		if iv, ok := st.Interval.Intersect(window); ok && !st.Value.IsZero() {
+			dst = append(dst, rle.Step{Interval: iv, Value: st.Value})
+		}
+	}
+	return dst, nil
+}
+
 // unroll repeats pattern (defined on [0, p)) every p over window.
 func unroll(pattern *rle.Series, p berth.Duration, window berth.Interval) (*rle.Series, error) {
 	if !window.Valid() || pattern.IsEmpty() {

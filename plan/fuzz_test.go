@@ -2,15 +2,18 @@ package plan
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"testing"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/rle"
 )
 
 // fuzzCheck compares a plan with its model: size, indexes, the committed
-// resources, the selection of reservations over a few windows.
+// resources, their integrals and peaks, the selection of reservations over a few
+// windows.
 func fuzzCheck(t *testing.T, p *Plan, m *model, what string) {
 	t.Helper()
 	if err := checkState(p); err != nil {
@@ -18,6 +21,19 @@ func fuzzCheck(t *testing.T, p *Plan, m *model, what string) {
 	}
 	if p.Len() != len(m.allocs) {
 		t.Fatalf("%s holds %d, model %d", what, p.Len(), len(m.allocs))
+	}
+	for _, a := range m.allocs {
+		steps, err := a.AppendSteps(nil, berth.Interval{Start: 20, End: 230})
+		if err != nil {
+			t.Fatalf("%s: steps of %v: %v", what, a.ID, err)
+		}
+		for _, st := range steps {
+			for _, tt := range []berth.Time{st.Interval.Start, st.Interval.End - 1} {
+				if got := contribution(a, tt); !got.Equal(st.Value) || st.Value.IsZero() {
+					t.Fatalf("%s: step %v of %v: holds %v at %d", what, st, a.ID, got, tt)
+				}
+			}
+		}
 	}
 	for tt := berth.Time(0); tt < 300; tt += 3 {
 		want := m.sum(tt, func(*Allocation) bool { return true })
@@ -30,6 +46,14 @@ func fuzzCheck(t *testing.T, p *Plan, m *model, what string) {
 	}
 	for _, w := range [][2]berth.Time{{0, 0}, {17, 60}, {95, 195}, {140, 260}, {-5, 400}, {50, 40}} {
 		for _, u := range []string{"", "x"} {
+			if err := checkIntegral(p, m, berth.Interval{Start: w[0], End: w[1]}, u); err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			if u == "" {
+				if err := checkPeak(p, m, berth.Interval{Start: w[0], End: w[1]}); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+			}
 			got := ids(p.Reservations(Filter{Window: &berth.Interval{Start: w[0], End: w[1]}, User: u}))
 			want := m.sorted(func(a *Allocation) bool { return (u == "" || a.User == u) && bruteOverlap(a, w[0], w[1]) })
 			if !slices.Equal(got, want) {
@@ -145,3 +169,50 @@ func fuzzBody(t *testing.T, data []byte) {
 // data0 maps an input byte to an operation on a snapshot: add/update,
 // periodic add/update or delete.
 func data0(b berth.Time) byte { return []byte{0, 2, 3}[b%3] }
+
+// checkIntegral compares LoadIntegral over w with the model's load summed
+// millisecond by millisecond (the simplest reference).
+func checkIntegral(p *Plan, m *model, w berth.Interval, user string) error {
+	got, err := p.LoadIntegral(w, user)
+	if w.Start > w.End {
+		if !errors.Is(err, berth.ErrInvalidArgument) {
+			return fmt.Errorf("integral over %v: want an invalid-argument error, got %v", w, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("integral over %v: %w", w, err)
+	}
+	var want rle.Area
+	for tt := w.Start; tt < w.End; tt++ {
+		r := m.sum(tt, func(a *Allocation) bool { return user == "" || a.User == user })
+		want = want.Add(rle.Area{Memory: rle.Int128Of(r.Memory), VCores: rle.Int128Of(r.VCores)})
+	}
+	if !got.Equal(want) {
+		return fmt.Errorf("integral of %q over %v: got %v, want %v", user, w, got, want)
+	}
+	return nil
+}
+
+// checkPeak compares PeakLoad over w with the model's load maximised
+// millisecond by millisecond.
+func checkPeak(p *Plan, m *model, w berth.Interval) error {
+	got, err := p.PeakLoad(w)
+	if w.Start > w.End {
+		if !errors.Is(err, berth.ErrInvalidArgument) {
+			return fmt.Errorf("peak over %v: want an invalid-argument error, got %v", w, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("peak over %v: %w", w, err)
+	}
+	var want berth.Resource
+	for tt := w.Start; tt < w.End; tt++ {
+		want = berth.ComponentwiseMax(want, m.sum(tt, func(*Allocation) bool { return true }))
+	}
+	if !got.Equal(want) {
+		return fmt.Errorf("peak over %v: got %v, want %v", w, got, want)
+	}
+	return nil
+}

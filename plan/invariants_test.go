@@ -1,6 +1,11 @@
 package plan
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/rle"
+)
 
 // checkTreap verifies a treap: keys in order, priorities a heap, the
 // augmentations exact; it returns the number of nodes.
@@ -116,6 +121,9 @@ func checkState(p *Plan) error {
 		if n+m != us.n || us.n != perUser[u] {
 			return fmt.Errorf("user %s: %d + %d indexed, n %d, table %d", u, n, m, us.n, perUser[u])
 		}
+		if err := checkArea(us.area, us.total); err != nil {
+			return fmt.Errorf("user %s: %w", u, err)
+		}
 		for a := range allNodes(us.byInterval.root) {
 			if a.User != u {
 				return fmt.Errorf("user %s indexes %v of %s", u, a.ID, a.User)
@@ -160,4 +168,86 @@ func checkIndex(x ivIndex) (int, error) {
 		return true
 	})
 	return n, err
+}
+
+// checkAreaTree verifies a change tree: keys in order, priorities a heap,
+// no zero change kept, the subtree sums exact; it returns the changes.
+func checkAreaTree(t *inode, out map[berth.Time][2]rle.Int128) error {
+	if t == nil {
+		return nil
+	}
+	if t.zero() {
+		return fmt.Errorf("zero change kept at %d", t.t)
+	}
+	if t.prio != timePriority(t.t) {
+		return fmt.Errorf("priority of %d is not its hash", t.t)
+	}
+	if t.pm != t.dm.Scale(t.t) || t.pv != t.dv.Scale(t.t) {
+		return fmt.Errorf("change times time at %d is stale", t.t)
+	}
+	out[t.t] = [2]rle.Int128{t.dm, t.dv}
+	sm, sv, tm, tv := t.dm, t.dv, t.dm.Scale(t.t), t.dv.Scale(t.t)
+	for _, ch := range []*inode{t.left, t.right} {
+		if ch == nil {
+			continue
+		}
+		if ch.prio > t.prio {
+			return fmt.Errorf("heap order broken under %d", t.t)
+		}
+		if (ch == t.left) != (ch.t < t.t) {
+			return fmt.Errorf("key order broken under %d", t.t)
+		}
+		if err := checkAreaTree(ch, out); err != nil {
+			return err
+		}
+		sm, sv, tm, tv = sm.Add(ch.sm), sv.Add(ch.sv), tm.Add(ch.tm), tv.Add(ch.tv)
+	}
+	if sm != t.sm || sv != t.sv || tm != t.tm || tv != t.tv {
+		return fmt.Errorf("sums under %d are stale", t.t)
+	}
+	return nil
+}
+
+// checkArea verifies that the change tree of a load holds exactly the
+// changes of its series (value minus the value before, at every
+// breakpoint), when no step had extended types.
+func checkArea(x areaIndex, total *rle.Series) error {
+	if x.ext < 0 {
+		return fmt.Errorf("negative extended-type count %d", x.ext)
+	}
+	got := map[berth.Time][2]rle.Int128{}
+	if err := checkAreaTree(x.root, got); err != nil {
+		return err
+	}
+	if x.ext > 0 {
+		return nil
+	}
+	// Steps skips the stretches holding nothing: each gap closes the
+	// value before it.
+	want := map[berth.Time][2]rle.Int128{}
+	var prev berth.Resource
+	prevEnd := berth.MinTime
+	put := func(t berth.Time, d berth.Resource) {
+		if !d.IsZero() {
+			want[t] = [2]rle.Int128{rle.Int128Of(d.Memory), rle.Int128Of(d.VCores)}
+		}
+	}
+	for st := range total.Steps() {
+		if st.Interval.Start > prevEnd {
+			put(prevEnd, prev.Neg())
+			prev = berth.Resource{}
+		}
+		put(st.Interval.Start, st.Value.Sub(prev))
+		prev, prevEnd = st.Value, st.Interval.End
+	}
+	put(prevEnd, prev.Neg()) // at berth.MaxTime when held to the end of time
+	if len(got) != len(want) {
+		return fmt.Errorf("change tree has %d changes, the series %d", len(got), len(want))
+	}
+	for t, d := range want {
+		if got[t] != d {
+			return fmt.Errorf("change at %d: tree %v, series %v", t, got[t], d)
+		}
+	}
+	return nil
 }

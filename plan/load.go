@@ -45,6 +45,35 @@ func (p *Plan) AppendLoadSteps(dst []rle.Step, window berth.Interval, user strin
 	return out, nil
 }
 
+// PeakLoad returns the componentwise maximum of what the plan holds over
+// window (zero for an empty window): the largest value of each type among
+// the steps of [Plan.LoadSteps]. Without periodic reservations it costs
+// O(log n + k) with a small constant for the k breakpoints inside window
+// (whole blocks of the series answer from their bounds); with them it
+// walks the load steps.
+func (p *Plan) PeakLoad(window berth.Interval) (berth.Resource, error) {
+	if window.Start > window.End {
+		return berth.Resource{}, berth.InvalidField("window", window, "start must not be after end")
+	}
+	if window.Start == window.End {
+		return berth.Resource{}, nil
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if len(p.st.patterns) == 0 {
+		return p.st.total.Max(window), nil
+	}
+	steps, err := loadSteps(nil, p.st.total, p.st.patterns, window)
+	if err != nil {
+		return berth.Resource{}, err
+	}
+	var peak berth.Resource
+	for _, st := range steps {
+		peak = berth.ComponentwiseMax(peak, st.Value)
+	}
+	return peak, nil
+}
+
 // loadSteps appends to dst the steps of total plus the unrolled patterns
 // over the valid window, covering it exactly, equal neighbours merged.
 func loadSteps(dst []rle.Step, total *rle.Series, patterns map[berth.Duration]*rle.Series, window berth.Interval) ([]rle.Step, error) {

@@ -209,6 +209,12 @@ func checkAgainstModel(t *testing.T, p *Plan, m *model) {
 			last = tt + 1
 		}
 	}
+	for _, w := range []berth.Interval{{Start: 0, End: horizon}, {Start: 37, End: 121}, {Start: 250, End: 251}, {Start: -30, End: 20}} {
+		require.NoError(t, checkPeak(p, m, w))
+		for _, u := range append([]string{""}, users...) {
+			require.NoError(t, checkIntegral(p, m, w, u))
+		}
+	}
 	es, ok := p.EarliestStart()
 	assert.Equal(t, first >= 0, ok)
 	if ok {

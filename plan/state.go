@@ -37,6 +37,7 @@ type userState struct {
 	byInterval ivIndex
 	periodic   periodicIndex
 	total      *rle.Series
+	area       areaIndex // total's change tree, for window integrals (integral.go)
 	patterns   map[berth.Duration]*rle.Series
 	// count is the number of active reservations over time (<n, n>).
 	count *rle.Series
@@ -105,11 +106,13 @@ func (st *state) deepCopy(exclusive bool) *state {
 		users:    make(map[string]*userState, len(st.users))}
 	tree := func(t *tnode) *tnode { return t }
 	ivs := func(x *ivIndex) ivIndex { return x.clone() }
+	areas := func(x areaIndex) areaIndex { return x }
 	if exclusive {
 		st.own = new(owner)
 		out.table, out.byEnd = st.table.Clone(), st.byEnd.Clone()
 	} else {
 		tree = func(t *tnode) *tnode { return treapCopy(t, out.own) }
+		areas = func(x areaIndex) areaIndex { return areaIndex{root: icopy(x.root, out.own), ext: x.ext} }
 		ivs = func(x *ivIndex) ivIndex { return x.copyFor(out.own) }
 		out.table, out.byEnd = btree.NewG(btreeDegree, lessByID), btree.NewG(btreeDegree, lessByEnd)
 		st.table.Ascend(func(e idEntry) bool { out.table.ReplaceOrInsert(e); return true })
@@ -122,7 +125,7 @@ func (st *state) deepCopy(exclusive bool) *state {
 	}
 	for u, us := range st.users {
 		c := &userState{n: us.n, byInterval: ivs(&us.byInterval), periodic: us.periodic.copyWith(tree),
-			total: cp(us.total), count: cp(us.count),
+			total: cp(us.total), area: areas(us.area), count: cp(us.count),
 			patterns: make(map[berth.Duration]*rle.Series, len(us.patterns))}
 		for p, s := range us.patterns {
 			c.patterns[p] = cp(s)
@@ -151,6 +154,7 @@ const (
 	undoUserNew                        // users[a.User] was created
 	undoUserDrop                       // users[a.User] (= us) was deleted
 	undoUserCount                      // us.n was raised by n
+	undoArea                           // a's steps were added n times to *ai
 )
 
 // undo is one journaled step: what is needed to invert it. A typed record
@@ -168,6 +172,7 @@ type undo struct {
 	pidx *periodicIndex
 	m    map[berth.Duration]*rle.Series
 	us   *userState
+	ai   *areaIndex
 }
 
 // txn changes a state in place and journals the inverse of every step,
@@ -242,6 +247,8 @@ func (tx *txn) abort() {
 			tx.st.users[u.a.User] = u.us
 		case undoUserCount:
 			u.us.n -= u.n
+		case undoArea:
+			u.ai.change(u.a.steps, -int64(u.n), tx.st.own)
 		}
 	}
 	tx.commit()
@@ -265,6 +272,12 @@ func (tx *txn) seriesRemove(s *rle.Series, iv berth.Interval, r berth.Resource) 
 	}
 	tx.log(undo{kind: undoSeriesRemove, s: s, iv: iv, r: r})
 	return nil
+}
+
+// areaChange adds (sign 1) or removes (sign −1) a's steps to x, journaled.
+func (tx *txn) areaChange(x *areaIndex, a *Allocation, sign int) {
+	x.change(a.steps, int64(sign), tx.st.own)
+	tx.log(undo{kind: undoArea, ai: x, a: a, n: sign})
 }
 
 // pattern returns m[p], creating it (journaled).
@@ -420,6 +433,7 @@ func (tx *txn) add(a *Allocation) error {
 		if err := tx.book(a, tx.st.total, us.total, false); err != nil {
 			return fail(err)
 		}
+		tx.areaChange(&us.area, a, 1)
 		tx.indexInsert(&tx.st.byInterval, a)
 		tx.indexInsert(&us.byInterval, a)
 	}
@@ -451,6 +465,7 @@ func (tx *txn) remove(a *Allocation) error {
 		if err := tx.book(a, tx.st.total, us.total, true); err != nil {
 			return fail(err)
 		}
+		tx.areaChange(&us.area, a, -1)
 		tx.indexDelete(&tx.st.byInterval, a)
 		tx.indexDelete(&us.byInterval, a)
 	}

@@ -90,7 +90,10 @@
 //     its periods is rejected with an error (the plan's unrolling limit);
 //     YARN unrolls them all.
 //   - The checks read the plan's load as steps (Plan.AppendLoadSteps, a
-//     walk of the plan's aggregate series), not as copied series, and the
-//     quick bound of the average check sums the user's allocations that
-//     overlap the checked range; the results are the same.
+//     walk of the plan's aggregate series), not as copied series; the
+//     capacity check reads it only over the allocation's own span once
+//     Plan.PeakLoad rules out an over-committed plan in the window; and the
+//     average check first tries a quick sufficient bound built on the
+//     user's integral over the checked range (Plan.LoadIntegral, O(log n)).
+//     The results are the same.
 package policy

@@ -75,20 +75,7 @@ func loadSegs(view *plan.Plan, w berth.Interval, user string) ([]rseg, error) {
 // allocSteps returns the non-zero steps of a over w (unrolled when
 // periodic), in time order.
 func allocSteps(a *plan.Allocation, w berth.Interval) ([]rle.Step, error) {
-	if !w.Valid() {
-		return nil, nil
-	}
-	s, err := a.ResourcesOver(w)
-	if err != nil {
-		return nil, err
-	}
-	var out []rle.Step
-	for st := range s.StepsIn(w) {
-		if !st.Value.IsZero() {
-			out = append(out, st)
-		}
-	}
-	return out, nil
+	return a.AppendSteps(nil, w)
 }
 
 // plus returns f + g as canonical pieces, where f is canonical pieces

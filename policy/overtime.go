@@ -162,49 +162,36 @@ func (c *CapacityOverTime) checkAverage(view *plan.Plan, a *plan.Allocation) err
 // divided by the window, plus 1 for YARN's rounding (the exact value over
 // [x − window, x]). So if the user's whole integral over
 // [from − 2·window, to], divided by the window, plus 1, is within the limit,
-// the check passes: no need to build the step function. The integral is a
-// plain sum over the allocations' intervals.
+// the check passes: no need to build the step function. The plan answers
+// that integral in O(log n) ([plan.Plan.LoadIntegral]); a's own part is a
+// sum over its intervals. The sums are exact, so no margin is needed.
 func (c *CapacityOverTime) averageSurelyFits(view *plan.Plan, a *plan.Allocation, from, to berth.Time, limit berth.Resource) (bool, error) {
 	w := c.cfg.Window
 	win := berth.Interval{Start: satAdd(from, -2*w), End: to}
-	// Sums in float64: only a sufficient condition, so a margin for
-	// rounding keeps it safe.
-	var mem, vc float64
-	add := func(x *plan.Allocation) error {
-		if x.IsPeriodic() {
-			s, err := x.ResourcesOver(win)
-			if err != nil {
-				return err
-			}
-			for st := range s.StepsIn(win) {
-				d := float64(st.Interval.Len())
-				mem += float64(st.Value.Memory) * d
-				vc += float64(st.Value.VCores) * d
-			}
-			return nil
-		}
-		for _, e := range x.Intervals {
-			if iv, ok := e.Interval.Intersect(win); ok {
-				d := float64(iv.Len())
-				mem += float64(e.Resource.Memory) * d
-				vc += float64(e.Resource.VCores) * d
-			}
-		}
-		return nil
-	}
-	// The reservations' own intervals: cheaper than the user's load
-	// steps over this long range, which are rebuilt from the series.
-	for _, x := range allocationsOver(view, win, a.User) {
-		if err := add(x); err != nil {
-			return false, err
-		}
-	}
-	if err := add(a); err != nil {
+	area, err := view.LoadIntegral(win, a.User)
+	if err != nil {
 		return false, err
 	}
-	// integral/w + 1 ≤ limit, with a relative margin for the float sums.
-	fw := float64(w)
-	fits := func(sum float64, lim int64) bool { return sum*(1+1e-9)+fw <= float64(lim)*fw*(1-1e-9) }
+	mem, vc := area.Memory, area.VCores
+	if a.IsPeriodic() {
+		s, err := a.ResourcesOver(win)
+		if err != nil {
+			return false, err
+		}
+		own := s.Integral(win)
+		mem, vc = mem.Add(own.Memory), vc.Add(own.VCores)
+	} else {
+		for _, e := range a.Intervals {
+			if iv, ok := e.Interval.Intersect(win); ok {
+				mem = mem.Add(rle.Product(e.Resource.Memory, iv.Len()))
+				vc = vc.Add(rle.Product(e.Resource.VCores, iv.Len()))
+			}
+		}
+	}
+	// integral/w + 1 ≤ limit, that is integral + w ≤ limit·w.
+	fits := func(sum rle.Int128, lim int64) bool {
+		return sum.Add(rle.Int128Of(w)).Cmp(rle.Product(lim, w)) <= 0
+	}
 	return fits(mem, limit.Memory) && fits(vc, limit.VCores), nil
 }
 

@@ -60,9 +60,25 @@ func checkFits(view *plan.Plan, a *plan.Allocation, limit userCap, bufs *stepBuf
 		return &RejectionError{Check: CheckCapacity, Reservation: a.ID.String(), User: a.User, At: w.Start, OverCommit: true, Err: err}
 	}
 	capacity := view.Capacity()
+	ask, err := allocSteps(a, w)
+	if err != nil {
+		return broken(err)
+	}
+	// The load matters everywhere in w only to find an over-commitment;
+	// the plan's peak over w rules that out in one range query (block
+	// bounds), and then only the span of the allocation's own steps is
+	// read. A plan over-committed somewhere in w is scanned in full to
+	// report the first such time.
+	span := w
+	if peak, err := view.PeakLoad(w); err == nil && peak.FitsIn(capacity) {
+		if len(ask) == 0 {
+			return nil
+		}
+		span = berth.Interval{Start: ask[0].Interval.Start, End: ask[len(ask)-1].Interval.End}
+	}
 	lbuf := bufs.get()
 	defer bufs.put(lbuf)
-	load, err := loadSteps(view, lbuf, w, "")
+	load, err := loadSteps(view, lbuf, span, "")
 	if err != nil {
 		return broken(err)
 	}
@@ -71,15 +87,11 @@ func checkFits(view *plan.Plan, a *plan.Allocation, limit userCap, bufs *stepBuf
 			return reject(g.Interval.Start, capacity.Sub(g.Value), CheckCapacity)
 		}
 	}
-	ask, err := allocSteps(a, w)
-	if err != nil {
-		return broken(err)
-	}
-	used := []rle.Step{{Interval: w}}
+	used := []rle.Step{{Interval: span}}
 	if limit != nil {
 		ubuf := bufs.get()
 		defer bufs.put(ubuf)
-		if used, err = loadSteps(view, ubuf, w, a.User); err != nil {
+		if used, err = loadSteps(view, ubuf, span, a.User); err != nil {
 			return broken(err)
 		}
 	}

@@ -204,3 +204,36 @@ func (a Area) String() string {
 	b.WriteByte('>')
 	return b.String()
 }
+
+// Add returns a + o, componentwise.
+func (a Area) Add(o Area) Area {
+	out := Area{Memory: a.Memory.Add(o.Memory), VCores: a.VCores.Add(o.VCores)}
+	if len(a.ext) == 0 && len(o.ext) == 0 {
+		return out
+	}
+	i, j := 0, 0
+	for i < len(a.ext) || j < len(o.ext) {
+		switch {
+		case j >= len(o.ext) || (i < len(a.ext) && a.ext[i].name < o.ext[j].name):
+			out.ext = append(out.ext, a.ext[i])
+			i++
+		case i >= len(a.ext) || o.ext[j].name < a.ext[i].name:
+			out.ext = append(out.ext, o.ext[j])
+			j++
+		default:
+			out.ext = append(out.ext, areaQuantity{name: a.ext[i].name, v: a.ext[i].v.Add(o.ext[j].v)})
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// Scale returns a·n, componentwise (exact when the result fits 128 bits).
+func (a Area) Scale(n int64) Area {
+	out := Area{Memory: a.Memory.Scale(n), VCores: a.VCores.Scale(n)}
+	for _, q := range a.ext {
+		out.ext = append(out.ext, areaQuantity{name: q.name, v: q.v.Scale(n)})
+	}
+	return out
+}

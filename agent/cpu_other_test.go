@@ -1,0 +1,6 @@
+//go:build !linux
+
+package agent_test
+
+// threadCPU is not measured off Linux.
+func threadCPU() int64 { return 0 }
