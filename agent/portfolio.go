@@ -108,29 +108,18 @@ func (f *Portfolio) Place(p *plan.Plan, id plan.ReservationID, user string, def 
 // compute returns the canonical placement of def and each stage's
 // placement (indexed as def.Stages, nil for a stage not placed).
 func (f *Portfolio) compute(v planView, id plan.ReservationID, user string, def plan.Definition) ([]placement, [][]placement, error) {
-	planners := f.multi
-	useChain := len(def.Stages) > 1 && def.Interpreter != plan.RAny
-	switch {
-	case len(def.Stages) <= 1:
-		planners = f.single
-	case def.Interpreter == plan.RAny:
-		planners = f.anyOf
+	multi := len(def.Stages) > 1
+	if multi && def.Interpreter == plan.RAny {
+		return f.anyStage(v, id, user, def)
+	}
+	planners := f.single
+	if multi {
+		planners = f.multi
 	}
 	var last error
 	for _, ip := range planners {
-		d, order := def, []int(nil)
-		if def.Interpreter == plan.RAny && len(def.Stages) > 1 {
-			d.Stages, order = largestFirst(def.Stages, v.step(), ip.Options.allocateLeft())
-		}
-		ps, stages, err := ip.compute(v, id, user, d)
+		ps, stages, err := ip.compute(v, id, user, def)
 		if err == nil {
-			if order != nil {
-				back := make([][]placement, len(stages))
-				for k, i := range order {
-					back[i] = stages[k]
-				}
-				stages = back
-			}
 			return ps, stages, nil
 		}
 		if !errors.Is(err, berth.ErrNoPlacement) {
@@ -138,7 +127,7 @@ func (f *Portfolio) compute(v planView, id plan.ReservationID, user string, def 
 		}
 		last = err
 	}
-	if useChain {
+	if multi {
 		stages, ok, err := chain(v, id, user, def)
 		if err != nil {
 			return nil, nil, err
@@ -156,36 +145,52 @@ func (f *Portfolio) compute(v planView, id plan.ReservationID, user string, def 
 	return nil, nil, last
 }
 
-// largestFirst orders R_ANY stages so that a planner visiting them first
-// to last (left) or last to first tries the largest area first (ties keep
-// the order written); order[k] is the index in stages of the k-th result.
-func largestFirst(stages []plan.Stage, step berth.Duration, left bool) ([]plan.Stage, []int) {
+// anyStage places the largest stage of an R_ANY definition that any
+// planner of the list can place: stage by stage, largest area first, each
+// tried with every planner before the next smaller one.
+func (f *Portfolio) anyStage(v planView, id plan.ReservationID, user string, def plan.Definition) ([]placement, [][]placement, error) {
+	for i, s := range def.Stages {
+		if err := validateStage(i, s, v.capacity(), v.maxAllocation(), v.calculator()); err != nil {
+			return nil, nil, err
+		}
+	}
+	order := largestFirst(def.Stages, v.step())
+	var last error
+	for _, i := range order {
+		one := def
+		one.Stages = def.Stages[i : i+1]
+		for _, ip := range f.anyOf {
+			ps, _, err := ip.compute(v, id, user, one)
+			if err == nil {
+				stages := make([][]placement, len(def.Stages))
+				stages[i] = ps
+				return ps, stages, nil
+			}
+			if !errors.Is(err, berth.ErrNoPlacement) {
+				return nil, nil, err
+			}
+			last = err
+		}
+	}
+	return nil, nil, last
+}
+
+// largestFirst returns the indices of stages, largest offered area first
+// (memory, then vcores); ties keep the order written.
+func largestFirst(stages []plan.Stage, step berth.Duration) []int {
 	order := make([]int, len(stages))
 	area := make([]Area, len(stages))
 	for i, s := range stages {
 		order[i] = i
 		area[i] = OfferedArea(plan.Definition{Stages: []plan.Stage{s}}, step)
 	}
-	larger := func(x, y int) int { // -1 when x is the larger
-		switch {
-		case area[x].Memory != area[y].Memory:
-			return -cmpFloat(area[x].Memory, area[y].Memory)
-		case area[x].VCores != area[y].VCores:
-			return -cmpFloat(area[x].VCores, area[y].VCores)
+	slices.SortStableFunc(order, func(x, y int) int {
+		if c := cmpFloat(area[y].Memory, area[x].Memory); c != 0 {
+			return c
 		}
-		return 0
-	}
-	slices.SortStableFunc(order, larger)
-	if !left {
-		// The planner starts from the last stage: put the largest last,
-		// ties still in the order written when read backwards.
-		slices.Reverse(order)
-	}
-	out := make([]plan.Stage, len(stages))
-	for k, i := range order {
-		out[k] = stages[i]
-	}
-	return out, order
+		return cmpFloat(area[y].VCores, area[x].VCores)
+	})
+	return order
 }
 
 func cmpFloat(a, b float64) int {

@@ -7,6 +7,7 @@ import (
 	"github.com/berthsched/berth/agent"
 	"github.com/berthsched/berth/plan"
 	"github.com/berthsched/berth/policy"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -91,13 +92,29 @@ func w4Checksum(stream []agent.Episode) uint64 {
 	return h
 }
 
+// TestW4Checksum pins the generator to WORKLOADS-W4.md: the checksum of
+// the draws, the number of nodes over all plans and the area offered.
 func TestW4Checksum(t *testing.T) {
 	s := w4Stream(w4Episodes)
 	require.Len(t, s, w4Episodes)
-	n := 0
+	n, nodes := 0, int64(0)
+	var offered agent.Area
 	for _, ep := range s {
 		n += len(ep.Requests)
+		nodes += ep.Config.Capacity.Memory / 8192
+		for _, q := range ep.Requests {
+			o := agent.OfferedArea(q.Definition, ep.Config.Step)
+			offered.Memory += o.Memory
+			offered.VCores += o.VCores
+		}
 	}
 	require.Equal(t, w4Episodes*w4Requests, n)
-	t.Logf("checksum %#x", w4Checksum(s))
+	assert.Equal(t, uint64(0x88c327673026dd63), w4Checksum(s))
+	assert.Equal(t, int64(1777), nodes)
+	assert.InDelta(t, 1.096926596096e15, offered.Memory, 1)
+	assert.InDelta(t, 5.87128169e11, offered.VCores, 1)
+	t.Logf("offered %.0f MB·ms, %.0f vcore·ms", offered.Memory, offered.VCores)
+	// The first request, as the document spells it out.
+	d := s[0].Requests[0].Definition
+	t.Logf("first: nodes %d user %s %v %d stages [%d, %d) %+v", s[0].Config.Capacity.Memory/8192, s[0].Requests[0].User, d.Interpreter, len(d.Stages), d.Arrival, d.Deadline, d.Stages)
 }
