@@ -22,9 +22,11 @@ import (
 //     arrival, where the requests still to come want room too; late
 //     placements leave the fronts of the windows open.
 //   - R_ANY: the stages are tried largest area first (any one satisfies the
-//     request, and the largest is the most area accepted), with the low-cost
-//     aligned planner and then the late greedy one. YARN tries them in the
-//     order written and keeps the first that fits.
+//     request, and the largest is the most area accepted; memory and vcores
+//     count as shares of the plan's capacity), each with the low-cost
+//     aligned planner and then the late greedy one before the next smaller
+//     stage. YARN tries them in the order written and keeps the first that
+//     fits.
 //   - Several stages under R_ALL, R_ORDER or R_ORDER_NO_GAP: the low-cost
 //     aligned planner (stage windows by demand, the least loaded candidate
 //     windows first), the late greedy planner, the early greedy planner,
@@ -154,7 +156,7 @@ func (f *Portfolio) anyStage(v planView, id plan.ReservationID, user string, def
 			return nil, nil, err
 		}
 	}
-	order := largestFirst(def.Stages, v.step())
+	order := largestFirst(def.Stages, v.step(), v.capacity())
 	var last error
 	for _, i := range order {
 		one := def
@@ -175,22 +177,33 @@ func (f *Portfolio) anyStage(v planView, id plan.ReservationID, user string, def
 	return nil, nil, last
 }
 
-// largestFirst returns the indices of stages, largest offered area first
-// (memory, then vcores); ties keep the order written.
-func largestFirst(stages []plan.Stage, step berth.Duration) []int {
+// largestFirst returns the indices of stages, largest first by offered
+// area, memory and vcores each as a share of the plan's capacity, summed
+// (a stage heavy in either counts); ties keep the order written.
+func largestFirst(stages []plan.Stage, step berth.Duration, capacity berth.Resource) []int {
+	w := shareWeights(capacity)
 	order := make([]int, len(stages))
-	area := make([]Area, len(stages))
+	size := make([]float64, len(stages))
 	for i, s := range stages {
 		order[i] = i
-		area[i] = OfferedArea(plan.Definition{Stages: []plan.Stage{s}}, step)
+		a := OfferedArea(plan.Definition{Stages: []plan.Stage{s}}, step)
+		size[i] = a.Memory*w[0] + a.VCores*w[1]
 	}
-	slices.SortStableFunc(order, func(x, y int) int {
-		if c := cmpFloat(area[y].Memory, area[x].Memory); c != 0 {
-			return c
-		}
-		return cmpFloat(area[y].VCores, area[x].VCores)
-	})
+	slices.SortStableFunc(order, func(x, y int) int { return cmpFloat(size[y], size[x]) })
 	return order
+}
+
+// shareWeights turns memory and vcores into shares of the capacity (0 for
+// a type the plan has none of).
+func shareWeights(c berth.Resource) [2]float64 {
+	var w [2]float64
+	if c.Memory > 0 {
+		w[0] = 1 / float64(c.Memory)
+	}
+	if c.VCores > 0 {
+		w[1] = 1 / float64(c.VCores)
+	}
+	return w
 }
 
 func cmpFloat(a, b float64) int {
