@@ -133,7 +133,7 @@ func TestPortfolioChainNoGap(t *testing.T) {
 	id := plan.ReservationID{ClusterTimestamp: 1, Sequence: 2}
 	pf, err := NewPortfolio(DefaultOptions())
 	require.NoError(t, err)
-	for i, ip := range pf.multi {
+	for i, ip := range pf.ordered {
 		_, _, err := ip.compute(newView(p), id, "u", def)
 		require.ErrorIs(t, err, berth.ErrNoPlacement, "planner %d should miss it", i)
 	}
