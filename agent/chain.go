@@ -15,7 +15,8 @@ import (
 // none. The blocks are fixed relative to s, so the feasible starts are a
 // union of intervals whose right ends are the window's last start or a
 // breakpoint minus a block's end offset: only those are tried, latest
-// first, each checked in time linear in the breakpoints it covers.
+// first, each checked in time linear in the breakpoints it covers, and a
+// failed check skips every start that would meet the same refusal.
 func chain(v planView, id plan.ReservationID, user string, def plan.Definition) ([]placement, bool, error) {
 	// The result holds one placement per stage, in stage order.
 	step := v.step()
@@ -58,8 +59,14 @@ func chain(v planView, id plan.ReservationID, user string, def plan.Definition) 
 	}
 	slices.SortFunc(cands, func(a, b berth.Time) int { return cmpTime(b, a) })
 	cands = slices.Compact(cands)
+	skipTo := lastStart
 	for _, s := range cands {
-		if chainFits(net, s, off, need) {
+		if s > skipTo {
+			continue
+		}
+		ok, limit := chainFits(net, s, off, need)
+		skipTo = limit
+		if ok {
 			out := make([]placement, n)
 			for k := range out {
 				out[k] = placement{iv: berth.Interval{Start: s + off[k], End: s + off[k+1]}, r: need[k]}
@@ -71,8 +78,11 @@ func chain(v planView, id plan.ReservationID, user string, def plan.Definition) 
 }
 
 // chainFits reports whether every block k, [s+off[k], s+off[k+1]), fits
-// need[k] componentwise wherever it lies.
-func chainFits(net *profile, s berth.Time, off []berth.Duration, need []berth.Resource) bool {
+// need[k] componentwise wherever it lies. When not, limit is a start at or
+// before which the search may resume: every start in (limit, s] still
+// meets the segment that refused a block (its start t, the block k: the
+// block clears it only once it ends by t).
+func chainFits(net *profile, s berth.Time, off []berth.Duration, need []berth.Resource) (ok bool, limit berth.Time) {
 	i := max(net.floor(s), 0)
 	for k := range need {
 		bs, be := s+off[k], s+off[k+1]
@@ -85,12 +95,12 @@ func chainFits(net *profile, s berth.Time, off []berth.Duration, need []berth.Re
 				continue
 			}
 			if !need[k].FitsIn(net.rs[i]) {
-				return false
+				return false, net.ts[i] - off[k+1]
 			}
 		}
 		if i > 0 {
 			i-- // the segment holding be starts the next block
 		}
 	}
-	return true
+	return true, s
 }

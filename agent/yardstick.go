@@ -180,7 +180,8 @@ func OfferedArea(def plan.Definition, step berth.Duration) Area {
 // placement an agent can make is such a schedule, so the relaxation's
 // optimum bounds what any agent reserves. Earliest deadline first is
 // optimal for it (a convex bipartite matching, by an exchange argument),
-// so it costs O(n log n) for n requests.
+// so it costs O(n log n) for n requests. A periodic definition counts one
+// occurrence, as [ReservedArea] does.
 func UpperBound(ep Episode) Area {
 	type job struct {
 		arrival, deadline berth.Time
