@@ -176,74 +176,129 @@ func OfferedArea(def plan.Definition, step berth.Duration) Area {
 // episode: the optimum of its fluid relaxation, computed per resource type.
 // Each request becomes work of its [OfferedArea] that may be done at any
 // rate, split and interrupted at will, and left partly undone, inside
-// [arrival, deadline), with the plan's capacity as the only limit; every
-// placement an agent can make is such a schedule, so the relaxation's
-// optimum bounds what any agent reserves. Earliest deadline first is
-// optimal for it (a convex bipartite matching, by an exchange argument),
-// so it costs O(n log n) for n requests. A periodic definition counts one
-// occurrence, as [ReservedArea] does.
+// [arrival, deadline); at each time t the work done goes no faster than
+// c(t), the smaller of the plan's capacity and the sum, over the requests
+// whose window holds t, of what each can hold at once (all its stages'
+// containers, or for R_ANY its largest stage). Every placement an agent
+// can make is such a schedule, so the relaxation's optimum bounds what any
+// agent reserves. Earliest deadline first is optimal for it (a convex
+// bipartite matching, by an exchange argument), so it costs O(n log n)
+// for n requests. A periodic definition counts one occurrence, as
+// [ReservedArea] does.
 func UpperBound(ep Episode) Area {
-	type job struct {
-		arrival, deadline berth.Time
-		work              float64
-	}
-	bound := func(capacity float64, work func(Area) float64) float64 {
-		jobs := make([]job, 0, len(ep.Requests))
-		for _, q := range ep.Requests {
-			d := q.Definition
-			w := work(OfferedArea(d, ep.Config.Step))
-			if w > 0 && d.Arrival < d.Deadline {
-				jobs = append(jobs, job{d.Arrival, d.Deadline, w})
-			}
-		}
-		if capacity <= 0 {
-			return 0
-		}
-		slices.SortStableFunc(jobs, func(a, b job) int { return cmpTime(a.arrival, b.arrival) })
-		h := &edfHeap{}
-		var done, now float64
-		next := 0
-		for next < len(jobs) || h.Len() > 0 {
-			if h.Len() == 0 {
-				now = max(now, float64(jobs[next].arrival))
-			}
-			for next < len(jobs) && float64(jobs[next].arrival) <= now {
-				heap.Push(h, edfJob{deadline: jobs[next].deadline, work: jobs[next].work})
-				next++
-			}
-			// Run the earliest deadline until the next arrival.
-			until := math.Inf(1)
-			if next < len(jobs) {
-				until = float64(jobs[next].arrival)
-			}
-			for h.Len() > 0 && now < until {
-				top := &(*h)[0]
-				dl := float64(top.deadline)
-				if dl <= now {
-					heap.Pop(h)
-					continue
-				}
-				end := min(until, dl)
-				room := capacity * (end - now)
-				if top.work <= room {
-					// It finishes early: the rest of the span goes on.
-					done += top.work
-					now += top.work / capacity
-					heap.Pop(h)
-					continue
-				}
-				done += room
-				top.work -= room
-				now = end
-			}
-		}
-		return done
-	}
 	c := ep.Config.Capacity
 	return Area{
-		Memory: bound(float64(c.Memory), func(a Area) float64 { return a.Memory }),
-		VCores: bound(float64(c.VCores), func(a Area) float64 { return a.VCores }),
+		Memory: fluidBound(ep, float64(c.Memory), func(r berth.Resource) float64 { return float64(r.Memory) },
+			func(a Area) float64 { return a.Memory }),
+		VCores: fluidBound(ep, float64(c.VCores), func(r berth.Resource) float64 { return float64(r.VCores) },
+			func(a Area) float64 { return a.VCores }),
 	}
+}
+
+// heldAtOnce is the most of one resource type a placement of def holds at
+// any time: the sum over its stages of capability × containers, or the
+// largest stage for R_ANY.
+func heldAtOnce(def plan.Definition, get func(berth.Resource) float64) float64 {
+	var sum, most float64
+	for _, s := range def.Stages {
+		v := get(s.Capability) * float64(s.Containers)
+		sum += v
+		most = max(most, v)
+	}
+	if def.Interpreter == plan.RAny {
+		return most
+	}
+	return sum
+}
+
+// fluidBound is UpperBound for one resource type.
+func fluidBound(ep Episode, capacity float64, get func(berth.Resource) float64, work func(Area) float64) float64 {
+	type job struct {
+		arrival, deadline berth.Time
+		work, rate        float64
+	}
+	if capacity <= 0 {
+		return 0
+	}
+	jobs := make([]job, 0, len(ep.Requests))
+	type change struct {
+		t    berth.Time
+		rate float64
+	}
+	var changes []change
+	for _, q := range ep.Requests {
+		d := q.Definition
+		w := work(OfferedArea(d, ep.Config.Step))
+		r := heldAtOnce(d, get)
+		if w > 0 && r > 0 && d.Arrival < d.Deadline {
+			jobs = append(jobs, job{d.Arrival, d.Deadline, w, r})
+			changes = append(changes, change{d.Arrival, r}, change{d.Deadline, -r})
+		}
+	}
+	slices.SortStableFunc(jobs, func(a, b job) int { return cmpTime(a.arrival, b.arrival) })
+	slices.SortStableFunc(changes, func(a, b change) int { return cmpTime(a.t, b.t) })
+	// The rate limit c(t) as steps: limit[k] holds on [at[k], at[k+1]).
+	var at []float64
+	var limit []float64
+	active := 0.0
+	for k := 0; k < len(changes); {
+		t := changes[k].t
+		for ; k < len(changes) && changes[k].t == t; k++ {
+			active += changes[k].rate
+		}
+		at = append(at, float64(t))
+		limit = append(limit, min(capacity, max(active, 0)))
+	}
+	seg := 0
+	h := &edfHeap{}
+	var done, now float64
+	next := 0
+	for next < len(jobs) || h.Len() > 0 {
+		if h.Len() == 0 {
+			now = max(now, float64(jobs[next].arrival))
+		}
+		for next < len(jobs) && float64(jobs[next].arrival) <= now {
+			heap.Push(h, edfJob{deadline: jobs[next].deadline, work: jobs[next].work})
+			next++
+		}
+		// Run the earliest deadline until the next arrival.
+		until := math.Inf(1)
+		if next < len(jobs) {
+			until = float64(jobs[next].arrival)
+		}
+		for h.Len() > 0 && now < until {
+			top := &(*h)[0]
+			dl := float64(top.deadline)
+			if dl <= now {
+				heap.Pop(h)
+				continue
+			}
+			for seg+1 < len(at) && at[seg+1] <= now {
+				seg++
+			}
+			end := min(until, dl)
+			if seg+1 < len(at) {
+				end = min(end, at[seg+1])
+			}
+			rate := limit[seg]
+			if rate <= 0 {
+				now = end
+				continue
+			}
+			room := rate * (end - now)
+			if top.work <= room {
+				// It finishes early: the rest of the span goes on.
+				done += top.work
+				now += top.work / rate
+				heap.Pop(h)
+				continue
+			}
+			done += room
+			top.work -= room
+			now = end
+		}
+	}
+	return done
 }
 
 type edfJob struct {

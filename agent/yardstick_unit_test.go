@@ -13,11 +13,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// maxFlowBound is the reference for UpperBound on slot-aligned episodes:
-// the fluid relaxation as a max flow from the requests (capacity: their
-// work) to the 1000 ms slots of their windows (capacity: the plan's
-// memory × 1000), by augmenting paths.
-func maxFlowBound(capacity int64, jobs [][3]int64) int64 {
+// maxFlowBound is the reference for UpperBound on slot-aligned episodes
+// (jobs are {arrival slot, deadline slot, work, rate}): the fluid
+// relaxation as a max flow from the requests (capacity: their work) to the
+// 1000 ms slots of their windows, by augmenting paths. A slot carries
+// 1000 × min(capacity, the rates of the requests whose window holds it);
+// with perJob, each request also sends a slot at most 1000 × its rate (a
+// stronger relaxation that UpperBound does not solve, only bounds).
+func maxFlowBound(capacity int64, jobs [][4]int64, perJob bool) int64 {
 	nSlots := int64(0)
 	for _, j := range jobs {
 		nSlots = max(nSlots, j[1])
@@ -33,10 +36,19 @@ func maxFlowBound(capacity int64, jobs [][3]int64) int64 {
 		c[0][1+i] = j[2]
 		for s := j[0]; s < j[1]; s++ {
 			c[1+i][1+len(jobs)+int(s)] = 1 << 62
+			if perJob {
+				c[1+i][1+len(jobs)+int(s)] = j[3] * 1000
+			}
 		}
 	}
 	for s := 0; s < int(nSlots); s++ {
-		c[1+len(jobs)+s][sink] = capacity * 1000
+		var active int64
+		for _, j := range jobs {
+			if j[0] <= int64(s) && int64(s) < j[1] {
+				active += j[3]
+			}
+		}
+		c[1+len(jobs)+s][sink] = min(capacity, active) * 1000
 	}
 	var flow int64
 	for {
@@ -72,14 +84,15 @@ func maxFlowBound(capacity int64, jobs [][3]int64) int64 {
 }
 
 // Property: on random slot-aligned episodes UpperBound equals the max flow
-// of the fluid relaxation.
+// of its relaxation, and is at least that of the stronger one with a rate
+// limit per request (so it never cuts below what agents could reach).
 func TestUpperBoundMatchesMaxFlow(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	for round := 0; round < 300; round++ {
 		capMem := 1024 * (1 + r.Int64N(4))
 		cfg := plan.DefaultConfig("q", berth.New(capMem, capMem/1024), berth.NewManualClock(0))
 		ep := agent.Episode{Config: cfg}
-		var jobs [][3]int64
+		var jobs [][4]int64
 		for i := 0; i < 1+r.IntN(7); i++ {
 			a := r.Int64N(12)
 			d := a + 1 + r.Int64N(8)
@@ -88,12 +101,14 @@ func TestUpperBoundMatchesMaxFlow(t *testing.T) {
 			def := plan.Definition{Arrival: a * 1000, Deadline: d * 1000, Interpreter: plan.RAll,
 				Stages: []plan.Stage{{Capability: berth.New(1024, 1), Containers: n, Concurrency: 1, Duration: dur * 1000}}}
 			ep.Requests = append(ep.Requests, agent.Request{Definition: def})
-			jobs = append(jobs, [3]int64{a, d, 1024 * n * dur * 1000})
+			jobs = append(jobs, [4]int64{a, d, 1024 * n * dur * 1000, 1024 * n})
 		}
 		got := agent.UpperBound(ep)
-		want := float64(maxFlowBound(capMem, jobs))
+		want := float64(maxFlowBound(capMem, jobs, false))
 		require.InDelta(t, want, got.Memory, 1e-6*want+1e-6, "round %d: %v", round, jobs)
 		require.InDelta(t, want/1024, got.VCores, 1e-6*want+1e-6, "round %d", round)
+		stronger := float64(maxFlowBound(capMem, jobs, true))
+		require.LessOrEqual(t, stronger, got.Memory*(1+1e-9), "round %d", round)
 	}
 }
 
