@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/agent"
 	"github.com/berthsched/berth/plan"
 )
 
@@ -53,3 +54,30 @@ func BenchmarkW2(b *testing.B) { benchW2(b, 1) }
 
 // BenchmarkW2Hot is W2 with the plan capacity divided by 20.
 func BenchmarkW2Hot(b *testing.B) { benchW2(b, 20) }
+
+// BenchmarkYardstick runs every agent of the yardstick over both streams
+// (W2-hot, W4) and reports the mean and p99 time per decision (of the
+// last run) and the reserved memory area as a percentage of the offered.
+func BenchmarkYardstick(b *testing.B) {
+	streams := []struct {
+		name   string
+		stream []agent.Episode
+	}{{"W2-hot", w2HotStream(b, 10000)}, {"W4", w4Stream(w4Episodes)}}
+	for _, s := range streams {
+		for _, a := range yardstickAgents(b) {
+			b.Run(s.name+"/"+a.name, func(b *testing.B) {
+				b.ReportAllocs()
+				var r agent.Report
+				for b.Loop() {
+					var err error
+					if r, err = agent.Measure(a.agent, s.stream, stopwatch()); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(r.MeanDecision.Nanoseconds()), "ns/decision")
+				b.ReportMetric(float64(r.P99Decision.Nanoseconds()), "p99-ns/decision")
+				b.ReportMetric(100*r.Reserved.Ratio(r.Offered).Memory, "%memory")
+			})
+		}
+	}
+}

@@ -27,6 +27,16 @@ func (f *fitter) fit(avail berth.Resource, limit int64) int64 {
 	}
 	if f.componentwise {
 		n = math.MaxInt32
+		if !avail.HasExtras() && !f.gang.HasExtras() {
+			// Memory and vcores only: no need to list the types.
+			if f.gang.Memory > 0 {
+				n = min(n, floorDiv(avail.Memory, f.gang.Memory))
+			}
+			if f.gang.VCores > 0 {
+				n = min(n, floorDiv(avail.VCores, f.gang.VCores))
+			}
+			return min(n, limit)
+		}
 		for _, name := range berth.TypeNames(avail, f.gang) {
 			g := f.gang.Extra(name)
 			if g <= 0 {

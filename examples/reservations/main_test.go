@@ -17,4 +17,7 @@ func TestRun(t *testing.T) {
 	assert.Contains(t, out, "alternatives reservation_1700000000000_0003: accepted for carol")
 	assert.Contains(t, out, "(errors.Is ErrNoPlacement: true)")
 	assert.Contains(t, out, "  180 min |################| 16")
+	// The comparison: the portfolio takes etl's larger alternative.
+	assert.Contains(t, out, "  AlignedPlannerWithGreedy 4 of 5 accepted, 2040 / 3720 ( 55 %): report, etl, train, backfill")
+	assert.Contains(t, out, "  Portfolio                3 of 5 accepted, 2520 / 3720 ( 68 %): report, etl, train")
 }

@@ -1,0 +1,223 @@
+package agent
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/plan"
+)
+
+// Portfolio is an agent that is not YARN's, built to accept more of the
+// area offered (resource × time) than YARN's agents do, from YARN's own
+// parts plus one search of its own. It is deterministic and holds only its
+// configuration, so it is safe for concurrent use. Build it with
+// [NewPortfolio].
+//
+// For each definition it tries a short list of planners in turn and keeps
+// the first placement found:
+//
+//   - One stage: YARN's greedy-RLE planner allocating late (from the
+//     deadline backwards). Greedy-early packs every request against its
+//     arrival, where the requests still to come want room too; late
+//     placements leave the fronts of the windows open.
+//   - R_ANY: the stages are tried largest area first (any one satisfies the
+//     request, and the largest is the most area accepted; memory and vcores
+//     count as shares of the plan's capacity), each with the low-cost
+//     aligned planner and then the late greedy one before the next smaller
+//     stage. YARN tries them in the order written and keeps the first that
+//     fits.
+//   - Several stages under R_ORDER or R_ORDER_NO_GAP: the low-cost aligned
+//     planner (stage windows by demand, the least loaded candidate windows
+//     first), the late greedy planner, the early greedy planner, and last a
+//     chain search: every stage as one block of all its gangs, each block
+//     starting where the previous one ends, at the latest start where all
+//     fit (the only shape R_ORDER_NO_GAP allows, and one the greedy
+//     planners, placing one stage at a time, often miss).
+//   - Several stages under R_ALL: the same, the late greedy planner first
+//     (the aligned one first accepts a little more, at twice the time).
+//
+// Gangs are always counted with every resource type (as the policy checks
+// them), so a placement found is one the plan's policy accepts unless a
+// quota of the policy refuses it. The results on the reference streams
+// are in the package documentation.
+type Portfolio struct {
+	single, anyOf, all, ordered []*IterativePlanner
+}
+
+var _ plan.Agent = (*Portfolio)(nil)
+
+// NewPortfolio returns a [Portfolio]. Of o, SmoothnessFactor tunes its
+// low-cost aligned planner and ExactScan its greedy scans;
+// FavorEarlyAllocation and ComponentwiseFit are set by the portfolio
+// itself.
+func NewPortfolio(o Options) (*Portfolio, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	late := o
+	late.FavorEarlyAllocation, late.ComponentwiseFit = false, true
+	early := late
+	early.FavorEarlyAllocation = true
+	bufs := newStepBuffers()
+	greedyLate := &IterativePlanner{Interval: Unconstrained{}, Allocator: GreedyRLE{}, Options: late, bufs: bufs}
+	greedyEarly := &IterativePlanner{Interval: Unconstrained{}, Allocator: GreedyRLE{}, Options: early, bufs: bufs}
+	aligned := &IterativePlanner{Interval: ByDemand{}, Allocator: LowCostAligned{SmoothnessFactor: o.SmoothnessFactor}, Options: late, bufs: bufs}
+	return &Portfolio{
+		single:  []*IterativePlanner{greedyLate},
+		anyOf:   []*IterativePlanner{aligned, greedyLate},
+		all:     []*IterativePlanner{greedyLate, aligned, greedyEarly},
+		ordered: []*IterativePlanner{aligned, greedyLate, greedyEarly},
+	}, nil
+}
+
+// CreateReservation places def for user and adds it to p under id.
+func (f *Portfolio) CreateReservation(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
+	a, err := f.Place(p, id, user, def)
+	if err != nil {
+		return err
+	}
+	return p.AddReservation(a)
+}
+
+// UpdateReservation replaces reservation id of p with a new placement of
+// def; the old version's resources are available to the new one.
+func (f *Portfolio) UpdateReservation(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
+	a, err := f.Place(p, id, user, def)
+	if err != nil {
+		return err
+	}
+	return p.UpdateReservation(a)
+}
+
+// DeleteReservation removes reservation id from p.
+func (f *Portfolio) DeleteReservation(p *plan.Plan, id plan.ReservationID, _ string) error {
+	return p.DeleteReservation(id)
+}
+
+// Place computes where def would go in p without changing p: the
+// allocation CreateReservation would add.
+func (f *Portfolio) Place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
+	ps, _, err := f.compute(planAdapter{p: p, bufs: f.single[0].bufs}, id, user, def)
+	if err != nil {
+		return nil, err
+	}
+	ivs := make([]plan.IntervalResource, len(ps))
+	for i, x := range ps {
+		ivs[i] = plan.IntervalResource{Interval: x.iv, Resource: x.r}
+	}
+	// As YARN's agents: the reservation spans the contract's window.
+	return plan.NewAllocation(id, user, def, berth.Interval{Start: def.Arrival, End: def.Deadline}, ivs)
+}
+
+// compute returns the canonical placement of def and each stage's
+// placement (indexed as def.Stages, nil for a stage not placed).
+func (f *Portfolio) compute(v planView, id plan.ReservationID, user string, def plan.Definition) ([]placement, [][]placement, error) {
+	multi := len(def.Stages) > 1
+	if multi && def.Interpreter == plan.RAny {
+		return f.anyStage(v, id, user, def)
+	}
+	planners := f.single
+	switch {
+	case multi && def.Interpreter == plan.RAll:
+		planners = f.all
+	case multi:
+		planners = f.ordered
+	}
+	var last error
+	for _, ip := range planners {
+		ps, stages, err := ip.compute(v, id, user, def)
+		if err == nil {
+			return ps, stages, nil
+		}
+		if !errors.Is(err, berth.ErrNoPlacement) {
+			return nil, nil, err
+		}
+		last = err
+	}
+	if multi {
+		stages, ok, err := chain(v, id, user, def)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			var all []placement
+			per := make([][]placement, len(stages))
+			for i, x := range stages {
+				per[i] = []placement{x}
+				all = append(all, x)
+			}
+			return canonical(all), per, nil
+		}
+	}
+	return nil, nil, last
+}
+
+// anyStage places the largest stage of an R_ANY definition that any
+// planner of the list can place: stage by stage, largest area first, each
+// tried with every planner before the next smaller one.
+func (f *Portfolio) anyStage(v planView, id plan.ReservationID, user string, def plan.Definition) ([]placement, [][]placement, error) {
+	for i, s := range def.Stages {
+		if err := validateStage(i, s, v.capacity(), v.maxAllocation(), v.calculator()); err != nil {
+			return nil, nil, err
+		}
+	}
+	order := largestFirst(def.Stages, v.step(), v.capacity())
+	var last error
+	for _, i := range order {
+		one := def
+		one.Stages = def.Stages[i : i+1]
+		for _, ip := range f.anyOf {
+			ps, _, err := ip.compute(v, id, user, one)
+			if err == nil {
+				stages := make([][]placement, len(def.Stages))
+				stages[i] = ps
+				return ps, stages, nil
+			}
+			if !errors.Is(err, berth.ErrNoPlacement) {
+				return nil, nil, err
+			}
+			last = err
+		}
+	}
+	return nil, nil, last
+}
+
+// largestFirst returns the indices of stages, largest first by offered
+// area, memory and vcores each as a share of the plan's capacity, summed
+// (a stage heavy in either counts); ties keep the order written.
+func largestFirst(stages []plan.Stage, step berth.Duration, capacity berth.Resource) []int {
+	w := shareWeights(capacity)
+	order := make([]int, len(stages))
+	size := make([]float64, len(stages))
+	for i, s := range stages {
+		order[i] = i
+		a := OfferedArea(plan.Definition{Stages: []plan.Stage{s}}, step)
+		size[i] = a.Memory*w[0] + a.VCores*w[1]
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return cmpFloat(size[y], size[x]) })
+	return order
+}
+
+// shareWeights turns memory and vcores into shares of the capacity (0 for
+// a type the plan has none of).
+func shareWeights(c berth.Resource) [2]float64 {
+	var w [2]float64
+	if c.Memory > 0 {
+		w[0] = 1 / float64(c.Memory)
+	}
+	if c.VCores > 0 {
+		w[1] = 1 / float64(c.VCores)
+	}
+	return w
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
