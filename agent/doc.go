@@ -83,7 +83,7 @@
 // about 7 times the capacity) and W4 (50 plans of 4 to 64 nodes with 100
 // mixed requests each: every interpreter, 1 to 3 stages, gangs, times off
 // the step, tight and loose deadlines; its generator is specified in
-// WORKLOADS.md (W4) and pinned by a checksum test). Results (go test ./agent
+// WORKLOADS.md, section W4, and pinned by a checksum test). Results (go test ./agent
 // -run TestYardstickTable -v -count=1 -args -yardstick=5; times are the
 // best of five runs on a shared 2-core machine and move by ±30 %):
 //

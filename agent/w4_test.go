@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Workload W4 (WORKLOADS.md (W4)): mixed reservation requests on plans of 4
+// Workload W4 (WORKLOADS.md, section W4): mixed reservation requests on plans of 4
 // to 64 nodes, drawn from one splitmix64 stream.
 const (
 	w4Seed     = 4
@@ -67,7 +67,7 @@ func w4Stream(n int) []agent.Episode {
 }
 
 // w4Checksum folds every drawn number of the stream, in draw order, into
-// one value (see WORKLOADS.md (W4)).
+// one value (see WORKLOADS.md, section W4).
 func w4Checksum(stream []agent.Episode) uint64 {
 	var h uint64
 	mix := func(v int64) { h = h*31 + uint64(v) }
@@ -92,7 +92,7 @@ func w4Checksum(stream []agent.Episode) uint64 {
 	return h
 }
 
-// TestW4Checksum pins the generator to WORKLOADS.md (W4): the checksum of
+// TestW4Checksum pins the generator to WORKLOADS.md, section W4: the checksum of
 // the draws, the number of nodes over all plans and the area offered.
 func TestW4Checksum(t *testing.T) {
 	s := w4Stream(w4Episodes)
