@@ -39,6 +39,7 @@ type app struct {
 	reserved berth.Resource
 	head     *container // live containers (intrusive list)
 	n        int
+	amLive   berth.Resource // the live AM container's resource (preemption.go)
 	resv     []*reservation // in reservation order
 	headroom berth.Resource
 
@@ -122,6 +123,7 @@ func (a *app) link(c *container) {
 	}
 	a.head = c
 	a.n++
+	a.trackAM(c, 1)
 }
 
 func (a *app) unlink(c *container) {
@@ -135,6 +137,7 @@ func (a *app) unlink(c *container) {
 	}
 	c.aPrev, c.aNext = nil, nil
 	a.n--
+	a.trackAM(c, -1)
 }
 
 // appBefore is the leaf's application ordering.

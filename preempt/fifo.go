@@ -61,7 +61,11 @@ func (s FIFOSelector) Select(r *ProportionalRound) error {
 				}
 				r.TryPreemptReservation(res, conservative)
 			}
-			for _, c := range sortedForPreemption(r, a.Containers) {
+			cs, err := r.Cluster.AppContainers(a)
+			if err != nil {
+				return err
+			}
+			for _, c := range sortedForPreemption(r, cs) {
 				if !r.tqs[leaf.idx].hasObtain {
 					break apps
 				}
