@@ -40,6 +40,7 @@ type app struct {
 	head     *container // live containers (intrusive list)
 	n        int
 	amLive   berth.Resource // the live AM container's resource (preemption.go)
+	prios    []prioCount    // live containers per request priority (preemption.go)
 	resv     []*reservation // in reservation order
 	headroom berth.Resource
 
@@ -123,7 +124,7 @@ func (a *app) link(c *container) {
 	}
 	a.head = c
 	a.n++
-	a.trackAM(c, 1)
+	a.track(c, 1)
 }
 
 func (a *app) unlink(c *container) {
@@ -137,7 +138,7 @@ func (a *app) unlink(c *container) {
 	}
 	c.aPrev, c.aNext = nil, nil
 	a.n--
-	a.trackAM(c, -1)
+	a.track(c, -1)
 }
 
 // appBefore is the leaf's application ordering.

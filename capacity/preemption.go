@@ -10,10 +10,11 @@ import (
 // preemption policy reads every round, copied under one lock: the queues
 // with each leaf's pending demand within its users' limits, the
 // applications with their live AM usage and their users' limits, the
-// nodes and the reservations. It holds no containers: a policy reads
-// those of the few applications or nodes it searches with
-// [Scheduler.AppendAppContainers] and [Scheduler.AppendNodeContainers], so
-// a round costs O(queues + applications + nodes), not O(containers).
+// reservations and the nodes holding them. It holds no containers: a
+// policy reads those of the few applications or nodes it searches with
+// [Scheduler.AppendAppContainers], [Scheduler.AppendAppContainersBefore]
+// and [Scheduler.AppendNodeContainers], so reading it costs
+// O(queues + applications + reservations), not O(containers) or O(nodes).
 // [Scheduler.Snapshot] remains the full deep copy.
 type PreemptionState struct {
 	// Time of the state, from the scheduler's clock.
@@ -27,7 +28,8 @@ type PreemptionState struct {
 	Apps []PreemptionApp
 	// Reservations lists the reserved containers by id.
 	Reservations []ReservationInfo
-	// Nodes lists the nodes by id.
+	// Nodes lists the nodes holding a reservation, by id (the node-level
+	// selectors start from them); [Scheduler.Snapshot] lists every node.
 	Nodes []NodeInfo
 }
 
@@ -54,6 +56,10 @@ type PreemptionApp struct {
 	AMUsed berth.Resource
 	// UserLimit is its user's limit in its queue ([Scheduler.UserLimit]).
 	UserLimit berth.Resource
+	// ContainerPriorities counts the distinct request priorities of its
+	// live containers: with one, newest first is also least important
+	// first, YARN's preemption order.
+	ContainerPriorities int
 }
 
 // PreemptionState copies the aggregate state a preemption round reads.
@@ -78,7 +84,8 @@ func (s *Scheduler) PreemptionState() *PreemptionState {
 			pq.AMLimit = s.amLimit(q)
 			pq.PendingWithinLimits, pq.PendingWithinLimitsDeductReserved = s.leafPendingBoth(q, room)
 			for _, a := range lf.apps {
-				out.Apps = append(out.Apps, PreemptionApp{AppInfo: s.appInfo(a), AMUsed: a.amLive, UserLimit: s.userLimit(q, a.u)})
+				out.Apps = append(out.Apps, PreemptionApp{AppInfo: s.appInfo(a), AMUsed: a.amLive,
+					UserLimit: s.userLimit(q, a.u), ContainerPriorities: len(a.prios)})
 			}
 		}
 		idx[q] = len(out.Queues)
@@ -91,13 +98,12 @@ func (s *Scheduler) PreemptionState() *PreemptionState {
 			Queue: r.app.q.path, Resource: r.res, Priority: r.key.Priority(), Time: r.time})
 	}
 	slices.SortFunc(out.Reservations, func(x, y ReservationInfo) int { return cmpID(x.ID, y.ID) })
-	out.Nodes = make([]NodeInfo, 0, len(s.nodes))
-	for _, n := range s.nodes {
-		ni := NodeInfo{ID: n.id, Rack: n.rack, Capability: n.total, Allocated: n.allocated}
-		if n.reserved != nil {
-			ni.Reserved = n.reserved.id
+	out.Nodes = make([]NodeInfo, 0, len(out.Reservations))
+	for _, r := range out.Reservations {
+		n := s.nodes[r.Node]
+		if n.reserved != nil && n.reserved.id == r.ID {
+			out.Nodes = append(out.Nodes, NodeInfo{ID: n.id, Rack: n.rack, Capability: n.total, Allocated: n.allocated, Reserved: r.ID})
 		}
-		out.Nodes = append(out.Nodes, ni)
 	}
 	slices.SortFunc(out.Nodes, func(x, y NodeInfo) int {
 		switch {
@@ -192,6 +198,56 @@ func sortAppended(dst []Container, start int) []Container {
 	return dst
 }
 
+// AppendAppContainersBefore appends to dst up to limit live containers
+// of the application whose id is below before (all when before is 0),
+// newest (highest id) first: a preemption selector that takes the newest
+// containers first pages through an application and stops when it has
+// enough, instead of copying the whole list. An unknown application is
+// an ErrNotFound error naming it.
+func (s *Scheduler) AppendAppContainersBefore(dst []Container, appID string, before ContainerID, limit int) ([]Container, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.apps[appID]
+	if !ok {
+		return dst, notFound("app.id", appID)
+	}
+	c := a.head
+	if before != 0 {
+		// Lists are linked newest first and ids grow: resume after before.
+		if lc, ok := s.live[before]; ok && lc.app == a {
+			c = lc.aNext
+		} else {
+			for c != nil && c.c.ID >= before {
+				c = c.aNext
+			}
+		}
+	}
+	start := len(dst)
+	for ; c != nil && limit > 0; c = c.aNext {
+		if n := len(dst); n > start && dst[n-1].ID <= c.c.ID {
+			return s.appendNewestSlow(dst[:start], a, before, limit), nil
+		}
+		dst = append(dst, c.c)
+		limit--
+	}
+	return dst, nil
+}
+
+// appendNewestSlow is AppendAppContainersBefore for a list out of id
+// order (not expected: ids come from a counter and containers are linked
+// when allocated).
+func (s *Scheduler) appendNewestSlow(dst []Container, a *app, before ContainerID, limit int) []Container {
+	start := len(dst)
+	for c := a.head; c != nil; c = c.aNext {
+		if before == 0 || c.c.ID < before {
+			dst = append(dst, c.c)
+		}
+	}
+	seg := dst[start:]
+	slices.SortFunc(seg, func(x, y Container) int { return cmpID(y.ID, x.ID) })
+	return dst[:start+min(limit, len(seg))]
+}
+
 // HasContainer reports whether the container is live.
 func (s *Scheduler) HasContainer(id ContainerID) bool {
 	s.mu.Lock()
@@ -200,14 +256,30 @@ func (s *Scheduler) HasContainer(id ContainerID) bool {
 	return ok
 }
 
-// trackAM keeps the application's live AM usage as containers come and go.
-func (a *app) trackAM(c *container, delta int) {
-	if !c.c.AM {
-		return
+// prioCount counts an application's live containers of one request
+// priority.
+type prioCount struct {
+	p int32
+	n int
+}
+
+// track keeps the application's live AM usage and its containers'
+// priorities as containers come and go (delta +1 or -1).
+func (a *app) track(c *container, delta int) {
+	if c.c.AM {
+		if delta > 0 {
+			a.amLive = a.amLive.Add(c.c.Resource)
+		} else {
+			a.amLive = a.amLive.Sub(c.c.Resource)
+		}
 	}
-	if delta > 0 {
-		a.amLive = a.amLive.Add(c.c.Resource)
-	} else {
-		a.amLive = a.amLive.Sub(c.c.Resource)
+	for i := range a.prios {
+		if a.prios[i].p == c.c.Priority {
+			if a.prios[i].n += delta; a.prios[i].n == 0 {
+				a.prios = slices.Delete(a.prios, i, i+1)
+			}
+			return
+		}
 	}
+	a.prios = append(a.prios, prioCount{p: c.c.Priority, n: delta})
 }

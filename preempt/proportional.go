@@ -16,14 +16,20 @@ import (
 // host with a scheduler of its own, or a test, can implement it.
 type CapacityScheduler interface {
 	// PreemptionState copies the queues (with each leaf's pending demand
-	// within its users' limits), applications (with their live AM usage
-	// and their users' limits), reservations and nodes: everything a
-	// round reads but the containers.
+	// within its users' limits), applications (with their live AM usage,
+	// their users' limits and how many container priorities they hold),
+	// reservations and the nodes holding them: everything a round reads
+	// but the containers.
 	PreemptionState() *capacity.PreemptionState
 	// AppendAppContainers appends an application's live containers to dst,
 	// by id; the round calls it only for the applications its selectors
 	// search. An unknown application is an ErrNotFound error.
 	AppendAppContainers(dst []capacity.Container, appID string) ([]capacity.Container, error)
+	// AppendAppContainersBefore appends up to limit of an application's
+	// live containers with an id below before (all when 0), newest first:
+	// the FIFO selector pages through an application only as far as it
+	// must.
+	AppendAppContainersBefore(dst []capacity.Container, appID string, before queue.ContainerID, limit int) ([]capacity.Container, error)
 	// AppendNodeContainers appends a node's live containers to dst, by id
 	// (the node-level selectors); an unknown node is an ErrNotFound error.
 	AppendNodeContainers(dst []capacity.Container, nodeID string) ([]capacity.Container, error)

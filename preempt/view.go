@@ -43,7 +43,9 @@ type CapacityView struct {
 	Queues, Leaves []*QueueView
 	// Apps lists every application, by submission order.
 	Apps []*AppView
-	// Nodes lists the nodes by id.
+	// Nodes lists the nodes holding a reservation, by id: the node-level
+	// selectors start from them, and a round does not read every node.
+	// Containers on them: [CapacityView.NodeContainers].
 	Nodes []*NodeView
 
 	src    CapacityScheduler
@@ -57,7 +59,7 @@ type CapacityView struct {
 // Queue returns the queue with the full path p, or nil.
 func (c *CapacityView) Queue(p string) *QueueView { return c.byPath[p] }
 
-// Node returns the node with id, or nil.
+// Node returns the node with id if it holds a reservation, or nil.
 func (c *CapacityView) Node(id string) *NodeView {
 	if c.byNode == nil {
 		c.byNode = make(map[string]*NodeView, len(c.Nodes))
@@ -134,10 +136,11 @@ type AppView struct {
 	// are read on demand: [CapacityView.AppContainers].
 	Reservations []*Reservation
 
-	idx        int
-	userLimit  berth.Resource
-	containers []*Container
-	loaded     bool
+	idx                 int
+	userLimit           berth.Resource
+	containerPriorities int // distinct request priorities of its containers
+	containers          []*Container
+	loaded              bool
 }
 
 // NodeView is a node in the round's state.
@@ -164,6 +167,18 @@ func (c *CapacityView) AppContainers(a *AppView) ([]*Container, error) {
 		return nil, fmt.Errorf("reading the containers of application %s: %w", a.ID, err)
 	}
 	a.containers, a.loaded = cs, true
+	return cs, nil
+}
+
+// appContainersBefore reads up to limit of a's live containers with an id
+// below before (all when 0), newest first.
+func (c *CapacityView) appContainersBefore(a *AppView, before ContainerID, limit int) ([]*Container, error) {
+	cs, err := c.read(func(dst []Container) ([]Container, error) {
+		return c.src.AppendAppContainersBefore(dst, a.ID, before, limit)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the containers of application %s: %w", a.ID, err)
+	}
 	return cs, nil
 }
 
@@ -322,7 +337,8 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 		a := &st.Apps[i]
 		v := &apps[i]
 		*v = AppView{ID: a.ID, User: a.User, Queue: c.byPath[a.Queue], Priority: a.Priority, Order: a.Order, Start: a.Start,
-			Used: a.Used, Reserved: a.Reserved, Pending: a.Pending, AMUsed: a.AMUsed, userLimit: a.UserLimit}
+			Used: a.Used, Reserved: a.Reserved, Pending: a.Pending, AMUsed: a.AMUsed, userLimit: a.UserLimit,
+			containerPriorities: a.ContainerPriorities}
 		v.idx = i
 		c.Apps[i] = v
 		c.byApp[a.ID] = v
