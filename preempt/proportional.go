@@ -242,7 +242,7 @@ func (p *Proportional) Evaluate(now berth.Time) (*ProportionalReport, error) {
 }
 
 // Round is one run of YARN's editSchedule at the host's time now: it
-// snapshots the scheduler, computes each queue's ideal assignment, runs
+// reads the scheduler's state, computes each queue's ideal assignment, runs
 // the selectors and then, unless observe_only, marks containers chosen
 // for the first time, kills those chosen again after their kill wait,
 // cancels chosen reservations, and forgets marks not renewed for twice
