@@ -70,7 +70,7 @@ func (s *Scheduler) PreemptionState() *PreemptionState {
 	out.Queues = make([]PreemptionQueue, 0, len(s.byPath))
 	out.Apps = make([]PreemptionApp, 0, len(s.apps))
 	idx := make(map[*qnode]int, len(s.byPath))
-	room := map[*user]berth.Resource{}
+	room, limits := map[*user]berth.Resource{}, map[*user]berth.Resource{}
 	for tq := range s.tree.All() {
 		q := s.byTQ[tq]
 		pq := PreemptionQueue{Path: q.path, Parent: -1, Leaf: q.isLeaf(),
@@ -82,10 +82,21 @@ func (s *Scheduler) PreemptionState() *PreemptionState {
 		if lf := q.leaf; lf != nil {
 			pq.AMUsed, pq.ActiveUsers = lf.amUsed, lf.activeUsers
 			pq.AMLimit = s.amLimit(q)
-			pq.PendingWithinLimits, pq.PendingWithinLimitsDeductReserved = s.leafPendingBoth(q, room)
+			// One limit per user of the leaf, shared by its applications
+			// and the pending computation.
+			clear(limits)
+			limitOf := func(u *user) berth.Resource {
+				ul, ok := limits[u]
+				if !ok {
+					ul = s.userLimit(q, u)
+					limits[u] = ul
+				}
+				return ul
+			}
+			pq.PendingWithinLimits, pq.PendingWithinLimitsDeductReserved = s.leafPendingBoth(q, room, limitOf)
 			for _, a := range lf.apps {
 				out.Apps = append(out.Apps, PreemptionApp{AppInfo: s.appInfo(a), AMUsed: a.amLive,
-					UserLimit: s.userLimit(q, a.u), ContainerPriorities: len(a.prios)})
+					UserLimit: limitOf(a.u), ContainerPriorities: len(a.prios)})
 			}
 		}
 		idx[q] = len(out.Queues)
@@ -124,15 +135,15 @@ func (s *Scheduler) appInfo(a *app) AppInfo {
 }
 
 // leafPendingBoth is PendingWithinUserLimits of leaf q without and with
-// deductReserved, in one pass; room is scratch space.
-func (s *Scheduler) leafPendingBoth(q *qnode, room map[*user]berth.Resource) (all, deduct berth.Resource) {
+// deductReserved; room is scratch space, limitOf the users' limits.
+func (s *Scheduler) leafPendingBoth(q *qnode, room map[*user]berth.Resource, limitOf func(*user) berth.Resource) (all, deduct berth.Resource) {
 	for _, pass := range [2]bool{false, true} {
 		clear(room)
 		var total berth.Resource
 		for _, a := range q.leaf.sched {
 			left, ok := room[a.u]
 			if !ok {
-				left = berth.ComponentwiseMax(s.userLimit(q, a.u).Sub(a.u.used), berth.Resource{})
+				left = berth.ComponentwiseMax(limitOf(a.u).Sub(a.u.used), berth.Resource{})
 			}
 			p := a.pending
 			if pass {
