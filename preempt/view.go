@@ -238,22 +238,6 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 		rc = berth.MemoryCalculator{}
 	}
 	c := &CapacityView{Time: st.Time, Resource: st.Cluster, Calculator: rc, MinAllocation: cfg.MinAllocation, src: src}
-	settings := map[string]*capacity.QueueSettings{}
-	var walk func(qc *capacity.QueueConfig, path string)
-	walk = func(qc *capacity.QueueConfig, path string) {
-		settings[path] = &qc.Settings
-		for i := range qc.Children {
-			walk(&qc.Children[i], path+"."+qc.Children[i].Name)
-		}
-	}
-	walk(&cfg.Root, "root")
-	settingsOf := func(path string) (*capacity.QueueSettings, bool) {
-		set, ok := settings[path]
-		if !ok { // a reservation queue uses its plan's settings
-			set, ok = settings[planOf(path)]
-		}
-		return set, ok
-	}
 	qs := st.Queues
 	if len(qs) == 0 {
 		return nil, berth.InvalidField("queues", 0, "the scheduler reported no root queue")
@@ -291,11 +275,36 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 		c.byPath[v.Path] = v
 	}
 	c.Root = c.Queues[0]
+	// Each queue's configuration, found by walking the configuration tree
+	// alongside the queues (no path strings are built); a queue missing
+	// from it (a reservation queue) uses its parent's (its plan's).
+	conf := make([]*capacity.QueueConfig, len(qs))
+	conf[0] = &cfg.Root
+	for i := 1; i < len(qs); i++ {
+		if pc := conf[qs[i].Parent]; pc != nil {
+			name := qs[i].Path[strings.LastIndexByte(qs[i].Path, '.')+1:]
+			for j := range pc.Children {
+				if pc.Children[j].Name == name {
+					conf[i] = &pc.Children[j]
+					break
+				}
+			}
+		}
+	}
+	settingsOf := func(v *QueueView) (*capacity.QueueSettings, bool) {
+		if qc := conf[v.idx]; qc != nil {
+			return &qc.Settings, true
+		}
+		if v.Parent != nil && conf[v.Parent.idx] != nil {
+			return &conf[v.Parent.idx].Settings, true
+		}
+		return nil, false
+	}
 	for i, v := range c.Queues { // parents come first: inheritance flows down
 		dis, intra := false, false
 		if v.Parent != nil {
 			dis, intra = v.Parent.DisablePreemption, v.Parent.DisableIntraQueue
-			if set, ok := settingsOf(v.Parent.Path); ok && set.ChildOrdering == capacity.OrderPriorityUtilization {
+			if set, ok := settingsOf(v.Parent); ok && set.ChildOrdering == capacity.OrderPriorityUtilization {
 				v.RelativePriority = v.Priority
 			}
 		}
@@ -311,7 +320,7 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 		if v.IsLeaf() {
 			c.Leaves = append(c.Leaves, v)
 			var amPct float64 // a queue missing from the configuration has zero settings
-			if set, ok := settingsOf(v.Path); ok {
+			if set, ok := settingsOf(v); ok {
 				amPct = set.MaxAMResourcePercent
 			}
 			if amPct < 0 {
@@ -359,7 +368,7 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 	}
 	for _, q := range c.Leaves {
 		o := capacity.OrderFIFO
-		if set, ok := settingsOf(q.Path); ok {
+		if set, ok := settingsOf(q); ok {
 			o = set.AppOrdering
 		}
 		sortApps(q.Apps, o)
@@ -391,14 +400,6 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 		}
 	}
 	return c, nil
-}
-
-// planOf is the plan queue of a reservation queue's path.
-func planOf(path string) string {
-	if i := strings.LastIndexByte(path, '.'); i > 0 {
-		return path[:i]
-	}
-	return path
 }
 
 // sortApps puts a leaf's applications in the scheduler's order: FIFO is
