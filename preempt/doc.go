@@ -116,11 +116,13 @@
 // containers, O(log n) growing slabs. On 1,000 leaf queues in 3 levels,
 // 10,000 nodes and 100,000 containers with 20% of the queues over their
 // guarantee (BenchmarkProportionalRound), a full round, reading the
-// scheduler's state included, takes 5.3 ms of CPU with intra-queue
-// preemption off and 6.1 ms with it on (about 1,800 and 2,600
-// allocations); the policy's own work on a state read once, 3.7 and
-// 4.2 ms. (Benchmark-thread CPU time on a shared, loaded machine; the
-// earlier design, copying every container through Snapshot, took 24–30 ms.)
+// scheduler's state included, takes 4.6–5.2 ms of CPU with intra-queue
+// preemption off and 6.2–6.4 ms with it on, in 635 and 1,447 allocations
+// (about 5 MB); the policy's own work on a state read once, 2.9–3.4 and
+// 4.1–4.6 ms. These are the benchmark thread's CPU time on a shared,
+// loaded machine (wall time there also carries other processes and the
+// garbage collector's background work); the earlier design, copying
+// every container through Snapshot, took 24–30 ms.
 
 // # Differences from YARN
 //
