@@ -1,9 +1,11 @@
 package capacity
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -130,4 +132,83 @@ func TestPreemptionReadsRejectUnknownIDs(t *testing.T) {
 	_, err = s.AppendNodeContainers(nil, "nowhere")
 	assert.ErrorIs(t, err, berth.ErrNotFound)
 	assert.ErrorContains(t, err, "nowhere")
+}
+
+// The preemption reads run beside submissions, heartbeats and finishes
+// from other goroutines (run with -race); what they return is
+// self-consistent: a listed container belongs to the application or node
+// asked about.
+func TestPreemptionReadsConcurrent(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Root.Children = []QueueConfig{Queue("a", 50), Queue("b", 50)}
+	s, err := New(cfg, berth.NewManualClock(0))
+	require.NoError(t, err)
+	for i := 0; i < 8; i++ {
+		require.NoError(t, s.AddNode(NodeSpec{ID: fmt.Sprintf("n%d", i), Rack: "/r", Capability: berth.New(8192, 8)}))
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 3; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 40; i++ {
+				id := fmt.Sprintf("g%d-%d", g, i)
+				if _, err := s.SubmitApp(AppSpec{ID: id, Queue: []string{"a", "b"}[i%2], User: fmt.Sprint("u", g)}); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := s.Allocate(id, []Ask{{Priority: int32(1 + i%2), ResourceName: AnyResource, Capability: berth.New(512, 1), Count: 3}}, nil); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := s.Heartbeat(fmt.Sprintf("n%d", (g+i)%8), nil); err != nil {
+					t.Error(err)
+					return
+				}
+				if i%3 == 0 {
+					if _, err := s.FinishApp(id); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		}(g)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var buf []Container
+		var err error
+		for i := 0; i < 60; i++ {
+			st := s.PreemptionState()
+			for _, a := range st.Apps {
+				buf, err = s.AppendAppContainersBefore(buf[:0], a.ID, 0, 2)
+				if err != nil && !errors.Is(err, berth.ErrNotFound) { // it may have finished since
+					t.Error(err)
+					return
+				}
+				for _, c := range buf {
+					if c.App != a.ID {
+						t.Errorf("container %d of %s listed for %s", c.ID, c.App, a.ID)
+					}
+					_ = s.HasContainer(c.ID)
+				}
+			}
+			for n := 0; n < 8; n++ {
+				buf, err = s.AppendNodeContainers(buf[:0], fmt.Sprintf("n%d", n))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for _, c := range buf {
+					if c.Node != fmt.Sprintf("n%d", n) {
+						t.Errorf("container %d on %s listed for n%d", c.ID, c.Node, n)
+					}
+				}
+			}
+		}
+	}()
+	wg.Wait()
+	require.NoError(t, s.Check())
+	checkPreemptionState(t, s, rand.New(rand.NewPCG(1, 2)))
 }
