@@ -39,6 +39,8 @@ type app struct {
 	reserved berth.Resource
 	head     *container // live containers (intrusive list)
 	n        int
+	amLive   berth.Resource // the live AM container's resource (preemption.go)
+	prios    []prioCount    // live containers per request priority (preemption.go)
 	resv     []*reservation // in reservation order
 	headroom berth.Resource
 
@@ -122,6 +124,7 @@ func (a *app) link(c *container) {
 	}
 	a.head = c
 	a.n++
+	a.track(c, 1)
 }
 
 func (a *app) unlink(c *container) {
@@ -135,6 +138,7 @@ func (a *app) unlink(c *container) {
 	}
 	c.aPrev, c.aNext = nil, nil
 	a.n--
+	a.track(c, -1)
 }
 
 // appBefore is the leaf's application ordering.

@@ -40,10 +40,13 @@
 // reservation id, rejected when the reservation is not active or belongs to
 // another plan, and in the default queue when it names none.
 //
-// The preemption policy (package preempt) reads [Scheduler.Snapshot]
-// (queues with their guarantees and usage, applications, containers,
-// reservations), [Scheduler.PendingWithinUserLimits] and
-// [Scheduler.UserLimit], and acts with
+// The preemption policy (package preempt) reads
+// [Scheduler.PreemptionState] each round (queues with their guarantees,
+// usage and pending demand within user limits, applications with their
+// users' limits, reservations; no containers), then only the containers it
+// searches ([Scheduler.AppendAppContainersBefore],
+// [Scheduler.AppendAppContainers], [Scheduler.AppendNodeContainers]), and
+// acts with
 // [Scheduler.MarkForPreemption], [Scheduler.PreemptContainer] and
 // [Scheduler.KillReservation].
 //

@@ -8,7 +8,6 @@ import (
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
 	"github.com/berthsched/berth/preempt"
-	"github.com/berthsched/berth/queue"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,6 +19,7 @@ import (
 // applications of two users.
 func capBenchCluster(b *testing.B) *capacity.Scheduler {
 	cfg := capacity.DefaultConfig()
+	cfg.Root.Children = nil // the default queue is replaced by the tree below
 	cfg.MultipleAssignments = true
 	cfg.MaxContainerAssignments = -1
 	cfg.MaxOffSwitchAssignments = 1 << 20
@@ -85,43 +85,28 @@ func capBenchCluster(b *testing.B) *capacity.Scheduler {
 	return s
 }
 
-// frozenCapacity serves one snapshot of a scheduler, to time the policy alone.
+// frozenCapacity serves one preemption state of a scheduler, to time the
+// policy alone (containers are still read from the scheduler on demand).
 type frozenCapacity struct {
 	*capacity.Scheduler
-	snap    *capacity.Snapshot
-	cfg     capacity.Config
-	pending map[string][2]berth.Resource
+	st  *capacity.PreemptionState
+	cfg capacity.Config
 }
 
-func freezeCapacity(b *testing.B, s *capacity.Scheduler) *frozenCapacity {
-	f := &frozenCapacity{Scheduler: s, snap: s.Snapshot(), cfg: s.Config(), pending: map[string][2]berth.Resource{}}
-	for _, q := range f.snap.Queues.Queues {
-		if q.Kind == queue.KindLeaf {
-			p0, err := s.PendingWithinUserLimits(q.Path.String(), false)
-			require.NoError(b, err)
-			p1, err := s.PendingWithinUserLimits(q.Path.String(), true)
-			require.NoError(b, err)
-			f.pending[q.Path.String()] = [2]berth.Resource{p0, p1}
-		}
-	}
-	return f
+func freezeCapacity(s *capacity.Scheduler) *frozenCapacity {
+	return &frozenCapacity{Scheduler: s, st: s.PreemptionState(), cfg: s.Config()}
 }
 
-func (f *frozenCapacity) Snapshot() *capacity.Snapshot { return f.snap }
-func (f *frozenCapacity) Config() capacity.Config      { return f.cfg }
-func (f *frozenCapacity) PendingWithinUserLimits(q string, deduct bool) (berth.Resource, error) {
-	if deduct {
-		return f.pending[q][1], nil
-	}
-	return f.pending[q][0], nil
-}
+func (f *frozenCapacity) PreemptionState() *capacity.PreemptionState { return f.st }
+func (f *frozenCapacity) Config() capacity.Config                    { return f.cfg }
 
 var capBenchSched *capacity.Scheduler
 
 // BenchmarkProportionalRound times one round (YARN's editSchedule) on the
-// issue's cluster: "policy" on a snapshot taken once (the policy's own
-// work), "with-snapshot" including the scheduler's Snapshot and the 2,000
-// pending-within-user-limit reads. Rounds act (marks are set once; the
+// issue's cluster: "policy" on a preemption state read once (the policy's
+// own work, with its on-demand container reads), "full" the whole round,
+// reading the scheduler's state (queues, applications with their users'
+// limits, leaves' pending demand within user limits, nodes) included. Rounds act (marks are set once; the
 // kill wait is never reached). cpu-ms/round is the benchmark thread's CPU
 // time per round, which a loaded machine does not inflate.
 func BenchmarkProportionalRound(b *testing.B) {
@@ -133,11 +118,11 @@ func BenchmarkProportionalRound(b *testing.B) {
 		cfg := preempt.DefaultProportionalConfig()
 		cfg.IntraQueueEnabled = intra
 		cfg.MaxWaitBeforeKill = 1 << 50
-		for _, mode := range []string{"policy", "with-snapshot"} {
+		for _, mode := range []string{"policy", "full"} {
 			b.Run(fmt.Sprintf("intra=%v/%s", intra, mode), func(b *testing.B) {
 				var src preempt.CapacityScheduler = s
 				if mode == "policy" {
-					src = freezeCapacity(b, s)
+					src = freezeCapacity(s)
 				}
 				p, err := preempt.NewProportional(src, cfg)
 				require.NoError(b, err)

@@ -77,7 +77,10 @@ func (oneAtATimeSelector) Select(r *preempt.ProportionalRound) error {
 		return nil
 	}
 	for i := len(worst.Apps) - 1; i >= 0; i-- {
-		cs := worst.Apps[i].Containers
+		cs, err := r.Cluster.AppContainers(worst.Apps[i])
+		if err != nil {
+			return err
+		}
 		for j := len(cs) - 1; j >= 0; j-- {
 			if !cs[j].AM && r.TryPreempt(cs[j], false) {
 				return nil

@@ -61,19 +61,28 @@ func (s FIFOSelector) Select(r *ProportionalRound) error {
 				}
 				r.TryPreemptReservation(res, conservative)
 			}
-			for _, c := range sortedForPreemption(r, a.Containers) {
+			stop := false
+			err := leastImportantFirst(r, a, func(c *Container) bool {
 				if !r.tqs[leaf.idx].hasObtain {
-					break apps
+					stop = true
+					return false
 				}
 				if r.IsSelected(c.ID) {
-					continue
+					return true
 				}
 				if c.AM {
 					skipped = append(skipped, c)
 					skippedSize = skippedSize.Add(c.Resource)
-					continue
+					return true
 				}
 				r.TryPreempt(c, conservative)
+				return true
+			})
+			if err != nil {
+				return err
+			}
+			if stop {
+				break apps
 			}
 		}
 		for _, c := range skipped {
@@ -86,6 +95,43 @@ func (s FIFOSelector) Select(r *ProportionalRound) error {
 		}
 	}
 	return nil
+}
+
+// leastImportantFirst calls visit with a's live containers least
+// important first (request priority numerically highest, then newest)
+// until it returns false. When all of a's containers share one priority
+// that is newest first, so they are read from the scheduler a page at a
+// time and only as far as visit goes: a leaf that must give a few
+// containers does not copy all of them.
+func leastImportantFirst(r *ProportionalRound, a *AppView, visit func(*Container) bool) error {
+	if a.containerPriorities > 1 || a.loaded {
+		cs, err := r.Cluster.AppContainers(a)
+		if err != nil {
+			return err
+		}
+		for _, c := range sortedForPreemption(r, cs) {
+			if !visit(c) {
+				return nil
+			}
+		}
+		return nil
+	}
+	var before ContainerID
+	for page := 8; ; page = min(2*page, 1024) {
+		cs, err := r.Cluster.appContainersBefore(a, before, page)
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			if !visit(c) {
+				return nil
+			}
+		}
+		if len(cs) < page {
+			return nil
+		}
+		before = cs[len(cs)-1].ID
+	}
 }
 
 // sortedForPreemption orders an application's live containers least

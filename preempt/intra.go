@@ -149,7 +149,11 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 			continue
 		}
 		userLeft := userUsed[l.a.User]
-		for _, ct := range sortedForPreemption(r, l.a.Containers) {
+		cs, err := c.AppContainers(l.a)
+		if err != nil {
+			return err
+		}
+		for _, ct := range sortedForPreemption(r, cs) {
 			if ct.AM || r.IsSelected(ct.ID) {
 				continue
 			}

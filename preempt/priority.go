@@ -110,14 +110,18 @@ func (PrioritySelector) Select(r *ProportionalRound) error {
 			continue
 		}
 		lacking := x.res.Resource.Sub(x.n.Unallocated())
-		for _, ct := range c.NodeContainers(x.n) {
+		onNode, err := c.NodeContainers(x.n)
+		if err != nil {
+			return err
+		}
+		for _, ct := range onNode {
 			if r.IsSelected(ct.ID) {
 				lacking = lacking.Sub(ct.Resource)
 			}
 		}
 		budget := r.budget
 		var take []*Container
-		for _, ct := range sortedForPreemption(r, c.NodeContainers(x.n)) {
+		for _, ct := range sortedForPreemption(r, onNode) {
 			if berth.LessOrEqual(rc, cl, lacking, noResource) {
 				break
 			}

@@ -15,17 +15,32 @@ import (
 // to a capacity scheduler: *capacity.Scheduler satisfies it as it is. A
 // host with a scheduler of its own, or a test, can implement it.
 type CapacityScheduler interface {
-	// Snapshot copies the queues, applications, containers, reservations
-	// and nodes.
-	Snapshot() *capacity.Snapshot
+	// PreemptionState copies the queues (with each leaf's pending demand
+	// within its users' limits), applications (with their live AM usage,
+	// their users' limits and how many container priorities they hold),
+	// reservations and the nodes holding them: everything a round reads
+	// but the containers.
+	PreemptionState() *capacity.PreemptionState
+	// AppendAppContainers appends an application's live containers to dst,
+	// by id; the round calls it only for the applications its selectors
+	// search. An unknown application is an ErrNotFound error.
+	AppendAppContainers(dst []capacity.Container, appID string) ([]capacity.Container, error)
+	// AppendAppContainersBefore appends up to limit of an application's
+	// live containers with an id below before (all when 0), newest first:
+	// the FIFO selector pages through an application only as far as it
+	// must.
+	AppendAppContainersBefore(dst []capacity.Container, appID string, before queue.ContainerID, limit int) ([]capacity.Container, error)
+	// AppendNodeContainers appends a node's live containers to dst, by id
+	// (the node-level selectors); an unknown node is an ErrNotFound error.
+	AppendNodeContainers(dst []capacity.Container, nodeID string) ([]capacity.Container, error)
+	// HasContainer reports whether a container is live (a mark on a
+	// container that ended is forgotten).
+	HasContainer(id queue.ContainerID) bool
 	// Config is the configuration in force: the calculator, the minimum
 	// allocation, each queue's ordering policies and AM share.
 	Config() capacity.Config
-	// PendingWithinUserLimits is a leaf's demand that its users' limits
-	// let through; deductReserved subtracts what is already reserved.
-	PendingWithinUserLimits(queue string, deductReserved bool) (berth.Resource, error)
 	// UserLimit is the limit of user in the leaf (the intra-queue
-	// selector's user-limit fairness).
+	// selector's user-limit fairness) for a user the state does not list.
 	UserLimit(queue, user string) (berth.Resource, error)
 	// MarkForPreemption tells the application a container will be
 	// preempted (YARN's MARK_CONTAINER_FOR_PREEMPTION).
@@ -35,6 +50,8 @@ type CapacityScheduler interface {
 	// KillReservation cancels a reserved container (KILL_RESERVED_CONTAINER).
 	KillReservation(id queue.ContainerID) error
 }
+
+var _ CapacityScheduler = (*capacity.Scheduler)(nil)
 
 // Action is what a round did with a chosen container.
 type Action uint8
@@ -225,7 +242,7 @@ func (p *Proportional) Evaluate(now berth.Time) (*ProportionalReport, error) {
 }
 
 // Round is one run of YARN's editSchedule at the host's time now: it
-// snapshots the scheduler, computes each queue's ideal assignment, runs
+// reads the scheduler's state, computes each queue's ideal assignment, runs
 // the selectors and then, unless observe_only, marks containers chosen
 // for the first time, kills those chosen again after their kill wait,
 // cancels chosen reservations, and forgets marks not renewed for twice
@@ -239,8 +256,7 @@ func (p *Proportional) Round(now berth.Time) (*ProportionalReport, error) {
 }
 
 func (p *Proportional) round(now berth.Time, observe bool) (*ProportionalReport, error) {
-	snap := p.sched.Snapshot()
-	cl, err := buildCluster(snap, p.sched.Config(), &p.cfg, p.sched.PendingWithinUserLimits)
+	cl, err := buildCluster(p.sched.PreemptionState(), p.sched.Config(), &p.cfg, p.sched)
 	if err != nil {
 		return nil, fmt.Errorf("preempt: reading the scheduler: %w", err)
 	}
@@ -313,9 +329,7 @@ func (p *Proportional) round(now berth.Time, observe bool) (*ProportionalReport,
 	if !observe {
 		for _, id := range sortedContainerIDs(p.marked) {
 			_, chosen := r.selIdx[id]
-			_, alive := slices.BinarySearchFunc(snap.Containers, id, func(c capacity.ContainerInfo, id ContainerID) int {
-				return compareInts(uint64(c.ID), uint64(id))
-			})
+			alive := p.sched.HasContainer(id)
 			// Twice the wait, without overflow for huge waits.
 			age, w := now-p.marked[id], p.cfg.MaxWaitBeforeKill
 			expired := age > w && age-w > w

@@ -126,7 +126,11 @@ func (s firstNonAMSelector) Select(r *preempt.ProportionalRound) error {
 			continue
 		}
 		for _, a := range q.Apps {
-			for _, c := range a.Containers {
+			cs, err := r.Cluster.AppContainers(a)
+			if err != nil {
+				return err
+			}
+			for _, c := range cs {
 				if !c.AM && r.TryPreempt(c, false) {
 					return nil
 				}

@@ -47,7 +47,11 @@ func (ReservedSelector) Select(r *ProportionalRound) error {
 		if n.Reservation == nil {
 			continue
 		}
-		if size, ok := reservedFree(r, n, quota, true); ok {
+		size, ok, err := reservedFree(r, n, quota, true)
+		if err != nil {
+			return err
+		}
+		if ok {
 			cands = append(cands, nodeCost{n: n, cost: rc.Ratio(size, n.Reservation.Resource), i: i})
 		}
 	}
@@ -61,7 +65,9 @@ func (ReservedSelector) Select(r *ProportionalRound) error {
 		return compareInts(a.i, b.i)
 	})
 	for _, c := range cands {
-		reservedFree(r, c.n, quota, false)
+		if _, _, err := reservedFree(r, c.n, quota, false); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -70,12 +76,12 @@ func (ReservedSelector) Select(r *ProportionalRound) error {
 // dry run, counts) those whose queue may still give them until the
 // node's reservation fits; it reports the size taken and success. A
 // failed real run gives back the quota it consumed.
-func reservedFree(r *ProportionalRound, n *NodeView, quota map[*QueueView]berth.Resource, dry bool) (berth.Resource, bool) {
+func reservedFree(r *ProportionalRound, n *NodeView, quota map[*QueueView]berth.Resource, dry bool) (berth.Resource, bool, error) {
 	rc := r.Cluster.Calculator
 	want := n.Reservation.Resource
 	cur := n.Unallocated()
 	if rc.FitsIn(want, cur) {
-		return noResource, false
+		return noResource, false, nil
 	}
 	budget := r.budget
 	local := map[*QueueView]berth.Resource{}
@@ -88,7 +94,11 @@ func reservedFree(r *ProportionalRound, n *NodeView, quota map[*QueueView]berth.
 	}
 	var taken []*Container
 	var size berth.Resource
-	cs := slices.Clone(r.Cluster.NodeContainers(n))
+	onNode, err := r.Cluster.NodeContainers(n)
+	if err != nil {
+		return noResource, false, err
+	}
+	cs := slices.Clone(onNode)
 	slices.SortFunc(cs, func(x, y *Container) int { return compareInts(uint64(y.ID), uint64(x.ID)) })
 	for _, c := range cs {
 		if c.AM {
@@ -116,8 +126,8 @@ func reservedFree(r *ProportionalRound, n *NodeView, quota map[*QueueView]berth.
 					r.Take(c)
 				}
 			}
-			return size, true
+			return size, true, nil
 		}
 	}
-	return size, false
+	return size, false, nil
 }

@@ -240,9 +240,28 @@ func (r *ProportionalRound) saveAssignments() {
 }
 
 // UserLimit is the scheduler's limit for user in leaf q.
+// The limits of the leaf's users come with the round's state; another
+// user's is asked of the scheduler.
 func (r *ProportionalRound) UserLimit(q *QueueView, user string) (berth.Resource, error) {
 	if r.userLimit == nil {
 		return berth.Unbounded(), nil
+	}
+	if len(q.Apps) <= 16 { // a few applications: a scan beats a map
+		for _, a := range q.Apps {
+			if a.User == user {
+				return a.userLimit, nil
+			}
+		}
+		return r.userLimit(q.Path, user)
+	}
+	if q.userLimits == nil {
+		q.userLimits = make(map[string]berth.Resource, 2)
+		for _, a := range q.Apps {
+			q.userLimits[a.User] = a.userLimit
+		}
+	}
+	if ul, ok := q.userLimits[user]; ok {
+		return ul, nil
 	}
 	return r.userLimit(q.Path, user)
 }

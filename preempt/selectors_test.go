@@ -194,8 +194,8 @@ func TestBalanceSelector(t *testing.T) {
 // reported, any other failure stops the round with the cause.
 type flakyCapacity struct {
 	*capacity.Scheduler
-	markErr    error
-	pendingErr error
+	markErr       error
+	containersErr error
 }
 
 func (f *flakyCapacity) MarkForPreemption(id preempt.ContainerID) error {
@@ -205,11 +205,11 @@ func (f *flakyCapacity) MarkForPreemption(id preempt.ContainerID) error {
 	return f.Scheduler.MarkForPreemption(id)
 }
 
-func (f *flakyCapacity) PendingWithinUserLimits(q string, deduct bool) (berth.Resource, error) {
-	if f.pendingErr != nil {
-		return berth.Resource{}, f.pendingErr
+func (f *flakyCapacity) AppendAppContainers(dst []capacity.Container, app string) ([]capacity.Container, error) {
+	if f.containersErr != nil {
+		return dst, f.containersErr
 	}
-	return f.Scheduler.PendingWithinUserLimits(q, deduct)
+	return f.Scheduler.AppendAppContainers(dst, app)
 }
 
 func TestSchedulerFailures(t *testing.T) {
@@ -228,7 +228,7 @@ func TestSchedulerFailures(t *testing.T) {
 	_, err = p.Round(1)
 	assert.ErrorContains(t, err, "scheduler down")
 
-	f.markErr, f.pendingErr = nil, berth.ErrInvalidState
+	f.markErr, f.containersErr = nil, berth.ErrInvalidState
 	_, err = p.Round(2)
 	assert.ErrorIs(t, err, berth.ErrInvalidState)
 }

@@ -1,6 +1,8 @@
 package preempt
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -20,11 +22,14 @@ type ContainerID = queue.ContainerID
 type Reservation = queue.ReservedContainer
 
 // CapacityView is the read-only view of the scheduler that one round works on
-// (YARN's TempQueuePerPartition tree and the applications under it). It is
-// built from one snapshot at the start of the round; selectors must not
-// modify it.
+// (YARN's TempQueuePerPartition tree and the applications under it). Its
+// queues, applications and nodes come from one
+// [CapacityScheduler.PreemptionState] read at the start of the round;
+// containers are read on demand, per application
+// ([CapacityView.AppContainers]) or per node ([CapacityView.NodeContainers]),
+// only for what the selectors search. Selectors must not modify it.
 type CapacityView struct {
-	// Time is the snapshot's time.
+	// Time is the state's time.
 	Time berth.Time
 	// Resource is the cluster's total; Calculator compares through it.
 	Resource   berth.Resource
@@ -38,27 +43,46 @@ type CapacityView struct {
 	Queues, Leaves []*QueueView
 	// Apps lists every application, by submission order.
 	Apps []*AppView
-	// Nodes lists the nodes by id.
+	// Nodes lists the nodes holding a reservation, by id: the node-level
+	// selectors start from them, and a round does not read every node.
+	// Containers on them: [CapacityView.NodeContainers].
 	Nodes []*NodeView
 
-	snap       *capacity.Snapshot
-	nodeOf     []int32 // node index of each snapshot container, -1 if none
-	nodesBuilt bool
-	byPath     map[string]*QueueView
-	byNode     map[string]*NodeView
-	byApp      map[string]*AppView
+	src    CapacityScheduler
+	ctrs   []Container  // containers read so far (grows; earlier arrays stay valid)
+	ptrs   []*Container // the per-application and per-node lists, back to back
+	byPath map[string]*QueueView
+	byNode map[string]*NodeView // built on first use
+	byApp  map[string]*AppView
 }
 
 // Queue returns the queue with the full path p, or nil.
 func (c *CapacityView) Queue(p string) *QueueView { return c.byPath[p] }
 
-// Node returns the node with id, or nil.
-func (c *CapacityView) Node(id string) *NodeView { return c.byNode[id] }
+// Node returns the node with id if it holds a reservation, or nil.
+func (c *CapacityView) Node(id string) *NodeView {
+	if c.byNode == nil {
+		c.byNode = make(map[string]*NodeView, len(c.Nodes))
+		for _, n := range c.Nodes {
+			c.byNode[n.ID] = n
+		}
+	}
+	return c.byNode[id]
+}
+
+// nodeByID finds a node by binary search (Nodes is sorted by id).
+func (c *CapacityView) nodeByID(id string) *NodeView {
+	i, ok := slices.BinarySearchFunc(c.Nodes, id, func(n *NodeView, id string) int { return strings.Compare(n.ID, id) })
+	if !ok {
+		return nil
+	}
+	return c.Nodes[i]
+}
 
 // App returns the application with id, or nil.
 func (c *CapacityView) App(id string) *AppView { return c.byApp[id] }
 
-// QueueView is one queue of the round's snapshot (YARN's
+// QueueView is one queue of the round's state (YARN's
 // TempQueuePerPartition, default partition).
 type QueueView struct {
 	// Path is the full path; Parent is nil for root.
@@ -89,13 +113,14 @@ type QueueView struct {
 	// first); the preemption order is the reverse.
 	Apps []*AppView
 
-	idx int
+	idx        int
+	userLimits map[string]berth.Resource // from the state, built on first use
 }
 
 // IsLeaf reports whether the queue has no children.
 func (q *QueueView) IsLeaf() bool { return len(q.Children) == 0 }
 
-// AppView is an application in the round's snapshot.
+// AppView is an application in the round's state.
 type AppView struct {
 	// ID, User and Queue of the application.
 	ID, User string
@@ -107,15 +132,18 @@ type AppView struct {
 	// Used (live containers), Reserved, Pending (outstanding asks), and
 	// AMUsed (its live AM container's resource).
 	Used, Reserved, Pending, AMUsed berth.Resource
-	// Containers are the live containers, by id; Reservations its reserved
-	// containers, by id.
-	Containers   []*Container
+	// Reservations are its reserved containers, by id. Its live containers
+	// are read on demand: [CapacityView.AppContainers].
 	Reservations []*Reservation
 
-	idx int
+	idx                 int
+	userLimit           berth.Resource
+	containerPriorities int // distinct request priorities of its containers
+	containers          []*Container
+	loaded              bool
 }
 
-// NodeView is a node in the round's snapshot.
+// NodeView is a node in the round's state.
 type NodeView struct {
 	// ID of the node; Capability and Allocated (live containers).
 	ID                    string
@@ -123,101 +151,160 @@ type NodeView struct {
 	// Reservation is the container reserved on the node, or nil.
 	Reservation *Reservation
 	containers  []*Container
+	loaded      bool
 	idx         int
 }
 
-// NodeContainers lists n's live containers, by id. The lists are built on
-// first use (only the node-level selectors need them).
-func (c *CapacityView) NodeContainers(n *NodeView) []*Container {
-	if !c.nodesBuilt {
-		c.buildNodeLists()
+// AppContainers lists a's live containers, by id. They are read from the
+// scheduler on first use, so a round pays only for the applications its
+// selectors search; an application that ended meanwhile has none.
+func (c *CapacityView) AppContainers(a *AppView) ([]*Container, error) {
+	if a.loaded {
+		return a.containers, nil
 	}
-	return n.containers
+	cs, err := c.read(func(dst []Container) ([]Container, error) { return c.src.AppendAppContainers(dst, a.ID) })
+	if err != nil {
+		return nil, fmt.Errorf("reading the containers of application %s: %w", a.ID, err)
+	}
+	a.containers, a.loaded = cs, true
+	return cs, nil
 }
 
-func (c *CapacityView) buildNodeLists() {
-	c.nodesBuilt = true
-	nodeN := make([]int32, len(c.Nodes))
-	for _, ni := range c.nodeOf {
-		if ni >= 0 {
-			nodeN[ni]++
+// appContainersBefore reads up to limit of a's live containers with an id
+// below before (all when 0), newest first.
+func (c *CapacityView) appContainersBefore(a *AppView, before ContainerID, limit int) ([]*Container, error) {
+	cs, err := c.read(func(dst []Container) ([]Container, error) {
+		return c.src.AppendAppContainersBefore(dst, a.ID, before, limit)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the containers of application %s: %w", a.ID, err)
+	}
+	return cs, nil
+}
+
+// NodeContainers lists n's live containers, by id, read from the
+// scheduler on first use (only the node-level selectors need them); a node
+// removed meanwhile has none.
+func (c *CapacityView) NodeContainers(n *NodeView) ([]*Container, error) {
+	if n.loaded {
+		return n.containers, nil
+	}
+	cs, err := c.read(func(dst []Container) ([]Container, error) { return c.src.AppendNodeContainers(dst, n.ID) })
+	if err != nil {
+		return nil, fmt.Errorf("reading the containers of node %s: %w", n.ID, err)
+	}
+	n.containers, n.loaded = cs, true
+	return cs, nil
+}
+
+// read appends one list to the round's container slab and returns
+// pointers to it, carved from the round's pointer slab: a round allocates
+// O(log containers read) times for containers, not once per container.
+// When a slab grows, earlier lists keep pointing into the old array,
+// which is never written again.
+func (c *CapacityView) read(appendTo func([]Container) ([]Container, error)) ([]*Container, error) {
+	start := len(c.ctrs)
+	out, err := appendTo(c.ctrs)
+	if err != nil {
+		if errors.Is(err, berth.ErrNotFound) {
+			return nil, nil
 		}
+		return nil, err
 	}
-	back := make([]*Container, len(c.nodeOf))
-	off := 0
-	for i, n := range c.Nodes {
-		n.containers = back[off : off : off+int(nodeN[i])]
-		off += int(nodeN[i])
+	c.ctrs = out
+	n := len(c.ctrs) - start
+	if n == 0 {
+		return nil, nil
 	}
-	for i, ni := range c.nodeOf {
-		if ni >= 0 {
-			n := c.Nodes[ni]
-			n.containers = append(n.containers, &c.snap.Containers[i].Container)
-		}
+	if cap(c.ptrs)-len(c.ptrs) < n {
+		c.ptrs = make([]*Container, 0, max(2*cap(c.ptrs), n, 256))
 	}
+	p0 := len(c.ptrs)
+	for i := start; i < len(c.ctrs); i++ {
+		c.ptrs = append(c.ptrs, &c.ctrs[i])
+	}
+	return c.ptrs[p0:len(c.ptrs):len(c.ptrs)], nil
 }
 
 // Unallocated is the node's free resource.
 func (n *NodeView) Unallocated() berth.Resource { return n.Capability.Sub(n.Allocated) }
 
-// pendingFunc reads a leaf's pending within user limits.
-type pendingFunc func(path string, deductReserved bool) (berth.Resource, error)
-
-// buildCluster turns a capacity snapshot into the round's view. cfg gives
-// the calculator, the minimum allocation, child ordering and AM shares.
-func buildCluster(snap *capacity.Snapshot, cfg capacity.Config, pc *ProportionalConfig, pending pendingFunc) (*CapacityView, error) {
+// buildCluster turns the scheduler's preemption state into the round's
+// view. cfg gives the calculator, the minimum allocation, child ordering
+// and AM shares.
+func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *ProportionalConfig, src CapacityScheduler) (*CapacityView, error) {
 	rc := cfg.Calculator
 	if rc == nil {
 		rc = berth.MemoryCalculator{}
 	}
-	c := &CapacityView{Time: snap.Time, Resource: snap.Cluster, Calculator: rc, MinAllocation: cfg.MinAllocation, snap: snap}
-	settings := map[string]capacity.QueueSettings{}
-	var walk func(qc *capacity.QueueConfig, path string)
-	walk = func(qc *capacity.QueueConfig, path string) {
-		settings[path] = qc.Settings
-		for i := range qc.Children {
-			walk(&qc.Children[i], path+"."+qc.Children[i].Name)
-		}
+	c := &CapacityView{Time: st.Time, Resource: st.Cluster, Calculator: rc, MinAllocation: cfg.MinAllocation, src: src}
+	qs := st.Queues
+	if len(qs) == 0 {
+		return nil, berth.InvalidField("queues", 0, "the scheduler reported no root queue")
 	}
-	walk(&cfg.Root, "root")
-	qs := snap.Queues.Queues
 	views := make([]QueueView, len(qs))
 	c.Queues = make([]*QueueView, len(qs))
 	c.byPath = make(map[string]*QueueView, len(qs))
+	nChildren := make([]int32, len(qs))
+	for i := range qs {
+		if p := qs[i].Parent; p >= 0 && p < i {
+			nChildren[p]++
+		} else if i > 0 || p >= 0 {
+			return nil, berth.InvalidField(fmt.Sprintf("queues[%d].parent", i), p, "must precede the queue")
+		}
+	}
+	children := make([]*QueueView, 0, len(qs))
 	for i := range qs {
 		s := &qs[i]
 		v := &views[i]
 		v.idx = i
-		v.Path = s.Path.String()
-		v.Guaranteed, v.Maximum = s.Extra.Guaranteed, s.Extra.Maximum
-		v.Used, v.Reserved = s.Extra.Used, s.Extra.Reserved
-		v.UsedCapacity = s.Extra.UsedCapacity
-		v.Priority = s.Extra.Priority
+		v.Path = s.Path
+		v.Guaranteed, v.Maximum = s.Guaranteed, s.Maximum
+		v.Used, v.Reserved = s.Used, s.Reserved
+		v.UsedCapacity = s.UsedCapacity
+		v.Priority = s.Priority
+		if n := int(nChildren[i]); n > 0 {
+			v.Children = children[len(children) : len(children) : len(children)+n]
+			children = children[:len(children)+n]
+		}
+		if s.Parent >= 0 {
+			v.Parent = &views[s.Parent]
+			v.Parent.Children = append(v.Parent.Children, v)
+		}
 		c.Queues[i] = v
 		c.byPath[v.Path] = v
 	}
-	for i := range qs {
-		v := c.Queues[i]
-		if p := qs[i].Parent; !p.IsZero() {
-			v.Parent = c.byPath[p.String()]
-		}
-		if len(qs[i].Children) > 0 {
-			v.Children = make([]*QueueView, 0, len(qs[i].Children))
-			for _, ch := range qs[i].Children {
-				v.Children = append(v.Children, c.byPath[ch.String()])
+	c.Root = c.Queues[0]
+	// Each queue's configuration, found by walking the configuration tree
+	// alongside the queues (no path strings are built); a queue missing
+	// from it (a reservation queue) uses its parent's (its plan's).
+	conf := make([]*capacity.QueueConfig, len(qs))
+	conf[0] = &cfg.Root
+	for i := 1; i < len(qs); i++ {
+		if pc := conf[qs[i].Parent]; pc != nil {
+			name := qs[i].Path[strings.LastIndexByte(qs[i].Path, '.')+1:]
+			for j := range pc.Children {
+				if pc.Children[j].Name == name {
+					conf[i] = &pc.Children[j]
+					break
+				}
 			}
 		}
 	}
-	c.Root = c.Queues[0]
-	for _, v := range c.Queues { // parents come first: inheritance flows down
+	settingsOf := func(v *QueueView) (*capacity.QueueSettings, bool) {
+		if qc := conf[v.idx]; qc != nil {
+			return &qc.Settings, true
+		}
+		if v.Parent != nil && conf[v.Parent.idx] != nil {
+			return &conf[v.Parent.idx].Settings, true
+		}
+		return nil, false
+	}
+	for i, v := range c.Queues { // parents come first: inheritance flows down
 		dis, intra := false, false
 		if v.Parent != nil {
 			dis, intra = v.Parent.DisablePreemption, v.Parent.DisableIntraQueue
-			set, ok := settings[v.Parent.Path]
-			if !ok {
-				set, ok = settings[planOf(v.Parent.Path)]
-			}
-			if ok && set.ChildOrdering == capacity.OrderPriorityUtilization {
+			if set, ok := settingsOf(v.Parent); ok && set.ChildOrdering == capacity.OrderPriorityUtilization {
 				v.RelativePriority = v.Priority
 			}
 		}
@@ -232,22 +319,15 @@ func buildCluster(snap *capacity.Snapshot, cfg capacity.Config, pc *Proportional
 		v.DisablePreemption, v.DisableIntraQueue = dis, intra || dis
 		if v.IsLeaf() {
 			c.Leaves = append(c.Leaves, v)
-			set, ok := settings[v.Path]
-			if !ok { // a reservation queue uses its plan's settings
-				set = settings[planOf(v.Path)]
+			var amPct float64 // a queue missing from the configuration has zero settings
+			if set, ok := settingsOf(v); ok {
+				amPct = set.MaxAMResourcePercent
 			}
-			amPct := set.MaxAMResourcePercent
 			if amPct < 0 {
 				amPct = cfg.MaximumAMResourcePercent
 			}
 			v.MaxAMCapacity = v.Guaranteed.Mul(amPct)
-			var err error
-			if v.Pending, err = pending(v.Path, false); err != nil {
-				return nil, err
-			}
-			if v.PendingDeductReserved, err = pending(v.Path, true); err != nil {
-				return nil, err
-			}
+			v.Pending, v.PendingDeductReserved = qs[i].PendingWithinLimits, qs[i].PendingWithinLimitsDeductReserved
 		}
 	}
 	for i := len(c.Queues) - 1; i >= 0; i-- { // children after parents: sum upwards
@@ -258,111 +338,68 @@ func buildCluster(snap *capacity.Snapshot, cfg capacity.Config, pc *Proportional
 		}
 	}
 
-	apps := make([]AppView, len(snap.Apps))
-	c.Apps = make([]*AppView, len(snap.Apps))
-	c.byApp = make(map[string]*AppView, len(snap.Apps))
-	counts := make(map[*QueueView]int, len(c.Leaves))
-	for i := range snap.Apps {
-		a := &snap.Apps[i]
+	apps := make([]AppView, len(st.Apps))
+	c.Apps = make([]*AppView, len(st.Apps))
+	c.byApp = make(map[string]*AppView, len(st.Apps))
+	counts := make([]int32, len(c.Queues))
+	for i := range st.Apps {
+		a := &st.Apps[i]
 		v := &apps[i]
 		*v = AppView{ID: a.ID, User: a.User, Queue: c.byPath[a.Queue], Priority: a.Priority, Order: a.Order, Start: a.Start,
-			Used: a.Used, Reserved: a.Reserved, Pending: a.Pending}
+			Used: a.Used, Reserved: a.Reserved, Pending: a.Pending, AMUsed: a.AMUsed, userLimit: a.UserLimit,
+			containerPriorities: a.ContainerPriorities}
 		v.idx = i
 		c.Apps[i] = v
 		c.byApp[a.ID] = v
-		if v.Queue != nil {
-			counts[v.Queue]++
+		if v.Queue != nil && v.Queue.IsLeaf() {
+			counts[v.Queue.idx]++
 		}
 	}
+	appPtrs := make([]*AppView, 0, len(c.Apps))
 	for _, q := range c.Leaves {
-		q.Apps = make([]*AppView, 0, counts[q])
+		n := int(counts[q.idx])
+		q.Apps = appPtrs[len(appPtrs) : len(appPtrs) : len(appPtrs)+n]
+		appPtrs = appPtrs[:len(appPtrs)+n]
 	}
 	for _, a := range c.Apps {
-		if a.Queue != nil {
+		if a.Queue != nil && a.Queue.IsLeaf() {
 			a.Queue.Apps = append(a.Queue.Apps, a)
 		}
 	}
 	for _, q := range c.Leaves {
-		set, ok := settings[q.Path]
-		if !ok {
-			set = settings[planOf(q.Path)]
+		o := capacity.OrderFIFO
+		if set, ok := settingsOf(q); ok {
+			o = set.AppOrdering
 		}
-		sortApps(q.Apps, set.AppOrdering)
+		sortApps(q.Apps, o)
 	}
 
-	c.Nodes = make([]*NodeView, len(snap.Nodes))
-	nodes := make([]NodeView, len(snap.Nodes))
-	c.byNode = make(map[string]*NodeView, len(snap.Nodes))
-	for i := range snap.Nodes {
-		n := &snap.Nodes[i]
+	c.Nodes = make([]*NodeView, len(st.Nodes))
+	nodes := make([]NodeView, len(st.Nodes))
+	for i := range st.Nodes {
+		n := &st.Nodes[i]
 		nodes[i] = NodeView{ID: n.ID, Capability: n.Capability, Allocated: n.Allocated, idx: i}
 		c.Nodes[i] = &nodes[i]
-		c.byNode[n.ID] = &nodes[i]
 	}
-	// Containers: count per application, then fill from one backing slice,
-	// so a round allocates per queue, application and node, not per
-	// container; node lists wait for NodeContainers. Consecutive
-	// containers often share their node, so the last lookup is remembered.
-	appOf := make([]int32, len(snap.Containers))
-	nodeOf := make([]int32, len(snap.Containers))
-	appN := make([]int32, len(c.Apps))
-	lastApp, lastNode := "", ""
-	ai, ni := int32(-1), int32(-1)
-	for i := range snap.Containers {
-		ct := &snap.Containers[i].Container
-		if ct.App != lastApp || ai < 0 {
-			lastApp, ai = ct.App, -1
-			if a := c.byApp[ct.App]; a != nil {
-				ai = int32(a.idx)
-			}
-		}
-		if ct.Node != lastNode || ni < 0 {
-			lastNode, ni = ct.Node, -1
-			if n := c.byNode[ct.Node]; n != nil {
-				ni = int32(n.idx)
-			}
-		}
-		appOf[i], nodeOf[i] = ai, ni
-		if ai >= 0 {
-			appN[ai]++
-			if ct.AM {
-				a := c.Apps[ai]
-				a.AMUsed = a.AMUsed.Add(ct.Resource)
-			}
-		}
+	if !slices.IsSortedFunc(c.Nodes, func(x, y *NodeView) int { return strings.Compare(x.ID, y.ID) }) {
+		c.Node("") // not sorted: look nodes up through the map
 	}
-	appBack := make([]*Container, len(snap.Containers))
-	off := 0
-	for i, a := range c.Apps {
-		a.Containers = appBack[off : off : off+int(appN[i])]
-		off += int(appN[i])
-	}
-	for i := range snap.Containers {
-		ct := &snap.Containers[i].Container
-		if ai := appOf[i]; ai >= 0 {
-			a := c.Apps[ai]
-			a.Containers = append(a.Containers, ct)
-		}
-	}
-	c.nodeOf = nodeOf
-	for i := range snap.Reservations {
-		r := &snap.Reservations[i]
+	for i := range st.Reservations {
+		r := &st.Reservations[i]
 		if a := c.byApp[r.App]; a != nil {
 			a.Reservations = append(a.Reservations, r)
 		}
-		if n := c.byNode[r.Node]; n != nil && n.Reservation == nil {
+		var n *NodeView
+		if c.byNode != nil {
+			n = c.byNode[r.Node]
+		} else {
+			n = c.nodeByID(r.Node)
+		}
+		if n != nil && n.Reservation == nil {
 			n.Reservation = r
 		}
 	}
 	return c, nil
-}
-
-// planOf is the plan queue of a reservation queue's path.
-func planOf(path string) string {
-	if i := strings.LastIndexByte(path, '.'); i > 0 {
-		return path[:i]
-	}
-	return path
 }
 
 // sortApps puts a leaf's applications in the scheduler's order: FIFO is
