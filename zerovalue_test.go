@@ -8,6 +8,7 @@ import (
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/plan"
+	"github.com/berthsched/berth/policy"
 	"github.com/berthsched/berth/queue"
 	"github.com/berthsched/berth/rle"
 )
@@ -36,4 +37,21 @@ func TestZeroValuesDocumentedUsable(t *testing.T) {
 			assert.NoError(t, a.AuthorizeReservation("anyone", op, "dedicated", "someone-else"), op)
 		}
 	})
+}
+
+// TestZeroCapacityOverTimeRefuses: a policy not built by its constructor
+// has no limits; it must say so rather than admit every reservation.
+func TestZeroCapacityOverTimeRefuses(t *testing.T) {
+	var c policy.CapacityOverTime
+	p, err := plan.New(plan.DefaultConfig("q", berth.New(8192, 8), berth.NewManualClock(0)))
+	require.NoError(t, err)
+	def := plan.Definition{Arrival: 0, Deadline: 10_000, Interpreter: plan.RAll,
+		Stages: []plan.Stage{{Capability: berth.New(1024, 1), Containers: 1, Concurrency: 1, Duration: 1000}}}
+	a, err := plan.NewAllocation(plan.ReservationID{ClusterTimestamp: 1, Sequence: 1}, "u", def,
+		berth.Interval{Start: 0, End: 10_000}, []plan.IntervalResource{{Interval: berth.Interval{Start: 0, End: 1000}, Resource: berth.New(1024, 1)}})
+	require.NoError(t, err)
+	err = c.Validate(p, a)
+	assert.ErrorIs(t, err, berth.ErrInvalidState)
+	_, err = c.Available(rle.New(), p, "u", plan.ReservationID{}, berth.Interval{Start: 0, End: 10_000})
+	assert.ErrorIs(t, err, berth.ErrInvalidState)
 }

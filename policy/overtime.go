@@ -12,7 +12,9 @@ import (
 // reservable queues. On top of NoOverCommit it bounds each user: at any
 // instant a user may hold at most InstantaneousMaxPercent of the plan, and
 // over any window of Window ms at most AveragePercent on average. Build it
-// with [NewCapacityOverTime]. Its answers depend on no mutable state (it
+// with [NewCapacityOverTime]: the zero value has no limits to check, and its
+// checks fail with berth.ErrInvalidState rather than admit anything. Its
+// answers depend on no mutable state (it
 // only recycles scratch buffers) and it is safe for concurrent use.
 type CapacityOverTime struct {
 	cfg     CapacityOverTimeConfig
@@ -34,6 +36,16 @@ func NewCapacityOverTime(cfg CapacityOverTimeConfig) (*CapacityOverTime, error) 
 		maxAvg:  float64(cfg.AveragePercent / 100)}, nil
 }
 
+// built refuses a policy not made by NewCapacityOverTime (a zero value, whose
+// limits of 0 % would otherwise read as "no quota checked").
+func (c *CapacityOverTime) built() error {
+	if c == nil || c.bufs == nil {
+		return &berth.FieldError{Field: "policy", Value: "CapacityOverTime", Kind: berth.ErrInvalidState,
+			Reason: "not built by NewCapacityOverTime"}
+	}
+	return nil
+}
+
 // Config returns the policy's configuration.
 func (c *CapacityOverTime) Config() CapacityOverTimeConfig { return c.cfg }
 
@@ -46,6 +58,9 @@ func (c *CapacityOverTime) ValidWindow() berth.Duration { return c.cfg.Window }
 // smaller of the two under the plan's calculator (YARN's
 // availableResources).
 func (c *CapacityOverTime) Available(avail *rle.Series, view *plan.Plan, user string, oldID plan.ReservationID, w berth.Interval) (*rle.Series, error) {
+	if err := c.built(); err != nil {
+		return nil, err
+	}
 	if c.maxInst >= 1 {
 		// The user's cap minus the user's use is never below the plan's
 		// capacity minus everyone's use, so YARN's minimum always picks
@@ -90,6 +105,9 @@ func (c *CapacityOverTime) Available(avail *rle.Series, view *plan.Plan, user st
 // of the checked range instead of running to the end-of-time sentinel,
 // where it overflowed.
 func (c *CapacityOverTime) Validate(view *plan.Plan, a *plan.Allocation) error {
+	if err := c.built(); err != nil {
+		return err
+	}
 	if err := checkFits(view, a, c.userCap(view), c.bufs); err != nil {
 		err.Policy, err.Quota = "CapacityOverTime", true
 		return err
