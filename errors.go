@@ -98,6 +98,8 @@ func mentions(text string, v any) bool {
 		s = x
 	case fmt.Stringer:
 		s = fmt.Sprint(x) // fmt survives a String method that panics
+	case int, int32, int64, uint, uint32, uint64:
+		return mentionsNumber(text, fmt.Sprint(x))
 	default:
 		return false
 	}
@@ -177,3 +179,28 @@ func (e *opError) Error() string {
 }
 
 func (e *opError) Unwrap() error { return e.err }
+
+// mentionsNumber reports whether text states the number n as the value it
+// is about: right after a colon or an opening parenthesis, as YARN's
+// sentences put it ("The specified deadline: 500 is the past",
+// "arrival (5)"). A number elsewhere ("should be > 0") is a bound, not the
+// value, so the value is still printed.
+func mentionsNumber(text, n string) bool {
+	for from := 0; ; {
+		i := strings.Index(text[from:], n)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(n)
+		before := strings.TrimRight(text[:i], " ")
+		rest := text[end:]
+		more := len(rest) > 0 && (isDigit(rest[0]) || rest[0] == '.' && len(rest) > 1 && isDigit(rest[1]))
+		if (strings.HasSuffix(before, ":") || strings.HasSuffix(before, "(")) && !more {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }

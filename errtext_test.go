@@ -53,10 +53,20 @@ var valuePattern = regexp.MustCompile(`\(value: (.*?)\)(?::|$)`)
 func repeated(msg string) string {
 	for _, m := range valuePattern.FindAllStringSubmatchIndex(msg, -1) {
 		v := msg[m[2]:m[3]]
-		if _, err := strconv.ParseFloat(v, 64); err == nil || v == "" {
+		if v == "" {
 			continue
 		}
 		rest := msg[:m[0]] + " " + msg[m[1]:]
+		if _, err := strconv.ParseFloat(v, 64); err == nil {
+			// A number said as the subject of a sentence ("deadline: 500",
+			// "arrival (5)") is the value said twice; elsewhere ("> 0") it
+			// is a bound.
+			stated := regexp.MustCompile(`[:(]\s*` + regexp.QuoteMeta(v) + `($|[^\d.]|\.(\D|$))`)
+			if stated.MatchString(rest) {
+				return v
+			}
+			continue
+		}
 		word := regexp.MustCompile(`(^|[^\w./-])` + regexp.QuoteMeta(v) + `($|[^\w/-]|\.(\s|$))`)
 		if word.MatchString(rest) {
 			return v
