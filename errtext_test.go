@@ -47,9 +47,9 @@ var valuePattern = regexp.MustCompile(`\(value: (.*?)\)(?::|$)`)
 
 // repeated returns what msg says twice, or "": a clause, a run of four
 // words (case aside), an identifier, or a printed value the rest of the
-// message spells as a whole word. (Numbers are left out of the last check:
-// a reason may name a bound equal to the value, and YARN's own sentences
-// often embed the number.)
+// message spells as a whole word. (A number counts only where a sentence
+// states it, after a colon or an opening parenthesis: elsewhere it may be
+// a bound equal to the value.)
 func repeated(msg string) string {
 	for _, m := range valuePattern.FindAllStringSubmatchIndex(msg, -1) {
 		v := msg[m[2]:m[3]]
