@@ -19,6 +19,7 @@ const (
 	evSample                     // metrics sample
 	evNodeDown                   // node lost (i: node)
 	evNodeUp                     // node back (i: node)
+	evWake                       // wake the nodes parked after futile heartbeats
 )
 
 // event is one scheduled happening. Events run in (at, seq) order: seq

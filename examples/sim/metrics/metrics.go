@@ -100,6 +100,12 @@ type Run struct {
 	// events it processed.
 	End    berth.Time
 	Events uint64
+	// Heartbeats counts node heartbeats delivered to the scheduler;
+	// IdleHeartbeats those that neither reported nor allocated anything.
+	Heartbeats, IdleHeartbeats uint64
+	// SkippedHeartbeats counts heartbeats known to be futile and not
+	// delivered (see engine.Config.ExactHeartbeats).
+	SkippedHeartbeats uint64
 	// Replans counts follower runs in which the replanner acted.
 	Replans int
 	// Unfinished counts jobs that did not finish.
