@@ -217,10 +217,10 @@ type Engine struct {
 	log        *slog.Logger
 	scratch    []queue.Ask
 	futile     []*node
-	epoch      uint64           // counts changes that can make a heartbeat useful
-	memoEpoch  uint64           // the epoch memo belongs to
-	memo       []capKey         // free space of nodes whose heartbeat was futile in memoEpoch
-	localApps  int              // applications with host or rack asks
+	epoch      uint64     // counts changes that can make a heartbeat useful
+	memoEpoch  uint64     // the epoch memo belongs to
+	memo       []capKey   // free space of nodes whose heartbeat was futile in memoEpoch
+	localApps  int        // applications with host or rack asks
 	wakeAt     berth.Time // a wake event is pending at this time (−1: none)
 	lastEnt    map[string]map[string]queue.Entitlement
 }
