@@ -95,6 +95,11 @@ type Config struct {
 	SampleInterval berth.Duration
 	// End stops the run at this time; 0 runs until every job finished.
 	End berth.Time
+	// StallTimeout stops a run in which nothing changed (no allocation,
+	// release, ask, application or node event) for this long while jobs
+	// are unfinished, e.g. jobs a queue will never run; they are reported
+	// unfinished. Default 6 h.
+	StallTimeout berth.Duration
 	// Progress, when set, is called every ProgressEvery events (default
 	// 65,536) with the simulated time and the events processed.
 	Progress      func(now berth.Time, events uint64)
@@ -110,8 +115,8 @@ type Config struct {
 	IdleBackoff int
 	// ExactHeartbeats delivers every heartbeat of a node with room for a
 	// pending ask. By default a heartbeat is skipped when, since the last
-	// change in the cluster, a node with at least as much room heartbeat
-	// without effect (only while no application asks for hosts or racks,
+	// change in the cluster and less than one heartbeat interval ago, a
+	// node with at least as much room heartbeat without effect (only while no application asks for hosts or racks,
 	// where heartbeats of different nodes differ): the scheduler would
 	// answer the same, so outputs do not change, only the run is faster.
 	ExactHeartbeats bool
@@ -193,36 +198,39 @@ type app struct {
 
 // Engine runs one simulation. Build it with New, run it with Run.
 type Engine struct {
-	cfg        Config
-	clock      *berth.ManualClock
-	s          Scheduler
-	q          events
-	nodes      []*node
-	nodeByID   map[string]*node
-	apps       []*app
-	appByID    map[string]*app
-	ctrs       map[queue.ContainerID]*ctr
-	pending    map[capKey]int
-	pendingRes berth.Resource
-	cluster    berth.Resource
-	liveNodes  int
-	running    int // running task and AM containers
-	runApps    int
-	open       int // jobs not finished
-	run        metrics.Run
-	preempted  int
-	lost       int
-	plans      []*plan.Plan
-	resIdx     map[string]int // reservation id → run.Reservations index
-	log        *slog.Logger
-	scratch    []queue.Ask
-	futile     []*node
-	epoch      uint64     // counts changes that can make a heartbeat useful
-	memoEpoch  uint64     // the epoch memo belongs to
-	memo       []capKey   // free space of nodes whose heartbeat was futile in memoEpoch
-	localApps  int        // applications with host or rack asks
-	wakeAt     berth.Time // a wake event is pending at this time (−1: none)
-	lastEnt    map[string]map[string]queue.Entitlement
+	cfg          Config
+	clock        *berth.ManualClock
+	s            Scheduler
+	q            events
+	nodes        []*node
+	nodeByID     map[string]*node
+	apps         []*app
+	appByID      map[string]*app
+	ctrs         map[queue.ContainerID]*ctr
+	pending      map[capKey]int
+	pendingRes   berth.Resource
+	cluster      berth.Resource
+	liveNodes    int
+	running      int // running task and AM containers
+	runApps      int
+	open         int // jobs not finished
+	run          metrics.Run
+	preempted    int
+	lost         int
+	plans        []*plan.Plan
+	resIdx       map[string]int // reservation id → run.Reservations index
+	log          *slog.Logger
+	scratch      []queue.Ask
+	futile       []*node
+	epoch        uint64     // counts changes that can make a heartbeat useful
+	memoEpoch    uint64     // the epoch memo belongs to
+	memoTime     berth.Time // when the memo began: it holds for one heartbeat interval
+	memo         []capKey   // free space of nodes whose heartbeat was futile in memoEpoch
+	localApps    int        // applications with host or rack asks
+	wakeAt       berth.Time // a wake event is pending at this time (−1: none)
+	lastEnt      map[string]map[string]queue.Entitlement
+	lastChange   berth.Time
+	lastJobEvent berth.Time // the latest submission or node event of the inputs
 }
 
 // New validates cfg and prepares the run; nothing runs yet.
@@ -250,7 +258,7 @@ func New(cfg Config) (*Engine, error) {
 		v    berth.Duration
 		name string
 	}{{&cfg.NodeHeartbeat, 1000, "NodeHeartbeat"}, {&cfg.FollowerInterval, 1000, "FollowerInterval"},
-		{&cfg.PreemptionInterval, 3000, "PreemptionInterval"}, {&cfg.SampleInterval, 10_000, "SampleInterval"}} {
+		{&cfg.PreemptionInterval, 3000, "PreemptionInterval"}, {&cfg.StallTimeout, 6 * 3_600_000, "StallTimeout"}, {&cfg.SampleInterval, 10_000, "SampleInterval"}} {
 		if err := def(d.p, d.v, d.name); err != nil {
 			return nil, err
 		}
@@ -352,6 +360,7 @@ func (e *Engine) Run() (*metrics.Run, error) {
 			}
 		}
 		e.push(event{at: a.job.Start, kind: kind, i: int32(i)})
+		e.lastJobEvent = max(e.lastJobEvent, a.job.Start)
 	}
 	e.open = len(e.apps)
 	for i, ne := range e.cfg.NodeEvents {
@@ -360,6 +369,7 @@ func (e *Engine) Run() (*metrics.Run, error) {
 			k = evNodeDown
 		}
 		e.push(event{at: ne.At, kind: k, i: int32(e.nodeByID[ne.Node].idx), j: int32(i)})
+		e.lastJobEvent = max(e.lastJobEvent, ne.At)
 	}
 	if e.cfg.Follower != nil {
 		e.push(event{at: 0, kind: evFollower})
@@ -376,6 +386,10 @@ func (e *Engine) Run() (*metrics.Run, error) {
 			break
 		}
 		if e.open == 0 && e.cfg.End == 0 {
+			break
+		}
+		if ev.at-e.lastChange > e.cfg.StallTimeout && ev.at > e.lastJobEvent {
+			e.run.Stalled = true
 			break
 		}
 		now = ev.at
@@ -462,8 +476,12 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 }
 
 func (e *Engine) planOf(q string) (*plan.Plan, bool) {
-	if p, ok := e.cfg.Reservations.Plan(q); ok {
-		return p, true
+	// The plan may be named by the short name (capacity) or the full
+	// path (fair), and the trace may use either.
+	for _, name := range []string{q, queue.RootName + queue.Separator + q} {
+		if p, ok := e.cfg.Reservations.Plan(name); ok {
+			return p, true
+		}
 	}
 	if i := strings.LastIndexByte(q, '.'); i >= 0 {
 		return e.cfg.Reservations.Plan(q[i+1:])
@@ -510,6 +528,7 @@ func (e *Engine) arm(n *node, t berth.Time) {
 // the nodes parked after one are woken (once per instant).
 func (e *Engine) bump() {
 	e.epoch++
+	e.lastChange = e.clock.Now()
 	if len(e.futile) == 0 || e.wakeAt >= 0 {
 		return
 	}
@@ -532,11 +551,13 @@ func (e *Engine) wake(now berth.Time) {
 
 // dominated tells whether a heartbeat of a node with this much room is
 // known to be futile: in the current epoch a node with at least as much
-// room heartbeat without effect. Locality asks make heartbeats of
+// room heartbeat without effect, less than a heartbeat interval ago (a
+// scheduler may act on time alone, as the fair scheduler's periodic
+// update does). Locality asks make heartbeats of
 // different nodes differ (and count missed opportunities), so then every
 // heartbeat is delivered.
 func (e *Engine) dominated(free capKey) bool {
-	if e.memoEpoch != e.epoch || e.localApps > 0 || e.cfg.ExactHeartbeats {
+	if e.memoEpoch != e.epoch || e.localApps > 0 || e.cfg.ExactHeartbeats || e.clock.Now()-e.memoTime >= e.cfg.NodeHeartbeat {
 		return false
 	}
 	for _, m := range e.memo {
@@ -596,7 +617,7 @@ func (e *Engine) heartbeat(n *node, gen uint32, now berth.Time) error {
 	if idle {
 		e.run.IdleHeartbeats++
 		if e.memoEpoch != e.epoch {
-			e.memoEpoch, e.memo = e.epoch, e.memo[:0]
+			e.memoEpoch, e.memo, e.memoTime = e.epoch, e.memo[:0], now
 		}
 		if len(e.memo) < 8 {
 			e.memo = append(e.memo, n.free)
@@ -684,7 +705,7 @@ func (e *Engine) addPending(a *app, tasks []int) {
 // the first ask of a task names its host and rack too (SLS's
 // packageRequests); re-asks are off-switch only.
 func (e *Engine) ask(a *app, locality bool) {
-	asks := e.scratch[:0]
+	var asks []queue.Ask // fresh: a scheduler may keep the slice
 	for _, p := range a.prios {
 		tasks := a.pending[p]
 		capab := a.askCap[p]
@@ -727,7 +748,6 @@ func (e *Engine) ask(a *app, locality bool) {
 		a.local = true
 		e.localApps++
 	}
-	e.scratch = asks
 	if _, err := e.s.Allocate(a.id, asks, nil); err != nil {
 		e.log.Warn("allocate refused", "app", a.id, "err", err)
 	}

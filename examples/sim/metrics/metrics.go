@@ -108,6 +108,8 @@ type Run struct {
 	SkippedHeartbeats uint64
 	// Replans counts follower runs in which the replanner acted.
 	Replans int
-	// Unfinished counts jobs that did not finish.
+	// Unfinished counts jobs that did not finish; Stalled tells the run
+	// stopped because nothing changed for engine.Config.StallTimeout.
 	Unfinished int
+	Stalled    bool
 }

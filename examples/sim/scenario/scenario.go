@@ -291,7 +291,11 @@ type planQueue struct {
 // newPlan builds a plan with YARN's defaults: AlignedPlannerWithGreedy,
 // CapacityOverTimePolicy and SimpleCapacityReplanner.
 func newPlan(pq planQueue, cluster berth.Resource, clock berth.Clock) (*plan.Plan, error) {
-	capa := plan.PlanCapacity(berth.MemoryCalculator{}, cluster, pq.abs, berth.New(1024, 1))
+	// The cluster × the queue's share, memory rounded down to the minimum
+	// allocation. (plan.PlanCapacity gives one vcore, as YARN's CS does
+	// until its follower runs; the fair follower never sets the capacity,
+	// so both types are scaled here.)
+	capa := berth.New(int64(float64(cluster.Memory)*pq.abs)/1024*1024, int64(float64(cluster.VCores)*pq.abs))
 	cfg := plan.DefaultConfig(pq.name, capa, clock)
 	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
 	if err != nil {
