@@ -205,14 +205,15 @@ func readSLSTask(o obj, d Defaults) ([]Task, error) {
 		return nil, err
 	}
 	// SLS's precedence: container.duration.ms, then duration.ms, then
-	// end − start.
+	// end − start (SLS marks absent fields with −1; presence is used here,
+	// so an explicit −1 is reported rather than skipped).
 	field := fieldTaskDuration
 	switch {
-	case dur != -1:
+	case o.has(fieldTaskDuration):
 		t.Duration = dur
-	case legacy != -1:
+	case o.has(fieldDuration):
 		t.Duration, field = legacy, fieldDuration
-	case start != -1 && end != -1:
+	case o.has(fieldTaskStart) && o.has(fieldTaskEnd):
 		t.Duration, field = end-start, fieldTaskEnd
 	default:
 		return nil, o.err(fieldTaskDuration, nil, "missing: give container.duration.ms, duration.ms, or container.start.ms and container.end.ms", nil)
