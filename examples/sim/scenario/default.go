@@ -16,8 +16,8 @@ func embedded(name string) File {
 }
 
 // Default returns the embedded default scenario under the named scheduler
-// ("capacity" or "fair"): a simulated day on 300 nodes (20 racks... 15
-// racks of 20) with three tenants — prod (40 %, nightly ETL), analytics
+// ("capacity" or "fair"): a simulated day on 300 nodes (15 racks of 20,
+// <32 GB, 16 vcores> each) with three tenants — prod (40 %, nightly ETL), analytics
 // (25 %, interactive daytime queries), research (15 %, a midday burst of
 // large jobs) — and a reservable queue, dedicated (20 %), whose deadline
 // jobs reserve their maps and reduces through the reservation system; at

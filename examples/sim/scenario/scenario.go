@@ -6,6 +6,32 @@
 // YARN's default agent, sharing policy and replanner, the reservation
 // system and the plan follower. Everything is parsed and validated before
 // anything runs. Default returns the embedded default scenario.
+//
+// The site file may set (defaults in parentheses): yarn.sls.nm.memory.mb
+// and yarn.sls.nm.vcores (10240, 10), yarn.sls.container.memory.mb and
+// .vcores (1024, 1), yarn.sls.am.container.memory and .vcores (1024, 1),
+// yarn.sls.nm.heartbeat.interval.ms (1000),
+// yarn.sls.metrics.record.interval.ms (60000 here; SLS 1000),
+// yarn.resourcemanager.reservation-system.enable (false),
+// yarn.resourcemanager.reservation-system.planfollower.time-step (1000),
+// yarn.resourcemanager.scheduler.monitor.enable (false) and
+// yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval
+// (3000).
+//
+// # Differences from SLS
+//
+//   - Plans use YARN's defaults (AlignedPlannerWithGreedy,
+//     CapacityOverTimePolicy, SimpleCapacityReplanner); the per-queue
+//     reservation keys of capacity-scheduler.xml (reservation-agent,
+//     average-capacity, ...) are not read yet.
+//   - A fair-scheduler plan's capacity is its weight's share of its
+//     siblings over the whole cluster, in memory and vcores.
+//   - Preemption: the monitor keys are read, and Options.Preemptor plugs
+//     a policy in; none is wired until package preempt lands.
+//   - SYNTH tasks ask for any host (SLS picks a random node as the
+//     preferred host, which with relaxed locality is an any-host ask
+//     that delays scheduling by its locality wait).
+//   - Node events are a Berth addition (SLS has no node failures).
 package scenario
 
 import (

@@ -182,3 +182,17 @@ func TestLoadErrors(t *testing.T) {
 		assert.Equal(t, "num_jobs", te.Field)
 	})
 }
+
+// BenchmarkDefaultScenario runs the embedded default scenario (issue 10's
+// target: ≤ 10 s) and reports simulated seconds per wall second.
+func BenchmarkDefaultScenario(b *testing.B) {
+	sc, err := Load(Default("capacity"))
+	require.NoError(b, err)
+	b.ReportAllocs()
+	for b.Loop() {
+		run, err := sc.Run(Options{})
+		require.NoError(b, err)
+		b.ReportMetric(float64(run.End)/1000/b.Elapsed().Seconds(), "sim-s/wall-s")
+		b.ReportMetric(float64(run.Events), "events")
+	}
+}
