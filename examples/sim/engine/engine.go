@@ -150,6 +150,7 @@ type node struct {
 	gen       uint32 // heartbeat events of older generations are stale
 	parked    bool
 	futile    bool // parked after a heartbeat that changed nothing
+	lastBeat  berth.Time
 	free      capKey
 	completed []queue.ContainerID
 }
@@ -230,6 +231,7 @@ type Engine struct {
 	wakeAt       berth.Time // a wake event is pending at this time (−1: none)
 	lastEnt      map[string]map[string]queue.Entitlement
 	lastChange   berth.Time
+	sweeping     bool       // a sweep of parked nodes is under way
 	lastJobEvent berth.Time // the latest submission or node event of the inputs
 }
 
@@ -283,7 +285,7 @@ func New(cfg Config) (*Engine, error) {
 			return nil, &ConfigError{"Nodes", "duplicate node " + n.ID}
 		}
 		nd := &node{spec: queue.NodeSpec{ID: n.ID, Rack: n.Rack, Capability: n.Resource}, idx: i,
-			phase: berth.Time(int64(i) * cfg.NodeHeartbeat / int64(len(cfg.Nodes))), down: true}
+			phase: berth.Time(int64(i) * cfg.NodeHeartbeat / int64(len(cfg.Nodes))), down: true, lastBeat: -1}
 		e.nodes = append(e.nodes, nd)
 		e.nodeByID[n.ID] = nd
 	}
@@ -424,6 +426,8 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 		return e.heartbeat(e.nodes[ev.i], ev.gen, now)
 	case evWake:
 		e.wake(now)
+	case evSweep:
+		e.sweep(now)
 	case evDone:
 		e.containerDone(ev.c, now)
 	case evAsk:
@@ -568,6 +572,55 @@ func (e *Engine) dominated(free capKey) bool {
 	return false
 }
 
+// startSweep wakes the parked nodes one at a time, in the order their
+// heartbeats come: each is armed at its next heartbeat and the sweep
+// resumes after it, until no parked node has room for a pending ask. The
+// scheduler sees the same heartbeats, in the same order, as if every
+// parked node had been heartbeating, minus those that would have come
+// after the asks were served; waking them all would cost an event per
+// node for every new kind of ask.
+func (e *Engine) startSweep() {
+	if e.sweeping {
+		return
+	}
+	e.sweeping = true
+	e.push(event{at: e.clock.Now(), kind: evSweep})
+}
+
+func (e *Engine) sweep(now berth.Time) {
+	iv, n := e.cfg.NodeHeartbeat, len(e.nodes)
+	off := now % iv
+	phase := func(i int) berth.Time { return berth.Time(int64(i) * iv / int64(n)) }
+	i0 := int(min(int64(n), off*int64(n)/iv))
+	for i0 > 0 && phase(i0-1) >= off {
+		i0--
+	}
+	for i0 < n && phase(i0) < off {
+		i0++
+	}
+	var last *node // a node that heartbeat at now comes last, an interval on
+	for k := range n {
+		nd := e.nodes[(i0+k)%n]
+		if nd.parked && !nd.down && !nd.armed && e.fits(nd.free) {
+			if nd.lastBeat >= now {
+				if last == nil {
+					last = nd
+				}
+				continue
+			}
+			e.arm(nd, now)
+			e.push(event{at: nd.armedAt, kind: evSweep})
+			return
+		}
+	}
+	if last != nil {
+		e.arm(last, now+1)
+		e.push(event{at: last.armedAt, kind: evSweep})
+		return
+	}
+	e.sweeping = false
+}
+
 // fits tells whether some pending ask fits in free.
 func (e *Engine) fits(free capKey) bool {
 	for k, c := range e.pending {
@@ -589,6 +642,7 @@ func (e *Engine) heartbeat(n *node, gen uint32, now berth.Time) error {
 		return nil
 	}
 	n.armed = false
+	n.lastBeat = now
 	completed := n.completed
 	n.completed = nil
 	if len(completed) == 0 && e.dominated(n.free) {
@@ -680,11 +734,15 @@ func (e *Engine) addPendingKey(k capKey, n int) {
 	e.pending[k] = before + n
 	e.pendingRes = e.pendingRes.Add(berth.New(k.mem*int64(n), k.vc*int64(n)))
 	if before <= 0 && before+n > 0 {
-		// A new kind of ask: wake the parked nodes it fits.
-		for _, nd := range e.nodes {
-			if nd.parked && !nd.down && k.mem <= nd.free.mem && k.vc <= nd.free.vc {
-				e.arm(nd, e.clock.Now()+1)
+		// A new kind of ask: the parked nodes it fits must heartbeat again.
+		if e.localApps > 0 || e.cfg.ExactHeartbeats {
+			for _, nd := range e.nodes {
+				if nd.parked && !nd.down && k.mem <= nd.free.mem && k.vc <= nd.free.vc {
+					e.arm(nd, e.clock.Now()+1)
+				}
 			}
+		} else {
+			e.startSweep()
 		}
 	}
 	if e.pending[k] == 0 {

@@ -20,6 +20,7 @@ const (
 	evNodeDown                   // node lost (i: node)
 	evNodeUp                     // node back (i: node)
 	evWake                       // wake the nodes parked after futile heartbeats
+	evSweep                      // wake the next parked node with room for a pending ask
 )
 
 // event is one scheduled happening. Events run in (at, seq) order: seq
