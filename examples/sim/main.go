@@ -274,7 +274,7 @@ func printSummary(w io.Writer, r *metrics.Run, track string, wall time.Duration)
 	fmt.Fprintf(w, "%s scheduler: %.1f simulated hours in %.1f s wall (%.0f simulated s per wall s), %d events\n",
 		s.Scheduler, s.SimulatedHours, wall.Seconds(), rate, s.Events)
 	fmt.Fprintf(w, "jobs %d (finished %d), containers %d, preempted %d, lost %d\n", s.Jobs, s.Finished, s.Containers, s.Preempted, s.Lost)
-	fmt.Fprintf(w, "reservations %d: accepted %d, removed by replanning %d (replanning runs %d); deadlines met %d\n\n",
+	fmt.Fprintf(w, "reservations %d: accepted %d, removed by replanning %d (follower runs that replanned or resized %d); deadlines met %d\n\n",
 		s.Reservations, s.Accepted, s.Removed, s.Replans, s.DeadlinesMet)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "queue\tjobs\tfinished\twait mean s\twait p95 s\truntime mean s\truntime p95 s\tused GB\tguaranteed GB\t")

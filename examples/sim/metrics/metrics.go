@@ -106,7 +106,8 @@ type Run struct {
 	// SkippedHeartbeats counts heartbeats known to be futile and not
 	// delivered (see engine.Config.ExactHeartbeats).
 	SkippedHeartbeats uint64
-	// Replans counts follower runs in which the replanner acted.
+	// Replans counts follower runs in which the replanner acted or the
+	// reservations were resized to fit (follower.Result.Replanned, Resized).
 	Replans int
 	// Unfinished counts jobs that did not finish; Stalled tells the run
 	// stopped because nothing changed for engine.Config.StallTimeout.

@@ -347,7 +347,7 @@ figure{margin:1.5em 0}figcaption{color:#555;font-size:.9em}svg{max-width:100%;he
 <p>Scheduler <b>{{.Summary.Scheduler}}</b>, {{f1 .Summary.SimulatedHours}} simulated hours, {{.Summary.Events}} events.</p>
 <h2>Summary</h2>
 <table id="summary">
-<tr><th>jobs</th><th>finished</th><th>containers</th><th>preempted</th><th>lost</th><th>reservations</th><th>accepted</th><th>removed by replanning</th><th>deadlines met</th><th>replanning runs</th></tr>
+<tr><th>jobs</th><th>finished</th><th>containers</th><th>preempted</th><th>lost</th><th>reservations</th><th>accepted</th><th>removed by replanning</th><th>deadlines met</th><th>follower runs replanning or resizing</th></tr>
 <tr><td>{{.Summary.Jobs}}</td><td>{{.Summary.Finished}}</td><td>{{.Summary.Containers}}</td><td>{{.Summary.Preempted}}</td><td>{{.Summary.Lost}}</td><td>{{.Summary.Reservations}}</td><td>{{.Summary.Accepted}}</td><td>{{.Summary.Removed}}</td><td>{{.Summary.DeadlinesMet}}</td><td>{{.Summary.Replans}}</td></tr>
 </table>
 <table id="queues">
