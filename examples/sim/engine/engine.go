@@ -660,11 +660,14 @@ func (e *Engine) heartbeat(n *node, gen uint32, now berth.Time) error {
 	if err != nil {
 		e.log.Warn("heartbeat", "node", n.spec.ID, "err", err)
 	}
-	for _, id := range completed {
-		e.reported(id, now)
-	}
+	// The allocations first: they served the asks as they were before
+	// this heartbeat, and an AM re-asking after a completion must count
+	// them (its ask is a total).
 	for i := range allocs {
 		e.allocated(&allocs[i], n, now)
+	}
+	for _, id := range completed {
+		e.reported(id, now)
 	}
 	e.run.Heartbeats++
 	idle := len(allocs) == 0 && len(completed) == 0
@@ -910,13 +913,13 @@ func (e *Engine) allocated(al *queue.Allocation, n *node, now berth.Time) {
 		e.release(c, now)
 		return
 	}
-	a.rec.Containers++
 	if al.AM {
 		if a.state != submitted {
 			e.release(c, now)
 			return
 		}
 		a.am = c
+		a.rec.Containers++
 		e.addPendingKey(keyOf(a.job.AMResource), -1)
 		e.amStarted(a, now)
 		return
@@ -924,6 +927,7 @@ func (e *Engine) allocated(al *queue.Allocation, n *node, now berth.Time) {
 	tasks := a.pending[al.Priority]
 	if len(tasks) == 0 {
 		e.release(c, now) // more than asked (a stale count): give it back
+		e.run.Released++
 		return
 	}
 	pick := 0
@@ -938,6 +942,7 @@ func (e *Engine) allocated(al *queue.Allocation, n *node, now berth.Time) {
 	e.addPendingKey(keyOf(a.askCap[al.Priority]), -1)
 	c.task = t
 	a.running++
+	a.rec.Containers++
 	if a.rec.FirstTask == 0 {
 		a.rec.FirstTask = now
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -67,5 +68,85 @@ func TestMapReduceOrder(t *testing.T) {
 			assert.Equal(t, 7, a.Containers)
 			assert.Zero(t, run.Unfinished)
 		})
+	}
+}
+
+func capacitySched(t *testing.T, clock *berth.ManualClock) *capacity.Scheduler {
+	cfg := capacity.DefaultConfig()
+	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 50), capacity.Queue("b", 50)}
+	s, err := capacity.New(cfg, clock)
+	require.NoError(t, err)
+	return s
+}
+
+// TestStreaming checks SLS's streaming model: streams are asked for again
+// when they end, until the job's lifetime has passed.
+func TestStreaming(t *testing.T) {
+	clock := berth.NewManualClock(0)
+	s := capacitySched(t, clock)
+	c := berth.New(1024, 1)
+	job := trace.Job{ID: "s", AMType: trace.AMStream, User: "u", Queue: "a", Start: 0, End: 60_000, AMResource: c,
+		Tasks: []trace.Task{{Duration: 20_000, Resource: c, Priority: 20, Type: trace.TypeMap}, {Duration: 20_000, Resource: c, Priority: 20, Type: trace.TypeMap}}}
+	e, err := New(Config{Clock: clock, Scheduler: s, Stats: NewCapacityStats(s), Nodes: nodes(2), Jobs: []trace.Job{job}})
+	require.NoError(t, err)
+	run, err := e.Run()
+	require.NoError(t, err)
+	j := run.Jobs[0]
+	assert.Equal(t, j.AMStarted+60_000, j.Finished, "the lifetime runs from the AM's start")
+	// Each stream runs about three times in 60 s (a little less with the
+	// heartbeat reporting delays), plus the AM.
+	assert.GreaterOrEqual(t, j.Containers, 1+2*2)
+	assert.LessOrEqual(t, j.Containers, 1+2*3)
+	assert.Zero(t, run.Released, "no container beyond the asks")
+}
+
+// TestNodeLoss: a node lost mid-run takes its containers; their tasks are
+// asked for again and the job still finishes, later; the node comes back.
+func TestNodeLoss(t *testing.T) {
+	clock := berth.NewManualClock(0)
+	s := capacitySched(t, clock)
+	jobs := smallJobs()[:1]
+	e, err := New(Config{Clock: clock, Scheduler: s, Stats: NewCapacityStats(s), Nodes: nodes(2), Jobs: jobs, SampleInterval: 1000,
+		NodeEvents: []NodeEvent{{At: 5_000, Node: "node0", Down: true}, {At: 8_000, Node: "node0"}}})
+	require.NoError(t, err)
+	run, err := e.Run()
+	require.NoError(t, err)
+	j := run.Jobs[0]
+	assert.Positive(t, j.Lost)
+	assert.Positive(t, j.Finished)
+	assert.Greater(t, j.Containers, 7, "lost containers were replaced")
+	var down, up bool
+	for _, sm := range run.Samples {
+		if sm.Time > 5_000 && sm.Time < 8_000 {
+			down = down || sm.Nodes == 1
+		}
+		if sm.Time > 8_000 {
+			up = up || sm.Nodes == 2
+		}
+	}
+	assert.True(t, down)
+	assert.True(t, up)
+}
+
+func TestConfigErrors(t *testing.T) {
+	clock := berth.NewManualClock(0)
+	s := capacitySched(t, clock)
+	st := NewCapacityStats(s)
+	dup := smallJobs()
+	dup[1].ID = dup[0].ID
+	for name, cfg := range map[string]Config{
+		"no clock":        {Scheduler: s, Stats: st, Nodes: nodes(1)},
+		"no nodes":        {Clock: clock, Scheduler: s, Stats: st},
+		"negative":        {Clock: clock, Scheduler: s, Stats: st, Nodes: nodes(1), NodeHeartbeat: -1},
+		"duplicate job":   {Clock: clock, Scheduler: s, Stats: st, Nodes: nodes(1), Jobs: dup},
+		"unknown node":    {Clock: clock, Scheduler: s, Stats: st, Nodes: nodes(1), NodeEvents: []NodeEvent{{Node: "x"}}},
+		"follower alone":  {Clock: clock, Scheduler: s, Stats: st, Nodes: nodes(1), FollowerInterval: 5, Reservations: nil, Follower: nil, IdleBackoff: -1},
+		"no tasks":        {Clock: clock, Scheduler: s, Stats: st, Nodes: nodes(1), Jobs: []trace.Job{{ID: "x"}}},
+		"duplicate nodes": {Clock: clock, Scheduler: s, Stats: st, Nodes: append(nodes(1), nodes(1)...)},
+	} {
+		_, err := New(cfg)
+		var ce *ConfigError
+		assert.True(t, errors.As(err, &ce), "%s: %v", name, err)
+		assert.ErrorIs(t, err, berth.ErrInvalidArgument, name)
 	}
 }

@@ -109,6 +109,9 @@ type Run struct {
 	// Replans counts follower runs in which the replanner acted or the
 	// reservations were resized to fit (follower.Result.Replanned, Resized).
 	Replans int
+	// Released counts containers handed out beyond what an AM asked for
+	// and given back at once.
+	Released int
 	// Unfinished counts jobs that did not finish; Stalled tells the run
 	// stopped because nothing changed for engine.Config.StallTimeout.
 	Unfinished int
