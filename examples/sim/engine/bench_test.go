@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/capacity"
+	"github.com/berthsched/berth/examples/sim/trace"
+)
+
+// syntheticDay builds a day of MapReduce jobs over four queues: jobs
+// arrive uniformly, each with maps and a few reduces of 2 GB running 5 to
+// 60 minutes; containers counts the task containers.
+func syntheticDay(jobs int, seed uint64) (out []trace.Job, containers int) {
+	r := rand.New(rand.NewPCG(seed, 1))
+	queues := []string{"a", "b", "c", "d"}
+	c := berth.New(2048, 1)
+	for i := range jobs {
+		j := trace.Job{ID: fmt.Sprintf("job_%06d", i), AMType: trace.AMMapReduce, User: fmt.Sprintf("u%d", i%7),
+			Queue: queues[i%len(queues)], Start: berth.Time(i) * 86_400_000 / berth.Time(jobs), AMResource: berth.New(1024, 1)}
+		maps, reds := 40+r.IntN(20), 2+r.IntN(4)
+		for k := range maps + reds {
+			t := trace.Task{Duration: berth.Duration(300_000 + r.Int64N(3_300_000)), Resource: c, Priority: 20, Type: trace.TypeMap}
+			if k >= maps {
+				t.Priority, t.Type = 10, trace.TypeReduce
+			}
+			j.Tasks = append(j.Tasks, t)
+		}
+		containers += maps + reds
+		out = append(out, j)
+	}
+	return out, containers
+}
+
+// BenchmarkSyntheticDay5000 replays a synthetic day on 5,000 nodes with
+// more than 1,000,000 task containers through the capacity scheduler
+// (issue 10's performance target: ≤ 60 s, ≤ 2 GB). It reports simulated
+// seconds per wall second (SLS runs at 1), containers per second and the
+// peak heap.
+func BenchmarkSyntheticDay5000(b *testing.B) {
+	jobs, containers := syntheticDay(20_000, 1)
+	if containers < 1_000_000 {
+		b.Fatalf("only %d containers", containers)
+	}
+	nodes := trace.GenerateNodes(trace.Topology{Nodes: 5000, Racks: 125}, trace.Defaults{Node: berth.New(65536, 32)})
+	b.ReportAllocs()
+	for b.Loop() {
+		cfg := capacity.DefaultConfig()
+		cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 40), capacity.Queue("b", 30), capacity.Queue("c", 20), capacity.Queue("d", 10)}
+		for i := range cfg.Root.Children {
+			cfg.Root.Children[i].Settings.UserLimitFactor = 10
+			cfg.Root.Children[i].MaxCapacity = cfg.Root.Capacity
+		}
+		cfg.MaxOffSwitchAssignments = 4
+		clock := berth.NewManualClock(0)
+		s, err := capacity.New(cfg, clock)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e, err := New(Config{Clock: clock, Scheduler: s, Stats: NewCapacityStats(s), Nodes: nodes, Jobs: jobs, SampleInterval: 300_000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		peak := uint64(0)
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() { // sample the heap while the run goes on
+			defer close(done)
+			var ms runtime.MemStats
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(500 * time.Millisecond):
+					runtime.ReadMemStats(&ms)
+					peak = max(peak, ms.HeapInuse)
+				}
+			}
+		}()
+		start := time.Now()
+		run, err := e.Run()
+		wall := time.Since(start)
+		close(stop)
+		<-done
+		if err != nil {
+			b.Fatal(err)
+		}
+		if run.Unfinished > 0 {
+			b.Fatalf("%d jobs unfinished", run.Unfinished)
+		}
+		total := 0
+		for _, j := range run.Jobs {
+			total += j.Containers
+		}
+		b.ReportMetric(float64(run.End)/1000/wall.Seconds(), "sim-s/wall-s")
+		b.ReportMetric(float64(total)/wall.Seconds(), "containers/s")
+		b.ReportMetric(float64(total), "containers")
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+		b.ReportMetric(float64(run.Events), "events")
+	}
+}

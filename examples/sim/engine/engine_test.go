@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/capacity"
+	"github.com/berthsched/berth/examples/sim/trace"
+	"github.com/berthsched/berth/fair"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func smallJobs() []trace.Job {
+	c := berth.New(1024, 1)
+	mk := func(id, q string, start berth.Time, maps, reds int, d berth.Duration) trace.Job {
+		j := trace.Job{ID: id, AMType: trace.AMMapReduce, User: "u", Queue: q, Start: start, AMResource: c}
+		for range maps {
+			j.Tasks = append(j.Tasks, trace.Task{Duration: d, Resource: c, Priority: 20, Type: trace.TypeMap})
+		}
+		for range reds {
+			j.Tasks = append(j.Tasks, trace.Task{Duration: d, Resource: c, Priority: 10, Type: trace.TypeReduce})
+		}
+		return j
+	}
+	return []trace.Job{mk("a", "a", 0, 4, 2, 10_000), mk("b", "b", 5_000, 3, 1, 20_000)}
+}
+
+func nodes(n int) []trace.Node {
+	return trace.GenerateNodes(trace.Topology{Nodes: n, Racks: 1}, trace.Defaults{Node: berth.New(4096, 4)})
+}
+
+// TestMapReduceOrder runs two small jobs and checks SLS's MapReduce model:
+// the AM first, maps, then reduces, and the job ends after its last
+// reduce.
+func TestMapReduceOrder(t *testing.T) {
+	for _, sched := range []string{"capacity", "fair"} {
+		t.Run(sched, func(t *testing.T) {
+			clock := berth.NewManualClock(0)
+			var s Scheduler
+			var st Stats
+			if sched == "capacity" {
+				cfg := capacity.DefaultConfig()
+				cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 50), capacity.Queue("b", 50)}
+				cs, err := capacity.New(cfg, clock)
+				require.NoError(t, err)
+				s, st = cs, NewCapacityStats(cs)
+			} else {
+				af := fair.DefaultAllocationFile()
+				fs, err := fair.New(fair.DefaultConfig(), af, clock)
+				require.NoError(t, err)
+				s, st = fs, NewFairStats(fs)
+			}
+			e, err := New(Config{Clock: clock, Scheduler: s, Stats: st, Nodes: nodes(2), Jobs: smallJobs()})
+			require.NoError(t, err)
+			run, err := e.Run()
+			require.NoError(t, err)
+			require.Len(t, run.Jobs, 2)
+			for _, j := range run.Jobs {
+				assert.Positive(t, j.Finished, j.ID)
+				assert.GreaterOrEqual(t, j.AMStarted, j.Submitted)
+				assert.GreaterOrEqual(t, j.FirstTask, j.AMStarted)
+			}
+			a := run.Jobs[0]
+			// Maps take 10 s, then reduces 10 s more: at least 20 s.
+			assert.GreaterOrEqual(t, a.Finished-a.AMStarted, berth.Duration(20_000))
+			assert.Equal(t, 7, a.Containers)
+			assert.Zero(t, run.Unfinished)
+		})
+	}
+}
+
+func capacitySched(t *testing.T, clock *berth.ManualClock) *capacity.Scheduler {
+	cfg := capacity.DefaultConfig()
+	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 50), capacity.Queue("b", 50)}
+	s, err := capacity.New(cfg, clock)
+	require.NoError(t, err)
+	return s
+}
+
+// TestStreaming checks SLS's streaming model: streams are asked for again
+// when they end, until the job's lifetime has passed.
+func TestStreaming(t *testing.T) {
+	clock := berth.NewManualClock(0)
+	s := capacitySched(t, clock)
+	c := berth.New(1024, 1)
+	job := trace.Job{ID: "s", AMType: trace.AMStream, User: "u", Queue: "a", Start: 0, End: 60_000, AMResource: c,
+		Tasks: []trace.Task{{Duration: 20_000, Resource: c, Priority: 20, Type: trace.TypeMap}, {Duration: 20_000, Resource: c, Priority: 20, Type: trace.TypeMap}}}
+	e, err := New(Config{Clock: clock, Scheduler: s, Stats: NewCapacityStats(s), Nodes: nodes(2), Jobs: []trace.Job{job}})
+	require.NoError(t, err)
+	run, err := e.Run()
+	require.NoError(t, err)
+	j := run.Jobs[0]
+	assert.Equal(t, j.AMStarted+60_000, j.Finished, "the lifetime runs from the AM's start")
+	// Each stream runs about three times in 60 s (a little less with the
+	// heartbeat reporting delays), plus the AM.
+	assert.GreaterOrEqual(t, j.Containers, 1+2*2)
+	assert.LessOrEqual(t, j.Containers, 1+2*3)
+	assert.Zero(t, run.Released, "no container beyond the asks")
+}
+
+// TestNodeLoss: a node lost mid-run takes its containers; their tasks are
+// asked for again and the job still finishes, later; the node comes back.
+func TestNodeLoss(t *testing.T) {
+	clock := berth.NewManualClock(0)
+	s := capacitySched(t, clock)
+	jobs := smallJobs()[:1]
+	e, err := New(Config{Clock: clock, Scheduler: s, Stats: NewCapacityStats(s), Nodes: nodes(2), Jobs: jobs, SampleInterval: 1000,
+		NodeEvents: []NodeEvent{{At: 5_000, Node: "node0", Down: true}, {At: 8_000, Node: "node0"}}})
+	require.NoError(t, err)
+	run, err := e.Run()
+	require.NoError(t, err)
+	j := run.Jobs[0]
+	assert.Positive(t, j.Lost)
+	assert.Positive(t, j.Finished)
+	assert.Greater(t, j.Containers, 7, "lost containers were replaced")
+	var down, up bool
+	for _, sm := range run.Samples {
+		if sm.Time > 5_000 && sm.Time < 8_000 {
+			down = down || sm.Nodes == 1
+		}
+		if sm.Time > 8_000 {
+			up = up || sm.Nodes == 2
+		}
+	}
+	assert.True(t, down)
+	assert.True(t, up)
+}
+
+func TestConfigErrors(t *testing.T) {
+	clock := berth.NewManualClock(0)
+	s := capacitySched(t, clock)
+	st := NewCapacityStats(s)
+	dup := smallJobs()
+	dup[1].ID = dup[0].ID
+	for name, cfg := range map[string]Config{
+		"no clock":        {Scheduler: s, Stats: st, Nodes: nodes(1)},
+		"no nodes":        {Clock: clock, Scheduler: s, Stats: st},
+		"negative":        {Clock: clock, Scheduler: s, Stats: st, Nodes: nodes(1), NodeHeartbeat: -1},
+		"duplicate job":   {Clock: clock, Scheduler: s, Stats: st, Nodes: nodes(1), Jobs: dup},
+		"unknown node":    {Clock: clock, Scheduler: s, Stats: st, Nodes: nodes(1), NodeEvents: []NodeEvent{{Node: "x"}}},
+		"follower alone":  {Clock: clock, Scheduler: s, Stats: st, Nodes: nodes(1), FollowerInterval: 5, Reservations: nil, Follower: nil, IdleBackoff: -1},
+		"no tasks":        {Clock: clock, Scheduler: s, Stats: st, Nodes: nodes(1), Jobs: []trace.Job{{ID: "x"}}},
+		"duplicate nodes": {Clock: clock, Scheduler: s, Stats: st, Nodes: append(nodes(1), nodes(1)...)},
+	} {
+		_, err := New(cfg)
+		var ce *ConfigError
+		assert.True(t, errors.As(err, &ce), "%s: %v", name, err)
+		assert.ErrorIs(t, err, berth.ErrInvalidArgument, name)
+	}
+}

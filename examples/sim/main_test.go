@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSLSTraceRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"--tracetype=SLS", "--tracelocation=testdata/sls-jobs.json", "--nodes=testdata/nodes.json",
+		"--scheduler-conf=testdata/capacity-scheduler.xml", "--output-dir=" + out, "--track-jobs=etl_1,nope", "--print-simulation"}, &stdout, &stderr)
+	require.NoError(t, err, stderr.String())
+	for _, f := range []string{"report.html", "jobruntime.csv", "jobs.csv", "cluster.csv", "queues.csv", "reservations.csv"} {
+		st, err := os.Stat(filepath.Join(out, f))
+		require.NoError(t, err, f)
+		assert.Positive(t, st.Size(), f)
+	}
+	jr, err := os.ReadFile(filepath.Join(out, "jobruntime.csv"))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(jr)), "\n")
+	require.Len(t, lines, 3)
+	assert.Equal(t, "JobID,real_start_time,real_end_time,simulate_start_time,simulate_end_time", lines[0])
+	assert.True(t, strings.HasPrefix(lines[1], "etl_1,0,60000,0,"), lines[1])
+	assert.NotContains(t, lines[1], ",-1")
+	s := stdout.String()
+	assert.Contains(t, s, "nodes 2, applications 2, tasks 12")
+	assert.Contains(t, s, "etl_1 queue a ran in root.a")
+	assert.Contains(t, s, "nope: no such job")
+	assert.Empty(t, stderr.String(), "no progress when not a terminal")
+	entries, err := os.ReadDir(filepath.Dir(out))
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temporary directory left behind")
+}
+
+// TestBadInputWritesNothing: a bad trace stops the run before anything is
+// written, with the file, record and field in the message.
+func TestBadInputWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"job.queue.name": "a", "job.tasks": [{"duration.ms": 0}]}`), 0o644))
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"--tracetype=SLS", "--tracelocation=" + bad, "--nodes=testdata/nodes.json",
+		"--scheduler-conf=testdata/capacity-scheduler.xml", "--output-dir=" + out}, &stdout, &stderr)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "bad.json: record 1: job.tasks[0].duration.ms")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "only the input file")
+	for _, args := range [][]string{
+		{"--tracelocation=x.json"},
+		{"--tracetype=SLS", "--tracelocation=testdata/sls-jobs.json"},
+		{"--scheduler=fifo", "--output-dir=" + out},
+		{"--scheduler-conf=testdata/capacity-scheduler.xml"},
+		{"stray"},
+	} {
+		require.Error(t, run(args, &stdout, &stderr), "%v", args)
+		_, err := os.Stat(out)
+		assert.True(t, os.IsNotExist(err), "%v wrote %s", args, out)
+	}
+}
+
+func TestWriteDefaultScenario(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "scenario")
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run([]string{"--write-default-scenario=" + dir}, &stdout, &stderr))
+	for _, f := range []string{"capacity-scheduler.xml", "fair-scheduler.xml", "sls-runner.xml", "node-events.json", "synth.json"} {
+		_, err := os.Stat(filepath.Join(dir, f))
+		assert.NoError(t, err, f)
+	}
+}

@@ -1,0 +1,119 @@
+// Package metrics holds what the simulator (package engine) records over a
+// run — per-job runtimes, cluster and per-queue samples over time, the
+// reservation plan's load, preemptions — and writes it in SLS's formats
+// (jobruntime.csv) and as CSV time series. It knows nothing about the
+// schedulers: the engine fills the records, package report draws them.
+package metrics
+
+import (
+	"github.com/berthsched/berth"
+)
+
+// Job is the outcome of one job of the trace.
+type Job struct {
+	ID, Queue, User, AMType string
+	// TraceStart and TraceEnd are the trace's job.start.ms / job.end.ms
+	// (SLS's real_start_time / real_end_time columns).
+	TraceStart, TraceEnd berth.Time
+	// Submitted is when the application was submitted; AMStarted when its
+	// AM container was allocated (0: never); FirstTask when its first task
+	// container was allocated; Finished when it finished (0: did not
+	// finish within the run).
+	Submitted, AMStarted, FirstTask, Finished berth.Time
+	// Queue the application actually ran in (a reservation queue for a
+	// job run under its reservation).
+	RanIn string
+	// Containers allocated (AM included), and how many of them were
+	// preempted or lost with their node.
+	Containers, Preempted, Lost int
+	// Attempts counts AM attempts (more than 1 when the AM was lost).
+	Attempts int
+	// Reservation is the reservation id when the job asked for one, ""
+	// otherwise; Deadline its deadline.
+	Reservation string
+	Deadline    berth.Time
+}
+
+// Wait is how long the job waited from submission to its first task (or
+// to its AM when it never ran a task); −1 when it never started.
+func (j *Job) Wait() berth.Duration {
+	switch {
+	case j.FirstTask > 0:
+		return j.FirstTask - j.Submitted
+	case j.AMStarted > 0:
+		return j.AMStarted - j.Submitted
+	}
+	return -1
+}
+
+// Reservation is one reservation request of a deadline job.
+type Reservation struct {
+	ID, Job, Queue, User string
+	// Arrival and Deadline are the requested window.
+	Arrival, Deadline berth.Time
+	// Accepted tells whether the plan accepted it; Reason why not.
+	Accepted bool
+	Reason   string
+	// Start and End bound the resources the plan placed (accepted only).
+	Start, End berth.Time
+	// Removed is when a replanning deleted it (0: never).
+	Removed berth.Time
+}
+
+// QueueSample is one queue at one sample time.
+type QueueSample struct {
+	// Guaranteed is the capacity scheduler's effective guarantee, or the
+	// fair scheduler's instantaneous fair share.
+	Guaranteed, Used, Pending berth.Resource
+	// ActiveApps and PendingApps as the scheduler counts them.
+	ActiveApps, PendingApps int
+}
+
+// Sample is the cluster and its queues at one time.
+type Sample struct {
+	Time berth.Time
+	// Cluster capacity, allocated and pending (outstanding asks).
+	Capacity, Allocated, Pending berth.Resource
+	// Nodes in the cluster; RunningApps and RunningContainers as the
+	// simulator counts them.
+	Nodes, RunningApps, RunningContainers int
+	// Queues parallels Run.Queues.
+	Queues []QueueSample
+	// PlanCapacity and PlanCommitted parallel Run.Plans: each plan's
+	// capacity and what its reservations hold at Time.
+	PlanCapacity, PlanCommitted []berth.Resource
+	// Preempted and Lost count containers so far.
+	Preempted, Lost int
+}
+
+// Run is everything one simulation recorded.
+type Run struct {
+	// Scheduler names the scheduler ("capacity", "fair").
+	Scheduler string
+	// Queues are the reported queues (configured leaves and plan queues,
+	// full paths), Plans the plan queues, in order.
+	Queues, Plans []string
+	Jobs          []Job
+	Reservations  []Reservation
+	Samples       []Sample
+	// End is the simulated time the run stopped at; Events how many
+	// events it processed.
+	End    berth.Time
+	Events uint64
+	// Heartbeats counts node heartbeats delivered to the scheduler;
+	// IdleHeartbeats those that neither reported nor allocated anything.
+	Heartbeats, IdleHeartbeats uint64
+	// SkippedHeartbeats counts heartbeats known to be futile and not
+	// delivered (see engine.Config.ExactHeartbeats).
+	SkippedHeartbeats uint64
+	// Replans counts follower runs in which the replanner acted or the
+	// reservations were resized to fit (follower.Result.Replanned, Resized).
+	Replans int
+	// Released counts containers handed out beyond what an AM asked for
+	// and given back at once.
+	Released int
+	// Unfinished counts jobs that did not finish; Stalled tells the run
+	// stopped because nothing changed for engine.Config.StallTimeout.
+	Unfinished int
+	Stalled    bool
+}

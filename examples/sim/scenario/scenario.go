@@ -1,0 +1,349 @@
+// Package scenario turns the simulator's input files — a trace (SLS JSON,
+// Rumen or SYNTH), an optional node file, the scheduler's configuration
+// (capacity-scheduler.xml or fair-scheduler.xml), the yarn-site /
+// sls-runner keys the run needs and an optional node-events file — into a
+// configured engine: the scheduler, one plan per reservable queue with
+// YARN's default agent, sharing policy and replanner, the reservation
+// system and the plan follower. Everything is parsed and validated before
+// anything runs. Default returns the embedded default scenario.
+//
+// The site file may set (defaults in parentheses): yarn.sls.nm.memory.mb
+// and yarn.sls.nm.vcores (10240, 10), yarn.sls.container.memory.mb and
+// .vcores (1024, 1), yarn.sls.am.container.memory and .vcores (1024, 1),
+// yarn.sls.nm.heartbeat.interval.ms (1000),
+// yarn.sls.metrics.record.interval.ms (60000 here; SLS 1000),
+// yarn.resourcemanager.reservation-system.enable (false),
+// yarn.resourcemanager.reservation-system.planfollower.time-step (1000),
+// yarn.resourcemanager.scheduler.monitor.enable (false) and
+// yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval
+// (3000).
+//
+// # Differences from SLS
+//
+//   - Plans use YARN's defaults (AlignedPlannerWithGreedy,
+//     CapacityOverTimePolicy, SimpleCapacityReplanner); the per-queue
+//     reservation keys of capacity-scheduler.xml (reservation-agent,
+//     average-capacity, ...) are not read yet.
+//   - A fair-scheduler plan's capacity is its weight's share of its
+//     siblings over the whole cluster, in memory and vcores.
+//   - Preemption: the monitor keys are read, and Options.Preemptor plugs
+//     a policy in; none is wired until package preempt lands.
+//   - SYNTH tasks ask for any host (SLS picks a random node as the
+//     preferred host, which with relaxed locality is an any-host ask
+//     that delays scheduling by its locality wait).
+//   - Node events are a Berth addition (SLS has no node failures).
+package scenario
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/agent"
+	"github.com/berthsched/berth/capacity"
+	"github.com/berthsched/berth/examples/sim/engine"
+	"github.com/berthsched/berth/examples/sim/metrics"
+	"github.com/berthsched/berth/examples/sim/trace"
+	"github.com/berthsched/berth/fair"
+	"github.com/berthsched/berth/follower"
+	"github.com/berthsched/berth/plan"
+	"github.com/berthsched/berth/policy"
+	"github.com/berthsched/berth/queue"
+)
+
+// Configuration keys read from the site file (SLS's and YARN's names).
+const (
+	KeyNMHeartbeat       = "yarn.sls.nm.heartbeat.interval.ms"
+	KeyNMMemory          = "yarn.sls.nm.memory.mb"
+	KeyNMVCores          = "yarn.sls.nm.vcores"
+	KeyContainerMemory   = "yarn.sls.container.memory.mb"
+	KeyContainerVCores   = "yarn.sls.container.vcores"
+	KeyAMMemory          = "yarn.sls.am.container.memory"
+	KeyAMVCores          = "yarn.sls.am.container.vcores"
+	KeyMetricsInterval   = "yarn.sls.metrics.record.interval.ms"
+	KeyReservationEnable = "yarn.resourcemanager.reservation-system.enable"
+	KeyFollowerStep      = "yarn.resourcemanager.reservation-system.planfollower.time-step"
+	KeyMonitorEnable     = "yarn.resourcemanager.scheduler.monitor.enable"
+	KeyPreemptInterval   = "yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval"
+)
+
+// File is one input file: its name (for errors) and content.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Inputs are the files and choices of one run, as the command's flags give
+// them.
+type Inputs struct {
+	// Scheduler is "capacity" or "fair"; SchedulerConf its file.
+	Scheduler     string
+	SchedulerConf File
+	// Site holds yarn-site / sls-runner keys (optional).
+	Site *File
+	// TraceType is SLS, RUMEN or SYNTH (case-insensitive); Traces the
+	// files (SLS's --tracelocation, several allowed).
+	TraceType string
+	Traces    []File
+	// Nodes is the node file (optional: else the trace's topology or
+	// hosts).
+	Nodes *File
+	// NodeEvents lists node losses and returns (optional).
+	NodeEvents *File
+	// Seed overrides a SYNTH trace's rand_seed when set.
+	Seed *int64
+	// End stops the run (0: when every job finished).
+	End berth.Time
+}
+
+// Scenario is a validated set of inputs, ready to build engines from.
+type Scenario struct {
+	in         Inputs
+	Jobs       []trace.Job
+	Nodes      []trace.Node
+	NodeEvents []engine.NodeEvent
+	Defaults   trace.Defaults
+	// Settings from the site file.
+	Heartbeat, FollowerStep, PreemptInterval, SampleInterval berth.Duration
+	Reservations, Preemption                                 bool
+	capCfg                                                   capacity.Config
+	fairAF                                                   *fair.AllocationFile
+}
+
+// Load parses and validates every input.
+func Load(in Inputs) (*Scenario, error) {
+	sc := &Scenario{in: in, Defaults: trace.DefaultDefaults()}
+	var site *Site
+	if in.Site != nil {
+		var err error
+		if site, err = ParseSite(in.Site.Data, in.Site.Name); err != nil {
+			return nil, err
+		}
+	}
+	ints := []struct {
+		key string
+		dst *int64
+		def int64
+	}{
+		{KeyNMHeartbeat, &sc.Heartbeat, 1000}, {KeyFollowerStep, &sc.FollowerStep, 1000},
+		{KeyPreemptInterval, &sc.PreemptInterval, 3000}, {KeyMetricsInterval, &sc.SampleInterval, 60_000},
+		{KeyNMMemory, &sc.Defaults.Node.Memory, sc.Defaults.Node.Memory}, {KeyNMVCores, &sc.Defaults.Node.VCores, sc.Defaults.Node.VCores},
+		{KeyContainerMemory, &sc.Defaults.Container.Memory, sc.Defaults.Container.Memory},
+		{KeyContainerVCores, &sc.Defaults.Container.VCores, sc.Defaults.Container.VCores},
+		{KeyAMMemory, &sc.Defaults.AM.Memory, sc.Defaults.AM.Memory}, {KeyAMVCores, &sc.Defaults.AM.VCores, sc.Defaults.AM.VCores},
+	}
+	for _, k := range ints {
+		v, err := site.Int(k.key, k.def)
+		if err != nil {
+			return nil, err
+		}
+		*k.dst = v
+	}
+	var err error
+	if sc.Reservations, err = site.Bool(KeyReservationEnable, false); err != nil {
+		return nil, err
+	}
+	if sc.Preemption, err = site.Bool(KeyMonitorEnable, false); err != nil {
+		return nil, err
+	}
+	switch in.Scheduler {
+	case "capacity":
+		if sc.capCfg, err = capacity.ParseXML(bytes.NewReader(in.SchedulerConf.Data)); err != nil {
+			return nil, &InputError{File: in.SchedulerConf.Name, Reason: "bad capacity scheduler configuration", Err: err}
+		}
+	case "fair":
+		if sc.fairAF, err = fair.ParseAllocationFile(in.SchedulerConf.Data, fair.ParseOptions{}); err != nil {
+			return nil, &InputError{File: in.SchedulerConf.Name, Reason: "bad fair scheduler allocation file", Err: err}
+		}
+	default:
+		return nil, &InputError{File: "flags", Field: "scheduler", Value: in.Scheduler, Reason: `must be "capacity" or "fair"`}
+	}
+	if len(in.Traces) == 0 {
+		return nil, &InputError{File: "flags", Field: "tracelocation", Reason: "no trace given"}
+	}
+	var topology *trace.Topology
+	for _, f := range in.Traces {
+		var t *trace.Trace
+		switch strings.ToUpper(in.TraceType) {
+		case "SLS":
+			t, err = trace.ReadSLS(bytes.NewReader(f.Data), f.Name, sc.Defaults)
+		case "RUMEN":
+			t, err = trace.ReadRumen(bytes.NewReader(f.Data), f.Name, sc.Defaults)
+		case "SYNTH":
+			var s *trace.Synth
+			if s, err = trace.ReadSynth(bytes.NewReader(f.Data), f.Name); err == nil {
+				t = s.Generate(sc.Defaults, in.Seed)
+			}
+		default:
+			return nil, &InputError{File: "flags", Field: "tracetype", Value: in.TraceType, Reason: "must be SLS, RUMEN or SYNTH"}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if t.Topology != nil && topology == nil {
+			topology = t.Topology
+		}
+		sc.Jobs = append(sc.Jobs, t.Jobs...)
+	}
+	seen := map[string]string{}
+	for _, j := range sc.Jobs {
+		if f, dup := seen[j.ID]; dup {
+			return nil, &InputError{File: f, Field: "job id", Value: j.ID, Reason: "the same job id appears twice across the traces"}
+		}
+		seen[j.ID] = in.Traces[0].Name
+	}
+	switch {
+	case in.Nodes != nil:
+		if sc.Nodes, err = trace.ReadNodes(bytes.NewReader(in.Nodes.Data), in.Nodes.Name, sc.Defaults); err != nil {
+			return nil, err
+		}
+	case topology != nil:
+		sc.Nodes = trace.GenerateNodes(*topology, sc.Defaults)
+	default:
+		all := &trace.Trace{Jobs: sc.Jobs}
+		sc.Nodes = trace.NodesFromHosts(all.Hosts(), sc.Defaults)
+	}
+	if len(sc.Nodes) == 0 {
+		return nil, &InputError{File: "flags", Field: "nodes", Reason: "no nodes: give a node file, or a trace with hosts or a topology"}
+	}
+	if in.NodeEvents != nil {
+		if sc.NodeEvents, err = readNodeEvents(in.NodeEvents, sc.Nodes); err != nil {
+			return nil, err
+		}
+	}
+	return sc, nil
+}
+
+// Options tune a built engine.
+type Options struct {
+	Progress func(now berth.Time, events uint64)
+	Logger   *slog.Logger
+	// Preemptor, when set and the site enables the monitor, runs at the
+	// preemption interval. Package preempt plugs in here.
+	Preemptor func(s engine.Scheduler) engine.Preemptor
+}
+
+// Engine builds the scheduler, the reservation system and the follower
+// and returns an engine ready to run. Each call builds fresh components,
+// so runs are independent.
+func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
+	clock := berth.NewManualClock(0)
+	cluster := berth.None()
+	for _, n := range sc.Nodes {
+		cluster = cluster.Add(n.Resource)
+	}
+	cfg := engine.Config{Clock: clock, SchedulerName: sc.in.Scheduler, Nodes: sc.Nodes, Jobs: sc.Jobs,
+		NodeHeartbeat: sc.Heartbeat, FollowerInterval: sc.FollowerStep, PreemptionInterval: sc.PreemptInterval,
+		SampleInterval: sc.SampleInterval, NodeEvents: sc.NodeEvents, End: sc.in.End,
+		Progress: o.Progress, Logger: o.Logger}
+	var planQueues []planQueue
+	var fs follower.Scheduler
+	var flavor follower.Flavor
+	switch sc.in.Scheduler {
+	case "capacity":
+		s, err := capacity.New(sc.capCfg, clock)
+		if err != nil {
+			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "capacity scheduler refused the configuration", Err: err}
+		}
+		cfg.Scheduler, cfg.Stats, fs, flavor = s, engine.NewCapacityStats(s), s, follower.CapacityFlavor
+		for _, q := range s.Snapshot().Queues.Queues {
+			if q.Kind == queue.KindPlan {
+				name := q.Path.String()
+				planQueues = append(planQueues, planQueue{name: name[strings.LastIndexByte(name, '.')+1:], abs: float64(q.AbsoluteCapacity)})
+			}
+		}
+	case "fair":
+		fcfg := fair.DefaultConfig()
+		fcfg.AssignMultiple = true
+		s, err := fair.New(fcfg, sc.fairAF, clock)
+		if err != nil {
+			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "fair scheduler refused the allocation file", Err: err}
+		}
+		cfg.Scheduler, cfg.Stats, fs, flavor = s, engine.NewFairStats(s), s, follower.FairFlavor
+		// A plan's capacity starts at its weight's share of its siblings;
+		// the fair follower does not change it afterwards.
+		sn := s.Snapshot()
+		for _, q := range sn.Queues {
+			if q.Plan {
+				total := 0.0
+				for _, o := range sn.Queues {
+					if o.Parent == q.Parent {
+						total += o.Weight
+					}
+				}
+				share := 0.0
+				if total > 0 {
+					share = q.Weight / total
+				}
+				planQueues = append(planQueues, planQueue{name: q.Path, abs: share})
+			}
+		}
+	}
+	if sc.Reservations && len(planQueues) > 0 {
+		sys, err := plan.NewSystem(plan.SystemConfig{ClusterTimestamp: 1, Clock: clock})
+		if err != nil {
+			return nil, err
+		}
+		var plans follower.Plans
+		for _, pq := range planQueues {
+			p, err := newPlan(pq, cluster, clock)
+			if err != nil {
+				return nil, fmt.Errorf("plan %s: %w", pq.name, err)
+			}
+			if err := sys.AddPlan(p); err != nil {
+				return nil, err
+			}
+			plans = append(plans, p)
+		}
+		f, err := follower.New(follower.Config{Scheduler: fs, Flavor: flavor, Plans: plans, Logger: o.Logger})
+		if err != nil {
+			return nil, err
+		}
+		cfg.Reservations, cfg.Follower = sys, f
+	}
+	if sc.Preemption && o.Preemptor != nil {
+		cfg.Preemptor = o.Preemptor(cfg.Scheduler)
+	}
+	return engine.New(cfg)
+}
+
+type planQueue struct {
+	name string
+	abs  float64
+}
+
+// newPlan builds a plan with YARN's defaults: AlignedPlannerWithGreedy,
+// CapacityOverTimePolicy and SimpleCapacityReplanner.
+func newPlan(pq planQueue, cluster berth.Resource, clock berth.Clock) (*plan.Plan, error) {
+	// The cluster × the queue's share, memory rounded down to the minimum
+	// allocation. (plan.PlanCapacity gives one vcore, as YARN's CS does
+	// until its follower runs; the fair follower never sets the capacity,
+	// so both types are scaled here.)
+	capa := berth.New(int64(float64(cluster.Memory)*pq.abs)/1024*1024, int64(float64(cluster.VCores)*pq.abs))
+	cfg := plan.DefaultConfig(pq.name, capa, clock)
+	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	if err != nil {
+		return nil, err
+	}
+	pol, err := policy.NewCapacityOverTime(policy.DefaultCapacityOverTimeConfig())
+	if err != nil {
+		return nil, err
+	}
+	rp, err := policy.NewSimpleCapacityReplanner(policy.DefaultReplannerConfig())
+	if err != nil {
+		return nil, err
+	}
+	cfg.Agent, cfg.Policy, cfg.Replanner = ag, pol, rp
+	return plan.New(cfg)
+}
+
+// Run builds an engine and runs it.
+func (sc *Scenario) Run(o Options) (*metrics.Run, error) {
+	e, err := sc.Engine(o)
+	if err != nil {
+		return nil, err
+	}
+	return e.Run()
+}

@@ -1,0 +1,198 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/examples/sim/metrics"
+	"github.com/berthsched/berth/examples/sim/report"
+	"github.com/berthsched/berth/examples/sim/trace"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// reduced loads the default scenario keeping one job in every, at a
+// fraction of the cost (the same cluster, queues, plan and node failure).
+func reduced(t testing.TB, scheduler string, every int) *Scenario {
+	t.Helper()
+	sc, err := Load(Default(scheduler))
+	require.NoError(t, err)
+	var keep []trace.Job
+	for i, j := range sc.Jobs {
+		if i%every == 0 {
+			keep = append(keep, j)
+		}
+	}
+	sc.Jobs = keep
+	return sc
+}
+
+func render(t testing.TB, r *metrics.Run) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	for _, w := range []func(*bytes.Buffer, *metrics.Run) error{
+		func(b *bytes.Buffer, r *metrics.Run) error { return metrics.WriteJobRuntime(b, r) },
+		func(b *bytes.Buffer, r *metrics.Run) error { return metrics.WriteJobs(b, r) },
+		func(b *bytes.Buffer, r *metrics.Run) error { return metrics.WriteCluster(b, r) },
+		func(b *bytes.Buffer, r *metrics.Run) error { return metrics.WriteQueues(b, r) },
+		func(b *bytes.Buffer, r *metrics.Run) error { return metrics.WriteReservations(b, r) },
+		func(b *bytes.Buffer, r *metrics.Run) error { return report.Write(b, r, "t") },
+	} {
+		require.NoError(t, w(&b, r))
+	}
+	return b.Bytes()
+}
+
+// TestDeterminism runs the same scenario twice: the outputs are the same
+// bytes.
+func TestDeterminism(t *testing.T) {
+	sc := reduced(t, "capacity", 8)
+	a, err := sc.Run(Options{})
+	require.NoError(t, err)
+	b, err := sc.Run(Options{})
+	require.NoError(t, err)
+	ra, rb := render(t, a), render(t, b)
+	assert.Equal(t, len(ra), len(rb))
+	assert.True(t, bytes.Equal(ra, rb), "two runs differ")
+	assert.Equal(t, a.Events, b.Events)
+}
+
+// TestDefaultReservations is the end-to-end check of the default scenario:
+// deadline jobs reserve through the plan, the rack failure at noon makes
+// the replanner remove reservations, and every job whose reservation
+// stands runs inside its window [arrival, deadline].
+func TestDefaultReservations(t *testing.T) {
+	sc, err := Load(Default("capacity"))
+	require.NoError(t, err)
+	run, err := sc.Run(Options{})
+	require.NoError(t, err)
+	assert.Zero(t, run.Unfinished)
+	jobs := map[string]*metrics.Job{}
+	for i := range run.Jobs {
+		jobs[run.Jobs[i].ID] = &run.Jobs[i]
+	}
+	accepted, removed, inWindow := 0, 0, 0
+	for _, v := range run.Reservations {
+		if !v.Accepted {
+			continue
+		}
+		accepted++
+		assert.GreaterOrEqual(t, v.Start, v.Arrival, v.ID)
+		assert.LessOrEqual(t, v.End, v.Deadline, v.ID)
+		if v.Removed > 0 {
+			removed++
+			assert.GreaterOrEqual(t, v.Removed, berth.Time(43_200_000), "removed only after the failure")
+			continue
+		}
+		j := jobs[v.Job]
+		require.NotNil(t, j, v.Job)
+		assert.Equal(t, v.ID, j.Reservation)
+		assert.GreaterOrEqual(t, j.FirstTask, v.Arrival, v.Job)
+		if assert.Positive(t, j.Finished, v.Job) && assert.LessOrEqual(t, j.Finished, v.Deadline, v.Job) {
+			inWindow++
+		}
+	}
+	assert.Greater(t, accepted, 100)
+	assert.Positive(t, removed, "the rack failure should make the replanner remove reservations")
+	assert.Positive(t, run.Replans)
+	assert.Equal(t, accepted-removed, inWindow)
+	// The plan never holds more than its capacity once the follower ran.
+	for _, s := range run.Samples {
+		for k := range run.Plans {
+			assert.LessOrEqual(t, s.PlanCommitted[k].Memory, s.PlanCapacity[k].Memory, "t=%d", s.Time)
+		}
+	}
+	// The failure took three racks of 20 nodes for two hours.
+	for _, s := range run.Samples {
+		switch {
+		case s.Time > 43_200_000 && s.Time < 50_400_000:
+			assert.Equal(t, 240, s.Nodes)
+		case s.Time < 43_200_000:
+			assert.Equal(t, 300, s.Nodes)
+		}
+	}
+}
+
+// TestFairScheduler runs the same scenario under the fair scheduler with
+// its allocation file: no branch in the engine, reservations accepted.
+func TestFairScheduler(t *testing.T) {
+	sc := reduced(t, "fair", 8)
+	run, err := sc.Run(Options{})
+	require.NoError(t, err)
+	assert.Equal(t, "fair", run.Scheduler)
+	assert.Zero(t, run.Unfinished)
+	acc := 0
+	for _, v := range run.Reservations {
+		if v.Accepted {
+			acc++
+		}
+	}
+	assert.Positive(t, acc)
+	assert.Contains(t, run.Queues, "root.dedicated")
+}
+
+func TestLoadErrors(t *testing.T) {
+	good := Default("capacity")
+	with := func(f func(in *Inputs)) Inputs {
+		in := good
+		f(&in)
+		return in
+	}
+	site := func(body string) *File {
+		return &File{Name: "site.xml", Data: []byte("<configuration><property><name>" + body + "</property></configuration>")}
+	}
+	cases := []struct {
+		name, file, field string
+		in                Inputs
+	}{
+		{"scheduler", "flags", "scheduler", with(func(in *Inputs) { in.Scheduler = "fifo" })},
+		{"trace type", "flags", "tracetype", with(func(in *Inputs) { in.TraceType = "CSV" })},
+		{"no trace", "flags", "tracelocation", with(func(in *Inputs) { in.Traces = nil })},
+		{"site value", "site.xml", KeyNMHeartbeat, with(func(in *Inputs) { in.Site = site(KeyNMHeartbeat + "</name><value>-5</value>") })},
+		{"site bool", "site.xml", KeyReservationEnable, with(func(in *Inputs) { in.Site = site(KeyReservationEnable + "</name><value>yes</value>") })},
+		{"site xml", "site.xml", "", with(func(in *Inputs) { in.Site = &File{Name: "site.xml", Data: []byte("<configuration><property>")} })},
+		{"capacity xml", "default/capacity-scheduler.xml", "", with(func(in *Inputs) {
+			in.SchedulerConf.Data = []byte(`<configuration><property><name>yarn.scheduler.capacity.root.queues</name><value>a</value></property><property><name>yarn.scheduler.capacity.root.a.capacity</name><value>150</value></property></configuration>`)
+		})},
+		{"node event node", "ev.json", "[0].node", with(func(in *Inputs) {
+			in.NodeEvents = &File{Name: "ev.json", Data: []byte(`[{"time.ms": 5, "node": "nope", "state": "down"}]`)}
+		})},
+		{"node event state", "ev.json", "[0].state", with(func(in *Inputs) {
+			in.NodeEvents = &File{Name: "ev.json", Data: []byte(`[{"time.ms": 5, "node": "node1", "state": "gone"}]`)}
+		})},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Load(c.in)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+			var ie *InputError
+			require.True(t, errors.As(err, &ie), "%T: %v", err, err)
+			assert.Equal(t, c.file, ie.File)
+			assert.Equal(t, c.field, ie.Field)
+		})
+	}
+	t.Run("trace error passes through", func(t *testing.T) {
+		_, err := Load(with(func(in *Inputs) { in.Traces = []File{{Name: "bad.json", Data: []byte(`{"num_jobs": 0}`)}} }))
+		var te *trace.Error
+		require.True(t, errors.As(err, &te), "%v", err)
+		assert.Equal(t, "bad.json", te.File)
+		assert.Equal(t, "num_jobs", te.Field)
+	})
+}
+
+// BenchmarkDefaultScenario runs the embedded default scenario (issue 10's
+// target: ≤ 10 s) and reports simulated seconds per wall second.
+func BenchmarkDefaultScenario(b *testing.B) {
+	sc, err := Load(Default("capacity"))
+	require.NoError(b, err)
+	b.ReportAllocs()
+	for b.Loop() {
+		run, err := sc.Run(Options{})
+		require.NoError(b, err)
+		b.ReportMetric(float64(run.End)/1000/b.Elapsed().Seconds(), "sim-s/wall-s")
+		b.ReportMetric(float64(run.Events), "events")
+	}
+}

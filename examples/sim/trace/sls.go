@@ -1,0 +1,283 @@
+package trace
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/berthsched/berth"
+)
+
+// SLS JSON field names (SLSConfiguration).
+const (
+	fieldNumNodes     = "num.nodes"
+	fieldNumRacks     = "num.racks"
+	fieldAMType       = "am.type"
+	fieldJobStart     = "job.start.ms"
+	fieldJobEnd       = "job.end.ms"
+	fieldJobQueue     = "job.queue.name"
+	fieldJobID        = "job.id"
+	fieldJobUser      = "job.user"
+	fieldJobCount     = "job.count"
+	fieldJobTasks     = "job.tasks"
+	fieldJobLabel     = "job.label.expression"
+	fieldCount        = "count"
+	fieldTaskHost     = "container.host"
+	fieldTaskStart    = "container.start.ms"
+	fieldTaskEnd      = "container.end.ms"
+	fieldDuration     = "duration.ms"
+	fieldTaskDuration = "container.duration.ms"
+	fieldTaskPriority = "container.priority"
+	fieldTaskType     = "container.type"
+	fieldTaskExecType = "container.execution.type"
+	fieldTaskAllocID  = "container.allocation.id"
+	fieldTaskDelay    = "container.request.delay"
+)
+
+// ReadSLS reads an SLS JSON job file (--tracetype=SLS): a sequence of job
+// objects, optionally preceded by a {"num.nodes", "num.racks"} topology
+// record. file names the input in errors. A job with "job.count": n > 1
+// becomes n jobs with generated ids, as in SLS.
+func ReadSLS(r io.Reader, file string, d Defaults) (*Trace, error) {
+	t := &Trace{}
+	generated := 0 // SLS numbers jobs without an id from 0
+	err := records(r, file, func(rec int, o obj) error {
+		if o.has(fieldNumNodes) && !o.has(fieldJobTasks) {
+			if t.Topology != nil || len(t.Jobs) > 0 {
+				return o.err(fieldNumNodes, nil, "the topology record must come first, once", nil)
+			}
+			top, err := readTopology(o)
+			if err != nil {
+				return err
+			}
+			t.Topology = top
+			return nil
+		}
+		jobs, err := readSLSJob(o, d, &generated)
+		if err != nil {
+			return err
+		}
+		t.Jobs = append(t.Jobs, jobs...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Jobs) == 0 {
+		return nil, &Error{File: file, Reason: "no jobs"}
+	}
+	return t, nil
+}
+
+func readTopology(o obj) (*Topology, error) {
+	n, err := o.int64(fieldNumNodes, 0)
+	if err != nil {
+		return nil, err
+	}
+	if n < 1 || n > 1_000_000 {
+		return nil, o.err(fieldNumNodes, n, "must be in [1, 1000000]", nil)
+	}
+	racks, err := o.int64(fieldNumRacks, 1)
+	if err != nil {
+		return nil, err
+	}
+	if racks < 1 || racks > n {
+		return nil, o.err(fieldNumRacks, racks, fmt.Sprintf("must be in [1, %s]", fieldNumNodes), nil)
+	}
+	return &Topology{Nodes: int(n), Racks: int(racks)}, nil
+}
+
+func readSLSJob(o obj, d Defaults, generated *int) ([]Job, error) {
+	id, err := o.str(fieldJobID, "")
+	if err != nil {
+		return nil, err
+	}
+	o.id = id
+	var j Job
+	if j.AMType, err = o.str(fieldAMType, AMMapReduce); err != nil {
+		return nil, err
+	}
+	if j.AMType != AMMapReduce && j.AMType != AMStream {
+		return nil, o.err(fieldAMType, j.AMType, `must be "mapreduce" or "stream"`, nil)
+	}
+	if j.User, err = o.str(fieldJobUser, DefaultUser); err != nil {
+		return nil, err
+	}
+	if j.Queue, err = o.str(fieldJobQueue, ""); err != nil {
+		return nil, err
+	}
+	if j.Queue == "" {
+		return nil, o.err(fieldJobQueue, nil, "missing", nil)
+	}
+	if j.Start, err = o.int64(fieldJobStart, 0); err != nil {
+		return nil, err
+	}
+	if j.Start < 0 {
+		return nil, o.err(fieldJobStart, j.Start, "must not be negative", nil)
+	}
+	if j.End, err = o.int64(fieldJobEnd, 0); err != nil {
+		return nil, err
+	}
+	if j.End != 0 && j.End < j.Start {
+		return nil, o.err(fieldJobEnd, j.End, "before "+fieldJobStart, nil)
+	}
+	if j.AMType == AMStream && j.End <= j.Start {
+		return nil, o.err(fieldJobEnd, j.End, "a stream job runs until job.end.ms, which must follow job.start.ms", nil)
+	}
+	if j.LabelExpression, err = o.str(fieldJobLabel, ""); err != nil {
+		return nil, err
+	}
+	if j.AMResource, err = resourceFields(o, "am.", d.AM); err != nil {
+		return nil, err
+	}
+	count, err := o.int64(fieldJobCount, 1)
+	if err != nil {
+		return nil, err
+	}
+	if count > 100_000 {
+		return nil, o.err(fieldJobCount, count, "too many copies (at most 100000)", nil)
+	}
+	count = max(count, 1) // SLS: Math.max(count, 1)
+	tasks, err := o.objects(fieldJobTasks)
+	if err != nil {
+		return nil, err
+	}
+	if len(tasks) == 0 {
+		return nil, o.err(fieldJobTasks, nil, "no task for the job", nil)
+	}
+	for _, to := range tasks {
+		ts, err := readSLSTask(to, d)
+		if err != nil {
+			return nil, err
+		}
+		j.Tasks = append(j.Tasks, ts...)
+	}
+	out := make([]Job, 0, count)
+	for i := int64(0); i < count; i++ {
+		c := j
+		if count > 1 || id == "" {
+			c.ID = fmt.Sprintf("job_%d", *generated)
+		} else {
+			c.ID = id
+		}
+		*generated++
+		if i > 0 {
+			c.Tasks = slices.Clone(j.Tasks)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func readSLSTask(o obj, d Defaults) ([]Task, error) {
+	count, err := o.int64(fieldCount, 1)
+	if err != nil {
+		return nil, err
+	}
+	if count > 1_000_000 {
+		return nil, o.err(fieldCount, count, "too many containers (at most 1000000)", nil)
+	}
+	count = max(count, 1)
+	var t Task
+	if t.Host, err = o.str(fieldTaskHost, ""); err != nil {
+		return nil, err
+	}
+	if t.Host != "" {
+		if _, _, err := SplitHost(t.Host); err != nil {
+			return nil, o.err(fieldTaskHost, t.Host, err.Error(), nil)
+		}
+	}
+	dur, err := o.int64(fieldTaskDuration, -1)
+	if err != nil {
+		return nil, err
+	}
+	legacy, err := o.int64(fieldDuration, -1)
+	if err != nil {
+		return nil, err
+	}
+	start, err := o.int64(fieldTaskStart, -1)
+	if err != nil {
+		return nil, err
+	}
+	end, err := o.int64(fieldTaskEnd, -1)
+	if err != nil {
+		return nil, err
+	}
+	// SLS's precedence: container.duration.ms, then duration.ms, then
+	// end − start (SLS marks absent fields with −1; presence is used here,
+	// so an explicit −1 is reported rather than skipped).
+	field := fieldTaskDuration
+	switch {
+	case o.has(fieldTaskDuration):
+		t.Duration = dur
+	case o.has(fieldDuration):
+		t.Duration, field = legacy, fieldDuration
+	case o.has(fieldTaskStart) && o.has(fieldTaskEnd):
+		t.Duration, field = end-start, fieldTaskEnd
+	default:
+		return nil, o.err(fieldTaskDuration, nil, "missing: give container.duration.ms, duration.ms, or container.start.ms and container.end.ms", nil)
+	}
+	if t.Duration <= 0 {
+		return nil, o.err(field, t.Duration, "the task's duration must be positive", nil)
+	}
+	if t.Priority, err = o.int32(fieldTaskPriority, DefaultMapPriority); err != nil {
+		return nil, err
+	}
+	if t.Type, err = o.str(fieldTaskType, TypeMap); err != nil {
+		return nil, err
+	}
+	if t.ExecutionType, err = o.str(fieldTaskExecType, DefaultExecutionType); err != nil {
+		return nil, err
+	}
+	if t.ExecutionType != "GUARANTEED" && t.ExecutionType != "OPPORTUNISTIC" {
+		return nil, o.err(fieldTaskExecType, t.ExecutionType, "must be GUARANTEED or OPPORTUNISTIC", nil)
+	}
+	if t.AllocationID, err = o.int64(fieldTaskAllocID, -1); err != nil {
+		return nil, err
+	}
+	if t.RequestDelay, err = o.int64(fieldTaskDelay, 0); err != nil {
+		return nil, err
+	}
+	t.RequestDelay = max(t.RequestDelay, 0)
+	if t.Resource, err = resourceFields(o, "container.", d.Container); err != nil {
+		return nil, err
+	}
+	out := make([]Task, count)
+	for i := range out {
+		out[i] = t
+	}
+	return out, nil
+}
+
+// resourceFields reads "<prefix>memory-mb" and "<prefix>vcores" over def
+// (SLS reads "<prefix><resource-type-name>" for every resource type).
+func resourceFields(o obj, prefix string, def berth.Resource) (berth.Resource, error) {
+	r := def
+	mem, err := o.int64(prefix+berth.ResourceMemory, def.Memory)
+	if err != nil {
+		return r, err
+	}
+	if mem <= 0 {
+		return r, o.err(prefix+berth.ResourceMemory, mem, "must be positive", nil)
+	}
+	vc, err := o.int64(prefix+berth.ResourceVCores, def.VCores)
+	if err != nil {
+		return r, err
+	}
+	if vc < 0 {
+		return r, o.err(prefix+berth.ResourceVCores, vc, "must not be negative", nil)
+	}
+	r.Memory, r.VCores = mem, vc
+	return r, nil
+}
+
+// SplitHost splits a "/rack/host" name (SLS's container.host, Rumen's
+// hostName) into its rack ("/rack", possibly several levels) and host.
+func SplitHost(name string) (rack, host string, err error) {
+	i := strings.LastIndexByte(name, '/')
+	if i <= 0 || i == len(name)-1 || name[0] != '/' {
+		return "", "", fmt.Errorf(`expected "/rack/host"`)
+	}
+	return name[:i], name[i+1:], nil
+}
