@@ -101,7 +101,9 @@ func repeated(msg string) string {
 func TestClauses(t *testing.T) {
 	assert.Equal(t, []string{"a.b", "unknown queue", "root.x"}, clauses("a.b: unknown queue (value: root.x)"))
 	assert.NotEmpty(t, repeated("x: unknown queue (value: q): queue q: f: unknown queue (value: q)"))
-	assert.Equal(t, "unknown queue", repeated("x: unknown queue (value: 1): queue q: f: unknown queue (value: 1)"))
+	assert.Equal(t, "unknown queue", repeated("x: unknown queue (value: 1): queue q: f: unknown queue (value: 2)"))
+	assert.Equal(t, "500", repeated("deadline: The specified deadline: 500 is the past (value: 500)"))
+	assert.Empty(t, repeated("n: should be > 0 (value: 0)"))
 	assert.Empty(t, repeated("queue: unknown queue (value: root.nope)"))
 	assert.NotEmpty(t, repeated("User bob cannot perform operation submit on q: acl: user bob cannot perform operation submit"))
 	assert.Equal(t, "reservation_1_0007", repeated("submitting reservation_1_0007: policy: reservation_1_0007 rejected"))
