@@ -177,8 +177,6 @@ func (r *PlacementRule) Place(req PlacementRequest, qi QueueLookup) (RuleAnswer,
 	return RuleAnswer{Verdict: PlaceIn, Queue: q, Create: true}, nil
 }
 
-
-
 // terminal reports whether the rule always places (or rejects), so that no
 // later rule can be reached.
 func (r *PlacementRule) terminal() bool {
