@@ -142,6 +142,7 @@
 //   - A stage allocator's answer is checked before it is recorded
 //     ([ContractError]); YARN trusts its allocators, so a faulty one
 //     corrupts the planner's tentative load.
+//
 // Fixed bugs:
 //
 //   - YARN's greedy allocators (StageAllocatorGreedyRLE, StageAllocatorGreedy)
