@@ -139,10 +139,6 @@
 //
 // # Differences from YARN
 //
-//   - A stage allocator's answer is checked before it is recorded
-//     ([ContractError]); YARN trusts its allocators, so a faulty one
-//     corrupts the planner's tentative load.
-//
 // Fixed bugs:
 //
 //   - YARN's greedy allocators (StageAllocatorGreedyRLE, StageAllocatorGreedy)
@@ -180,6 +176,9 @@
 //
 // Other deliberate differences:
 //
+//   - A stage allocator's answer is checked before it is recorded
+//     ([ContractError]); YARN trusts its allocators, so a faulty one
+//     corrupts the planner's tentative load.
 //   - The greedy scans walk the availability's breakpoints instead of every
 //     step, with the same result; the plan's load is read as steps
 //     (Plan.AppendLoadSteps, a walk of the plan's aggregate series into a

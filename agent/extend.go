@@ -264,8 +264,8 @@ func gangMultiple(r, gang berth.Resource) (int64, bool) {
 }
 
 // checkStage validates an allocator's answer for stage i in window w and
-// converts it; it records nothing.
-func (j *job) checkStage(name string, i int, s plan.Stage, w berth.Interval, ps []Placement) ([]placement, error) {
+// appends it to dst; it records nothing.
+func (j *job) checkStage(dst []placement, name string, i int, s plan.Stage, w berth.Interval, ps []Placement) ([]placement, error) {
 	gang := s.Capability.MulInt(s.Concurrency)
 	// The demand in gang-time: gangs × duration rounded up to the step.
 	// Blocks are counted the same way, so that an allocator may merge
@@ -276,9 +276,8 @@ func (j *job) checkStage(name string, i int, s plan.Stage, w berth.Interval, ps 
 		return nil, &ContractError{Component: name, Stage: i, Reason: "the stage's demand overflows int64"}
 	}
 	want *= dur
-	out := make([]placement, len(ps))
 	var total int64
-	for k, b := range ps {
+	for _, b := range ps {
 		bad := func(reason string) error {
 			return &ContractError{Component: name, Stage: i, Block: b, Reason: reason}
 		}
@@ -299,13 +298,13 @@ func (j *job) checkStage(name string, i int, s plan.Stage, w berth.Interval, ps 
 			return nil, bad(fmt.Sprintf("more than the stage's demand of %d gang-time", want))
 		}
 		total += n * l
-		out[k] = placement{iv: b.Interval, r: b.Resource}
+		dst = append(dst, placement{iv: b.Interval, r: b.Resource})
 	}
 	if total != want {
 		return nil, &ContractError{Component: name, Stage: i,
 			Reason: fmt.Sprintf("%d gang-time placed, the stage needs %d", total, want)}
 	}
-	return out, nil
+	return dst, nil
 }
 
 // record adds a checked stage to the run's tentative load, unless the

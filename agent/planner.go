@@ -156,10 +156,12 @@ func (ip *IterativePlanner) compute(pv planView, id plan.ReservationID, user str
 			}
 			return nil, nil, &NoPlacementError{Agent: ip.label(), Stage: i, Reason: "The request cannot be satisfied"}
 		}
-		cur, err := j.checkStage(alloc.Name(), i, s, w, blocks)
-		if err != nil {
+		// The stages' blocks share all's storage (read-only once added).
+		start := len(all)
+		if all, err = j.checkStage(all, alloc.Name(), i, s, w, blocks); err != nil {
 			return nil, nil, err
 		}
+		cur := all[start:len(all):len(all)]
 		if def.Interpreter == plan.ROrderNoGap && !j.orderNoGap(cur) {
 			return nil, nil, &NoPlacementError{Agent: ip.label(), Stage: i, Reason: "The allocation found does not respect ORDER_NO_GAP"}
 		}
@@ -167,7 +169,6 @@ func (ip *IterativePlanner) compute(pv planView, id plan.ReservationID, user str
 			return nil, nil, err
 		}
 		stages[i] = cur
-		all = append(all, cur...)
 		j.extend(cur)
 		if def.Interpreter == plan.RAny {
 			break
