@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -145,4 +146,64 @@ func mustGreedy(t *testing.T) plan.Agent {
 	ag, err := agent.NewGreedy(agent.DefaultOptions())
 	require.NoError(t, err)
 	return ag
+}
+
+// lateHalf is a user's stage interval: the second half of the contract.
+type lateHalf struct{}
+
+func (lateHalf) Name() string { return "late-half" }
+func (lateHalf) Window(v *agent.StageView, _ int) berth.Interval {
+	c := v.Contract()
+	return berth.Interval{Start: c.Start + c.Len()/2, End: c.End}
+}
+
+// A user's interval narrows where the built-in allocator may place.
+func TestCustomIntervalChangesDecisions(t *testing.T) {
+	def := plan.Definition{Arrival: 0, Deadline: 10_000, Interpreter: plan.RAll, Stages: []plan.Stage{stage(2, 1, 1000)}}
+	p := emptyPlan(t, 4, policy.NoOverCommit{})
+	ip := &agent.IterativePlanner{Interval: lateHalf{}, Options: agent.DefaultOptions()}
+	require.NoError(t, ip.CreateReservation(p, id(1), "u", def))
+	assert.Equal(t, []plan.IntervalResource{ir(5000, 6000, 2)}, blocks(t, p, id(1)))
+}
+
+// FuzzCustomAllocator: whatever blocks an allocator answers, the planner
+// accepts exactly the ones within the contract, or refuses with a typed
+// error and leaves the plan unchanged; nothing panics.
+func FuzzCustomAllocator(f *testing.F) {
+	f.Add(int64(0), int64(1000), int64(2), int64(0), int64(0), int64(0))
+	f.Add(int64(500), int64(1500), int64(1), int64(1500), int64(2500), int64(1))
+	f.Add(int64(-5), int64(10), int64(-1), int64(9000), int64(9000), int64(7))
+	f.Add(int64(0), int64(400), int64(5), int64(0), int64(0), int64(0))
+	f.Fuzz(func(t *testing.T, s1, e1, n1, s2, e2, n2 int64) {
+		p := emptyPlan(t, 4, policy.NoOverCommit{})
+		require.NoError(t, mustGreedy(t).CreateReservation(p, id(1), "u",
+			plan.Definition{Arrival: 2000, Deadline: 3000, Interpreter: plan.RAll, Stages: []plan.Stage{stage(3, 1, 1000)}}))
+		before := p.Snapshot()
+		bs := []agent.Placement{blk(s1, e1, n1)}
+		if n2 != 0 {
+			bs = append(bs, blk(s2, e2, n2))
+		}
+		ip := &agent.IterativePlanner{Allocator: fixed{blocks: bs, ok: true}, Options: agent.DefaultOptions()}
+		def := plan.Definition{Arrival: 0, Deadline: 10_000, Interpreter: plan.RAll, Stages: []plan.Stage{stage(2, 1, 1000)}}
+		err := ip.CreateReservation(p, id(2), "u", def)
+		if err != nil {
+			if !errors.Is(err, agent.ErrContract) && !errors.Is(err, berth.ErrCapacityExceeded) &&
+				!errors.Is(err, berth.ErrInvalidArgument) {
+				t.Fatalf("untyped error: %v", err)
+			}
+			assert.True(t, before.Equal(p), "the plan changed on %v", err)
+			return
+		}
+		// Accepted: inside the window, whole gangs, the stage's demand.
+		var area int64
+		for _, b := range bs {
+			require.True(t, b.Interval.Start >= 0 && b.Interval.End <= 10_000 && b.Interval.Valid(), "%v", b)
+			require.Positive(t, b.Resource.Memory)
+			area += b.Resource.Memory / 1024 * b.Interval.Len()
+		}
+		assert.Equal(t, int64(2*1000), area)
+		a, ok := p.Reservation(id(2))
+		require.True(t, ok)
+		assert.Equal(t, "u", a.User)
+	})
 }

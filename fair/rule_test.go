@@ -147,3 +147,22 @@ func TestRuleNamesResolveThroughTheRegistry(t *testing.T) {
 	assert.Nil(t, af.Placement.Rules[0].Custom)
 	assert.Equal(t, fair.RuleUser, af.Placement.Rules[0].Kind)
 }
+
+// FuzzRuleAnswer: whatever queue a host's rule names, the submission
+// lands in a valid leaf path or fails with a typed error; nothing panics.
+func FuzzRuleAnswer(f *testing.F) {
+	for _, q := range []string{"etl", "root.etl", "", "root..x", "p", "p.c", "new.leaf", " x", "root"} {
+		f.Add(q, true, uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, q string, create bool, verdict uint8) {
+		a := fair.RuleAnswer{Verdict: fair.Verdict(verdict % 4), Queue: q, Create: create}
+		s := ruleSched(t, &fair.PlacementPolicy{Rules: []fair.PlacementRule{{Custom: fixedRule{a}, Create: true}, {Kind: fair.RuleDefault, Create: true}}})
+		got, err := s.SubmitApp(fair.AppSpec{ID: "x", User: "u"})
+		if err != nil {
+			require.True(t, errors.Is(err, berth.ErrInvalidArgument) || errors.Is(err, berth.ErrNoPlacement), "%v", err)
+			return
+		}
+		_, perr := queue.ParsePath(got)
+		require.NoError(t, perr, "%q", got)
+	})
+}
