@@ -58,7 +58,7 @@ func NewGreedy(o Options) (*IterativePlanner, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	return &IterativePlanner{Interval: Unconstrained{}, Allocator: GreedyRLE{}, Options: o, bufs: newStepBuffers()}, nil
+	return newPlanner(Unconstrained{}, GreedyRLE{}, o, newStepBuffers()), nil
 }
 
 // NewAlignedPlannerWithGreedy returns YARN's default agent,
@@ -69,8 +69,8 @@ func NewAlignedPlannerWithGreedy(o Options) (*TryMany, error) {
 		return nil, err
 	}
 	bufs := newStepBuffers() // shared: the two never run at once for one call
-	aligned := &IterativePlanner{Interval: ByDemand{}, Allocator: LowCostAligned{SmoothnessFactor: o.SmoothnessFactor}, Options: o, bufs: bufs}
-	greedy := &IterativePlanner{Interval: Unconstrained{}, Allocator: GreedyRLE{}, Options: o, bufs: bufs}
+	aligned := newPlanner(ByDemand{}, LowCostAligned{SmoothnessFactor: o.SmoothnessFactor}, o, bufs)
+	greedy := newPlanner(Unconstrained{}, GreedyRLE{}, o, bufs)
 	return &TryMany{Agents: []plan.Agent{aligned, greedy}}, nil
 }
 

@@ -6,12 +6,30 @@ import (
 )
 
 // StageAllocator places one stage inside its window (YARN's
-// StageAllocator). Use [GreedyRLE], [Greedy] or [LowCostAligned].
+// StageAllocator, a constructor argument of its IterativePlanner). The
+// built-ins are [GreedyRLE], [Greedy] and [LowCostAligned]; a user's type
+// plugs in the same way, through [IterativePlanner].Allocator.
+//
+// Contract: Allocate places stage index (s is v.Stage(index)) inside
+// window. It reads the plan only through v and changes nothing; the
+// planner records the answer. ok false (and no error) means the stage does
+// not fit. With ok true the blocks must lie inside window, be non-empty,
+// each a whole positive number of gangs (s.Capability × s.Concurrency ×
+// n), hold exactly the stage's demand in gang-time (the sum of gangs ×
+// block length equals s.Containers / s.Concurrency × s.Duration rounded up
+// to the plan's step; so adjacent blocks may merge), and, with
+// earlier stages, stay within the plan's capacity; blocks may overlap in
+// time. An answer that breaks these rules fails the placement with a
+// [*ContractError] (the run and the plan unchanged). The returned slice
+// may be the allocator's scratch: the planner copies it before the next
+// call. err is for failures reading the plan (returned as they are).
+// Allocate may be called concurrently for different runs if the
+// allocator's own state allows it (the built-ins have none).
 type StageAllocator interface {
-	// allocate returns the stage's placement and records it in j.mods;
-	// ok is false (and j.mods unchanged) when the stage does not fit.
-	allocate(j *job, index int, s plan.Stage, window berth.Interval) (ps []placement, ok bool, err error)
-	name() string
+	// Name identifies the allocator in errors; it should be a constant.
+	Name() string
+	// Allocate returns the stage's blocks; see the type's contract.
+	Allocate(v *StageView, index int, s plan.Stage, window berth.Interval) (blocks []Placement, ok bool, err error)
 }
 
 // GreedyRLE is YARN's StageAllocatorGreedyRLE, the allocator of
@@ -21,9 +39,12 @@ type StageAllocator interface {
 // the batches placed before it, so a stage never over-books.
 type GreedyRLE struct{}
 
-func (GreedyRLE) name() string { return "greedy-RLE" }
+// Name returns "greedy-RLE".
+func (GreedyRLE) Name() string { return "greedy-RLE" }
 
-func (GreedyRLE) allocate(j *job, _ int, s plan.Stage, w berth.Interval) ([]placement, bool, error) {
+// Allocate places the stage as YARN's greedy-RLE does.
+func (GreedyRLE) Allocate(v *StageView, _ int, s plan.Stage, w berth.Interval) ([]Placement, bool, error) {
+	j := v.job()
 	if !fitsIn(w.Start, s.Duration, w.End) {
 		return nil, false, nil
 	}
@@ -39,11 +60,9 @@ func (GreedyRLE) allocate(j *job, _ int, s plan.Stage, w berth.Interval) ([]plac
 		// gang fits in the least free memory over its window: one range
 		// maximum of the plan's load answers without reading the window,
 		// either way.
-		if free, ok := j.view.leastFree(j.user, j.id, probe, j.period); ok {
+		if free, ok := v.PlanLeastFree(probe); ok {
 			if sj.f.fit(free, sj.gangs) >= sj.gangs {
-				ps := []placement{{iv: probe, r: sj.batch(sj.gangs)}}
-				j.record(ps)
-				return ps, true, nil
+				return append(j.out[:0], Placement{Interval: probe, Resource: sj.batch(sj.gangs)}), true, nil
 			}
 			worth = false
 		}
@@ -51,43 +70,39 @@ func (GreedyRLE) allocate(j *job, _ int, s plan.Stage, w berth.Interval) ([]plac
 	if worth {
 		// The probe can only succeed if every gang fits at its start; a
 		// point query says when it cannot.
-		free, _ := j.mods.at(w.Start)
-		worth = sj.f.fit(j.view.freeAt(j.id, w.Start).Sub(free), sj.gangs) >= sj.gangs
+		worth = sj.f.fit(v.FreeAt(w.Start), sj.gangs) >= sj.gangs
 	}
 	if worth {
-		head, err := j.net(probe.Start, probe.End)
+		head, err := v.Available(probe)
 		if err != nil {
 			return nil, false, err
 		}
-		ps, ok := greedyRLE(head, sj, probe.Start, probe.End, true, scanOptions{})
-		j.view.release(head)
+		ps, ok := greedyRLE(head.p, sj, probe.Start, probe.End, true, scanOptions{})
+		v.Release(head)
 		if ok && len(ps) == 1 {
-			j.record(ps)
-			return ps, true, nil
+			return j.exported(ps), true, nil
 		}
 	}
 	// The whole window. Allocating left, a window without a stretch that
 	// has room for one gang is answered from the load steps alone
 	// (stretch.go): most rejections end there.
-	var need *stretchNeed
+	var net Profile
+	var err error
+	room := true
 	if j.left {
-		j.stretch = newStretchNeed(sj)
-		need = &j.stretch
+		net, room, err = v.AvailableForStage(w, s)
+	} else {
+		net, err = v.Available(w)
 	}
-	net, err := j.netFor(w.Start, w.End, need)
-	if err == errNoStretch {
-		return nil, false, nil
-	}
-	if err != nil {
+	if err != nil || !room {
 		return nil, false, err
 	}
-	ps, ok := greedyRLE(net, sj, w.Start, w.End, j.left, j.scan())
-	j.view.release(net)
+	ps, ok := greedyRLE(net.p, sj, w.Start, w.End, j.left, j.scan())
+	v.Release(net)
 	if !ok {
 		return nil, false, nil
 	}
-	j.record(ps)
-	return ps, true, nil
+	return j.exported(ps), true, nil
 }
 
 // Greedy is YARN's StageAllocatorGreedy: the original step-by-step scan,
@@ -95,19 +110,21 @@ func (GreedyRLE) allocate(j *job, _ int, s plan.Stage, w berth.Interval) ([]plac
 // batch sees the batches placed before it.
 type Greedy struct{}
 
-func (Greedy) name() string { return "greedy" }
+// Name returns "greedy".
+func (Greedy) Name() string { return "greedy" }
 
-func (Greedy) allocate(j *job, _ int, s plan.Stage, w berth.Interval) ([]placement, bool, error) {
-	net, err := j.net(w.Start, w.End)
+// Allocate places the stage as YARN's step greedy does.
+func (Greedy) Allocate(v *StageView, _ int, s plan.Stage, w berth.Interval) ([]Placement, bool, error) {
+	j := v.job()
+	net, err := v.Available(w)
 	if err != nil {
 		return nil, false, err
 	}
-	ps, ok := greedySteps(net, j.stageJob(s), w.Start, w.End, j.scan())
+	ps, ok := greedySteps(net.p, j.stageJob(s), w.Start, w.End, j.scan())
 	if !ok {
 		return nil, false, nil
 	}
-	j.record(ps)
-	return ps, true, nil
+	return j.exported(ps), true, nil
 }
 
 // LowCostAligned is YARN's StageAllocatorLowCostAligned, the first
@@ -119,14 +136,20 @@ type LowCostAligned struct {
 	SmoothnessFactor int
 }
 
-func (LowCostAligned) name() string { return "low-cost-aligned" }
+// Name returns "low-cost-aligned".
+func (LowCostAligned) Name() string { return "low-cost-aligned" }
 
-func (a LowCostAligned) allocate(j *job, _ int, s plan.Stage, w berth.Interval) ([]placement, bool, error) {
-	net, err := j.view.available(j.user, j.id, w, j.period)
+// Allocate places the stage as YARN's low-cost aligned allocator does.
+func (a LowCostAligned) Allocate(v *StageView, _ int, s plan.Stage, w berth.Interval) ([]Placement, bool, error) {
+	j := v.job()
+	// The plan's availability without earlier stages: the allocator
+	// subtracts them itself, step by step, as YARN's does.
+	netp, err := v.PlanAvailable(w)
 	if err != nil {
 		return nil, false, err
 	}
-	loads, err := j.loads()
+	net := netp.p
+	loads, err := v.PlanLoads()
 	if err != nil {
 		return nil, false, err
 	}
@@ -134,21 +157,19 @@ func (a LowCostAligned) allocate(j *job, _ int, s plan.Stage, w berth.Interval) 
 	if smooth <= 0 {
 		smooth = DefaultSmoothnessFactor
 	}
-	in := &lowCostInput{loads: loads, mods: j.mods, net: net, capacity: j.view.capacity(),
+	in := &lowCostInput{loads: loads.p, mods: j.mods, net: net, capacity: j.view.capacity(),
 		calc: j.view.calculator(), smooth: smooth, left: j.left}
 	ps, ok := lowCostAligned(in, j.stageJob(s), w.Start, w.End)
 	if !ok {
 		return nil, false, nil
 	}
-	// lowCostAligned recorded its placements in j.mods already.
-	return ps, true, nil
-}
-
-// record adds a stage's placements to the job's tentative load.
-func (j *job) record(ps []placement) {
+	// lowCostAligned recorded its placements in j.mods as it went (each
+	// round sees the earlier ones); take them out again: the planner
+	// records what it accepts.
 	for _, p := range ps {
-		j.mods.add(p.iv.Start, p.iv.End, p.r)
+		j.mods.sub(p.iv.Start, p.iv.End, p.r)
 	}
+	return j.exported(ps), true, nil
 }
 
 // loads returns the plan's load as YARN's planner reads it for the job

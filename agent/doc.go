@@ -59,6 +59,30 @@
 // sharing policy's error (berth.ErrCapacityExceeded) when the plan refuses
 // the placement.
 //
+// # Extending
+//
+// [StageAllocator] and [StageInterval] are the planner's two constructor
+// arguments in YARN, and here exported interfaces: a user's type set in
+// [IterativePlanner].Allocator or .Interval is a first-class citizen. Both
+// read the run through a [*StageView], a read-only view of what the
+// planner sees: the definition, the plan's capacity, step, calculator and
+// allocation bounds, what the plan leaves the user over a window
+// ([StageView.Available], with earlier stages of the same definition
+// taken off, or [StageView.PlanAvailable] before them), the plan's load
+// ([StageView.Load], [StageView.PlanLoads]) and what earlier stages took
+// ([StageView.Taken], [StageView.Placed]). The built-ins use the same view
+// and its fast paths are methods of it: [StageView.AvailableForStage]
+// answers "no stretch has room" from the load steps before building a
+// profile (the test that makes most rejections cheap in a saturated
+// plan), [StageView.PlanLeastFree] bounds a window by one peak-load query,
+// and [StageView.Gangs] counts gangs as the planner does. An allocator
+// answers [Placement] blocks; the planner, not the allocator, records
+// them, after checking them: a block outside the window, empty, negative,
+// not a whole number of gangs, a total other than the stage's demand, or
+// blocks beyond the plan's capacity together with earlier stages fail the
+// placement with a [*ContractError] (errors.Is [ErrContract]) and leave
+// the plan as it was. See the best-fit allocator of the examples.
+//
 // # Comparing agents
 //
 // [Measure] runs any plan.Agent over a stream of requests (a list of
@@ -152,6 +176,9 @@
 //
 // Other deliberate differences:
 //
+//   - A stage allocator's answer is checked before it is recorded
+//     ([ContractError]); YARN trusts its allocators, so a faulty one
+//     corrupts the planner's tentative load.
 //   - The greedy scans walk the availability's breakpoints instead of every
 //     step, with the same result; the plan's load is read as steps
 //     (Plan.AppendLoadSteps, a walk of the plan's aggregate series into a

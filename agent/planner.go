@@ -36,6 +36,19 @@ type IterativePlanner struct {
 	// bufs recycles scratch buffers across placements; the constructors
 	// set it, a planner built as a literal allocates instead.
 	bufs *stepBuffers
+	// labelI, labelA and labelS cache the label of the constructors'
+	// interval and allocator names, so that a rejection (most requests in
+	// a saturated plan) builds no string.
+	labelI, labelA, labelS string
+}
+
+// newPlanner returns a planner of the built-in interval and allocator
+// with its label cached.
+func newPlanner(iv StageInterval, a StageAllocator, o Options, bufs *stepBuffers) *IterativePlanner {
+	ip := &IterativePlanner{Interval: iv, Allocator: a, Options: o, bufs: bufs}
+	ip.labelI, ip.labelA = iv.Name(), a.Name()
+	ip.labelS = "IterativePlanner(" + ip.labelI + ", " + ip.labelA + ")"
+	return ip
 }
 
 var _ plan.Agent = (*IterativePlanner)(nil)
@@ -55,7 +68,11 @@ func (ip *IterativePlanner) allocator() StageAllocator {
 }
 
 func (ip *IterativePlanner) label() string {
-	return "IterativePlanner(" + ip.interval().name() + ", " + ip.allocator().name() + ")"
+	i, a := ip.interval().Name(), ip.allocator().Name()
+	if ip.labelS != "" && i == ip.labelI && a == ip.labelA {
+		return ip.labelS
+	}
+	return "IterativePlanner(" + i + ", " + a + ")"
 }
 
 // CreateReservation places def for user and adds it to p under id.
@@ -105,16 +122,17 @@ func (ip *IterativePlanner) place(p *plan.Plan, id plan.ReservationID, user stri
 
 // compute is YARN's computeJobAllocation: the canonical placement of def,
 // and the placement of each stage (nil for a stage not placed).
-func (ip *IterativePlanner) compute(v planView, id plan.ReservationID, user string, def plan.Definition) ([]placement, [][]placement, error) {
+func (ip *IterativePlanner) compute(pv planView, id plan.ReservationID, user string, def plan.Definition) ([]placement, [][]placement, error) {
 	if len(def.Stages) == 0 {
 		return nil, nil, berth.InvalidField("reservation-definition.reservation-requests", 0, "No resources have been specified to reserve")
 	}
 	j := &job{
-		view: v, id: id, user: user, def: def, period: def.Period,
+		view: pv, id: id, user: user, def: def, period: def.Period,
 		left: ip.Options.allocateLeft(), opts: ip.Options,
 		mods: newFlat(berth.MinTime, berth.MaxTime, berth.Resource{}),
 	}
-	alloc := ip.allocator()
+	alloc, ival := ip.allocator(), ip.interval()
+	v := (*StageView)(j)
 	var all []placement
 	n := len(def.Stages)
 	stages := make([][]placement, n)
@@ -124,11 +142,11 @@ func (ip *IterativePlanner) compute(v planView, id plan.ReservationID, user stri
 			i = n - 1 - k
 		}
 		s := def.Stages[i]
-		if err := validateStage(i, s, v.capacity(), v.maxAllocation(), v.calculator()); err != nil {
+		if err := validateStage(i, s, pv.capacity(), pv.maxAllocation(), pv.calculator()); err != nil {
 			return nil, nil, err
 		}
-		w := ip.interval().interval(j, i)
-		cur, ok, err := alloc.allocate(j, i, s, w)
+		w := ival.Window(v, i)
+		blocks, ok, err := alloc.Allocate(v, i, s, w)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -138,11 +156,19 @@ func (ip *IterativePlanner) compute(v planView, id plan.ReservationID, user stri
 			}
 			return nil, nil, &NoPlacementError{Agent: ip.label(), Stage: i, Reason: "The request cannot be satisfied"}
 		}
+		// The stages' blocks share all's storage (read-only once added).
+		start := len(all)
+		if all, err = j.checkStage(all, alloc.Name(), i, s, w, blocks); err != nil {
+			return nil, nil, err
+		}
+		cur := all[start:len(all):len(all)]
 		if def.Interpreter == plan.ROrderNoGap && !j.orderNoGap(cur) {
 			return nil, nil, &NoPlacementError{Agent: ip.label(), Stage: i, Reason: "The allocation found does not respect ORDER_NO_GAP"}
 		}
+		if err := j.recordChecked(alloc.Name(), i, cur); err != nil {
+			return nil, nil, err
+		}
 		stages[i] = cur
-		all = append(all, cur...)
 		j.extend(cur)
 		if def.Interpreter == plan.RAny {
 			break

@@ -60,9 +60,9 @@ func NewPortfolio(o Options) (*Portfolio, error) {
 	early := late
 	early.FavorEarlyAllocation = true
 	bufs := newStepBuffers()
-	greedyLate := &IterativePlanner{Interval: Unconstrained{}, Allocator: GreedyRLE{}, Options: late, bufs: bufs}
-	greedyEarly := &IterativePlanner{Interval: Unconstrained{}, Allocator: GreedyRLE{}, Options: early, bufs: bufs}
-	aligned := &IterativePlanner{Interval: ByDemand{}, Allocator: LowCostAligned{SmoothnessFactor: o.SmoothnessFactor}, Options: late, bufs: bufs}
+	greedyLate := newPlanner(Unconstrained{}, GreedyRLE{}, late, bufs)
+	greedyEarly := newPlanner(Unconstrained{}, GreedyRLE{}, early, bufs)
+	aligned := newPlanner(ByDemand{}, LowCostAligned{SmoothnessFactor: o.SmoothnessFactor}, late, bufs)
 	return &Portfolio{
 		single:  []*IterativePlanner{greedyLate},
 		anyOf:   []*IterativePlanner{aligned, greedyLate},

@@ -12,6 +12,7 @@ type planView interface {
 	step() berth.Duration
 	calculator() berth.Calculator
 	maxAllocation() berth.Resource
+	minAllocation() berth.Resource
 	// available is the plan's availability for user over window, the old
 	// version of the reservation added back and the sharing policy applied.
 	available(user string, old plan.ReservationID, window berth.Interval, period berth.Duration) (*profile, error)
@@ -59,6 +60,8 @@ type job struct {
 	// placed is the envelope of the non-zero placements made so far.
 	placed                 bool
 	placedStart, placedEnd berth.Time
+	// out is the scratch the built-in allocators answer in.
+	out []Placement
 }
 
 func (j *job) stageJob(s plan.Stage) stageJob {
@@ -116,10 +119,21 @@ func subtractProfile(a, b *profile) {
 }
 
 // StageInterval chooses the window in which a stage may be placed (YARN's
-// StageExecutionInterval). Use [Unconstrained] or [ByDemand].
+// StageExecutionInterval, a constructor argument of its IterativePlanner).
+// The built-ins are [Unconstrained] and [ByDemand]; a user's type plugs in
+// through [IterativePlanner].Interval.
+//
+// Contract: Window returns the window of stage index, read from v (the
+// stages placed so far are in [StageView.Placed] and [StageView.Taken]).
+// An empty or inverted window means the stage cannot be placed. A window
+// may reach a little beyond the contract (YARN's by-demand rounding does);
+// the allocator's blocks must lie inside it, and the plan validates the
+// final allocation when it is added.
 type StageInterval interface {
-	interval(j *job, index int) berth.Interval
-	name() string
+	// Name identifies the interval in errors; it should be a constant.
+	Name() string
+	// Window returns the stage's window; see the type's contract.
+	Window(v *StageView, index int) berth.Interval
 }
 
 // Unconstrained gives every stage the whole window [arrival, deadline) of
@@ -128,9 +142,13 @@ type StageInterval interface {
 // (allocating right). YARN's StageExecutionIntervalUnconstrained.
 type Unconstrained struct{}
 
-func (Unconstrained) name() string { return "unconstrained" }
+// Name returns "unconstrained".
+func (Unconstrained) Name() string { return "unconstrained" }
 
-func (Unconstrained) interval(j *job, _ int) berth.Interval {
+// Window returns the contract, after (or before) what is placed when the
+// stages are ordered.
+func (Unconstrained) Window(v *StageView, _ int) berth.Interval {
+	j := v.job()
 	a, d := j.def.Arrival, j.def.Deadline
 	if ordered(j.def.Interpreter) && j.placed {
 		if j.left {
@@ -152,10 +170,13 @@ func ordered(k plan.Interpreter) bool { return k == plan.ROrder || k == plan.ROr
 // StageExecutionIntervalByDemand, used by [NewAlignedPlannerWithGreedy].
 type ByDemand struct{}
 
-func (ByDemand) name() string { return "by-demand" }
+// Name returns "by-demand".
+func (ByDemand) Name() string { return "by-demand" }
 
-func (ByDemand) interval(j *job, index int) berth.Interval {
-	iv := Unconstrained{}.interval(j, index)
+// Window returns the stage's share of the window by demand.
+func (ByDemand) Window(v *StageView, index int) berth.Interval {
+	j := v.job()
+	iv := Unconstrained{}.Window(v, index)
 	if !ordered(j.def.Interpreter) {
 		return iv
 	}

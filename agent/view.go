@@ -19,6 +19,7 @@ func (v planAdapter) capacity() berth.Resource      { return v.p.Capacity() }
 func (v planAdapter) step() berth.Duration          { return v.p.Step() }
 func (v planAdapter) calculator() berth.Calculator  { return v.p.Calculator() }
 func (v planAdapter) maxAllocation() berth.Resource { return v.p.MaxAllocation() }
+func (v planAdapter) minAllocation() berth.Resource { return v.p.MinAllocation() }
 
 // unchangedAvailability is an optional interface of sharing policies:
 // AvailableUnchanged reports that Available always returns its input, so

@@ -252,6 +252,10 @@ type ParseOptions struct {
 	// scheduler does not know (YARN ignores them): the error is a
 	// *queue.ConfigReportError holding the report.
 	Strict bool
+	// Rules are the host's placement rules, by the name a <rule name="…">
+	// uses; a name neither built in nor registered is a
+	// *queue.UnknownNameError. Nil: the built-ins only.
+	Rules *queue.Registry[Rule]
 }
 
 // xnode is a parsed XML element: the DOM subset the allocation file needs.

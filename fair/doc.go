@@ -51,6 +51,26 @@
 // carry what only the fair scheduler needs (policies, weights, fair
 // shares, runnable lists) as the tree's payload.
 //
+// # Extending
+//
+// A placement rule is a [Rule]: it reads a [PlacementRequest] (requested
+// queue, user, groups, application tags and id) and the queue tree through
+// a [QueueLookup], and answers a [RuleAnswer]: pass, reject, or a queue
+// with whether it may be created. The seven built-ins are [PlacementRule]
+// values and go through the same Rule.Place; a host's rule sits beside
+// them as a PlacementRule whose Custom field holds it (its Create caps the
+// rule's own). An allocation file names a host's rule in <rule name="…">
+// when the host registered it in the [queue.Registry] it passes as
+// [ParseOptions].Rules (no global registry); a name neither built in nor
+// registered is a *berth.FieldError that also matches
+// *queue.UnknownNameError. An answer naming a malformed queue, or an
+// unknown verdict, fails the submission with a [*RuleError] (errors.Is
+// [ErrBadRule] and berth.ErrInvalidArgument) and adds nothing; a parent
+// queue is refused by the scheduler as for the built-ins. A host rule is
+// never terminal for [PlacementPolicy.Validate]: a built-in terminal rule
+// must follow it. The queue ordering and scheduling policies are not yet
+// open (issue 13, later).
+//
 // # Time
 //
 // The scheduler never reads the wall clock and starts no goroutine. YARN's
@@ -62,6 +82,8 @@
 //
 // # Differences from YARN
 //
+//   - A host's placement rule is a Go value registered by the host, not a
+//     class loaded by name; its answer is checked ([RuleError]).
 //   - Shares whose double arithmetic would round past a schedulable's
 //     integer maximum (values above 2^53) are clamped to it; YARN can
 //     hand out a share above the maximum there.

@@ -1,6 +1,7 @@
 package fair
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -73,6 +74,107 @@ type PlacementRule struct {
 	// for nestedUserQueue; allowed for user, primaryGroup and
 	// secondaryGroupExistingQueue).
 	Parent *PlacementRule
+	// Custom, when set, is a host's rule: Kind, Queue and Parent are
+	// ignored, and Create caps what the rule may create (a queue it names
+	// must be configured unless both Create and the rule's answer allow
+	// creating it).
+	Custom Rule
+}
+
+// PlacementRequest is what a placement rule reads about a submission.
+type PlacementRequest struct {
+	Requested string   // the queue the application asks for ("" or "default": none)
+	User      string   // the submitting user
+	Groups    []string // the user's groups, primary first (nil: none known)
+	Tags      []string // the application's tags
+	AppID     string   // the application's id ("" for a dry run)
+}
+
+// Verdict is a placement rule's answer.
+type Verdict uint8
+
+const (
+	// Pass lets the next rule decide.
+	Pass Verdict = iota
+	// PlaceIn places the application in the answer's queue.
+	PlaceIn
+	// Reject refuses the application.
+	Reject
+)
+
+// RuleAnswer is what a [Rule] decides.
+type RuleAnswer struct {
+	Verdict Verdict
+	// Queue is the leaf for PlaceIn: a full path ("root.x.y") or a name
+	// under root ("x.y").
+	Queue string
+	// Create lets the scheduler create Queue when it is not configured;
+	// otherwise an unconfigured queue makes the rule pass.
+	Create bool
+}
+
+// Rule is a placement rule (YARN's PlacementRule, whose class YARN loads
+// by name): the seven built-ins are [PlacementRule] values, and a host's
+// rule sits beside them through [PlacementRule].Custom or, from an
+// allocation file, a name in [ParseOptions].Rules.
+//
+// Contract: Place reads the request and the queue tree (through qi) and
+// changes nothing. A PlaceIn answer must name a valid queue path, else the
+// submission fails with a [*RuleError] and no state changes; a parent
+// queue is refused by the scheduler as for the built-ins (a plan queue
+// sends the application to its reservation queue). An error is returned
+// as it is.
+type Rule interface {
+	// Name identifies the rule in errors.
+	Name() string
+	// Place decides for one submission.
+	Place(req PlacementRequest, qi QueueLookup) (RuleAnswer, error)
+}
+
+// ErrBadRule is wrapped by every [RuleError].
+var ErrBadRule = errors.New("fair: placement rule answered outside its contract")
+
+// RuleError reports a placement rule's answer that the policy refuses: a
+// malformed queue path or an unknown verdict.
+type RuleError struct {
+	Rule   string // the rule's Name
+	Queue  string // the queue it answered
+	Reason string
+}
+
+// Error names the rule, its answer and the broken rule.
+func (e *RuleError) Error() string {
+	return fmt.Sprintf("fair: placement rule %s: queue %q: %s", e.Rule, e.Queue, e.Reason)
+}
+
+// Unwrap returns ErrBadRule and berth.ErrInvalidArgument.
+func (e *RuleError) Unwrap() []error { return []error{ErrBadRule, berth.ErrInvalidArgument} }
+
+// Name returns the rule's name as the allocation file spells it.
+func (r *PlacementRule) Name() string {
+	if r.Custom != nil {
+		return r.Custom.Name()
+	}
+	return r.Kind.String()
+}
+
+// Place is the built-in rule's decision (or the custom rule's, with
+// Create capped): the same interface a host's rule implements.
+func (r *PlacementRule) Place(req PlacementRequest, qi QueueLookup) (RuleAnswer, error) {
+	if r.Custom != nil {
+		a, err := r.Custom.Place(req, qi)
+		a.Create = a.Create && r.Create
+		return a, err
+	}
+	if r.Kind == RuleReject {
+		return RuleAnswer{Verdict: Reject}, nil
+	}
+	q, err := r.place(req.Requested, req.User, req.Groups, qi)
+	if err != nil || q == "" {
+		return RuleAnswer{}, err
+	}
+	// place answers only queues it may use: created or configured.
+	return RuleAnswer{Verdict: PlaceIn, Queue: q, Create: true}, nil
 }
 
 // terminal reports whether the rule always places (or rejects), so that no
@@ -163,10 +265,18 @@ func (ap *allocParser) parseRule(el *xnode, field string) (*PlacementRule, error
 			kind = k
 		}
 	}
+	var custom Rule
 	if kind == 0 {
-		return nil, fieldErr(field, name, "No rule class found for "+name)
+		c, ok := ap.opts.Rules.Lookup(name)
+		if !ok {
+			// A *berth.FieldError (YARN's words) that also matches
+			// *queue.UnknownNameError.
+			return nil, &berth.FieldError{Field: field, Value: name, Reason: "No rule class found for " + name,
+				Err: &queue.UnknownNameError{Field: field, Kind: "placement rule", Name: name, Known: ap.opts.Rules.Names()}}
+		}
+		custom = c
 	}
-	r := &PlacementRule{Kind: kind, Create: true}
+	r := &PlacementRule{Kind: kind, Create: true, Custom: custom}
 	if v, ok := el.attr("create"); ok && v != "" {
 		r.Create = strings.EqualFold(v, "true")
 	}
@@ -226,14 +336,38 @@ func assureRoot(q string) string {
 // application. An invalid requested name or a user without groups (for the
 // group rules) is an error of kind berth.ErrInvalidArgument.
 func (p *PlacementPolicy) Place(requested, user string, groups queue.Groups, qi QueueLookup) (string, error) {
+	return p.PlaceApp(PlacementRequest{Requested: requested, User: user, Groups: groupsOf(groups, user)}, qi)
+}
+
+// PlaceApp is Place for a full request (tags and id too): every rule,
+// built-in or a host's, goes through [Rule].Place and has its answer
+// checked. It returns the full queue path, or "" when rejected.
+func (p *PlacementPolicy) PlaceApp(req PlacementRequest, qi QueueLookup) (string, error) {
 	for i := range p.Rules {
-		q, err := p.Rules[i].place(requested, user, groups, qi)
-		if err != nil || q != "" {
-			return q, err
+		r := &p.Rules[i]
+		a, err := r.Place(req, qi)
+		if err != nil {
+			return "", err
 		}
-		if p.Rules[i].Kind == RuleReject {
+		switch a.Verdict {
+		case Pass:
+			continue
+		case Reject:
 			return "", nil
+		case PlaceIn:
+		default:
+			return "", &RuleError{Rule: r.Name(), Queue: a.Queue, Reason: fmt.Sprintf("unknown verdict %d", a.Verdict)}
 		}
+		q := a.Queue
+		if q == "" || !validPath(assureRoot(q)) {
+			return "", &RuleError{Rule: r.Name(), Queue: q, Reason: "not a valid queue path"}
+		}
+		q = assureRoot(q)
+		exists, _, conf := qi.LookupQueue(q)
+		if !a.Create && !(exists && conf) {
+			continue
+		}
+		return q, nil
 	}
 	return "", nil
 }
@@ -243,7 +377,7 @@ func configured(qi QueueLookup, path string) bool {
 	return ok && conf
 }
 
-func (r *PlacementRule) place(requested, user string, groups queue.Groups, qi QueueLookup) (string, error) {
+func (r *PlacementRule) place(requested, user string, gs []string, qi QueueLookup) (string, error) {
 	switch r.Kind {
 	case RuleReject:
 		return "", nil
@@ -274,7 +408,7 @@ func (r *PlacementRule) place(requested, user string, groups queue.Groups, qi Qu
 	// The rules that may sit under a parent rule.
 	base := queue.RootName
 	if r.Parent != nil {
-		pq, err := r.Parent.place(requested, user, groups, qi)
+		pq, err := r.Parent.place(requested, user, gs, qi)
 		if err != nil || pq == "" {
 			return "", err
 		}
@@ -288,13 +422,11 @@ func (r *PlacementRule) place(requested, user string, groups queue.Groups, qi Qu
 	case RuleUser, RuleNestedUserQueue:
 		name = cleanName(user)
 	case RulePrimaryGroup:
-		gs := groupsOf(groups, user)
 		if len(gs) == 0 {
 			return "", &berth.FieldError{Field: "user", Value: user, Reason: "no groups found for user " + user, Kind: berth.ErrNoPlacement}
 		}
 		name = cleanName(gs[0])
 	case RuleSecondaryGroupExistingQueue:
-		gs := groupsOf(groups, user)
 		for _, g := range gs[min(1, len(gs)):] {
 			if q := base + "." + cleanName(g); configured(qi, q) {
 				return q, nil

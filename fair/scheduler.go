@@ -244,7 +244,8 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	if spec.Groups != nil { // the host resolved them for this submission
 		groups = queue.StaticGroups{spec.User: spec.Groups}
 	}
-	qname, err := s.placement.Place(spec.Queue, spec.User, groups, queueInfoFunc(s.lookupQueue))
+	qname, err := s.placement.PlaceApp(PlacementRequest{Requested: spec.Queue, User: spec.User,
+		Groups: groupsOf(groups, spec.User), Tags: spec.Tags, AppID: spec.ID}, queueInfoFunc(s.lookupQueue))
 	if err != nil {
 		return "", berth.Wrap(err, "submitting application", spec.ID)
 	}

@@ -104,6 +104,14 @@
 // sum of its users'. Updates are all-or-nothing and never leave a negative
 // amount.
 //
+// # Extending
+//
+// [Registry] maps the names a configuration file uses to a host's
+// implementations (the fair scheduler's placement rules today; the same
+// type can serve scheduling and ordering policy names). The host fills it
+// explicitly and hands it to a parser; an unknown name is an
+// [*UnknownNameError] (berth.ErrInvalidArgument).
+//
 // # Concurrency
 //
 // A Tree and its Queues are not safe for concurrent use: the tree is

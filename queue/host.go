@@ -83,6 +83,9 @@ type AppSpec struct {
 	Groups []string
 	// Priority is the application priority; higher runs first under FIFO.
 	Priority int32
+	// Tags are the application's tags (YARN's applicationTags), which a
+	// host's placement rule may read; the built-in rules ignore them.
+	Tags []string
 	// ReservationID, when set, names the reservation (the reservation
 	// queue) under the plan queue the application lands in.
 	ReservationID string
