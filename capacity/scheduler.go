@@ -42,6 +42,12 @@ type Scheduler struct {
 
 	nextID  ContainerID
 	nextSeq uint64
+
+	// tests: sort children on every visit, as YARN does (the reference
+	// the kept orders of order.go are checked against)
+	sortWalk bool
+	// tests: compare the kept child orders with sorts on every visit
+	checkOrder bool
 }
 
 // New builds a scheduler from a validated copy of cfg. clock must not be nil.
@@ -85,9 +91,18 @@ func (s *Scheduler) clusterChanged() {
 }
 
 func (s *Scheduler) resortAll(q *qnode) {
-	sortChildren(q)
+	s.keepSorted(q)
 	for _, c := range q.children {
+		s.rekeyChild(c)
 		s.resortAll(c)
+	}
+}
+
+// keepSorted maintains the sorted slice of children the reference walk
+// uses; the incremental walk keeps q.kids instead.
+func (s *Scheduler) keepSorted(q *qnode) {
+	if s.sortWalk {
+		sortChildren(q)
 	}
 }
 

@@ -43,7 +43,7 @@ type sortKey struct {
 }
 
 // cmpKey orders keys lexicographically.
-func cmpKey(a, b sortKey) int {
+func cmpKey(a, b *sortKey) int {
 	for i := range a.k {
 		if a.k[i] != b.k[i] {
 			if a.k[i] < b.k[i] {

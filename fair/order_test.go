@@ -251,11 +251,11 @@ func checkKeyAgrees(t *testing.T, cluster berth.Resource, types []string, a, b *
 			continue
 		}
 		want := p.Compare(cluster, types, a, b)
-		got := cmpKey(ka, kb)
+		got := cmpKey(&ka, &kb)
 		if (want < 0) != (got < 0) || (want > 0) != (got > 0) {
 			t.Fatalf("%v types %v: Compare %d, key %d\n a=%+v %+v\n b=%+v %+v", p, types, want, got, a, ka, b, kb)
 		}
-		if cmpKey(ka, ka) != 0 {
+		if cmpKey(&ka, &ka) != 0 {
 			t.Fatalf("%v: key not reflexive", p)
 		}
 	}

@@ -20,7 +20,7 @@ import "github.com/google/btree"
 // supplies the key and the comparison; the scheduler notifies the key's
 // changes. It is not safe for concurrent use; schedulers hold their lock.
 type Order[K, V any] struct {
-	cmp  func(a, b K) int
+	cmp  func(a, b *K) int
 	tree *btree.BTreeG[*OrderEntry[K, V]]
 	seq  uint64
 }
@@ -50,15 +50,15 @@ func (e *OrderEntry[K, V]) Member() *Order[K, V] { return e.in }
 const orderDegree = 16
 
 // NewOrder returns an empty Order comparing keys with cmp (negative: a
-// first).
-func NewOrder[K, V any](cmp func(a, b K) int) *Order[K, V] {
+// first); keys are passed by pointer so large keys are not copied.
+func NewOrder[K, V any](cmp func(a, b *K) int) *Order[K, V] {
 	o := &Order[K, V]{cmp: cmp}
 	o.tree = btree.NewG(orderDegree, o.less)
 	return o
 }
 
 func (o *Order[K, V]) less(a, b *OrderEntry[K, V]) bool {
-	if c := o.cmp(a.key, b.key); c != 0 {
+	if c := o.cmp(&a.key, &b.key); c != 0 {
 		return c < 0
 	}
 	return a.seq < b.seq
@@ -94,7 +94,7 @@ func (o *Order[K, V]) Rekey(e *OrderEntry[K, V], k K) {
 		o.Insert(e, k)
 		return
 	}
-	if o.cmp(e.key, k) == 0 {
+	if o.cmp(&e.key, &k) == 0 {
 		e.key = k
 		return
 	}
