@@ -39,6 +39,7 @@ type app struct {
 	ord   queue.OrderEntry[sortKey, *app]
 	set   *ordSet[*app] // the order a is in, nil when none
 	dirty bool
+	gone  bool // removed from the scheduler
 
 	lastTimeAtFairShare berth.Time
 	fairStarvation      berth.Resource

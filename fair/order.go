@@ -262,7 +262,7 @@ func (s *Scheduler) resyncOrder(q *fsQueue) {
 // is runnable with pending demand, nowhere otherwise.
 func (s *Scheduler) placeApp(a *app) {
 	q := a.q
-	if !a.runnable || q == nil || !q.leaf || s.apps[a.id] != a || a.Demand.Sub(a.Usage).IsZero() {
+	if !a.runnable || q == nil || !q.leaf || a.gone || a.Demand.Sub(a.Usage).IsZero() {
 		s.unplaceApp(a)
 		return
 	}
@@ -283,7 +283,7 @@ func (s *Scheduler) unplaceApp(a *app) {
 // placeQueue re-keys q in its parent's order.
 func (s *Scheduler) placeQueue(q *fsQueue) {
 	p := q.parent
-	if p == nil || s.queues[q.path] != q {
+	if p == nil || q.gone {
 		return
 	}
 	p.kidOrd.put(&q.ord, p.policy.key(s.cluster, s.cfg.ResourceTypes, &q.Schedulable))

@@ -464,6 +464,7 @@ func (s *Scheduler) removeApp(appID string, st ExitStatus) ([]Ended, error) {
 	}
 	wasRunnable := a.runnable
 	s.detachApp(a)
+	a.gone = true
 	delete(s.apps, appID)
 	if wasRunnable {
 		s.updateRunnabilityOnRemoval(a, q)

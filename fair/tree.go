@@ -43,6 +43,7 @@ type fsQueue struct {
 	kidOrd *ordSet[*fsQueue]
 	appOrd *ordSet[*app]
 	dirty  bool
+	gone   bool // removed from the tree
 
 	tq       *tqueue // the queue's node in the shared tree
 	inConfig bool    // configured in the shared tree (named by a file)
@@ -245,6 +246,7 @@ func (s *Scheduler) removeQueue(q *fsQueue) {
 	p.kidOrd.drop(&q.ord)
 	s.ordStale = true
 	delete(s.queues, q.path)
+	q.gone = true
 }
 
 // removeEmptyDynamicQueues drops ad-hoc queues without applications, leaves

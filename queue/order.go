@@ -21,8 +21,13 @@ import "github.com/google/btree"
 // changes. It is not safe for concurrent use; schedulers hold their lock.
 type Order[K, V any] struct {
 	cmp  func(a, b *K) int
-	tree *btree.BTreeG[*OrderEntry[K, V]]
-	seq  uint64
+	// Small sets live in a sorted slice (a binary search and a short
+	// memmove per change beat a btree's pointer chasing there); a set that
+	// grows past smallOrder moves to the btree for good.
+	small []*OrderEntry[K, V]
+	tree  *btree.BTreeG[*OrderEntry[K, V]]
+	seq   uint64
+	tmp  K // Rekey's new key: comparing it through a pointer to a local would allocate
 }
 
 // OrderEntry is one item's place in an Order. The owner embeds or keeps one
@@ -49,12 +54,14 @@ func (e *OrderEntry[K, V]) Member() *Order[K, V] { return e.in }
 // the frequent re-keying.
 const orderDegree = 16
 
+// smallOrder is the largest set kept in a sorted slice: its memmove per
+// change is bounded by it, so changes stay O(log n).
+const smallOrder = 128
+
 // NewOrder returns an empty Order comparing keys with cmp (negative: a
 // first); keys are passed by pointer so large keys are not copied.
 func NewOrder[K, V any](cmp func(a, b *K) int) *Order[K, V] {
-	o := &Order[K, V]{cmp: cmp}
-	o.tree = btree.NewG(orderDegree, o.less)
-	return o
+	return &Order[K, V]{cmp: cmp}
 }
 
 func (o *Order[K, V]) less(a, b *OrderEntry[K, V]) bool {
@@ -65,7 +72,60 @@ func (o *Order[K, V]) less(a, b *OrderEntry[K, V]) bool {
 }
 
 // Len returns the number of items.
-func (o *Order[K, V]) Len() int { return o.tree.Len() }
+func (o *Order[K, V]) Len() int {
+	if o.tree != nil {
+		return o.tree.Len()
+	}
+	return len(o.small)
+}
+
+// search returns the slice position of the first entry not before e.
+func (o *Order[K, V]) search(e *OrderEntry[K, V]) int {
+	lo, hi := 0, len(o.small)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if o.less(o.small[m], e) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// add puts e, whose key and sequence are set, in place.
+func (o *Order[K, V]) add(e *OrderEntry[K, V]) {
+	if o.tree == nil && len(o.small) >= smallOrder {
+		o.tree = btree.NewG(orderDegree, o.less)
+		for _, x := range o.small {
+			o.tree.ReplaceOrInsert(x)
+		}
+		o.small = nil
+	}
+	if o.tree != nil {
+		o.tree.ReplaceOrInsert(e)
+		return
+	}
+	i := o.search(e)
+	o.small = append(o.small, nil)
+	copy(o.small[i+1:], o.small[i:])
+	o.small[i] = e
+}
+
+// del takes e, with the key it was added with, out of place; it returns
+// e's former slice position (-1 in the btree).
+func (o *Order[K, V]) del(e *OrderEntry[K, V]) int {
+	if o.tree != nil {
+		o.tree.Delete(e)
+		return -1
+	}
+	i := o.search(e)
+	if i < len(o.small) && o.small[i] == e {
+		o.small = append(o.small[:i], o.small[i+1:]...)
+		return i
+	}
+	return -1 // not reached: e is a member
+}
 
 // Insert adds e with key k; an entry already in another Order is moved, one
 // already in o is re-keyed.
@@ -75,7 +135,7 @@ func (o *Order[K, V]) Insert(e *OrderEntry[K, V], k K) {
 	}
 	o.seq++
 	e.key, e.seq, e.in = k, o.seq, o
-	o.tree.ReplaceOrInsert(e)
+	o.add(e)
 }
 
 // Remove takes e out of o; it does nothing when e is not in o.
@@ -83,7 +143,7 @@ func (o *Order[K, V]) Remove(e *OrderEntry[K, V]) {
 	if e.in != o {
 		return
 	}
-	o.tree.Delete(e)
+	o.del(e)
 	e.in = nil
 }
 
@@ -94,26 +154,58 @@ func (o *Order[K, V]) Rekey(e *OrderEntry[K, V], k K) {
 		o.Insert(e, k)
 		return
 	}
-	if o.cmp(&e.key, &k) == 0 {
+	o.tmp = k
+	same := o.cmp(&e.key, &o.tmp) == 0
+	var zero K
+	o.tmp = zero // hold no references
+	if same {
 		e.key = k
 		return
 	}
-	o.tree.Delete(e)
+	if o.tree != nil {
+		o.tree.Delete(e)
+		e.key = k
+		o.tree.ReplaceOrInsert(e)
+		return
+	}
+	i := o.search(e)
 	e.key = k
-	o.tree.ReplaceOrInsert(e)
+	// Still between its neighbours: nothing moves.
+	if (i == 0 || o.less(o.small[i-1], e)) && (i == len(o.small)-1 || o.less(e, o.small[i+1])) {
+		return
+	}
+	copy(o.small[i:], o.small[i+1:])
+	o.small = o.small[:len(o.small)-1]
+	j := o.search(e)
+	o.small = append(o.small, nil)
+	copy(o.small[j+1:], o.small[j:])
+	o.small[j] = e
 }
 
 // Ascend calls f on the items in order until f returns false. f must not
 // change o.
 func (o *Order[K, V]) Ascend(f func(V) bool) {
-	o.tree.Ascend(func(e *OrderEntry[K, V]) bool { return f(e.Value) })
+	if o.tree != nil {
+		o.tree.Ascend(func(e *OrderEntry[K, V]) bool { return f(e.Value) })
+		return
+	}
+	for _, e := range o.small {
+		if !f(e.Value) {
+			return
+		}
+	}
 }
 
 // Clear removes every item.
 func (o *Order[K, V]) Clear() {
-	o.tree.Ascend(func(e *OrderEntry[K, V]) bool {
+	if o.tree != nil {
+		o.tree.Ascend(func(e *OrderEntry[K, V]) bool {
+			e.in = nil
+			return true
+		})
+	}
+	for _, e := range o.small {
 		e.in = nil
-		return true
-	})
-	o.tree.Clear(false)
+	}
+	o.small, o.tree = nil, nil
 }
