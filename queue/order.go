@@ -20,14 +20,14 @@ import "github.com/google/btree"
 // supplies the key and the comparison; the scheduler notifies the key's
 // changes. It is not safe for concurrent use; schedulers hold their lock.
 type Order[K, V any] struct {
-	cmp  func(a, b *K) int
+	cmp func(a, b *K) int
 	// Small sets live in a sorted slice (a binary search and a short
 	// memmove per change beat a btree's pointer chasing there); a set that
 	// grows past smallOrder moves to the btree for good.
 	small []*OrderEntry[K, V]
 	tree  *btree.BTreeG[*OrderEntry[K, V]]
 	seq   uint64
-	tmp  K // Rekey's new key: comparing it through a pointer to a local would allocate
+	tmp   K // Rekey's new key: comparing it through a pointer to a local would allocate
 }
 
 // OrderEntry is one item's place in an Order. The owner embeds or keeps one
