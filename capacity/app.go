@@ -202,6 +202,14 @@ func schedInsert(q *qnode, a *app) {
 	a.inSched = true
 }
 
+// resched is the "key changed" notification for a in its leaf's order:
+// the fair key is re-captured from a's usage and demand.
+func resched(q *qnode, a *app) {
+	a.sortUsed = a.used.Memory
+	a.sortDemand = a.used.Memory + a.pending.Memory
+	q.leaf.sched.Rekey(&a.sent, appKeyOf(q.set().AppOrdering, q.set().FairSizeBasedWeight, a))
+}
+
 // schedRemove takes a out of its leaf's schedulable list.
 func schedRemove(q *qnode, a *app) {
 	q.leaf.sched.Remove(&a.sent)

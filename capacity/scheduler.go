@@ -498,9 +498,6 @@ func (s *Scheduler) pendingChanged(a *app) {
 func (s *Scheduler) setPending(a *app, p berth.Resource) {
 	was := a.hasPending()
 	delta := p.Sub(a.pending)
-	if a.inSched && a.q.set().AppOrdering == OrderFair {
-		schedRemove(a.q, a)
-	}
 	a.pending = p
 	if a.state == appActive && !delta.IsZero() {
 		s.addPending(a.q, a.userName, delta)
@@ -512,6 +509,9 @@ func (s *Scheduler) setPending(a *app, p berth.Resource) {
 		} else {
 			s.userActiveApp(a.q, a.u, -1)
 		}
+	}
+	if a.inSched && a.q.set().AppOrdering == OrderFair {
+		resched(a.q, a) // the fair key includes the demand
 	}
 	s.syncSched(a)
 }
@@ -540,13 +540,10 @@ func (s *Scheduler) releaseContainer(c *container) {
 
 // appUsage changes an application's used resource, keeping fair order.
 func (s *Scheduler) appUsage(a *app, delta berth.Resource) {
-	if a.inSched && a.q.set().AppOrdering == OrderFair {
-		schedRemove(a.q, a)
-		a.used = a.used.Add(delta)
-		schedInsert(a.q, a)
-		return
-	}
 	a.used = a.used.Add(delta)
+	if a.inSched && a.q.set().AppOrdering == OrderFair {
+		resched(a.q, a)
+	}
 }
 
 // unreserve cancels a container reservation.
