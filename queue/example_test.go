@@ -164,14 +164,15 @@ func ExampleOrder() {
 		o.Insert(&entries[i], a.used)
 	}
 	walk := func() {
-		o.Ascend(func(a *app) bool { fmt.Print(a.name, " "); return true })
-		fmt.Println()
+		var names []string
+		o.Ascend(func(a *app) bool { names = append(names, a.name); return true })
+		fmt.Println(names)
 	}
 	walk()
 	apps[1].used += 5 // b got a container: notify the new key
 	o.Rekey(&entries[1], apps[1].used)
 	walk()
 	// Output:
-	// b c a
-	// c a b
+	// [b c a]
+	// [c a b]
 }
