@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -259,5 +258,4 @@ func TestAppKeyAgreesWithCompare(t *testing.T) {
 			}
 		}
 	}
-	_ = slices.Equal[[]int]
 }
