@@ -39,6 +39,7 @@ type OrderEntry[K, V any] struct {
 	Value V
 	key   K
 	seq   uint64
+	idx   int // position in the sorted slice (small sets)
 	in    *Order[K, V]
 }
 
@@ -82,9 +83,9 @@ func (o *Order[K, V]) Len() int {
 	return len(o.small)
 }
 
-// search returns the slice position of the first entry not before e.
-func (o *Order[K, V]) search(e *OrderEntry[K, V]) int {
-	lo, hi := 0, len(o.small)
+// search returns the first position in small[lo:hi] whose entry is not
+// before e.
+func (o *Order[K, V]) search(e *OrderEntry[K, V], lo, hi int) int {
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if o.less(o.small[m], e) {
@@ -94,6 +95,13 @@ func (o *Order[K, V]) search(e *OrderEntry[K, V]) int {
 		}
 	}
 	return lo
+}
+
+// reindex records the positions of small[lo:hi].
+func (o *Order[K, V]) reindex(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		o.small[i].idx = i
+	}
 }
 
 // add puts e, whose key and sequence are set, in place.
@@ -109,25 +117,22 @@ func (o *Order[K, V]) add(e *OrderEntry[K, V]) {
 		o.tree.ReplaceOrInsert(e)
 		return
 	}
-	i := o.search(e)
+	i := o.search(e, 0, len(o.small))
 	o.small = append(o.small, nil)
 	copy(o.small[i+1:], o.small[i:])
 	o.small[i] = e
+	o.reindex(i, len(o.small))
 }
 
-// del takes e, with the key it was added with, out of place; it returns
-// e's former slice position (-1 in the btree).
-func (o *Order[K, V]) del(e *OrderEntry[K, V]) int {
+// del takes e, with the key it was added with, out of place.
+func (o *Order[K, V]) del(e *OrderEntry[K, V]) {
 	if o.tree != nil {
 		o.tree.Delete(e)
-		return -1
+		return
 	}
-	i := o.search(e)
-	if i < len(o.small) && o.small[i] == e {
-		o.small = append(o.small[:i], o.small[i+1:]...)
-		return i
-	}
-	return -1 // not reached: e is a member
+	i := e.idx
+	o.small = append(o.small[:i], o.small[i+1:]...)
+	o.reindex(i, len(o.small))
 }
 
 // Insert adds e with key k; an entry already in another Order is moved, one
@@ -171,18 +176,22 @@ func (o *Order[K, V]) Rekey(e *OrderEntry[K, V], k K) {
 		o.tree.ReplaceOrInsert(e)
 		return
 	}
-	i := o.search(e)
+	// Slice: e moves only past the entries between its old and new
+	// places (none when it is still between its neighbours).
+	i, n := e.idx, len(o.small)
 	e.key = k
-	// Still between its neighbours: nothing moves.
-	if (i == 0 || o.less(o.small[i-1], e)) && (i == len(o.small)-1 || o.less(e, o.small[i+1])) {
-		return
+	switch {
+	case i > 0 && o.less(e, o.small[i-1]):
+		j := o.search(e, 0, i-1)
+		copy(o.small[j+1:i+1], o.small[j:i])
+		o.small[j] = e
+		o.reindex(j, i+1)
+	case i < n-1 && o.less(o.small[i+1], e):
+		j := o.search(e, i+2, n) - 1
+		copy(o.small[i:j], o.small[i+1:j+1])
+		o.small[j] = e
+		o.reindex(i, j+1)
 	}
-	copy(o.small[i:], o.small[i+1:])
-	o.small = o.small[:len(o.small)-1]
-	j := o.search(e)
-	o.small = append(o.small, nil)
-	copy(o.small[j+1:], o.small[j:])
-	o.small[j] = e
 }
 
 // Ascend calls f on the items in order until f returns false. f must not
