@@ -122,10 +122,34 @@ type childOrder = queue.Order[childKey, *qnode]
 
 func newChildOrder() *childOrder { return queue.NewOrder[childKey, *qnode](cmpChildKey) }
 
+// smallFan is the number of children up to which a parent sorts them on
+// each visit, as before, instead of keeping them in its Order: re-sorting a
+// handful of nearly sorted children (insertion sort, a few comparisons)
+// costs less than re-keying the path on every allocation, and the bound
+// keeps it independent of the number of queues.
+const smallFan = 16
+
+// setKeyed decides whether q keeps its children in q.kids, filling the
+// order when it starts to.
+func (s *Scheduler) setKeyed(q *qnode) {
+	want := len(q.children) > s.sortFan
+	if want == q.keyed {
+		return
+	}
+	q.keyed = want
+	q.kids.Clear()
+	q.kidsBad = 0
+	if want {
+		for _, c := range q.children {
+			s.rekeyChild(c)
+		}
+	}
+}
+
 // rekeyChild is the "key changed" notification for q in its parent's order.
 func (s *Scheduler) rekeyChild(q *qnode) {
 	p := q.parent
-	if p == nil || p.kids == nil {
+	if p == nil || !p.keyed {
 		return
 	}
 	if q.ent.In(p.kids) && q.ent.Key().bad {

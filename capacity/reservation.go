@@ -63,6 +63,7 @@ func (s *Scheduler) mirrorAdded(p *qnode, tq *tqueue) {
 	p.order = append(p.order, q)
 	s.byTQ[tq] = q
 	s.byPath[q.path] = q
+	s.setKeyed(p)
 	s.applyCapacities(q)
 	s.keepSorted(p)
 	s.refreshLimits(q, s.limitOf(q))
@@ -80,6 +81,7 @@ func (s *Scheduler) mirrorRemoved(q *qnode) {
 			s.rekeyChild(p.children[j]) // same place, new position in the key
 		}
 	}
+	s.setKeyed(p)
 	if i := slices.Index(p.order, q); i >= 0 {
 		p.order = slices.Delete(p.order, i, i+1)
 	}

@@ -48,6 +48,9 @@ type Scheduler struct {
 	sortWalk bool
 	// tests: compare the kept child orders with sorts on every visit
 	checkOrder bool
+	// parents with at most sortFan children sort them on each visit (see
+	// smallFan); tests lower it
+	sortFan int
 }
 
 // New builds a scheduler from a validated copy of cfg. clock must not be nil.
@@ -63,7 +66,7 @@ func New(cfg Config, clock berth.Clock) (*Scheduler, error) {
 	if err != nil {
 		return nil, keyError(err)
 	}
-	s := &Scheduler{tree: tree,
+	s := &Scheduler{tree: tree, sortFan: smallFan,
 		clock: clock, cfg: cfg, rc: cfg.Calculator,
 		nodes: map[string]*node{}, apps: map[string]*app{},
 		live: map[ContainerID]*container{}, resvByID: map[ContainerID]*reservation{},
@@ -91,6 +94,7 @@ func (s *Scheduler) clusterChanged() {
 }
 
 func (s *Scheduler) resortAll(q *qnode) {
+	s.setKeyed(q)
 	s.keepSorted(q)
 	for _, c := range q.children {
 		s.rekeyChild(c)
@@ -98,10 +102,11 @@ func (s *Scheduler) resortAll(q *qnode) {
 	}
 }
 
-// keepSorted maintains the sorted slice of children the reference walk
-// uses; the incremental walk keeps q.kids instead.
+// keepSorted maintains the sorted slice of children of the walks that sort
+// (the reference, and parents with few children); q.kids is kept instead
+// where it is used.
 func (s *Scheduler) keepSorted(q *qnode) {
-	if s.sortWalk {
+	if s.sortWalk || !q.keyed {
 		sortChildren(q)
 	}
 }

@@ -28,6 +28,7 @@ type qnode struct {
 	order    []*qnode                           // scheduling order of the reference walk (sortWalk) and of the fallback
 	kids     *childOrder                        // scheduling order, kept by key (order.go)
 	kidsBad  int                                // children only a sort can place (NaN usage)
+	keyed    bool                               // kids is kept (more than Scheduler.sortFan children)
 	ent      queue.OrderEntry[childKey, *qnode] // q's place in its parent's kids
 	pos      int                                // index in parent's children: last tie-break
 
@@ -103,7 +104,7 @@ func (s *Scheduler) syncTree() {
 		// The children are re-keyed into a fresh order once their
 		// capacities are known (applyCapacities, resortAll).
 		q.ent.Value = q
-		q.kids, q.kidsBad = newChildOrder(), 0
+		q.kids, q.kidsBad, q.keyed = newChildOrder(), 0, false
 		s.byTQ[tq] = q
 		s.byPath[q.path] = q
 		q.children = q.children[:0]

@@ -181,7 +181,7 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 		}
 		return true
 	}
-	if s.sortWalk || q.kidsBad > 0 {
+	if s.sortWalk || !q.keyed || q.kidsBad > 0 {
 		sortChildren(q)
 		for _, c := range q.order {
 			if !visit(c) {
