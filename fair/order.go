@@ -258,12 +258,23 @@ func (s *Scheduler) resyncOrder(q *fsQueue) {
 	}
 }
 
+// smallSet is the size up to which a leaf's applications or a parent's
+// children are sorted on each visit, as YARN does, instead of kept in an
+// Order: sorting a handful costs less than re-keying on every allocation,
+// and the bound keeps the walk independent of the number of applications.
+const smallSet = 8
+
 // placeApp puts a where the walk must see it: in its leaf's order when it
 // is runnable with pending demand, nowhere otherwise.
 func (s *Scheduler) placeApp(a *app) {
 	q := a.q
 	if !a.runnable || q == nil || !q.leaf || a.gone || a.Demand.Sub(a.Usage).IsZero() {
 		s.unplaceApp(a)
+		return
+	}
+	if len(q.runnableApps) <= s.sortSmall {
+		s.unplaceApp(a)
+		q.appStale = true // sorted per visit; filled if it grows
 		return
 	}
 	if a.set != q.appOrd {
@@ -286,7 +297,41 @@ func (s *Scheduler) placeQueue(q *fsQueue) {
 	if p == nil || q.gone {
 		return
 	}
+	if len(p.children) <= s.sortSmall {
+		p.kidOrd.drop(&q.ord)
+		p.kidStale = true
+		return
+	}
 	p.kidOrd.put(&q.ord, p.policy.key(s.cluster, s.cfg.ResourceTypes, &q.Schedulable))
+}
+
+// keptKids reports whether the walk uses q's kept child order, filling it
+// first if q grew past smallSet since it was last kept.
+func (s *Scheduler) keptKids(q *fsQueue) bool {
+	if s.sortWalk || len(q.children) <= s.sortSmall {
+		return false
+	}
+	if q.kidStale {
+		q.kidStale = false
+		for _, c := range q.children {
+			s.placeQueue(c)
+		}
+	}
+	return q.kidOrd.bad == 0
+}
+
+// keptApps is keptKids for a leaf's applications.
+func (s *Scheduler) keptApps(q *fsQueue) bool {
+	if s.sortWalk || len(q.runnableApps) <= s.sortSmall {
+		return false
+	}
+	if q.appStale {
+		q.appStale = false
+		for _, a := range q.runnableApps {
+			s.placeApp(a)
+		}
+	}
+	return q.appOrd.bad == 0
 }
 
 // sortedKids is the reference order of q's children: a sort with Compare,
@@ -320,19 +365,24 @@ func (s *Scheduler) sortedApps(q *fsQueue) []*app {
 // the first difference as a bug (tests turn checking on).
 func (s *Scheduler) checkOrders(q *fsQueue) {
 	if q.leaf {
+		if !s.keptApps(q) {
+			return
+		}
 		want := slices.Clone(s.sortedApps(q))
 		var got []*app
 		q.appOrd.o.Ascend(func(a *app) bool { got = append(got, a); return true })
-		if q.appOrd.bad == 0 && !slices.Equal(got, want) {
+		if !slices.Equal(got, want) {
 			s.noteOrderBug(q, len(got), len(want))
 		}
 		return
 	}
-	want := slices.Clone(s.sortedKids(q))
-	var got []*fsQueue
-	q.kidOrd.o.Ascend(func(c *fsQueue) bool { got = append(got, c); return true })
-	if q.kidOrd.bad == 0 && !slices.Equal(got, want) {
-		s.noteOrderBug(q, len(got), len(want))
+	if s.keptKids(q) {
+		want := slices.Clone(s.sortedKids(q))
+		var got []*fsQueue
+		q.kidOrd.o.Ascend(func(c *fsQueue) bool { got = append(got, c); return true })
+		if !slices.Equal(got, want) {
+			s.noteOrderBug(q, len(got), len(want))
+		}
 	}
 	for _, c := range q.children {
 		s.checkOrders(c)

@@ -57,6 +57,7 @@ type Scheduler struct {
 	ordStale    bool // re-key everything before the next walk
 	sortWalk    bool // tests: sort on every visit (YARN's way, the reference)
 	checkOrder  bool // tests: compare the kept orders with sorts on every walk
+	sortSmall   int  // sets of at most this many are sorted per visit (smallSet); tests lower it
 }
 
 // userApps tracks a user's runnable count and waiting applications.
@@ -81,7 +82,7 @@ func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) 
 	if af == nil {
 		af = DefaultAllocationFile()
 	}
-	s := &Scheduler{
+	s := &Scheduler{sortSmall: smallSet,
 		clock: clock, cfg: cfg, alloc: af, unbounded: Unbounded(cfg.ResourceTypes...),
 		queues: map[string]*fsQueue{}, pendingTypeChange: map[string]bool{},
 		nodes: map[string]*node{},

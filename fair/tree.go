@@ -44,6 +44,8 @@ type fsQueue struct {
 	appOrd *ordSet[*app]
 	dirty  bool
 	gone   bool // removed from the tree
+	// kidOrd / appOrd lack members: they were small (sorted per visit)
+	kidStale, appStale bool
 
 	tq       *tqueue // the queue's node in the shared tree
 	inConfig bool    // configured in the shared tree (named by a file)

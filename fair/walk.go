@@ -97,7 +97,7 @@ func (s *Scheduler) assignParent(q *fsQueue, n *node) (berth.Resource, outcome, 
 	if q.leaf {
 		return s.assignLeaf(q, n)
 	}
-	if s.sortWalk || q.kidOrd.bad > 0 {
+	if !s.keptKids(q) {
 		for _, c := range s.sortedKids(q) {
 			if r, oc, al := s.assignParent(c, n); oc != none {
 				return r, oc, al
@@ -120,7 +120,7 @@ func (s *Scheduler) assignParent(q *fsQueue, n *node) (berth.Resource, outcome, 
 // assignLeaf offers the node to the runnable applications with pending
 // demand, in policy order.
 func (s *Scheduler) assignLeaf(q *fsQueue, n *node) (berth.Resource, outcome, Allocation) {
-	if s.sortWalk || q.appOrd.bad > 0 {
+	if !s.keptApps(q) {
 		for _, a := range s.sortedApps(q) {
 			if r, oc, al := s.tryApp(a, n); oc != none {
 				return r, oc, al
