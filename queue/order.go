@@ -57,10 +57,10 @@ func (e *OrderEntry[K, V]) Member() *Order[K, V] { return e.in }
 const orderDegree = 16
 
 // smallOrder is the largest set kept in a sorted slice: its memmove per
-// change (at most 8 KiB) is bounded by it, so changes stay O(log n)
+// change (at most 1 KiB) is bounded by it, so changes stay O(log n)
 // comparisons plus a bounded copy. Below it the slice is faster than the
 // btree; measured on the schedulers' re-keying.
-const smallOrder = 1024
+const smallOrder = 128
 
 // NewOrder returns an empty Order comparing keys with cmp (negative: a
 // first); keys are passed by pointer so large keys are not copied.
