@@ -2,8 +2,6 @@ package capacity
 
 import (
 	"math"
-	"slices"
-	"sort"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/queue"
@@ -45,7 +43,8 @@ type app struct {
 	headroom berth.Resource
 
 	inSched              bool
-	sortUsed, sortDemand int64 // fair-ordering key captured at insertion
+	sortUsed, sortDemand int64                          // fair-ordering key captured at insertion
+	sent                 queue.OrderEntry[appKey, *app] // a's place in its leaf's order
 }
 
 func (a *app) hasPending() bool { return !a.pending.IsZero() }
@@ -202,26 +201,21 @@ func schedInsert(q *qnode, a *app) {
 	lf := q.leaf
 	a.sortUsed = a.used.Memory
 	a.sortDemand = a.used.Memory + a.pending.Memory
-	less := appBefore(q.set().AppOrdering, q.set().FairSizeBasedWeight)
-	i := sort.Search(len(lf.sched), func(i int) bool { return less(a, lf.sched[i]) })
-	lf.sched = append(lf.sched, nil)
-	copy(lf.sched[i+1:], lf.sched[i:])
-	lf.sched[i] = a
+	a.sent.Value = a
+	lf.sched.Insert(&a.sent, appKeyOf(q.set().AppOrdering, q.set().FairSizeBasedWeight, a))
 	a.inSched = true
+}
+
+// resched is the "key changed" notification for a in its leaf's order:
+// the fair key is re-captured from a's usage and demand.
+func resched(q *qnode, a *app) {
+	a.sortUsed = a.used.Memory
+	a.sortDemand = a.used.Memory + a.pending.Memory
+	q.leaf.sched.Rekey(&a.sent, appKeyOf(q.set().AppOrdering, q.set().FairSizeBasedWeight, a))
 }
 
 // schedRemove takes a out of its leaf's schedulable list.
 func schedRemove(q *qnode, a *app) {
-	lf := q.leaf
-	less := appBefore(q.set().AppOrdering, q.set().FairSizeBasedWeight)
-	i := sort.Search(len(lf.sched), func(i int) bool { return !less(lf.sched[i], a) })
-	for ; i < len(lf.sched) && lf.sched[i] != a; i++ {
-	}
-	if i == len(lf.sched) {
-		i = slices.Index(lf.sched, a) // defensive: never expected
-	}
-	if i >= 0 {
-		lf.sched = append(lf.sched[:i], lf.sched[i+1:]...)
-	}
+	q.leaf.sched.Remove(&a.sent)
 	a.inSched = false
 }

@@ -92,8 +92,14 @@
 //
 // # Performance
 //
-// Parents keep their children sorted and re-sort incrementally (the order
-// changes little between passes); queues and applications without
+// A parent's children and a leaf's schedulable applications are kept in
+// queue.Order sets keyed by YARN's comparators (priority-utilization and
+// utilization queue ordering, fair and FIFO ordering policies), re-keyed
+// in O(log n) where their usage, demand or configuration changes, instead
+// of re-sorted on every visit; decisions are those of sorting (a child
+// with a NaN used capacity makes its parent sort as before). Parents with
+// at most 16 children still insertion-sort them per visit, which is
+// cheaper at that size. Queues and applications without
 // outstanding asks are skipped without being visited; containers live in
 // intrusive lists of their node and application, so a container costs
 // about two heap allocations. Adding, entitling and removing a reservation

@@ -220,14 +220,15 @@ func (s *Scheduler) PendingWithinUserLimits(queueName string, deductReserved boo
 		return berth.Resource{}, fieldErr(berth.ErrInvalidArgument, "queue", q.path, "%s is not a leaf queue", q.path)
 	}
 	room := map[string]berth.Resource{}
-	entries := make([]pendingEntry, 0, len(q.leaf.sched))
-	for _, a := range q.leaf.sched {
+	entries := make([]pendingEntry, 0, q.leaf.sched.Len())
+	q.leaf.sched.Ascend(func(a *app) bool {
 		if _, ok := room[a.userName]; !ok {
 			ul := s.userLimit(q, a.u)
 			room[a.userName] = berth.ComponentwiseMax(ul.Sub(a.u.used), berth.Resource{})
 		}
 		entries = append(entries, pendingEntry{user: a.userName, pending: a.pending, reserved: a.reserved})
-	}
+		return true
+	})
 	return pendingWithinUserLimits(entries, room, deductReserved), nil
 }
 

@@ -140,7 +140,7 @@ func (s *Scheduler) leafPendingBoth(q *qnode, room map[*user]berth.Resource, lim
 	for _, pass := range [2]bool{false, true} {
 		clear(room)
 		var total berth.Resource
-		for _, a := range q.leaf.sched {
+		q.leaf.sched.Ascend(func(a *app) bool {
 			left, ok := room[a.u]
 			if !ok {
 				left = berth.ComponentwiseMax(limitOf(a.u).Sub(a.u.used), berth.Resource{})
@@ -153,7 +153,8 @@ func (s *Scheduler) leafPendingBoth(q *qnode, room map[*user]berth.Resource, lim
 			take := berth.ComponentwiseMin(left, p)
 			total = total.Add(take)
 			room[a.u] = left.Sub(take)
-		}
+			return true
+		})
 		if pass {
 			deduct = total
 		} else {

@@ -31,10 +31,12 @@ func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
 	s.cfg, s.rc = cfg, cfg.Calculator
 	s.syncTree()
 	for _, q := range s.byPath {
-		if lf := q.leaf; lf != nil && len(lf.sched) > 1 {
-			// The ordering policy may have changed: rebuild the order.
-			apps := slices.Clone(lf.sched)
-			lf.sched = lf.sched[:0]
+		if lf := q.leaf; lf != nil && lf.sched.Len() > 0 {
+			// The ordering policy may have changed: rebuild the order (keys
+			// are per policy, so even a single application is re-keyed).
+			var apps []*app
+			lf.sched.Ascend(func(a *app) bool { apps = append(apps, a); return true })
+			lf.sched.Clear()
 			slices.SortFunc(apps, func(x, y *app) int { return cmpSeq(x.seq, y.seq) })
 			for _, a := range apps {
 				schedInsert(q, a)

@@ -57,13 +57,15 @@ func (s *Scheduler) AddReservationQueue(plan, reservationID string) error {
 // adds and removes queues every step).
 func (s *Scheduler) mirrorAdded(p *qnode, tq *tqueue) {
 	q := &qnode{tq: tq, name: tq.Name(), path: tq.Path().String(), parent: p, kind: tq.Kind(),
-		pos: len(p.children), leaf: &leafState{users: map[string]*user{}}}
+		pos: len(p.children), leaf: &leafState{users: map[string]*user{}, sched: newAppOrder()}}
+	q.ent.Value = q
 	p.children = append(p.children, q)
 	p.order = append(p.order, q)
 	s.byTQ[tq] = q
 	s.byPath[q.path] = q
+	s.setKeyed(p)
 	s.applyCapacities(q)
-	sortChildren(p)
+	s.keepSorted(p)
 	s.refreshLimits(q, s.limitOf(q))
 }
 
@@ -71,12 +73,15 @@ func (s *Scheduler) mirrorAdded(p *qnode, tq *tqueue) {
 // empty and had no capacity, so only its plan's lists change.
 func (s *Scheduler) mirrorRemoved(q *qnode) {
 	p := q.parent
+	s.dropChild(p, q)
 	if i := slices.Index(p.children, q); i >= 0 {
 		p.children = slices.Delete(p.children, i, i+1)
 		for j := i; j < len(p.children); j++ {
 			p.children[j].pos = j
+			s.rekeyChild(p.children[j]) // same place, new position in the key
 		}
 	}
+	s.setKeyed(p)
 	if i := slices.Index(p.order, q); i >= 0 {
 		p.order = slices.Delete(p.order, i, i+1)
 	}
@@ -128,7 +133,7 @@ func (s *Scheduler) SetEntitlement(queueName string, e Entitlement) error {
 	// hands a child depends on the child alone. A plan follower sets every
 	// reservation queue each step, so this stays O(depth + siblings).
 	s.applyCapacities(q)
-	sortChildren(q.parent)
+	s.keepSorted(q.parent)
 	s.refreshLimits(q, s.limitOf(q))
 	s.activate(q)
 	return nil

@@ -45,6 +45,15 @@ type Scheduler struct {
 
 	nextID  ContainerID
 	nextSeq uint64
+
+	// tests: sort children on every visit, as YARN does (the reference
+	// the kept orders of order.go are checked against)
+	sortWalk bool
+	// tests: compare the kept child orders with sorts on every visit
+	checkOrder bool
+	// parents with at most sortFan children sort them on each visit (see
+	// smallFan); tests lower it
+	sortFan int
 }
 
 // New builds a scheduler from a validated copy of cfg. clock must not be nil.
@@ -63,7 +72,7 @@ func New(cfg Config, clock berth.Clock) (*Scheduler, error) {
 	if err := cfg.Placement.validate(newConfigIndex(cfg.Root)); err != nil {
 		return nil, err
 	}
-	s := &Scheduler{tree: tree,
+	s := &Scheduler{tree: tree, sortFan: smallFan,
 		clock: clock, cfg: cfg, rc: cfg.Calculator,
 		nodes: map[string]*node{}, apps: map[string]*app{},
 		live: map[ContainerID]*container{}, resvByID: map[ContainerID]*reservation{},
@@ -91,9 +100,20 @@ func (s *Scheduler) clusterChanged() {
 }
 
 func (s *Scheduler) resortAll(q *qnode) {
-	sortChildren(q)
+	s.setKeyed(q)
+	s.keepSorted(q)
 	for _, c := range q.children {
+		s.rekeyChild(c)
 		s.resortAll(c)
+	}
+}
+
+// keepSorted maintains the sorted slice of children of the walks that sort
+// (the reference, and parents with few children); q.kids is kept instead
+// where it is used.
+func (s *Scheduler) keepSorted(q *qnode) {
+	if s.sortWalk || !q.keyed {
+		sortChildren(q)
 	}
 }
 
@@ -538,9 +558,6 @@ func (s *Scheduler) pendingChanged(a *app) {
 func (s *Scheduler) setPending(a *app, p berth.Resource) {
 	was := a.hasPending()
 	delta := p.Sub(a.pending)
-	if a.inSched && a.q.set().AppOrdering == OrderFair {
-		schedRemove(a.q, a)
-	}
 	a.pending = p
 	if a.state == appActive && !delta.IsZero() {
 		s.addPending(a.q, a.userName, delta)
@@ -552,6 +569,9 @@ func (s *Scheduler) setPending(a *app, p berth.Resource) {
 		} else {
 			s.userActiveApp(a.q, a.u, -1)
 		}
+	}
+	if a.inSched && a.q.set().AppOrdering == OrderFair {
+		resched(a.q, a) // the fair key includes the demand
 	}
 	s.syncSched(a)
 }
@@ -580,13 +600,10 @@ func (s *Scheduler) releaseContainer(c *container) {
 
 // appUsage changes an application's used resource, keeping fair order.
 func (s *Scheduler) appUsage(a *app, delta berth.Resource) {
-	if a.inSched && a.q.set().AppOrdering == OrderFair {
-		schedRemove(a.q, a)
-		a.used = a.used.Add(delta)
-		schedInsert(a.q, a)
-		return
-	}
 	a.used = a.used.Add(delta)
+	if a.inSched && a.q.set().AppOrdering == OrderFair {
+		resched(a.q, a)
+	}
 }
 
 // unreserve cancels a container reservation.

@@ -309,13 +309,20 @@ func (s *Scheduler) checkLeaf(q *qnode, userUsed map[*user]berth.Resource) error
 	case math.Abs(allW-lf.allWeights) > 1e-9 || math.Abs(activeW-lf.activeWeights) > 1e-9:
 		return fmt.Errorf("leaf %s weights %v/%v, users say %v/%v", p, lf.allWeights, lf.activeWeights, allW, activeW)
 	}
-	if len(lf.sched) > 1 {
-		less := appBefore(q.set().AppOrdering, q.set().FairSizeBasedWeight)
-		for i := 1; i < len(lf.sched); i++ {
-			if less(lf.sched[i], lf.sched[i-1]) {
-				return fmt.Errorf("leaf %s applications out of order at %d", p, i)
-			}
+	less := appBefore(q.set().AppOrdering, q.set().FairSizeBasedWeight)
+	var prev *app
+	i, bad := 0, -1
+	lf.sched.Ascend(func(a *app) bool {
+		if prev != nil && less(a, prev) {
+			bad = i
+			return false
 		}
+		prev = a
+		i++
+		return true
+	})
+	if bad >= 0 {
+		return fmt.Errorf("leaf %s applications out of order at %d", p, bad)
 	}
 	return nil
 }

@@ -24,9 +24,13 @@ type qnode struct {
 	path     string
 	parent   *qnode
 	kind     queue.Kind
-	children []*qnode // tree (configuration, then creation) order
-	order    []*qnode // scheduling order, kept sorted incrementally
-	pos      int      // index in parent's children: last tie-break
+	children []*qnode                           // tree (configuration, then creation) order
+	order    []*qnode                           // scheduling order of the reference walk (sortWalk) and of the fallback
+	kids     *childOrder                        // scheduling order, kept by key (order.go)
+	kidsBad  int                                // children only a sort can place (NaN usage)
+	keyed    bool                               // kids is kept (more than Scheduler.sortFan children)
+	ent      queue.OrderEntry[childKey, *qnode] // q's place in its parent's kids
+	pos      int                                // index in parent's children: last tie-break
 
 	absCap, absMax      float64 // fractions of the cluster
 	effMin, effMax      berth.Resource
@@ -46,9 +50,9 @@ func (q *qnode) numApps() int        { return q.tq.NumApps() }
 
 // leafState is what only leaf queues carry.
 type leafState struct {
-	apps       []*app // every application of the leaf, by submission order
-	sched      []*app // active applications with outstanding asks, in ordering-policy order
-	pendingAct []*app // applications waiting for activation, by submission
+	apps       []*app    // every application of the leaf, by submission order
+	sched      *appOrder // active applications with outstanding asks, in ordering-policy order
+	pendingAct []*app    // applications waiting for activation, by submission
 	numActive  int
 	users      map[string]*user
 	amUsed     berth.Resource
@@ -92,11 +96,15 @@ func (s *Scheduler) syncTree() {
 		q.name, q.path, q.parent, q.kind, q.pos = tq.Name(), tq.Path().String(), parent, tq.Kind(), pos
 		if tq.IsLeaf() {
 			if q.leaf == nil {
-				q.leaf = &leafState{users: map[string]*user{}}
+				q.leaf = &leafState{users: map[string]*user{}, sched: newAppOrder()}
 			}
 		} else {
 			q.leaf = nil
 		}
+		// The children are re-keyed into a fresh order once their
+		// capacities are known (applyCapacities, resortAll).
+		q.ent.Value = q
+		q.kids, q.kidsBad, q.keyed = newChildOrder(), 0, false
 		s.byTQ[tq] = q
 		s.byPath[q.path] = q
 		q.children = q.children[:0]
@@ -242,10 +250,11 @@ func (s *Scheduler) childLimit(p, c *qnode, parentLimit berth.Resource) berth.Re
 func (s *Scheduler) refreshUsedCap(q *qnode) {
 	if s.cluster.IsZero() {
 		q.usedCap, q.absUsedCap = 0, 0
-		return
+	} else {
+		q.usedCap = s.rc.Divide(s.cluster, q.used, berth.Max(s.rc, s.cluster, q.effMin, s.cfg.MinAllocation))
+		q.absUsedCap = s.rc.Divide(s.cluster, q.used, s.cluster)
 	}
-	q.usedCap = s.rc.Divide(s.cluster, q.used, berth.Max(s.rc, s.cluster, q.effMin, s.cfg.MinAllocation))
-	q.absUsedCap = s.rc.Divide(s.cluster, q.used, s.cluster)
+	s.rekeyChild(q)
 }
 
 // charge adds delta to the usage of user u in leaf q (to its reservations

@@ -151,16 +151,16 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 	if !s.canAssignToQueue(q, &lim, q.reserved) {
 		return proposal{}
 	}
-	sortChildren(q)
 	net := limit // YARN's net limit: the limit less the headroom of queue-limited children
 	// A child held at its queue limit blocks its headroom (a leaf) or the
 	// headroom its own children blocked (a parent); this parent then
 	// reports QUEUE_LIMIT with the sum, for its own parent to withhold.
 	var blocked berth.Resource
 	limited := false
-	for _, c := range q.order {
+	var won proposal
+	visit := func(c *qnode) bool {
 		if c.pending.IsZero() {
-			continue
+			return true
 		}
 		cl := s.childLimit(q, c, net)
 		var p proposal
@@ -170,7 +170,8 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 			p = s.assignParent(c, n, cl)
 		}
 		if p.st.assigned() {
-			return p
+			won = p
+			return false
 		}
 		if p.st == stQueueSkipped {
 			b := berth.Max(s.rc, s.cluster, p.blocked, berth.Resource{})
@@ -178,6 +179,23 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 			blocked = blocked.Add(b)
 			limited = true
 		}
+		return true
+	}
+	if s.sortWalk || !q.keyed || q.kidsBad > 0 {
+		sortChildren(q)
+		for _, c := range q.order {
+			if !visit(c) {
+				break
+			}
+		}
+	} else {
+		if s.checkOrder {
+			s.checkKids(q)
+		}
+		q.kids.Ascend(visit)
+	}
+	if won.st.assigned() {
+		return won
 	}
 	if limited {
 		return proposal{st: stQueueSkipped, blocked: blocked}
@@ -196,10 +214,12 @@ func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal
 	// running while the applications checked hold reservations that
 	// continue-looking could give up.
 	check := true
-	for _, a := range lf.sched {
+	var out proposal
+	lf.sched.Ascend(func(a *app) bool {
 		if check {
 			if !s.canAssignToQueue(q, &lim, a.reserved) {
-				return proposal{st: stQueueSkipped, blocked: lim.headroom}
+				out = proposal{st: stQueueSkipped, blocked: lim.headroom}
+				return false
 			}
 			check = s.cfg.ContinueLooking && !a.reserved.IsZero()
 		}
@@ -210,23 +230,25 @@ func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal
 		lim.needUnreserve = berth.Resource{}
 		if berth.GreaterThan(rc, cl, u.used, ul) {
 			if !(s.cfg.ContinueLooking && berth.LessOrEqual(rc, cl, u.used.Sub(a.reserved), ul)) {
-				continue
+				return true
 			}
 			lim.needUnreserve = u.used.Sub(ul)
 		}
 		p := s.assignApp(a, n, &lim)
 		switch p.st {
 		case stAllocated, stReserved:
-			return p
+			out = p
+			return false
 		case stQueueSkipped:
 			p.blocked = lim.headroom
-			return p
+			out = p
+			return false
 		case stAppSkipped:
-			continue
+			return true
 		}
-		return proposal{}
-	}
-	return proposal{}
+		return false
+	})
+	return out
 }
 
 // assignApp is RegularContainerAllocator.allocate over the application's

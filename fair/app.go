@@ -35,6 +35,12 @@ type app struct {
 	lastAt  map[int32]berth.Time
 
 	// starvation (preemption enabled)
+	// the leaf walk's order (order.go)
+	ord   queue.OrderEntry[sortKey, *app]
+	set   *ordSet[*app] // the order a is in, nil when none
+	dirty bool
+	gone  bool // removed from the scheduler
+
 	lastTimeAtFairShare berth.Time
 	fairStarvation      berth.Resource
 	minStarvation       berth.Resource

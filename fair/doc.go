@@ -80,6 +80,25 @@
 // fair shares are those of the last update, so an ask made after it is
 // served from the next update on.
 //
+// # Performance
+//
+// YARN sorts a parent's children and a leaf's runnable applications with
+// the policy's comparator on every visit of every heartbeat, n log n per
+// leaf and heartbeat. Berth keeps both orders in queue.Order sets instead,
+// keyed by the comparator flattened into a lexicographic key, and re-keys
+// an item where an input of its key changes: an application and its
+// queue's path on every allocation, release and move (O(depth · log n));
+// everything on an update (demands and application weights change there)
+// and on reloads, reservation-queue and node changes (the DRF key depends
+// on the cluster resource), lazily before the next walk (O(n) keys). A
+// heartbeat therefore costs about the same with 100 or 100,000 runnable
+// applications. Sets of at most eight (a parent's children, a leaf's
+// applications) are still sorted per visit, which is cheaper at that size.
+// Where a policy's comparator is not a strict weak order on
+// some items (NaN ratios, e.g. DRF with zero weights or a resource type the
+// cluster lacks) their queue or leaf is sorted as YARN does, so decisions
+// are always those of sorting.
+//
 // # Differences from YARN
 //
 //   - A host's placement rule is a Go value registered by the host, not a

@@ -29,6 +29,7 @@ func (s *Scheduler) canAppBeRunnable(q *fsQueue, a *app) bool {
 }
 
 func (s *Scheduler) trackRunnable(a *app) {
+	s.touchApp(a)
 	for p := a.q; p != nil; p = p.parent {
 		p.numRunnable++
 	}
@@ -36,6 +37,7 @@ func (s *Scheduler) trackRunnable(a *app) {
 }
 
 func (s *Scheduler) untrackRunnable(a *app) {
+	s.touchApp(a)
 	for p := a.q; p != nil; p = p.parent {
 		p.numRunnable--
 	}

@@ -129,6 +129,7 @@ func (s *Scheduler) SetEntitlement(name string, e Entitlement) error {
 	}
 	q.entitlement = float64(e.Capacity)
 	q.Weight = q.entitlement
+	s.touchPath(q)
 	s.recomputeSteady()
 	return nil
 }

@@ -54,6 +54,14 @@ type Scheduler struct {
 	tree    *queue.Tree[*fsQueue] // the shared tree (package queue)
 	bug     error                 // first inconsistency with it, for Check
 	loading bool                  // inside loadAllocation: sync once at the end
+
+	// the walk's orders (order.go)
+	dirtyApps   []*app
+	dirtyQueues []*fsQueue
+	ordStale    bool // re-key everything before the next walk
+	sortWalk    bool // tests: sort on every visit (YARN's way, the reference)
+	checkOrder  bool // tests: compare the kept orders with sorts on every walk
+	sortSmall   int  // sets of at most this many are sorted per visit (smallSet); tests lower it
 }
 
 // userApps tracks a user's runnable count and waiting applications.
@@ -78,7 +86,7 @@ func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) 
 	if af == nil {
 		af = DefaultAllocationFile()
 	}
-	s := &Scheduler{
+	s := &Scheduler{sortSmall: smallSet,
 		clock: clock, cfg: cfg, alloc: af, unbounded: Unbounded(cfg.ResourceTypes...),
 		queues: map[string]*fsQueue{}, pendingTypeChange: map[string]bool{},
 		nodes: map[string]*node{},
@@ -285,6 +293,7 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 		live: map[ContainerID]*container{}, reservedOn: map[string]*reservation{},
 		allowed: map[int32]Locality{}, opps: map[int32]int{}, lastAt: map[int32]berth.Time{}}
 	a.Name = spec.ID
+	a.ord.Value = a
 	a.StartTime = s.clock.Now()
 	a.Priority = 1
 	a.Weight = 1
@@ -466,6 +475,7 @@ func (s *Scheduler) removeApp(appID string, st ExitStatus) ([]Ended, error) {
 	}
 	wasRunnable := a.runnable
 	s.detachApp(a)
+	a.gone = true
 	delete(s.apps, appID)
 	if wasRunnable {
 		s.updateRunnabilityOnRemoval(a, q)
@@ -476,6 +486,7 @@ func (s *Scheduler) removeApp(appID string, st ExitStatus) ([]Ended, error) {
 // detachApp takes a out of its queue lists and counts.
 func (s *Scheduler) detachApp(a *app) {
 	q := a.q
+	s.unplaceApp(a)
 	if a.runnable {
 		s.account(q, a.user, queue.Delta{ActiveApps: -1})
 	} else {
@@ -582,6 +593,9 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 	for p := t; p != nil; p = p.parent {
 		p.Usage = p.Usage.Add(usage)
 	}
+	s.touchApp(a)
+	s.touchPath(old)
+	s.touchPath(t)
 	for _, c := range a.live {
 		c.Queue = t.path
 	}

@@ -37,6 +37,16 @@ type fsQueue struct {
 	kidsBuf []*fsQueue
 	appsBuf []*app
 
+	// the walk's orders (order.go): q's place in its parent's, and the
+	// order of q's children (parents) or applications (leaves)
+	ord    queue.OrderEntry[sortKey, *fsQueue]
+	kidOrd *ordSet[*fsQueue]
+	appOrd *ordSet[*app]
+	dirty  bool
+	gone   bool // removed from the tree
+	// kidOrd / appOrd lack members: they were small (sorted per visit)
+	kidStale, appStale bool
+
 	tq       *tqueue // the queue's node in the shared tree
 	inConfig bool    // configured in the shared tree (named by a file)
 
@@ -91,7 +101,9 @@ func (q *fsQueue) fitsInMaxShare(extra berth.Resource) bool {
 
 // newQueue links a queue into the tree and the index.
 func (s *Scheduler) newQueue(path string, parent *fsQueue, leaf bool, policy Policy) *fsQueue {
-	q := &fsQueue{path: path, parent: parent, leaf: leaf, policy: policy}
+	q := &fsQueue{path: path, parent: parent, leaf: leaf, policy: policy, kidOrd: newOrdSet[*fsQueue](), appOrd: newOrdSet[*app]()}
+	q.ord.Value = q
+	s.ordStale = true
 	q.Name = path
 	q.Queue = true
 	q.Priority = 1
@@ -110,6 +122,7 @@ func (s *Scheduler) newQueue(path string, parent *fsQueue, leaf bool, policy Pol
 func (s *Scheduler) applySettings(q *fsQueue) {
 	st := s.alloc.Settings(q.path)
 	q.settings = st
+	s.ordStale = true // weight, min share, policy
 	q.Weight = float64(st.Weight)
 	q.MinShare = st.MinResources
 	q.maxRes = st.MaxResources
@@ -232,7 +245,10 @@ func (s *Scheduler) removeQueue(q *fsQueue) {
 	}
 	p := q.parent
 	p.children = slices.DeleteFunc(p.children, func(c *fsQueue) bool { return c == q })
+	p.kidOrd.drop(&q.ord)
+	s.ordStale = true
 	delete(s.queues, q.path)
+	q.gone = true
 }
 
 // removeEmptyDynamicQueues drops ad-hoc queues without applications, leaves
@@ -261,6 +277,7 @@ func (s *Scheduler) removeEmptyDynamicQueues() bool {
 
 // recomputeSteady recomputes steady fair shares top-down from the cluster.
 func (s *Scheduler) recomputeSteady() {
+	s.ordStale = true // called after every change of the tree or the cluster
 	s.root.SteadyFairShare = s.cluster
 	var walk func(q *fsQueue)
 	walk = func(q *fsQueue) {

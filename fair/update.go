@@ -20,6 +20,7 @@ func (s *Scheduler) Update() {
 
 func (s *Scheduler) update(now berth.Time) {
 	s.updated, s.lastUpdate = true, now
+	s.ordStale = true // demands and application weights change
 	changed := s.retryTypeChanges()
 	if s.removeEmptyDynamicQueues() || changed {
 		s.recomputeSteady()

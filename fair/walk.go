@@ -2,7 +2,6 @@ package fair
 
 import (
 	"math"
-	"slices"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/queue"
@@ -55,6 +54,10 @@ func (s *Scheduler) attemptScheduling(n *node) []Allocation {
 	var total berth.Resource
 	maxRes := n.unallocated().Mul(0.5)
 	for n.reserved == nil {
+		s.flushOrder()
+		if s.checkOrder {
+			s.checkOrders(s.root)
+		}
 		res, oc, al := s.assignParent(s.root, n)
 		if oc == none {
 			break
@@ -86,10 +89,6 @@ func preCheck(q *fsQueue, n *node) bool {
 	return n.reserved == nil && q.Usage.FitsIn(q.MaxShare)
 }
 
-func (s *Scheduler) sortSchedulables(p Policy, items []*Schedulable) {
-	slices.SortFunc(items, func(a, b *Schedulable) int { return p.Compare(s.cluster, s.cfg.ResourceTypes, a, b) })
-}
-
 // assignParent offers the node to the children in policy order.
 func (s *Scheduler) assignParent(q *fsQueue, n *node) (berth.Resource, outcome, Allocation) {
 	if !preCheck(q, n) {
@@ -98,41 +97,55 @@ func (s *Scheduler) assignParent(q *fsQueue, n *node) (berth.Resource, outcome, 
 	if q.leaf {
 		return s.assignLeaf(q, n)
 	}
-	kids := append(q.kidsBuf[:0], q.children...)
-	q.kidsBuf = kids
-	slices.SortFunc(kids, func(a, b *fsQueue) int {
-		return q.policy.Compare(s.cluster, s.cfg.ResourceTypes, &a.Schedulable, &b.Schedulable)
-	})
-	for _, c := range kids {
-		if r, oc, al := s.assignParent(c, n); oc != none {
-			return r, oc, al
+	if !s.keptKids(q) {
+		for _, c := range s.sortedKids(q) {
+			if r, oc, al := s.assignParent(c, n); oc != none {
+				return r, oc, al
+			}
 		}
+		return berth.Resource{}, none, Allocation{}
 	}
-	return berth.Resource{}, none, Allocation{}
+	var (
+		res berth.Resource
+		oc  outcome
+		al  Allocation
+	)
+	q.kidOrd.o.Ascend(func(c *fsQueue) bool {
+		res, oc, al = s.assignParent(c, n)
+		return oc == none
+	})
+	return res, oc, al
 }
 
 // assignLeaf offers the node to the runnable applications with pending
 // demand, in policy order.
 func (s *Scheduler) assignLeaf(q *fsQueue, n *node) (berth.Resource, outcome, Allocation) {
-	apps := q.appsBuf[:0]
-	for _, a := range q.runnableApps {
-		if !a.Demand.Sub(a.Usage).IsZero() {
-			apps = append(apps, a)
+	if !s.keptApps(q) {
+		for _, a := range s.sortedApps(q) {
+			if r, oc, al := s.tryApp(a, n); oc != none {
+				return r, oc, al
+			}
 		}
+		return berth.Resource{}, none, Allocation{}
 	}
-	q.appsBuf = apps
-	slices.SortFunc(apps, func(a, b *app) int {
-		return q.policy.Compare(s.cluster, s.cfg.ResourceTypes, &a.Schedulable, &b.Schedulable)
+	var (
+		res berth.Resource
+		oc  outcome
+		al  Allocation
+	)
+	q.appOrd.o.Ascend(func(a *app) bool {
+		res, oc, al = s.tryApp(a, n)
+		return oc == none
 	})
-	for _, a := range apps {
-		if s.overAMShareLimit(a) {
-			continue
-		}
-		if r, oc, al := s.assignApp(a, n, nil); oc != none {
-			return r, oc, al
-		}
+	return res, oc, al
+}
+
+// tryApp offers the node to one application of the leaf walk.
+func (s *Scheduler) tryApp(a *app, n *node) (berth.Resource, outcome, Allocation) {
+	if s.overAMShareLimit(a) {
+		return berth.Resource{}, none, Allocation{}
 	}
-	return berth.Resource{}, none, Allocation{}
+	return s.assignApp(a, n, nil)
 }
 
 // overAMShareLimit is FSAppAttempt.isOverAMShareLimit: a managed AM that
@@ -330,6 +343,8 @@ func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality) Allocation 
 	for p := a.q; p != nil; p = p.parent {
 		p.Usage = p.Usage.Add(c.Resource)
 	}
+	s.touchApp(a)
+	s.touchPath(a.q)
 	return Allocation{Container: c.Container, Headroom: s.headroom(a)}
 }
 
@@ -345,6 +360,8 @@ func (s *Scheduler) releaseContainer(c *container) {
 	for p := a.q; p != nil; p = p.parent {
 		p.Usage = p.Usage.Sub(c.Resource)
 	}
+	s.touchApp(a)
+	s.touchPath(a.q)
 }
 
 // isReservable: YARN reserves only for starved applications asking at

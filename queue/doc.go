@@ -48,6 +48,11 @@
 // keeps its delay-scheduling state beside it, in RequestKey.Payload or in
 // its own maps.
 //
+// [Order] keeps a set sorted by keys its owner computes and re-keys on
+// change notifications, in O(log n) per change: both schedulers walk their
+// children and applications in policy order through it rather than sorting
+// on every heartbeat, and a pluggable ordering policy can supply the key.
+//
 // [ReservationACLs] holds the reservation ACLs of plan queues
 // (acl_submit_reservations, acl_list_reservations,
 // acl_administer_reservations) with YARN's rules; it satisfies package

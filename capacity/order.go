@@ -1,0 +1,187 @@
+package capacity
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/berthsched/berth/queue"
+)
+
+// The walk visits a leaf's applications in ordering-policy order and a
+// parent's children in queue order. Both are kept in queue.Order sets,
+// re-keyed where an input of the key changes, so a heartbeat costs
+// O(log n) per change instead of a sort per visit:
+//
+//   - applications: the fair policy's key (usage, start, demand) changes
+//     with the application's usage and pending demand (appUsage,
+//     setPending re-insert it, as the sorted list did before); FIFO's key
+//     (priority, submission) never changes;
+//   - children: the key (guarantee class, used capacity, priority, absolute
+//     capacity, position) changes with the child's usage
+//     (refreshUsedCap, called on every charge along the path and by
+//     applyCapacities after every guarantee change) and with the
+//     configuration (clusterChanged re-keys every child after a
+//     reconfiguration or a node change).
+
+// appKey is a leaf's application order as a lexicographic key: cmpFair's
+// (usage magnitude, start time, demand, submission) or fifoBefore's
+// (priority, submission). Both comparators are total orders (submission
+// numbers are unique, and the magnitude is never NaN), so the kept order is
+// exactly the order the sorted list had.
+type appKey struct {
+	m        float64
+	start    int64
+	noDemand bool
+	seq      uint64
+}
+
+func cmpAppKey(a, b *appKey) int {
+	switch {
+	case a.m < b.m:
+		return -1
+	case a.m > b.m:
+		return 1
+	case a.start < b.start:
+		return -1
+	case a.start > b.start:
+		return 1
+	case a.noDemand != b.noDemand:
+		if b.noDemand {
+			return -1
+		}
+		return 1
+	}
+	return cmpSeq(a.seq, b.seq)
+}
+
+// appKeyOf computes a's key under the leaf's policy from the values
+// captured at insertion (sortUsed, sortDemand).
+func appKeyOf(pol AppOrdering, sizeWeight bool, a *app) appKey {
+	if pol == OrderFair {
+		return appKey{m: fairMagnitude(a, sizeWeight), start: a.start, noDemand: a.sortDemand <= 0, seq: a.seq}
+	}
+	return appKey{m: -float64(a.priority), seq: a.seq}
+}
+
+type appOrder = queue.Order[appKey, *app]
+
+func newAppOrder() *appOrder { return queue.NewOrder[appKey, *app](cmpAppKey) }
+
+// childKey is cmpChildren as a lexicographic key. cmpChildren puts
+// children with a positive guarantee first; among the others, a child below
+// its guarantee (used capacity < 1) always precedes one at or above it
+// (cmpUtilization compares their usage, or their priorities only when both
+// are on the same side), so the order is: guarantee class, side,
+// priority (higher first, when respected), used capacity, absolute
+// capacity (larger first), position. NaN used capacities are on no side
+// and compare equal to everything: such a child is bad and its parent is
+// sorted instead.
+type childKey struct {
+	k   [5]float64
+	pos int
+	bad bool
+}
+
+func cmpChildKey(a, b *childKey) int {
+	for i := range a.k {
+		if a.k[i] != b.k[i] {
+			if a.k[i] < b.k[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return a.pos - b.pos
+}
+
+func childKeyOf(c *qnode, respectPriority bool) childKey {
+	var k childKey
+	pos := c.absCap > 0
+	u := c.usedCap
+	if !pos {
+		k.k[0] = 1
+		u = c.absUsedCap
+	}
+	if u >= 1 {
+		k.k[1] = 1
+	}
+	if respectPriority {
+		k.k[2] = -float64(c.set().Priority)
+	}
+	k.k[3] = float64(u)
+	k.k[4] = -c.absCap
+	k.pos = c.pos
+	if math.IsNaN(k.k[3]) || math.IsNaN(k.k[4]) {
+		k = childKey{pos: c.pos, bad: true}
+	}
+	return k
+}
+
+type childOrder = queue.Order[childKey, *qnode]
+
+func newChildOrder() *childOrder { return queue.NewOrder[childKey, *qnode](cmpChildKey) }
+
+// smallFan is the number of children up to which a parent sorts them on
+// each visit, as before, instead of keeping them in its Order: re-sorting a
+// handful of nearly sorted children (insertion sort, a few comparisons)
+// costs less than re-keying the path on every allocation, and the bound
+// keeps it independent of the number of queues.
+const smallFan = 16
+
+// setKeyed decides whether q keeps its children in q.kids, filling the
+// order when it starts to.
+func (s *Scheduler) setKeyed(q *qnode) {
+	want := len(q.children) > s.sortFan
+	if want == q.keyed {
+		return
+	}
+	q.keyed = want
+	q.kids.Clear()
+	q.kidsBad = 0
+	if want {
+		for _, c := range q.children {
+			s.rekeyChild(c)
+		}
+	}
+}
+
+// rekeyChild is the "key changed" notification for q in its parent's order.
+func (s *Scheduler) rekeyChild(q *qnode) {
+	p := q.parent
+	if p == nil || !p.keyed {
+		return
+	}
+	if q.ent.In(p.kids) && q.ent.Key().bad {
+		p.kidsBad--
+	}
+	k := childKeyOf(q, p.set().ChildOrdering == OrderPriorityUtilization)
+	if k.bad {
+		p.kidsBad++
+	}
+	p.kids.Rekey(&q.ent, k)
+}
+
+// dropChild takes q out of its parent's order.
+func (s *Scheduler) dropChild(p, q *qnode) {
+	if p.kids == nil || !q.ent.In(p.kids) {
+		return
+	}
+	if q.ent.Key().bad {
+		p.kidsBad--
+	}
+	p.kids.Remove(&q.ent)
+}
+
+// checkKids compares q's kept child order with a sort of its children by
+// cmpChildren and notes the first difference as a bug (tests).
+func (s *Scheduler) checkKids(q *qnode) {
+	prio := q.set().ChildOrdering == OrderPriorityUtilization
+	want := slices.Clone(q.children)
+	slices.SortStableFunc(want, func(a, b *qnode) int { return cmpChildren(a, b, prio) })
+	got := make([]*qnode, 0, len(want))
+	q.kids.Ascend(func(c *qnode) bool { got = append(got, c); return true })
+	if !slices.Equal(got, want) && s.bug == nil {
+		s.bug = fmt.Errorf("capacity: child order of %s differs from a sort (%d kept, %d children)", q.path, len(got), len(want))
+	}
+}

@@ -1,0 +1,265 @@
+package capacity
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/berthsched/berth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// orderConfig is a tree for the lock-step runs: two levels of parents with
+// either child ordering, queue priorities, leaves with FIFO and fair
+// ordering (with and without size-based weight), a plan queue, and a
+// zero-capacity leaf (the class cmpChildren puts last). variant changes
+// orderings, priorities and capacities the way a reconfiguration would.
+func orderConfig(variant int, dominant bool) Config {
+	cfg := DefaultConfig()
+	child := []ChildOrdering{OrderPriorityUtilization, OrderUtilization}[variant%2]
+	leaf := func(name string, pct float32, fair bool, prio int) QueueConfig {
+		q := Queue(name, pct)
+		q.Settings.Priority = prio
+		q.Settings.UserLimitFactor = 2
+		if fair {
+			q.Settings.AppOrdering = OrderFair
+			q.Settings.FairSizeBasedWeight = variant == 2
+		}
+		return q
+	}
+	a := Queue("a", 40, leaf("a1", 30, variant != 1, 1), leaf("a2", 30, true, variant%3), leaf("a3", 40, false, 2))
+	a.Settings.ChildOrdering = child
+	a.Settings.Priority = variant % 2
+	b := leaf("b", 30, true, 1)
+	z := leaf("z", 0, true, 0)
+	z.MaxCapacity = queueP(30)
+	c := Queue("c", 30)
+	c.Reservable = true
+	c.Settings.Priority = 2
+	cfg.Root.Children = []QueueConfig{a, b, c, z}
+	cfg.Root.Settings.ChildOrdering = child
+	if variant == 2 {
+		cfg.Root.Children[0].Capacity = queueP(30)
+		cfg.Root.Children[1].Capacity = queueP(40)
+	}
+	cfg.MaxOffSwitchAssignments = 3
+	cfg.MaximumAMResourcePercent = 0.5
+	if dominant {
+		cfg.Calculator = berth.DominantCalculator{}
+	}
+	return cfg
+}
+
+// lockstep drives an incremental scheduler (which also compares its child
+// orders with sorts on every visit) and a reference that sorts on every
+// visit, with the same random operations, and fails at the first result
+// that differs.
+func lockstep(t *testing.T, seed uint64, steps int) {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	dominant := rng.IntN(2) == 0
+	clock := berth.NewManualClock(0)
+	inc, err := New(orderConfig(0, dominant), clock)
+	require.NoError(t, err)
+	ref, err := New(orderConfig(0, dominant), clock)
+	require.NoError(t, err)
+	inc.checkOrder, ref.sortWalk = true, true
+	if seed%4 != 3 {
+		inc.sortFan = int(seed % 3) // keep the orders of (nearly) every parent
+	}
+	inc.resortAll(inc.root)
+	ref.resortAll(ref.root) // the reference keeps its sorted slices from now on
+	errText := func(err error) string {
+		if err == nil {
+			return ""
+		}
+		return err.Error()
+	}
+	both := func(step int, what string, f func(s *Scheduler) any) {
+		t.Helper()
+		a, b := f(inc), f(ref)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("seed %d step %d %s: incremental %v, reference %v", seed, step, what, a, b)
+		}
+		if inc.bug != nil {
+			t.Fatalf("seed %d step %d %s: %v", seed, step, what, inc.bug)
+		}
+	}
+	leaves := []string{"a1", "a2", "a3", "b", "z", "c", "r0", "r1"}
+	var nodes, apps []string
+	var live []ContainerID
+	for step := range steps {
+		clock.Advance(int64(rng.IntN(50)))
+		switch op := rng.IntN(14); {
+		case op < 2 || len(nodes) == 0:
+			id := fmt.Sprintf("n%d", step)
+			spec := NodeSpec{ID: id, Rack: fmt.Sprintf("/r%d", rng.IntN(3)), Capability: berth.New(int64(2+rng.IntN(15))*1024, int64(2+rng.IntN(15)))}
+			both(step, "add node", func(s *Scheduler) any { return errText(s.AddNode(spec)) })
+			nodes = append(nodes, id)
+		case op == 2:
+			i := rng.IntN(len(nodes))
+			both(step, "remove node", func(s *Scheduler) any {
+				out, err := s.RemoveNode(nodes[i])
+				return fmt.Sprint(out, errText(err))
+			})
+			nodes = append(nodes[:i], nodes[i+1:]...)
+		case op == 3:
+			id := fmt.Sprintf("app%d", step)
+			spec := AppSpec{ID: id, Queue: leaves[rng.IntN(len(leaves))], User: fmt.Sprintf("u%d", rng.IntN(3)), Priority: int32(rng.IntN(3))}
+			if rng.IntN(2) == 0 {
+				spec.AMResource = berth.New(1024, 1)
+			}
+			both(step, "submit", func(s *Scheduler) any {
+				q, err := s.SubmitApp(spec)
+				return q + errText(err)
+			})
+			apps = append(apps, id)
+		case op < 6 && len(apps) > 0:
+			id := apps[rng.IntN(len(apps))]
+			name := AnyResource
+			if rng.IntN(3) == 0 {
+				name = nodes[rng.IntN(len(nodes))]
+			}
+			ask := Ask{Priority: int32(1 + rng.IntN(3)), ResourceName: name, Capability: berth.New(int64(256*(1+rng.IntN(16))), int64(1+rng.IntN(4))), Count: rng.IntN(5)}
+			var rel []ContainerID
+			if len(live) > 0 && rng.IntN(4) == 0 {
+				rel = append(rel, live[rng.IntN(len(live))])
+			}
+			both(step, "allocate", func(s *Scheduler) any {
+				h, err := s.Allocate(id, []Ask{ask}, rel)
+				return fmt.Sprint(h, errText(err))
+			})
+		case op < 10:
+			n := nodes[rng.IntN(len(nodes))]
+			var done []ContainerID
+			if len(live) > 0 && rng.IntN(2) == 0 {
+				done = append(done, live[rng.IntN(len(live))])
+			}
+			var got []Allocation
+			both(step, "heartbeat", func(s *Scheduler) any {
+				als, err := s.Heartbeat(n, done)
+				got = als
+				return fmt.Sprint(als, errText(err))
+			})
+			for _, al := range got {
+				live = append(live, al.ID)
+			}
+		case op == 10 && len(apps) > 0:
+			i := rng.IntN(len(apps))
+			if rng.IntN(2) == 0 {
+				target := leaves[rng.IntN(len(leaves))]
+				both(step, "move", func(s *Scheduler) any {
+					q, err := s.MoveApp(apps[i], target)
+					return q + errText(err)
+				})
+			} else {
+				both(step, "finish", func(s *Scheduler) any {
+					out, err := s.FinishApp(apps[i])
+					return fmt.Sprint(out, errText(err))
+				})
+				apps = append(apps[:i], apps[i+1:]...)
+			}
+		case op == 11:
+			v := rng.IntN(3)
+			both(step, "reconfigure", func(s *Scheduler) any {
+				ch, err := s.Reconfigure(orderConfig(v, dominant))
+				return fmt.Sprint(ch, errText(err))
+			})
+		case op == 12:
+			r := fmt.Sprintf("r%d", rng.IntN(2))
+			c := float32(rng.IntN(3)) / 4
+			k := rng.IntN(3)
+			both(step, "reservation queue", func(s *Scheduler) any {
+				switch k {
+				case 0:
+					return errText(s.AddReservationQueue("c", r))
+				case 1:
+					return errText(s.SetEntitlement(r, Entitlement{Capacity: c, MaxCapacity: 1}))
+				}
+				return errText(s.RemoveReservationQueue(r))
+			})
+		case op == 13 && len(live) > 0:
+			id := live[rng.IntN(len(live))]
+			both(step, "preempt", func(s *Scheduler) any {
+				out, err := s.PreemptContainer(id)
+				return fmt.Sprint(out, errText(err))
+			})
+		}
+		if err := inc.Check(); err != nil {
+			t.Fatalf("seed %d step %d: %v (ref: %v)", seed, step, err, ref.Check())
+		}
+	}
+	assert.Equal(t, ref.Snapshot(), inc.Snapshot(), "seed %d", seed)
+}
+
+// TestIncrementalOrderMatchesSort is the property: the orders kept
+// incrementally decide exactly as sorting on every visit does.
+func TestIncrementalOrderMatchesSort(t *testing.T) {
+	n := 60
+	if testing.Short() {
+		n = 10
+	}
+	for seed := range uint64(n) {
+		lockstep(t, seed, 400)
+	}
+}
+
+func FuzzIncrementalOrder(f *testing.F) {
+	for _, s := range []uint64{1, 7, 42, 1234} {
+		f.Add(s, uint16(300))
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, steps uint16) {
+		lockstep(t, seed, int(steps%800))
+	})
+}
+
+// TestChildKeyAgreesWithCompare: on random queues with used capacities
+// around the guarantee (so sides, priorities and ties all occur), the key
+// order is cmpChildren's, and NaN usage is flagged.
+func TestChildKeyAgreesWithCompare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	us := []float32{0, 0.5, 0.99, 1, 1.5, 2, float32(math.Inf(1)), float32(math.NaN())}
+	caps := []float64{0, 0, 0.1, 0.3}
+	mk := func(pos int) *qnode {
+		q := &qnode{tq: &tqueue{}, pos: pos, absCap: caps[rng.IntN(len(caps))], usedCap: us[rng.IntN(len(us))], absUsedCap: us[rng.IntN(len(us))]}
+		q.tq.Payload.Priority = rng.IntN(3)
+		return q
+	}
+	for range 100000 {
+		a, b := mk(rng.IntN(3)), mk(3+rng.IntN(3))
+		for _, prio := range []bool{false, true} {
+			ka, kb := childKeyOf(a, prio), childKeyOf(b, prio)
+			if ka.bad || kb.bad {
+				continue
+			}
+			want, got := cmpChildren(a, b, prio), cmpChildKey(&ka, &kb)
+			if (want < 0) != (got < 0) || (want > 0) != (got > 0) {
+				t.Fatalf("prio %v: cmpChildren %d, key %d (%+v %+v)", prio, want, got, ka, kb)
+			}
+		}
+	}
+}
+
+// TestAppKeyAgreesWithCompare: the application key orders as cmpFair and
+// fifoBefore do.
+func TestAppKeyAgreesWithCompare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	mk := func(seq uint64) *app {
+		return &app{seq: seq, priority: int32(rng.IntN(3)), start: int64(rng.IntN(2)), sortUsed: int64(rng.IntN(4)) * 512, sortDemand: int64(rng.IntN(4)) * 512}
+	}
+	for i := range uint64(100000) {
+		a, b := mk(2*i), mk(2*i+1)
+		for _, pol := range []AppOrdering{OrderFIFO, OrderFair} {
+			for _, sw := range []bool{false, true} {
+				ka, kb := appKeyOf(pol, sw, a), appKeyOf(pol, sw, b)
+				before := appBefore(pol, sw)
+				got := cmpAppKey(&ka, &kb)
+				if before(a, b) != (got < 0) || before(b, a) != (got > 0) {
+					t.Fatalf("%v size %v: key %d disagrees (%+v %+v)", pol, sw, got, a, b)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,390 @@
+package fair
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
+)
+
+// The heartbeat walk visits children and applications in policy order. YARN
+// sorts them on every visit (n log n per heartbeat and leaf); the scheduler
+// keeps them in queue.Order sets instead, keyed by sortKey, and re-keys an
+// item when an input of its key changes:
+//
+//   - usage: on every allocation and release (the application and its
+//     queue's path), and on a move (both paths);
+//   - demand and application weight: only on Update, which recomputes them;
+//   - queue weight, min share, policy, the tree's shape, the cluster
+//     resource (DRF) and the resource types: on reload, reconfiguration,
+//     node changes and entitlement changes — rare, so they mark the whole
+//     order stale and the next walk re-keys every item (O(n) keys, O(log n)
+//     per item that moved).
+//
+// Cheap notifications (touchApp, touchPath) queue items on a dirty list;
+// the walk flushes it before each descent from the root, so every walk sees
+// the order a sort of the current values would give.
+
+// sortKey is a policy's comparison of Policy.Compare flattened into a
+// lexicographic key: for items whose keys are all comparable (ok), cmpKey
+// agrees with Compare exactly, so the order kept incrementally is the order
+// a sort gives (Compare is total: it ends on the unique name). Where
+// Compare is not a strict weak order (NaN ratios, negative demand) the item
+// is marked bad and its set falls back to sorting with Compare.
+type sortKey struct {
+	k     [6]float64
+	xs    []float64 // DRF over more than two types: the compared column
+	start berth.Time
+	name  string
+	bad   bool
+}
+
+// cmpKey orders keys lexicographically.
+func cmpKey(a, b *sortKey) int {
+	for i := range a.k {
+		if a.k[i] != b.k[i] {
+			if a.k[i] < b.k[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	for i := range min(len(a.xs), len(b.xs)) {
+		if a.xs[i] != b.xs[i] {
+			if a.xs[i] < b.xs[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	if c := cmpInt(len(a.xs), len(b.xs)); c != 0 {
+		return c
+	}
+	if c := cmpInt64(a.start, b.start); c != 0 {
+		return c
+	}
+	return strings.Compare(a.name, b.name)
+}
+
+func cmpInt(a, b int) int { return cmpInt64(int64(a), int64(b)) }
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// key computes s's sortKey under p (see Compare for the arguments).
+func (p Policy) key(cluster berth.Resource, types []string, s *Schedulable) sortKey {
+	k := sortKey{start: s.StartTime, name: s.Name}
+	switch p {
+	case PolicyFIFO:
+		k.k[0] = -float64(s.Priority)
+	case PolicyDRF:
+		if len(types) == 0 {
+			k.k, k.bad = drf2Key(cluster, s)
+		} else {
+			k.k[0], k.xs, k.bad = drfNKey(cluster, types, s)
+		}
+	default:
+		k.k, k.bad = fairKey(s)
+	}
+	if k.bad {
+		// Only a sort places it; the Order still needs a consistent key
+		// (NaN compares with nothing).
+		k.k, k.xs = [6]float64{}, nil
+	}
+	return k
+}
+
+// fairKey follows compareFair: zero demand last; needy (usage under
+// min(minShare, demand)) first, by usage/minShare; then by weight class —
+// positive weights by usage/weight, zero weights by usage, negative weights
+// by -weight then usage — which is how compareFair's three weight cases
+// relate any two items.
+func fairKey(s *Schedulable) ([6]float64, bool) {
+	var k [6]float64
+	d, u, w := s.Demand.Memory, s.Usage.Memory, s.Weight
+	if d < 0 || math.IsNaN(w) {
+		// compareFair treats negative demand as neither zero nor
+		// positive, and NaN weights as equal to any: not orderable by key.
+		return k, true
+	}
+	k[0] = b2f(d == 0)
+	if m := min(s.MinShare.Memory, d); u < m {
+		k[2] = float64(u) / float64(max(m, 1))
+	} else {
+		k[1] = 1
+	}
+	switch {
+	case w > 0:
+		k[4] = float64(u) / w
+	case w == 0:
+		k[3], k[4] = 1, float64(u)
+	default:
+		k[3], k[4], k[5] = 2, -w, float64(u)
+	}
+	return k, false
+}
+
+// drf2Key follows compareDRF2: needy first, then the dominant and the other
+// share (of usage per weight, or of usage per min share when needy).
+func drf2Key(cluster berth.Resource, s *Schedulable) ([6]float64, bool) {
+	var k [6]float64
+	sh, d := drfShares2(s, cluster)
+	u := [2]int64{s.Usage.Memory, s.Usage.VCores}
+	m := [2]int64{s.MinShare.Memory, s.MinShare.VCores}
+	if u[d] < m[d] {
+		r := [2]float64{float64(u[0]) / float64(m[0]), float64(u[1]) / float64(m[1])}
+		k[1], k[2] = r[d], r[1-d]
+	} else {
+		k[0], k[1], k[2] = 1, sh[d], sh[1-d]
+	}
+	return k, math.IsNaN(k[1]) || math.IsNaN(k[2])
+}
+
+// drfNKey follows compareDRFN: needy first, then the column compared there
+// (usage per weight, or per min share when needy) in the item's own order
+// of usage ratios.
+func drfNKey(cluster berth.Resource, types []string, s *Schedulable) (float64, []float64, bool) {
+	rows, dom := drfRatios(s, cluster, types)
+	dn := typeAt(types, dom)
+	col, cls := 1, 1.0
+	if s.Usage.Get(dn) < s.MinShare.Get(dn) {
+		col, cls = 2, 0
+		for i := range rows {
+			n := typeAt(types, i)
+			rows[i][2] = float32(s.Usage.Get(n)) / float32(s.MinShare.Get(n))
+		}
+	}
+	sortRatios(rows)
+	xs := make([]float64, len(rows))
+	bad := false
+	for i, r := range rows {
+		xs[i] = float64(r[col])
+		bad = bad || math.IsNaN(xs[i])
+	}
+	return cls, xs, bad
+}
+
+// ordSet is one walk's order (a parent's children or a leaf's
+// applications) and the count of its members that only a sort can place.
+type ordSet[V any] struct {
+	o   *queue.Order[sortKey, V]
+	bad int
+}
+
+func newOrdSet[V any]() *ordSet[V] { return &ordSet[V]{o: queue.NewOrder[sortKey, V](cmpKey)} }
+
+// put inserts or re-keys e.
+func (s *ordSet[V]) put(e *queue.OrderEntry[sortKey, V], k sortKey) {
+	if e.In(s.o) && e.Key().bad {
+		s.bad--
+	}
+	if k.bad {
+		s.bad++
+	}
+	s.o.Rekey(e, k)
+}
+
+// drop removes e if it is a member.
+func (s *ordSet[V]) drop(e *queue.OrderEntry[sortKey, V]) {
+	if !e.In(s.o) {
+		return
+	}
+	if e.Key().bad {
+		s.bad--
+	}
+	s.o.Remove(e)
+}
+
+func (s *Scheduler) noteOrderBug(q *fsQueue, got, want int) {
+	if s.bug == nil {
+		s.bug = fmt.Errorf("fair: walk order of %s differs from a sort (%d kept, %d sorted)", q.path, got, want)
+	}
+}
+
+// touchApp notes that an input of a's key or membership changed.
+func (s *Scheduler) touchApp(a *app) {
+	if !a.dirty {
+		a.dirty = true
+		s.dirtyApps = append(s.dirtyApps, a)
+	}
+}
+
+// touchPath notes that q's and its ancestors' usage changed.
+func (s *Scheduler) touchPath(q *fsQueue) {
+	for ; q != nil && q.parent != nil; q = q.parent {
+		if !q.dirty {
+			q.dirty = true
+			s.dirtyQueues = append(s.dirtyQueues, q)
+		}
+	}
+}
+
+// flushOrder brings every order up to date before a walk.
+func (s *Scheduler) flushOrder() {
+	if s.ordStale {
+		s.ordStale = false
+		s.resyncOrder(s.root)
+	}
+	for _, a := range s.dirtyApps {
+		a.dirty = false
+		s.placeApp(a)
+	}
+	s.dirtyApps = s.dirtyApps[:0]
+	for _, q := range s.dirtyQueues {
+		q.dirty = false
+		s.placeQueue(q)
+	}
+	s.dirtyQueues = s.dirtyQueues[:0]
+}
+
+// resyncOrder re-keys every queue and application below q.
+func (s *Scheduler) resyncOrder(q *fsQueue) {
+	s.placeQueue(q)
+	for _, a := range q.runnableApps {
+		s.placeApp(a)
+	}
+	for _, a := range q.nonRunnableApps {
+		s.placeApp(a)
+	}
+	for _, c := range q.children {
+		s.resyncOrder(c)
+	}
+}
+
+// smallSet is the size up to which a leaf's applications or a parent's
+// children are sorted on each visit, as YARN does, instead of kept in an
+// Order: sorting a handful costs less than re-keying on every allocation,
+// and the bound keeps the walk independent of the number of applications.
+const smallSet = 8
+
+// placeApp puts a where the walk must see it: in its leaf's order when it
+// is runnable with pending demand, nowhere otherwise.
+func (s *Scheduler) placeApp(a *app) {
+	q := a.q
+	if !a.runnable || q == nil || !q.leaf || a.gone || a.Demand.Sub(a.Usage).IsZero() {
+		s.unplaceApp(a)
+		return
+	}
+	if len(q.runnableApps) <= s.sortSmall {
+		s.unplaceApp(a)
+		q.appStale = true // sorted per visit; filled if it grows
+		return
+	}
+	if a.set != q.appOrd {
+		s.unplaceApp(a)
+		a.set = q.appOrd
+	}
+	a.set.put(&a.ord, q.policy.key(s.cluster, s.cfg.ResourceTypes, &a.Schedulable))
+}
+
+func (s *Scheduler) unplaceApp(a *app) {
+	if a.set != nil {
+		a.set.drop(&a.ord)
+		a.set = nil
+	}
+}
+
+// placeQueue re-keys q in its parent's order.
+func (s *Scheduler) placeQueue(q *fsQueue) {
+	p := q.parent
+	if p == nil || q.gone {
+		return
+	}
+	if len(p.children) <= s.sortSmall {
+		p.kidOrd.drop(&q.ord)
+		p.kidStale = true
+		return
+	}
+	p.kidOrd.put(&q.ord, p.policy.key(s.cluster, s.cfg.ResourceTypes, &q.Schedulable))
+}
+
+// keptKids reports whether the walk uses q's kept child order, filling it
+// first if q grew past smallSet since it was last kept.
+func (s *Scheduler) keptKids(q *fsQueue) bool {
+	if s.sortWalk || len(q.children) <= s.sortSmall {
+		return false
+	}
+	if q.kidStale {
+		q.kidStale = false
+		for _, c := range q.children {
+			s.placeQueue(c)
+		}
+	}
+	return q.kidOrd.bad == 0
+}
+
+// keptApps is keptKids for a leaf's applications.
+func (s *Scheduler) keptApps(q *fsQueue) bool {
+	if s.sortWalk || len(q.runnableApps) <= s.sortSmall {
+		return false
+	}
+	if q.appStale {
+		q.appStale = false
+		for _, a := range q.runnableApps {
+			s.placeApp(a)
+		}
+	}
+	return q.appOrd.bad == 0
+}
+
+// sortedKids is the reference order of q's children: a sort with Compare,
+// as YARN does on every visit.
+func (s *Scheduler) sortedKids(q *fsQueue) []*fsQueue {
+	kids := append(q.kidsBuf[:0], q.children...)
+	q.kidsBuf = kids
+	slices.SortFunc(kids, func(a, b *fsQueue) int {
+		return q.policy.Compare(s.cluster, s.cfg.ResourceTypes, &a.Schedulable, &b.Schedulable)
+	})
+	return kids
+}
+
+// sortedApps is the reference order of q's runnable applications with
+// pending demand.
+func (s *Scheduler) sortedApps(q *fsQueue) []*app {
+	apps := q.appsBuf[:0]
+	for _, a := range q.runnableApps {
+		if !a.Demand.Sub(a.Usage).IsZero() {
+			apps = append(apps, a)
+		}
+	}
+	q.appsBuf = apps
+	slices.SortFunc(apps, func(a, b *app) int {
+		return q.policy.Compare(s.cluster, s.cfg.ResourceTypes, &a.Schedulable, &b.Schedulable)
+	})
+	return apps
+}
+
+// checkOrders compares the kept orders with the reference sorts and notes
+// the first difference as a bug (tests turn checking on).
+func (s *Scheduler) checkOrders(q *fsQueue) {
+	if q.leaf {
+		if !s.keptApps(q) {
+			return
+		}
+		want := slices.Clone(s.sortedApps(q))
+		var got []*app
+		q.appOrd.o.Ascend(func(a *app) bool { got = append(got, a); return true })
+		if !slices.Equal(got, want) {
+			s.noteOrderBug(q, len(got), len(want))
+		}
+		return
+	}
+	if s.keptKids(q) {
+		want := slices.Clone(s.sortedKids(q))
+		var got []*fsQueue
+		q.kidOrd.o.Ascend(func(c *fsQueue) bool { got = append(got, c); return true })
+		if !slices.Equal(got, want) {
+			s.noteOrderBug(q, len(got), len(want))
+		}
+	}
+	for _, c := range q.children {
+		s.checkOrders(c)
+	}
+}

@@ -1,0 +1,139 @@
+package queue
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// orderModel is the reference: every member with its key, sorted from
+// scratch on each look (ties by insertion order, as Order promises).
+type orderModel struct {
+	key map[int]int
+	at  map[int]int // insertion sequence
+	seq int
+}
+
+func (m *orderModel) sorted() []int {
+	var out []int
+	for v := range m.key {
+		out = append(out, v)
+	}
+	slices.SortFunc(out, func(a, b int) int {
+		if c := cmp.Compare(m.key[a], m.key[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(m.at[a], m.at[b])
+	})
+	return out
+}
+
+// runOrder applies random inserts, removes, re-keys (often to the same or a
+// nearby key), clears and early-stopping walks to an Order and the model,
+// growing past the slice-to-btree switch, and compares them after every
+// operation.
+func runOrder(t *testing.T, seed uint64, steps int) {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	o := NewOrder[int, int](func(a, b *int) int { return cmp.Compare(*a, *b) })
+	if seed%2 == 0 {
+		o.limit = 1 + int(seed%64) // reach the btree with few items too
+	}
+	m := &orderModel{key: map[int]int{}, at: map[int]int{}}
+	es := make([]OrderEntry[int, int], 400)
+	for i := range es {
+		es[i].Value = i
+	}
+	keys := 1 + rng.IntN(1000) // few distinct keys: many ties
+	for step := range steps {
+		v := rng.IntN(len(es))
+		e := &es[v]
+		k := rng.IntN(keys)
+		switch op := rng.IntN(20); {
+		case op < 8:
+			o.Insert(e, k)
+			m.seq++
+			m.key[v], m.at[v] = k, m.seq
+		case op < 11:
+			o.Remove(e)
+			delete(m.key, v)
+		case op < 18:
+			if old, ok := m.key[v]; ok && rng.IntN(2) == 0 {
+				k = old + rng.IntN(3) - 1 // small moves, and no move at all
+			}
+			o.Rekey(e, k)
+			if old, ok := m.key[v]; !ok || old != k {
+				if !ok {
+					m.seq++
+					m.at[v] = m.seq
+				}
+				m.key[v] = k
+			}
+		case op == 18 && rng.IntN(20) == 0:
+			o.Clear()
+			clear(m.key)
+		default:
+			stop := rng.IntN(len(m.key) + 1)
+			var got []int
+			o.Ascend(func(v int) bool { got = append(got, v); return len(got) < stop })
+			want := m.sorted()
+			if stop > 0 {
+				want = want[:min(stop, len(want))]
+			} else if len(want) > 0 {
+				want = want[:1]
+			}
+			require.Equal(t, want, got, "seed %d step %d: early stop at %d", seed, step, stop)
+		}
+		var got []int
+		o.Ascend(func(v int) bool { got = append(got, v); return true })
+		want := m.sorted()
+		if len(want) == 0 {
+			want = nil
+		}
+		require.Equal(t, want, got, "seed %d step %d", seed, step)
+		require.Equal(t, len(want), o.Len())
+		_, in := m.key[v]
+		assert.Equal(t, in, e.In(o))
+		if in {
+			assert.Equal(t, m.key[v], e.Key())
+		}
+	}
+}
+
+// TestOrderMatchesSortedModel is Order's property test: after any sequence
+// of changes it walks its members exactly as a sort of their keys does.
+func TestOrderMatchesSortedModel(t *testing.T) {
+	for seed := range uint64(12) {
+		runOrder(t, seed, 1500)
+	}
+}
+
+func FuzzOrder(f *testing.F) {
+	for _, s := range []uint64{0, 1, 99} {
+		f.Add(s, uint16(2000))
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, steps uint16) {
+		runOrder(t, seed, int(steps%5000))
+	})
+}
+
+// TestOrderMovesBetweenOrders: inserting an entry of one Order into
+// another moves it.
+func TestOrderMovesBetweenOrders(t *testing.T) {
+	c := func(a, b *int) int { return cmp.Compare(*a, *b) }
+	a, b := NewOrder[int, string](c), NewOrder[int, string](c)
+	e := &OrderEntry[int, string]{Value: "x"}
+	a.Insert(e, 1)
+	require.True(t, e.In(a))
+	b.Rekey(e, 2)
+	assert.False(t, e.In(a))
+	assert.True(t, e.In(b))
+	assert.Equal(t, 0, a.Len())
+	assert.Equal(t, 1, b.Len())
+	assert.Same(t, b, e.Member())
+	b.Remove(e)
+	assert.Nil(t, e.Member())
+}
