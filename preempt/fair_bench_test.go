@@ -104,9 +104,17 @@ func checkFairBenchWorld(tb testing.TB, s *fair.Scheduler, now berth.Time, ids [
 }
 
 // BenchmarkFairRound times one fair preemption round on fairBenchWorld,
-// the scheduler's Snapshot included (each iteration starts from the same
-// state: marks and back-offs are undone outside the timer).
-func BenchmarkFairRound(b *testing.B) {
+// the scheduler's reads included, as a host loop sees it: the same
+// preemptor round after round (its reused buffers warm). Each iteration
+// starts from the same state: marks and back-offs are undone outside the
+// timer.
+func BenchmarkFairRound(b *testing.B) { benchFairRound(b, true) }
+
+// BenchmarkFairRoundCold is BenchmarkFairRound with a new preemptor for
+// every round (its first round: nothing to reuse).
+func BenchmarkFairRoundCold(b *testing.B) { benchFairRound(b, false) }
+
+func benchFairRound(b *testing.B, warm bool) {
 	s, clock, ids := fairBenchWorld(b)
 	checkFairBenchWorld(b, s, clock.Now(), ids)
 	b.ReportAllocs()
@@ -123,9 +131,15 @@ func BenchmarkFairRound(b *testing.B) {
 		for _, id := range ids {
 			require.NoError(b, s.PreemptionTriggered(id, 0))
 		}
-		var err error
-		p, err = NewFairPreemptor(s, FairConfig{Enabled: true, UtilizationThreshold: 0.8, WaitTimeBeforeKill: 15000}, nil)
-		require.NoError(b, err)
+		if p == nil || !warm {
+			var err error
+			p, err = NewFairPreemptor(s, FairConfig{Enabled: true, UtilizationThreshold: 0.8, WaitTimeBeforeKill: 15000}, nil)
+			require.NoError(b, err)
+		} else { // forget the last round's marks and back-offs, keep the buffers
+			clear(p.pending)
+			p.marks = p.marks[:0]
+			clear(p.backoff)
+		}
 		runtime.GC() // the set-up's garbage is not the round's
 		b.StartTimer()
 		c0 := processCPU()

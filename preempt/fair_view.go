@@ -48,11 +48,15 @@ type FairView struct {
 	byNode    [][]*fair.ContainerInfo // candidates per node: non-AM newest first, then AMs
 	loaded    []bool                  // byNode[i] was read from the scheduler
 	load      func(node string) ([]fair.ContainerInfo, error)
-	earmark   []berth.Resource // per node: resources preempted for starved apps, not yet handed over
-	reserved  []berth.Resource // per node: the reserved container
+	// appendLoad, when the scheduler has it, reads into the round's
+	// reused blocks instead.
+	appendLoad func(dst []fair.ContainerInfo, node string) ([]fair.ContainerInfo, error)
+	sc         *fairScratch
+	earmark    []berth.Resource // per node: resources preempted for starved apps, not yet handed over
+	reserved   []berth.Resource // per node: the reserved container
 
 	apps    map[string]*fairAppState
-	pending map[fair.ContainerID]bool // marked by the preemptor in earlier rounds
+	pending map[fair.ContainerID]int32 // marked by the preemptor (the preemptor's index)
 
 	lastApp   string // one-entry cache of app: containers come in runs of one app
 	lastState *fairAppState
@@ -122,18 +126,30 @@ func (v *FairView) NodesFor(resourceName string) []int {
 func (v *FairView) Candidates(i int) []*fair.ContainerInfo {
 	if !v.loaded[i] {
 		v.loaded[i] = true
-		cs, _ := v.load(v.snap.Nodes[i].ID) // a node that left has none
-		out := make([]*fair.ContainerInfo, 0, len(cs))
-		for _, am := range []bool{false, true} {
+		var cs []fair.ContainerInfo
+		if v.appendLoad != nil {
+			room := v.sc.ci.room(64)                       // a node rarely holds more
+			cs, _ = v.appendLoad(room, v.snap.Nodes[i].ID) // a node that left has none
+			if len(cs) > 0 && len(cs) <= cap(room) {
+				cs = v.sc.ci.commit(len(cs)) // it stayed in the block
+			}
+		} else {
+			cs, _ = v.load(v.snap.Nodes[i].ID)
+		}
+		out := v.sc.ptrs.room(len(cs))
+		for _, am := range [2]bool{false, true} {
 			for k := len(cs) - 1; k >= 0; k-- {
 				if cs[k].AM == am {
 					out = append(out, &cs[k])
 				}
 			}
 		}
-		for _, c := range out {
-			if v.pending[c.ID] {
-				c.MarkedForPreemption = true
+		out = v.sc.ptrs.commit(len(out))
+		if len(v.pending) > 0 {
+			for _, c := range out {
+				if _, ok := v.pending[c.ID]; ok {
+					c.MarkedForPreemption = true
+				}
 			}
 		}
 		v.byNode[i] = out
@@ -175,7 +191,10 @@ func (v *FairView) CanPreempt(c *fair.ContainerInfo, already berth.Resource) boo
 	if a == nil {
 		return false
 	}
-	after := a.info.Usage.Sub(a.toBePreempted).Sub(c.Resource).Sub(already)
+	after := a.info.Usage.Sub(a.toBePreempted).Sub(c.Resource)
+	if !already.IsZero() {
+		after = after.Sub(already)
+	}
 	return a.rc.Compare(v.snap.Cluster, after, a.info.FairShare) >= 0
 }
 
@@ -215,8 +234,16 @@ type FairYARNSelector struct {
 
 // SelectVictims implements [FairVictimSelector].
 func (s *FairYARNSelector) SelectVictims(v *FairView, req FairRequest) (FairVictimSet, bool) {
-	if s.seq != v.Seq() || s.dead == nil {
-		s.seq, s.dead = v.Seq(), map[[2]int64]*nodeLists{}
+	if s.dead == nil {
+		s.dead = map[[2]int64]*nodeLists{}
+	}
+	if s.seq != v.Seq() {
+		for k, l := range s.dead { // keep the last round's sizes only
+			if l.seq != s.seq {
+				delete(s.dead, k)
+			}
+		}
+		s.seq = v.Seq()
 	}
 	set, ok := s.search(v, v.NodesFor(req.Ask.ResourceName), req.Ask.ResourceName == fair.AnyResource, req.Ask.Capability)
 	if ok && set.AMs > 0 && req.Ask.ResourceName != fair.AnyResource && !req.Ask.StrictLocality {
@@ -235,8 +262,13 @@ func (s *FairYARNSelector) search(v *FairView, nodes []int, all bool, want berth
 	key := [2]int64{want.Memory, want.VCores}
 	l := s.dead[key]
 	if l == nil {
-		l = &nodeLists{none: newSkipList(len(nodes)), withAM: newSkipList(len(nodes))}
+		l = &nodeLists{}
 		s.dead[key] = l
+	}
+	if l.seq != s.seq || l.n != len(nodes) { // lists of an earlier round: reuse their arrays
+		l.seq, l.n = s.seq, len(nodes)
+		l.none.reset(len(nodes))
+		l.withAM.reset(len(nodes))
 	}
 	// The first node that can make room without an AM wins, as in YARN's
 	// scan; nodes known unable to are skipped.
@@ -254,7 +286,7 @@ func (s *FairYARNSelector) search(v *FairView, nodes []int, all bool, want berth
 		}
 	}
 	// Every node needs an AM: YARN's scan for the fewest.
-	return s.scan(v, nil, l.none, want)
+	return s.scan(v, nil, &l.none, want)
 }
 
 // scan is YARN's identifyContainersToPreemptForOneContainer over nodes
@@ -294,7 +326,11 @@ func (s *FairYARNSelector) scan(v *FairView, nodes []int, sl *skipList, want ber
 
 // nodeLists are, for one container size in one round, the nodes that
 // cannot make room at all and those that cannot without an AM.
-type nodeLists struct{ none, withAM *skipList }
+type nodeLists struct {
+	seq          uint64 // the round they are for
+	n            int
+	none, withAM skipList
+}
 
 // onNode is identifyContainersToPreemptOnNode: a set with fewer than
 // maxAM AM containers whose release makes want fit on node i.
@@ -305,8 +341,10 @@ func (s *FairYARNSelector) onNode(v *FairView, i int, want berth.Resource, maxAM
 	}
 	s.buf = s.buf[:0]
 	ams := 0
-	for _, c := range v.Candidates(i) {
-		if !v.CanPreempt(c, sameApp(s.buf, c.App)) {
+	for k, c := range v.Candidates(i) {
+		// Candidates leaves at its front a container CanPreempt allows
+		// alone: the first needs no second look.
+		if k > 0 && !v.CanPreempt(c, sameApp(s.buf, c.App)) {
 			continue
 		}
 		if c.AM {
@@ -340,11 +378,20 @@ func sameApp(set []*fair.ContainerInfo, app string) berth.Resource {
 type skipList struct{ parent []int32 }
 
 func newSkipList(n int) *skipList {
-	p := make([]int32, n+1)
-	for i := range p {
-		p[i] = int32(i)
+	s := &skipList{}
+	s.reset(n)
+	return s
+}
+
+// reset makes indices 0..n live, reusing the array.
+func (s *skipList) reset(n int) {
+	if cap(s.parent) < n+1 {
+		s.parent = make([]int32, n+1)
 	}
-	return &skipList{parent: p}
+	s.parent = s.parent[:n+1]
+	for i := range s.parent {
+		s.parent[i] = int32(i)
+	}
 }
 
 func (s *skipList) next(i int) int {
