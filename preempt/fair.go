@@ -618,7 +618,7 @@ func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 	sc.states = resize(sc.states, len(snap.Apps))
 	for i := range snap.Apps {
 		a := &snap.Apps[i]
-		sc.states[i] = fairAppState{info: a, rc: policies[a.Queue].Calculator()}
+		sc.states[i] = fairAppState{info: a, rc: policies[a.Queue].Calculator(), left: a.Usage}
 		v.apps[a.ID] = &sc.states[i]
 	}
 	if ap, ok := p.sched.(nodeAppender); ok {
@@ -630,6 +630,7 @@ func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 		e := &p.marks[i]
 		if a := v.apps[e.c.App]; a != nil {
 			a.toBePreempted = a.toBePreempted.Add(e.c.Resource)
+			a.left = a.info.Usage.Sub(a.toBePreempted)
 		}
 	}
 	for i := range p.marks {

@@ -76,8 +76,9 @@ func (v *FairView) app(id string) *fairAppState {
 type fairAppState struct {
 	info *fair.AppInfo
 	rc   berth.Calculator
-	// toBePreempted: resources of the app's containers already marked.
-	toBePreempted berth.Resource
+	// toBePreempted: resources of the app's containers already marked;
+	// left is its usage less those.
+	toBePreempted, left berth.Resource
 }
 
 // Seq numbers the round (1 for the first); a selector that caches per
@@ -191,7 +192,7 @@ func (v *FairView) CanPreempt(c *fair.ContainerInfo, already berth.Resource) boo
 	if a == nil {
 		return false
 	}
-	after := a.info.Usage.Sub(a.toBePreempted).Sub(c.Resource)
+	after := a.left.Sub(c.Resource)
 	if !already.IsZero() {
 		after = after.Sub(already)
 	}
@@ -205,6 +206,7 @@ func (v *FairView) mark(set FairVictimSet) {
 		c.MarkedForPreemption = true
 		if a := v.app(c.App); a != nil {
 			a.toBePreempted = a.toBePreempted.Add(c.Resource)
+			a.left = a.info.Usage.Sub(a.toBePreempted)
 		}
 		v.earmark[set.Node] = v.earmark[set.Node].Add(c.Resource)
 	}
