@@ -192,17 +192,22 @@ func (s *Scheduler) AppendNodeContainers(dst []ContainerInfo, nodeID string) ([]
 	return appendNodeContainers(dst, n), nil
 }
 
-// appendNodeContainers copies n's containers by id: the pointers are
-// sorted (on the stack for a usual node), not the large copies.
+// appendNodeContainers copies n's containers by id: (id, container)
+// pairs are sorted by the map's keys (on the stack for a usual node), not
+// the large copies, and each container is read once.
 func appendNodeContainers(dst []ContainerInfo, n *node) []ContainerInfo {
-	var buf [32]*container
-	cs := buf[:0]
-	for _, c := range n.live {
-		cs = append(cs, c)
+	type entry struct {
+		id ContainerID
+		c  *container
 	}
-	slices.SortFunc(cs, func(a, b *container) int { return cmp.Compare(a.ID, b.ID) })
-	for _, c := range cs {
-		dst = append(dst, containerInfo(c))
+	var buf [32]entry
+	cs := buf[:0]
+	for id, c := range n.live {
+		cs = append(cs, entry{id, c})
+	}
+	slices.SortFunc(cs, func(a, b entry) int { return cmp.Compare(a.id, b.id) })
+	for _, e := range cs {
+		dst = append(dst, containerInfo(e.c))
 	}
 	return dst
 }

@@ -546,6 +546,8 @@ type fairScratch struct {
 	states []fairAppState
 	ci     chunks[fair.ContainerInfo]
 	ptrs   chunks[*fair.ContainerInfo]
+	sts    chunks[*fairAppState]
+	ids    []fair.ContainerID
 }
 
 // chunks hands out slices of fixed blocks that never move (pointers into
@@ -580,6 +582,13 @@ func (c *chunks[T]) commit(n int) []T {
 	return b
 }
 
+// setMarker is the optional one-call form of marking a victim set and
+// earmarking its room (*fair.Scheduler has it): MarkForPreemption of each
+// container, then ReservePreempted.
+type setMarker interface {
+	MarkForPreemptionOn(nodeID, appID string, ids []fair.ContainerID, res berth.Resource) error
+}
+
 // nodeAppender is the optional allocation-free form of NodeContainers
 // (*fair.Scheduler has it).
 type nodeAppender interface {
@@ -592,7 +601,8 @@ func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 	v := &sc.view
 	*v = FairView{seq: p.seq, snap: snap, now: now, nodeIdx: v.nodeIdx, allNodes: v.allNodes[:0],
 		earmark: resize(v.earmark, n), reserved: resize(v.reserved, n), byNode: resize(v.byNode, n), loaded: resize(v.loaded, n),
-		apps: v.apps, pending: p.pending, sc: sc}
+		byNodeSt: resize(v.byNodeSt, n),
+		apps:     v.apps, pending: p.pending, earlierMarks: len(p.marks) > 0, sc: sc}
 	if v.nodeIdx == nil {
 		v.nodeIdx = make(map[string]int, n)
 		v.apps = make(map[string]*fairAppState, len(snap.Apps))
@@ -602,6 +612,7 @@ func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 	}
 	sc.ci.reset()
 	sc.ptrs.reset()
+	sc.sts.reset()
 	for i := range snap.Nodes {
 		v.nodeIdx[snap.Nodes[i].ID] = i
 		v.allNodes = append(v.allNodes, i)
@@ -701,17 +712,28 @@ func (p *FairPreemptor) markSet(v *FairView, app string, set FairVictimSet, r *F
 			return berth.InvalidField("victims", c, "selector returned a container that cannot be preempted for this request")
 		}
 	}
-	for _, c := range set.Containers {
-		if err := p.sched.MarkForPreemption(c.ID); err != nil && !errors.Is(err, berth.ErrNotFound) {
-			return fmt.Errorf("preempt: mark container %d: %w", c.ID, err)
-		}
-	}
 	var total berth.Resource
 	for _, c := range set.Containers {
 		total = total.Add(c.Resource)
 	}
-	if err := p.sched.ReservePreempted(node, app, total); err != nil && !errors.Is(err, berth.ErrNotFound) {
-		return fmt.Errorf("preempt: earmark %v on %s for %s: %w", total, node, app, err)
+	if m, ok := p.sched.(setMarker); ok {
+		ids := p.scratch.ids[:0]
+		for _, c := range set.Containers {
+			ids = append(ids, c.ID)
+		}
+		p.scratch.ids = ids
+		if err := m.MarkForPreemptionOn(node, app, ids, total); err != nil && !errors.Is(err, berth.ErrNotFound) {
+			return fmt.Errorf("preempt: earmark %v on %s for %s: %w", total, node, app, err)
+		}
+	} else {
+		for _, c := range set.Containers {
+			if err := p.sched.MarkForPreemption(c.ID); err != nil && !errors.Is(err, berth.ErrNotFound) {
+				return fmt.Errorf("preempt: mark container %d: %w", c.ID, err)
+			}
+		}
+		if err := p.sched.ReservePreempted(node, app, total); err != nil && !errors.Is(err, berth.ErrNotFound) {
+			return fmt.Errorf("preempt: earmark %v on %s for %s: %w", total, node, app, err)
+		}
 	}
 	v.mark(set)
 	for _, c := range set.Containers {

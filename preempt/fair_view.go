@@ -21,6 +21,8 @@ type FairVictimSet struct {
 	Node       int                   // index in FairView's nodes
 	Containers []*fair.ContainerInfo // the victims, in selection order
 	AMs        int                   // how many of them are AM containers
+
+	states []*fairAppState // FairYARNSelector's: the containers' applications
 }
 
 // FairVictimSelector identifies the containers to preempt so that one
@@ -47,6 +49,7 @@ type FairView struct {
 	rackNodes map[string][]int
 	byNode    [][]*fair.ContainerInfo // candidates per node: non-AM newest first, then AMs
 	loaded    []bool                  // byNode[i] was read from the scheduler
+	byNodeSt  [][]*fairAppState       // byNode's applications, in step
 	load      func(node string) ([]fair.ContainerInfo, error)
 	// appendLoad, when the scheduler has it, reads into the round's
 	// reused blocks instead.
@@ -55,8 +58,9 @@ type FairView struct {
 	earmark    []berth.Resource // per node: resources preempted for starved apps, not yet handed over
 	reserved   []berth.Resource // per node: the reserved container
 
-	apps    map[string]*fairAppState
-	pending map[fair.ContainerID]int32 // marked by the preemptor (the preemptor's index)
+	apps         map[string]*fairAppState
+	pending      map[fair.ContainerID]int32 // marked by the preemptor (the preemptor's index)
+	earlierMarks bool                       // pending held marks when the round began
 
 	lastApp   string // one-entry cache of app: containers come in runs of one app
 	lastState *fairAppState
@@ -125,6 +129,12 @@ func (v *FairView) NodesFor(resourceName string) []int {
 // at the front that can no longer be preempted this round are left out;
 // others that cannot may remain: [FairView.CanPreempt] refuses those.
 func (v *FairView) Candidates(i int) []*fair.ContainerInfo {
+	cs, _ := v.candidates(i)
+	return cs
+}
+
+// candidates is Candidates with each container's application.
+func (v *FairView) candidates(i int) ([]*fair.ContainerInfo, []*fairAppState) {
 	if !v.loaded[i] {
 		v.loaded[i] = true
 		var cs []fair.ContainerInfo
@@ -146,7 +156,7 @@ func (v *FairView) Candidates(i int) []*fair.ContainerInfo {
 			}
 		}
 		out = v.sc.ptrs.commit(len(out))
-		if len(v.pending) > 0 {
+		if v.earlierMarks {
 			for _, c := range out {
 				if _, ok := v.pending[c.ID]; ok {
 					c.MarkedForPreemption = true
@@ -154,17 +164,22 @@ func (v *FairView) Candidates(i int) []*fair.ContainerInfo {
 			}
 		}
 		v.byNode[i] = out
+		sts := v.sc.sts.room(len(out))
+		for _, c := range out {
+			sts = append(sts, v.app(c.App))
+		}
+		v.byNodeSt[i] = v.sc.sts.commit(len(sts))
 	}
 	// Containers that cannot be preempted now never can again this round
 	// (marks and amounts to be preempted only grow): drop them from the
 	// front so that repeated searches on a node stay linear.
-	cs := v.byNode[i]
+	cs, sts := v.byNode[i], v.byNodeSt[i]
 	k := 0
-	for k < len(cs) && !v.CanPreempt(cs[k], berth.Resource{}) {
+	for k < len(cs) && !v.canPreempt(cs[k], sts[k], berth.Resource{}) {
 		k++
 	}
-	v.byNode[i] = cs[k:]
-	return v.byNode[i]
+	v.byNode[i], v.byNodeSt[i] = cs[k:], sts[k:]
+	return v.byNode[i], v.byNodeSt[i]
 }
 
 // Potential is what node i offers before any preemption: its unallocated
@@ -188,8 +203,12 @@ func (v *FairView) CanPreempt(c *fair.ContainerInfo, already berth.Resource) boo
 	if !c.Preemptable || c.MarkedForPreemption {
 		return false
 	}
-	a := v.app(c.App)
-	if a == nil {
+	return v.canPreempt(c, v.app(c.App), already)
+}
+
+// canPreempt is CanPreempt with c's application (nil: unknown) at hand.
+func (v *FairView) canPreempt(c *fair.ContainerInfo, a *fairAppState, already berth.Resource) bool {
+	if !c.Preemptable || c.MarkedForPreemption || a == nil {
 		return false
 	}
 	after := a.left.Sub(c.Resource)
@@ -202,9 +221,15 @@ func (v *FairView) CanPreempt(c *fair.ContainerInfo, already berth.Resource) boo
 // mark records a chosen set: its containers are taken and their room is
 // earmarked on the node for the starved application.
 func (v *FairView) mark(set FairVictimSet) {
-	for _, c := range set.Containers {
+	for k, c := range set.Containers {
 		c.MarkedForPreemption = true
-		if a := v.app(c.App); a != nil {
+		var a *fairAppState
+		if len(set.states) == len(set.Containers) {
+			a = set.states[k]
+		} else {
+			a = v.app(c.App)
+		}
+		if a != nil {
 			a.toBePreempted = a.toBePreempted.Add(c.Resource)
 			a.left = a.info.Usage.Sub(a.toBePreempted)
 		}
@@ -228,10 +253,12 @@ func (v *FairView) mark(set FairVictimSet) {
 // preemptor its own (the cache is keyed by the round's sequence number),
 // and it is not safe for concurrent use.
 type FairYARNSelector struct {
-	seq  uint64
-	dead map[[2]int64]*nodeLists
-	buf  []*fair.ContainerInfo
-	best []*fair.ContainerInfo
+	seq    uint64
+	dead   map[[2]int64]*nodeLists
+	buf    []*fair.ContainerInfo
+	best   []*fair.ContainerInfo
+	bufSt  []*fairAppState // buf's applications
+	bestSt []*fairAppState
 }
 
 // SelectVictims implements [FairVictimSelector].
@@ -281,8 +308,8 @@ func (s *FairYARNSelector) search(v *FairView, nodes []int, all bool, want berth
 			l.none.kill(i)
 			l.withAM.kill(i)
 		case ams == 0:
-			s.best = append(s.best[:0], set...)
-			return FairVictimSet{Node: i, Containers: s.best}, true
+			s.best, s.bestSt = append(s.best[:0], set...), append(s.bestSt[:0], s.bufSt[:len(set)]...)
+			return FairVictimSet{Node: i, Containers: s.best, states: s.bestSt}, true
 		default:
 			l.withAM.kill(i)
 		}
@@ -305,8 +332,8 @@ func (s *FairYARNSelector) scan(v *FairView, nodes []int, sl *skipList, want ber
 			}
 			return false
 		}
-		s.best = append(s.best[:0], set...)
-		best.Node, best.Containers, best.AMs = i, s.best, ams
+		s.best, s.bestSt = append(s.best[:0], set...), append(s.bestSt[:0], s.bufSt[:len(set)]...)
+		best.Node, best.Containers, best.AMs, best.states = i, s.best, ams, s.bestSt
 		maxAM = ams
 		return ams == 0
 	}
@@ -341,12 +368,13 @@ func (s *FairYARNSelector) onNode(v *FairView, i int, want berth.Resource, maxAM
 	if want.FitsIn(potential) {
 		return nil, 0, true
 	}
-	s.buf = s.buf[:0]
+	s.buf, s.bufSt = s.buf[:0], s.bufSt[:0]
 	ams := 0
-	for k, c := range v.Candidates(i) {
-		// Candidates leaves at its front a container CanPreempt allows
+	cs, sts := v.candidates(i)
+	for k, c := range cs {
+		// candidates leaves at its front a container CanPreempt allows
 		// alone: the first needs no second look.
-		if k > 0 && !v.CanPreempt(c, sameApp(s.buf, c.App)) {
+		if k > 0 && !v.canPreempt(c, sts[k], sameState(s.buf, s.bufSt, sts[k])) {
 			continue
 		}
 		if c.AM {
@@ -354,7 +382,7 @@ func (s *FairYARNSelector) onNode(v *FairView, i int, want berth.Resource, maxAM
 				return nil, 0, false
 			}
 		}
-		s.buf = append(s.buf, c)
+		s.buf, s.bufSt = append(s.buf, c), append(s.bufSt, sts[k])
 		potential = potential.Add(c.Resource)
 		if want.FitsIn(potential) {
 			return s.buf, ams, true
@@ -369,6 +397,17 @@ func sameApp(set []*fair.ContainerInfo, app string) berth.Resource {
 	var r berth.Resource
 	for _, c := range set {
 		if c.App == app {
+			r = r.Add(c.Resource)
+		}
+	}
+	return r
+}
+
+// sameState is sameApp by application state.
+func sameState(set []*fair.ContainerInfo, sts []*fairAppState, a *fairAppState) berth.Resource {
+	var r berth.Resource
+	for k, c := range set {
+		if sts[k] == a {
 			r = r.Add(c.Resource)
 		}
 	}
