@@ -213,6 +213,7 @@ func appendNodeContainers(dst []ContainerInfo, n *node) []ContainerInfo {
 }
 
 func (s *Scheduler) snapQueues(out *Snapshot) {
+	out.Queues = make([]QueueInfo, 0, len(s.queues)) // sized once: the records are large
 	var walk func(q *fsQueue)
 	walk = func(q *fsQueue) {
 		qi := QueueInfo{Path: q.path, Leaf: q.leaf, Dynamic: q.dynamic, Plan: q.plan, Reservation: q.reservation,
@@ -242,6 +243,7 @@ func (s *Scheduler) snapApps(out *Snapshot) {
 		apps = append(apps, a)
 	}
 	slices.SortFunc(apps, func(x, y *app) int { return cmpInt64(int64(x.seq), int64(y.seq)) })
+	out.Apps = make([]AppInfo, 0, len(apps))
 	for _, a := range apps {
 		out.Apps = append(out.Apps, AppInfo{ID: a.id, Queue: a.q.path, User: a.user, Runnable: a.runnable, Start: a.StartTime,
 			Weight: a.Weight, Usage: a.Usage, Demand: a.Demand, FairShare: a.FairShare, Reserved: a.reservedRes,

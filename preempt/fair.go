@@ -547,7 +547,16 @@ type fairScratch struct {
 	ci     chunks[fair.ContainerInfo]
 	ptrs   chunks[*fair.ContainerInfo]
 	sts    chunks[*fairAppState]
-	ids    []fair.ContainerID
+	batch  markBatch
+}
+
+// markBatch is victim sets of one application on one node not yet handed
+// to the scheduler.
+type markBatch struct {
+	active    bool
+	node, app string
+	ids       []fair.ContainerID
+	total     berth.Resource
 }
 
 // chunks hands out slices of fixed blocks that never move (pointers into
@@ -689,10 +698,16 @@ func (p *FairPreemptor) serve(v *FairView, a *fair.AppInfo, reqs []fair.Ask, r *
 				continue
 			}
 			if err := p.markSet(v, a.ID, set, r); err != nil {
+				if ferr := p.flushMarks(); ferr != nil { // what was marked stays marked
+					return errors.Join(err, ferr)
+				}
 				return err
 			}
 			sa.Marked += len(set.Containers)
 		}
+	}
+	if err := p.flushMarks(); err != nil {
+		return err
 	}
 	r.Starved = append(r.Starved, sa)
 	return nil
@@ -716,14 +731,20 @@ func (p *FairPreemptor) markSet(v *FairView, app string, set FairVictimSet, r *F
 	for _, c := range set.Containers {
 		total = total.Add(c.Resource)
 	}
-	if m, ok := p.sched.(setMarker); ok {
-		ids := p.scratch.ids[:0]
-		for _, c := range set.Containers {
-			ids = append(ids, c.ID)
+	if _, ok := p.sched.(setMarker); ok {
+		// Consecutive sets of one application on one node are marked and
+		// earmarked in one call: the scheduler ends in the same state, and
+		// the round reads nothing of it that those calls change (the node
+		// is already read; other nodes' containers are not affected).
+		b := &p.scratch.batch
+		if b.active && (b.node != node || b.app != app) {
+			if err := p.flushMarks(); err != nil {
+				return err
+			}
 		}
-		p.scratch.ids = ids
-		if err := m.MarkForPreemptionOn(node, app, ids, total); err != nil && !errors.Is(err, berth.ErrNotFound) {
-			return fmt.Errorf("preempt: earmark %v on %s for %s: %w", total, node, app, err)
+		b.active, b.node, b.app, b.total = true, node, app, b.total.Add(total)
+		for _, c := range set.Containers {
+			b.ids = append(b.ids, c.ID)
 		}
 	} else {
 		for _, c := range set.Containers {
@@ -739,6 +760,21 @@ func (p *FairPreemptor) markSet(v *FairView, app string, set FairVictimSet, r *F
 	for _, c := range set.Containers {
 		p.addPending(fairPending{c: c.Container, forApp: app, markedAt: v.now})
 		r.Decisions = append(r.Decisions, FairDecision{Container: c.Container, ForApp: app, Action: FairMarked, Reason: FairForStarvedApp})
+	}
+	return nil
+}
+
+// flushMarks hands the batched victim sets to the scheduler.
+func (p *FairPreemptor) flushMarks() error {
+	b := &p.scratch.batch
+	if !b.active {
+		return nil
+	}
+	node, app, total := b.node, b.app, b.total
+	err := p.sched.(setMarker).MarkForPreemptionOn(node, app, b.ids, total)
+	b.active, b.node, b.app, b.ids, b.total = false, "", "", b.ids[:0], berth.Resource{}
+	if err != nil && !errors.Is(err, berth.ErrNotFound) {
+		return fmt.Errorf("preempt: earmark %v on %s for %s: %w", total, node, app, err)
 	}
 	return nil
 }
