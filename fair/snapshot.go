@@ -152,8 +152,7 @@ func (s *Scheduler) SnapshotOf(parts SnapshotParts) *Snapshot {
 	}
 	if parts&SnapshotNodes != 0 {
 		out.Nodes = make([]NodeInfo, 0, len(s.nodes))
-		for _, id := range s.nodeIDs {
-			n := s.nodes[id]
+		for _, n := range s.byID {
 			ni := NodeInfo{ID: n.ID, Rack: n.Rack, Capability: n.Capability, Allocated: n.allocated}
 			if n.reserved != nil {
 				ni.Reserved = n.reserved.id
@@ -338,8 +337,13 @@ func (s *Scheduler) Check() error {
 	if err := s.checkTree(); err != nil {
 		return err
 	}
-	if !slices.Equal(s.nodeIDs, sortedKeys(s.nodes)) {
+	if !slices.Equal(s.nodeIDs, sortedKeys(s.nodes)) || len(s.byID) != len(s.nodeIDs) {
 		return kindErr(berth.ErrInvalidState, "nodes", len(s.nodes), "the sorted node ids are out of step")
+	}
+	for i, n := range s.byID {
+		if s.nodes[s.nodeIDs[i]] != n {
+			return kindErr(berth.ErrInvalidState, "node", s.nodeIDs[i], "the nodes in id order are out of step")
+		}
 	}
 	for _, id := range s.nodeIDs {
 		n := s.nodes[id]

@@ -608,26 +608,23 @@ func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 	n := len(snap.Nodes)
 	sc := &p.scratch
 	v := &sc.view
-	*v = FairView{seq: p.seq, snap: snap, now: now, nodeIdx: v.nodeIdx, allNodes: v.allNodes[:0],
+	*v = FairView{seq: p.seq, snap: snap, now: now, nodeIdx: v.nodeIdx, idxBuilt: false, allNodes: v.allNodes[:0],
 		earmark: resize(v.earmark, n), reserved: resize(v.reserved, n), byNode: resize(v.byNode, n), loaded: resize(v.loaded, n),
 		byNodeSt: resize(v.byNodeSt, n),
 		apps:     v.apps, pending: p.pending, earlierMarks: len(p.marks) > 0, sc: sc}
-	if v.nodeIdx == nil {
-		v.nodeIdx = make(map[string]int, n)
+	if v.apps == nil {
 		v.apps = make(map[string]*fairAppState, len(snap.Apps))
 	} else {
-		clear(v.nodeIdx)
 		clear(v.apps)
 	}
 	sc.ci.reset()
 	sc.ptrs.reset()
 	sc.sts.reset()
 	for i := range snap.Nodes {
-		v.nodeIdx[snap.Nodes[i].ID] = i
 		v.allNodes = append(v.allNodes, i)
 	}
 	for _, rc := range snap.Reservations {
-		if i, ok := v.nodeIdx[rc.Node]; ok {
+		if i, ok := v.nodeIndex(rc.Node); ok {
 			v.reserved[i] = v.reserved[i].Add(rc.Resource)
 		}
 	}
@@ -655,12 +652,12 @@ func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 	}
 	for i := range p.marks {
 		e := &p.marks[i]
-		if i, ok := v.nodeIdx[e.c.Node]; ok {
+		if i, ok := v.nodeIndex(e.c.Node); ok {
 			v.earmark[i] = v.earmark[i].Add(e.c.Resource)
 		}
 	}
 	for node, m := range p.owed {
-		if i, ok := v.nodeIdx[node]; ok {
+		if i, ok := v.nodeIndex(node); ok {
 			for _, o := range m {
 				v.earmark[i] = v.earmark[i].Add(o.res)
 			}
@@ -820,7 +817,8 @@ func appendStarvedKey(v *FairView, out []fair.Ask, key []fair.Ask, pending *bert
 			}
 			return anyVisited
 		case 2:
-			rack := v.Node(v.nodeIdx[a.ResourceName]).Rack
+			i, _ := v.nodeIndex(a.ResourceName)
+			rack := v.Node(i).Rack
 			if anyVisited || racks[rack] {
 				return false
 			}
@@ -869,7 +867,7 @@ func askKind(v *FairView, name string) int {
 	if name == fair.AnyResource {
 		return 0
 	}
-	if _, ok := v.nodeIdx[name]; ok {
+	if _, ok := v.nodeIndex(name); ok {
 		return 2
 	}
 	if len(v.NodesFor(name)) > 0 {

@@ -44,7 +44,8 @@ type FairView struct {
 	snap *fair.Snapshot
 	now  berth.Time
 
-	nodeIdx   map[string]int
+	nodeIdx   map[string]int // node id → index, built on first use (idxBuilt)
+	idxBuilt  bool
 	allNodes  []int
 	rackNodes map[string][]int
 	byNode    [][]*fair.ContainerInfo // candidates per node: non-AM newest first, then AMs
@@ -103,6 +104,25 @@ func (v *FairView) NumNodes() int { return len(v.snap.Nodes) }
 // Node returns node i.
 func (v *FairView) Node(i int) *fair.NodeInfo { return &v.snap.Nodes[i] }
 
+// nodeIndex finds a node's index by id. The index is built on first use:
+// a round whose starved applications ask anywhere and that has no marks,
+// earmarks or reservations to place never hashes every node id.
+func (v *FairView) nodeIndex(id string) (int, bool) {
+	if !v.idxBuilt {
+		v.idxBuilt = true
+		if v.nodeIdx == nil {
+			v.nodeIdx = make(map[string]int, len(v.snap.Nodes))
+		} else {
+			clear(v.nodeIdx)
+		}
+		for i := range v.snap.Nodes {
+			v.nodeIdx[v.snap.Nodes[i].ID] = i
+		}
+	}
+	i, ok := v.nodeIdx[id]
+	return i, ok
+}
+
 // NodesFor returns the indices of the nodes resourceName names: every
 // node for fair.AnyResource, the node of that id, or the nodes of that
 // rack, in node id order; nil for an unknown name.
@@ -110,7 +130,7 @@ func (v *FairView) NodesFor(resourceName string) []int {
 	if resourceName == fair.AnyResource {
 		return v.allNodes
 	}
-	if i, ok := v.nodeIdx[resourceName]; ok {
+	if i, ok := v.nodeIndex(resourceName); ok {
 		return []int{i}
 	}
 	if v.rackNodes == nil {
