@@ -119,8 +119,10 @@ func benchFairRound(b *testing.B, warm bool) {
 	checkFairBenchWorld(b, s, clock.Now(), ids)
 	b.ReportAllocs()
 	marked, rounds := 0, 0
-	var cpu time.Duration
+	var cpu, tcpu time.Duration
 	var p *FairPreemptor
+	runtime.LockOSThread() // thread CPU time is this goroutine's
+	defer runtime.UnlockOSThread()
 	for b.Loop() {
 		b.StopTimer()
 		if p != nil {
@@ -142,17 +144,19 @@ func benchFairRound(b *testing.B, warm bool) {
 		}
 		runtime.GC() // the set-up's garbage is not the round's
 		b.StartTimer()
-		c0 := processCPU()
+		c0, t0 := processCPU(), threadCPU()
 		r, err := p.Round(clock.Now())
 		if err != nil {
 			b.Fatal(err)
 		}
 		cpu += processCPU() - c0
+		tcpu += threadCPU() - t0
 		rounds++
 		marked = r.Count(FairMarked)
 	}
 	b.ReportMetric(float64(marked), "marked/round")
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(rounds), "cpu-ms/round")
+	b.ReportMetric(float64(tcpu.Microseconds())/1000/float64(rounds), "thread-cpu-ms/round")
 }
 
 // BenchmarkFairSnapshot is the scheduler's share of a round: the deep copy
