@@ -178,24 +178,32 @@ type FairPreemptor struct {
 	sel   FairVictimSelector
 
 	seq uint64
-	// pending indexes marks by container id: the marks live in a slice so
-	// that marking a container allocates nothing (a map of such large
-	// values would box each one).
-	pending map[fair.ContainerID]int32
+	// marks are the containers marked and not yet killed or released, in
+	// a slice so that marking a container allocates nothing (a map of such
+	// large values would box each one); pending indexes marks[:indexed] by
+	// container id, extended only when a lookup needs it (a round that
+	// marks thousands of containers looks none of them up).
 	marks   []fairPending
+	pending map[fair.ContainerID]int32
+	indexed int
 	owed    map[string]map[string]*fairOwed // node → starved app → preempted for it, not yet handed over
 	backoff map[string]berth.Time           // app → next starvation check
 
 	scratch fairScratch // buffers reused from round to round
 }
 
-func (p *FairPreemptor) addPending(e fairPending) {
-	p.pending[e.c.ID] = int32(len(p.marks))
-	p.marks = append(p.marks, e)
+func (p *FairPreemptor) addPending(e fairPending) { p.marks = append(p.marks, e) }
+
+// indexMarks brings pending up to date with marks.
+func (p *FairPreemptor) indexMarks() {
+	for ; p.indexed < len(p.marks); p.indexed++ {
+		p.pending[p.marks[p.indexed].c.ID] = int32(p.indexed)
+	}
 }
 
 // dropPending forgets the mark of id: the last mark takes its slot.
 func (p *FairPreemptor) dropPending(id fair.ContainerID) {
+	p.indexMarks()
 	i, ok := p.pending[id]
 	if !ok {
 		return
@@ -208,6 +216,7 @@ func (p *FairPreemptor) dropPending(id fair.ContainerID) {
 	}
 	p.marks[last] = fairPending{}
 	p.marks = p.marks[:last]
+	p.indexed = len(p.marks)
 }
 
 // NewFairPreemptor builds a preemptor over sched. A nil sel means
@@ -273,7 +282,7 @@ func (p *FairPreemptor) Round(now berth.Time) (*FairRound, error) {
 	if changed {
 		snap = p.sched.SnapshotOf(fair.SnapshotApps | fair.SnapshotQueues)
 	}
-	if len(p.pending) > 0 || len(p.owed) > 0 {
+	if len(p.marks) > 0 || len(p.owed) > 0 {
 		live := p.nodeLister()
 		p.forgetEnded(live, r)
 		p.settleOwed(snap, live)
@@ -306,9 +315,6 @@ func (p *FairPreemptor) Round(now berth.Time) (*FairRound, error) {
 		}
 	}
 	r.Decisions = slices.Grow(r.Decisions, want)
-	if len(p.pending) == 0 && cap(p.marks) < want { // size the books once, not per round
-		p.pending = make(map[fair.ContainerID]int32, want)
-	}
 	p.marks = slices.Grow(p.marks, want)
 	for i, a := range starved {
 		if err := p.serve(v, a, reqs[i], r); err != nil {
@@ -607,6 +613,7 @@ type nodeAppender interface {
 func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 	n := len(snap.Nodes)
 	sc := &p.scratch
+	p.indexMarks() // the view looks up the earlier rounds' marks
 	v := &sc.view
 	*v = FairView{seq: p.seq, snap: snap, now: now, nodeIdx: v.nodeIdx, idxBuilt: false, allNodes: v.allNodes[:0],
 		earmark: resize(v.earmark, n), reserved: resize(v.reserved, n), byNode: resize(v.byNode, n), loaded: resize(v.loaded, n),

@@ -139,7 +139,7 @@ func benchFairRound(b *testing.B, warm bool) {
 			require.NoError(b, err)
 		} else { // forget the last round's marks and back-offs, keep the buffers
 			clear(p.pending)
-			p.marks = p.marks[:0]
+			p.marks, p.indexed = p.marks[:0], 0
 			clear(p.backoff)
 		}
 		runtime.GC() // the set-up's garbage is not the round's

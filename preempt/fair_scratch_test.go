@@ -102,6 +102,7 @@ func TestFairPendingBooks(t *testing.T) {
 			model[id] = app
 		}
 		require.Len(t, p.marks, len(model))
+		p.indexMarks()
 		require.Len(t, p.pending, len(model))
 		for id, i := range p.pending {
 			require.Equal(t, id, p.marks[i].c.ID)

@@ -279,6 +279,9 @@ type FairYARNSelector struct {
 	best   []*fair.ContainerInfo
 	bufSt  []*fairAppState // buf's applications
 	bestSt []*fairAppState
+
+	last    *nodeLists // dead[lastKey]
+	lastKey [2]int64
 }
 
 // SelectVictims implements [FairVictimSelector].
@@ -292,6 +295,7 @@ func (s *FairYARNSelector) SelectVictims(v *FairView, req FairRequest) (FairVict
 				delete(s.dead, k)
 			}
 		}
+		s.last = nil
 		s.seq = v.Seq()
 	}
 	set, ok := s.search(v, v.NodesFor(req.Ask.ResourceName), req.Ask.ResourceName == fair.AnyResource, req.Ask.Capability)
@@ -309,10 +313,14 @@ func (s *FairYARNSelector) search(v *FairView, nodes []int, all bool, want berth
 		return s.scan(v, nodes, nil, want)
 	}
 	key := [2]int64{want.Memory, want.VCores}
-	l := s.dead[key]
-	if l == nil {
-		l = &nodeLists{}
-		s.dead[key] = l
+	l := s.last
+	if l == nil || s.lastKey != key { // requests come in runs of one size
+		l = s.dead[key]
+		if l == nil {
+			l = &nodeLists{}
+			s.dead[key] = l
+		}
+		s.last, s.lastKey = l, key
 	}
 	if l.seq != s.seq || l.n != len(nodes) { // lists of an earlier round: reuse their arrays
 		l.seq, l.n = s.seq, len(nodes)
