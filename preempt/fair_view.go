@@ -38,7 +38,9 @@ type FairVictimSelector interface {
 // FairView is the state of one preemption round as a selector sees it:
 // the scheduler's snapshot plus what the round has already chosen. Its
 // methods are cheap (no allocation on the hot path); the slices it
-// returns are its own and must not be modified.
+// returns are its own and must not be modified. A view and the containers
+// it hands out are valid during the round that passes it: the preemptor
+// reuses their storage for the next round.
 type FairView struct {
 	seq  uint64
 	snap *fair.Snapshot
