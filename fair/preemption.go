@@ -65,6 +65,35 @@ func (s *Scheduler) UnmarkForPreemption(id ContainerID) error {
 func (s *Scheduler) ReservePreempted(nodeID, appID string, res berth.Resource) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.reservePreempted(nodeID, appID, res)
+}
+
+// MarkForPreemptionOn is [Scheduler.MarkForPreemption] of each of ids (on
+// the node nodeID) followed by [Scheduler.ReservePreempted] of res there
+// for appID, under one lock and finding the containers through their node:
+// a preemption round marking thousands of containers calls it once per
+// victim set. A container no longer live is skipped (MarkForPreemption's
+// not-found); the error is ReservePreempted's.
+func (s *Scheduler) MarkForPreemptionOn(nodeID, appID string, ids []ContainerID, res berth.Resource) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.nodes[nodeID]
+	for _, id := range ids {
+		var c *container
+		if n != nil {
+			c = n.live[id]
+		}
+		if c == nil {
+			c = s.live[id]
+		}
+		if c != nil {
+			c.marked = true
+		}
+	}
+	return s.reservePreempted(nodeID, appID, res)
+}
+
+func (s *Scheduler) reservePreempted(nodeID, appID string, res berth.Resource) error {
 	n, ok := s.nodes[nodeID]
 	if !ok {
 		return notFound("node.id", nodeID)

@@ -36,6 +36,7 @@ type Scheduler struct {
 
 	nodes   map[string]*node
 	nodeIDs []string    // the nodes' ids, sorted (snapshots list nodes in id order)
+	byID    []*node     // the nodes in nodeIDs' order: snapshots read them without a lookup
 	racks   queue.Racks // nodes per rack
 	cluster berth.Resource
 
@@ -162,9 +163,11 @@ func (s *Scheduler) AddNode(n NodeSpec) error {
 	if n.Rack == "" {
 		n.Rack = "/default-rack"
 	}
-	s.nodes[n.ID] = &node{NodeSpec: n, live: map[ContainerID]*container{}}
+	nd := &node{NodeSpec: n, live: map[ContainerID]*container{}}
+	s.nodes[n.ID] = nd
 	i, _ := slices.BinarySearch(s.nodeIDs, n.ID)
 	s.nodeIDs = slices.Insert(s.nodeIDs, i, n.ID)
+	s.byID = slices.Insert(s.byID, i, nd)
 	s.racks.Add(n.Rack)
 	s.cluster = s.cluster.Add(n.Capability)
 	s.clusterChanged()
@@ -192,6 +195,7 @@ func (s *Scheduler) RemoveNode(id string) ([]Ended, error) {
 	delete(s.nodes, id)
 	if i, ok := slices.BinarySearch(s.nodeIDs, id); ok {
 		s.nodeIDs = slices.Delete(s.nodeIDs, i, i+1)
+		s.byID = slices.Delete(s.byID, i, i+1)
 	}
 	s.racks.Remove(n.Rack)
 	s.cluster = s.cluster.Sub(n.Capability)

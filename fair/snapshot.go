@@ -1,6 +1,7 @@
 package fair
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/berthsched/berth"
@@ -151,8 +152,7 @@ func (s *Scheduler) SnapshotOf(parts SnapshotParts) *Snapshot {
 	}
 	if parts&SnapshotNodes != 0 {
 		out.Nodes = make([]NodeInfo, 0, len(s.nodes))
-		for _, id := range s.nodeIDs {
-			n := s.nodes[id]
+		for _, n := range s.byID {
 			ni := NodeInfo{ID: n.ID, Rack: n.Rack, Capability: n.Capability, Allocated: n.allocated}
 			if n.reserved != nil {
 				ni.Reserved = n.reserved.id
@@ -175,14 +175,44 @@ func (s *Scheduler) NodeContainers(nodeID string) ([]ContainerInfo, error) {
 	if !ok {
 		return nil, notFound("node.id", nodeID)
 	}
-	out := make([]ContainerInfo, 0, len(n.live))
-	for _, id := range sortedIDs(n.live) {
-		out = append(out, containerInfo(n.live[id]))
+	return appendNodeContainers(make([]ContainerInfo, 0, len(n.live)), n), nil
+}
+
+// AppendNodeContainers appends the live containers on a node, by id, to
+// dst and returns the extended slice: [Scheduler.NodeContainers] into a
+// buffer the caller reuses (a preemption round reads hundreds of nodes).
+func (s *Scheduler) AppendNodeContainers(dst []ContainerInfo, nodeID string) ([]ContainerInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.nodes[nodeID]
+	if !ok {
+		return dst, notFound("node.id", nodeID)
 	}
-	return out, nil
+	return appendNodeContainers(dst, n), nil
+}
+
+// appendNodeContainers copies n's containers by id: (id, container)
+// pairs are sorted by the map's keys (on the stack for a usual node), not
+// the large copies, and each container is read once.
+func appendNodeContainers(dst []ContainerInfo, n *node) []ContainerInfo {
+	type entry struct {
+		id ContainerID
+		c  *container
+	}
+	var buf [32]entry
+	cs := buf[:0]
+	for id, c := range n.live {
+		cs = append(cs, entry{id, c})
+	}
+	slices.SortFunc(cs, func(a, b entry) int { return cmp.Compare(a.id, b.id) })
+	for _, e := range cs {
+		dst = append(dst, containerInfo(e.c))
+	}
+	return dst
 }
 
 func (s *Scheduler) snapQueues(out *Snapshot) {
+	out.Queues = make([]QueueInfo, 0, len(s.queues)) // sized once: the records are large
 	var walk func(q *fsQueue)
 	walk = func(q *fsQueue) {
 		qi := QueueInfo{Path: q.path, Leaf: q.leaf, Dynamic: q.dynamic, Plan: q.plan, Reservation: q.reservation,
@@ -212,6 +242,7 @@ func (s *Scheduler) snapApps(out *Snapshot) {
 		apps = append(apps, a)
 	}
 	slices.SortFunc(apps, func(x, y *app) int { return cmpInt64(int64(x.seq), int64(y.seq)) })
+	out.Apps = make([]AppInfo, 0, len(apps))
 	for _, a := range apps {
 		out.Apps = append(out.Apps, AppInfo{ID: a.id, Queue: a.q.path, User: a.user, Runnable: a.runnable, Start: a.StartTime,
 			Weight: a.Weight, Usage: a.Usage, Demand: a.Demand, FairShare: a.FairShare, Reserved: a.reservedRes,
@@ -306,8 +337,13 @@ func (s *Scheduler) Check() error {
 	if err := s.checkTree(); err != nil {
 		return err
 	}
-	if !slices.Equal(s.nodeIDs, sortedKeys(s.nodes)) {
+	if !slices.Equal(s.nodeIDs, sortedKeys(s.nodes)) || len(s.byID) != len(s.nodeIDs) {
 		return kindErr(berth.ErrInvalidState, "nodes", len(s.nodes), "the sorted node ids are out of step")
+	}
+	for i, n := range s.byID {
+		if s.nodes[s.nodeIDs[i]] != n {
+			return kindErr(berth.ErrInvalidState, "node", s.nodeIDs[i], "the nodes in id order are out of step")
+		}
 	}
 	for _, id := range s.nodeIDs {
 		n := s.nodes[id]

@@ -167,7 +167,25 @@
 // loaded machine (wall time there also carries other processes and the
 // garbage collector's background work); the earlier design, copying
 // every container through Snapshot, took 24–30 ms.
-
+//
+// A fair round reads queues, applications and nodes once, then only the
+// containers of the nodes its selector examines; per marked container it
+// does constant work and allocates nothing: marks are kept in a slice
+// (their id index is extended only when a later lookup needs it), the
+// view's per-node books and the containers it reads live in buffers the
+// preemptor reuses from round to round, and [fair.Scheduler] appends a
+// node's containers into them and marks each run of victim sets on one
+// node in one call (the optional AppendNodeContainers and
+// MarkForPreemptionOn; another scheduler is read through [FairScheduler]
+// alone). A round allocates a bounded number of objects per starved
+// application plus the decisions it returns. On the same shape with 200
+// starved applications (10,000 containers marked, 1,080 nodes' containers
+// read) a round takes 9.4–10.2 ms of process CPU (thread CPU 0.1 ms less)
+// on a shared, loaded 2-core machine, with 653 allocations and 3.9 MB,
+// 1.8 MB of it the returned decisions (BenchmarkFairRound; 16–18 ms,
+// 18,000 allocations and 12.4 MB before); the first round of a new
+// preemptor 9.7–11 ms and 11 MB (BenchmarkFairRoundCold).
+//
 // # Differences from YARN
 //
 //   - One partition: the capacity scheduler models no node labels, so

@@ -177,10 +177,46 @@ type FairPreemptor struct {
 	cfg   FairConfig
 	sel   FairVictimSelector
 
-	seq     uint64
-	pending map[fair.ContainerID]fairPending
+	seq uint64
+	// marks are the containers marked and not yet killed or released, in
+	// a slice so that marking a container allocates nothing (a map of such
+	// large values would box each one); pending indexes marks[:indexed] by
+	// container id, extended only when a lookup needs it (a round that
+	// marks thousands of containers looks none of them up).
+	marks   []fairPending
+	pending map[fair.ContainerID]int32
+	indexed int
 	owed    map[string]map[string]*fairOwed // node → starved app → preempted for it, not yet handed over
 	backoff map[string]berth.Time           // app → next starvation check
+
+	scratch fairScratch // buffers reused from round to round
+}
+
+func (p *FairPreemptor) addPending(e fairPending) { p.marks = append(p.marks, e) }
+
+// indexMarks brings pending up to date with marks.
+func (p *FairPreemptor) indexMarks() {
+	for ; p.indexed < len(p.marks); p.indexed++ {
+		p.pending[p.marks[p.indexed].c.ID] = int32(p.indexed)
+	}
+}
+
+// dropPending forgets the mark of id: the last mark takes its slot.
+func (p *FairPreemptor) dropPending(id fair.ContainerID) {
+	p.indexMarks()
+	i, ok := p.pending[id]
+	if !ok {
+		return
+	}
+	delete(p.pending, id)
+	last := len(p.marks) - 1
+	if int(i) != last {
+		p.marks[i] = p.marks[last]
+		p.pending[p.marks[i].c.ID] = i
+	}
+	p.marks[last] = fairPending{}
+	p.marks = p.marks[:last]
+	p.indexed = len(p.marks)
 }
 
 // NewFairPreemptor builds a preemptor over sched. A nil sel means
@@ -195,7 +231,7 @@ func NewFairPreemptor(sched FairScheduler, cfg FairConfig, sel FairVictimSelecto
 	if sel == nil {
 		sel = &FairYARNSelector{}
 	}
-	return &FairPreemptor{sched: sched, cfg: cfg, sel: sel, pending: map[fair.ContainerID]fairPending{},
+	return &FairPreemptor{sched: sched, cfg: cfg, sel: sel, pending: map[fair.ContainerID]int32{},
 		owed: map[string]map[string]*fairOwed{}, backoff: map[string]berth.Time{}}, nil
 }
 
@@ -205,9 +241,9 @@ func (p *FairPreemptor) Config() FairConfig { return p.cfg }
 // Pending returns the containers marked and not yet killed or released,
 // by id.
 func (p *FairPreemptor) Pending() []fair.Container {
-	out := make([]fair.Container, 0, len(p.pending))
-	for _, e := range p.pending {
-		out = append(out, e.c)
+	out := make([]fair.Container, 0, len(p.marks))
+	for i := range p.marks {
+		out = append(out, p.marks[i].c)
 	}
 	slices.SortFunc(out, func(a, b fair.Container) int { return cmp.Compare(a.ID, b.ID) })
 	return out
@@ -246,7 +282,7 @@ func (p *FairPreemptor) Round(now berth.Time) (*FairRound, error) {
 	if changed {
 		snap = p.sched.SnapshotOf(fair.SnapshotApps | fair.SnapshotQueues)
 	}
-	if len(p.pending) > 0 || len(p.owed) > 0 {
+	if len(p.marks) > 0 || len(p.owed) > 0 {
 		live := p.nodeLister()
 		p.forgetEnded(live, r)
 		p.settleOwed(snap, live)
@@ -279,9 +315,7 @@ func (p *FairPreemptor) Round(now berth.Time) (*FairRound, error) {
 		}
 	}
 	r.Decisions = slices.Grow(r.Decisions, want)
-	if len(p.pending) == 0 {
-		p.pending = make(map[fair.ContainerID]fairPending, want)
-	}
+	p.marks = slices.Grow(p.marks, want)
 	for i, a := range starved {
 		if err := p.serve(v, a, reqs[i], r); err != nil {
 			return r, err
@@ -355,7 +389,7 @@ func appIndex(snap *fair.Snapshot) map[string]*fair.AppInfo {
 
 func (p *FairPreemptor) killDue(now berth.Time, snap *fair.Snapshot, r *FairRound) (bool, error) {
 	var due []fairPending
-	for _, e := range p.pending {
+	for _, e := range p.marks {
 		if now-e.markedAt >= p.cfg.WaitTimeBeforeKill {
 			due = append(due, e)
 		}
@@ -372,7 +406,7 @@ func (p *FairPreemptor) killDue(now berth.Time, snap *fair.Snapshot, r *FairRoun
 	for _, e := range due {
 		c := live.find(e.c.Node, e.c.ID)
 		if c == nil {
-			delete(p.pending, e.c.ID)
+			p.dropPending(e.c.ID)
 			r.Decisions = append(r.Decisions, FairDecision{Container: e.c, ForApp: e.forApp, Action: FairForgotten, Reason: FairContainerEnded})
 			continue
 		}
@@ -382,7 +416,7 @@ func (p *FairPreemptor) killDue(now berth.Time, snap *fair.Snapshot, r *FairRoun
 				return changed, fmt.Errorf("preempt: kill container %d: %w", e.c.ID, err)
 			}
 			changed = true
-			delete(p.pending, e.c.ID)
+			p.dropPending(e.c.ID)
 			reason := FairWaitedStillNeeded
 			if !need {
 				reason = FairWaitedKillUnneeded
@@ -397,7 +431,7 @@ func (p *FairPreemptor) killDue(now berth.Time, snap *fair.Snapshot, r *FairRoun
 			return changed, fmt.Errorf("preempt: release container %d: %w", e.c.ID, err)
 		}
 		changed = true
-		delete(p.pending, e.c.ID)
+		p.dropPending(e.c.ID)
 		r.Decisions = append(r.Decisions, FairDecision{Container: c.Container, ForApp: e.forApp, Action: FairReleased, Reason: FairNoLongerNeeded})
 	}
 	return changed, nil
@@ -420,14 +454,14 @@ func (p *FairPreemptor) addOwed(node, app string, res berth.Resource, now berth.
 // forgetEnded drops marked containers that ended before their kill.
 func (p *FairPreemptor) forgetEnded(live *nodeLister, r *FairRound) {
 	var gone []fairPending
-	for _, e := range p.pending {
+	for _, e := range p.marks {
 		if live.find(e.c.Node, e.c.ID) == nil {
 			gone = append(gone, e)
 		}
 	}
 	slices.SortFunc(gone, func(a, b fairPending) int { return cmp.Compare(a.c.ID, b.c.ID) })
 	for _, e := range gone {
-		delete(p.pending, e.c.ID)
+		p.dropPending(e.c.ID)
 		r.Decisions = append(r.Decisions, FairDecision{Container: e.c, ForApp: e.forApp, Action: FairForgotten, Reason: FairContainerEnded})
 	}
 }
@@ -510,17 +544,94 @@ func (p *FairPreemptor) starvedApps(now berth.Time, snap *fair.Snapshot) []*fair
 	return out
 }
 
+// fairScratch is what a round builds and the next reuses: the view, its
+// per-node books and the containers it reads, so that a steady host loop
+// allocates per round only what the round reports.
+type fairScratch struct {
+	view   FairView
+	states []fairAppState
+	ci     chunks[fair.ContainerInfo]
+	ptrs   chunks[*fair.ContainerInfo]
+	sts    chunks[*fairAppState]
+	batch  markBatch
+}
+
+// markBatch is victim sets of one application on one node not yet handed
+// to the scheduler.
+type markBatch struct {
+	active    bool
+	node, app string
+	ids       []fair.ContainerID
+	total     berth.Resource
+}
+
+// chunks hands out slices of fixed blocks that never move (pointers into
+// them stay valid for the round) and are reused the next round.
+type chunks[T any] struct {
+	blocks   [][]T
+	cur, off int
+}
+
+const chunkLen = 4096
+
+func (c *chunks[T]) reset() { c.cur, c.off = 0, 0 }
+
+// room returns an empty slice with at least n free places (more when the
+// block has them), for the caller to fill and then commit.
+func (c *chunks[T]) room(n int) []T {
+	if c.cur < len(c.blocks) && len(c.blocks[c.cur])-c.off < n {
+		c.cur, c.off = c.cur+1, 0
+	}
+	if c.cur == len(c.blocks) {
+		c.blocks = append(c.blocks, make([]T, max(n, chunkLen)))
+	} else if len(c.blocks[c.cur]) < n { // a reused block too small for n
+		c.blocks[c.cur] = make([]T, n)
+	}
+	return c.blocks[c.cur][c.off:c.off:len(c.blocks[c.cur])]
+}
+
+// commit takes the first n places of the last room.
+func (c *chunks[T]) commit(n int) []T {
+	b := c.blocks[c.cur][c.off : c.off+n : c.off+n]
+	c.off += n
+	return b
+}
+
+// setMarker is the optional one-call form of marking a victim set and
+// earmarking its room (*fair.Scheduler has it): MarkForPreemption of each
+// container, then ReservePreempted.
+type setMarker interface {
+	MarkForPreemptionOn(nodeID, appID string, ids []fair.ContainerID, res berth.Resource) error
+}
+
+// nodeAppender is the optional allocation-free form of NodeContainers
+// (*fair.Scheduler has it).
+type nodeAppender interface {
+	AppendNodeContainers(dst []fair.ContainerInfo, nodeID string) ([]fair.ContainerInfo, error)
+}
+
 func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 	n := len(snap.Nodes)
-	v := &FairView{seq: p.seq, snap: snap, now: now, nodeIdx: make(map[string]int, n), allNodes: make([]int, n),
-		earmark: make([]berth.Resource, n), reserved: make([]berth.Resource, n),
-		apps: make(map[string]*fairAppState, len(snap.Apps)), pending: make(map[fair.ContainerID]bool, len(p.pending))}
+	sc := &p.scratch
+	p.indexMarks() // the view looks up the earlier rounds' marks
+	v := &sc.view
+	*v = FairView{seq: p.seq, snap: snap, now: now, nodeIdx: v.nodeIdx, idxBuilt: false, allNodes: v.allNodes[:0],
+		earmark: resize(v.earmark, n), reserved: resize(v.reserved, n), byNode: resize(v.byNode, n), loaded: resize(v.loaded, n),
+		byNodeSt: resize(v.byNodeSt, n),
+		apps:     v.apps, pending: p.pending, earlierMarks: len(p.marks) > 0, sc: sc}
+	if v.apps == nil {
+		v.apps = make(map[string]*fairAppState, len(snap.Apps))
+	} else {
+		clear(v.apps)
+	}
+	sc.ci.reset()
+	sc.ptrs.reset()
+	sc.sts.reset()
 	for i := range snap.Nodes {
-		v.nodeIdx[snap.Nodes[i].ID] = i
-		v.allNodes[i] = i
+		v.allNodes = append(v.allNodes, i)
 	}
 	for _, rc := range snap.Reservations {
-		if i, ok := v.nodeIdx[rc.Node]; ok {
+		if i, ok := v.nodeIndex(rc.Node); ok {
 			v.reserved[i] = v.reserved[i].Add(rc.Resource)
 		}
 	}
@@ -528,32 +639,48 @@ func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 	for i := range snap.Queues {
 		policies[snap.Queues[i].Path] = snap.Queues[i].Policy
 	}
+	sc.states = resize(sc.states, len(snap.Apps))
 	for i := range snap.Apps {
 		a := &snap.Apps[i]
-		v.apps[a.ID] = &fairAppState{info: a, rc: policies[a.Queue].Calculator()}
+		sc.states[i] = fairAppState{info: a, rc: policies[a.Queue].Calculator(), left: a.Usage}
+		v.apps[a.ID] = &sc.states[i]
 	}
-	v.byNode = make([][]*fair.ContainerInfo, n)
-	v.loaded = make([]bool, n)
-	v.load = p.sched.NodeContainers
-	for _, e := range p.pending {
-		v.pending[e.c.ID] = true
+	if ap, ok := p.sched.(nodeAppender); ok {
+		v.appendLoad = ap.AppendNodeContainers
+	} else {
+		v.load = p.sched.NodeContainers
+	}
+	for i := range p.marks {
+		e := &p.marks[i]
 		if a := v.apps[e.c.App]; a != nil {
 			a.toBePreempted = a.toBePreempted.Add(e.c.Resource)
+			a.left = a.info.Usage.Sub(a.toBePreempted)
 		}
 	}
-	for _, e := range p.pending {
-		if i, ok := v.nodeIdx[e.c.Node]; ok {
+	for i := range p.marks {
+		e := &p.marks[i]
+		if i, ok := v.nodeIndex(e.c.Node); ok {
 			v.earmark[i] = v.earmark[i].Add(e.c.Resource)
 		}
 	}
 	for node, m := range p.owed {
-		if i, ok := v.nodeIdx[node]; ok {
+		if i, ok := v.nodeIndex(node); ok {
 			for _, o := range m {
 				v.earmark[i] = v.earmark[i].Add(o.res)
 			}
 		}
 	}
 	return v
+}
+
+// resize returns s with length n, zeroed, reusing its array when it can.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // serve identifies and marks victims for one starved application's
@@ -575,10 +702,16 @@ func (p *FairPreemptor) serve(v *FairView, a *fair.AppInfo, reqs []fair.Ask, r *
 				continue
 			}
 			if err := p.markSet(v, a.ID, set, r); err != nil {
+				if ferr := p.flushMarks(); ferr != nil { // what was marked stays marked
+					return errors.Join(err, ferr)
+				}
 				return err
 			}
 			sa.Marked += len(set.Containers)
 		}
+	}
+	if err := p.flushMarks(); err != nil {
+		return err
 	}
 	r.Starved = append(r.Starved, sa)
 	return nil
@@ -598,22 +731,54 @@ func (p *FairPreemptor) markSet(v *FairView, app string, set FairVictimSet, r *F
 			return berth.InvalidField("victims", c, "selector returned a container that cannot be preempted for this request")
 		}
 	}
-	for _, c := range set.Containers {
-		if err := p.sched.MarkForPreemption(c.ID); err != nil && !errors.Is(err, berth.ErrNotFound) {
-			return fmt.Errorf("preempt: mark container %d: %w", c.ID, err)
-		}
-	}
 	var total berth.Resource
 	for _, c := range set.Containers {
 		total = total.Add(c.Resource)
 	}
-	if err := p.sched.ReservePreempted(node, app, total); err != nil && !errors.Is(err, berth.ErrNotFound) {
-		return fmt.Errorf("preempt: earmark %v on %s for %s: %w", total, node, app, err)
+	if _, ok := p.sched.(setMarker); ok {
+		// Consecutive sets of one application on one node are marked and
+		// earmarked in one call: the scheduler ends in the same state, and
+		// the round reads nothing of it that those calls change (the node
+		// is already read; other nodes' containers are not affected).
+		b := &p.scratch.batch
+		if b.active && (b.node != node || b.app != app) {
+			if err := p.flushMarks(); err != nil {
+				return err
+			}
+		}
+		b.active, b.node, b.app, b.total = true, node, app, b.total.Add(total)
+		for _, c := range set.Containers {
+			b.ids = append(b.ids, c.ID)
+		}
+	} else {
+		for _, c := range set.Containers {
+			if err := p.sched.MarkForPreemption(c.ID); err != nil && !errors.Is(err, berth.ErrNotFound) {
+				return fmt.Errorf("preempt: mark container %d: %w", c.ID, err)
+			}
+		}
+		if err := p.sched.ReservePreempted(node, app, total); err != nil && !errors.Is(err, berth.ErrNotFound) {
+			return fmt.Errorf("preempt: earmark %v on %s for %s: %w", total, node, app, err)
+		}
 	}
 	v.mark(set)
 	for _, c := range set.Containers {
-		p.pending[c.ID] = fairPending{c: c.Container, forApp: app, markedAt: v.now}
+		p.addPending(fairPending{c: c.Container, forApp: app, markedAt: v.now})
 		r.Decisions = append(r.Decisions, FairDecision{Container: c.Container, ForApp: app, Action: FairMarked, Reason: FairForStarvedApp})
+	}
+	return nil
+}
+
+// flushMarks hands the batched victim sets to the scheduler.
+func (p *FairPreemptor) flushMarks() error {
+	b := &p.scratch.batch
+	if !b.active {
+		return nil
+	}
+	node, app, total := b.node, b.app, b.total
+	err := p.sched.(setMarker).MarkForPreemptionOn(node, app, b.ids, total)
+	b.active, b.node, b.app, b.ids, b.total = false, "", "", b.ids[:0], berth.Resource{}
+	if err != nil && !errors.Is(err, berth.ErrNotFound) {
+		return fmt.Errorf("preempt: earmark %v on %s for %s: %w", total, node, app, err)
 	}
 	return nil
 }
@@ -659,7 +824,8 @@ func appendStarvedKey(v *FairView, out []fair.Ask, key []fair.Ask, pending *bert
 			}
 			return anyVisited
 		case 2:
-			rack := v.Node(v.nodeIdx[a.ResourceName]).Rack
+			i, _ := v.nodeIndex(a.ResourceName)
+			rack := v.Node(i).Rack
 			if anyVisited || racks[rack] {
 				return false
 			}
@@ -708,7 +874,7 @@ func askKind(v *FairView, name string) int {
 	if name == fair.AnyResource {
 		return 0
 	}
-	if _, ok := v.nodeIdx[name]; ok {
+	if _, ok := v.nodeIndex(name); ok {
 		return 2
 	}
 	if len(v.NodesFor(name)) > 0 {

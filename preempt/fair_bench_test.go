@@ -104,15 +104,25 @@ func checkFairBenchWorld(tb testing.TB, s *fair.Scheduler, now berth.Time, ids [
 }
 
 // BenchmarkFairRound times one fair preemption round on fairBenchWorld,
-// the scheduler's Snapshot included (each iteration starts from the same
-// state: marks and back-offs are undone outside the timer).
-func BenchmarkFairRound(b *testing.B) {
+// the scheduler's reads included, as a host loop sees it: the same
+// preemptor round after round (its reused buffers warm). Each iteration
+// starts from the same state: marks and back-offs are undone outside the
+// timer.
+func BenchmarkFairRound(b *testing.B) { benchFairRound(b, true) }
+
+// BenchmarkFairRoundCold is BenchmarkFairRound with a new preemptor for
+// every round (its first round: nothing to reuse).
+func BenchmarkFairRoundCold(b *testing.B) { benchFairRound(b, false) }
+
+func benchFairRound(b *testing.B, warm bool) {
 	s, clock, ids := fairBenchWorld(b)
 	checkFairBenchWorld(b, s, clock.Now(), ids)
 	b.ReportAllocs()
 	marked, rounds := 0, 0
-	var cpu time.Duration
+	var cpu, tcpu time.Duration
 	var p *FairPreemptor
+	runtime.LockOSThread() // thread CPU time is this goroutine's
+	defer runtime.UnlockOSThread()
 	for b.Loop() {
 		b.StopTimer()
 		if p != nil {
@@ -123,22 +133,30 @@ func BenchmarkFairRound(b *testing.B) {
 		for _, id := range ids {
 			require.NoError(b, s.PreemptionTriggered(id, 0))
 		}
-		var err error
-		p, err = NewFairPreemptor(s, FairConfig{Enabled: true, UtilizationThreshold: 0.8, WaitTimeBeforeKill: 15000}, nil)
-		require.NoError(b, err)
+		if p == nil || !warm {
+			var err error
+			p, err = NewFairPreemptor(s, FairConfig{Enabled: true, UtilizationThreshold: 0.8, WaitTimeBeforeKill: 15000}, nil)
+			require.NoError(b, err)
+		} else { // forget the last round's marks and back-offs, keep the buffers
+			clear(p.pending)
+			p.marks, p.indexed = p.marks[:0], 0
+			clear(p.backoff)
+		}
 		runtime.GC() // the set-up's garbage is not the round's
 		b.StartTimer()
-		c0 := processCPU()
+		c0, t0 := processCPU(), threadCPU()
 		r, err := p.Round(clock.Now())
 		if err != nil {
 			b.Fatal(err)
 		}
 		cpu += processCPU() - c0
+		tcpu += threadCPU() - t0
 		rounds++
 		marked = r.Count(FairMarked)
 	}
 	b.ReportMetric(float64(marked), "marked/round")
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(rounds), "cpu-ms/round")
+	b.ReportMetric(float64(tcpu.Microseconds())/1000/float64(rounds), "thread-cpu-ms/round")
 }
 
 // BenchmarkFairSnapshot is the scheduler's share of a round: the deep copy

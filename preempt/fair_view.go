@@ -21,6 +21,8 @@ type FairVictimSet struct {
 	Node       int                   // index in FairView's nodes
 	Containers []*fair.ContainerInfo // the victims, in selection order
 	AMs        int                   // how many of them are AM containers
+
+	states []*fairAppState // FairYARNSelector's: the containers' applications
 }
 
 // FairVictimSelector identifies the containers to preempt so that one
@@ -36,23 +38,32 @@ type FairVictimSelector interface {
 // FairView is the state of one preemption round as a selector sees it:
 // the scheduler's snapshot plus what the round has already chosen. Its
 // methods are cheap (no allocation on the hot path); the slices it
-// returns are its own and must not be modified.
+// returns are its own and must not be modified. A view and the containers
+// it hands out are valid during the round that passes it: the preemptor
+// reuses their storage for the next round.
 type FairView struct {
 	seq  uint64
 	snap *fair.Snapshot
 	now  berth.Time
 
-	nodeIdx   map[string]int
+	nodeIdx   map[string]int // node id → index, built on first use (idxBuilt)
+	idxBuilt  bool
 	allNodes  []int
 	rackNodes map[string][]int
 	byNode    [][]*fair.ContainerInfo // candidates per node: non-AM newest first, then AMs
 	loaded    []bool                  // byNode[i] was read from the scheduler
+	byNodeSt  [][]*fairAppState       // byNode's applications, in step
 	load      func(node string) ([]fair.ContainerInfo, error)
-	earmark   []berth.Resource // per node: resources preempted for starved apps, not yet handed over
-	reserved  []berth.Resource // per node: the reserved container
+	// appendLoad, when the scheduler has it, reads into the round's
+	// reused blocks instead.
+	appendLoad func(dst []fair.ContainerInfo, node string) ([]fair.ContainerInfo, error)
+	sc         *fairScratch
+	earmark    []berth.Resource // per node: resources preempted for starved apps, not yet handed over
+	reserved   []berth.Resource // per node: the reserved container
 
-	apps    map[string]*fairAppState
-	pending map[fair.ContainerID]bool // marked by the preemptor in earlier rounds
+	apps         map[string]*fairAppState
+	pending      map[fair.ContainerID]int32 // marked by the preemptor (the preemptor's index)
+	earlierMarks bool                       // pending held marks when the round began
 
 	lastApp   string // one-entry cache of app: containers come in runs of one app
 	lastState *fairAppState
@@ -72,8 +83,9 @@ func (v *FairView) app(id string) *fairAppState {
 type fairAppState struct {
 	info *fair.AppInfo
 	rc   berth.Calculator
-	// toBePreempted: resources of the app's containers already marked.
-	toBePreempted berth.Resource
+	// toBePreempted: resources of the app's containers already marked;
+	// left is its usage less those.
+	toBePreempted, left berth.Resource
 }
 
 // Seq numbers the round (1 for the first); a selector that caches per
@@ -94,6 +106,25 @@ func (v *FairView) NumNodes() int { return len(v.snap.Nodes) }
 // Node returns node i.
 func (v *FairView) Node(i int) *fair.NodeInfo { return &v.snap.Nodes[i] }
 
+// nodeIndex finds a node's index by id. The index is built on first use:
+// a round whose starved applications ask anywhere and that has no marks,
+// earmarks or reservations to place never hashes every node id.
+func (v *FairView) nodeIndex(id string) (int, bool) {
+	if !v.idxBuilt {
+		v.idxBuilt = true
+		if v.nodeIdx == nil {
+			v.nodeIdx = make(map[string]int, len(v.snap.Nodes))
+		} else {
+			clear(v.nodeIdx)
+		}
+		for i := range v.snap.Nodes {
+			v.nodeIdx[v.snap.Nodes[i].ID] = i
+		}
+	}
+	i, ok := v.nodeIdx[id]
+	return i, ok
+}
+
 // NodesFor returns the indices of the nodes resourceName names: every
 // node for fair.AnyResource, the node of that id, or the nodes of that
 // rack, in node id order; nil for an unknown name.
@@ -101,7 +132,7 @@ func (v *FairView) NodesFor(resourceName string) []int {
 	if resourceName == fair.AnyResource {
 		return v.allNodes
 	}
-	if i, ok := v.nodeIdx[resourceName]; ok {
+	if i, ok := v.nodeIndex(resourceName); ok {
 		return []int{i}
 	}
 	if v.rackNodes == nil {
@@ -120,34 +151,57 @@ func (v *FairView) NodesFor(resourceName string) []int {
 // at the front that can no longer be preempted this round are left out;
 // others that cannot may remain: [FairView.CanPreempt] refuses those.
 func (v *FairView) Candidates(i int) []*fair.ContainerInfo {
+	cs, _ := v.candidates(i)
+	return cs
+}
+
+// candidates is Candidates with each container's application.
+func (v *FairView) candidates(i int) ([]*fair.ContainerInfo, []*fairAppState) {
 	if !v.loaded[i] {
 		v.loaded[i] = true
-		cs, _ := v.load(v.snap.Nodes[i].ID) // a node that left has none
-		out := make([]*fair.ContainerInfo, 0, len(cs))
-		for _, am := range []bool{false, true} {
+		var cs []fair.ContainerInfo
+		if v.appendLoad != nil {
+			room := v.sc.ci.room(64)                       // a node rarely holds more
+			cs, _ = v.appendLoad(room, v.snap.Nodes[i].ID) // a node that left has none
+			if len(cs) > 0 && len(cs) <= cap(room) {
+				cs = v.sc.ci.commit(len(cs)) // it stayed in the block
+			}
+		} else {
+			cs, _ = v.load(v.snap.Nodes[i].ID)
+		}
+		out := v.sc.ptrs.room(len(cs))
+		for _, am := range [2]bool{false, true} {
 			for k := len(cs) - 1; k >= 0; k-- {
 				if cs[k].AM == am {
 					out = append(out, &cs[k])
 				}
 			}
 		}
-		for _, c := range out {
-			if v.pending[c.ID] {
-				c.MarkedForPreemption = true
+		out = v.sc.ptrs.commit(len(out))
+		if v.earlierMarks {
+			for _, c := range out {
+				if _, ok := v.pending[c.ID]; ok {
+					c.MarkedForPreemption = true
+				}
 			}
 		}
 		v.byNode[i] = out
+		sts := v.sc.sts.room(len(out))
+		for _, c := range out {
+			sts = append(sts, v.app(c.App))
+		}
+		v.byNodeSt[i] = v.sc.sts.commit(len(sts))
 	}
 	// Containers that cannot be preempted now never can again this round
 	// (marks and amounts to be preempted only grow): drop them from the
 	// front so that repeated searches on a node stay linear.
-	cs := v.byNode[i]
+	cs, sts := v.byNode[i], v.byNodeSt[i]
 	k := 0
-	for k < len(cs) && !v.CanPreempt(cs[k], berth.Resource{}) {
+	for k < len(cs) && !v.canPreempt(cs[k], sts[k], berth.Resource{}) {
 		k++
 	}
-	v.byNode[i] = cs[k:]
-	return v.byNode[i]
+	v.byNode[i], v.byNodeSt[i] = cs[k:], sts[k:]
+	return v.byNode[i], v.byNodeSt[i]
 }
 
 // Potential is what node i offers before any preemption: its unallocated
@@ -171,21 +225,35 @@ func (v *FairView) CanPreempt(c *fair.ContainerInfo, already berth.Resource) boo
 	if !c.Preemptable || c.MarkedForPreemption {
 		return false
 	}
-	a := v.app(c.App)
-	if a == nil {
+	return v.canPreempt(c, v.app(c.App), already)
+}
+
+// canPreempt is CanPreempt with c's application (nil: unknown) at hand.
+func (v *FairView) canPreempt(c *fair.ContainerInfo, a *fairAppState, already berth.Resource) bool {
+	if !c.Preemptable || c.MarkedForPreemption || a == nil {
 		return false
 	}
-	after := a.info.Usage.Sub(a.toBePreempted).Sub(c.Resource).Sub(already)
+	after := a.left.Sub(c.Resource)
+	if !already.IsZero() {
+		after = after.Sub(already)
+	}
 	return a.rc.Compare(v.snap.Cluster, after, a.info.FairShare) >= 0
 }
 
 // mark records a chosen set: its containers are taken and their room is
 // earmarked on the node for the starved application.
 func (v *FairView) mark(set FairVictimSet) {
-	for _, c := range set.Containers {
+	for k, c := range set.Containers {
 		c.MarkedForPreemption = true
-		if a := v.app(c.App); a != nil {
+		var a *fairAppState
+		if len(set.states) == len(set.Containers) {
+			a = set.states[k]
+		} else {
+			a = v.app(c.App)
+		}
+		if a != nil {
 			a.toBePreempted = a.toBePreempted.Add(c.Resource)
+			a.left = a.info.Usage.Sub(a.toBePreempted)
 		}
 		v.earmark[set.Node] = v.earmark[set.Node].Add(c.Resource)
 	}
@@ -207,16 +275,30 @@ func (v *FairView) mark(set FairVictimSet) {
 // preemptor its own (the cache is keyed by the round's sequence number),
 // and it is not safe for concurrent use.
 type FairYARNSelector struct {
-	seq  uint64
-	dead map[[2]int64]*nodeLists
-	buf  []*fair.ContainerInfo
-	best []*fair.ContainerInfo
+	seq    uint64
+	dead   map[[2]int64]*nodeLists
+	buf    []*fair.ContainerInfo
+	best   []*fair.ContainerInfo
+	bufSt  []*fairAppState // buf's applications
+	bestSt []*fairAppState
+
+	last    *nodeLists // dead[lastKey]
+	lastKey [2]int64
 }
 
 // SelectVictims implements [FairVictimSelector].
 func (s *FairYARNSelector) SelectVictims(v *FairView, req FairRequest) (FairVictimSet, bool) {
-	if s.seq != v.Seq() || s.dead == nil {
-		s.seq, s.dead = v.Seq(), map[[2]int64]*nodeLists{}
+	if s.dead == nil {
+		s.dead = map[[2]int64]*nodeLists{}
+	}
+	if s.seq != v.Seq() {
+		for k, l := range s.dead { // keep the last round's sizes only
+			if l.seq != s.seq {
+				delete(s.dead, k)
+			}
+		}
+		s.last = nil
+		s.seq = v.Seq()
 	}
 	set, ok := s.search(v, v.NodesFor(req.Ask.ResourceName), req.Ask.ResourceName == fair.AnyResource, req.Ask.Capability)
 	if ok && set.AMs > 0 && req.Ask.ResourceName != fair.AnyResource && !req.Ask.StrictLocality {
@@ -233,10 +315,19 @@ func (s *FairYARNSelector) search(v *FairView, nodes []int, all bool, want berth
 		return s.scan(v, nodes, nil, want)
 	}
 	key := [2]int64{want.Memory, want.VCores}
-	l := s.dead[key]
-	if l == nil {
-		l = &nodeLists{none: newSkipList(len(nodes)), withAM: newSkipList(len(nodes))}
-		s.dead[key] = l
+	l := s.last
+	if l == nil || s.lastKey != key { // requests come in runs of one size
+		l = s.dead[key]
+		if l == nil {
+			l = &nodeLists{}
+			s.dead[key] = l
+		}
+		s.last, s.lastKey = l, key
+	}
+	if l.seq != s.seq || l.n != len(nodes) { // lists of an earlier round: reuse their arrays
+		l.seq, l.n = s.seq, len(nodes)
+		l.none.reset(len(nodes))
+		l.withAM.reset(len(nodes))
 	}
 	// The first node that can make room without an AM wins, as in YARN's
 	// scan; nodes known unable to are skipped.
@@ -247,14 +338,14 @@ func (s *FairYARNSelector) search(v *FairView, nodes []int, all bool, want berth
 			l.none.kill(i)
 			l.withAM.kill(i)
 		case ams == 0:
-			s.best = append(s.best[:0], set...)
-			return FairVictimSet{Node: i, Containers: s.best}, true
+			s.best, s.bestSt = append(s.best[:0], set...), append(s.bestSt[:0], s.bufSt[:len(set)]...)
+			return FairVictimSet{Node: i, Containers: s.best, states: s.bestSt}, true
 		default:
 			l.withAM.kill(i)
 		}
 	}
 	// Every node needs an AM: YARN's scan for the fewest.
-	return s.scan(v, nil, l.none, want)
+	return s.scan(v, nil, &l.none, want)
 }
 
 // scan is YARN's identifyContainersToPreemptForOneContainer over nodes
@@ -271,8 +362,8 @@ func (s *FairYARNSelector) scan(v *FairView, nodes []int, sl *skipList, want ber
 			}
 			return false
 		}
-		s.best = append(s.best[:0], set...)
-		best.Node, best.Containers, best.AMs = i, s.best, ams
+		s.best, s.bestSt = append(s.best[:0], set...), append(s.bestSt[:0], s.bufSt[:len(set)]...)
+		best.Node, best.Containers, best.AMs, best.states = i, s.best, ams, s.bestSt
 		maxAM = ams
 		return ams == 0
 	}
@@ -294,7 +385,11 @@ func (s *FairYARNSelector) scan(v *FairView, nodes []int, sl *skipList, want ber
 
 // nodeLists are, for one container size in one round, the nodes that
 // cannot make room at all and those that cannot without an AM.
-type nodeLists struct{ none, withAM *skipList }
+type nodeLists struct {
+	seq          uint64 // the round they are for
+	n            int
+	none, withAM skipList
+}
 
 // onNode is identifyContainersToPreemptOnNode: a set with fewer than
 // maxAM AM containers whose release makes want fit on node i.
@@ -303,10 +398,13 @@ func (s *FairYARNSelector) onNode(v *FairView, i int, want berth.Resource, maxAM
 	if want.FitsIn(potential) {
 		return nil, 0, true
 	}
-	s.buf = s.buf[:0]
+	s.buf, s.bufSt = s.buf[:0], s.bufSt[:0]
 	ams := 0
-	for _, c := range v.Candidates(i) {
-		if !v.CanPreempt(c, sameApp(s.buf, c.App)) {
+	cs, sts := v.candidates(i)
+	for k, c := range cs {
+		// candidates leaves at its front a container CanPreempt allows
+		// alone: the first needs no second look.
+		if k > 0 && !v.canPreempt(c, sts[k], sameState(s.buf, s.bufSt, sts[k])) {
 			continue
 		}
 		if c.AM {
@@ -314,7 +412,7 @@ func (s *FairYARNSelector) onNode(v *FairView, i int, want berth.Resource, maxAM
 				return nil, 0, false
 			}
 		}
-		s.buf = append(s.buf, c)
+		s.buf, s.bufSt = append(s.buf, c), append(s.bufSt, sts[k])
 		potential = potential.Add(c.Resource)
 		if want.FitsIn(potential) {
 			return s.buf, ams, true
@@ -335,16 +433,36 @@ func sameApp(set []*fair.ContainerInfo, app string) berth.Resource {
 	return r
 }
 
+// sameState is sameApp by application state.
+func sameState(set []*fair.ContainerInfo, sts []*fairAppState, a *fairAppState) berth.Resource {
+	var r berth.Resource
+	for k, c := range set {
+		if sts[k] == a {
+			r = r.Add(c.Resource)
+		}
+	}
+	return r
+}
+
 // skipList finds the next live index past dead ones in amortized near
 // constant time (path-halving union-find over "next live at or after").
 type skipList struct{ parent []int32 }
 
 func newSkipList(n int) *skipList {
-	p := make([]int32, n+1)
-	for i := range p {
-		p[i] = int32(i)
+	s := &skipList{}
+	s.reset(n)
+	return s
+}
+
+// reset makes indices 0..n live, reusing the array.
+func (s *skipList) reset(n int) {
+	if cap(s.parent) < n+1 {
+		s.parent = make([]int32, n+1)
 	}
-	return &skipList{parent: p}
+	s.parent = s.parent[:n+1]
+	for i := range s.parent {
+		s.parent[i] = int32(i)
+	}
 }
 
 func (s *skipList) next(i int) int {

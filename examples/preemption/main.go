@@ -5,7 +5,8 @@
 // (heartbeats every second, a preemption round every monitoring interval,
 // on a manual clock) marks etl's newest containers, kills them after the
 // kill wait, and analytics takes the room, until it holds its guarantee.
-// Every round's decisions are printed.
+// Every round's decisions are printed. The same story then runs on the fair
+// scheduler, recovered by preempt.FairPreemptor (runFair).
 //
 //	go run ./examples/preemption
 package main
@@ -37,7 +38,12 @@ const conf = `<?xml version="1.0"?>
 </configuration>`
 
 func main() {
-	if err := run(os.Stdout); err != nil {
+	err := run(os.Stdout)
+	if err == nil {
+		fmt.Println("\nThe same with the fair scheduler's starvation preemption:")
+		err = runFair(os.Stdout)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
