@@ -68,8 +68,29 @@
 // [ErrBadRule] and berth.ErrInvalidArgument) and adds nothing; a parent
 // queue is refused by the scheduler as for the built-ins. A host rule is
 // never terminal for [PlacementPolicy.Validate]: a built-in terminal rule
-// must follow it. The queue ordering and scheduling policies are not yet
-// open (issue 13, later).
+// must follow it.
+//
+// A queue's scheduling policy is a [SchedulingPolicy] (YARN's
+// SchedulingPolicy): a name, the calculator it decides with, Compare to
+// order children or applications, ComputeShares to divide a fair or steady
+// share, AllowsChild (isChildPolicyAllowed) and LeafOnly for where it may
+// sit, and the headroom it grants. It sees queues and applications only
+// through read-only [SchedulableView]s and a [PolicyEnv] (cluster, types).
+// The built-in fair, FIFO and DRF ([Policy.SchedulingPolicy]) go through
+// it. A policy that also implements [PolicyKeyer] gives a [SortKey] whose
+// lexicographic order equals Compare's; the scheduler then keeps large
+// sets ordered incrementally (the built-ins use the same path); without
+// one, or for an item whose key is refused or holds NaN, the set is sorted
+// with Compare on each visit, as YARN does. A Compare that is not a strict
+// weak order only changes the order: every item is still visited once.
+// A ComputeShares result with a negative component is rejected: the
+// previous shares are kept and [Scheduler.PolicyError] returns a
+// [*PolicyError]. A host names its policy in Go
+// ([QueueConfig].SchedulingPolicy, [AllocationFile].DefaultSchedulingPolicy)
+// or registers it in the [queue.Registry] passed as [ParseOptions].Policies
+// for <schedulingPolicy> and <defaultQueueSchedulingPolicy>; built-in
+// names always win, and an unknown name is a *berth.FieldError naming the
+// element that also matches *queue.UnknownNameError.
 //
 // # Time
 //
