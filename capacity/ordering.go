@@ -35,12 +35,12 @@ type AppOrderingPolicy interface {
 // whose order is the order of Compare, so the leaf keeps its applications
 // ordered incrementally (O(log n) per change). The built-ins use it.
 type AppKeyer interface {
-	// AppSortKey fills k for a; keys order lexicographically on Major,
+	// AppSortKey returns a's key; keys order lexicographically on Major,
 	// then by submission order. It returns false when it cannot key a:
 	// such an application (and one whose key holds NaN) is placed after
 	// every keyed one, in submission order — a documented fallback, never
 	// a corrupted order.
-	AppSortKey(a AppView, k *AppSortKey) bool
+	AppSortKey(a AppView) (AppSortKey, bool)
 	// UsageInKey reports that the key reads the application's usage or
 	// pending demand, so it must be recomputed when they change (fair);
 	// false keys only on submission-time values (fifo).
@@ -120,9 +120,8 @@ func (b builtinApps) Compare(x, y AppView) int {
 	return 0
 }
 
-func (b builtinApps) AppSortKey(v AppView, k *AppSortKey) bool {
-	k.Major = appKeyOf(b.ord, b.sizeWeight, v.a).k
-	return true
+func (b builtinApps) AppSortKey(v AppView) (AppSortKey, bool) {
+	return AppSortKey{Major: appKeyOf(b.ord, b.sizeWeight, v.a).k}, true
 }
 
 // appOrdering is a leaf's effective application ordering.
@@ -150,8 +149,8 @@ func leafAppKey(q *qnode, a *app) appKey {
 	if !ok {
 		return rerankLeaf(q, a, pol)
 	}
-	var sk AppSortKey
-	if !kp.AppSortKey(AppView{a}, &sk) || math.IsNaN(sk.Major[0]) || math.IsNaN(sk.Major[1]) || math.IsNaN(sk.Major[2]) {
+	sk, ok := kp.AppSortKey(AppView{a})
+	if !ok || math.IsNaN(sk.Major[0]) || math.IsNaN(sk.Major[1]) || math.IsNaN(sk.Major[2]) {
 		return appKey{k: [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, seq: a.seq}
 	}
 	return appKey{k: sk.Major, seq: a.seq}
@@ -191,8 +190,8 @@ func leafAppLess(q *qnode) func(a, b *app) bool {
 		return func(a, b *app) bool { ka, kb := a.sent.Key(), b.sent.Key(); return cmpAppKey(&ka, &kb) < 0 }
 	}
 	return func(a, b *app) bool {
-		var ka, kb AppSortKey
-		okA, okB := kp.AppSortKey(AppView{a}, &ka), kp.AppSortKey(AppView{b}, &kb)
+		ka, okA := kp.AppSortKey(AppView{a})
+		kb, okB := kp.AppSortKey(AppView{b})
 		if !okA || !okB || hasNaN(ka.Major[:]) || hasNaN(kb.Major[:]) {
 			x, y := a.sent.Key(), b.sent.Key()
 			return cmpAppKey(&x, &y) < 0
@@ -235,7 +234,8 @@ type ChildOrderingPolicy interface {
 // many children keeps them ordered incrementally. A refused key or one
 // holding NaN sends the parent back to the per-visit sort.
 type ChildKeyer interface {
-	ChildSortKey(q QueueView, k *ChildSortKey) bool
+	// ChildSortKey returns q's key and whether it could key q.
+	ChildSortKey(q QueueView) (ChildSortKey, bool)
 }
 
 // ChildSortKey is a lexicographic child key (see [ChildKeyer]).
@@ -291,10 +291,9 @@ func (b builtinKids) Name() string {
 
 func (b builtinKids) Compare(x, y QueueView) int { return cmpChildren(x.q, y.q, b.prio) }
 
-func (b builtinKids) ChildSortKey(v QueueView, k *ChildSortKey) bool {
+func (b builtinKids) ChildSortKey(v QueueView) (ChildSortKey, bool) {
 	ck := childKeyOf(v.q, b.prio)
-	k.Major = ck.k
-	return !ck.bad
+	return ChildSortKey{Major: ck.k}, !ck.bad
 }
 
 // childOrdering is a parent's effective child ordering.
@@ -311,8 +310,8 @@ func parentChildKey(p, q *qnode) childKey {
 	if !ok {
 		return childKey{pos: q.pos, bad: true}
 	}
-	var ck ChildSortKey
-	if !kp.ChildSortKey(QueueView{q}, &ck) || hasNaN(ck.Major[:]) {
+	ck, ok := kp.ChildSortKey(QueueView{q})
+	if !ok || hasNaN(ck.Major[:]) {
 		return childKey{pos: q.pos, bad: true}
 	}
 	return childKey{k: ck.Major, pos: q.pos}

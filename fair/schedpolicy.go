@@ -200,15 +200,18 @@ func (b builtinPolicy) SortKey(env PolicyEnv, s SchedulableView, k *SortKey) boo
 
 // policyKey computes the scheduler's key of s under pol: through the
 // policy's PolicyKeyer, or marked bad (sorted per visit) without one.
-func policyKey(pol SchedulingPolicy, env PolicyEnv, s *Schedulable) sortKey {
+// scratch is the caller's reusable SortKey: a local one would escape
+// through the interface call and cost an allocation per key.
+func policyKey(pol SchedulingPolicy, env PolicyEnv, s *Schedulable, scratch *SortKey) sortKey {
 	k := sortKey{start: s.StartTime, name: s.Name}
 	kp, ok := pol.(PolicyKeyer)
 	if !ok {
 		k.bad = true
 		return k
 	}
-	sk := SortKey{Start: s.StartTime, Name: s.Name}
-	if !kp.SortKey(env, SchedulableView{s}, &sk) {
+	*scratch = SortKey{Start: s.StartTime, Name: s.Name}
+	sk := scratch
+	if !kp.SortKey(env, SchedulableView{s}, sk) {
 		k.bad = true
 		return k
 	}

@@ -50,6 +50,7 @@ type Scheduler struct {
 	updated    bool
 
 	shareBuf shareBuf
+	keyBuf   SortKey // policyKey's scratch
 
 	tree    *queue.Tree[*fsQueue] // the shared tree (package queue)
 	bug     error                 // first inconsistency with it, for Check
