@@ -134,6 +134,11 @@
 //
 // # Differences from YARN
 //
+//   - Ordering policies of a host are registered Go values, not classes
+//     loaded by name (see Extending); an unknown name is an error, where
+//     YARN fails to load the class. Their orders are used defensively: a
+//     Compare that is not a strict weak order or a NaN key changes only
+//     the visit order, never the scheduler's state.
 //   - One partition: node labels, non-exclusive partitions, multi-node
 //     placement, asynchronous scheduling, the JSON mapping rules of YARN
 //     3.4, auto-created leaf queues, blacklists, container resizing and

@@ -180,27 +180,15 @@ func rerankLeaf(q *qnode, a *app, pol AppOrderingPolicy) appKey {
 	return mine
 }
 
-// leafAppLess is the order Check expects of q's applications: the
-// policy's Compare for a keyed policy (then submission), the kept ranks
-// otherwise.
+// leafAppLess is the order Check expects of q's applications: for the
+// built-ins, their comparator (a self-check of their keys); for a host's
+// policy, the kept keys — whether its keys agree with its Compare is the
+// host's contract, and either way the kept order stays consistent.
 func leafAppLess(q *qnode) func(a, b *app) bool {
-	pol := appOrdering(q.set())
-	kp, ok := pol.(AppKeyer)
-	if !ok {
-		return func(a, b *app) bool { ka, kb := a.sent.Key(), b.sent.Key(); return cmpAppKey(&ka, &kb) < 0 }
+	if b, ok := appOrdering(q.set()).(builtinApps); ok {
+		return appBefore(b.ord, b.sizeWeight)
 	}
-	return func(a, b *app) bool {
-		ka, okA := kp.AppSortKey(AppView{a})
-		kb, okB := kp.AppSortKey(AppView{b})
-		if !okA || !okB || hasNaN(ka.Major[:]) || hasNaN(kb.Major[:]) {
-			x, y := a.sent.Key(), b.sent.Key()
-			return cmpAppKey(&x, &y) < 0
-		}
-		if c := pol.Compare(AppView{a}, AppView{b}); c != 0 {
-			return c < 0
-		}
-		return a.seq < b.seq
-	}
+	return func(a, b *app) bool { ka, kb := a.sent.Key(), b.sent.Key(); return cmpAppKey(&ka, &kb) < 0 }
 }
 
 func hasNaN(xs []float64) bool {

@@ -240,3 +240,95 @@ func TestMisbehavingOrderingPolicy(t *testing.T) {
 		assert.Positive(t, n)
 	})
 }
+
+// fuzzOrdering answers Compare and the keys from fuzz bytes: contradictory
+// orders, keys that disagree with Compare, NaN and refused keys.
+type fuzzOrdering struct {
+	data []byte
+	i    *int
+}
+
+func (f fuzzOrdering) next() byte {
+	*f.i++
+	return f.data[*f.i%len(f.data)]
+}
+
+func (fuzzOrdering) Name() string               { return "fuzz" }
+func (f fuzzOrdering) Compare(_, _ AppView) int { return int(f.next()%3) - 1 }
+func (f fuzzOrdering) UsageInKey() bool         { return f.next()%2 == 0 }
+func (f fuzzOrdering) AppSortKey(AppView) (AppSortKey, bool) {
+	switch b := f.next(); b % 4 {
+	case 0:
+		return AppSortKey{}, false
+	case 1:
+		return AppSortKey{Major: [3]float64{math.NaN()}}, true
+	default:
+		var k AppSortKey
+		k.Major[b%3] = float64(int8(f.next()))
+		return k, true
+	}
+}
+
+type fuzzKids struct{ fuzzOrdering }
+
+func (f fuzzKids) Compare(_, _ QueueView) int { return int(f.next()%3) - 1 }
+func (f fuzzKids) ChildSortKey(QueueView) (ChildSortKey, bool) {
+	switch b := f.next(); b % 4 {
+	case 0:
+		return ChildSortKey{}, false
+	case 1:
+		return ChildSortKey{Major: [5]float64{math.NaN()}}, true
+	default:
+		var k ChildSortKey
+		k.Major[b%5] = float64(int8(f.next()))
+		return k, true
+	}
+}
+
+// FuzzCustomOrdering: whatever a host's orderings answer, every heartbeat
+// leaves the books right and nothing panics.
+func FuzzCustomOrdering(f *testing.F) {
+	f.Add([]byte{0, 1, 2}, uint8(12))
+	f.Add([]byte{3, 1, 1, 200, 7}, uint8(30))
+	f.Fuzz(func(t *testing.T, data []byte, n uint8) {
+		if len(data) == 0 {
+			return
+		}
+		i := 0
+		var apps AppOrderingPolicy = fuzzOrdering{data, &i}
+		var kids ChildOrderingPolicy = fuzzKids{fuzzOrdering{data, &i}}
+		if data[0]%2 == 1 {
+			apps = struct{ AppOrderingPolicy }{apps} // compare only
+			kids = struct{ ChildOrderingPolicy }{kids}
+		}
+		cfg := DefaultConfig()
+		cfg.Root.Settings.ChildOrderingPolicy = kids
+		cfg.Root.Children = nil
+		nq := int(n%20) + 1
+		for q := range nq {
+			c := Queue(fmt.Sprintf("q%02d", q), 0)
+			c.Settings.AppOrderingPolicy = apps
+			c.Settings.MaxApplications = 100 // zero-capacity queues still accept
+			cfg.Root.Children = append(cfg.Root.Children, c)
+		}
+		cfg.Root.Children[0].Capacity = queue.Percent(100)
+		cfg.MaxOffSwitchAssignments = 4
+		clock := berth.NewManualClock(0)
+		s, err := New(cfg, clock)
+		require.NoError(t, err)
+		for a := range int(n%32) + 1 {
+			id := fmt.Sprintf("app%02d", a)
+			_, err := s.SubmitApp(AppSpec{ID: id, Queue: fmt.Sprintf("q%02d", a%nq), User: "u"})
+			require.NoError(t, err)
+			_, err = s.Allocate(id, []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(1024, 1), Count: 1 + a%3}}, nil)
+			require.NoError(t, err)
+		}
+		require.NoError(t, s.AddNode(NodeSpec{ID: "n1", Rack: "/r1", Capability: berth.New(16*1024, 16)}))
+		for range 6 {
+			clock.Advance(1000)
+			_, err := s.Heartbeat("n1", nil)
+			require.NoError(t, err)
+			require.NoError(t, s.Check())
+		}
+	})
+}

@@ -124,6 +124,11 @@
 //
 //   - A host's placement rule is a Go value registered by the host, not a
 //     class loaded by name; its answer is checked ([RuleError]).
+//   - A host's scheduling policy is likewise a registered Go value. Its
+//     results are checked: a negative share is rejected and reported
+//     ([PolicyError]) where YARN would install it; its sort order can
+//     never corrupt the scheduler's kept orders. Registered names never
+//     shadow fair, fifo and drf.
 //   - Shares whose double arithmetic would round past a schedulable's
 //     integer maximum (values above 2^53) are clamped to it; YARN can
 //     hand out a share above the maximum there.

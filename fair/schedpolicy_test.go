@@ -229,3 +229,72 @@ func TestBuiltinPoliciesThroughInterface(t *testing.T) {
 	assert.True(t, PolicyFair.SchedulingPolicy().AllowsChild(lifo{}), "YARN checks the DRF class only")
 	assert.Nil(t, Policy(0).SchedulingPolicy())
 }
+
+// fuzzPolicy answers Compare, SortKey and ComputeShares from fuzz bytes:
+// anything from a sane policy to one that contradicts itself, keys that
+// disagree with Compare or hold NaN, and negative shares.
+type fuzzPolicy struct {
+	lifo
+	data []byte
+	i    *int
+}
+
+func (f fuzzPolicy) next() byte {
+	*f.i++
+	return f.data[*f.i%len(f.data)]
+}
+
+func (f fuzzPolicy) Compare(_ PolicyEnv, a, b SchedulableView) int { return int(f.next()%3) - 1 }
+
+func (f fuzzPolicy) SortKey(_ PolicyEnv, s SchedulableView, k *SortKey) bool {
+	switch b := f.next(); b % 4 {
+	case 0:
+		return false
+	case 1:
+		k.Major[0] = math.NaN()
+	default:
+		k.Major[b%6] = float64(int8(f.next()))
+		if b%8 == 3 {
+			k.More = []float64{float64(f.next())}
+		}
+	}
+	return true
+}
+
+func (f fuzzPolicy) ComputeShares(_ PolicyEnv, items []SchedulableView, total berth.Resource, _ bool, out []berth.Resource) {
+	for i := range out {
+		out[i] = berth.New(int64(int8(f.next()))*64, int64(int8(f.next())))
+	}
+}
+
+// FuzzCustomPolicy: whatever a host's policy answers, the scheduler's
+// books stay right, no negative share is installed and a rejection is a
+// *PolicyError.
+func FuzzCustomPolicy(f *testing.F) {
+	f.Add([]byte{0, 1, 2}, uint8(12))
+	f.Add([]byte{1, 1, 1, 200, 7}, uint8(3))
+	f.Add([]byte{2, 3, 250, 9, 4, 4}, uint8(20))
+	f.Fuzz(func(t *testing.T, data []byte, n uint8) {
+		if len(data) == 0 {
+			return
+		}
+		i := 0
+		var pol SchedulingPolicy = fuzzPolicy{data: data, i: &i}
+		if data[0]%2 == 1 {
+			pol = struct{ SchedulingPolicy }{pol} // hides the keyer: sorted per visit
+		}
+		s, served := runJobs(t, ParseOptions{Policies: policyRegistry(t, "x", pol)}, "x", int(n%24)+1, 3, false)
+		assert.LessOrEqual(t, len(served), 3)
+		if err := s.PolicyError(); err != nil {
+			var pe *PolicyError
+			assert.True(t, errors.As(err, &pe))
+		}
+		snap := s.Snapshot()
+		for _, a := range snap.Apps {
+			assert.False(t, a.FairShare.AnyNegative(), a.ID)
+		}
+		for _, q := range snap.Queues {
+			assert.False(t, q.FairShare.AnyNegative(), q.Path)
+		}
+	})
+}
