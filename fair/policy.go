@@ -396,10 +396,6 @@ func (p Policy) computeShares(ss []*Schedulable, total berth.Resource, types []s
 	views, out := buf.viewsFor(len(ss))
 	for i, s := range ss {
 		views[i] = SchedulableView{s}
-		out[i] = s.FairShare
-		if steady {
-			out[i] = s.SteadyFairShare
-		}
 	}
 	p.computeInto(views, total, types, steady, out, buf)
 	for i, s := range ss {
@@ -420,23 +416,34 @@ func (b *shareBuf) viewsFor(n int) ([]SchedulableView, []berth.Resource) {
 	return b.views[:n], b.shares[:n]
 }
 
-// computeInto is ComputeShares writing into out (see
-// SchedulingPolicy.ComputeShares).
+// current is s's share as it stands: what a built-in leaves of the types
+// it does not compute (YARN writes only those it computes).
+func current(s *Schedulable, steady bool) berth.Resource {
+	if steady {
+		return s.SteadyFairShare
+	}
+	return s.FairShare
+}
+
+// computeInto is ComputeShares writing every out[i] (see
+// SchedulingPolicy.ComputeShares): the computed types, and the current
+// share for the others, copied in the pass that reads the schedulable
+// anyway.
 func (p Policy) computeInto(ss []SchedulableView, total berth.Resource, types []string, steady bool, out []berth.Resource, buf *shareBuf) {
 	if len(ss) == 0 {
 		return
 	}
 	if p == PolicyFIFO {
-		if steady {
-			return
-		}
 		first := 0
-		for i, s := range ss[1:] {
-			if s.s.StartTime < ss[first].s.StartTime {
-				first = i + 1
+		for i, v := range ss {
+			out[i] = current(v.s, steady)
+			if v.s.StartTime < ss[first].s.StartTime {
+				first = i
 			}
 		}
-		out[first] = total
+		if !steady {
+			out[first] = total
+		}
 		return
 	}
 	if buf == nil {
@@ -473,6 +480,9 @@ func computeType(ss []SchedulableView, total berth.Resource, t int, name string,
 	for i, v := range ss {
 		s := v.s
 		es[i] = ShareEntry{Weight: s.Weight, Min: component(&s.MinShare, t, name), Max: component(&s.MaxShare, t, name), Inactive: s.Queue && !s.Active}
+		if t == 0 {
+			dsts[i] = current(s, steady)
+		}
 	}
 	computeShares(es, component(&total, t, name), steady, out, &buf.sc)
 	for i := range ss {

@@ -32,11 +32,12 @@ type SchedulingPolicy interface {
 	Compare(env PolicyEnv, a, b SchedulableView) int
 	// ComputeShares divides total among items: the instantaneous fair
 	// share (steady false: inactive queues get nothing) or the steady fair
-	// share (steady true: every queue counts). out[i] holds items[i]'s
-	// current share on entry; the policy overwrites what it computes and
-	// leaves the rest. A result with a negative component is rejected: the
-	// shares keep their previous values and [Scheduler.PolicyError]
-	// reports a *PolicyError.
+	// share (steady true: every queue counts). out[i] is zero on entry and
+	// becomes items[i]'s whole new share: a policy that computes only some
+	// types copies the others from the view (FairShare or
+	// SteadyFairShare), as the built-ins do. A result with a negative
+	// component is rejected: the shares keep their previous values and
+	// [Scheduler.PolicyError] reports a *PolicyError.
 	ComputeShares(env PolicyEnv, items []SchedulableView, total berth.Resource, steady bool, out []berth.Resource)
 	// AllowsChild reports whether a parent with this policy may have a
 	// child queue with policy child (YARN's isChildPolicyAllowed).
@@ -257,12 +258,8 @@ func (s *Scheduler) divide(q *fsQueue, ss []*Schedulable, total berth.Resource, 
 	views, out := s.shareBuf.viewsFor(len(ss))
 	for i, x := range ss {
 		views[i] = SchedulableView{x}
-		if steady {
-			out[i] = x.SteadyFairShare
-		} else {
-			out[i] = x.FairShare
-		}
 	}
+	clear(out)
 	q.policy.ComputeShares(s.env(), views, total, steady, out)
 	for i, r := range out {
 		if r.AnyNegative() {
