@@ -281,7 +281,7 @@ func (s *Scheduler) placeApp(a *app) {
 		s.unplaceApp(a)
 		a.set = q.appOrd
 	}
-	a.set.put(&a.ord, policyKey(q.policy, s.env(), &a.Schedulable, &s.keyBuf))
+	a.set.put(&a.ord, policyKey(q.keyer, s.env(), &a.Schedulable, &s.keyBuf))
 }
 
 func (s *Scheduler) unplaceApp(a *app) {
@@ -302,7 +302,7 @@ func (s *Scheduler) placeQueue(q *fsQueue) {
 		p.kidStale = true
 		return
 	}
-	p.kidOrd.put(&q.ord, policyKey(p.policy, s.env(), &q.Schedulable, &s.keyBuf))
+	p.kidOrd.put(&q.ord, policyKey(p.keyer, s.env(), &q.Schedulable, &s.keyBuf))
 }
 
 // keptKids reports whether the walk uses q's kept child order, filling it

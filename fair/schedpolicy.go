@@ -199,14 +199,19 @@ func (b builtinPolicy) SortKey(env PolicyEnv, s SchedulableView, k *SortKey) boo
 	return !sk.bad
 }
 
-// policyKey computes the scheduler's key of s under pol: through the
-// policy's PolicyKeyer, or marked bad (sorted per visit) without one.
+// setPolicy installs q's policy and looks its fast path up once.
+func (q *fsQueue) setPolicy(p SchedulingPolicy) {
+	q.policy = p
+	q.keyer, _ = p.(PolicyKeyer)
+}
+
+// policyKey computes the scheduler's key of s under kp, or marks it bad
+// (sorted per visit) without one.
 // scratch is the caller's reusable SortKey: a local one would escape
 // through the interface call and cost an allocation per key.
-func policyKey(pol SchedulingPolicy, env PolicyEnv, s *Schedulable, scratch *SortKey) sortKey {
+func policyKey(kp PolicyKeyer, env PolicyEnv, s *Schedulable, scratch *SortKey) sortKey {
 	k := sortKey{start: s.StartTime, name: s.Name}
-	kp, ok := pol.(PolicyKeyer)
-	if !ok {
+	if kp == nil {
 		k.bad = true
 		return k
 	}

@@ -23,6 +23,7 @@ type fsQueue struct {
 
 	settings     QueueSettings
 	policy       SchedulingPolicy
+	keyer        PolicyKeyer // policy's fast path, nil without one (setPolicy)
 	maxRes       ConfigurableResource
 	maxContainer berth.Resource
 
@@ -101,7 +102,8 @@ func (q *fsQueue) fitsInMaxShare(extra berth.Resource) bool {
 
 // newQueue links a queue into the tree and the index.
 func (s *Scheduler) newQueue(path string, parent *fsQueue, leaf bool, policy SchedulingPolicy) *fsQueue {
-	q := &fsQueue{path: path, parent: parent, leaf: leaf, policy: policy, kidOrd: newOrdSet[*fsQueue](), appOrd: newOrdSet[*app]()}
+	q := &fsQueue{path: path, parent: parent, leaf: leaf, kidOrd: newOrdSet[*fsQueue](), appOrd: newOrdSet[*app]()}
+	q.setPolicy(policy)
 	q.ord.Value = q
 	s.ordStale = true
 	q.Name = path
@@ -330,7 +332,7 @@ func (s *Scheduler) loadAllocation(af *AllocationFile) ReloadResult {
 	verify(s.root, nil, true)
 	if ok {
 		for q, p := range newPol {
-			q.policy = p
+			q.setPolicy(p)
 		}
 	} else {
 		res.PoliciesKept = true
