@@ -202,7 +202,7 @@ func schedInsert(q *qnode, a *app) {
 	a.sortUsed = a.used.Memory
 	a.sortDemand = a.used.Memory + a.pending.Memory
 	a.sent.Value = a
-	lf.sched.Insert(&a.sent, appKeyOf(q.set().AppOrdering, q.set().FairSizeBasedWeight, a))
+	lf.sched.Insert(&a.sent, leafAppKey(q, a))
 	a.inSched = true
 }
 
@@ -211,7 +211,7 @@ func schedInsert(q *qnode, a *app) {
 func resched(q *qnode, a *app) {
 	a.sortUsed = a.used.Memory
 	a.sortDemand = a.used.Memory + a.pending.Memory
-	q.leaf.sched.Rekey(&a.sent, appKeyOf(q.set().AppOrdering, q.set().FairSizeBasedWeight, a))
+	q.leaf.sched.Rekey(&a.sent, leafAppKey(q, a))
 }
 
 // schedRemove takes a out of its leaf's schedulable list.

@@ -71,11 +71,17 @@ type QueueSettings struct {
 	MaxAMResourcePercent float64
 	// AppOrdering applies to leaves.
 	AppOrdering AppOrdering
+	// AppOrderingPolicy, when set, is a host's application ordering for a
+	// leaf; it takes precedence over AppOrdering.
+	AppOrderingPolicy AppOrderingPolicy
 	// FairSizeBasedWeight divides a fair-ordered app's usage by log2 of its
 	// demand.
 	FairSizeBasedWeight bool
 	// ChildOrdering applies to parents.
 	ChildOrdering ChildOrdering
+	// ChildOrderingPolicy, when set, is a host's child ordering for a
+	// parent; it takes precedence over ChildOrdering.
+	ChildOrderingPolicy ChildOrderingPolicy
 	// Priority of the queue among its siblings (priority-utilization).
 	Priority int
 	// UserWeights gives per-user weights (default 1).

@@ -106,8 +106,39 @@
 // queue touches only that queue and its plan's child lists (a plan
 // follower does so every step), not the rest of the tree.
 //
+// # Extending
+//
+// A leaf's application ordering is an [AppOrderingPolicy] (YARN's
+// OrderingPolicy) and a parent's child ordering a [ChildOrderingPolicy]
+// (YARN's queue ordering policy); they see applications and queues only
+// through read-only [AppView]s and [QueueView]s. The built-in fifo and
+// fair ([AppOrdering.Policy]) and utilization and priority-utilization
+// ([ChildOrdering.Policy]) go through them. A policy that also implements
+// [AppKeyer] or [ChildKeyer] gives a key whose lexicographic order equals
+// Compare's, and the scheduler keeps the set ordered incrementally (the
+// built-ins use this same path); UsageInKey says whether an application's
+// key must be recomputed when its usage or demand changes. Without a key,
+// a leaf is re-ranked with Compare on every change of one of its
+// applications (O(n log n)), and a parent sorts its children per visit.
+// A Compare that is not a strict weak order only permutes the visit: the
+// kept order compares plain numbers, so it cannot be corrupted, and every
+// application and child is still visited. An application whose key is
+// refused or holds NaN is placed after the keyed ones in submission order;
+// a child's sends its parent to the per-visit sort. A host sets its policy
+// in Go ([QueueSettings].AppOrderingPolicy, ChildOrderingPolicy) or
+// registers it in the [queue.Registry] values of [XMLOptions]
+// (AppOrderings for leaves, ChildOrderings for parents) for
+// yarn.scheduler.capacity.<queue>.ordering-policy; the built-in names
+// always win, and an unknown name is a *berth.FieldError naming the key
+// that also matches *queue.UnknownNameError.
+//
 // # Differences from YARN
 //
+//   - Ordering policies of a host are registered Go values, not classes
+//     loaded by name (see Extending); an unknown name is an error, where
+//     YARN fails to load the class. Their orders are used defensively: a
+//     Compare that is not a strict weak order or a NaN key changes only
+//     the visit order, never the scheduler's state.
 //   - One partition: node labels, non-exclusive partitions, multi-node
 //     placement, asynchronous scheduling, the JSON mapping rules of YARN
 //     3.4, auto-created leaf queues, blacklists, container resizing and

@@ -29,28 +29,22 @@ import (
 // (priority, submission). Both comparators are total orders (submission
 // numbers are unique, and the magnitude is never NaN), so the kept order is
 // exactly the order the sorted list had.
+// The key is a policy's AppSortKey (for the built-ins: magnitude, start
+// time, no-demand flag; start times are exact in a float64 below 2^53)
+// followed by the submission number.
 type appKey struct {
-	m        float64
-	start    int64
-	noDemand bool
-	seq      uint64
+	k   [3]float64
+	seq uint64
 }
 
 func cmpAppKey(a, b *appKey) int {
-	switch {
-	case a.m < b.m:
-		return -1
-	case a.m > b.m:
-		return 1
-	case a.start < b.start:
-		return -1
-	case a.start > b.start:
-		return 1
-	case a.noDemand != b.noDemand:
-		if b.noDemand {
-			return -1
+	for i := range a.k {
+		if a.k[i] != b.k[i] {
+			if a.k[i] < b.k[i] {
+				return -1
+			}
+			return 1
 		}
-		return 1
 	}
 	return cmpSeq(a.seq, b.seq)
 }
@@ -59,9 +53,13 @@ func cmpAppKey(a, b *appKey) int {
 // captured at insertion (sortUsed, sortDemand).
 func appKeyOf(pol AppOrdering, sizeWeight bool, a *app) appKey {
 	if pol == OrderFair {
-		return appKey{m: fairMagnitude(a, sizeWeight), start: a.start, noDemand: a.sortDemand <= 0, seq: a.seq}
+		nd := 0.0
+		if a.sortDemand <= 0 {
+			nd = 1
+		}
+		return appKey{k: [3]float64{fairMagnitude(a, sizeWeight), float64(a.start), nd}, seq: a.seq}
 	}
-	return appKey{m: -float64(a.priority), seq: a.seq}
+	return appKey{k: [3]float64{-float64(a.priority)}, seq: a.seq}
 }
 
 type appOrder = queue.Order[appKey, *app]
@@ -155,7 +153,7 @@ func (s *Scheduler) rekeyChild(q *qnode) {
 	if q.ent.In(p.kids) && q.ent.Key().bad {
 		p.kidsBad--
 	}
-	k := childKeyOf(q, p.set().ChildOrdering == OrderPriorityUtilization)
+	k := parentChildKey(p, q)
 	if k.bad {
 		p.kidsBad++
 	}
@@ -176,9 +174,8 @@ func (s *Scheduler) dropChild(p, q *qnode) {
 // checkKids compares q's kept child order with a sort of its children by
 // cmpChildren and notes the first difference as a bug (tests).
 func (s *Scheduler) checkKids(q *qnode) {
-	prio := q.set().ChildOrdering == OrderPriorityUtilization
 	want := slices.Clone(q.children)
-	slices.SortStableFunc(want, func(a, b *qnode) int { return cmpChildren(a, b, prio) })
+	slices.SortStableFunc(want, cmpKids(q))
 	got := make([]*qnode, 0, len(want))
 	q.kids.Ascend(func(c *qnode) bool { got = append(got, c); return true })
 	if !slices.Equal(got, want) && s.bug == nil {

@@ -570,7 +570,7 @@ func (s *Scheduler) setPending(a *app, p berth.Resource) {
 			s.userActiveApp(a.q, a.u, -1)
 		}
 	}
-	if a.inSched && a.q.set().AppOrdering == OrderFair {
+	if a.inSched && appKeyMoves(a.q) {
 		resched(a.q, a) // the fair key includes the demand
 	}
 	s.syncSched(a)
@@ -601,7 +601,7 @@ func (s *Scheduler) releaseContainer(c *container) {
 // appUsage changes an application's used resource, keeping fair order.
 func (s *Scheduler) appUsage(a *app, delta berth.Resource) {
 	a.used = a.used.Add(delta)
-	if a.inSched && a.q.set().AppOrdering == OrderFair {
+	if a.inSched && appKeyMoves(a.q) {
 		resched(a.q, a)
 	}
 }

@@ -309,7 +309,7 @@ func (s *Scheduler) checkLeaf(q *qnode, userUsed map[*user]berth.Resource) error
 	case math.Abs(allW-lf.allWeights) > 1e-9 || math.Abs(activeW-lf.activeWeights) > 1e-9:
 		return fmt.Errorf("leaf %s weights %v/%v, users say %v/%v", p, lf.allWeights, lf.activeWeights, allW, activeW)
 	}
-	less := appBefore(q.set().AppOrdering, q.set().FairSizeBasedWeight)
+	less := leafAppLess(q)
 	var prev *app
 	i, bad := 0, -1
 	lf.sched.Ascend(func(a *app) bool {

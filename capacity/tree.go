@@ -351,15 +351,16 @@ func cmpUtilization(u1, u2 float32, p1, p2 int) int {
 // common case. priority-utilization's comparator is not transitive, so it
 // re-sorts from configuration order, as YARN does on every walk.
 func sortChildren(q *qnode) {
-	prio := q.set().ChildOrdering == OrderPriorityUtilization
+	pol := childOrdering(q.set())
+	cmp := cmpKids(q)
 	o := q.order
-	if prio {
-		copy(o, q.children)
+	if b, ok := pol.(builtinKids); !ok || b.prio {
+		copy(o, q.children) // only utilization is known to be transitive
 	}
 	for i := 1; i < len(o); i++ {
 		x := o[i]
 		j := i
-		for j > 0 && cmpChildren(x, o[j-1], prio) < 0 {
+		for j > 0 && cmp(x, o[j-1]) < 0 {
 			o[j] = o[j-1]
 			j--
 		}

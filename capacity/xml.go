@@ -43,6 +43,13 @@ type XMLOptions struct {
 	// nobody knows: the error is a *queue.ConfigReportError holding the
 	// report (kind berth.ErrInvalidArgument).
 	Strict bool
+	// AppOrderings and ChildOrderings are the host's ordering policies by
+	// the name an ordering-policy key uses, for leaves and for parents; the
+	// built-in names always win. A name neither built in nor registered is
+	// a *berth.FieldError naming the key that also matches
+	// *queue.UnknownNameError. Nil: the built-ins only.
+	AppOrderings   *AppOrderings
+	ChildOrderings *ChildOrderings
 }
 
 // ParseXMLReport is [ParseXML] with a report of what the file says that
@@ -61,7 +68,7 @@ func ParseXMLReport(r io.Reader, opts XMLOptions) (Config, queue.ConfigReport, e
 	for _, p := range doc.Properties {
 		props[strings.TrimSpace(p.Name)] = strings.TrimSpace(p.Value)
 	}
-	cfg, err := parseProps(props)
+	cfg, err := parsePropsWith(props, opts)
 	if err != nil {
 		return Config{}, queue.ConfigReport{}, err
 	}
@@ -85,7 +92,11 @@ func ParseXMLReport(r io.Reader, opts XMLOptions) (Config, queue.ConfigReport, e
 }
 
 func parseProps(props map[string]string) (Config, error) {
-	p := parser{props: props}
+	return parsePropsWith(props, XMLOptions{})
+}
+
+func parsePropsWith(props map[string]string, opts XMLOptions) (Config, error) {
+	p := parser{props: props, opts: opts}
 	p.indexWeights()
 	cfg := DefaultConfig()
 	p.int(prefix+"maximum-applications", &cfg.MaximumApplications)
@@ -167,6 +178,7 @@ type parser struct {
 	props   map[string]string
 	weights map[string][]string // queue path → its user-settings.<u>.weight keys
 	err     error
+	opts    XMLOptions
 }
 
 // indexWeights finds the per-user weight keys once, so that reading a
@@ -191,6 +203,31 @@ func (p *parser) indexWeights() {
 func (p *parser) fail(key, v, reason string) {
 	if p.err == nil {
 		p.err = berth.InvalidField(key, v, reason)
+	}
+}
+
+// customOrdering resolves a host's ordering policy: a leaf's application
+// ordering or a parent's child ordering, by name.
+func (p *parser) customOrdering(key, v string, leaf bool, st *QueueSettings) {
+	var known []string
+	kind := "application ordering policy"
+	if leaf {
+		if pol, ok := p.opts.AppOrderings.Lookup(v); ok && pol != nil {
+			st.AppOrderingPolicy = pol
+			return
+		}
+		known = p.opts.AppOrderings.Names()
+	} else {
+		kind = "queue ordering policy"
+		if pol, ok := p.opts.ChildOrderings.Lookup(v); ok && pol != nil {
+			st.ChildOrderingPolicy = pol
+			return
+		}
+		known = p.opts.ChildOrderings.Names()
+	}
+	if p.err == nil {
+		p.err = &berth.FieldError{Field: key, Value: v, Reason: "unknown ordering policy",
+			Err: &queue.UnknownNameError{Field: key, Kind: kind, Name: v, Known: known}}
 	}
 }
 
@@ -372,7 +409,7 @@ func (p *parser) queue(name, path string, depth int) QueueConfig {
 		case "priority-utilization":
 			st.ChildOrdering = OrderPriorityUtilization
 		default:
-			p.fail(key+"ordering-policy", v, "unknown ordering policy")
+			p.customOrdering(key+"ordering-policy", v, len(children) == 0, st)
 		}
 	}
 	seen := make(map[string]bool, len(children))

@@ -49,6 +49,10 @@ type AllocationFile struct {
 	QueueMaxAMShareDefault float32
 	// DefaultPolicy is defaultQueueSchedulingPolicy (fair; never FIFO).
 	DefaultPolicy Policy
+	// DefaultSchedulingPolicy, when set, is a host's policy named by
+	// defaultQueueSchedulingPolicy through ParseOptions.Policies (or set in
+	// Go); it takes precedence over DefaultPolicy.
+	DefaultSchedulingPolicy SchedulingPolicy
 	// DefaultMinSharePreemptionTimeout and DefaultFairSharePreemptionTimeout
 	// are in milliseconds (the file gives seconds); NoTimeout when absent.
 	DefaultMinSharePreemptionTimeout  berth.Duration // defaultMinSharePreemptionTimeout, ms
@@ -86,6 +90,10 @@ type QueueConfig struct {
 	Weight *float32
 	// Policy is schedulingPolicy (nil: the default policy).
 	Policy *Policy
+	// SchedulingPolicy, when set, is a host's policy for this queue (a
+	// registered schedulingPolicy name, or set in Go); it takes precedence
+	// over Policy and the default.
+	SchedulingPolicy SchedulingPolicy
 	// SubmitACL and AdministerACL are aclSubmitApps and aclAdministerApps
 	// (nil: root everyone, others nobody).
 	SubmitACL, AdministerACL *queue.ACL
@@ -116,6 +124,7 @@ type QueueSettings struct {
 	MaxAMShare             float32               // maxAMShare or queueMaxAMShareDefault; -1 disables
 	Weight                 float32               // weight (1)
 	Policy                 Policy                // schedulingPolicy or the default policy
+	SchedulingPolicy       SchedulingPolicy      // a host's policy; nil: Policy
 	SubmitACL              queue.ACL             // aclSubmitApps (root: everyone, others: nobody)
 	AdministerACL          queue.ACL             // aclAdministerApps (same defaults)
 
@@ -183,6 +192,7 @@ func (af *AllocationFile) Settings(path string) QueueSettings {
 		MaxAMShare:                   af.QueueMaxAMShareDefault,
 		Weight:                       1,
 		Policy:                       af.DefaultPolicy,
+		SchedulingPolicy:             af.DefaultSchedulingPolicy,
 		SubmitACL:                    queue.Nobody(),
 		AdministerACL:                queue.Nobody(),
 		MinSharePreemptionTimeout:    Inherit,
@@ -219,7 +229,10 @@ func (af *AllocationFile) Settings(path string) QueueSettings {
 		s.Weight = *q.Weight
 	}
 	if q.Policy != nil {
-		s.Policy = *q.Policy
+		s.Policy, s.SchedulingPolicy = *q.Policy, nil
+	}
+	if q.SchedulingPolicy != nil {
+		s.SchedulingPolicy = q.SchedulingPolicy
 	}
 	if q.SubmitACL != nil {
 		s.SubmitACL = *q.SubmitACL
@@ -256,6 +269,12 @@ type ParseOptions struct {
 	// uses; a name neither built in nor registered is a
 	// *queue.UnknownNameError. Nil: the built-ins only.
 	Rules *queue.Registry[Rule]
+	// Policies are the host's scheduling policies, by the name a
+	// <schedulingPolicy> or <defaultQueueSchedulingPolicy> uses; the
+	// built-in names (fair, fifo, drf and YARN's class names) always win.
+	// A name neither built in nor registered is a *berth.FieldError that
+	// also matches *queue.UnknownNameError. Nil: the built-ins only.
+	Policies *queue.Registry[SchedulingPolicy]
 }
 
 // xnode is a parsed XML element: the DOM subset the allocation file needs.
@@ -383,6 +402,21 @@ func fieldErr(elem string, value any, reason string) error {
 	return berth.InvalidField(elem, value, reason)
 }
 
+// policyElem reads a scheduling policy name: a built-in, else a host's
+// registered policy, else a typed error naming the element.
+func (p *allocParser) policyElem(field, text string) (Policy, SchedulingPolicy, error) {
+	pol, err := ParsePolicy(text)
+	if err == nil {
+		return pol, nil, nil
+	}
+	name := strings.TrimSpace(text)
+	if c, ok := p.opts.Policies.Lookup(name); ok && c != nil {
+		return 0, c, nil
+	}
+	return 0, nil, &berth.FieldError{Field: field, Value: text, Reason: text + " SchedulingPolicy class not found!",
+		Err: &queue.UnknownNameError{Field: field, Kind: "scheduling policy", Name: name, Known: p.opts.Policies.Names()}}
+}
+
 // ParseAllocationFile parses YARN's fair-scheduler.xml. It is all or
 // nothing: any error returns a nil file and a *berth.FieldError (kind
 // berth.ErrInvalidArgument) whose Field names the offending element, e.g.
@@ -460,13 +494,15 @@ func (p *allocParser) parse(root *xnode) (*AllocationFile, error) {
 			af.QueueMaxAMShareDefault, err = amShareElem(el.name, text)
 		case "defaultQueueSchedulingPolicy", "defaultQueueSchedulingMode":
 			var pol Policy
-			pol, err = ParsePolicy(text)
-			if err != nil {
-				err = fieldErr(el.name, text, text+" SchedulingPolicy class not found!")
-			} else if pol == PolicyFIFO {
+			var custom SchedulingPolicy
+			pol, custom, err = p.policyElem(el.name, text)
+			if err == nil && (pol == PolicyFIFO || custom != nil && custom.LeafOnly()) {
 				err = fieldErr(el.name, text, "Bad fair scheduler config file: defaultQueueSchedulingPolicy or defaultQueueSchedulingMode can't be FIFO.")
 			}
-			af.DefaultPolicy = pol
+			af.DefaultPolicy, af.DefaultSchedulingPolicy = pol, custom
+			if custom != nil {
+				af.DefaultPolicy = PolicyFair
+			}
 		case "defaultMinSharePreemptionTimeout":
 			af.DefaultMinSharePreemptionTimeout, err = secondsElem(el.name, text)
 		case "defaultFairSharePreemptionTimeout":
@@ -689,11 +725,13 @@ func (p *allocParser) parseQueue(el *xnode, parentPath string, af *AllocationFil
 			q.FairSharePreemptionThreshold = &v
 		case "schedulingPolicy", "schedulingMode":
 			var pol Policy
-			pol, err = ParsePolicy(text)
-			if err != nil {
-				err = fieldErr(f, text, text+" SchedulingPolicy class not found!")
+			var custom SchedulingPolicy
+			pol, custom, err = p.policyElem(f, text)
+			if custom != nil {
+				q.SchedulingPolicy = custom
+			} else {
+				q.Policy = &pol
 			}
-			q.Policy = &pol
 		case "aclSubmitApps", "aclAdministerApps", "aclAdministerReservations", "aclListReservations", "aclSubmitReservations":
 			// ACL text is not trimmed as a whole: " " (nobody) is meaningful.
 			acl := queue.ParseACL(c.text.String())

@@ -68,8 +68,29 @@
 // [ErrBadRule] and berth.ErrInvalidArgument) and adds nothing; a parent
 // queue is refused by the scheduler as for the built-ins. A host rule is
 // never terminal for [PlacementPolicy.Validate]: a built-in terminal rule
-// must follow it. The queue ordering and scheduling policies are not yet
-// open (issue 13, later).
+// must follow it.
+//
+// A queue's scheduling policy is a [SchedulingPolicy] (YARN's
+// SchedulingPolicy): a name, the calculator it decides with, Compare to
+// order children or applications, ComputeShares to divide a fair or steady
+// share, AllowsChild (isChildPolicyAllowed) and LeafOnly for where it may
+// sit, and the headroom it grants. It sees queues and applications only
+// through read-only [SchedulableView]s and a [PolicyEnv] (cluster, types).
+// The built-in fair, FIFO and DRF ([Policy.SchedulingPolicy]) go through
+// it. A policy that also implements [PolicyKeyer] gives a [SortKey] whose
+// lexicographic order equals Compare's; the scheduler then keeps large
+// sets ordered incrementally (the built-ins use the same path); without
+// one, or for an item whose key is refused or holds NaN, the set is sorted
+// with Compare on each visit, as YARN does. A Compare that is not a strict
+// weak order only changes the order: every item is still visited once.
+// A ComputeShares result with a negative component is rejected: the
+// previous shares are kept and [Scheduler.PolicyError] returns a
+// [*PolicyError]. A host names its policy in Go
+// ([QueueConfig].SchedulingPolicy, [AllocationFile].DefaultSchedulingPolicy)
+// or registers it in the [queue.Registry] passed as [ParseOptions].Policies
+// for <schedulingPolicy> and <defaultQueueSchedulingPolicy>; built-in
+// names always win, and an unknown name is a *berth.FieldError naming the
+// element that also matches *queue.UnknownNameError.
 //
 // # Time
 //
@@ -103,6 +124,11 @@
 //
 //   - A host's placement rule is a Go value registered by the host, not a
 //     class loaded by name; its answer is checked ([RuleError]).
+//   - A host's scheduling policy is likewise a registered Go value. Its
+//     results are checked: a negative share is rejected and reported
+//     ([PolicyError]) where YARN would install it; its sort order can
+//     never corrupt the scheduler's kept orders. Registered names never
+//     shadow fair, fifo and drf.
 //   - Shares whose double arithmetic would round past a schedulable's
 //     integer maximum (values above 2^53) are clamped to it; YARN can
 //     hand out a share above the maximum there.

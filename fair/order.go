@@ -281,7 +281,7 @@ func (s *Scheduler) placeApp(a *app) {
 		s.unplaceApp(a)
 		a.set = q.appOrd
 	}
-	a.set.put(&a.ord, q.policy.key(s.cluster, s.cfg.ResourceTypes, &a.Schedulable))
+	a.set.put(&a.ord, policyKey(q.keyer, s.env(), &a.Schedulable, &s.keyBuf))
 }
 
 func (s *Scheduler) unplaceApp(a *app) {
@@ -302,7 +302,7 @@ func (s *Scheduler) placeQueue(q *fsQueue) {
 		p.kidStale = true
 		return
 	}
-	p.kidOrd.put(&q.ord, p.policy.key(s.cluster, s.cfg.ResourceTypes, &q.Schedulable))
+	p.kidOrd.put(&q.ord, policyKey(p.keyer, s.env(), &q.Schedulable, &s.keyBuf))
 }
 
 // keptKids reports whether the walk uses q's kept child order, filling it
@@ -339,8 +339,9 @@ func (s *Scheduler) keptApps(q *fsQueue) bool {
 func (s *Scheduler) sortedKids(q *fsQueue) []*fsQueue {
 	kids := append(q.kidsBuf[:0], q.children...)
 	q.kidsBuf = kids
+	env, pol := s.env(), q.policy
 	slices.SortFunc(kids, func(a, b *fsQueue) int {
-		return q.policy.Compare(s.cluster, s.cfg.ResourceTypes, &a.Schedulable, &b.Schedulable)
+		return pol.Compare(env, SchedulableView{&a.Schedulable}, SchedulableView{&b.Schedulable})
 	})
 	return kids
 }
@@ -355,8 +356,9 @@ func (s *Scheduler) sortedApps(q *fsQueue) []*app {
 		}
 	}
 	q.appsBuf = apps
+	env, pol := s.env(), q.policy
 	slices.SortFunc(apps, func(a, b *app) int {
-		return q.policy.Compare(s.cluster, s.cfg.ResourceTypes, &a.Schedulable, &b.Schedulable)
+		return pol.Compare(env, SchedulableView{&a.Schedulable}, SchedulableView{&b.Schedulable})
 	})
 	return apps
 }

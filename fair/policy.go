@@ -385,23 +385,65 @@ type shareBuf struct {
 	entries []ShareEntry
 	out     []int64
 	sc      shareScratch
+	views   []SchedulableView
+	shares  []berth.Resource
 }
 
 func (p Policy) computeShares(ss []*Schedulable, total berth.Resource, types []string, steady bool, buf *shareBuf) {
+	if buf == nil {
+		buf = &shareBuf{}
+	}
+	views, out := buf.viewsFor(len(ss))
+	for i, s := range ss {
+		views[i] = SchedulableView{s}
+	}
+	p.computeInto(views, total, types, steady, out, buf)
+	for i, s := range ss {
+		if steady {
+			s.SteadyFairShare = out[i]
+		} else {
+			s.FairShare = out[i]
+		}
+	}
+}
+
+// viewsFor returns scratch views and shares of length n.
+func (b *shareBuf) viewsFor(n int) ([]SchedulableView, []berth.Resource) {
+	if cap(b.views) < n {
+		b.views = make([]SchedulableView, n)
+		b.shares = make([]berth.Resource, n)
+	}
+	return b.views[:n], b.shares[:n]
+}
+
+// current is s's share as it stands: what a built-in leaves of the types
+// it does not compute (YARN writes only those it computes).
+func current(s *Schedulable, steady bool) berth.Resource {
+	if steady {
+		return s.SteadyFairShare
+	}
+	return s.FairShare
+}
+
+// computeInto is ComputeShares writing every out[i] (see
+// SchedulingPolicy.ComputeShares): the computed types, and the current
+// share for the others, copied in the pass that reads the schedulable
+// anyway.
+func (p Policy) computeInto(ss []SchedulableView, total berth.Resource, types []string, steady bool, out []berth.Resource, buf *shareBuf) {
 	if len(ss) == 0 {
 		return
 	}
 	if p == PolicyFIFO {
-		if steady {
-			return
-		}
-		first := ss[0]
-		for _, s := range ss[1:] {
-			if s.StartTime < first.StartTime {
-				first = s
+		first := 0
+		for i, v := range ss {
+			out[i] = current(v.s, steady)
+			if v.s.StartTime < ss[first].s.StartTime {
+				first = i
 			}
 		}
-		first.FairShare = total
+		if !steady {
+			out[first] = total
+		}
 		return
 	}
 	if buf == nil {
@@ -412,7 +454,7 @@ func (p Policy) computeShares(ss []*Schedulable, total berth.Resource, types []s
 		n = 2 + len(types)
 	}
 	for t := range n {
-		computeType(ss, total, t, typeAt(types, t), steady, buf)
+		computeType(ss, total, t, typeAt(types, t), steady, out, buf)
 	}
 }
 
@@ -429,21 +471,22 @@ func component(r *berth.Resource, t int, name string) int64 {
 }
 
 // computeType runs ComputeShares on one resource type of ss.
-func computeType(ss []*Schedulable, total berth.Resource, t int, name string, steady bool, buf *shareBuf) {
+func computeType(ss []SchedulableView, total berth.Resource, t int, name string, steady bool, dsts []berth.Resource, buf *shareBuf) {
 	if cap(buf.entries) < len(ss) {
 		buf.entries = make([]ShareEntry, len(ss))
 		buf.out = make([]int64, len(ss))
 	}
 	es, out := buf.entries[:len(ss)], buf.out[:len(ss)]
-	for i, s := range ss {
+	for i, v := range ss {
+		s := v.s
 		es[i] = ShareEntry{Weight: s.Weight, Min: component(&s.MinShare, t, name), Max: component(&s.MaxShare, t, name), Inactive: s.Queue && !s.Active}
+		if t == 0 {
+			dsts[i] = current(s, steady)
+		}
 	}
 	computeShares(es, component(&total, t, name), steady, out, &buf.sc)
-	for i, s := range ss {
-		dst := &s.FairShare
-		if steady {
-			dst = &s.SteadyFairShare
-		}
+	for i := range ss {
+		dst := &dsts[i]
 		switch t {
 		case 0:
 			dst.Memory = out[i]

@@ -33,7 +33,7 @@ func (s *Scheduler) ensureDefaultReservationQueue(plan *fsQueue) *fsQueue {
 	if q := s.queues[name]; q != nil {
 		return q
 	}
-	q := s.newQueue(name, plan, true, PolicyFair)
+	q := s.newQueue(name, plan, true, builtinPolicy{PolicyFair})
 	q.reservation, q.entitlement, q.dynamic = true, 1, true
 	s.applySettings(q)
 	if !s.loading {
@@ -86,7 +86,7 @@ func (s *Scheduler) AddReservationQueue(plan, reservationID string) error {
 	if s.queues[name] != nil {
 		return kindErr(berth.ErrAlreadyExists, "reservation-id", reservationID, "a queue with that name exists")
 	}
-	q := s.newQueue(name, p, true, PolicyFair)
+	q := s.newQueue(name, p, true, builtinPolicy{PolicyFair})
 	q.reservation = true
 	s.applySettings(q)
 	s.recomputeSteady()

@@ -51,9 +51,11 @@ type Scheduler struct {
 	updated    bool
 
 	shareBuf shareBuf
+	keyBuf   SortKey // policyKey's scratch
 
 	tree    *queue.Tree[*fsQueue] // the shared tree (package queue)
 	bug     error                 // first inconsistency with it, for Check
+	polErr  error                 // first result of a scheduling policy rejected (PolicyError)
 	loading bool                  // inside loadAllocation: sync once at the end
 
 	// the walk's orders (order.go)
@@ -96,8 +98,8 @@ func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) 
 	}
 	// root and root.default exist from the start with the fair policy,
 	// as in YARN, before the file is applied.
-	s.root = s.newQueue(queue.RootName, nil, false, PolicyFair)
-	s.newQueue(defaultQueue, s.root, true, PolicyFair)
+	s.root = s.newQueue(queue.RootName, nil, false, builtinPolicy{PolicyFair})
+	s.newQueue(defaultQueue, s.root, true, builtinPolicy{PolicyFair})
 	s.root.inConfig, s.queues[defaultQueue].inConfig = true, true
 	s.loadAllocation(af)
 	return s, nil

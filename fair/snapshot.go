@@ -16,7 +16,8 @@ type QueueInfo struct {
 	// Dynamic marks a queue created ad hoc by placement; Plan a
 	// reservable queue; Reservation a reservation queue.
 	Dynamic, Plan, Reservation bool
-	Policy                     Policy         // scheduling policy
+	Policy                     Policy         // built-in scheduling policy (0 for a host's)
+	PolicyName                 string         // the scheduling policy's Name
 	Weight                     float64        // weight
 	MinShare, MaxShare         berth.Resource // min share and effective max share
 	Demand, Usage              berth.Resource // demand as of the last update; usage now
@@ -216,7 +217,7 @@ func (s *Scheduler) snapQueues(out *Snapshot) {
 	var walk func(q *fsQueue)
 	walk = func(q *fsQueue) {
 		qi := QueueInfo{Path: q.path, Leaf: q.leaf, Dynamic: q.dynamic, Plan: q.plan, Reservation: q.reservation,
-			Policy: q.policy, Weight: q.Weight, MinShare: q.MinShare, MaxShare: q.MaxShare, Demand: q.Demand,
+			Policy: builtinOf(q.policy), PolicyName: q.policy.Name(), Weight: q.Weight, MinShare: q.MinShare, MaxShare: q.MaxShare, Demand: q.Demand,
 			Usage: q.Usage, FairShare: q.FairShare, SteadyFairShare: q.SteadyFairShare, AMUsage: q.amUsage,
 			MaxAMShare: q.settings.MaxAMShare, NumRunnable: q.numRunnable, NumPending: len(q.nonRunnableApps),
 			MaxRunningApps: q.maxRunningApps(), MinSharePreemptionTimeout: q.minShareTimeout,

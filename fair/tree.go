@@ -22,7 +22,8 @@ type fsQueue struct {
 	entitlement float64 // a reservation queue's weight (its capacity)
 
 	settings     QueueSettings
-	policy       Policy
+	policy       SchedulingPolicy
+	keyer        PolicyKeyer // policy's fast path, nil without one (setPolicy)
 	maxRes       ConfigurableResource
 	maxContainer berth.Resource
 
@@ -100,8 +101,9 @@ func (q *fsQueue) fitsInMaxShare(extra berth.Resource) bool {
 }
 
 // newQueue links a queue into the tree and the index.
-func (s *Scheduler) newQueue(path string, parent *fsQueue, leaf bool, policy Policy) *fsQueue {
-	q := &fsQueue{path: path, parent: parent, leaf: leaf, policy: policy, kidOrd: newOrdSet[*fsQueue](), appOrd: newOrdSet[*app]()}
+func (s *Scheduler) newQueue(path string, parent *fsQueue, leaf bool, policy SchedulingPolicy) *fsQueue {
+	q := &fsQueue{path: path, parent: parent, leaf: leaf, kidOrd: newOrdSet[*fsQueue](), appOrd: newOrdSet[*app]()}
+	q.setPolicy(policy)
 	q.ord.Value = q
 	s.ordStale = true
 	q.Name = path
@@ -171,8 +173,8 @@ func (s *Scheduler) reinit(q *fsQueue) {
 }
 
 // policyAllowed checks a queue's policy against its position.
-func policyAllowed(parent *fsQueue, leaf bool, p Policy) bool {
-	if !leaf && p == PolicyFIFO {
+func policyAllowed(parent *fsQueue, leaf bool, p SchedulingPolicy) bool {
+	if !leaf && p.LeafOnly() {
 		return false
 	}
 	return parent == nil || parent.policy.AllowsChild(p)
@@ -219,7 +221,7 @@ func (s *Scheduler) getQueue(path string, leaf, create bool) *fsQueue {
 	parentPolicy := cur
 	for i, name := range missing {
 		isLeaf := leaf && i == len(missing)-1
-		pol := s.alloc.Settings(name).Policy
+		pol := s.alloc.Settings(name).policyOf()
 		if !policyAllowed(parentPolicy, isLeaf, pol) {
 			return nil
 		}
@@ -227,7 +229,7 @@ func (s *Scheduler) getQueue(path string, leaf, create bool) *fsQueue {
 	}
 	for i, name := range missing {
 		isLeaf := leaf && i == len(missing)-1
-		q := s.newQueue(name, cur, isLeaf, s.alloc.Settings(name).Policy)
+		q := s.newQueue(name, cur, isLeaf, s.alloc.Settings(name).policyOf())
 		q.dynamic = !q.settings.Configured
 		cur = q
 	}
@@ -288,7 +290,7 @@ func (s *Scheduler) recomputeSteady() {
 		for i, c := range q.children {
 			ss[i] = &c.Schedulable
 		}
-		q.policy.computeShares(ss, q.SteadyFairShare, s.cfg.ResourceTypes, true, &s.shareBuf)
+		s.divide(q, ss, q.SteadyFairShare, true)
 		for _, c := range q.children {
 			walk(c)
 		}
@@ -311,15 +313,15 @@ func (s *Scheduler) loadAllocation(af *AllocationFile) ReloadResult {
 		s.placement = ImplicitPlacementPolicy(s.cfg.UserAsDefaultQueue, s.cfg.AllowUndeclaredPools)
 	}
 	// 1. Policies of existing queues: verify all, then set all.
-	newPol := map[*fsQueue]Policy{}
+	newPol := map[*fsQueue]SchedulingPolicy{}
 	ok := true
-	var verify func(q *fsQueue, parentPol Policy, isRoot bool)
-	verify = func(q *fsQueue, parentPol Policy, isRoot bool) {
-		p := af.Settings(q.path).Policy
+	var verify func(q *fsQueue, parentPol SchedulingPolicy, isRoot bool)
+	verify = func(q *fsQueue, parentPol SchedulingPolicy, isRoot bool) {
+		p := af.Settings(q.path).policyOf()
 		if q.reservation {
 			p = q.policy
 		}
-		if (!q.leaf && p == PolicyFIFO) || (!isRoot && !parentPol.AllowsChild(p)) {
+		if (!q.leaf && p.LeafOnly()) || (!isRoot && !parentPol.AllowsChild(p)) {
 			ok = false
 		}
 		newPol[q] = p
@@ -327,10 +329,10 @@ func (s *Scheduler) loadAllocation(af *AllocationFile) ReloadResult {
 			verify(c, p, false)
 		}
 	}
-	verify(s.root, 0, true)
+	verify(s.root, nil, true)
 	if ok {
 		for q, p := range newPol {
-			q.policy = p
+			q.setPolicy(p)
 		}
 	} else {
 		res.PoliciesKept = true

@@ -86,7 +86,7 @@ func (s *Scheduler) recomputeShares(q *fsQueue) {
 			ss[i] = &c.Schedulable
 		}
 	}
-	q.policy.computeShares(ss, q.FairShare, s.cfg.ResourceTypes, false, &s.shareBuf)
+	s.divide(q, ss, q.FairShare, false)
 	for _, c := range q.children {
 		s.recomputeShares(c)
 	}
@@ -125,8 +125,9 @@ func (s *Scheduler) updateStarvedApps(q *fsQueue, now berth.Time) {
 			apps = append(apps, a)
 		}
 	}
+	env, pol := s.env(), q.policy
 	slices.SortFunc(apps, func(a, b *app) int {
-		return q.policy.Compare(s.cluster, s.cfg.ResourceTypes, &a.Schedulable, &b.Schedulable)
+		return pol.Compare(env, SchedulableView{&a.Schedulable}, SchedulableView{&b.Schedulable})
 	})
 	var fairTotal berth.Resource
 	for _, a := range apps {

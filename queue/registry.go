@@ -8,7 +8,7 @@ import (
 )
 
 // Registry maps the names a configuration file may use (a fair placement
-// rule's <rule name>, and in time a <schedulingPolicy> or an
+// rule's <rule name>, a fair <schedulingPolicy>, a capacity
 // ordering-policy) to a host's implementations. The host fills it
 // explicitly and hands it to a parser: there is no global registry. The
 // zero value is empty and ready; a nil *Registry finds nothing. It is not

@@ -1,0 +1,307 @@
+package fair
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/berthsched/berth"
+)
+
+// SchedulingPolicy is a queue's scheduling policy (YARN's SchedulingPolicy):
+// how the queue orders its children (a parent) or its applications (a leaf)
+// for assignment, how it divides its fair share among them, and which
+// policies its children may have. The built-in fair, FIFO and DRF policies
+// ([Policy.SchedulingPolicy]) implement it and the scheduler reaches them
+// only through it, so a host's implementation is a first-class citizen:
+// name it in the Go config ([QueueDef.SchedulingPolicy]) or register it for
+// allocation files ([ParseOptions.Policies]).
+//
+// The scheduler calls a policy with its lock held, from the host's calls
+// only; a policy must not call back into the scheduler and must be
+// deterministic (no clock, no map order). Its arguments are read-only views.
+type SchedulingPolicy interface {
+	// Name is the policy's name in snapshots, logs and errors.
+	Name() string
+	// Calculator is the resource calculator the policy decides with
+	// (starvation and assignment thresholds of the queue's applications).
+	Calculator() berth.Calculator
+	// Compare orders a before b (negative) when a should be offered
+	// resources first. It should be a strict weak order that ends on a
+	// unique tie-break (start time, name); if it is not, the scheduler
+	// still visits every item exactly once, in the order its sort leaves.
+	Compare(env PolicyEnv, a, b SchedulableView) int
+	// ComputeShares divides total among items: the instantaneous fair
+	// share (steady false: inactive queues get nothing) or the steady fair
+	// share (steady true: every queue counts). out[i] is zero on entry and
+	// becomes items[i]'s whole new share: a policy that computes only some
+	// types copies the others from the view (FairShare or
+	// SteadyFairShare), as the built-ins do. A result with a negative
+	// component is rejected: the shares keep their previous values and
+	// [Scheduler.PolicyError] reports a *PolicyError.
+	ComputeShares(env PolicyEnv, items []SchedulableView, total berth.Resource, steady bool, out []berth.Resource)
+	// AllowsChild reports whether a parent with this policy may have a
+	// child queue with policy child (YARN's isChildPolicyAllowed).
+	AllowsChild(child SchedulingPolicy) bool
+	// LeafOnly reports that only leaf queues may use the policy (FIFO).
+	LeafOnly() bool
+	// Headroom is what an application of a queue with this policy may
+	// still get: the queue's fair share minus its usage, capped by
+	// maxAvailable, in the types the policy cares about.
+	Headroom(queueFairShare, queueUsage, maxAvailable berth.Resource) berth.Resource
+}
+
+// PolicyKeyer is the optional fast path of a SchedulingPolicy: a sort key
+// whose order is the order of Compare. With it the scheduler keeps a large
+// set (a parent's children, a leaf's applications) ordered incrementally,
+// re-keying an item when its usage, demand, weight or min share changes,
+// instead of sorting on every visit. The built-in policies use it.
+type PolicyKeyer interface {
+	// SortKey fills k.Major and k.More for s (k.Start and k.Name are
+	// filled by the scheduler with s's start time and name, which break
+	// the last ties). Keys order lexicographically: Major, then More
+	// element by element (a shorter prefix first), then Start, then Name;
+	// that order must equal Compare's for every pair. It returns false
+	// when s can only be placed by Compare (its set is then sorted per
+	// visit); a key holding NaN is treated the same way.
+	SortKey(env PolicyEnv, s SchedulableView, k *SortKey) bool
+}
+
+// SortKey is a lexicographic sort key (see [PolicyKeyer]).
+type SortKey struct {
+	// Major are the leading components, compared first.
+	Major [6]float64
+	// More are further components for policies that need more than six
+	// (DRF over many types); the slice may be reused by the policy only if
+	// it is not retained: the scheduler keeps the key it is given.
+	More []float64
+	// Start and Name are the last tie-breaks, set by the scheduler.
+	Start berth.Time
+	Name  string
+	bad   bool
+}
+
+// PolicyEnv is what a policy may need beyond the schedulables: the
+// cluster's resource (DRF's denominators) and the configured extended
+// resource types (in order).
+type PolicyEnv struct {
+	Cluster berth.Resource
+	Types   []string
+}
+
+// SchedulableView is a read-only view of a queue or application as its
+// parent's policy sees it (see [Schedulable] for the fields' meaning).
+type SchedulableView struct{ s *Schedulable }
+
+// ViewOf returns a read-only view of s, to call a policy outside a
+// scheduler (tests, tools).
+func ViewOf(s *Schedulable) SchedulableView { return SchedulableView{s} }
+
+// Name is the queue's full path or the application id.
+func (v SchedulableView) Name() string { return v.s.Name }
+
+// Demand is usage plus pending asks (queues: capped at the max share).
+func (v SchedulableView) Demand() berth.Resource { return v.s.Demand }
+
+// Usage is what it holds now.
+func (v SchedulableView) Usage() berth.Resource { return v.s.Usage }
+
+// MinShare is the guaranteed share.
+func (v SchedulableView) MinShare() berth.Resource { return v.s.MinShare }
+
+// MaxShare caps the share.
+func (v SchedulableView) MaxShare() berth.Resource { return v.s.MaxShare }
+
+// Weight scales the share.
+func (v SchedulableView) Weight() float64 { return v.s.Weight }
+
+// StartTime is the submission time (queues: 0).
+func (v SchedulableView) StartTime() berth.Time { return v.s.StartTime }
+
+// Priority is the application priority, higher first (queues: 1).
+func (v SchedulableView) Priority() int32 { return v.s.Priority }
+
+// IsQueue reports a queue (otherwise an application).
+func (v SchedulableView) IsQueue() bool { return v.s.Queue }
+
+// Active is false for a queue with no runnable application below it.
+func (v SchedulableView) Active() bool { return v.s.Active }
+
+// FairShare is the current instantaneous fair share.
+func (v SchedulableView) FairShare() berth.Resource { return v.s.FairShare }
+
+// SteadyFairShare is the current steady fair share (queues only).
+func (v SchedulableView) SteadyFairShare() berth.Resource { return v.s.SteadyFairShare }
+
+// PolicyError reports a scheduling policy's result the scheduler rejected
+// (a negative share). It wraps berth.ErrInvalidArgument.
+type PolicyError struct {
+	Policy string // the policy's Name
+	Queue  string // the queue whose share was being divided
+	Item   string // the child or application with the bad share
+	Share  berth.Resource
+	Reason string
+}
+
+// Error names the policy, the queue, the item and the reason.
+func (e *PolicyError) Error() string {
+	return fmt.Sprintf("fair: policy %s at %s: share %v of %s: %s", e.Policy, e.Queue, e.Share, e.Item, e.Reason)
+}
+
+// Unwrap returns berth.ErrInvalidArgument.
+func (e *PolicyError) Unwrap() error { return berth.ErrInvalidArgument }
+
+// SchedulingPolicy returns the built-in policy p as a SchedulingPolicy
+// (nil for an invalid value).
+func (p Policy) SchedulingPolicy() SchedulingPolicy {
+	switch p {
+	case PolicyFair, PolicyFIFO, PolicyDRF:
+		return builtinPolicy{p}
+	}
+	return nil
+}
+
+// builtinPolicy is one of YARN's three policies through the interface.
+type builtinPolicy struct{ p Policy }
+
+var (
+	_ SchedulingPolicy = builtinPolicy{}
+	_ PolicyKeyer      = builtinPolicy{}
+)
+
+func (b builtinPolicy) Name() string                 { return b.p.String() }
+func (b builtinPolicy) Calculator() berth.Calculator { return b.p.Calculator() }
+func (b builtinPolicy) LeafOnly() bool               { return b.p == PolicyFIFO }
+
+func (b builtinPolicy) Compare(env PolicyEnv, a, c SchedulableView) int {
+	return b.p.Compare(env.Cluster, env.Types, a.s, c.s)
+}
+
+// AllowsChild: a fair parent may not have a DRF child (YARN checks the
+// class, so a host's dominant-resource policy is allowed).
+func (b builtinPolicy) AllowsChild(child SchedulingPolicy) bool {
+	if c, ok := child.(builtinPolicy); ok {
+		return b.p.AllowsChild(c.p)
+	}
+	return true
+}
+
+func (b builtinPolicy) Headroom(fs, usage, maxAvail berth.Resource) berth.Resource {
+	return b.p.Headroom(fs, usage, maxAvail)
+}
+
+func (b builtinPolicy) ComputeShares(env PolicyEnv, items []SchedulableView, total berth.Resource, steady bool, out []berth.Resource) {
+	b.p.computeInto(items, total, env.Types, steady, out, nil)
+}
+
+func (b builtinPolicy) SortKey(env PolicyEnv, s SchedulableView, k *SortKey) bool {
+	sk := b.p.key(env.Cluster, env.Types, s.s)
+	k.Major, k.More = sk.k, sk.xs
+	return !sk.bad
+}
+
+// setPolicy installs q's policy and looks its fast path up once.
+func (q *fsQueue) setPolicy(p SchedulingPolicy) {
+	q.policy = p
+	q.keyer, _ = p.(PolicyKeyer)
+}
+
+// policyKey computes the scheduler's key of s under kp, or marks it bad
+// (sorted per visit) without one.
+// scratch is the caller's reusable SortKey: a local one would escape
+// through the interface call and cost an allocation per key.
+func policyKey(kp PolicyKeyer, env PolicyEnv, s *Schedulable, scratch *SortKey) sortKey {
+	k := sortKey{start: s.StartTime, name: s.Name}
+	if kp == nil {
+		k.bad = true
+		return k
+	}
+	*scratch = SortKey{Start: s.StartTime, Name: s.Name}
+	sk := scratch
+	if !kp.SortKey(env, SchedulableView{s}, sk) {
+		k.bad = true
+		return k
+	}
+	for _, x := range sk.Major {
+		if math.IsNaN(x) {
+			k.bad = true
+			return k
+		}
+	}
+	for _, x := range sk.More {
+		if math.IsNaN(x) {
+			k.bad = true
+			return k
+		}
+	}
+	k.k, k.xs = sk.Major, sk.More
+	return k
+}
+
+// policyOf is a queue's effective policy from its settings: the Go
+// config's SchedulingPolicy, or the built-in Policy.
+func (st QueueSettings) policyOf() SchedulingPolicy {
+	if st.SchedulingPolicy != nil {
+		return st.SchedulingPolicy
+	}
+	if p := st.Policy.SchedulingPolicy(); p != nil {
+		return p
+	}
+	return builtinPolicy{PolicyFair}
+}
+
+// env is what the policies see of the cluster.
+func (s *Scheduler) env() PolicyEnv { return PolicyEnv{Cluster: s.cluster, Types: s.cfg.ResourceTypes} }
+
+// divide runs q's policy on ss (q's children or runnable applications) and
+// installs the shares, unless the policy returned a negative component:
+// then every share of ss keeps its previous value (all or nothing) and the
+// first such rejection is kept for PolicyError.
+func (s *Scheduler) divide(q *fsQueue, ss []*Schedulable, total berth.Resource, steady bool) {
+	if len(ss) == 0 {
+		return
+	}
+	views, out := s.shareBuf.viewsFor(len(ss))
+	for i, x := range ss {
+		views[i] = SchedulableView{x}
+	}
+	clear(out)
+	q.policy.ComputeShares(s.env(), views, total, steady, out)
+	for i, r := range out {
+		if r.AnyNegative() {
+			if s.polErr == nil {
+				s.polErr = &PolicyError{Policy: q.policy.Name(), Queue: q.path, Item: ss[i].Name, Share: r,
+					Reason: "negative share; the previous shares were kept"}
+			}
+			if s.cfg.Logger != nil {
+				s.cfg.Logger.Warn("fair: scheduling policy returned a negative share; keeping the previous shares",
+					"policy", q.policy.Name(), "queue", q.path, "item", ss[i].Name)
+			}
+			return
+		}
+	}
+	for i, x := range ss {
+		if steady {
+			x.SteadyFairShare = out[i]
+		} else {
+			x.FairShare = out[i]
+		}
+	}
+}
+
+// PolicyError returns the first result of a scheduling policy the
+// scheduler rejected (a *PolicyError), or nil. A rejected division keeps
+// the previous shares, so the scheduler's state stays consistent; the
+// error tells the host its policy misbehaved.
+func (s *Scheduler) PolicyError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.polErr
+}
+
+// builtinOf is p's built-in Policy, or 0 for a host's policy.
+func builtinOf(p SchedulingPolicy) Policy {
+	if b, ok := p.(builtinPolicy); ok {
+		return b.p
+	}
+	return 0
+}
