@@ -50,6 +50,7 @@ import (
 	"github.com/berthsched/berth/follower"
 	"github.com/berthsched/berth/plan"
 	"github.com/berthsched/berth/policy"
+	"github.com/berthsched/berth/preempt"
 	"github.com/berthsched/berth/queue"
 )
 
@@ -96,6 +97,9 @@ type Inputs struct {
 	Seed *int64
 	// End stops the run (0: when every job finished).
 	End berth.Time
+	// StrictConfig refuses a scheduler configuration with keys Berth does
+	// not model or nobody knows (see Scenario.ConfigReport).
+	StrictConfig bool
 }
 
 // Scenario is a validated set of inputs, ready to build engines from.
@@ -108,8 +112,15 @@ type Scenario struct {
 	// Settings from the site file.
 	Heartbeat, FollowerStep, PreemptInterval, SampleInterval berth.Duration
 	Reservations, Preemption                                 bool
-	capCfg                                                   capacity.Config
-	fairAF                                                   *fair.AllocationFile
+	// ConfigReport is what the scheduler's configuration file says that
+	// Berth does not model, or that no one knows (with a suggestion), and
+	// the keys other components read (capacity.ParseXMLReport,
+	// fair.ParseAllocationFileReport).
+	ConfigReport queue.ConfigReport
+	capCfg       capacity.Config
+	fairAF       *fair.AllocationFile
+	capPreempt   preempt.ProportionalConfig
+	fairPreempt  preempt.FairConfig
 }
 
 // Load parses and validates every input.
@@ -145,20 +156,20 @@ func Load(in Inputs) (*Scenario, error) {
 	if sc.Reservations, err = site.Bool(KeyReservationEnable, false); err != nil {
 		return nil, err
 	}
-	if sc.Preemption, err = site.Bool(KeyMonitorEnable, false); err != nil {
-		return nil, err
-	}
 	switch in.Scheduler {
 	case "capacity":
-		if sc.capCfg, err = capacity.ParseXML(bytes.NewReader(in.SchedulerConf.Data)); err != nil {
-			return nil, &InputError{File: in.SchedulerConf.Name, Reason: "bad capacity scheduler configuration", Err: err}
+		if sc.capCfg, sc.ConfigReport, err = capacity.ParseXMLReport(bytes.NewReader(in.SchedulerConf.Data), capacity.XMLOptions{Strict: in.StrictConfig}); err != nil {
+			return nil, configError(in, "bad capacity scheduler configuration", err)
 		}
 	case "fair":
-		if sc.fairAF, err = fair.ParseAllocationFile(in.SchedulerConf.Data, fair.ParseOptions{}); err != nil {
-			return nil, &InputError{File: in.SchedulerConf.Name, Reason: "bad fair scheduler allocation file", Err: err}
+		if sc.fairAF, sc.ConfigReport, err = fair.ParseAllocationFileReport(in.SchedulerConf.Data, fair.ParseOptions{Strict: in.StrictConfig}); err != nil {
+			return nil, configError(in, "bad fair scheduler allocation file", err)
 		}
 	default:
 		return nil, &InputError{File: "flags", Field: "scheduler", Value: in.Scheduler, Reason: `must be "capacity" or "fair"`}
+	}
+	if err := sc.preemptionSettings(site); err != nil {
+		return nil, err
 	}
 	if len(in.Traces) == 0 {
 		return nil, &InputError{File: "flags", Field: "tracelocation", Reason: "no trace given"}
@@ -220,9 +231,13 @@ func Load(in Inputs) (*Scenario, error) {
 type Options struct {
 	Progress func(now berth.Time, events uint64)
 	Logger   *slog.Logger
-	// Preemptor, when set and the site enables the monitor, runs at the
-	// preemption interval. Package preempt plugs in here.
+	// Preemptor, when set and the configuration turns preemption on,
+	// replaces the policy the configuration names (package preempt's
+	// proportional policy or fair preemption) at the preemption interval.
 	Preemptor func(s engine.Scheduler) engine.Preemptor
+	// NoPreemption runs without preemption whatever the configuration
+	// says (to compare a run with and without it).
+	NoPreemption bool
 }
 
 // Engine builds the scheduler, the reservation system and the follower
@@ -257,6 +272,10 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 	case "fair":
 		fcfg := fair.DefaultConfig()
 		fcfg.AssignMultiple = true
+		if sc.Preemption {
+			sc.fairPreempt.ApplyTo(&fcfg)
+		}
+		fcfg.UpdateInterval = sc.PreemptInterval
 		s, err := fair.New(fcfg, sc.fairAF, clock)
 		if err != nil {
 			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "fair scheduler refused the allocation file", Err: err}
@@ -303,8 +322,16 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		}
 		cfg.Reservations, cfg.Follower = sys, f
 	}
-	if sc.Preemption && o.Preemptor != nil {
-		cfg.Preemptor = o.Preemptor(cfg.Scheduler)
+	if sc.Preemption {
+		if o.Preemptor != nil {
+			cfg.Preemptor = o.Preemptor(cfg.Scheduler)
+		} else if !o.NoPreemption {
+			p, err := sc.defaultPreemptor(cfg.Scheduler)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Preemptor = p
+		}
 	}
 	return engine.New(cfg)
 }
