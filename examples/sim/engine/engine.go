@@ -208,46 +208,46 @@ type app struct {
 
 // Engine runs one simulation. Build it with New, run it with Run.
 type Engine struct {
-	cfg          Config
-	clock        *berth.ManualClock
-	s            Scheduler
-	q            events
-	nodes        []*node
-	nodeByID     map[string]*node
-	apps         []*app
-	appByID      map[string]*app
-	ctrs         map[queue.ContainerID]*ctr
-	pending      map[capKey]int
-	pendingRes   berth.Resource
-	cluster      berth.Resource
-	liveNodes    int
-	running      int // running task and AM containers
-	runApps      int
-	open         int // jobs not finished
-	run          metrics.Run
-	preempted    int
-	lost         int
-	marked       int
+	cfg        Config
+	clock      *berth.ManualClock
+	s          Scheduler
+	q          events
+	nodes      []*node
+	nodeByID   map[string]*node
+	apps       []*app
+	appByID    map[string]*app
+	ctrs       map[queue.ContainerID]*ctr
+	pending    map[capKey]int
+	pendingRes berth.Resource
+	cluster    berth.Resource
+	liveNodes  int
+	running    int // running task and AM containers
+	runApps    int
+	open       int // jobs not finished
+	run        metrics.Run
+	preempted  int
+	lost       int
+	marked     int
 	// Per reported queue (run.Queues): containers marked and preempted so
 	// far; queueIdx finds a queue's index, reservation queues counting
 	// for their plan.
 	qMarked, qPreempted []int
 	queueIdx            map[string]int
-	plans        []*plan.Plan
-	resIdx       map[string]int // reservation id → run.Reservations index
-	log          *slog.Logger
-	scratch      []queue.Ask
-	futile       []*node
-	epoch        uint64     // counts changes that can make a heartbeat useful
-	memoEpoch    uint64     // the epoch memo belongs to
-	memoTime     berth.Time // when the memo began: it holds for one heartbeat interval
-	memo         []capKey   // free space of nodes whose heartbeat was futile in memoEpoch
-	localApps    int        // applications with host or rack asks
-	wakeAt       berth.Time // a wake event is pending at this time (−1: none)
-	lastEnt      map[string]map[string]queue.Entitlement
-	lastChange   berth.Time
-	sweeping     bool       // a sweep of parked nodes is under way
-	lastJobEvent berth.Time // the latest submission or node event of the inputs
+	plans               []*plan.Plan
+	resIdx              map[string]int // reservation id → run.Reservations index
+	log                 *slog.Logger
+	scratch             []queue.Ask
+	futile              []*node
+	epoch               uint64     // counts changes that can make a heartbeat useful
+	memoEpoch           uint64     // the epoch memo belongs to
+	memoTime            berth.Time // when the memo began: it holds for one heartbeat interval
+	memo                []capKey   // free space of nodes whose heartbeat was futile in memoEpoch
+	localApps           int        // applications with host or rack asks
+	wakeAt              berth.Time // a wake event is pending at this time (−1: none)
+	lastEnt             map[string]map[string]queue.Entitlement
+	lastChange          berth.Time
+	sweeping            bool       // a sweep of parked nodes is under way
+	lastJobEvent        berth.Time // the latest submission or node event of the inputs
 }
 
 // New validates cfg and prepares the run; nothing runs yet.
