@@ -44,8 +44,8 @@ type Stats interface {
 	Read(dst []metrics.QueueSample)
 }
 
-// Preemptor is the seam for a preemption policy (package preempt, once it
-// lands): the engine calls Round at Config.PreemptionInterval, and the
+// Preemptor is the seam for a preemption policy (package preempt's, through
+// package scenario's adapters): the engine calls Round at Config.PreemptionInterval, and the
 // policy preempts through the scheduler (PreemptContainer, KillContainer)
 // and returns the containers it ended, which the engine hands back to
 // their application masters to be asked for again. Nil turns preemption

@@ -1,25 +1,28 @@
 package scenario
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/examples/sim/metrics"
 	"github.com/berthsched/berth/examples/sim/trace"
+	"github.com/berthsched/berth/queue"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // The default scenario's preemption story: research's burst fills the idle
-// cluster from 10:00 with long tasks; at 11:00 analytics' dashboard
+// cluster from 15:00 with long tasks; at 16:30 analytics' dashboard
 // refreshes ask for far more than analytics' guarantee.
 const (
-	dashboardsStart = berth.Time(11 * 3_600_000)
-	dashboardsEnd   = berth.Time(13 * 3_600_000)
+	dashboardsStart = berth.Time(16*3_600_000 + 1_800_000)
+	dashboardsEnd   = berth.Time(18*3_600_000 + 1_800_000)
 )
 
 // preemptionScenario is the default scenario, shortened under the race
-// detector to the jobs that arrive from 9:00 and a run that stops at 13:00
+// detector to the jobs that arrive from 14:00 and a run that stops at 18:30
 // (the story needs nothing else).
 func preemptionScenario(t *testing.T, scheduler string) *Scenario {
 	t.Helper()
@@ -29,7 +32,7 @@ func preemptionScenario(t *testing.T, scheduler string) *Scenario {
 	if raceEnabled {
 		var keep []trace.Job
 		for _, j := range sc.Jobs {
-			if j.Start >= 9*3_600_000 {
+			if j.Start >= 14*3_600_000 {
 				keep = append(keep, j)
 			}
 		}
@@ -107,16 +110,23 @@ func testDefaultPreemption(t *testing.T, scheduler string) {
 	require.Positive(t, r0, "analytics never recovers its guarantee with preemption")
 	// Research was over its guarantee when analytics was starved, and
 	// preemption killed research's containers before analytics recovered.
-	var atStarve metrics.Sample
+	// before is half an hour before the dashboards: analytics' interactive
+	// queries may already have been starved a little (under the fair
+	// scheduler each application has its own share) and preempted for.
+	var atStarve, before metrics.Sample
 	for _, s := range with.Samples {
 		if s.Time == s0 {
 			atStarve = s
 		}
+		if s.Time == dashboardsStart-1_800_000 {
+			before = s
+		}
 	}
+	require.NotZero(t, before.Time)
 	assert.Greater(t, atStarve.Queues[res].Used.Memory, atStarve.Queues[res].Guaranteed.Memory, "research over-uses")
 	rec := with.Samples[at]
-	assert.Greater(t, rec.Queues[res].Preempted, atStarve.Queues[res].Preempted, "research's containers were preempted")
-	assert.Greater(t, rec.Queues[res].Marked, atStarve.Queues[res].Marked, "research's containers were marked first")
+	assert.Greater(t, rec.Queues[res].Preempted, before.Queues[res].Preempted, "research's containers were preempted")
+	assert.Greater(t, rec.Queues[res].Marked, before.Queues[res].Marked, "research's containers were marked first")
 	if scheduler == "capacity" {
 		// The proportional policy takes only from queues over their
 		// guarantee (intra-queue preemption is off). Fair preemption
@@ -134,4 +144,102 @@ func testDefaultPreemption(t *testing.T, scheduler string) {
 	if r1 > 0 {
 		assert.Greater(t, r1-s1, 2*(r0-s0), "preemption should recover the guarantee much sooner")
 	}
+}
+
+// TestStrictConfig: both schedulers' configuration reports reach the
+// scenario; strict mode refuses a file with an unknown key, naming the
+// file, and the report is kept in the error.
+func TestStrictConfig(t *testing.T) {
+	cases := []struct {
+		scheduler, from, to, key string
+	}{
+		{"capacity", "</configuration>", `<property><name>yarn.scheduler.capacity.root.prod.maximum-capacityy</name><value>50</value></property></configuration>`,
+			"yarn.scheduler.capacity.root.prod.maximum-capacityy"},
+		{"fair", "<weight>25</weight>", "<weight>25</weight><wieght>3</wieght>", "wieght"},
+	}
+	for _, c := range cases {
+		t.Run(c.scheduler, func(t *testing.T) {
+			in := Default(c.scheduler)
+			in.SchedulerConf.Data = []byte(strings.Replace(string(in.SchedulerConf.Data), c.from, c.to, 1))
+			sc, err := Load(in)
+			require.NoError(t, err)
+			require.False(t, sc.ConfigReport.Clean())
+			notes := sc.ConfigReport.Of(queue.NoteUnknown)
+			require.Len(t, notes, 1)
+			assert.Contains(t, notes[0].Key, c.key)
+			assert.NotEmpty(t, notes[0].Suggestion)
+			require.NotEmpty(t, sc.ConfigNotes())
+			assert.Equal(t, "unknown", sc.ConfigNotes()[0].Kind)
+
+			in.StrictConfig = true
+			_, err = Load(in)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+			var ie *InputError
+			require.ErrorAs(t, err, &ie)
+			assert.Equal(t, in.SchedulerConf.Name, ie.File)
+			var re *queue.ConfigReportError
+			require.ErrorAs(t, err, &re)
+			assert.Len(t, re.Report.Of(queue.NoteUnknown), 1)
+		})
+	}
+}
+
+// TestPreemptionSwitch: preemption follows the configuration as in YARN —
+// the monitor switch for the capacity scheduler, yarn.scheduler.fair.preemption
+// for the fair scheduler — and the policy's keys are read from the site and
+// capacity-scheduler.xml, the latter winning.
+func TestPreemptionSwitch(t *testing.T) {
+	site := func(props string) *File {
+		return &File{Name: "site.xml", Data: []byte("<configuration>" + props + "</configuration>")}
+	}
+	prop := func(k, v string) string { return "<property><name>" + k + "</name><value>" + v + "</value></property>" }
+	t.Run("capacity off", func(t *testing.T) {
+		in := Default("capacity")
+		in.Site = site(prop(KeyMonitorEnable, "false"))
+		sc, err := Load(in)
+		require.NoError(t, err)
+		assert.False(t, sc.Preemption)
+	})
+	t.Run("capacity keys", func(t *testing.T) {
+		in := Default("capacity")
+		in.Site = site(prop(KeyMonitorEnable, "true") + prop(KeyPreemptInterval, "5000") +
+			prop("yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill", "1000"))
+		in.SchedulerConf.Data = []byte(strings.Replace(string(in.SchedulerConf.Data), "</configuration>",
+			prop("yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill", "2000")+"</configuration>", 1))
+		sc, err := Load(in)
+		require.NoError(t, err)
+		assert.True(t, sc.Preemption)
+		assert.Equal(t, berth.Duration(5000), sc.PreemptInterval)
+		assert.Equal(t, berth.Duration(2000), sc.capPreempt.MaxWaitBeforeKill, "capacity-scheduler.xml overrides the site")
+	})
+	t.Run("capacity other policy", func(t *testing.T) {
+		in := Default("capacity")
+		in.Site = site(prop(KeyMonitorEnable, "true") + prop(KeyMonitorPolicies, "org.example.MyPolicy"))
+		_, err := Load(in)
+		var ie *InputError
+		require.ErrorAs(t, err, &ie)
+		assert.Equal(t, KeyMonitorPolicies, ie.Field)
+	})
+	t.Run("capacity bad value", func(t *testing.T) {
+		in := Default("capacity")
+		in.Site = site(prop(KeyMonitorEnable, "true") + prop("yarn.resourcemanager.monitor.capacity.preemption.natural_termination_factor", "-1"))
+		_, err := Load(in)
+		require.Error(t, err)
+		assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+		assert.Contains(t, err.Error(), "natural_termination_factor")
+	})
+	t.Run("fair", func(t *testing.T) {
+		for _, on := range []bool{false, true} {
+			in := Default("fair")
+			in.Site = site(prop(KeyMonitorEnable, "true") + prop("yarn.scheduler.fair.preemption", strconv.FormatBool(on)))
+			sc, err := Load(in)
+			require.NoError(t, err)
+			assert.Equal(t, on, sc.Preemption, "the monitor switch plays no part under the fair scheduler")
+			assert.Equal(t, berth.Duration(500), sc.PreemptInterval, "rounds at the fair update interval")
+			e, err := sc.Engine(Options{})
+			require.NoError(t, err)
+			require.NotNil(t, e)
+		}
+	})
 }

@@ -14,9 +14,19 @@
 // yarn.sls.metrics.record.interval.ms (60000 here; SLS 1000),
 // yarn.resourcemanager.reservation-system.enable (false),
 // yarn.resourcemanager.reservation-system.planfollower.time-step (1000),
-// yarn.resourcemanager.scheduler.monitor.enable (false) and
-// yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval
-// (3000).
+// yarn.resourcemanager.scheduler.monitor.enable (false),
+// yarn.resourcemanager.scheduler.monitor.policies,
+// yarn.resourcemanager.monitor.capacity.preemption.* (YARN's defaults;
+// monitoring_interval 3000), yarn.scheduler.fair.preemption (false) and
+// the fair preemption keys of package preempt, and
+// yarn.scheduler.fair.update-interval-ms (500).
+//
+// The scheduler's configuration is parsed with its report
+// (capacity.ParseXMLReport, fair.ParseAllocationFileReport):
+// Scenario.ConfigReport lists what Berth does not model, what no one knows
+// (with a suggestion) and what other components read; with
+// Inputs.StrictConfig a report with entries of the first two kinds
+// refuses the run.
 //
 // # Differences from SLS
 //
@@ -26,8 +36,24 @@
 //     average-capacity, ...) are not read yet.
 //   - A fair-scheduler plan's capacity is its weight's share of its
 //     siblings over the whole cluster, in memory and vcores.
-//   - Preemption: the monitor keys are read, and Options.Preemptor plugs
-//     a policy in; none is wired until package preempt lands.
+//   - Preemption as a YARN user switches it on (SLS runs whatever the
+//     ResourceManager's configuration says): under the capacity scheduler
+//     package preempt's proportional policy runs every monitoring_interval
+//     when yarn.resourcemanager.scheduler.monitor.enable is true (and
+//     yarn.resourcemanager.scheduler.monitor.policies, if set, names
+//     ProportionalCapacityPreemptionPolicy); its
+//     yarn.resourcemanager.monitor.capacity.preemption.* keys come from the
+//     site file and capacity-scheduler.xml, the latter winning, as YARN's
+//     CapacitySchedulerConfiguration does. Under the fair scheduler,
+//     yarn.scheduler.fair.preemption turns its starvation preemption on
+//     (with its yarn-site keys; the per-queue timeouts are in the
+//     allocation file); it runs every yarn.scheduler.fair.update-interval-ms
+//     (500), after the scheduler's update, where YARN's preemption thread
+//     wakes whenever the update finds a starved application. Killed
+//     containers go back to their application masters, which ask again;
+//     the AMs do not react to marks (SLS's do not either).
+//   - The fair scheduler's Config.UpdateInterval is the same
+//     yarn.scheduler.fair.update-interval-ms.
 //   - SYNTH tasks ask for any host (SLS picks a random node as the
 //     preferred host, which with relaxed locality is an any-host ask
 //     that delays scheduling by its locality wait).
@@ -372,5 +398,26 @@ func (sc *Scenario) Run(o Options) (*metrics.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.Run()
+	r, err := e.Run()
+	if err != nil {
+		return nil, err
+	}
+	r.Config = sc.ConfigNotes()
+	return r, nil
+}
+
+// ConfigNotes is the configuration report as the metrics record it.
+func (sc *Scenario) ConfigNotes() []metrics.ConfigNote {
+	var out []metrics.ConfigNote
+	for _, n := range sc.ConfigReport.Notes {
+		c := metrics.ConfigNote{Kind: n.Kind.String(), Key: n.Key, Value: n.Value, Detail: n.Instead}
+		if n.Kind == queue.NoteUnknown {
+			c.Detail = ""
+			if n.Suggestion != "" {
+				c.Detail = "did you mean " + n.Suggestion + "?"
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }
