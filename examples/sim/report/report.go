@@ -368,7 +368,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 <style>
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1000px;color:#222;padding:0 1em}
 h1{font-size:1.6em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:right}
+table{border-collapse:collapse;margin:1em 0;font-size:.82em}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:right}
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
 #config td{text-align:left}figure{margin:1.5em 0}figcaption{color:#555;font-size:.9em}svg{max-width:100%;height:auto}
 </style></head><body>
