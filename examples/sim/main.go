@@ -16,7 +16,16 @@
 //	    --conf=sls-runner.xml --output-dir=out
 //
 // The output directory receives report.html, jobruntime.csv (SLS's
-// columns), jobs.csv, cluster.csv, queues.csv and reservations.csv. Every
+// columns), jobs.csv, cluster.csv, queues.csv and reservations.csv.
+// Preemption runs as the configuration says, as in YARN: under the
+// capacity scheduler when yarn.resourcemanager.scheduler.monitor.enable is
+// true (the policy's yarn.resourcemanager.monitor.capacity.preemption.*
+// keys from the site file or capacity-scheduler.xml), under the fair
+// scheduler when yarn.scheduler.fair.preemption is true.
+//
+// What the scheduler's configuration says that Berth does not model, or
+// that no one knows (with the closest known key), is printed to stderr
+// and listed in the report; --strict-config refuses to run on it. Every
 // input is validated before the run starts; files are written to a
 // temporary directory and moved into place, so a failed run leaves nothing
 // half-written.
@@ -37,6 +46,7 @@ import (
 	"github.com/berthsched/berth/examples/sim/metrics"
 	"github.com/berthsched/berth/examples/sim/report"
 	"github.com/berthsched/berth/examples/sim/scenario"
+	"github.com/berthsched/berth/queue"
 )
 
 func main() {
@@ -58,6 +68,7 @@ type options struct {
 	endMS                                          int64
 	quiet                                          bool
 	writeDefault                                   string
+	strictConfig                                   bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error) {
@@ -79,6 +90,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 	fs.Int64Var(&o.seed, "seed", 0, "override a SYNTH trace's rand_seed (0: the file's)")
 	fs.Int64Var(&o.endMS, "end-ms", 0, "stop the simulation at this simulated time in ms (0: when every job finished)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress display")
+	fs.BoolVar(&o.strictConfig, "strict-config", false, "refuse to run when the scheduler's configuration has keys Berth does not model or that no one knows")
 	fs.StringVar(&o.writeDefault, "write-default-scenario", "", "write the embedded default scenario's files to this directory and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
@@ -166,10 +178,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	in.StrictConfig = o.strictConfig
 	sc, err := scenario.Load(in)
 	if err != nil {
+		var re *queue.ConfigReportError
+		if errors.As(err, &re) {
+			printConfigReport(stderr, in.SchedulerConf.Name, re.Report)
+		}
 		return err
 	}
+	printConfigReport(stderr, in.SchedulerConf.Name, sc.ConfigReport)
 	if o.printSimulation {
 		printSimulation(stdout, sc)
 	}
@@ -251,6 +269,23 @@ func writeFiles(dir string, files map[string][]byte) error {
 	return nil
 }
 
+// printConfigReport tells the user what the scheduler's configuration
+// says that the simulation does not model or that no one knows (issue 15):
+// a prediction built on ignored keys is silently wrong otherwise. Keys
+// other components read are listed too, as information.
+func printConfigReport(w io.Writer, file string, r queue.ConfigReport) {
+	if len(r.Notes) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "configuration report for %s:\n", file)
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  %s\n", n)
+	}
+	if !r.Clean() {
+		fmt.Fprintln(w, "  (--strict-config refuses to run on such a configuration)")
+	}
+}
+
 func printSimulation(w io.Writer, sc *scenario.Scenario) {
 	tasks := 0
 	for _, j := range sc.Jobs {
@@ -273,13 +308,13 @@ func printSummary(w io.Writer, r *metrics.Run, track string, wall time.Duration)
 	}
 	fmt.Fprintf(w, "%s scheduler: %.1f simulated hours in %.1f s wall (%.0f simulated s per wall s), %d events\n",
 		s.Scheduler, s.SimulatedHours, wall.Seconds(), rate, s.Events)
-	fmt.Fprintf(w, "jobs %d (finished %d), containers %d, preempted %d, lost %d\n", s.Jobs, s.Finished, s.Containers, s.Preempted, s.Lost)
+	fmt.Fprintf(w, "jobs %d (finished %d), containers %d, marked for preemption %d, preempted %d, lost %d\n", s.Jobs, s.Finished, s.Containers, s.Marked, s.Preempted, s.Lost)
 	fmt.Fprintf(w, "reservations %d: accepted %d, removed by replanning %d (follower runs that replanned or resized %d); deadlines met %d\n\n",
 		s.Reservations, s.Accepted, s.Removed, s.Replans, s.DeadlinesMet)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "queue\tjobs\tfinished\twait mean s\twait p95 s\truntime mean s\truntime p95 s\tused GB\tguaranteed GB\t")
+	fmt.Fprintln(tw, "queue\tjobs\tfinished\twait mean s\twait p95 s\truntime mean s\truntime p95 s\tused GB\tguaranteed GB\tmarked\tpreempted\t")
 	for _, q := range s.Queues {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", q.Queue, q.Jobs, q.Finished, q.WaitMean, q.WaitP95, q.RunMean, q.RunP95, q.MeanUsedGB, q.MeanGuaranteedGB)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t%d\t\n", q.Queue, q.Jobs, q.Finished, q.WaitMean, q.WaitP95, q.RunMean, q.RunP95, q.MeanUsedGB, q.MeanGuaranteedGB, q.Marked, q.Preempted)
 	}
 	tw.Flush()
 	if track == "" {

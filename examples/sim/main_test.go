@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/examples/sim/scenario"
+	"github.com/berthsched/berth/queue"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -74,5 +77,59 @@ func TestWriteDefaultScenario(t *testing.T) {
 	for _, f := range []string{"capacity-scheduler.xml", "fair-scheduler.xml", "sls-runner.xml", "node-events.json", "synth.json"} {
 		_, err := os.Stat(filepath.Join(dir, f))
 		assert.NoError(t, err, f)
+	}
+}
+
+// TestConfigReport: a capacity-scheduler.xml with a misspelt key and a
+// node-label key runs with the report on stderr and in report.html; with
+// --strict-config it does not run and writes nothing.
+func TestConfigReport(t *testing.T) {
+	dir := t.TempDir()
+	base, err := os.ReadFile("testdata/capacity-scheduler.xml")
+	require.NoError(t, err)
+	extra := `<property><name>yarn.scheduler.capacity.root.a.typo-capacity</name><value>10</value></property>
+<property><name>yarn.scheduler.capacity.root.a.accessible-node-labels</name><value>gpu</value></property>
+</configuration>`
+	conf := filepath.Join(dir, "capacity-scheduler.xml")
+	require.NoError(t, os.WriteFile(conf, []byte(strings.Replace(string(base), "</configuration>", extra, 1)), 0o644))
+	args := func(out string, more ...string) []string {
+		return append([]string{"--tracetype=SLS", "--tracelocation=testdata/sls-jobs.json", "--nodes=testdata/nodes.json",
+			"--scheduler-conf=" + conf, "--output-dir=" + out}, more...)
+	}
+
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run(args(out), &stdout, &stderr))
+	e := stderr.String()
+	assert.Contains(t, e, "configuration report for "+conf)
+	assert.Contains(t, e, "unknown key yarn.scheduler.capacity.root.a.typo-capacity (did you mean yarn.scheduler.capacity.root.a.capacity?)")
+	assert.Contains(t, e, "not modelled: yarn.scheduler.capacity.root.a.accessible-node-labels")
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), `<table id="config">`)
+	assert.Contains(t, string(html), "<td>yarn.scheduler.capacity.root.a.typo-capacity</td>")
+	assert.Contains(t, string(html), "did you mean yarn.scheduler.capacity.root.a.capacity?")
+
+	strictOut := filepath.Join(dir, "strict")
+	stdout.Reset()
+	stderr.Reset()
+	err = run(args(strictOut, "--strict-config"), &stdout, &stderr)
+	require.Error(t, err)
+	var re *queue.ConfigReportError
+	require.ErrorAs(t, err, &re)
+	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+	assert.Contains(t, err.Error(), conf)
+	assert.Contains(t, stderr.String(), "typo-capacity", "the refusal shows the report")
+	_, serr := os.Stat(strictOut)
+	assert.True(t, os.IsNotExist(serr), "a refused run writes nothing")
+
+	// The shipped default scenario's configuration is clean: strict mode
+	// accepts it (checked on the configuration alone, without a run).
+	for _, sched := range []string{"capacity", "fair"} {
+		in := scenario.Default(sched)
+		in.StrictConfig = true
+		sc, err := scenario.Load(in)
+		require.NoError(t, err, sched)
+		assert.True(t, sc.ConfigReport.Clean(), "%s: %s", sched, sc.ConfigReport)
 	}
 }

@@ -29,8 +29,10 @@
 //     resources start; a refused one at once, to its queue (the plan's
 //     default queue).
 //   - The plan follower runs every Config.FollowerInterval; a preemption
-//     policy (Preemptor, the seam package preempt plugs into) every
-//     Config.PreemptionInterval; node losses and returns at their times;
+//     policy (Preemptor, the seam package scenario plugs package preempt's
+//     policies into) every Config.PreemptionInterval, its killed
+//     containers asked for again by their AMs and its marks counted per
+//     queue (MarkReporter); node losses and returns at their times;
 //     metrics samples every Config.SampleInterval.
 //
 // The engine talks to the scheduler through Scheduler, a small interface

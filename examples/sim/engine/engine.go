@@ -44,14 +44,23 @@ type Stats interface {
 	Read(dst []metrics.QueueSample)
 }
 
-// Preemptor is the seam for a preemption policy (package preempt, once it
-// lands): the engine calls Round at Config.PreemptionInterval, and the
+// Preemptor is the seam for a preemption policy (package preempt's, through
+// package scenario's adapters): the engine calls Round at Config.PreemptionInterval, and the
 // policy preempts through the scheduler (PreemptContainer, KillContainer)
 // and returns the containers it ended, which the engine hands back to
 // their application masters to be asked for again. Nil turns preemption
 // off.
 type Preemptor interface {
 	Round(now berth.Time) ([]queue.Ended, error)
+}
+
+// MarkReporter is implemented by a Preemptor that marks containers before
+// it kills them (both of package preempt's policies do): after each round
+// the engine reads the containers the round marked for the first time and
+// counts them per queue (metrics.QueueSample.Marked). The slice is read
+// at once and not kept.
+type MarkReporter interface {
+	Marked() []queue.Container
 }
 
 // NodeEvent takes a node out of the cluster (Down) or brings it back.
@@ -199,40 +208,46 @@ type app struct {
 
 // Engine runs one simulation. Build it with New, run it with Run.
 type Engine struct {
-	cfg          Config
-	clock        *berth.ManualClock
-	s            Scheduler
-	q            events
-	nodes        []*node
-	nodeByID     map[string]*node
-	apps         []*app
-	appByID      map[string]*app
-	ctrs         map[queue.ContainerID]*ctr
-	pending      map[capKey]int
-	pendingRes   berth.Resource
-	cluster      berth.Resource
-	liveNodes    int
-	running      int // running task and AM containers
-	runApps      int
-	open         int // jobs not finished
-	run          metrics.Run
-	preempted    int
-	lost         int
-	plans        []*plan.Plan
-	resIdx       map[string]int // reservation id → run.Reservations index
-	log          *slog.Logger
-	scratch      []queue.Ask
-	futile       []*node
-	epoch        uint64     // counts changes that can make a heartbeat useful
-	memoEpoch    uint64     // the epoch memo belongs to
-	memoTime     berth.Time // when the memo began: it holds for one heartbeat interval
-	memo         []capKey   // free space of nodes whose heartbeat was futile in memoEpoch
-	localApps    int        // applications with host or rack asks
-	wakeAt       berth.Time // a wake event is pending at this time (−1: none)
-	lastEnt      map[string]map[string]queue.Entitlement
-	lastChange   berth.Time
-	sweeping     bool       // a sweep of parked nodes is under way
-	lastJobEvent berth.Time // the latest submission or node event of the inputs
+	cfg        Config
+	clock      *berth.ManualClock
+	s          Scheduler
+	q          events
+	nodes      []*node
+	nodeByID   map[string]*node
+	apps       []*app
+	appByID    map[string]*app
+	ctrs       map[queue.ContainerID]*ctr
+	pending    map[capKey]int
+	pendingRes berth.Resource
+	cluster    berth.Resource
+	liveNodes  int
+	running    int // running task and AM containers
+	runApps    int
+	open       int // jobs not finished
+	run        metrics.Run
+	preempted  int
+	lost       int
+	marked     int
+	// Per reported queue (run.Queues): containers marked and preempted so
+	// far; queueIdx finds a queue's index, reservation queues counting
+	// for their plan.
+	qMarked, qPreempted []int
+	queueIdx            map[string]int
+	plans               []*plan.Plan
+	resIdx              map[string]int // reservation id → run.Reservations index
+	log                 *slog.Logger
+	scratch             []queue.Ask
+	futile              []*node
+	epoch               uint64     // counts changes that can make a heartbeat useful
+	memoEpoch           uint64     // the epoch memo belongs to
+	memoTime            berth.Time // when the memo began: it holds for one heartbeat interval
+	memo                []capKey   // free space of nodes whose heartbeat was futile in memoEpoch
+	localApps           int        // applications with host or rack asks
+	wakeAt              berth.Time // a wake event is pending at this time (−1: none)
+	lastEnt             map[string]map[string]queue.Entitlement
+	lastChange          berth.Time
+	sweeping            bool       // a sweep of parked nodes is under way
+	lastJobEvent        berth.Time // the latest submission or node event of the inputs
 }
 
 // New validates cfg and prepares the run; nothing runs yet.
@@ -305,6 +320,11 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e.run.Scheduler = cfg.SchedulerName
 	e.run.Queues = cfg.Stats.Queues()
+	e.qMarked, e.qPreempted = make([]int, len(e.run.Queues)), make([]int, len(e.run.Queues))
+	e.queueIdx = make(map[string]int, len(e.run.Queues))
+	for i, q := range e.run.Queues {
+		e.queueIdx[q] = i
+	}
 	e.run.Jobs = make([]metrics.Job, len(cfg.Jobs))
 	seen := map[string]bool{}
 	for i := range cfg.Jobs {
@@ -448,6 +468,14 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 		ended, err := e.cfg.Preemptor.Round(now)
 		if err != nil {
 			e.log.Warn("preemption round", "time", now, "err", err)
+		}
+		if mr, ok := e.cfg.Preemptor.(MarkReporter); ok {
+			for _, c := range mr.Marked() {
+				e.marked++
+				if i, ok := e.queueOf(c.Queue); ok {
+					e.qMarked[i]++
+				}
+			}
 		}
 		e.ended(ended, now)
 		e.push(event{at: now + e.cfg.PreemptionInterval, kind: evPreempt})
@@ -1051,6 +1079,9 @@ func (e *Engine) ended(list []queue.Ended, now berth.Time) {
 			case queue.Preempted:
 				a.rec.Preempted++
 				e.preempted++
+				if i, ok := e.queueOf(en.Queue); ok {
+					e.qPreempted[i]++
+				}
 			case queue.Lost:
 				a.rec.Lost++
 				e.lost++
@@ -1202,9 +1233,12 @@ func (e *Engine) followerRound(now berth.Time) {
 
 func (e *Engine) sample(now berth.Time) {
 	s := metrics.Sample{Time: now, Capacity: e.cluster, Pending: e.pendingRes, Nodes: e.liveNodes,
-		RunningApps: e.runApps, RunningContainers: e.running, Preempted: e.preempted, Lost: e.lost,
+		RunningApps: e.runApps, RunningContainers: e.running, Preempted: e.preempted, Lost: e.lost, Marked: e.marked,
 		Queues: make([]metrics.QueueSample, len(e.run.Queues))}
 	e.cfg.Stats.Read(s.Queues)
+	for i := range s.Queues {
+		s.Queues[i].Marked, s.Queues[i].Preempted = e.qMarked[i], e.qPreempted[i]
+	}
 	for _, n := range e.nodes {
 		if !n.down {
 			s.Allocated = s.Allocated.Add(berth.New(n.spec.Capability.Memory-n.free.mem, n.spec.Capability.VCores-n.free.vc))
@@ -1215,6 +1249,22 @@ func (e *Engine) sample(now berth.Time) {
 		s.PlanCommitted = append(s.PlanCommitted, p.TotalCommitted(now))
 	}
 	e.run.Samples = append(e.run.Samples, s)
+}
+
+// queueOf finds the reported queue a container's queue path counts for:
+// itself, or its nearest reported ancestor (a reservation queue counts for
+// its plan).
+func (e *Engine) queueOf(path string) (int, bool) {
+	for {
+		if i, ok := e.queueIdx[path]; ok {
+			return i, true
+		}
+		dot := strings.LastIndexByte(path, '.')
+		if dot < 0 {
+			return 0, false
+		}
+		path = path[:dot]
+	}
 }
 
 func sameEnt(a, b map[string]queue.Entitlement) bool {

@@ -82,6 +82,12 @@ func (f *FairStats) Read(dst []metrics.QueueSample) {
 				out.ActiveApps, out.PendingApps = tq.Usage.ActiveApps, tq.Usage.PendingApps
 			}
 		}
+		if out.Pending.IsZero() {
+			// The fair scheduler's tree does not carry pending asks: the
+			// demand of its last update less what is used now is the
+			// same figure (demand counts usage plus outstanding asks).
+			out.Pending = q.Demand.SubNonNegative(q.Usage)
+		}
 		dst[i] = out
 	}
 }

@@ -50,15 +50,15 @@ func WriteJobs(w io.Writer, r *Run) error {
 // WriteCluster writes cluster.csv: the cluster over time (memory in MB).
 func WriteCluster(w io.Writer, r *Run) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprint(bw, "time_ms,nodes,capacity_mb,capacity_vcores,allocated_mb,allocated_vcores,pending_mb,pending_vcores,running_apps,running_containers,preempted,lost")
+	fmt.Fprint(bw, "time_ms,nodes,capacity_mb,capacity_vcores,allocated_mb,allocated_vcores,pending_mb,pending_vcores,running_apps,running_containers,preempted,lost,marked")
 	for _, p := range r.Plans {
 		fmt.Fprintf(bw, ",%s.plan_capacity_mb,%s.plan_committed_mb", p, p)
 	}
 	fmt.Fprintln(bw)
 	for _, s := range r.Samples {
-		fmt.Fprintf(bw, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", s.Time, s.Nodes, s.Capacity.Memory, s.Capacity.VCores,
+		fmt.Fprintf(bw, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", s.Time, s.Nodes, s.Capacity.Memory, s.Capacity.VCores,
 			s.Allocated.Memory, s.Allocated.VCores, s.Pending.Memory, s.Pending.VCores,
-			s.RunningApps, s.RunningContainers, s.Preempted, s.Lost)
+			s.RunningApps, s.RunningContainers, s.Preempted, s.Lost, s.Marked)
 		for i := range r.Plans {
 			fmt.Fprintf(bw, ",%d,%d", s.PlanCapacity[i].Memory, s.PlanCommitted[i].Memory)
 		}
@@ -71,12 +71,12 @@ func WriteCluster(w io.Writer, r *Run) error {
 // MB).
 func WriteQueues(w io.Writer, r *Run) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, "time_ms,queue,guaranteed_mb,used_mb,pending_mb,guaranteed_vcores,used_vcores,pending_vcores,active_apps,pending_apps")
+	fmt.Fprintln(bw, "time_ms,queue,guaranteed_mb,used_mb,pending_mb,guaranteed_vcores,used_vcores,pending_vcores,active_apps,pending_apps,marked,preempted")
 	for _, s := range r.Samples {
 		for i, q := range s.Queues {
-			fmt.Fprintf(bw, "%d,%s,%d,%d,%d,%d,%d,%d,%d,%d\n", s.Time, csvField(r.Queues[i]),
+			fmt.Fprintf(bw, "%d,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d\n", s.Time, csvField(r.Queues[i]),
 				q.Guaranteed.Memory, q.Used.Memory, q.Pending.Memory, q.Guaranteed.VCores, q.Used.VCores, q.Pending.VCores,
-				q.ActiveApps, q.PendingApps)
+				q.ActiveApps, q.PendingApps, q.Marked, q.Preempted)
 		}
 	}
 	return bw.Flush()

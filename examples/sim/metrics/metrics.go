@@ -67,6 +67,9 @@ type QueueSample struct {
 	Guaranteed, Used, Pending berth.Resource
 	// ActiveApps and PendingApps as the scheduler counts them.
 	ActiveApps, PendingApps int
+	// Marked counts the queue's containers a preemption policy marked so
+	// far, Preempted those preempted (killed) so far.
+	Marked, Preempted int
 }
 
 // Sample is the cluster and its queues at one time.
@@ -82,8 +85,9 @@ type Sample struct {
 	// PlanCapacity and PlanCommitted parallel Run.Plans: each plan's
 	// capacity and what its reservations hold at Time.
 	PlanCapacity, PlanCommitted []berth.Resource
-	// Preempted and Lost count containers so far.
-	Preempted, Lost int
+	// Preempted and Lost count containers so far; Marked those a
+	// preemption policy marked (told their application) so far.
+	Preempted, Lost, Marked int
 }
 
 // Run is everything one simulation recorded.
@@ -116,4 +120,15 @@ type Run struct {
 	// stopped because nothing changed for engine.Config.StallTimeout.
 	Unfinished int
 	Stalled    bool
+	// Config lists what the scheduler's configuration file says that the
+	// simulation does not model, or that no one knows, and the keys other
+	// components read (the host fills it from the parser's report).
+	Config []ConfigNote
+}
+
+// ConfigNote is one entry of the configuration report: its kind ("not
+// modelled", "unknown", "read elsewhere"), the key and value as written,
+// and what Berth does instead or the closest known key.
+type ConfigNote struct {
+	Kind, Key, Value, Detail string
 }

@@ -31,6 +31,9 @@ type QueueSummary struct {
 	WaitMean, WaitP50, WaitP95   float64 // seconds
 	RunMean, RunP50, RunP95      float64 // seconds
 	MeanUsedGB, MeanGuaranteedGB float64
+	// Marked and Preempted count the queue's containers a preemption
+	// policy marked, and those preempted, over the run.
+	Marked, Preempted int
 }
 
 // Summary is the run at a glance.
@@ -39,7 +42,7 @@ type Summary struct {
 	SimulatedHours                 float64
 	Events                         uint64
 	Jobs, Finished, Containers     int
-	Preempted, Lost                int
+	Preempted, Lost, Marked        int
 	Reservations, Accepted         int
 	Removed, DeadlinesMet, Replans int
 	Queues                         []QueueSummary
@@ -83,6 +86,9 @@ func Summarize(r *metrics.Run) Summary {
 			s.Removed++
 		}
 	}
+	if len(r.Samples) > 0 {
+		s.Marked = r.Samples[len(r.Samples)-1].Marked
+	}
 	slices.Sort(order)
 	for _, name := range order {
 		q := byQueue[name]
@@ -97,6 +103,8 @@ func Summarize(r *metrics.Run) Summary {
 				}
 				if n := float64(len(r.Samples)); n > 0 {
 					q.MeanUsedGB, q.MeanGuaranteedGB = used/n/1024, guar/n/1024
+					last := r.Samples[len(r.Samples)-1].Queues[i]
+					q.Marked, q.Preempted = last.Marked, last.Preempted
 				}
 			}
 		}
@@ -243,14 +251,35 @@ func Figures(r *metrics.Run) ([]Figure, error) {
 
 	// Preemptions and losses.
 	last := r.Samples[len(r.Samples)-1]
-	if last.Preempted+last.Lost > 0 {
+	if last.Preempted+last.Lost+last.Marked > 0 {
 		p := newPlot("Containers preempted and lost", "simulated time (h)", "containers (cumulative)")
-		if err := lines(p, []string{"preempted", "lost with their node"},
+		if err := lines(p, []string{"marked for preemption", "preempted", "lost with their node"},
+			series(func(s *metrics.Sample) float64 { return float64(s.Marked) }),
 			series(func(s *metrics.Sample) float64 { return float64(s.Preempted) }),
 			series(func(s *metrics.Sample) float64 { return float64(s.Lost) })); err != nil {
 			return nil, err
 		}
-		if err := add("preemptions", "Preemptions and lost containers", "Cumulative counts.", p, wide, tall); err != nil {
+		if err := add("preemptions", "Preemptions and lost containers", "Cumulative counts: containers the preemption policy marked (their application was told), those preempted (killed and asked for again), and those lost with their node.", p, wide, tall); err != nil {
+			return nil, err
+		}
+	}
+	// Preemptions per queue: who gave.
+	var names []string
+	var xys []plotter.XYs
+	for i, q := range r.Queues {
+		if last.Queues[i].Preempted == 0 {
+			continue
+		}
+		idx := i
+		names = append(names, q)
+		xys = append(xys, series(func(s *metrics.Sample) float64 { return float64(s.Queues[idx].Preempted) }))
+	}
+	if len(xys) > 0 {
+		p := newPlot("Containers preempted per queue", "simulated time (h)", "containers (cumulative)")
+		if err := lines(p, names, xys...); err != nil {
+			return nil, err
+		}
+		if err := add("preemptions-per-queue", "Preemptions per queue", "Cumulative count of each queue's containers preempted: the queues that gave resources back.", p, wide, tall); err != nil {
 			return nil, err
 		}
 	}
@@ -339,22 +368,29 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 <style>
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1000px;color:#222;padding:0 1em}
 h1{font-size:1.6em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:right}
+table{border-collapse:collapse;margin:1em 0;font-size:.82em}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:right}
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
-figure{margin:1.5em 0}figcaption{color:#555;font-size:.9em}svg{max-width:100%;height:auto}
+#config td{text-align:left}figure{margin:1.5em 0}figcaption{color:#555;font-size:.9em}svg{max-width:100%;height:auto}
 </style></head><body>
 <h1>{{.Title}}</h1>
 <p>Scheduler <b>{{.Summary.Scheduler}}</b>, {{f1 .Summary.SimulatedHours}} simulated hours, {{.Summary.Events}} events.</p>
 <h2>Summary</h2>
 <table id="summary">
-<tr><th>jobs</th><th>finished</th><th>containers</th><th>preempted</th><th>lost</th><th>reservations</th><th>accepted</th><th>removed by replanning</th><th>deadlines met</th><th>follower runs replanning or resizing</th></tr>
-<tr><td>{{.Summary.Jobs}}</td><td>{{.Summary.Finished}}</td><td>{{.Summary.Containers}}</td><td>{{.Summary.Preempted}}</td><td>{{.Summary.Lost}}</td><td>{{.Summary.Reservations}}</td><td>{{.Summary.Accepted}}</td><td>{{.Summary.Removed}}</td><td>{{.Summary.DeadlinesMet}}</td><td>{{.Summary.Replans}}</td></tr>
+<tr><th>jobs</th><th>finished</th><th>containers</th><th>marked for preemption</th><th>preempted</th><th>lost</th><th>reservations</th><th>accepted</th><th>removed by replanning</th><th>deadlines met</th><th>follower runs replanning or resizing</th></tr>
+<tr><td>{{.Summary.Jobs}}</td><td>{{.Summary.Finished}}</td><td>{{.Summary.Containers}}</td><td>{{.Summary.Marked}}</td><td>{{.Summary.Preempted}}</td><td>{{.Summary.Lost}}</td><td>{{.Summary.Reservations}}</td><td>{{.Summary.Accepted}}</td><td>{{.Summary.Removed}}</td><td>{{.Summary.DeadlinesMet}}</td><td>{{.Summary.Replans}}</td></tr>
 </table>
 <table id="queues">
-<tr><th>queue</th><th>jobs</th><th>finished</th><th>wait mean (s)</th><th>wait p50</th><th>wait p95</th><th>runtime mean (s)</th><th>runtime p50</th><th>runtime p95</th><th>mean used (GB)</th><th>mean guaranteed (GB)</th></tr>
-{{range .Summary.Queues}}<tr><td>{{.Queue}}</td><td>{{.Jobs}}</td><td>{{.Finished}}</td><td>{{f1 .WaitMean}}</td><td>{{f1 .WaitP50}}</td><td>{{f1 .WaitP95}}</td><td>{{f1 .RunMean}}</td><td>{{f1 .RunP50}}</td><td>{{f1 .RunP95}}</td><td>{{f1 .MeanUsedGB}}</td><td>{{f1 .MeanGuaranteedGB}}</td></tr>
+<tr><th>queue</th><th>jobs</th><th>finished</th><th>wait mean (s)</th><th>wait p50</th><th>wait p95</th><th>runtime mean (s)</th><th>runtime p50</th><th>runtime p95</th><th>mean used (GB)</th><th>mean guaranteed (GB)</th><th>marked</th><th>preempted</th></tr>
+{{range .Summary.Queues}}<tr><td>{{.Queue}}</td><td>{{.Jobs}}</td><td>{{.Finished}}</td><td>{{f1 .WaitMean}}</td><td>{{f1 .WaitP50}}</td><td>{{f1 .WaitP95}}</td><td>{{f1 .RunMean}}</td><td>{{f1 .RunP50}}</td><td>{{f1 .RunP95}}</td><td>{{f1 .MeanUsedGB}}</td><td>{{f1 .MeanGuaranteedGB}}</td><td>{{.Marked}}</td><td>{{.Preempted}}</td></tr>
 {{end}}</table>
-{{range .Figures}}<figure id="fig-{{.ID}}"><h2>{{.Title}}</h2>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>
+<h2>Configuration report</h2>
+{{if .Run.Config}}<p>What the scheduler's configuration says that Berth does not model, or that no one knows, and the keys other components read.</p>
+<table id="config">
+<tr><th>kind</th><th>key</th><th>value</th><th>what Berth does instead / suggestion</th></tr>
+{{range .Run.Config}}<tr><td>{{.Kind}}</td><td>{{.Key}}</td><td>{{.Value}}</td><td>{{.Detail}}</td></tr>
+{{end}}</table>
+{{else}}<p id="config">Every key of the scheduler's configuration is modelled.</p>
+{{end}}{{range .Figures}}<figure id="fig-{{.ID}}"><h2>{{.Title}}</h2>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>
 {{end}}
 <p>Files beside this report: jobruntime.csv (SLS's columns), jobs.csv, cluster.csv, queues.csv, reservations.csv.</p>
 </body></html>

@@ -21,17 +21,18 @@ func sampleRun() *metrics.Run {
 		r.Samples = append(r.Samples, metrics.Sample{Time: i * 600_000, Capacity: berth.New(100*1024, 100),
 			Allocated: berth.New(i*5*1024, i*5), Pending: berth.New((12-i)*1024, 12-i), Nodes: 10, RunningApps: int(i), RunningContainers: int(5 * i),
 			Queues: []metrics.QueueSample{
-				{Guaranteed: berth.New(60*1024, 60), Used: berth.New(i*3*1024, i*3)},
+				{Guaranteed: berth.New(60*1024, 60), Used: berth.New(i*3*1024, i*3), Marked: int(i / 3), Preempted: int(i / 4)},
 				{Guaranteed: berth.New(40*1024, 40), Used: berth.New(i*2*1024, i*2)},
 			},
 			PlanCapacity: []berth.Resource{berth.New(40*1024, 40)}, PlanCommitted: []berth.Resource{berth.New(i*1024, i)},
-			Preempted: int(i / 4)})
+			Preempted: int(i / 4), Marked: int(i / 3)})
 	}
 	r.Jobs = []metrics.Job{
 		{ID: "j1", Queue: "a", Submitted: 0, AMStarted: 1000, FirstTask: 3000, Finished: 60_000, Containers: 5},
 		{ID: "j2", Queue: "a", Submitted: 1000, AMStarted: 2000, FirstTask: 11_000, Finished: 100_000, Containers: 3, Preempted: 1},
 		{ID: "j3", Queue: "plan", Submitted: 5000, AMStarted: 6000, FirstTask: 7000, Finished: 0, Reservation: "reservation_1_0001", Deadline: 90_000},
 	}
+	r.Config = []metrics.ConfigNote{{Kind: "unknown", Key: "yarn.scheduler.capacity.root.a.typo-capacity", Value: "10", Detail: "did you mean yarn.scheduler.capacity.root.a.capacity?"}}
 	r.Reservations = []metrics.Reservation{{ID: "reservation_1_0001", Job: "j3", Queue: "plan", Accepted: true, Arrival: 5000, Deadline: 90_000, Start: 5000, End: 80_000}}
 	return r
 }
@@ -80,14 +81,15 @@ func TestReportStructure(t *testing.T) {
 		}
 	}
 	want := map[string][]string{
-		"cluster":         {"capacity", "allocated", "pending"},
-		"queue-root.a":    {"guaranteed", "used", "pending"},
-		"queue-root.plan": {"guaranteed", "used"},
-		"running":         {"applications", "containers"},
-		"plan-plan":       {"plan capacity", "committed by reservations"},
-		"wait":            {">a<", ">plan<"},
-		"runtime":         {">a<"},
-		"preemptions":     {"preempted", "lost with their node"},
+		"cluster":               {"capacity", "allocated", "pending"},
+		"queue-root.a":          {"guaranteed", "used", "pending"},
+		"queue-root.plan":       {"guaranteed", "used"},
+		"running":               {"applications", "containers"},
+		"plan-plan":             {"plan capacity", "committed by reservations"},
+		"wait":                  {">a<", ">plan<"},
+		"runtime":               {">a<"},
+		"preemptions":           {"marked for preemption", "preempted", "lost with their node"},
+		"preemptions-per-queue": {">root.a<"},
 	}
 	for id, series := range want {
 		svg, ok := ids[id]
@@ -101,7 +103,19 @@ func TestReportStructure(t *testing.T) {
 	assert.Len(t, ids, len(want))
 	// The summary table carries the run's figures.
 	assert.Contains(t, page, `<table id="summary">`)
-	assert.Regexp(t, `<td>3</td><td>2</td><td>8</td><td>1</td><td>0</td><td>1</td><td>1</td>`, page)
+	assert.Regexp(t, `<td>3</td><td>2</td><td>8</td><td>4</td><td>1</td><td>0</td><td>1</td><td>1</td>`, page)
+	// The queue table ends with the queue's marked and preempted counts.
+	assert.Regexp(t, `<tr><td>a</td>(<td>[^<]*</td>){10}<td>4</td><td>3</td></tr>`, page)
+	// The configuration report is a table of its notes.
+	assert.Contains(t, page, `<table id="config">`)
+	assert.Contains(t, page, `<tr><td>unknown</td><td>yarn.scheduler.capacity.root.a.typo-capacity</td><td>10</td><td>did you mean yarn.scheduler.capacity.root.a.capacity?</td></tr>`)
+
+	clean := sampleRun()
+	clean.Config = nil
+	b.Reset()
+	require.NoError(t, Write(&b, clean, "clean"))
+	assert.Contains(t, b.String(), `<p id="config">Every key of the scheduler's configuration is modelled.</p>`)
+	assert.NotContains(t, b.String(), `<table id="config">`)
 }
 
 func TestSummarize(t *testing.T) {
@@ -118,4 +132,8 @@ func TestSummarize(t *testing.T) {
 	assert.InDelta(t, 3.0, a.WaitP50, 1e-9)
 	assert.InDelta(t, 10.0, a.WaitP95, 1e-9)
 	assert.InDelta(t, 60.0, a.MeanGuaranteedGB, 1e-9)
+	assert.Equal(t, 4, s.Marked)
+	assert.Equal(t, 4, a.Marked)
+	assert.Equal(t, 3, a.Preempted)
+	assert.Zero(t, s.Queues[1].Preempted)
 }

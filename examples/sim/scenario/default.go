@@ -17,12 +17,17 @@ func embedded(name string) File {
 
 // Default returns the embedded default scenario under the named scheduler
 // ("capacity" or "fair"): a simulated day on 300 nodes (15 racks of 20,
-// <32 GB, 16 vcores> each) with three tenants — prod (40 %, nightly ETL), analytics
-// (25 %, interactive daytime queries), research (15 %, a midday burst of
-// large jobs) — and a reservable queue, dedicated (20 %), whose deadline
-// jobs reserve their maps and reduces through the reservation system; at
-// noon three racks fail for two hours, the plan shrinks below its
-// commitments and the replanner acts.
+// <32 GB, 16 vcores> each) with three tenants — prod (40 %, nightly ETL),
+// analytics (25 %, interactive daytime queries and, from 16:30, heavy
+// dashboard refreshes), research (15 %, an afternoon burst of large jobs
+// with long tasks from 15:00) — and a reservable queue, dedicated (20 %),
+// whose deadline jobs reserve their maps and reduces through the
+// reservation system; at noon three racks fail for two hours, the plan
+// shrinks below its commitments and the replanner acts. Preemption is on:
+// research's burst fills the idle cluster, and when the dashboards ask
+// for far more than analytics' guarantee, preemption takes research's
+// over-use back (the capacity scheduler's proportional policy; under the
+// fair scheduler, min-share preemption of each tenant's share).
 func Default(scheduler string) Inputs {
 	conf := "capacity-scheduler.xml"
 	if scheduler == "fair" {

@@ -14,9 +14,19 @@
 // yarn.sls.metrics.record.interval.ms (60000 here; SLS 1000),
 // yarn.resourcemanager.reservation-system.enable (false),
 // yarn.resourcemanager.reservation-system.planfollower.time-step (1000),
-// yarn.resourcemanager.scheduler.monitor.enable (false) and
-// yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval
-// (3000).
+// yarn.resourcemanager.scheduler.monitor.enable (false),
+// yarn.resourcemanager.scheduler.monitor.policies,
+// yarn.resourcemanager.monitor.capacity.preemption.* (YARN's defaults;
+// monitoring_interval 3000), yarn.scheduler.fair.preemption (false) and
+// the fair preemption keys of package preempt, and
+// yarn.scheduler.fair.update-interval-ms (500).
+//
+// The scheduler's configuration is parsed with its report
+// (capacity.ParseXMLReport, fair.ParseAllocationFileReport):
+// Scenario.ConfigReport lists what Berth does not model, what no one knows
+// (with a suggestion) and what other components read; with
+// Inputs.StrictConfig a report with entries of the first two kinds
+// refuses the run.
 //
 // # Differences from SLS
 //
@@ -26,8 +36,24 @@
 //     average-capacity, ...) are not read yet.
 //   - A fair-scheduler plan's capacity is its weight's share of its
 //     siblings over the whole cluster, in memory and vcores.
-//   - Preemption: the monitor keys are read, and Options.Preemptor plugs
-//     a policy in; none is wired until package preempt lands.
+//   - Preemption as a YARN user switches it on (SLS runs whatever the
+//     ResourceManager's configuration says): under the capacity scheduler
+//     package preempt's proportional policy runs every monitoring_interval
+//     when yarn.resourcemanager.scheduler.monitor.enable is true (and
+//     yarn.resourcemanager.scheduler.monitor.policies, if set, names
+//     ProportionalCapacityPreemptionPolicy); its
+//     yarn.resourcemanager.monitor.capacity.preemption.* keys come from the
+//     site file and capacity-scheduler.xml, the latter winning, as YARN's
+//     CapacitySchedulerConfiguration does. Under the fair scheduler,
+//     yarn.scheduler.fair.preemption turns its starvation preemption on
+//     (with its yarn-site keys; the per-queue timeouts are in the
+//     allocation file); it runs every yarn.scheduler.fair.update-interval-ms
+//     (500), after the scheduler's update, where YARN's preemption thread
+//     wakes whenever the update finds a starved application. Killed
+//     containers go back to their application masters, which ask again;
+//     the AMs do not react to marks (SLS's do not either).
+//   - The fair scheduler's Config.UpdateInterval is the same
+//     yarn.scheduler.fair.update-interval-ms.
 //   - SYNTH tasks ask for any host (SLS picks a random node as the
 //     preferred host, which with relaxed locality is an any-host ask
 //     that delays scheduling by its locality wait).
@@ -50,6 +76,7 @@ import (
 	"github.com/berthsched/berth/follower"
 	"github.com/berthsched/berth/plan"
 	"github.com/berthsched/berth/policy"
+	"github.com/berthsched/berth/preempt"
 	"github.com/berthsched/berth/queue"
 )
 
@@ -96,6 +123,9 @@ type Inputs struct {
 	Seed *int64
 	// End stops the run (0: when every job finished).
 	End berth.Time
+	// StrictConfig refuses a scheduler configuration with keys Berth does
+	// not model or nobody knows (see Scenario.ConfigReport).
+	StrictConfig bool
 }
 
 // Scenario is a validated set of inputs, ready to build engines from.
@@ -108,8 +138,15 @@ type Scenario struct {
 	// Settings from the site file.
 	Heartbeat, FollowerStep, PreemptInterval, SampleInterval berth.Duration
 	Reservations, Preemption                                 bool
-	capCfg                                                   capacity.Config
-	fairAF                                                   *fair.AllocationFile
+	// ConfigReport is what the scheduler's configuration file says that
+	// Berth does not model, or that no one knows (with a suggestion), and
+	// the keys other components read (capacity.ParseXMLReport,
+	// fair.ParseAllocationFileReport).
+	ConfigReport queue.ConfigReport
+	capCfg       capacity.Config
+	fairAF       *fair.AllocationFile
+	capPreempt   preempt.ProportionalConfig
+	fairPreempt  preempt.FairConfig
 }
 
 // Load parses and validates every input.
@@ -145,20 +182,20 @@ func Load(in Inputs) (*Scenario, error) {
 	if sc.Reservations, err = site.Bool(KeyReservationEnable, false); err != nil {
 		return nil, err
 	}
-	if sc.Preemption, err = site.Bool(KeyMonitorEnable, false); err != nil {
-		return nil, err
-	}
 	switch in.Scheduler {
 	case "capacity":
-		if sc.capCfg, err = capacity.ParseXML(bytes.NewReader(in.SchedulerConf.Data)); err != nil {
-			return nil, &InputError{File: in.SchedulerConf.Name, Reason: "bad capacity scheduler configuration", Err: err}
+		if sc.capCfg, sc.ConfigReport, err = capacity.ParseXMLReport(bytes.NewReader(in.SchedulerConf.Data), capacity.XMLOptions{Strict: in.StrictConfig}); err != nil {
+			return nil, configError(in, "bad capacity scheduler configuration", err)
 		}
 	case "fair":
-		if sc.fairAF, err = fair.ParseAllocationFile(in.SchedulerConf.Data, fair.ParseOptions{}); err != nil {
-			return nil, &InputError{File: in.SchedulerConf.Name, Reason: "bad fair scheduler allocation file", Err: err}
+		if sc.fairAF, sc.ConfigReport, err = fair.ParseAllocationFileReport(in.SchedulerConf.Data, fair.ParseOptions{Strict: in.StrictConfig}); err != nil {
+			return nil, configError(in, "bad fair scheduler allocation file", err)
 		}
 	default:
 		return nil, &InputError{File: "flags", Field: "scheduler", Value: in.Scheduler, Reason: `must be "capacity" or "fair"`}
+	}
+	if err := sc.preemptionSettings(site); err != nil {
+		return nil, err
 	}
 	if len(in.Traces) == 0 {
 		return nil, &InputError{File: "flags", Field: "tracelocation", Reason: "no trace given"}
@@ -220,9 +257,13 @@ func Load(in Inputs) (*Scenario, error) {
 type Options struct {
 	Progress func(now berth.Time, events uint64)
 	Logger   *slog.Logger
-	// Preemptor, when set and the site enables the monitor, runs at the
-	// preemption interval. Package preempt plugs in here.
+	// Preemptor, when set and the configuration turns preemption on,
+	// replaces the policy the configuration names (package preempt's
+	// proportional policy or fair preemption) at the preemption interval.
 	Preemptor func(s engine.Scheduler) engine.Preemptor
+	// NoPreemption runs without preemption whatever the configuration
+	// says (to compare a run with and without it).
+	NoPreemption bool
 }
 
 // Engine builds the scheduler, the reservation system and the follower
@@ -257,6 +298,10 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 	case "fair":
 		fcfg := fair.DefaultConfig()
 		fcfg.AssignMultiple = true
+		if sc.Preemption {
+			sc.fairPreempt.ApplyTo(&fcfg)
+		}
+		fcfg.UpdateInterval = sc.PreemptInterval
 		s, err := fair.New(fcfg, sc.fairAF, clock)
 		if err != nil {
 			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "fair scheduler refused the allocation file", Err: err}
@@ -303,8 +348,16 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		}
 		cfg.Reservations, cfg.Follower = sys, f
 	}
-	if sc.Preemption && o.Preemptor != nil {
-		cfg.Preemptor = o.Preemptor(cfg.Scheduler)
+	if sc.Preemption {
+		if o.Preemptor != nil {
+			cfg.Preemptor = o.Preemptor(cfg.Scheduler)
+		} else if !o.NoPreemption {
+			p, err := sc.defaultPreemptor(cfg.Scheduler)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Preemptor = p
+		}
 	}
 	return engine.New(cfg)
 }
@@ -345,5 +398,26 @@ func (sc *Scenario) Run(o Options) (*metrics.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.Run()
+	r, err := e.Run()
+	if err != nil {
+		return nil, err
+	}
+	r.Config = sc.ConfigNotes()
+	return r, nil
+}
+
+// ConfigNotes is the configuration report as the metrics record it.
+func (sc *Scenario) ConfigNotes() []metrics.ConfigNote {
+	var out []metrics.ConfigNote
+	for _, n := range sc.ConfigReport.Notes {
+		c := metrics.ConfigNote{Kind: n.Kind.String(), Key: n.Key, Value: n.Value, Detail: n.Instead}
+		if n.Kind == queue.NoteUnknown {
+			c.Detail = ""
+			if n.Suggestion != "" {
+				c.Detail = "did you mean " + n.Suggestion + "?"
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }
