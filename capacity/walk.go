@@ -459,7 +459,9 @@ func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 	a.link(c)
 	n.allocated = n.allocated.Add(capR)
 	k.Allocate(p.loc, n.id, n.rack) // the walk only proposes keys with outstanding asks
-	s.appUsage(a, capR)
+	// setPending below re-keys a in its leaf's order from both its usage
+	// and its demand: one re-key instead of appUsage's and setPending's.
+	a.used = a.used.Add(capR)
 	s.chargeMirror(q, u, capR, false)
 	s.pendFold, s.pendDelta = true, berth.Resource{}
 	s.setPending(a, a.pending.Sub(capR))
