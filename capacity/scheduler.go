@@ -46,6 +46,11 @@ type Scheduler struct {
 	nextID  ContainerID
 	nextSeq uint64
 
+	// allocBuf collects a heartbeat's allocations; the caller gets an
+	// exact-size copy, so a heartbeat that fills a node allocates once
+	// instead of growing a slice of large values step by step.
+	allocBuf []Allocation
+
 	// tests: sort children on every visit, as YARN does (the reference
 	// the kept orders of order.go are checked against)
 	sortWalk bool

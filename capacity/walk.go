@@ -1,6 +1,8 @@
 package capacity
 
 import (
+	"slices"
+
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/queue"
 )
@@ -58,7 +60,15 @@ func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocat
 			s.releaseContainer(c)
 		}
 	}
-	return s.allocateOnNode(n, nil), nil
+	out := s.allocateOnNode(n, s.allocBuf[:0])
+	if len(out) == 0 {
+		s.allocBuf = out
+		return nil, nil
+	}
+	res := slices.Clone(out)
+	clear(out) // hold no references to the caller's containers
+	s.allocBuf = out[:0]
+	return res, nil
 }
 
 // allocateOnNode is CapacityScheduler.allocateContainersToNode.
