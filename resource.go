@@ -331,13 +331,23 @@ func subI(x, y int64) int64 { return x - y }
 
 // Add returns r + o, componentwise.
 func (r Resource) Add(o Resource) Resource {
+	// Small enough to inline: the common case (o without extended types,
+	// r's shared as they are immutable) is the schedulers' per-container
+	// arithmetic.
+	if len(o.ext) != 0 {
+		return r.addExt(o)
+	}
+	r.Memory += o.Memory
+	r.VCores += o.VCores
+	return r
+}
+
+//go:noinline
+func (r Resource) addExt(o Resource) Resource {
 	out := Resource{Memory: r.Memory + o.Memory, VCores: r.VCores + o.VCores}
-	switch {
-	case len(o.ext) == 0:
-		out.ext = r.ext // immutable: safe to share
-	case len(r.ext) == 0:
+	if len(r.ext) == 0 {
 		out.ext = o.ext
-	default:
+	} else {
 		out.ext = mergeExt(r.ext, o.ext, addI)
 	}
 	return out
@@ -345,19 +355,33 @@ func (r Resource) Add(o Resource) Resource {
 
 // Sub returns r - o, componentwise; results may be negative.
 func (r Resource) Sub(o Resource) Resource {
-	out := Resource{Memory: r.Memory - o.Memory, VCores: r.VCores - o.VCores}
-	if len(o.ext) == 0 {
-		out.ext = r.ext
-	} else {
-		out.ext = mergeExt(r.ext, o.ext, subI)
+	if len(o.ext) != 0 {
+		return r.subExt(o)
 	}
-	return out
+	r.Memory -= o.Memory
+	r.VCores -= o.VCores
+	return r
+}
+
+// subExt stays out of line so that Sub inlines.
+//
+//go:noinline
+func (r Resource) subExt(o Resource) Resource {
+	return Resource{Memory: r.Memory - o.Memory, VCores: r.VCores - o.VCores, ext: mergeExt(r.ext, o.ext, subI)}
 }
 
 // SubNonNegative returns r - o with memory and vcores clamped at zero.
 // Extended types are not clamped, as in YARN's subtractFromNonNegative.
 func (r Resource) SubNonNegative(o Resource) Resource {
-	d := r.Sub(o)
+	if len(o.ext) != 0 {
+		return r.subNonNegativeExt(o)
+	}
+	return Resource{Memory: max(r.Memory-o.Memory, 0), VCores: max(r.VCores-o.VCores, 0), ext: r.ext}
+}
+
+//go:noinline
+func (r Resource) subNonNegativeExt(o Resource) Resource {
+	d := r.subExt(o)
 	d.Memory = max(d.Memory, 0)
 	d.VCores = max(d.VCores, 0)
 	return d

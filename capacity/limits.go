@@ -19,6 +19,7 @@ func (s *Scheduler) setUserWeight(q *qnode, u *user) {
 		q.leaf.activeWeights += w - u.weight
 	}
 	u.weight = w
+	q.leaf.ulValid = false
 }
 
 // userUsage changes a user's used resource (allocations and reservations),
@@ -36,6 +37,7 @@ func (s *Scheduler) userUsage(q *qnode, u *user, delta berth.Resource) {
 	}
 	lf.usageRatio += r - u.ratio
 	u.ratio = r
+	lf.ulValid = false
 }
 
 // refreshRatios recomputes every user's usage ratio after the cluster
@@ -50,6 +52,7 @@ func (s *Scheduler) refreshRatios(q *qnode) {
 			}
 			lf.usageRatio += u.ratio
 		}
+		lf.ulValid = false
 	}
 	for _, c := range q.children {
 		s.refreshRatios(c)
@@ -72,6 +75,9 @@ func (s *Scheduler) userActiveApp(q *qnode, u *user, d int) {
 		lf.activeUsers--
 		lf.activeWeights -= u.weight
 		lf.activeUsed = lf.activeUsed.Sub(u.used)
+	}
+	if was != now {
+		lf.ulValid = false
 	}
 }
 
@@ -96,7 +102,36 @@ func (s *Scheduler) divCeilF(r berth.Resource, by float64) berth.Resource {
 
 // userLimit is UsersManager's limit for active users of leaf q, for user u
 // (weighted), on the default partition in RESPECT_EXCLUSIVITY mode.
+//
+// The walk asks for it once per application visited and again after every
+// allocation, so it is cached in two levels, as YARN's UsersManager caches
+// it per user with a version stamp:
+//   - the leaf's unweighted limit (lf.ulBase) is valid while lf.ulValid.
+//     Every write to one of its inputs clears the flag: usageRatio and
+//     activeUsed (userUsage, refreshRatios, userActiveApp), activeWeights
+//     (userActiveApp, setUserWeight), and effMin, ulPct, ulf, the cluster,
+//     the minimum allocation and the calculator (all re-derived by
+//     applyCapacities, which every cluster or configuration change runs).
+//   - a user's weighted limit (u.ulVal) is valid while u.ulGen equals
+//     lf.ulGen, which each recomputation of the leaf's limit advances; the
+//     weight itself only changes through setUserWeight, which clears
+//     lf.ulValid.
 func (s *Scheduler) userLimit(q *qnode, u *user) berth.Resource {
+	lf := q.leaf
+	if !lf.ulValid {
+		lf.ulBase = s.leafUserLimit(q)
+		lf.ulValid = true
+		lf.ulGen++
+	}
+	if u.ulGen != lf.ulGen {
+		u.ulVal = s.rc.MultiplyAndNormalizeDown(lf.ulBase, u.weight, s.cfg.MinAllocation)
+		u.ulGen = lf.ulGen
+	}
+	return u.ulVal
+}
+
+// leafUserLimit is userLimit before the user's weight is applied.
+func (s *Scheduler) leafUserLimit(q *qnode) berth.Resource {
 	lf, rc, cl, minA := q.leaf, s.rc, s.cluster, s.cfg.MinAllocation
 	queueCap := berth.Max(rc, cl, q.effMin, minA)
 	consumed := rc.MultiplyAndNormalizeUp(cl, float64(lf.usageRatio), minA)
@@ -108,8 +143,7 @@ func (s *Scheduler) userLimit(q *qnode, u *user) berth.Resource {
 	pctTerm := rc.DivideAndCeil(current.Mul(lf.ulPct), 100)
 	ul := berth.Max(rc, cl, activeTerm, pctTerm)
 	maxUL := queueCap.Mul(lf.ulf)
-	ul = rc.RoundUp(berth.Min(rc, cl, ul, maxUL), minA)
-	return rc.MultiplyAndNormalizeDown(ul, u.weight, minA)
+	return rc.RoundUp(berth.Min(rc, cl, ul, maxUL), minA)
 }
 
 // headroom is what the application is told it may still get: the smaller

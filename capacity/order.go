@@ -127,10 +127,20 @@ func newChildOrder() *childOrder { return queue.NewOrder[childKey, *qnode](cmpCh
 // keeps it independent of the number of queues.
 const smallFan = 16
 
+// smallPrioFan is smallFan for priority-utilization parents: their sort
+// restarts from configuration order on every visit (the comparator is not
+// transitive), so it costs more than the incremental insertion sort of
+// utilization parents and the kept order pays off sooner.
+const smallPrioFan = 4
+
 // setKeyed decides whether q keeps its children in q.kids, filling the
 // order when it starts to.
 func (s *Scheduler) setKeyed(q *qnode) {
-	want := len(q.children) > s.sortFan
+	fan := s.sortFan
+	if q.set().ChildOrdering == OrderPriorityUtilization {
+		fan = min(fan, smallPrioFan)
+	}
+	want := len(q.children) > fan
 	if want == q.keyed {
 		return
 	}

@@ -40,11 +40,16 @@ type Scheduler struct {
 	racks    queue.Racks // nodes per rack
 	cluster  berth.Resource
 	apps     map[string]*app
-	live     map[ContainerID]*container
+	live     liveIndex
 	resvByID map[ContainerID]*reservation
 
 	nextID  ContainerID
 	nextSeq uint64
+
+	// allocBuf collects a heartbeat's allocations; the caller gets an
+	// exact-size copy, so a heartbeat that fills a node allocates once
+	// instead of growing a slice of large values step by step.
+	allocBuf []Allocation
 
 	// tests: sort children on every visit, as YARN does (the reference
 	// the kept orders of order.go are checked against)
@@ -75,7 +80,7 @@ func New(cfg Config, clock berth.Clock) (*Scheduler, error) {
 	s := &Scheduler{tree: tree, sortFan: smallFan,
 		clock: clock, cfg: cfg, rc: cfg.Calculator,
 		nodes: map[string]*node{}, apps: map[string]*app{},
-		live: map[ContainerID]*container{}, resvByID: map[ContainerID]*reservation{},
+		live: newLiveIndex(), resvByID: map[ContainerID]*reservation{},
 	}
 	s.syncTree()
 	s.clusterChanged()
@@ -498,7 +503,7 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		norm[i] = k
 	}
 	if err := queue.CheckRelease(release, func(id ContainerID) bool {
-		c, live := s.live[id]
+		c, live := s.live.get(id)
 		r, reserved := s.resvByID[id]
 		return live && c.app == a || reserved && r.app == a
 	}); err != nil {
@@ -508,7 +513,7 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		s.setAsk(a, k)
 	}
 	for _, id := range release {
-		if c, ok := s.live[id]; ok {
+		if c, ok := s.live.get(id); ok {
 			s.releaseContainer(c)
 		} else if r, ok := s.resvByID[id]; ok {
 			s.unreserve(r)
@@ -590,7 +595,7 @@ func (s *Scheduler) syncSched(a *app) {
 // releaseContainer ends a live container, returning its resources.
 func (s *Scheduler) releaseContainer(c *container) {
 	a, n := c.app, c.node
-	delete(s.live, c.c.ID)
+	s.live.del(c.c.ID)
 	n.unlink(c)
 	a.unlink(c)
 	n.allocated = n.allocated.Sub(c.c.Resource)

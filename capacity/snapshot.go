@@ -125,7 +125,7 @@ func (s *Scheduler) Snapshot() *Snapshot {
 func (s *Scheduler) MarkForPreemption(id ContainerID) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.live[id]
+	c, ok := s.live.get(id)
 	if !ok {
 		return notFound("container.id", id)
 	}
@@ -148,7 +148,7 @@ func (s *Scheduler) KillContainer(id ContainerID) (Ended, error) {
 func (s *Scheduler) kill(id ContainerID, st ExitStatus) (Ended, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.live[id]
+	c, ok := s.live.get(id)
 	if !ok {
 		return Ended{}, notFound("container.id", id)
 	}
@@ -186,7 +186,7 @@ func (s *Scheduler) Check() error {
 	userUsed := map[*user]berth.Resource{}
 	qUsed := map[*qnode]berth.Resource{}
 	qRes := map[*qnode]berth.Resource{}
-	for _, c := range s.live {
+	for _, c := range s.live.all() {
 		if s.nodes[c.node.id] != c.node || s.apps[c.app.id] != c.app {
 			return fmt.Errorf("container %d on a removed node or app", c.c.ID)
 		}
@@ -327,39 +327,11 @@ func (s *Scheduler) checkLeaf(q *qnode, userUsed map[*user]berth.Resource) error
 	return nil
 }
 
-// containersByID copies the live containers in id order. Ids come from a
-// counter, so live ones are usually dense: they are then placed in a
-// slot per id and read back in order, in linear time; sparse ids are
-// sorted (8 bytes per swap rather than a whole record).
+// containersByID copies the live containers in id order.
 func (s *Scheduler) containersByID() []ContainerInfo {
-	out := make([]ContainerInfo, 0, len(s.live))
-	if len(s.live) == 0 {
-		return out
-	}
-	lo, hi := ContainerID(math.MaxUint64), ContainerID(0)
-	for id := range s.live {
-		lo, hi = min(lo, id), max(hi, id)
-	}
-	if span := uint64(hi - lo); span < 4*uint64(len(s.live))+64 {
-		slots := make([]*container, span+1)
-		for id, c := range s.live {
-			slots[id-lo] = c
-		}
-		for _, c := range slots {
-			if c != nil {
-				out = append(out, ContainerInfo{Container: c.c, MarkedForPreemption: c.preempt})
-			}
-		}
-		return out
-	}
-	ids := make([]ContainerID, 0, len(s.live))
-	for id := range s.live {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		c := s.live[id]
+	out := make([]ContainerInfo, 0, s.live.len())
+	s.live.ascend(func(c *container) {
 		out = append(out, ContainerInfo{Container: c.c, MarkedForPreemption: c.preempt})
-	}
+	})
 	return out
 }

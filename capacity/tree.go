@@ -66,6 +66,11 @@ type leafState struct {
 	activeWeights float64
 	allWeights    float64
 
+	// The cached user limit (userLimit documents the invalidation rule).
+	ulBase  berth.Resource
+	ulValid bool
+	ulGen   uint64
+
 	currentLimit berth.Resource // limit handed down by the parent at the last walk
 	cachedLimit  berth.Resource // min(effMaxDown, currentLimit): the headroom limit
 }
@@ -79,6 +84,8 @@ type user struct {
 	apps       int // applications in the leaf
 	activeApps int // applications with outstanding asks: the user is active when > 0
 	ratio      float32
+	ulVal      berth.Resource // weighted user limit, valid while ulGen == the leaf's (userLimit)
+	ulGen      uint64
 }
 
 // syncTree rebuilds the mirror from the tree, reusing the qnode (and so the
@@ -148,6 +155,7 @@ func (s *Scheduler) applyCapacities(q *qnode) {
 	}
 	q.effMaxDown = rc.RoundDown(q.effMax, s.cfg.MinAllocation)
 	if lf := q.leaf; lf != nil {
+		lf.ulValid = false // effMin, the cluster and the settings may have changed
 		st := q.set()
 		lf.ulf, lf.ulPct = st.UserLimitFactor, st.MinUserLimitPercent
 		lf.maxAMPct = st.MaxAMResourcePercent

@@ -1,6 +1,8 @@
 package capacity
 
 import (
+	"slices"
+
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/queue"
 )
@@ -54,11 +56,19 @@ func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocat
 	for _, id := range completed {
 		// Unknown ids are normal: the application may have released the
 		// container before the node reported it.
-		if c, ok := s.live[id]; ok && c.node == n {
+		if c, ok := s.live.get(id); ok && c.node == n {
 			s.releaseContainer(c)
 		}
 	}
-	return s.allocateOnNode(n, nil), nil
+	out := s.allocateOnNode(n, s.allocBuf[:0])
+	if len(out) == 0 {
+		s.allocBuf = out
+		return nil, nil
+	}
+	res := slices.Clone(out)
+	clear(out) // hold no references to the caller's containers
+	s.allocBuf = out[:0]
+	return res, nil
 }
 
 // allocateOnNode is CapacityScheduler.allocateContainersToNode.
@@ -454,12 +464,14 @@ func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 	c.c = Container{ID: s.newID(), App: a.id, Node: n.id, Queue: q.path, User: u.name, Resource: capR,
 		Priority: k.Priority(), Locality: p.loc, AM: a.waitingAM, Time: s.clock.Now()}
 	a.waitingAM = false
-	s.live[c.c.ID] = c
+	s.live.put(c)
 	n.link(c)
 	a.link(c)
 	n.allocated = n.allocated.Add(capR)
 	k.Allocate(p.loc, n.id, n.rack) // the walk only proposes keys with outstanding asks
-	s.appUsage(a, capR)
+	// setPending below re-keys a in its leaf's order from both its usage
+	// and its demand: one re-key instead of appUsage's and setPending's.
+	a.used = a.used.Add(capR)
 	s.chargeMirror(q, u, capR, false)
 	s.pendFold, s.pendDelta = true, berth.Resource{}
 	s.setPending(a, a.pending.Sub(capR))

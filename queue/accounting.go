@@ -98,12 +98,16 @@ func (q *Queue[T]) NumUsers() int { return len(q.users) }
 // berth.ErrInvalidState for releases beyond what is held, berth.ErrNotFound
 // for a removed queue.
 func (q *Queue[T]) Update(user string, d Delta) error {
-	if err := q.checkUpdate(user, d); err != nil {
+	leafUser, err := q.checkUpdate(user, &d)
+	if err != nil {
 		return err
 	}
 	for n := q; n != nil; n = n.parent {
 		addTo(&n.acct, &d)
-		u := n.users[user]
+		u := leafUser // the leaf's entry was looked up by checkUpdate
+		if n != q {
+			u = n.users[user]
+		}
 		if u == nil {
 			if n.users == nil {
 				n.users = make(map[string]*Usage)
@@ -125,51 +129,63 @@ func (q *Queue[T]) Update(user string, d Delta) error {
 	return nil
 }
 
-// checkUpdate validates an Update without changing anything.
-func (q *Queue[T]) checkUpdate(user string, d Delta) error {
+// checkUpdate validates an Update without changing anything; it returns
+// the user's entry in the leaf (nil when the user has none yet).
+func (q *Queue[T]) checkUpdate(user string, d *Delta) (*Usage, error) {
 	ps := q.path.s
 	switch {
 	case q.removed:
-		return &Error{QueuePath: ps, Reason: "queue was removed from the tree", Kind: berth.ErrNotFound}
+		return nil, &Error{QueuePath: ps, Reason: "queue was removed from the tree", Kind: berth.ErrNotFound}
 	case !q.IsLeaf():
-		return invalid(ps, "", q.kind.String(), "accounting is charged to leaf queues only")
+		return nil, invalid(ps, "", q.kind.String(), "accounting is charged to leaf queues only")
 	case user == "":
-		return invalid(ps, "user", user, "user must not be empty")
+		return nil, invalid(ps, "user", user, "user must not be empty")
 	}
-	uAcct := q.UserUsage(user)
 	// Overflow can appear anywhere up, where totals are larger.
 	for n := q; n != nil; n = n.parent {
-		if f, over := overflowField(n.acct, d); over {
-			return invalid(n.path.s, f, d, "accounting would overflow")
+		if f, over := overflowField(&n.acct, d); over {
+			return nil, invalid(n.path.s, f, *d, "accounting would overflow")
 		}
 	}
 	// The user's amounts in the leaf: non-negative results there imply
 	// them for the leaf (the sum of its users) and every ancestor (sums of
 	// their children).
-	if f, neg := negativeField(uAcct, d); neg {
-		return stateErr(ps, f, user, "release exceeds what the user holds in the queue")
+	u := q.users[user]
+	var zero Usage
+	uAcct := u
+	if uAcct == nil {
+		uAcct = &zero
 	}
-	return nil
+	if f, neg := negativeField(uAcct, d); neg {
+		return nil, stateErr(ps, f, user, "release exceeds what the user holds in the queue")
+	}
+	return u, nil
 }
 
-// addTo adds d to *u in place.
+// addTo adds d to *u in place. Memory and vcores are added in place when
+// d carries no extended types (Resource.Add then keeps u's extended types
+// as they are): this runs for every container, at every level.
 func addTo(u *Usage, d *Delta) {
-	if !d.Used.IsZero() {
-		u.Used = u.Used.Add(d.Used)
-	}
-	if !d.Pending.IsZero() {
-		u.Pending = u.Pending.Add(d.Pending)
-	}
-	if !d.Reserved.IsZero() {
-		u.Reserved = u.Reserved.Add(d.Reserved)
-	}
+	addRes(&u.Used, &d.Used)
+	addRes(&u.Pending, &d.Pending)
+	addRes(&u.Reserved, &d.Reserved)
 	u.PendingApps += d.PendingApps
 	u.ActiveApps += d.ActiveApps
 }
 
+func addRes(r, d *berth.Resource) {
+	switch {
+	case !d.HasExtras():
+		r.Memory += d.Memory
+		r.VCores += d.VCores
+	default:
+		*r = r.Add(*d)
+	}
+}
+
 // negativeField names the first field of u+d that would be negative
 // (overflow is checked before).
-func negativeField(u Usage, d Delta) (string, bool) {
+func negativeField(u *Usage, d *Delta) (string, bool) {
 	switch {
 	case d.Used.AnyNegative() && u.Used.Add(d.Used).AnyNegative():
 		return "used", true
@@ -186,13 +202,13 @@ func negativeField(u Usage, d Delta) (string, bool) {
 }
 
 // overflowField names the first field of u+d that would overflow.
-func overflowField(u Usage, d Delta) (string, bool) {
+func overflowField(u *Usage, d *Delta) (string, bool) {
 	switch {
-	case addOverflows(u.Used, d.Used):
+	case addOverflows(&u.Used, &d.Used):
 		return "used", true
-	case addOverflows(u.Pending, d.Pending):
+	case addOverflows(&u.Pending, &d.Pending):
 		return "pending", true
-	case addOverflows(u.Reserved, d.Reserved):
+	case addOverflows(&u.Reserved, &d.Reserved):
 		return "reserved", true
 	case intOverflows(u.PendingApps, d.PendingApps):
 		return "pending-apps", true
@@ -211,7 +227,7 @@ func intOverflows(a, b int) bool {
 }
 
 // addOverflows reports whether a+b overflows in some component.
-func addOverflows(a, b berth.Resource) bool {
+func addOverflows(a, b *berth.Resource) bool {
 	if int64Overflows(a.Memory, b.Memory) || int64Overflows(a.VCores, b.VCores) {
 		return true
 	}
@@ -263,19 +279,20 @@ func Move[T any](from, to *Queue[T], user string, d Delta) error {
 	if from == nil || to == nil {
 		return invalid("", "queue", nil, "nil queue")
 	}
-	if f, bad := negativeField(Usage{}, d); bad {
+	if f, bad := negativeField(&Usage{}, &d); bad {
 		return invalid(from.path.s, f, d, "moved amounts must not be negative")
 	}
 	neg := d.Neg()
 	if from == to {
-		return from.checkUpdate(user, neg) // nothing moves; the user must hold d
+		_, err := from.checkUpdate(user, &neg) // nothing moves; the user must hold d
+		return err
 	}
-	if err := from.checkUpdate(user, neg); err != nil {
+	if _, err := from.checkUpdate(user, &neg); err != nil {
 		return err
 	}
 	// Checked before the release, so totals above are at their highest:
 	// if the charge fits now it fits after.
-	if err := to.checkUpdate(user, d); err != nil {
+	if _, err := to.checkUpdate(user, &d); err != nil {
 		return err
 	}
 	_ = from.Update(user, neg)
