@@ -22,7 +22,7 @@ import (
 // profiles built from them, across placements (sync.Pool: safe for
 // concurrent placements), so that a search allocates little. A nil
 // *stepBuffers allocates afresh.
-type stepBuffers struct{ steps, profiles sync.Pool }
+type stepBuffers struct{ steps, profiles, jobs sync.Pool }
 
 // maxKept bounds the size of the buffers kept for reuse (a few MB).
 const maxKept = 1 << 16
@@ -55,6 +55,35 @@ func (b *stepBuffers) profile(n int, end berth.Time) *profile {
 		}
 	}
 	return &profile{end: end, ts: make([]berth.Time, n, n+8), rs: make([]berth.Resource, n, n+8)}
+}
+
+// job returns a planning run's state, reset for a new run: its mods
+// profile flat at zero over all time, its scratch answer empty. Runs are
+// many and short (W2-hot places 10,000), so their state is recycled.
+func (b *stepBuffers) job() *job {
+	var j *job
+	if b != nil {
+		j, _ = b.jobs.Get().(*job)
+	}
+	if j == nil {
+		return &job{mods: newFlat(berth.MinTime, berth.MaxTime, berth.Resource{})}
+	}
+	mods, out := j.mods, j.out[:0]
+	mods.ts = append(mods.ts[:0], berth.MinTime)
+	mods.rs = append(mods.rs[:0], berth.Resource{})
+	mods.end = berth.MaxTime
+	*j = job{mods: mods, out: out}
+	return j
+}
+
+// putJob hands back a run's state once nothing reads it: the views given
+// to the stage allocators are valid only during their calls, and the
+// answer was copied out.
+func (b *stepBuffers) putJob(j *job) {
+	if b != nil && cap(j.mods.ts) <= maxKept && cap(j.out) <= maxKept {
+		j.view, j.planLoads = nil, nil // hold no plan
+		b.jobs.Put(j)
+	}
 }
 
 // release hands back a profile nothing uses any more.

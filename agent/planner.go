@@ -126,11 +126,10 @@ func (ip *IterativePlanner) compute(pv planView, id plan.ReservationID, user str
 	if len(def.Stages) == 0 {
 		return nil, nil, berth.InvalidField("reservation-definition.reservation-requests", 0, "No resources have been specified to reserve")
 	}
-	j := &job{
-		view: pv, id: id, user: user, def: def, period: def.Period,
-		left: ip.Options.allocateLeft(), opts: ip.Options,
-		mods: newFlat(berth.MinTime, berth.MaxTime, berth.Resource{}),
-	}
+	j := ip.bufs.job()
+	defer ip.bufs.putJob(j)
+	j.view, j.id, j.user, j.def, j.period = pv, id, user, def, def.Period
+	j.left, j.opts = ip.Options.allocateLeft(), ip.Options
 	alloc, ival := ip.allocator(), ip.interval()
 	v := (*StageView)(j)
 	var all []placement
