@@ -120,6 +120,10 @@ var siteKeys = func() queue.KeyTable {
 		{Pattern: "yarn.resourcemanager.reservation-system.plan.follower", Support: queue.KeyNotModelled, Instead: "package follower, in the flavour of the scheduler run"},
 		{Pattern: "yarn.resourcemanager.reservation-system.max-periodicity", Support: queue.KeyNotModelled, Instead: "periodic reservations are not submitted by the simulator's traces"},
 
+		// SLS's sls-runner.xml names each scheduler's metrics wrapper by
+		// the scheduler's class name.
+		{Pattern: "org.apache.hadoop.yarn.server.resourcemanager.scheduler.**", Support: queue.KeyNotModelled, Instead: insteadSLSMetrics + "; no scheduler wrapper is needed"},
+
 		// Outside the simulator's namespaces, but a prediction depends on
 		// them: a real cluster's node sizes.
 		{Pattern: "yarn.nodemanager.resource.memory-mb", Support: queue.KeyNotModelled, Instead: insteadNodeSize},

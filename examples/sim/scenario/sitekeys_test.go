@@ -83,6 +83,41 @@ func TestSiteReportKinds(t *testing.T) {
 	}
 }
 
+// TestSLSSampleKeys: the keys of SLS's own sls-runner.xml and sample
+// yarn-site.xml are all known: each is modelled, read by package preempt
+// or reported as not modelled, never as unknown.
+func TestSLSSampleKeys(t *testing.T) {
+	keys := []string{
+		"yarn.sls.runner.pool.size", "yarn.sls.nm.memory.mb", "yarn.sls.nm.vcores", "yarn.sls.nm.heartbeat.interval.ms",
+		"yarn.sls.am.heartbeat.interval.ms", "yarn.sls.am.type.mapreduce", "yarn.sls.am.type.stream",
+		"yarn.sls.container.memory.mb", "yarn.sls.container.vcores", "yarn.sls.metrics.switch", "yarn.sls.metrics.web.address.port",
+		"org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler",
+		"org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler",
+		"org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler",
+		"yarn.resourcemanager.scheduler.class", "yarn.resourcemanager.webapp.address", "yarn.resourcemanager.resource-tracker.address",
+		"yarn.resourcemanager.scheduler.address", "yarn.resourcemanager.address", "yarn.resourcemanager.admin.address",
+		"hadoop.security.token.service.use_ip", "yarn.scheduler.capacity.maximum-applications",
+		"yarn.scheduler.fair.preemption", "yarn.scheduler.fair.assignmultiple",
+	}
+	s := &Site{File: "sls", Values: map[string]string{}}
+	for _, k := range keys {
+		s.Values[k] = "x"
+	}
+	rep := SiteReport(s)
+	assert.Empty(t, rep.Of(queue.NoteUnknown), "%s", rep)
+	for _, n := range rep.Of(queue.NoteNotModelled) {
+		assert.NotEmpty(t, n.Instead, n.Key)
+	}
+	// Everything but the five keys the simulator reads, the one package
+	// preempt reads and the five outside its namespaces.
+	assert.Len(t, rep.Of(queue.NoteNotModelled), len(keys)-5-1-5, "%s", rep)
+	assert.Len(t, rep.Of(queue.NoteElsewhere), 1)
+	for _, n := range rep.Notes {
+		assert.NotContains(t, []string{"yarn.resourcemanager.webapp.address", "yarn.resourcemanager.resource-tracker.address",
+			"yarn.resourcemanager.address", "yarn.resourcemanager.admin.address", "hadoop.security.token.service.use_ip"}, n.Key)
+	}
+}
+
 // TestDefaultSiteClean: the shipped default scenario's site file has no
 // unknown key and nothing the simulator does not model; what it reports
 // is only the keys package preempt reads.
