@@ -108,6 +108,9 @@ var siteKeys = func() queue.KeyTable {
 		{Pattern: "yarn.scheduler.fair.locality.threshold.rack", Support: queue.KeyNotModelled, Instead: insteadFairDefault},
 		{Pattern: "yarn.scheduler.fair.locality-delay-node-ms", Support: queue.KeyNotModelled, Instead: insteadFairDefault},
 		{Pattern: "yarn.scheduler.fair.locality-delay-rack-ms", Support: queue.KeyNotModelled, Instead: insteadFairDefault},
+		{Pattern: "yarn.scheduler.fair.reservable-nodes", Support: queue.KeyNotModelled, Instead: insteadFairDefault},
+		{Pattern: "yarn.scheduler.increment-allocation-mb", Support: queue.KeyNotModelled, Instead: insteadFairDefault},
+		{Pattern: "yarn.scheduler.increment-allocation-vcores", Support: queue.KeyNotModelled, Instead: insteadFairDefault},
 		{Pattern: "yarn.scheduler.fair.event-log-enabled", Support: queue.KeyNotModelled, Instead: "no event log: the run's CSV files record what happened"},
 		{Pattern: "yarn.scheduler.fair.eventlog.dir", Support: queue.KeyNotModelled, Instead: "no event log: the run's CSV files record what happened"},
 
@@ -118,6 +121,8 @@ var siteKeys = func() queue.KeyTable {
 		{Pattern: "yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval", Support: queue.KeyNotModelled, Instead: insteadNoAutoCreate},
 		{Pattern: "yarn.resourcemanager.reservation-system.class", Support: queue.KeyNotModelled, Instead: insteadReservation},
 		{Pattern: "yarn.resourcemanager.reservation-system.plan.follower", Support: queue.KeyNotModelled, Instead: "package follower, in the flavour of the scheduler run"},
+		{Pattern: "yarn.resourcemanager.reservation-system.smoothness-factor", Support: queue.KeyNotModelled, Instead: "agent.DefaultOptions (smoothness factor 10)"},
+		{Pattern: "yarn.resourcemanager.reservation-system.favor-early-allocation", Support: queue.KeyNotModelled, Instead: "agent.DefaultOptions (early allocation favoured)"},
 		{Pattern: "yarn.resourcemanager.reservation-system.max-periodicity", Support: queue.KeyNotModelled, Instead: "periodic reservations are not submitted by the simulator's traces"},
 
 		// SLS's sls-runner.xml names each scheduler's metrics wrapper by
