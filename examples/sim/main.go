@@ -23,9 +23,12 @@
 // keys from the site file or capacity-scheduler.xml), under the fair
 // scheduler when yarn.scheduler.fair.preemption is true.
 //
-// What the scheduler's configuration says that Berth does not model, or
-// that no one knows (with the closest known key), is printed to stderr
-// and listed in the report; --strict-config refuses to run on it. Every
+// What the configuration files (the scheduler's file and the --conf site
+// file) say that Berth does not model, or that no one knows (with the
+// closest known key), is printed to stderr and listed in the report;
+// --strict-config refuses to run on it. Site keys outside the simulator's
+// namespaces (fs.*, hadoop.*, other daemons' yarn.* keys) are ignored
+// without a note (see scenario.SiteReport). Every
 // input is validated before the run starts; files are written to a
 // temporary directory and moved into place, so a failed run leaves nothing
 // half-written.
@@ -90,7 +93,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 	fs.Int64Var(&o.seed, "seed", 0, "override a SYNTH trace's rand_seed (0: the file's)")
 	fs.Int64Var(&o.endMS, "end-ms", 0, "stop the simulation at this simulated time in ms (0: when every job finished)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress display")
-	fs.BoolVar(&o.strictConfig, "strict-config", false, "refuse to run when the scheduler's configuration has keys Berth does not model or that no one knows")
+	fs.BoolVar(&o.strictConfig, "strict-config", false, "refuse to run when the scheduler's file or the site file has keys Berth does not model or that no one knows")
 	fs.StringVar(&o.writeDefault, "write-default-scenario", "", "write the embedded default scenario's files to this directory and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
@@ -183,11 +186,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		var re *queue.ConfigReportError
 		if errors.As(err, &re) {
-			printConfigReport(stderr, in.SchedulerConf.Name, re.Report)
+			printConfigReport(stderr, re.File, re.Report)
 		}
 		return err
 	}
 	printConfigReport(stderr, in.SchedulerConf.Name, sc.ConfigReport)
+	if in.Site != nil {
+		printConfigReport(stderr, in.Site.Name, sc.SiteReport)
+	}
 	if o.printSimulation {
 		printSimulation(stdout, sc)
 	}

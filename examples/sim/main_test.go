@@ -133,3 +133,50 @@ func TestConfigReport(t *testing.T) {
 		assert.True(t, sc.ConfigReport.Clean(), "%s: %s", sched, sc.ConfigReport)
 	}
 }
+
+// TestSiteConfigReport: a site file with a misspelt yarn.sls key and a
+// key SLS knows that the simulator does not model runs with both reported
+// on stderr and in report.html beside the scheduler file's notes; with
+// --strict-config it does not run, the error names the site file and the
+// key, and nothing is written.
+func TestSiteConfigReport(t *testing.T) {
+	dir := t.TempDir()
+	site := filepath.Join(dir, "sls-runner.xml")
+	require.NoError(t, os.WriteFile(site, []byte(`<configuration>
+<property><name>yarn.sls.nm.memroy.mb</name><value>65536</value></property>
+<property><name>yarn.sls.runner.pool.size</name><value>100</value></property>
+<property><name>fs.defaultFS</name><value>hdfs://nn:8020</value></property>
+</configuration>`), 0o644))
+	args := func(out string, more ...string) []string {
+		return append([]string{"--tracetype=SLS", "--tracelocation=testdata/sls-jobs.json", "--nodes=testdata/nodes.json",
+			"--scheduler-conf=testdata/capacity-scheduler.xml", "--conf=" + site, "--output-dir=" + out}, more...)
+	}
+
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run(args(out), &stdout, &stderr))
+	e := stderr.String()
+	assert.Contains(t, e, "configuration report for "+site)
+	assert.Contains(t, e, "unknown key yarn.sls.nm.memroy.mb (did you mean yarn.sls.nm.memory.mb?)")
+	assert.Contains(t, e, "not modelled: yarn.sls.runner.pool.size: no threads")
+	assert.NotContains(t, e, "fs.defaultFS", "keys outside the simulator's namespaces are not reported")
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "<tr><td>"+site+"</td><td>unknown</td><td>yarn.sls.nm.memroy.mb</td><td>65536</td><td>did you mean yarn.sls.nm.memory.mb?</td></tr>")
+	assert.Contains(t, string(html), "<td>"+site+"</td><td>not modelled</td><td>yarn.sls.runner.pool.size</td>")
+
+	strictOut := filepath.Join(dir, "strict")
+	stdout.Reset()
+	stderr.Reset()
+	err = run(args(strictOut, "--strict-config"), &stdout, &stderr)
+	require.Error(t, err)
+	var re *queue.ConfigReportError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, site, re.File)
+	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+	assert.Contains(t, err.Error(), site)
+	assert.Contains(t, err.Error(), "yarn.sls.nm.memroy.mb")
+	assert.Contains(t, stderr.String(), "configuration report for "+site, "the refusal shows the site's report")
+	_, serr := os.Stat(strictOut)
+	assert.True(t, os.IsNotExist(serr), "a refused run writes nothing")
+}

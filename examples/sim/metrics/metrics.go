@@ -120,15 +120,17 @@ type Run struct {
 	// stopped because nothing changed for engine.Config.StallTimeout.
 	Unfinished int
 	Stalled    bool
-	// Config lists what the scheduler's configuration file says that the
-	// simulation does not model, or that no one knows, and the keys other
-	// components read (the host fills it from the parser's report).
+	// Config lists what the configuration files (the scheduler's file and
+	// the site file) say that the simulation does not model, or that no
+	// one knows, and the keys other components read (the host fills it
+	// from the parsers' reports).
 	Config []ConfigNote
 }
 
-// ConfigNote is one entry of the configuration report: its kind ("not
-// modelled", "unknown", "read elsewhere"), the key and value as written,
-// and what Berth does instead or the closest known key.
+// ConfigNote is one entry of the configuration report: the file it is
+// about, its kind ("not modelled", "unknown", "read elsewhere"), the key
+// and value as written, and what Berth does instead or the closest known
+// key.
 type ConfigNote struct {
-	Kind, Key, Value, Detail string
+	File, Kind, Key, Value, Detail string
 }

@@ -384,12 +384,12 @@ th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
 {{range .Summary.Queues}}<tr><td>{{.Queue}}</td><td>{{.Jobs}}</td><td>{{.Finished}}</td><td>{{f1 .WaitMean}}</td><td>{{f1 .WaitP50}}</td><td>{{f1 .WaitP95}}</td><td>{{f1 .RunMean}}</td><td>{{f1 .RunP50}}</td><td>{{f1 .RunP95}}</td><td>{{f1 .MeanUsedGB}}</td><td>{{f1 .MeanGuaranteedGB}}</td><td>{{.Marked}}</td><td>{{.Preempted}}</td></tr>
 {{end}}</table>
 <h2>Configuration report</h2>
-{{if .Run.Config}}<p>What the scheduler's configuration says that Berth does not model, or that no one knows, and the keys other components read.</p>
+{{if .Run.Config}}<p>What the configuration files (the scheduler's file and the site file) say that Berth does not model, or that no one knows, and the keys other components read. Site keys outside the simulator's namespaces (yarn.sls., yarn.scheduler., yarn.resourcemanager.scheduler., yarn.resourcemanager.monitor., yarn.resourcemanager.reservation-system.) are listed only where the simulator knows them (a real cluster's node sizes, SLS's scheduler-metrics wrappers); the others are ignored.</p>
 <table id="config">
-<tr><th>kind</th><th>key</th><th>value</th><th>what Berth does instead / suggestion</th></tr>
-{{range .Run.Config}}<tr><td>{{.Kind}}</td><td>{{.Key}}</td><td>{{.Value}}</td><td>{{.Detail}}</td></tr>
+<tr><th>file</th><th>kind</th><th>key</th><th>value</th><th>what Berth does instead / suggestion</th></tr>
+{{range .Run.Config}}<tr><td>{{.File}}</td><td>{{.Kind}}</td><td>{{.Key}}</td><td>{{.Value}}</td><td>{{.Detail}}</td></tr>
 {{end}}</table>
-{{else}}<p id="config">Every key of the scheduler's configuration is modelled.</p>
+{{else}}<p id="config">Every key of the configuration files is modelled.</p>
 {{end}}{{range .Figures}}<figure id="fig-{{.ID}}"><h2>{{.Title}}</h2>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>
 {{end}}
 <p>Files beside this report: jobruntime.csv (SLS's columns), jobs.csv, cluster.csv, queues.csv, reservations.csv.</p>

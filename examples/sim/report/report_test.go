@@ -32,7 +32,7 @@ func sampleRun() *metrics.Run {
 		{ID: "j2", Queue: "a", Submitted: 1000, AMStarted: 2000, FirstTask: 11_000, Finished: 100_000, Containers: 3, Preempted: 1},
 		{ID: "j3", Queue: "plan", Submitted: 5000, AMStarted: 6000, FirstTask: 7000, Finished: 0, Reservation: "reservation_1_0001", Deadline: 90_000},
 	}
-	r.Config = []metrics.ConfigNote{{Kind: "unknown", Key: "yarn.scheduler.capacity.root.a.typo-capacity", Value: "10", Detail: "did you mean yarn.scheduler.capacity.root.a.capacity?"}}
+	r.Config = []metrics.ConfigNote{{File: "capacity-scheduler.xml", Kind: "unknown", Key: "yarn.scheduler.capacity.root.a.typo-capacity", Value: "10", Detail: "did you mean yarn.scheduler.capacity.root.a.capacity?"}}
 	r.Reservations = []metrics.Reservation{{ID: "reservation_1_0001", Job: "j3", Queue: "plan", Accepted: true, Arrival: 5000, Deadline: 90_000, Start: 5000, End: 80_000}}
 	return r
 }
@@ -108,13 +108,13 @@ func TestReportStructure(t *testing.T) {
 	assert.Regexp(t, `<tr><td>a</td>(<td>[^<]*</td>){10}<td>4</td><td>3</td></tr>`, page)
 	// The configuration report is a table of its notes.
 	assert.Contains(t, page, `<table id="config">`)
-	assert.Contains(t, page, `<tr><td>unknown</td><td>yarn.scheduler.capacity.root.a.typo-capacity</td><td>10</td><td>did you mean yarn.scheduler.capacity.root.a.capacity?</td></tr>`)
+	assert.Contains(t, page, `<tr><td>capacity-scheduler.xml</td><td>unknown</td><td>yarn.scheduler.capacity.root.a.typo-capacity</td><td>10</td><td>did you mean yarn.scheduler.capacity.root.a.capacity?</td></tr>`)
 
 	clean := sampleRun()
 	clean.Config = nil
 	b.Reset()
 	require.NoError(t, Write(&b, clean, "clean"))
-	assert.Contains(t, b.String(), `<p id="config">Every key of the scheduler's configuration is modelled.</p>`)
+	assert.Contains(t, b.String(), `<p id="config">Every key of the configuration files is modelled.</p>`)
 	assert.NotContains(t, b.String(), `<table id="config">`)
 }
 

@@ -25,3 +25,26 @@ func ExampleLoad() {
 	// 300 nodes, 2070 jobs, 194 with a deadline, 120 node events
 	// preemption: true every 3000 ms; configuration clean: true
 }
+
+// A site file's report: a typo in SLS's namespace, a key SLS knows that
+// the simulator does not model, a key package preempt reads, and a key
+// outside the simulator's namespaces (not reported).
+func ExampleSiteReport() {
+	site, err := scenario.ParseSite([]byte(`<configuration>
+  <property><name>yarn.sls.nm.memroy.mb</name><value>65536</value></property>
+  <property><name>yarn.sls.runner.pool.size</name><value>100</value></property>
+  <property><name>yarn.scheduler.fair.preemption</name><value>true</value></property>
+  <property><name>fs.defaultFS</name><value>hdfs://nn:8020</value></property>
+</configuration>`), "sls-runner.xml")
+	if err != nil {
+		panic(err)
+	}
+	rep := scenario.SiteReport(site)
+	fmt.Print(rep)
+	fmt.Println(rep.Err(site.File))
+	// Output:
+	// yarn.scheduler.fair.preemption: read by package preempt (ParseFairConfig), under the fair scheduler
+	// unknown key yarn.sls.nm.memroy.mb (did you mean yarn.sls.nm.memory.mb?)
+	// not modelled: yarn.sls.runner.pool.size: no threads: the simulator is one deterministic discrete-event loop
+	// sls-runner.xml: strict mode refuses unknown key yarn.sls.nm.memroy.mb (did you mean yarn.sls.nm.memory.mb?) (and 1 more)
+}

@@ -28,6 +28,17 @@
 // Inputs.StrictConfig a report with entries of the first two kinds
 // refuses the run.
 //
+// The site file gets the same report (Scenario.SiteReport, see
+// SiteReport): keys SLS or YARN knows that the simulator does not model
+// (SLS's thread pools and metrics server, the fair scheduler's yarn-site
+// tuning, the RM's server addresses, ...) with what it does instead, keys
+// package preempt reads, and unknown keys in the simulator's namespaces
+// (yarn.sls., yarn.scheduler., yarn.resourcemanager.scheduler.,
+// yarn.resourcemanager.monitor., yarn.resourcemanager.reservation-system.)
+// with the closest known key. Keys outside those namespaces are ignored
+// without a note: a real yarn-site.xml has hundreds the simulation cannot
+// act on. Inputs.StrictConfig refuses the site file too.
+//
 // # Differences from SLS
 //
 //   - Plans use YARN's defaults (AlignedPlannerWithGreedy,
@@ -123,8 +134,9 @@ type Inputs struct {
 	Seed *int64
 	// End stops the run (0: when every job finished).
 	End berth.Time
-	// StrictConfig refuses a scheduler configuration with keys Berth does
-	// not model or nobody knows (see Scenario.ConfigReport).
+	// StrictConfig refuses a scheduler configuration or site file with
+	// keys Berth does not model or nobody knows (see Scenario.ConfigReport
+	// and Scenario.SiteReport).
 	StrictConfig bool
 }
 
@@ -143,10 +155,12 @@ type Scenario struct {
 	// the keys other components read (capacity.ParseXMLReport,
 	// fair.ParseAllocationFileReport).
 	ConfigReport queue.ConfigReport
-	capCfg       capacity.Config
-	fairAF       *fair.AllocationFile
-	capPreempt   preempt.ProportionalConfig
-	fairPreempt  preempt.FairConfig
+	// SiteReport is the same for the site file (--conf): see SiteReport.
+	SiteReport  queue.ConfigReport
+	capCfg      capacity.Config
+	fairAF      *fair.AllocationFile
+	capPreempt  preempt.ProportionalConfig
+	fairPreempt preempt.FairConfig
 }
 
 // Load parses and validates every input.
@@ -157,6 +171,14 @@ func Load(in Inputs) (*Scenario, error) {
 		var err error
 		if site, err = ParseSite(in.Site.Data, in.Site.Name); err != nil {
 			return nil, err
+		}
+		// Before anything is read from it: strict mode refuses the file
+		// whole, and the report names every key at once.
+		sc.SiteReport = SiteReport(site)
+		if in.StrictConfig {
+			if err := sc.SiteReport.Err(site.File); err != nil {
+				return nil, &InputError{File: site.File, Reason: "strict configuration: keys not modelled or unknown", Err: err}
+			}
 		}
 	}
 	ints := []struct {
@@ -406,18 +428,25 @@ func (sc *Scenario) Run(o Options) (*metrics.Run, error) {
 	return r, nil
 }
 
-// ConfigNotes is the configuration report as the metrics record it.
+// ConfigNotes is the configuration report as the metrics record it: the
+// scheduler file's notes, then the site file's.
 func (sc *Scenario) ConfigNotes() []metrics.ConfigNote {
 	var out []metrics.ConfigNote
-	for _, n := range sc.ConfigReport.Notes {
-		c := metrics.ConfigNote{Kind: n.Kind.String(), Key: n.Key, Value: n.Value, Detail: n.Instead}
-		if n.Kind == queue.NoteUnknown {
-			c.Detail = ""
-			if n.Suggestion != "" {
-				c.Detail = "did you mean " + n.Suggestion + "?"
+	add := func(file string, r queue.ConfigReport) {
+		for _, n := range r.Notes {
+			c := metrics.ConfigNote{File: file, Kind: n.Kind.String(), Key: n.Key, Value: n.Value, Detail: n.Instead}
+			if n.Kind == queue.NoteUnknown {
+				c.Detail = ""
+				if n.Suggestion != "" {
+					c.Detail = "did you mean " + n.Suggestion + "?"
+				}
 			}
+			out = append(out, c)
 		}
-		out = append(out, c)
+	}
+	add(sc.in.SchedulerConf.Name, sc.ConfigReport)
+	if sc.in.Site != nil {
+		add(sc.in.Site.Name, sc.SiteReport)
 	}
 	return out
 }
