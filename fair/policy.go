@@ -382,12 +382,11 @@ func (p Policy) ComputeSteadyShares(ss []*Schedulable, total berth.Resource, typ
 
 // shareBuf is reusable scratch space for repeated share computations.
 type shareBuf struct {
-	entries []ShareEntry
-	out     []int64
-	sc      shareScratch
-	views   []SchedulableView
-	shares  []berth.Resource
-	vals    []int64 // divideTypes' per-type shares, type after type
+	out    []int64
+	sc     shareScratch
+	views  []SchedulableView
+	shares []berth.Resource
+	vals   []int64 // divideTypes' per-type shares, type after type
 }
 
 // computeShares divides total among ss through the built-in policy's
@@ -513,15 +512,20 @@ func component(r *berth.Resource, t int, name string) int64 {
 // YARN's ComputeFairShares and writes every out[i]. It reads only the
 // scalars it needs, so a division over many items stays a dense pass.
 func computeType(ss []SchedulableView, total int64, t int, name string, steady bool, out []int64, buf *shareBuf) {
-	if cap(buf.entries) < len(ss) {
-		buf.entries = make([]ShareEntry, len(ss))
-	}
-	es := buf.entries[:len(ss)]
+	sc := &buf.sc
+	sc.reset(len(ss))
+	var taken int64
 	for i, v := range ss {
 		s := v.s
-		es[i] = ShareEntry{Weight: s.Weight, Min: component(&s.MinShare, t, name), Max: component(&s.MaxShare, t, name), Inactive: s.Queue && !s.Active}
+		e := ShareEntry{Weight: s.Weight, Min: component(&s.MinShare, t, name), Max: component(&s.MaxShare, t, name), Inactive: s.Queue && !s.Active}
+		if x, ok := fixedShare(&e, steady); ok {
+			out[i] = x
+			taken = satAdd(taken, x)
+			continue
+		}
+		sc.push(i, &e)
 	}
-	computeShares(es, total, steady, out, &buf.sc)
+	sc.finish(total, taken, out)
 }
 
 // setType sets one component without allocating for memory and vcores.

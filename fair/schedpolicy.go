@@ -373,17 +373,8 @@ func divideTypes(ts TypeSharer, env PolicyEnv, items []SchedulableView, total be
 			}
 		}
 	}
-	mem := vals[:m]
-	for i, v := range items {
-		dst := shareOf(v.s, steady)
-		x := mem[i]
-		if x < 0 {
-			for j := range i {
-				shareOf(items[j].s, steady).Memory = mem[j]
-			}
-			return rejected(i)
-		}
-		mem[i], dst.Memory = dst.Memory, x
+	if i := installMemory(items, vals[:m], steady); i >= 0 {
+		return rejected(i)
 	}
 	for t := 1; t < n; t++ {
 		name := typeAt(env.Types, t)
@@ -398,6 +389,38 @@ func divideTypes(ts TypeSharer, env PolicyEnv, items []SchedulableView, total be
 		}
 	}
 	return -1, berth.Resource{}
+}
+
+// installMemory installs mem[i] as items[i]'s memory share, keeping the
+// old value in mem[i]; at the first negative value it restores the ones it
+// installed and returns that index (-1 when all were installed). The
+// loops are split on steady so the pass stays a plain store per item.
+func installMemory(items []SchedulableView, mem []int64, steady bool) int {
+	mem = mem[:len(items)]
+	if steady {
+		for i, v := range items {
+			x := mem[i]
+			if x < 0 {
+				for j := range i {
+					items[j].s.SteadyFairShare.Memory = mem[j]
+				}
+				return i
+			}
+			mem[i], v.s.SteadyFairShare.Memory = v.s.SteadyFairShare.Memory, x
+		}
+		return -1
+	}
+	for i, v := range items {
+		x := mem[i]
+		if x < 0 {
+			for j := range i {
+				items[j].s.FairShare.Memory = mem[j]
+			}
+			return i
+		}
+		mem[i], v.s.FairShare.Memory = v.s.FairShare.Memory, x
+	}
+	return -1
 }
 
 // PolicyError returns the first result of a scheduling policy the
