@@ -37,7 +37,8 @@ type SchedulingPolicy interface {
 	// types copies the others from the view (FairShare or
 	// SteadyFairShare), as the built-ins do. A result with a negative
 	// component is rejected: the shares keep their previous values and
-	// [Scheduler.PolicyError] reports a *PolicyError.
+	// [Scheduler.PolicyError] reports a *PolicyError. A policy that
+	// divides type by type may offer [TypeSharer] as a faster path.
 	ComputeShares(env PolicyEnv, items []SchedulableView, total berth.Resource, steady bool, out []berth.Resource)
 	// AllowsChild reports whether a parent with this policy may have a
 	// child queue with policy child (YARN's isChildPolicyAllowed).
