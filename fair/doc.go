@@ -83,9 +83,13 @@
 // one, or for an item whose key is refused or holds NaN, the set is sorted
 // with Compare on each visit, as YARN does. A Compare that is not a strict
 // weak order only changes the order: every item is still visited once.
-// A ComputeShares result with a negative component is rejected: the
-// previous shares are kept and [Scheduler.PolicyError] returns a
-// [*PolicyError]. A host names its policy in Go
+// A policy that divides each resource type on its own may also implement
+// [TypeSharer]: it then writes one type's shares as integers and the
+// scheduler installs only those components (the built-in fair and DRF
+// divide this way, which keeps a division among thousands of items a few
+// dense passes). A ComputeShares or ComputeTypeShares result with a
+// negative component is rejected: the previous shares are kept and
+// [Scheduler.PolicyError] returns a [*PolicyError]. A host names its policy in Go
 // ([QueueConfig].SchedulingPolicy, [AllocationFile].DefaultSchedulingPolicy)
 // or registers it in the [queue.Registry] passed as [ParseOptions].Policies
 // for <schedulingPolicy> and <defaultQueueSchedulingPolicy>; built-in

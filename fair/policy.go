@@ -382,38 +382,49 @@ func (p Policy) ComputeSteadyShares(ss []*Schedulable, total berth.Resource, typ
 
 // shareBuf is reusable scratch space for repeated share computations.
 type shareBuf struct {
-	entries []ShareEntry
-	out     []int64
-	sc      shareScratch
-	views   []SchedulableView
-	shares  []berth.Resource
+	out    []int64
+	sc     shareScratch
+	views  []SchedulableView
+	shares []berth.Resource
+	vals   []int64 // divideTypes' per-type shares, type after type
 }
 
+// computeShares divides total among ss through the built-in policy's
+// SchedulingPolicy, as the scheduler does (see divideInto).
 func (p Policy) computeShares(ss []*Schedulable, total berth.Resource, types []string, steady bool, buf *shareBuf) {
 	if buf == nil {
 		buf = &shareBuf{}
 	}
-	views, out := buf.viewsFor(len(ss))
+	views := buf.viewsFor(len(ss))
 	for i, s := range ss {
 		views[i] = SchedulableView{s}
 	}
-	p.computeInto(views, total, types, steady, out, buf)
-	for i, s := range ss {
-		if steady {
-			s.SteadyFairShare = out[i]
-		} else {
-			s.FairShare = out[i]
-		}
-	}
+	b := builtinPolicy{p}
+	divideInto(b, b, PolicyEnv{Types: types, scratch: buf}, views, total, steady, buf)
 }
 
-// viewsFor returns scratch views and shares of length n.
-func (b *shareBuf) viewsFor(n int) ([]SchedulableView, []berth.Resource) {
+// viewsFor returns scratch views of length n.
+func (b *shareBuf) viewsFor(n int) []SchedulableView {
 	if cap(b.views) < n {
 		b.views = make([]SchedulableView, n)
+	}
+	return b.views[:n]
+}
+
+// sharesFor returns scratch shares of length n.
+func (b *shareBuf) sharesFor(n int) []berth.Resource {
+	if cap(b.shares) < n {
 		b.shares = make([]berth.Resource, n)
 	}
-	return b.views[:n], b.shares[:n]
+	return b.shares[:n]
+}
+
+// valsFor returns scratch integers of length n.
+func (b *shareBuf) valsFor(n int) []int64 {
+	if cap(b.vals) < n {
+		b.vals = make([]int64, n)
+	}
+	return b.vals[:n]
 }
 
 // current is s's share as it stands: what a built-in leaves of the types
@@ -425,10 +436,30 @@ func current(s *Schedulable, steady bool) berth.Resource {
 	return s.FairShare
 }
 
+// shareOf is the share a division installs into.
+func shareOf(s *Schedulable, steady bool) *berth.Resource {
+	if steady {
+		return &s.SteadyFairShare
+	}
+	return &s.FairShare
+}
+
+// shareTypes is how many types the built-in divides per type (see
+// TypeSharer.ShareTypes); FIFO hands out whole resources, so it divides
+// through computeInto.
+func (p Policy) shareTypes(types []string) int {
+	switch p {
+	case PolicyFIFO:
+		return -1
+	case PolicyDRF:
+		return 2 + len(types)
+	}
+	return 1
+}
+
 // computeInto is ComputeShares writing every out[i] (see
 // SchedulingPolicy.ComputeShares): the computed types, and the current
-// share for the others, copied in the pass that reads the schedulable
-// anyway.
+// share for the others.
 func (p Policy) computeInto(ss []SchedulableView, total berth.Resource, types []string, steady bool, out []berth.Resource, buf *shareBuf) {
 	if len(ss) == 0 {
 		return
@@ -449,12 +480,19 @@ func (p Policy) computeInto(ss []SchedulableView, total berth.Resource, types []
 	if buf == nil {
 		buf = &shareBuf{}
 	}
-	n := 1
-	if p == PolicyDRF {
-		n = 2 + len(types)
+	for i, v := range ss {
+		out[i] = current(v.s, steady)
 	}
-	for t := range n {
-		computeType(ss, total, t, typeAt(types, t), steady, out, buf)
+	if cap(buf.out) < len(ss) {
+		buf.out = make([]int64, len(ss))
+	}
+	vals := buf.out[:len(ss)]
+	for t := range p.shareTypes(types) {
+		name := typeAt(types, t)
+		computeType(ss, component(&total, t, name), t, name, steady, vals, buf)
+		for i, x := range vals {
+			out[i] = setType(out[i], name, x)
+		}
 	}
 }
 
@@ -470,32 +508,24 @@ func component(r *berth.Resource, t int, name string) int64 {
 	return r.Get(name)
 }
 
-// computeType runs ComputeShares on one resource type of ss.
-func computeType(ss []SchedulableView, total berth.Resource, t int, name string, steady bool, dsts []berth.Resource, buf *shareBuf) {
-	if cap(buf.entries) < len(ss) {
-		buf.entries = make([]ShareEntry, len(ss))
-		buf.out = make([]int64, len(ss))
-	}
-	es, out := buf.entries[:len(ss)], buf.out[:len(ss)]
+// computeType divides total, the t-th type (named name), among ss with
+// YARN's ComputeFairShares and writes every out[i]. It reads only the
+// scalars it needs, so a division over many items stays a dense pass.
+func computeType(ss []SchedulableView, total int64, t int, name string, steady bool, out []int64, buf *shareBuf) {
+	sc := &buf.sc
+	sc.reset(len(ss))
+	var taken int64
 	for i, v := range ss {
 		s := v.s
-		es[i] = ShareEntry{Weight: s.Weight, Min: component(&s.MinShare, t, name), Max: component(&s.MaxShare, t, name), Inactive: s.Queue && !s.Active}
-		if t == 0 {
-			dsts[i] = current(s, steady)
+		e := ShareEntry{Weight: s.Weight, Min: component(&s.MinShare, t, name), Max: component(&s.MaxShare, t, name), Inactive: s.Queue && !s.Active}
+		if x, ok := fixedShare(&e, steady); ok {
+			out[i] = x
+			taken = satAdd(taken, x)
+			continue
 		}
+		sc.push(i, &e)
 	}
-	computeShares(es, component(&total, t, name), steady, out, &buf.sc)
-	for i := range ss {
-		dst := &dsts[i]
-		switch t {
-		case 0:
-			dst.Memory = out[i]
-		case 1:
-			dst.VCores = out[i]
-		default:
-			*dst = dst.With(name, out[i])
-		}
-	}
+	sc.finish(total, taken, out)
 }
 
 // setType sets one component without allocating for memory and vcores.

@@ -37,7 +37,8 @@ type SchedulingPolicy interface {
 	// types copies the others from the view (FairShare or
 	// SteadyFairShare), as the built-ins do. A result with a negative
 	// component is rejected: the shares keep their previous values and
-	// [Scheduler.PolicyError] reports a *PolicyError.
+	// [Scheduler.PolicyError] reports a *PolicyError. A policy that
+	// divides type by type may offer [TypeSharer] as a faster path.
 	ComputeShares(env PolicyEnv, items []SchedulableView, total berth.Resource, steady bool, out []berth.Resource)
 	// AllowsChild reports whether a parent with this policy may have a
 	// child queue with policy child (YARN's isChildPolicyAllowed).
@@ -66,6 +67,29 @@ type PolicyKeyer interface {
 	SortKey(env PolicyEnv, s SchedulableView, k *SortKey) bool
 }
 
+// TypeSharer is the optional fast path of ComputeShares for a policy that
+// divides each resource type on its own, as YARN's fair (memory) and DRF
+// (every type) policies do. The policy writes one type's shares as plain
+// integers and the scheduler installs them into the components divided,
+// leaving the others as they are, so a division among many items never
+// stages whole resources. The rules of ComputeShares hold: the results
+// must be those ComputeShares would give, and a negative share rejects the
+// whole division (every share keeps its previous value). The built-in fair
+// and DRF policies divide through it.
+type TypeSharer interface {
+	// ShareTypes is how many types ComputeTypeShares divides in this
+	// call: the first n of memory, vcores, then env.Types in order (0:
+	// none, every share stays as it is). A negative n sends the call
+	// through ComputeShares instead (FIFO, which hands out whole
+	// resources).
+	ShareTypes(env PolicyEnv, steady bool) int
+	// ComputeTypeShares sets out[i] to items[i]'s new share of type t
+	// (0 memory, 1 vcores, 2+k env.Types[k]), dividing total, the
+	// divided resource's component of type t. out holds unspecified
+	// values on entry: the policy writes every element.
+	ComputeTypeShares(env PolicyEnv, items []SchedulableView, total int64, t int, steady bool, out []int64)
+}
+
 // SortKey is a lexicographic sort key (see [PolicyKeyer]).
 type SortKey struct {
 	// Major are the leading components, compared first.
@@ -86,6 +110,7 @@ type SortKey struct {
 type PolicyEnv struct {
 	Cluster berth.Resource
 	Types   []string
+	scratch *shareBuf // the scheduler's reusable buffers for the built-ins (nil: allocate)
 }
 
 // SchedulableView is a read-only view of a queue or application as its
@@ -166,6 +191,7 @@ type builtinPolicy struct{ p Policy }
 var (
 	_ SchedulingPolicy = builtinPolicy{}
 	_ PolicyKeyer      = builtinPolicy{}
+	_ TypeSharer       = builtinPolicy{}
 )
 
 func (b builtinPolicy) Name() string                 { return b.p.String() }
@@ -190,7 +216,17 @@ func (b builtinPolicy) Headroom(fs, usage, maxAvail berth.Resource) berth.Resour
 }
 
 func (b builtinPolicy) ComputeShares(env PolicyEnv, items []SchedulableView, total berth.Resource, steady bool, out []berth.Resource) {
-	b.p.computeInto(items, total, env.Types, steady, out, nil)
+	b.p.computeInto(items, total, env.Types, steady, out, env.scratch)
+}
+
+func (b builtinPolicy) ShareTypes(env PolicyEnv, _ bool) int { return b.p.shareTypes(env.Types) }
+
+func (b builtinPolicy) ComputeTypeShares(env PolicyEnv, items []SchedulableView, total int64, t int, steady bool, out []int64) {
+	buf := env.scratch
+	if buf == nil {
+		buf = &shareBuf{}
+	}
+	computeType(items, total, t, typeAt(env.Types, t), steady, out, buf)
 }
 
 func (b builtinPolicy) SortKey(env PolicyEnv, s SchedulableView, k *SortKey) bool {
@@ -199,10 +235,11 @@ func (b builtinPolicy) SortKey(env PolicyEnv, s SchedulableView, k *SortKey) boo
 	return !sk.bad
 }
 
-// setPolicy installs q's policy and looks its fast path up once.
+// setPolicy installs q's policy and looks its fast paths up once.
 func (q *fsQueue) setPolicy(p SchedulingPolicy) {
 	q.policy = p
 	q.keyer, _ = p.(PolicyKeyer)
+	q.sharer, _ = p.(TypeSharer)
 }
 
 // policyKey computes the scheduler's key of s under kp, or marks it bad
@@ -250,7 +287,9 @@ func (st QueueSettings) policyOf() SchedulingPolicy {
 }
 
 // env is what the policies see of the cluster.
-func (s *Scheduler) env() PolicyEnv { return PolicyEnv{Cluster: s.cluster, Types: s.cfg.ResourceTypes} }
+func (s *Scheduler) env() PolicyEnv {
+	return PolicyEnv{Cluster: s.cluster, Types: s.cfg.ResourceTypes, scratch: &s.shareBuf}
+}
 
 // divide runs q's policy on ss (q's children or runnable applications) and
 // installs the shares, unless the policy returned a negative component:
@@ -260,32 +299,129 @@ func (s *Scheduler) divide(q *fsQueue, ss []*Schedulable, total berth.Resource, 
 	if len(ss) == 0 {
 		return
 	}
-	views, out := s.shareBuf.viewsFor(len(ss))
+	views := s.shareBuf.viewsFor(len(ss))
 	for i, x := range ss {
 		views[i] = SchedulableView{x}
 	}
+	bad, share := divideInto(q.policy, q.sharer, s.env(), views, total, steady, &s.shareBuf)
+	if bad < 0 {
+		return
+	}
+	if s.polErr == nil {
+		s.polErr = &PolicyError{Policy: q.policy.Name(), Queue: q.path, Item: ss[bad].Name, Share: share,
+			Reason: "negative share; the previous shares were kept"}
+	}
+	if s.cfg.Logger != nil {
+		s.cfg.Logger.Warn("fair: scheduling policy returned a negative share; keeping the previous shares",
+			"policy", q.policy.Name(), "queue", q.path, "item", ss[bad].Name)
+	}
+}
+
+// divideInto runs pol (ts: its TypeSharer, or nil) on items and installs
+// the shares (FairShare, or SteadyFairShare when steady), unless one has a
+// negative component: then nothing changes and it returns the first such
+// item's index and rejected share. It returns -1 when the shares were
+// installed.
+func divideInto(pol SchedulingPolicy, ts TypeSharer, env PolicyEnv, items []SchedulableView, total berth.Resource, steady bool, buf *shareBuf) (int, berth.Resource) {
+	if len(items) == 0 {
+		return -1, berth.Resource{}
+	}
+	if ts != nil {
+		if n := ts.ShareTypes(env, steady); n >= 0 {
+			return divideTypes(ts, env, items, total, steady, min(n, 2+len(env.Types)), buf)
+		}
+	}
+	out := buf.sharesFor(len(items))
 	clear(out)
-	q.policy.ComputeShares(s.env(), views, total, steady, out)
+	pol.ComputeShares(env, items, total, steady, out)
 	for i, r := range out {
 		if r.AnyNegative() {
-			if s.polErr == nil {
-				s.polErr = &PolicyError{Policy: q.policy.Name(), Queue: q.path, Item: ss[i].Name, Share: r,
-					Reason: "negative share; the previous shares were kept"}
-			}
-			if s.cfg.Logger != nil {
-				s.cfg.Logger.Warn("fair: scheduling policy returned a negative share; keeping the previous shares",
-					"policy", q.policy.Name(), "queue", q.path, "item", ss[i].Name)
-			}
-			return
+			return i, r
 		}
 	}
-	for i, x := range ss {
-		if steady {
-			x.SteadyFairShare = out[i]
-		} else {
-			x.FairShare = out[i]
+	for i, v := range items {
+		*shareOf(v.s, steady) = out[i]
+	}
+	clear(out) // drop the references to extended types
+	return -1, berth.Resource{}
+}
+
+// divideTypes is divideInto through a TypeSharer dividing n types. The
+// types after memory are checked before anything is written; memory is
+// checked while it is installed, each old value kept in place of the new
+// one, so the common case makes one pass over the items and a rejection
+// (rare) rolls back from what it kept.
+func divideTypes(ts TypeSharer, env PolicyEnv, items []SchedulableView, total berth.Resource, steady bool, n int, buf *shareBuf) (int, berth.Resource) {
+	if n == 0 {
+		return -1, berth.Resource{}
+	}
+	m := len(items)
+	vals := buf.valsFor(n * m)
+	for t := range n {
+		ts.ComputeTypeShares(env, items, component(&total, t, typeAt(env.Types, t)), t, steady, vals[t*m:(t+1)*m])
+	}
+	rejected := func(i int) (int, berth.Resource) {
+		r := current(items[i].s, steady)
+		for t := range n {
+			r = setType(r, typeAt(env.Types, t), vals[t*m+i])
+		}
+		return i, r
+	}
+	for t := 1; t < n; t++ {
+		for i, x := range vals[t*m : (t+1)*m] {
+			if x < 0 {
+				return rejected(i)
+			}
 		}
 	}
+	if i := installMemory(items, vals[:m], steady); i >= 0 {
+		return rejected(i)
+	}
+	for t := 1; t < n; t++ {
+		name := typeAt(env.Types, t)
+		for i, v := range items {
+			dst := shareOf(v.s, steady)
+			x := vals[t*m+i]
+			if t == 1 {
+				dst.VCores = x
+			} else {
+				*dst = dst.With(name, x)
+			}
+		}
+	}
+	return -1, berth.Resource{}
+}
+
+// installMemory installs mem[i] as items[i]'s memory share, keeping the
+// old value in mem[i]; at the first negative value it restores the ones it
+// installed and returns that index (-1 when all were installed). The
+// loops are split on steady so the pass stays a plain store per item.
+func installMemory(items []SchedulableView, mem []int64, steady bool) int {
+	mem = mem[:len(items)]
+	if steady {
+		for i, v := range items {
+			x := mem[i]
+			if x < 0 {
+				for j := range i {
+					items[j].s.SteadyFairShare.Memory = mem[j]
+				}
+				return i
+			}
+			mem[i], v.s.SteadyFairShare.Memory = v.s.SteadyFairShare.Memory, x
+		}
+		return -1
+	}
+	for i, v := range items {
+		x := mem[i]
+		if x < 0 {
+			for j := range i {
+				items[j].s.FairShare.Memory = mem[j]
+			}
+			return i
+		}
+		mem[i], v.s.FairShare.Memory = v.s.FairShare.Memory, x
+	}
+	return -1
 }
 
 // PolicyError returns the first result of a scheduling policy the

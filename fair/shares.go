@@ -65,7 +65,31 @@ func fixedShare(e *ShareEntry, steady bool) (int64, bool) {
 type shareScratch struct {
 	idx         []int
 	w, min, max []float64
+	imin, imax  []int64 // the exact bounds, for the final clamp
 	fastLimit   float64
+}
+
+// reset empties the scratch for a computation over n entries.
+func (s *shareScratch) reset(n int) {
+	if cap(s.idx) < n {
+		s.idx = make([]int, 0, n)
+		s.w = make([]float64, 0, n)
+		s.min = make([]float64, 0, n)
+		s.max = make([]float64, 0, n)
+		s.imin = make([]int64, 0, n)
+		s.imax = make([]int64, 0, n)
+	}
+	s.idx, s.w, s.min, s.max, s.imin, s.imax = s.idx[:0], s.w[:0], s.min[:0], s.max[:0], s.imin[:0], s.imax[:0]
+}
+
+// push adds entry i, which is not fixed, to the search.
+func (s *shareScratch) push(i int, e *ShareEntry) {
+	s.idx = append(s.idx, i)
+	s.w = append(s.w, e.Weight)
+	s.min = append(s.min, float64(e.Min))
+	s.max = append(s.max, float64(e.Max))
+	s.imin = append(s.imin, e.Min)
+	s.imax = append(s.imax, e.Max)
 }
 
 // used is the total taken at weight-to-resource ratio r (YARN's
@@ -159,8 +183,11 @@ func ComputeShares(entries []ShareEntry, total int64, steady bool, out []int64) 
 	computeShares(entries, total, steady, out, &sc)
 }
 
+// computeShares is ComputeShares with reusable scratch. Callers that read
+// their entries from elsewhere (computeType) run the same two steps
+// (fixed shares, then finish) without building the entries.
 func computeShares(entries []ShareEntry, total int64, steady bool, out []int64, sc *shareScratch) {
-	sc.idx, sc.w, sc.min, sc.max = sc.idx[:0], sc.w[:0], sc.min[:0], sc.max[:0]
+	sc.reset(len(entries))
 	var taken int64
 	for i := range entries {
 		e := &entries[i]
@@ -169,34 +196,37 @@ func computeShares(entries []ShareEntry, total int64, steady bool, out []int64, 
 			taken = satAdd(taken, v)
 			continue
 		}
-		sc.idx = append(sc.idx, i)
-		sc.w = append(sc.w, e.Weight)
-		sc.min = append(sc.min, float64(e.Min))
-		sc.max = append(sc.max, float64(e.Max))
+		sc.push(i, e)
 	}
+	sc.finish(total, taken, out)
+}
+
+// finish divides what is left of total after the fixed shares (taken)
+// among the pushed entries and writes their shares to out.
+func (sc *shareScratch) finish(total, taken int64, out []int64) {
 	if len(sc.idx) == 0 {
 		return
 	}
 	sc.fastLimit = float64(int64(1)<<62) / float64(len(sc.idx)+1)
 	var totalMax int64
-	for _, i := range sc.idx {
-		totalMax = satAdd(totalMax, entries[i].Max)
+	for _, m := range sc.imax {
+		totalMax = satAdd(totalMax, m)
 		if totalMax == math.MaxInt64 {
 			break
 		}
 	}
 	want := min(max(total-taken, 0), totalMax)
 	hi := sc.search(want)
+	lo, up := sc.imin[:len(sc.idx)], sc.imax[:len(sc.idx)]
 	for k, i := range sc.idx {
 		// Above 2^53 the double arithmetic can round a share past its
 		// integer bounds; clamp so no share ever exceeds its maximum.
-		e := &entries[i]
 		v := sc.share(k, hi)
-		if v > e.Max {
-			v = e.Max
+		if v > up[k] {
+			v = up[k]
 		}
-		if v < e.Min && e.Min <= e.Max {
-			v = e.Min
+		if v < lo[k] && lo[k] <= up[k] {
+			v = lo[k]
 		}
 		out[i] = v
 	}

@@ -24,6 +24,7 @@ type fsQueue struct {
 	settings     QueueSettings
 	policy       SchedulingPolicy
 	keyer        PolicyKeyer // policy's fast path, nil without one (setPolicy)
+	sharer       TypeSharer  // policy's per-type share fast path, nil without one (setPolicy)
 	maxRes       ConfigurableResource
 	maxContainer berth.Resource
 
