@@ -19,7 +19,7 @@ type app struct {
 	runnable bool
 	resID    string
 
-	asks queue.Requests[struct{}] // outstanding asks by priority (YARN's AppSchedulingInfo)
+	asks queue.Requests[delayState] // outstanding asks by priority (YARN's AppSchedulingInfo)
 
 	amRes     berth.Resource // the AM container size once allocated
 	managedAM bool           // the scheduler allocates the AM (AppSpec.AMResource set)
@@ -29,10 +29,6 @@ type app struct {
 	reservedOn  map[string]*reservation // node id → reservation
 	reservedRes berth.Resource
 
-	// delay scheduling, per priority
-	allowed map[int32]Locality
-	opps    map[int32]int
-	lastAt  map[int32]berth.Time
 
 	// starvation (preemption enabled)
 	// the leaf walk's order (order.go)
@@ -51,10 +47,23 @@ type app struct {
 }
 
 // skey is one scheduler key (priority) of an application with its asks,
-// from the shared request table. The fair scheduler keeps its delay
-// scheduling per application (allowed, opps, lastAt), so keys carry no
-// payload.
-type skey = queue.RequestKey[struct{}]
+// from the shared request table, carrying the key's delay-scheduling state
+// (YARN's per-SchedulerRequestKey maps of FSAppAttempt) so the walk needs
+// no map lookup per offer. Keys live as long as the application's table,
+// as the map entries did.
+type skey = queue.RequestKey[delayState]
+
+// delayState is one scheduler key's delay scheduling: the locality level
+// allowed (set once the key was first considered), the scheduling
+// opportunities missed at it, and when the level last changed (set with
+// the level in time-based mode; unset means the application's start).
+type delayState struct {
+	allowed    Locality
+	allowedSet bool
+	opps       int
+	lastAt     berth.Time
+	lastAtSet  bool
+}
 
 // weightFor returns YARN's application weight.
 func appWeight(a *app, sizeBased bool) float64 {

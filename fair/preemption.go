@@ -48,7 +48,7 @@ func (s *Scheduler) PreemptionTriggered(appID string, until berth.Time) error {
 func (s *Scheduler) UnmarkForPreemption(id ContainerID) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.live[id]
+	c, ok := s.live.get(id)
 	if !ok {
 		return notFound("container.id", id)
 	}
@@ -84,7 +84,7 @@ func (s *Scheduler) MarkForPreemptionOn(nodeID, appID string, ids []ContainerID,
 			c = n.live[id]
 		}
 		if c == nil {
-			c = s.live[id]
+			c, _ = s.live.get(id)
 		}
 		if c != nil {
 			c.marked = true

@@ -42,7 +42,7 @@ type Scheduler struct {
 
 	apps     map[string]*app
 	users    map[string]*userApps
-	live     map[ContainerID]*container
+	live     liveIndex // by id
 	resvByID map[ContainerID]*reservation
 
 	nextID     ContainerID
@@ -94,7 +94,7 @@ func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) 
 		queues: map[string]*fsQueue{}, pendingTypeChange: map[string]bool{},
 		nodes: map[string]*node{},
 		apps:  map[string]*app{}, users: map[string]*userApps{},
-		live: map[ContainerID]*container{}, resvByID: map[ContainerID]*reservation{},
+		live: newLiveIndex(), resvByID: map[ContainerID]*reservation{},
 	}
 	// root and root.default exist from the start with the fair policy,
 	// as in YARN, before the file is applied.
@@ -296,8 +296,7 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	}
 	s.nextSeq++
 	a := &app{id: spec.ID, user: spec.User, seq: s.nextSeq, appPrio: spec.Priority, resID: spec.ReservationID,
-		live: map[ContainerID]*container{}, reservedOn: map[string]*reservation{},
-		allowed: map[int32]Locality{}, opps: map[int32]int{}, lastAt: map[int32]berth.Time{}}
+		live: map[ContainerID]*container{}, reservedOn: map[string]*reservation{}}
 	a.Name = spec.ID
 	a.ord.Value = a
 	a.StartTime = s.clock.Now()
@@ -409,7 +408,7 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		norm[i] = k
 	}
 	if err := queue.CheckRelease(release, func(id ContainerID) bool {
-		c, live := s.live[id]
+		c, live := s.live.get(id)
 		r, reserved := s.resvByID[id]
 		return live && c.app == a || reserved && r.app == a
 	}); err != nil {
@@ -419,7 +418,7 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		s.setAsk(a, k)
 	}
 	for _, id := range release {
-		if c, ok := s.live[id]; ok {
+		if c, ok := s.live.get(id); ok {
 			s.releaseContainer(c)
 		} else if r, ok := s.resvByID[id]; ok {
 			s.unreserve(r)

@@ -139,9 +139,9 @@ func (s *Scheduler) SnapshotOf(parts SnapshotParts) *Snapshot {
 		s.snapApps(out)
 	}
 	if parts&SnapshotContainers != 0 {
-		out.Containers = make([]ContainerInfo, 0, len(s.live))
-		for _, id := range sortedIDs(s.live) {
-			out.Containers = append(out.Containers, containerInfo(s.live[id]))
+		out.Containers = make([]ContainerInfo, 0, s.live.len())
+		for _, c := range s.live.all() {
+			out.Containers = append(out.Containers, containerInfo(c))
 		}
 	}
 	if parts&SnapshotReservations != 0 {
@@ -258,7 +258,7 @@ func (s *Scheduler) snapApps(out *Snapshot) {
 func (s *Scheduler) MarkForPreemption(id ContainerID) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.live[id]
+	c, ok := s.live.get(id)
 	if !ok {
 		return notFound("container.id", id)
 	}
@@ -280,7 +280,7 @@ func (s *Scheduler) KillContainer(id ContainerID) (Ended, error) {
 func (s *Scheduler) endContainer(id ContainerID, st ExitStatus) (Ended, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.live[id]
+	c, ok := s.live.get(id)
 	if !ok {
 		return Ended{}, notFound("container.id", id)
 	}
