@@ -29,7 +29,6 @@ type app struct {
 	reservedOn  map[string]*reservation // node id → reservation
 	reservedRes berth.Resource
 
-
 	// starvation (preemption enabled)
 	// the leaf walk's order (order.go)
 	ord   queue.OrderEntry[sortKey, *app]
