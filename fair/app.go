@@ -25,7 +25,7 @@ type app struct {
 	managedAM bool           // the scheduler allocates the AM (AppSpec.AMResource set)
 	amRunning bool
 
-	live        map[ContainerID]*container
+	live        liveList                // in id order (live.go)
 	reservedOn  map[string]*reservation // node id → reservation
 	reservedRes berth.Resource
 
@@ -78,6 +78,7 @@ type container struct {
 	app    *app
 	node   *node
 	marked bool
+	links  [2]liveLink // in its application's and its node's lists
 }
 
 // reservation is a container reserved on a node for an application.
@@ -94,7 +95,7 @@ type reservation struct {
 type node struct {
 	NodeSpec
 	allocated berth.Resource
-	live      map[ContainerID]*container
+	live      liveList // in id order (live.go)
 	reserved  *reservation
 	// preempted: resources a preemption policy freed (or is freeing) on
 	// the node for starved applications, in the order they were claimed

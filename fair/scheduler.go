@@ -165,7 +165,7 @@ func (s *Scheduler) AddNode(n NodeSpec) error {
 	if n.Rack == "" {
 		n.Rack = "/default-rack"
 	}
-	nd := &node{NodeSpec: n, live: map[ContainerID]*container{}}
+	nd := &node{NodeSpec: n}
 	s.nodes[n.ID] = nd
 	i, _ := slices.BinarySearch(s.nodeIDs, n.ID)
 	s.nodeIDs = slices.Insert(s.nodeIDs, i, n.ID)
@@ -189,8 +189,7 @@ func (s *Scheduler) RemoveNode(id string) ([]Ended, error) {
 		s.unreserve(n.reserved)
 	}
 	var out []Ended
-	for _, cid := range sortedIDs(n.live) {
-		c := n.live[cid]
+	for _, c := range n.live.all(nodeList) {
 		s.releaseContainer(c)
 		out = append(out, Ended{Container: c.Container, Status: Lost})
 	}
@@ -296,7 +295,7 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	}
 	s.nextSeq++
 	a := &app{id: spec.ID, user: spec.User, seq: s.nextSeq, appPrio: spec.Priority, resID: spec.ReservationID,
-		live: map[ContainerID]*container{}, reservedOn: map[string]*reservation{}}
+		reservedOn: map[string]*reservation{}}
 	a.Name = spec.ID
 	a.ord.Value = a
 	a.StartTime = s.clock.Now()
@@ -466,8 +465,7 @@ func (s *Scheduler) removeApp(appID string, st ExitStatus) ([]Ended, error) {
 		return nil, notFound("app.id", appID)
 	}
 	var out []Ended
-	for _, id := range sortedIDs(a.live) {
-		c := a.live[id]
+	for _, c := range a.live.all(appList) {
 		s.releaseContainer(c)
 		out = append(out, Ended{Container: c.Container, Status: st})
 	}
@@ -601,7 +599,7 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 	s.touchApp(a)
 	s.touchPath(old)
 	s.touchPath(t)
-	for _, c := range a.live {
+	for c := a.live.head; c != nil; c = c.links[appList].next {
 		c.Queue = t.path
 	}
 	if runnable {

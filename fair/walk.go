@@ -336,8 +336,8 @@ func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality) Allocation 
 		a.q.amUsage = a.q.amUsage.Add(k.Capability())
 	}
 	s.live.put(c)
-	a.live[c.ID] = c
-	n.live[c.ID] = c
+	a.live.push(c, appList)
+	n.live.push(c, nodeList)
 	n.allocated = n.allocated.Add(c.Resource)
 	n.payPreempted(a, c.Resource)
 	s.account(a.q, a.user, queue.Delta{Used: c.Resource})
@@ -354,8 +354,8 @@ func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality) Allocation 
 func (s *Scheduler) releaseContainer(c *container) {
 	a, n := c.app, c.node
 	s.live.del(c.ID)
-	delete(a.live, c.ID)
-	delete(n.live, c.ID)
+	a.live.remove(c, appList)
+	n.live.remove(c, nodeList)
 	n.allocated = n.allocated.Sub(c.Resource)
 	s.account(a.q, a.user, queue.Delta{Used: c.Resource.Neg()})
 	a.Usage = a.Usage.Sub(c.Resource)
