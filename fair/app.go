@@ -19,20 +19,15 @@ type app struct {
 	runnable bool
 	resID    string
 
-	asks queue.Requests[struct{}] // outstanding asks by priority (YARN's AppSchedulingInfo)
+	asks queue.Requests[delayState] // outstanding asks by priority (YARN's AppSchedulingInfo)
 
 	amRes     berth.Resource // the AM container size once allocated
 	managedAM bool           // the scheduler allocates the AM (AppSpec.AMResource set)
 	amRunning bool
 
-	live        map[ContainerID]*container
+	live        liveList                // in id order (live.go)
 	reservedOn  map[string]*reservation // node id → reservation
 	reservedRes berth.Resource
-
-	// delay scheduling, per priority
-	allowed map[int32]Locality
-	opps    map[int32]int
-	lastAt  map[int32]berth.Time
 
 	// starvation (preemption enabled)
 	// the leaf walk's order (order.go)
@@ -51,10 +46,23 @@ type app struct {
 }
 
 // skey is one scheduler key (priority) of an application with its asks,
-// from the shared request table. The fair scheduler keeps its delay
-// scheduling per application (allowed, opps, lastAt), so keys carry no
-// payload.
-type skey = queue.RequestKey[struct{}]
+// from the shared request table, carrying the key's delay-scheduling state
+// (YARN's per-SchedulerRequestKey maps of FSAppAttempt) so the walk needs
+// no map lookup per offer. Keys live as long as the application's table,
+// as the map entries did.
+type skey = queue.RequestKey[delayState]
+
+// delayState is one scheduler key's delay scheduling: the locality level
+// allowed (set once the key was first considered), the scheduling
+// opportunities missed at it, and when the level last changed (set with
+// the level in time-based mode; unset means the application's start).
+type delayState struct {
+	allowed    Locality
+	allowedSet bool
+	opps       int
+	lastAt     berth.Time
+	lastAtSet  bool
+}
 
 // weightFor returns YARN's application weight.
 func appWeight(a *app, sizeBased bool) float64 {
@@ -70,6 +78,7 @@ type container struct {
 	app    *app
 	node   *node
 	marked bool
+	links  [2]liveLink // in its application's and its node's lists
 }
 
 // reservation is a container reserved on a node for an application.
@@ -86,7 +95,7 @@ type reservation struct {
 type node struct {
 	NodeSpec
 	allocated berth.Resource
-	live      map[ContainerID]*container
+	live      liveList // in id order (live.go)
 	reserved  *reservation
 	// preempted: resources a preemption policy freed (or is freeing) on
 	// the node for starved applications, in the order they were claimed

@@ -48,7 +48,7 @@ func (s *Scheduler) PreemptionTriggered(appID string, until berth.Time) error {
 func (s *Scheduler) UnmarkForPreemption(id ContainerID) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.live[id]
+	c, ok := s.live.get(id)
 	if !ok {
 		return notFound("container.id", id)
 	}
@@ -70,23 +70,17 @@ func (s *Scheduler) ReservePreempted(nodeID, appID string, res berth.Resource) e
 
 // MarkForPreemptionOn is [Scheduler.MarkForPreemption] of each of ids (on
 // the node nodeID) followed by [Scheduler.ReservePreempted] of res there
-// for appID, under one lock and finding the containers through their node:
+// for appID, under one lock, finding the containers by id:
 // a preemption round marking thousands of containers calls it once per
 // victim set. A container no longer live is skipped (MarkForPreemption's
 // not-found); the error is ReservePreempted's.
 func (s *Scheduler) MarkForPreemptionOn(nodeID, appID string, ids []ContainerID, res berth.Resource) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := s.nodes[nodeID]
 	for _, id := range ids {
-		var c *container
-		if n != nil {
-			c = n.live[id]
-		}
-		if c == nil {
-			c = s.live[id]
-		}
-		if c != nil {
+		// The index finds the container on whichever node it is (a
+		// node's containers are a subset of it).
+		if c, ok := s.live.get(id); ok {
 			c.marked = true
 		}
 	}

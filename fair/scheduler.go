@@ -42,7 +42,7 @@ type Scheduler struct {
 
 	apps     map[string]*app
 	users    map[string]*userApps
-	live     map[ContainerID]*container
+	live     liveIndex // by id
 	resvByID map[ContainerID]*reservation
 
 	nextID     ContainerID
@@ -94,7 +94,7 @@ func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) 
 		queues: map[string]*fsQueue{}, pendingTypeChange: map[string]bool{},
 		nodes: map[string]*node{},
 		apps:  map[string]*app{}, users: map[string]*userApps{},
-		live: map[ContainerID]*container{}, resvByID: map[ContainerID]*reservation{},
+		live: newLiveIndex(), resvByID: map[ContainerID]*reservation{},
 	}
 	// root and root.default exist from the start with the fair policy,
 	// as in YARN, before the file is applied.
@@ -165,7 +165,7 @@ func (s *Scheduler) AddNode(n NodeSpec) error {
 	if n.Rack == "" {
 		n.Rack = "/default-rack"
 	}
-	nd := &node{NodeSpec: n, live: map[ContainerID]*container{}}
+	nd := &node{NodeSpec: n}
 	s.nodes[n.ID] = nd
 	i, _ := slices.BinarySearch(s.nodeIDs, n.ID)
 	s.nodeIDs = slices.Insert(s.nodeIDs, i, n.ID)
@@ -189,8 +189,7 @@ func (s *Scheduler) RemoveNode(id string) ([]Ended, error) {
 		s.unreserve(n.reserved)
 	}
 	var out []Ended
-	for _, cid := range sortedIDs(n.live) {
-		c := n.live[cid]
+	for _, c := range n.live.all(nodeList) {
 		s.releaseContainer(c)
 		out = append(out, Ended{Container: c.Container, Status: Lost})
 	}
@@ -296,8 +295,7 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	}
 	s.nextSeq++
 	a := &app{id: spec.ID, user: spec.User, seq: s.nextSeq, appPrio: spec.Priority, resID: spec.ReservationID,
-		live: map[ContainerID]*container{}, reservedOn: map[string]*reservation{},
-		allowed: map[int32]Locality{}, opps: map[int32]int{}, lastAt: map[int32]berth.Time{}}
+		reservedOn: map[string]*reservation{}}
 	a.Name = spec.ID
 	a.ord.Value = a
 	a.StartTime = s.clock.Now()
@@ -409,7 +407,7 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		norm[i] = k
 	}
 	if err := queue.CheckRelease(release, func(id ContainerID) bool {
-		c, live := s.live[id]
+		c, live := s.live.get(id)
 		r, reserved := s.resvByID[id]
 		return live && c.app == a || reserved && r.app == a
 	}); err != nil {
@@ -419,7 +417,7 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		s.setAsk(a, k)
 	}
 	for _, id := range release {
-		if c, ok := s.live[id]; ok {
+		if c, ok := s.live.get(id); ok {
 			s.releaseContainer(c)
 		} else if r, ok := s.resvByID[id]; ok {
 			s.unreserve(r)
@@ -467,8 +465,7 @@ func (s *Scheduler) removeApp(appID string, st ExitStatus) ([]Ended, error) {
 		return nil, notFound("app.id", appID)
 	}
 	var out []Ended
-	for _, id := range sortedIDs(a.live) {
-		c := a.live[id]
+	for _, c := range a.live.all(appList) {
 		s.releaseContainer(c)
 		out = append(out, Ended{Container: c.Container, Status: st})
 	}
@@ -602,7 +599,7 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 	s.touchApp(a)
 	s.touchPath(old)
 	s.touchPath(t)
-	for _, c := range a.live {
+	for c := a.live.head; c != nil; c = c.links[appList].next {
 		c.Queue = t.path
 	}
 	if runnable {

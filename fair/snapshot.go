@@ -1,7 +1,6 @@
 package fair
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/berthsched/berth"
@@ -139,9 +138,9 @@ func (s *Scheduler) SnapshotOf(parts SnapshotParts) *Snapshot {
 		s.snapApps(out)
 	}
 	if parts&SnapshotContainers != 0 {
-		out.Containers = make([]ContainerInfo, 0, len(s.live))
-		for _, id := range sortedIDs(s.live) {
-			out.Containers = append(out.Containers, containerInfo(s.live[id]))
+		out.Containers = make([]ContainerInfo, 0, s.live.len())
+		for _, c := range s.live.all() {
+			out.Containers = append(out.Containers, containerInfo(c))
 		}
 	}
 	if parts&SnapshotReservations != 0 {
@@ -176,7 +175,7 @@ func (s *Scheduler) NodeContainers(nodeID string) ([]ContainerInfo, error) {
 	if !ok {
 		return nil, notFound("node.id", nodeID)
 	}
-	return appendNodeContainers(make([]ContainerInfo, 0, len(n.live)), n), nil
+	return appendNodeContainers(make([]ContainerInfo, 0, n.live.n), n), nil
 }
 
 // AppendNodeContainers appends the live containers on a node, by id, to
@@ -192,22 +191,10 @@ func (s *Scheduler) AppendNodeContainers(dst []ContainerInfo, nodeID string) ([]
 	return appendNodeContainers(dst, n), nil
 }
 
-// appendNodeContainers copies n's containers by id: (id, container)
-// pairs are sorted by the map's keys (on the stack for a usual node), not
-// the large copies, and each container is read once.
+// appendNodeContainers copies n's containers, kept in id order.
 func appendNodeContainers(dst []ContainerInfo, n *node) []ContainerInfo {
-	type entry struct {
-		id ContainerID
-		c  *container
-	}
-	var buf [32]entry
-	cs := buf[:0]
-	for id, c := range n.live {
-		cs = append(cs, entry{id, c})
-	}
-	slices.SortFunc(cs, func(a, b entry) int { return cmp.Compare(a.id, b.id) })
-	for _, e := range cs {
-		dst = append(dst, containerInfo(e.c))
+	for c := n.live.head; c != nil; c = c.links[nodeList].next {
+		dst = append(dst, containerInfo(c))
 	}
 	return dst
 }
@@ -248,7 +235,7 @@ func (s *Scheduler) snapApps(out *Snapshot) {
 		out.Apps = append(out.Apps, AppInfo{ID: a.id, Queue: a.q.path, User: a.user, Runnable: a.runnable, Start: a.StartTime,
 			Weight: a.Weight, Usage: a.Usage, Demand: a.Demand, FairShare: a.FairShare, Reserved: a.reservedRes,
 			FairShareStarvation: a.fairStarvation, MinShareStarvation: a.minStarvation, AMResource: a.amRes,
-			AMRunning: a.amRunning, Containers: len(a.live)})
+			AMRunning: a.amRunning, Containers: a.live.n})
 	}
 }
 
@@ -258,7 +245,7 @@ func (s *Scheduler) snapApps(out *Snapshot) {
 func (s *Scheduler) MarkForPreemption(id ContainerID) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.live[id]
+	c, ok := s.live.get(id)
 	if !ok {
 		return notFound("container.id", id)
 	}
@@ -280,7 +267,7 @@ func (s *Scheduler) KillContainer(id ContainerID) (Ended, error) {
 func (s *Scheduler) endContainer(id ContainerID, st ExitStatus) (Ended, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.live[id]
+	c, ok := s.live.get(id)
 	if !ok {
 		return Ended{}, notFound("container.id", id)
 	}
@@ -349,7 +336,7 @@ func (s *Scheduler) Check() error {
 	for _, id := range s.nodeIDs {
 		n := s.nodes[id]
 		var sum berth.Resource
-		for _, c := range n.live {
+		for c := n.live.head; c != nil; c = c.links[nodeList].next {
 			sum = sum.Add(c.Resource)
 		}
 		if !sum.Equal(n.allocated) || !n.allocated.FitsIn(n.Capability) {

@@ -30,7 +30,7 @@ func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocat
 	for _, id := range completed {
 		// Unknown ids are normal: the application may have released the
 		// container before the node reported it.
-		if c, ok := s.live[id]; ok && c.node == n {
+		if c, ok := s.live.get(id); ok && c.node == n {
 			s.releaseContainer(c)
 		}
 	}
@@ -208,39 +208,41 @@ func (s *Scheduler) allowedLocality(a *app, k *skey, now berth.Time) Locality {
 		if s.cfg.LocalityDelayNode < 0 || s.cfg.LocalityDelayRack < 0 {
 			return OffSwitch
 		}
-		lvl, ok := a.allowed[k.Priority()]
-		if !ok {
-			a.lastAt[k.Priority()] = now
-			a.allowed[k.Priority()] = NodeLocal
+		d := &k.Payload
+		if !d.allowedSet {
+			d.lastAt, d.lastAtSet = now, true
+			d.allowed, d.allowedSet = NodeLocal, true
 			return NodeLocal
 		}
+		lvl := d.allowed
 		if lvl == OffSwitch {
 			return OffSwitch
 		}
-		since, ok := a.lastAt[k.Priority()]
-		if !ok {
-			since = a.StartTime
+		since := a.StartTime
+		if d.lastAtSet {
+			since = d.lastAt
 		}
 		limit := s.cfg.LocalityDelayNode
 		if lvl == RackLocal {
 			limit = s.cfg.LocalityDelayRack
 		}
 		if now-since > limit {
-			a.allowed[k.Priority()] = lvl + 1
-			a.opps[k.Priority()] = 0
-			a.lastAt[k.Priority()] = now
+			d.allowed = lvl + 1
+			d.opps = 0
+			d.lastAt, d.lastAtSet = now, true
 		}
-		return a.allowed[k.Priority()]
+		return d.allowed
 	}
 	nodeT, rackT := min(s.cfg.LocalityThresholdNode, 1), min(s.cfg.LocalityThresholdRack, 1)
 	if nodeT < 0 || rackT < 0 {
 		return OffSwitch
 	}
-	lvl, ok := a.allowed[k.Priority()]
-	if !ok {
-		a.allowed[k.Priority()] = NodeLocal
+	d := &k.Payload
+	if !d.allowedSet {
+		d.allowed, d.allowedSet = NodeLocal, true
 		return NodeLocal
 	}
+	lvl := d.allowed
 	if lvl == OffSwitch {
 		return OffSwitch
 	}
@@ -248,12 +250,12 @@ func (s *Scheduler) allowedLocality(a *app, k *skey, now berth.Time) Locality {
 	if lvl == RackLocal {
 		t = rackT
 	}
-	if float64(a.opps[k.Priority()]) > float64(len(s.nodes))*t {
-		a.allowed[k.Priority()] = lvl + 1
-		a.opps[k.Priority()] = 0
-		a.lastAt[k.Priority()] = now
+	if float64(d.opps) > float64(len(s.nodes))*t {
+		d.allowed = lvl + 1
+		d.opps = 0
+		d.lastAt, d.lastAtSet = now, true
 	}
-	return a.allowed[k.Priority()]
+	return d.allowed
 }
 
 // assignApp is FSAppAttempt.assignContainer(node, reserved): from is the
@@ -272,7 +274,7 @@ func (s *Scheduler) assignApp(a *app, n *node, from *reservation) (berth.Resourc
 		if from == nil && !s.hasContainerForNode(a, k, n) {
 			continue
 		}
-		a.opps[k.Priority()]++
+		k.Payload.opps++
 		rackCount, rackRelax := k.RackAsk(n.Rack)
 		nodeCount, _ := k.HostAsk(n.ID)
 		anyCount, anyRelax := k.AnyAsk()
@@ -300,8 +302,8 @@ func (s *Scheduler) assignApp(a *app, n *node, from *reservation) (berth.Resourc
 func (s *Scheduler) assignContainer(a *app, k *skey, n *node, loc Locality, from *reservation) (berth.Resource, outcome, Allocation) {
 	capRes := k.Capability()
 	if capRes.FitsIn(n.unallocated()) {
-		if lvl, ok := a.allowed[k.Priority()]; ok && loc < lvl {
-			a.allowed[k.Priority()] = loc
+		if d := &k.Payload; d.allowedSet && loc < d.allowed {
+			d.allowed = loc
 		}
 		if k.Outstanding() <= 0 {
 			if from != nil {
@@ -333,9 +335,9 @@ func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality) Allocation 
 		a.amRunning = true
 		a.q.amUsage = a.q.amUsage.Add(k.Capability())
 	}
-	s.live[c.ID] = c
-	a.live[c.ID] = c
-	n.live[c.ID] = c
+	s.live.put(c)
+	a.live.push(c, appList)
+	n.live.push(c, nodeList)
 	n.allocated = n.allocated.Add(c.Resource)
 	n.payPreempted(a, c.Resource)
 	s.account(a.q, a.user, queue.Delta{Used: c.Resource})
@@ -351,9 +353,9 @@ func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality) Allocation 
 // releaseContainer ends a live container.
 func (s *Scheduler) releaseContainer(c *container) {
 	a, n := c.app, c.node
-	delete(s.live, c.ID)
-	delete(a.live, c.ID)
-	delete(n.live, c.ID)
+	s.live.del(c.ID)
+	a.live.remove(c, appList)
+	n.live.remove(c, nodeList)
 	n.allocated = n.allocated.Sub(c.Resource)
 	s.account(a.q, a.user, queue.Delta{Used: c.Resource.Neg()})
 	a.Usage = a.Usage.Sub(c.Resource)
