@@ -226,7 +226,7 @@ func (s *Scheduler) AppendAppContainersBefore(dst []Container, appID string, bef
 	c := a.head
 	if before != 0 {
 		// Lists are linked newest first and ids grow: resume after before.
-		if lc, ok := s.live.get(before); ok && lc.app == a {
+		if lc, ok := s.live.Get(before); ok && lc.app == a {
 			c = lc.aNext
 		} else {
 			for c != nil && c.c.ID >= before {
@@ -264,7 +264,7 @@ func (s *Scheduler) appendNewestSlow(dst []Container, a *app, before ContainerID
 func (s *Scheduler) HasContainer(id ContainerID) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, ok := s.live.get(id)
+	_, ok := s.live.Get(id)
 	return ok
 }
 

@@ -40,7 +40,7 @@ type Scheduler struct {
 	racks    queue.Racks // nodes per rack
 	cluster  berth.Resource
 	apps     map[string]*app
-	live     liveIndex
+	live     queue.IDIndex[container]
 	resvByID map[ContainerID]*reservation
 
 	nextID  ContainerID
@@ -80,7 +80,7 @@ func New(cfg Config, clock berth.Clock) (*Scheduler, error) {
 	s := &Scheduler{tree: tree, sortFan: smallFan,
 		clock: clock, cfg: cfg, rc: cfg.Calculator,
 		nodes: map[string]*node{}, apps: map[string]*app{},
-		live: newLiveIndex(), resvByID: map[ContainerID]*reservation{},
+		resvByID: map[ContainerID]*reservation{},
 	}
 	s.syncTree()
 	s.clusterChanged()
@@ -503,7 +503,7 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		norm[i] = k
 	}
 	if err := queue.CheckRelease(release, func(id ContainerID) bool {
-		c, live := s.live.get(id)
+		c, live := s.live.Get(id)
 		r, reserved := s.resvByID[id]
 		return live && c.app == a || reserved && r.app == a
 	}); err != nil {
@@ -513,7 +513,7 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		s.setAsk(a, k)
 	}
 	for _, id := range release {
-		if c, ok := s.live.get(id); ok {
+		if c, ok := s.live.Get(id); ok {
 			s.releaseContainer(c)
 		} else if r, ok := s.resvByID[id]; ok {
 			s.unreserve(r)
@@ -595,7 +595,7 @@ func (s *Scheduler) syncSched(a *app) {
 // releaseContainer ends a live container, returning its resources.
 func (s *Scheduler) releaseContainer(c *container) {
 	a, n := c.app, c.node
-	s.live.del(c.c.ID)
+	s.live.Delete(c.c.ID)
 	n.unlink(c)
 	a.unlink(c)
 	n.allocated = n.allocated.Sub(c.c.Resource)

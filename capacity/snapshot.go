@@ -125,7 +125,7 @@ func (s *Scheduler) Snapshot() *Snapshot {
 func (s *Scheduler) MarkForPreemption(id ContainerID) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.live.get(id)
+	c, ok := s.live.Get(id)
 	if !ok {
 		return notFound("container.id", id)
 	}
@@ -148,7 +148,7 @@ func (s *Scheduler) KillContainer(id ContainerID) (Ended, error) {
 func (s *Scheduler) kill(id ContainerID, st ExitStatus) (Ended, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.live.get(id)
+	c, ok := s.live.Get(id)
 	if !ok {
 		return Ended{}, notFound("container.id", id)
 	}
@@ -186,7 +186,7 @@ func (s *Scheduler) Check() error {
 	userUsed := map[*user]berth.Resource{}
 	qUsed := map[*qnode]berth.Resource{}
 	qRes := map[*qnode]berth.Resource{}
-	for _, c := range s.live.all() {
+	for _, c := range s.live.All() {
 		if s.nodes[c.node.id] != c.node || s.apps[c.app.id] != c.app {
 			return fmt.Errorf("container %d on a removed node or app", c.c.ID)
 		}
@@ -329,8 +329,8 @@ func (s *Scheduler) checkLeaf(q *qnode, userUsed map[*user]berth.Resource) error
 
 // containersByID copies the live containers in id order.
 func (s *Scheduler) containersByID() []ContainerInfo {
-	out := make([]ContainerInfo, 0, s.live.len())
-	s.live.ascend(func(c *container) {
+	out := make([]ContainerInfo, 0, s.live.Len())
+	s.live.Ascend(func(c *container) {
 		out = append(out, ContainerInfo{Container: c.c, MarkedForPreemption: c.preempt})
 	})
 	return out

@@ -56,7 +56,7 @@ func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocat
 	for _, id := range completed {
 		// Unknown ids are normal: the application may have released the
 		// container before the node reported it.
-		if c, ok := s.live.get(id); ok && c.node == n {
+		if c, ok := s.live.Get(id); ok && c.node == n {
 			s.releaseContainer(c)
 		}
 	}
@@ -464,7 +464,7 @@ func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 	c.c = Container{ID: s.newID(), App: a.id, Node: n.id, Queue: q.path, User: u.name, Resource: capR,
 		Priority: k.Priority(), Locality: p.loc, AM: a.waitingAM, Time: s.clock.Now()}
 	a.waitingAM = false
-	s.live.put(c)
+	s.live.Put(c.c.ID, c)
 	n.link(c)
 	a.link(c)
 	n.allocated = n.allocated.Add(capR)

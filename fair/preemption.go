@@ -48,7 +48,7 @@ func (s *Scheduler) PreemptionTriggered(appID string, until berth.Time) error {
 func (s *Scheduler) UnmarkForPreemption(id ContainerID) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.live.get(id)
+	c, ok := s.live.Get(id)
 	if !ok {
 		return notFound("container.id", id)
 	}
@@ -80,7 +80,7 @@ func (s *Scheduler) MarkForPreemptionOn(nodeID, appID string, ids []ContainerID,
 	for _, id := range ids {
 		// The index finds the container on whichever node it is (a
 		// node's containers are a subset of it).
-		if c, ok := s.live.get(id); ok {
+		if c, ok := s.live.Get(id); ok {
 			c.marked = true
 		}
 	}

@@ -42,7 +42,7 @@ type Scheduler struct {
 
 	apps     map[string]*app
 	users    map[string]*userApps
-	live     liveIndex // by id
+	live     queue.IDIndex[container] // by id
 	resvByID map[ContainerID]*reservation
 
 	nextID     ContainerID
@@ -94,7 +94,7 @@ func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) 
 		queues: map[string]*fsQueue{}, pendingTypeChange: map[string]bool{},
 		nodes: map[string]*node{},
 		apps:  map[string]*app{}, users: map[string]*userApps{},
-		live: newLiveIndex(), resvByID: map[ContainerID]*reservation{},
+		resvByID: map[ContainerID]*reservation{},
 	}
 	// root and root.default exist from the start with the fair policy,
 	// as in YARN, before the file is applied.
@@ -407,7 +407,7 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		norm[i] = k
 	}
 	if err := queue.CheckRelease(release, func(id ContainerID) bool {
-		c, live := s.live.get(id)
+		c, live := s.live.Get(id)
 		r, reserved := s.resvByID[id]
 		return live && c.app == a || reserved && r.app == a
 	}); err != nil {
@@ -417,7 +417,7 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		s.setAsk(a, k)
 	}
 	for _, id := range release {
-		if c, ok := s.live.get(id); ok {
+		if c, ok := s.live.Get(id); ok {
 			s.releaseContainer(c)
 		} else if r, ok := s.resvByID[id]; ok {
 			s.unreserve(r)

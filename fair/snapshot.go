@@ -138,8 +138,8 @@ func (s *Scheduler) SnapshotOf(parts SnapshotParts) *Snapshot {
 		s.snapApps(out)
 	}
 	if parts&SnapshotContainers != 0 {
-		out.Containers = make([]ContainerInfo, 0, s.live.len())
-		for _, c := range s.live.all() {
+		out.Containers = make([]ContainerInfo, 0, s.live.Len())
+		for _, c := range s.live.All() {
 			out.Containers = append(out.Containers, containerInfo(c))
 		}
 	}
@@ -245,7 +245,7 @@ func (s *Scheduler) snapApps(out *Snapshot) {
 func (s *Scheduler) MarkForPreemption(id ContainerID) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.live.get(id)
+	c, ok := s.live.Get(id)
 	if !ok {
 		return notFound("container.id", id)
 	}
@@ -267,7 +267,7 @@ func (s *Scheduler) KillContainer(id ContainerID) (Ended, error) {
 func (s *Scheduler) endContainer(id ContainerID, st ExitStatus) (Ended, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.live.get(id)
+	c, ok := s.live.Get(id)
 	if !ok {
 		return Ended{}, notFound("container.id", id)
 	}

@@ -30,7 +30,7 @@ func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocat
 	for _, id := range completed {
 		// Unknown ids are normal: the application may have released the
 		// container before the node reported it.
-		if c, ok := s.live.get(id); ok && c.node == n {
+		if c, ok := s.live.Get(id); ok && c.node == n {
 			s.releaseContainer(c)
 		}
 	}
@@ -335,7 +335,7 @@ func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality) Allocation 
 		a.amRunning = true
 		a.q.amUsage = a.q.amUsage.Add(k.Capability())
 	}
-	s.live.put(c)
+	s.live.Put(c.ID, c)
 	a.live.push(c, appList)
 	n.live.push(c, nodeList)
 	n.allocated = n.allocated.Add(c.Resource)
@@ -353,7 +353,7 @@ func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality) Allocation 
 // releaseContainer ends a live container.
 func (s *Scheduler) releaseContainer(c *container) {
 	a, n := c.app, c.node
-	s.live.del(c.ID)
+	s.live.Delete(c.ID)
 	a.live.remove(c, appList)
 	n.live.remove(c, nodeList)
 	n.allocated = n.allocated.Sub(c.Resource)
