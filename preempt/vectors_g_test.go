@@ -182,17 +182,8 @@ func TestVectorsG(t *testing.T) {
 					require.Equal(t, v.pending[i], pend.Memory, "%s pending within user limits", p)
 				}
 			}
-			cfg := preempt.DefaultProportionalConfig()
-			cfg.TotalPreemptionPerRound = 1
-			cfg.NaturalTerminationFactor = 1
+			cfg := v.policyConfig()
 			cfg.MaxWaitBeforeKill = 10000
-			for _, d := range v.disable {
-				yes := true
-				if cfg.Queues == nil {
-					cfg.Queues = map[string]preempt.QueuePreemption{}
-				}
-				cfg.Queues[d] = preempt.QueuePreemption{DisablePreemption: &yes}
-			}
 			p, err := preempt.NewProportional(s, cfg)
 			require.NoError(t, err)
 			rep, err := p.Round(0)
@@ -231,16 +222,7 @@ func TestVectorsGDominant(t *testing.T) {
 		t.Run(v.id, func(t *testing.T) {
 			w, _ := v.capWorld(t, berth.DominantCalculator{})
 			s, _ := w.build(t)
-			cfg := preempt.DefaultProportionalConfig()
-			cfg.TotalPreemptionPerRound = 1
-			cfg.NaturalTerminationFactor = 1
-			for _, d := range v.disable {
-				yes := true
-				if cfg.Queues == nil {
-					cfg.Queues = map[string]preempt.QueuePreemption{}
-				}
-				cfg.Queues[d] = preempt.QueuePreemption{DisablePreemption: &yes}
-			}
+			cfg := v.policyConfig()
 			p, err := preempt.NewProportional(s, cfg)
 			require.NoError(t, err)
 			rep, err := p.Round(0)
@@ -254,4 +236,21 @@ func TestVectorsGDominant(t *testing.T) {
 			assert.Len(t, rep.Decisions, total)
 		})
 	}
+}
+
+// policyConfig is the configuration YARN's qData tests run the policy
+// with: the whole cluster may be taken in one round, no natural
+// termination, and the vector's queues with preemption disabled.
+func (v qData) policyConfig() preempt.ProportionalConfig {
+	cfg := preempt.DefaultProportionalConfig()
+	cfg.TotalPreemptionPerRound = 1
+	cfg.NaturalTerminationFactor = 1
+	for _, d := range v.disable {
+		yes := true
+		if cfg.Queues == nil {
+			cfg.Queues = map[string]preempt.QueuePreemption{}
+		}
+		cfg.Queues[d] = preempt.QueuePreemption{DisablePreemption: &yes}
+	}
+	return cfg
 }
