@@ -307,4 +307,3 @@ func DecodeCommand(b []byte) (Command, error) {
 func errInvalid(k Kind, field string, format string, args ...any) error {
 	return &CommandError{Kind: k, Field: field, Err: fmt.Errorf("%w: "+format, append([]any{berth.ErrInvalidArgument}, args...)...)}
 }
-

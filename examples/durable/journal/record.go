@@ -172,16 +172,15 @@ func ReadSegment(r io.Reader, size int64, fn func(seq uint64, payload []byte) er
 			// was updated, the data never written).
 			return fail(fmt.Errorf("%w: zero-filled tail of %d bytes", ErrTornTail, left))
 		}
-		if n == 0 || n > MaxRecord {
-			if left-recHeaderSize <= MaxRecord && n > left-recHeaderSize {
-				// It could be the header of a record cut short whose
-				// length field itself was torn; nothing checkable follows.
+		if n == 0 || n > left-recHeaderSize {
+			// Either a record cut short by a crash or a damaged length
+			// field in the middle: it is torn only if no good record
+			// follows anywhere in the rest of the segment.
+			rest, ok := readRest(br, left-recHeaderSize)
+			if ok && !laterRecord(rh[:], rest, seq) {
 				return fail(fmt.Errorf("%w: length %d with %d bytes left", ErrTornTail, n, left-recHeaderSize))
 			}
-			return fail(fmt.Errorf("%w: impossible record length %d", berth.ErrCorruptState, n))
-		}
-		if n > left-recHeaderSize {
-			return fail(fmt.Errorf("%w: payload cut at %d of %d bytes", ErrTornTail, left-recHeaderSize, n))
+			return fail(fmt.Errorf("%w: record length %d with %d bytes left, and good data after it", berth.ErrCorruptState, n, left-recHeaderSize))
 		}
 		if int64(cap(buf)) < n {
 			buf = make([]byte, n)
@@ -223,4 +222,44 @@ func zeros(br *bufio.Reader, n int64) bool {
 		n -= int64(len(b))
 	}
 	return true
+}
+
+// maxTornScan bounds the bytes after a bad record header that recovery
+// examines to tell a torn tail from damage in the middle; a longer
+// remainder cannot be one interrupted write of ordinary records and is
+// refused as corruption.
+const maxTornScan = 4 << 20
+
+// readRest reads the n bytes left in the segment when n is small enough
+// to examine.
+func readRest(br *bufio.Reader, n int64) ([]byte, bool) {
+	if n > maxTornScan {
+		return nil, false
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(br, b); err != nil {
+		return nil, false
+	}
+	return b, true
+}
+
+// laterRecord reports whether a good record (sequence seq+1 or seq+2, or
+// seq itself starting later) begins anywhere after the bad header hdr,
+// in rest: then the bad header is damage, not a torn tail.
+func laterRecord(hdr, rest []byte, seq uint64) bool {
+	all := append(append([]byte(nil), hdr[1:]...), rest...)
+	for p := 0; p+recHeaderSize <= len(all); p++ {
+		n := int(binary.LittleEndian.Uint32(all[p:]))
+		if n == 0 || n > len(all)-p-recHeaderSize {
+			continue
+		}
+		want := binary.LittleEndian.Uint32(all[p+4:])
+		body := all[p+recHeaderSize : p+recHeaderSize+n]
+		for k := uint64(0); k < 3; k++ {
+			if recordCRC(seq+k, body) == want {
+				return true
+			}
+		}
+	}
+	return false
 }
