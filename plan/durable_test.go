@@ -363,7 +363,9 @@ type specified struct {
 	param byte
 }
 
-func (s specified) StateSpec() ComponentSpec { return ComponentSpec{Name: "specified", Params: []byte{s.param}} }
+func (s specified) StateSpec() ComponentSpec {
+	return ComponentSpec{Name: "specified", Params: []byte{s.param}}
+}
 
 func TestRestoreChecksSpecifiedComponents(t *testing.T) {
 	p := newTestPlan(t, func(c *Config) { c.Policy = specified{param: 3} })
