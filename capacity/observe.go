@@ -33,7 +33,8 @@ func (s *Scheduler) emitEndedAll(out []Ended) {
 }
 
 func (s *Scheduler) emitApp(k queue.AppEventKind, a *app, from string) {
-	s.obs.ObserveApp(queue.AppEvent{Kind: k, App: a.id, Queue: a.q.path, User: a.userName, From: from, Time: s.clock.Now()})
+	s.obs.ObserveApp(queue.AppEvent{Kind: k, App: a.id, Queue: a.q.path, User: a.userName, From: from,
+		Active: a.state == appActive && s.apps[a.id] == a, Time: s.clock.Now()})
 }
 
 func (s *Scheduler) emitQueue(k queue.QueueEventKind, path string, ent, prev Entitlement) {

@@ -28,7 +28,8 @@ func (s *Scheduler) emitEnded(c Container, st ExitStatus) {
 }
 
 func (s *Scheduler) emitApp(k queue.AppEventKind, a *app, from string) {
-	s.obs.ObserveApp(queue.AppEvent{Kind: k, App: a.id, Queue: a.q.path, User: a.user, From: from, Time: s.clock.Now()})
+	s.obs.ObserveApp(queue.AppEvent{Kind: k, App: a.id, Queue: a.q.path, User: a.user, From: from,
+		Active: a.runnable && !a.gone, Time: s.clock.Now()})
 }
 
 func (s *Scheduler) emitQueue(k queue.QueueEventKind, path string, ent, prev Entitlement) {

@@ -604,12 +604,14 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 		u := s.user(a.user)
 		u.nonRunnable = slices.DeleteFunc(u.nonRunnable, func(x *app) bool { return x == a })
 		a.q = t
+		if s.obs != nil {
+			s.emitApp(queue.AppMoved, a, old.path)
+		}
 		s.account(t, a.user, queue.Delta{PendingApps: -1, ActiveApps: 1})
 		a.runnable = true
 		t.runnableApps = append(t.runnableApps, a)
 		s.trackRunnable(a)
 		if s.obs != nil {
-			s.emitApp(queue.AppMoved, a, old.path)
 			s.emitApp(queue.AppActivated, a, "")
 		}
 	default:

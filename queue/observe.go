@@ -98,9 +98,8 @@ const (
 	// it runnable within maxRunningApps).
 	AppActivated
 	// AppMoved: the application now belongs to Queue; From is the queue it
-	// left. Under the capacity scheduler it is pending in Queue until an
-	// AppActivated follows (usually at once); the fair scheduler keeps a
-	// runnable application runnable.
+	// left. AppEvent.Active tells whether it is active there; if not, an
+	// AppActivated follows when it may run (usually at once).
 	AppMoved
 	// AppFinished: the host finished the application (FinishApp); its
 	// containers ended as Killed just before.
@@ -135,6 +134,12 @@ type AppEvent struct {
 	App, Queue, User string
 	// From is the queue an AppMoved application left ("" otherwise).
 	From string
+	// Active tells whether the application may be scheduled after the
+	// event: true after AppActivated, false after AppAdded, AppFinished
+	// and AppKilled; after AppMoved, whether it is still active in its
+	// new queue (the fair scheduler keeps a runnable application runnable;
+	// the capacity scheduler activates it again, with an AppActivated).
+	Active bool
 	// Time of the event, from the scheduler's clock.
 	Time berth.Time
 }
