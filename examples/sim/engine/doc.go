@@ -32,7 +32,7 @@
 //     policy (Preemptor, the seam package scenario plugs package preempt's
 //     policies into) every Config.PreemptionInterval, its killed
 //     containers asked for again by their AMs and its marks counted per
-//     queue (MarkReporter); node losses and returns at their times;
+//     queue (ObservedPreemptor); node losses and returns at their times;
 //     metrics samples every Config.SampleInterval.
 //
 // The engine talks to the scheduler through Scheduler, a small interface
