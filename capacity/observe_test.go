@@ -2,7 +2,9 @@ package capacity
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -465,4 +467,88 @@ func throughputWorldT(t *testing.T, nodes int) *Scheduler {
 		require.NoError(t, err)
 	}
 	return s
+}
+
+// FuzzObserver: on event streams the fuzzer steers, the events agree with
+// the scheduler's state after every step.
+func FuzzObserver(f *testing.F) {
+	f.Add([]byte{0}, false)
+	f.Add([]byte("a stream that moves, preempts and removes nodes"), true)
+	f.Fuzz(func(t *testing.T, data []byte, disruptive bool) {
+		if len(data) > 4096 {
+			return
+		}
+		w := newPropWorldFrom(t, rand.New(&byteSource{b: data}), disruptive)
+		var paths []string
+		for _, q := range w.s.Snapshot().Queues.Queues {
+			paths = append(paths, q.Path.String())
+		}
+		m := newEventModel(t, w.clock, paths)
+		w.s.SetObserver(m)
+		for i := 0; i < 40+len(data)/4; i++ {
+			w.step()
+			m.check(w.s)
+		}
+	})
+}
+
+// plainCounter has no lock of its own: the scheduler's lock serializes
+// its calls, which -race checks with parallel callers.
+type plainCounter struct {
+	queue.NopObserver
+	allocated, ended int
+}
+
+func (c *plainCounter) ObserveContainer(e queue.ContainerEvent) {
+	if e.Kind == queue.ContainerAllocated {
+		c.allocated++
+	} else {
+		c.ended++
+	}
+}
+
+// TestObserverConcurrentCallers: parallel callers, one observer without a
+// lock; its counts match the scheduler's live containers.
+func TestObserverConcurrentCallers(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Root.Children = []QueueConfig{Queue("a", 50), Queue("b", 50)}
+	s, err := New(cfg, berth.NewManualClock(0))
+	require.NoError(t, err)
+	c := &plainCounter{}
+	s.SetObserver(c)
+	for i := 0; i < 4; i++ {
+		require.NoError(t, s.AddNode(NodeSpec{ID: fmt.Sprintf("n%d", i), Rack: "/r", Capability: berth.New(8192, 8)}))
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 40; i++ {
+				id := fmt.Sprintf("g%d-%d", g, i)
+				if _, err := s.SubmitApp(AppSpec{ID: id, Queue: []string{"a", "b"}[i%2], User: fmt.Sprint("u", g)}); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := s.Allocate(id, []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(512, 1), Count: 2}}, nil); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := s.Heartbeat(fmt.Sprintf("n%d", (g+i)%4), nil); err != nil {
+					t.Error(err)
+					return
+				}
+				if i%2 == 0 {
+					if _, err := s.FinishApp(id); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	s.SetObserver(nil)
+	assert.Positive(t, c.allocated)
+	assert.Equal(t, len(s.Snapshot().Containers), c.allocated-c.ended)
 }

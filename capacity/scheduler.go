@@ -30,7 +30,8 @@ type Scheduler struct {
 	byTQ   map[*tqueue]*qnode
 	byPath map[string]*qnode
 	bug    error // set if the mirror and the tree's accounting ever disagree
-	obs    Observer // the host's observer (observe.go); nil: none
+
+	obs Observer // the host's observer (observe.go); nil: none
 
 	// While committing an allocation, pending changes are gathered here
 	// for one accounting call.

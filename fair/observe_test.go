@@ -3,6 +3,7 @@ package fair
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -408,4 +409,86 @@ func TestObserverAllocs(t *testing.T) {
 	with := measure(c)
 	assert.Positive(t, c.n)
 	assert.Equal(t, without, with, "allocations per heartbeat with a no-op observer")
+}
+
+// FuzzObserver: on the random operation streams of FuzzScheduler, the
+// events agree with the scheduler's state after every step.
+func FuzzObserver(f *testing.F) {
+	for _, s := range []uint64{1, 2, 3, 99} {
+		f.Add(s, uint16(200))
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, steps uint16) {
+		var m *eventModel
+		runOpsWith(t, seed, int(steps%600), func(s *Scheduler, clock *berth.ManualClock, step int) {
+			if step < 0 {
+				var paths []string
+				for _, q := range s.Snapshot().Queues {
+					paths = append(paths, q.Path)
+				}
+				m = newEventModel(t, clock, paths)
+				s.SetObserver(m)
+				return
+			}
+			m.check(s)
+		})
+	})
+}
+
+// plainCounter has no lock of its own: the scheduler's lock serializes
+// its calls, which -race checks with parallel callers.
+type plainCounter struct {
+	queue.NopObserver
+	allocated, ended int
+}
+
+func (c *plainCounter) ObserveContainer(e queue.ContainerEvent) {
+	if e.Kind == queue.ContainerAllocated {
+		c.allocated++
+	} else {
+		c.ended++
+	}
+}
+
+// TestObserverConcurrentCallers: parallel callers, one observer without a
+// lock; its counts match the scheduler's live containers.
+func TestObserverConcurrentCallers(t *testing.T) {
+	h := newHarness(t, DefaultConfig(), allocXML(`<queue name="a"/><queue name="b"/>`))
+	for range 4 {
+		h.addNode(8192, 8)
+	}
+	s := h.s
+	c := &plainCounter{}
+	s.SetObserver(c)
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 40; i++ {
+				id := fmt.Sprintf("g%d-%d", g, i)
+				if _, err := s.SubmitApp(AppSpec{ID: id, Queue: []string{"root.a", "root.b"}[i%2], User: fmt.Sprint("u", g)}); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := s.Allocate(id, []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(512, 1), Count: 2}}, nil); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := s.Heartbeat(fmt.Sprintf("node%d", 1+(g+i)%4), nil); err != nil {
+					t.Error(err)
+					return
+				}
+				if i%2 == 0 {
+					if _, err := s.FinishApp(id); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	s.SetObserver(nil)
+	assert.Positive(t, c.allocated)
+	assert.Equal(t, len(s.Snapshot().Containers), c.allocated-c.ended)
 }

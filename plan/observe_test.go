@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -134,3 +135,36 @@ func TestObserverProperty(t *testing.T) {
 type observerFunc func(ReservationEvent)
 
 func (f observerFunc) ObserveReservation(e ReservationEvent) { f(e) }
+
+// TestObserverConcurrentSubmissions: parallel submissions to one plan, one
+// observer without a lock (the plan's write lock serializes it); its
+// acceptances are the plan's reservations.
+func TestObserverConcurrentSubmissions(t *testing.T) {
+	const d = berth.Duration(60_000)
+	s := crmSystem(t, berth.NewManualClock(0))
+	p, _ := s.Plan("dedicated")
+	accepted, rejected := 0, 0
+	p.SetObserver(observerFunc(func(e ReservationEvent) {
+		switch e.Kind {
+		case ReservationAccepted:
+			accepted++
+		case ReservationRejected:
+			rejected++
+		}
+	}))
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 25 {
+				id := rid(int64(1 + g*100 + i))
+				_ = s.Submit(crmRequest(id, int64(1+i%7), berth.Time(i)*d, berth.Time(i+3)*d, d))
+			}
+		}()
+	}
+	wg.Wait()
+	p.SetObserver(nil)
+	assert.Equal(t, p.Len(), accepted)
+	assert.Equal(t, 100, accepted+rejected)
+}
