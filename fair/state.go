@@ -765,14 +765,32 @@ func (r *restorer) int32() int32 {
 	return int32(v)
 }
 
-// index reads an index into a list of n records.
+// index reads an index into a list of n records; -1 after an error.
 func (r *restorer) index(n int, what string) int {
 	i := r.d.Int()
-	if r.d.Err() == nil && (i < 0 || i >= n) {
+	if r.d.Err() != nil {
+		return -1
+	}
+	if i < 0 || i >= n {
 		r.fail("%s index %d out of range [0, %d)", what, i, n)
-		return 0
+		return -1
 	}
 	return i
+}
+
+// app and node read an index and return the record, nil after an error.
+func (r *restorer) app(apps []*app) *app {
+	if i := r.index(len(apps), "application"); i >= 0 {
+		return apps[i]
+	}
+	return nil
+}
+
+func (r *restorer) node(s *Scheduler) *node {
+	if i := r.index(len(s.byID), "node"); i >= 0 {
+		return s.byID[i]
+	}
+	return nil
 }
 
 // restore reads the body into a new scheduler. On any decoding error it
@@ -913,6 +931,19 @@ func (r *restorer) restore() *Scheduler {
 		s.applySettings(q)
 		q.inConfig = st[i].inConfig || st[i].tqConfigured
 	}
+	for _, q := range qs {
+		switch {
+		case q.parent == nil && (q.dynamic || q.plan || q.reservation):
+			r.fail("root marked dynamic, plan or reservation")
+		case q.reservation && (!q.leaf || !q.parent.plan):
+			r.fail("reservation queue %q not a leaf of a plan", q.path)
+		case q.policy.LeafOnly() && !q.leaf:
+			r.fail("parent queue %q with leaf-only policy %s", q.path, q.policy.Name())
+		}
+		if d.Err() != nil {
+			return s
+		}
+	}
 	s.recomputeSteady()
 	s.syncTree()
 	for i, q := range qs {
@@ -960,8 +991,11 @@ func (r *restorer) restore() *Scheduler {
 			r.fail("user %q twice", name)
 		}
 		for j := 0; j < k && d.Err() == nil; j++ {
-			a := apps[r.index(len(apps), "app")]
-			if d.Err() == nil && (a.user != name || a.runnable || slices.Contains(u.nonRunnable, a)) {
+			a := r.app(apps)
+			if a == nil {
+				break
+			}
+			if a.user != name || a.runnable || slices.Contains(u.nonRunnable, a) {
 				r.fail("user %q: waiting application %q misfiled", name, a.id)
 			}
 			u.nonRunnable = append(u.nonRunnable, a)
@@ -986,8 +1020,10 @@ func (r *restorer) restore() *Scheduler {
 	var last ContainerID
 	for i := 0; i < nc && d.Err() == nil; i++ {
 		id := ContainerID(d.Uvarint())
-		a := apps[r.index(len(apps), "app")]
-		n := s.byID[r.index(len(s.byID), "node")]
+		a, n := r.app(apps), r.node(s)
+		if a == nil || n == nil {
+			break
+		}
 		c := &container{Container: Container{ID: id, Resource: d.Resource(), Priority: r.int32(),
 			Locality: Locality(d.Uvarint()), AM: d.Bool(), Time: d.Varint()}, app: a, node: n}
 		c.marked = d.Bool()
@@ -1011,8 +1047,10 @@ func (r *restorer) restore() *Scheduler {
 	nr := d.Len(maxStateItems)
 	for i := 0; i < nr && d.Err() == nil; i++ {
 		id := ContainerID(d.Uvarint())
-		n := s.byID[r.index(len(s.byID), "node")]
-		a := apps[r.index(len(apps), "app")]
+		n, a := r.node(s), r.app(apps)
+		if a == nil || n == nil {
+			break
+		}
 		rv := &reservation{id: id, app: a, node: n, prio: r.int32(), res: d.Resource(), time: d.Varint()}
 		if d.Err() != nil {
 			break
@@ -1031,14 +1069,20 @@ func (r *restorer) restore() *Scheduler {
 	d.Field("earmarks")
 	ne := d.Len(maxStateItems)
 	for i := 0; i < ne && d.Err() == nil; i++ {
-		n := s.byID[r.index(len(s.byID), "node")]
+		n := r.node(s)
+		if n == nil {
+			break
+		}
 		k := d.Len(na)
 		if len(n.preempted) > 0 {
 			r.fail("node %q earmarked twice", n.ID)
 		}
 		for j := 0; j < k && d.Err() == nil; j++ {
-			a := apps[r.index(len(apps), "app")]
+			a := r.app(apps)
 			res := d.Resource()
+			if a == nil {
+				break
+			}
 			if res.AnyNegative() {
 				r.fail("negative earmark on %q", n.ID)
 			}
@@ -1082,7 +1126,7 @@ func (r *restorer) readApp(s *Scheduler, qs []*fsQueue) *app {
 	a := &app{reservedOn: map[string]*reservation{}}
 	a.id = d.String()
 	a.user = d.String()
-	q := qs[r.index(len(qs), "queue")]
+	qi := r.index(len(qs), "queue")
 	a.runnable = d.Bool()
 	a.seq = d.Uvarint()
 	a.appPrio = r.int32()
@@ -1103,6 +1147,7 @@ func (r *restorer) readApp(s *Scheduler, qs []*fsQueue) *app {
 	if d.Err() != nil {
 		return nil
 	}
+	q := qs[qi]
 	switch {
 	case a.id == "" || s.apps[a.id] != nil:
 		r.fail("application %q empty or twice", a.id)

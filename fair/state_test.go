@@ -2,8 +2,10 @@ package fair
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"testing"
 
@@ -426,4 +428,83 @@ func stateStats(s *Scheduler) stateCounts {
 		c.Earmarks += liveEarmarks(n)
 	}
 	return c
+}
+
+// stateSample is a saved state with something of everything in it, for
+// the fuzz targets and benchmarks' seeds.
+func stateSample(t testing.TB, seed uint64, steps int) (*Scheduler, *berth.ManualClock, []byte) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 11))
+	cfg := stateConfig(rng)
+	af, err := ParseAllocationFile([]byte(stateAlloc), ParseOptions{})
+	require.NoError(t, err)
+	clock := berth.NewManualClock(0)
+	s, err := New(cfg, af, clock)
+	require.NoError(t, err)
+	w := &stateWorld{}
+	for range steps {
+		op := drawOp(rng, w)
+		out := op.run(s, clock)
+		if op.seen != nil {
+			op.seen(w, out)
+		}
+		w.live = liveIDs(s)
+	}
+	return s, clock, saveBytes(t, s)
+}
+
+// reframe recomputes a snapshot's checksum after its body was edited in
+// place, so that a fuzzer's edits reach the body's own validation.
+func reframe(b []byte) {
+	if len(b) < 16 {
+		return
+	}
+	n := len(b) - 4
+	sum := crc32.Checksum(b[:n], crc32.MakeTable(crc32.Castagnoli))
+	binary.LittleEndian.PutUint32(b[n:], sum)
+}
+
+// FuzzRestoreScheduler feeds arbitrary bytes, and valid snapshots edited
+// in place with their checksum fixed, to RestoreScheduler: nothing panics,
+// anything refused is refused with a typed error and no scheduler, and
+// anything restored passes Check and saves and restores again to the
+// same bytes.
+func FuzzRestoreScheduler(f *testing.F) {
+	_, _, sample := stateSample(f, 4, 200)
+	f.Add([]byte{}, false)
+	f.Add(sample, false)
+	f.Add([]byte{0, 0, 0, 1, 7}, true)
+	f.Add([]byte{0, 1, 0, 200, 1, 1, 0, 77, 3}, true)
+	f.Fuzz(func(t *testing.T, data []byte, edit bool) {
+		in := data
+		if edit {
+			// data is a list of (offset: 2 bytes, xor: 1 byte) edits of
+			// the body of the sample
+			in = bytes.Clone(sample)
+			for i := 0; i+2 < len(data); i += 3 {
+				off := int(binary.BigEndian.Uint16(data[i:])) % (len(in) - 16)
+				in[off] ^= data[i+2]
+			}
+			reframe(in)
+		}
+		clock := berth.NewManualClock(0)
+		s, err := RestoreScheduler(bytes.NewReader(in), restoreOpts(clock))
+		if err != nil {
+			require.Nil(t, s)
+			require.True(t, errors.Is(err, berth.ErrCorruptState) || errors.Is(err, berth.ErrInvalidArgument) ||
+				errors.Is(err, berth.ErrUnsupportedVersion), "untyped error %v", err)
+			return
+		}
+		require.NoError(t, s.Check())
+		again := saveBytes(t, s)
+		s2, err := RestoreScheduler(bytes.NewReader(again), restoreOpts(clock))
+		require.NoError(t, err)
+		require.Equal(t, again, saveBytes(t, s2))
+		// and it keeps working
+		for _, id := range s2.nodeIDs {
+			_, err := s2.Heartbeat(id, nil)
+			require.NoError(t, err)
+		}
+		require.NoError(t, s2.Check())
+	})
 }
