@@ -207,6 +207,9 @@ func (s *Scheduler) activate(q *qnode) {
 		s.account(q, u.name, queue.Delta{PendingApps: -1, ActiveApps: 1})
 		s.addPending(q, u.name, a.pending)
 		s.syncSched(a)
+		if s.obs != nil {
+			s.emitApp(queue.AppActivated, a, "")
+		}
 	}
 }
 
