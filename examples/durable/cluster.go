@@ -150,9 +150,13 @@ type Cluster struct {
 	prop   *preempt.Proportional
 	fairPr *preempt.FairPreemptor
 
+	// savers are the parts in snapshot order; partsOK says every part
+	// writes its own snapshot.
+	savers  []saver
+	partsOK bool
 	// history holds every command applied since genesis, encoded one
-	// after another with a uvarint length each, while the parts cannot
-	// write their own snapshots: a snapshot is then the replay of it.
+	// after another with a uvarint length each, when a part cannot write
+	// its own snapshot: a snapshot is then the replay of it.
 	history []byte
 	scratch []byte
 }
@@ -212,6 +216,7 @@ func (c *Cluster) build() error {
 		return &berth.FieldError{Field: "Config.Scheduler", Value: cfg.Scheduler.String(), Err: berth.ErrInvalidArgument}
 	}
 	if len(cfg.Plans) == 0 {
+		c.findSavers()
 		return nil
 	}
 	sys, err := plan.NewSystem(plan.SystemConfig{ClusterTimestamp: cfg.ClusterTimestamp, Clock: c.clock})
@@ -234,33 +239,43 @@ func (c *Cluster) build() error {
 		return fmt.Errorf("durable: follower: %w", err)
 	}
 	c.sys, c.plans, c.fol = sys, plans, f
+	c.findSavers()
 	return nil
 }
 
-// newPlan builds one plan; YARN's default agent, policy and replanner
-// unless the spec configures its own.
+// newPlan builds one plan.
 func newPlan(ps PlanSpec, clock berth.Clock) (*plan.Plan, error) {
+	pc, err := planConfig(ps, clock)
+	if err != nil {
+		return nil, err
+	}
+	return plan.New(pc)
+}
+
+// planConfig is a plan's configuration: YARN's default agent, policy and
+// replanner unless the spec configures its own.
+func planConfig(ps PlanSpec, clock berth.Clock) (plan.Config, error) {
 	pc := plan.DefaultConfig(ps.Queue, ps.Capacity, clock)
 	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
 	if err != nil {
-		return nil, err
+		return pc, err
 	}
 	pol, err := policy.NewCapacityOverTime(policy.DefaultCapacityOverTimeConfig())
 	if err != nil {
-		return nil, err
+		return pc, err
 	}
 	rp, err := policy.NewSimpleCapacityReplanner(policy.DefaultReplannerConfig())
 	if err != nil {
-		return nil, err
+		return pc, err
 	}
 	pc.Agent, pc.Policy, pc.Replanner = ag, pol, rp
 	if ps.Configure != nil {
 		if err := ps.Configure(&pc); err != nil {
-			return nil, err
+			return pc, err
 		}
 	}
 	pc.Clock = clock // the cluster's clock, whatever Configure did
-	return plan.New(pc)
+	return pc, nil
 }
 
 // Now returns the cluster's time.
@@ -297,7 +312,7 @@ func (c *Cluster) Apply(cmd Command) (Result, error) {
 	if cmd == nil {
 		return Result{}, errInvalid(0, "command", "nil command")
 	}
-	if c.history != nil || !c.partsSnapshot() {
+	if !c.partsOK {
 		var err error
 		c.scratch, err = cmd.AppendBinary(c.scratch[:0])
 		if err != nil {

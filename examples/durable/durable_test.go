@@ -370,3 +370,16 @@ func TestCrashRecovery(t *testing.T) {
 		require.NoError(t, st.Close())
 	}
 }
+
+// TestSnapshotModes: a Cluster whose parts all write their own snapshots
+// snapshots them (and keeps no history); the header says which.
+func TestSnapshotModes(t *testing.T) {
+	c, err := New(demo(t, Fair))
+	require.NoError(t, err)
+	assert.True(t, c.partsOK, "the fair cluster's parts write their own snapshots")
+	w := NewWorkload(3, Fair)
+	for range 500 {
+		w.Observe(c.Apply(w.Next()))
+	}
+	assert.Nil(t, c.history, "no history is kept")
+}

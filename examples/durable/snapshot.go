@@ -7,6 +7,10 @@ import (
 	"io"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/fair"
+	"github.com/berthsched/berth/follower"
+	"github.com/berthsched/berth/plan"
+	"github.com/berthsched/berth/preempt"
 )
 
 // SnapshotKind is the kind of the header snapshot a [Cluster] writes
@@ -37,8 +41,45 @@ const (
 	modeHistory = 1
 )
 
-// partsSnapshot reports whether every part can write its own snapshot.
-func (c *Cluster) partsSnapshot() bool { return false }
+// saver is a part that writes its own snapshot (the SaveState methods of
+// plan.System, the schedulers, follower.Follower and the preemption
+// policies).
+type saver interface {
+	SaveState(w io.Writer) error
+}
+
+// findSavers lists the parts in snapshot order and notes whether each
+// writes its own snapshot; if one cannot, the Cluster keeps its history.
+func (c *Cluster) findSavers() {
+	var parts []any
+	if c.sys != nil {
+		parts = append(parts, c.sys)
+	}
+	if c.capS != nil {
+		parts = append(parts, c.capS)
+	} else {
+		parts = append(parts, c.fairS)
+	}
+	if c.fol != nil {
+		parts = append(parts, c.fol)
+	}
+	if c.prop != nil {
+		parts = append(parts, c.prop)
+	}
+	if c.fairPr != nil {
+		parts = append(parts, c.fairPr)
+	}
+	c.savers, c.partsOK = c.savers[:0], true
+	for _, p := range parts {
+		s, ok := p.(saver)
+		if !ok {
+			c.savers, c.partsOK = nil, false
+			c.history = []byte{}
+			return
+		}
+		c.savers = append(c.savers, s)
+	}
+}
 
 // WriteSnapshot writes the Cluster's state to w as one stream (see the
 // format above). It holds the Cluster's lock while writing, so the
@@ -52,7 +93,7 @@ func (c *Cluster) WriteSnapshot(w io.Writer) error {
 	e.Bool(c.cfg.Preemption)
 	e.Uvarint(c.seq)
 	e.Varint(c.clock.Now())
-	if c.history != nil || !c.partsSnapshot() {
+	if !c.partsOK {
 		e.Uvarint(modeHistory)
 		e.Bytes(c.history)
 		return e.Finish()
@@ -61,11 +102,12 @@ func (c *Cluster) WriteSnapshot(w io.Writer) error {
 	if err := e.Finish(); err != nil {
 		return err
 	}
-	return c.saveParts(w)
-}
-
-func (c *Cluster) saveParts(io.Writer) error {
-	return fmt.Errorf("durable: %w: the parts cannot write snapshots", berth.ErrInvalidArgument)
+	for _, p := range c.savers {
+		if err := p.SaveState(w); err != nil {
+			return fmt.Errorf("durable: snapshot: %w", err)
+		}
+	}
+	return nil
 }
 
 // Restore reads a snapshot written by [Cluster.WriteSnapshot] and returns
@@ -140,6 +182,86 @@ func Restore(r io.Reader, cfg Config) (*Cluster, error) {
 	return c, nil
 }
 
-func restoreParts(*bufio.Reader, Config, uint64, berth.Time) (*Cluster, error) {
-	return nil, fmt.Errorf("durable: %w: this build restores no part snapshots", berth.ErrUnsupportedVersion)
+// restoreParts reads the parts' snapshots that follow the header, in
+// the order WriteSnapshot wrote them, into a Cluster at seq and now.
+func restoreParts(br *bufio.Reader, cfg Config, seq uint64, now berth.Time) (*Cluster, error) {
+	c := &Cluster{cfg: cfg, clock: berth.NewManualClock(now), seq: seq}
+	if len(cfg.Plans) > 0 {
+		sys, err := plan.RestoreSystem(br, plan.RestoreEnv{Clock: c.clock, Resolver: c.planResolver()})
+		if err != nil {
+			return nil, fmt.Errorf("durable: restoring the reservation system: %w", err)
+		}
+		c.sys = sys
+		for i, ps := range cfg.Plans {
+			p, ok := sys.Plan(ps.Queue)
+			if !ok {
+				return nil, fmt.Errorf("durable: %w: Config.Plans[%d] (%s) is not in the snapshot", berth.ErrInvalidArgument, i, ps.Queue)
+			}
+			c.plans = append(c.plans, p)
+		}
+	}
+	var fs follower.Scheduler
+	switch cfg.Scheduler {
+	case Capacity:
+		s, err := restoreCapacity(br, c)
+		if err != nil {
+			return nil, fmt.Errorf("durable: restoring the capacity scheduler: %w", err)
+		}
+		c.capS, c.sched, fs = s, s, s
+	case Fair:
+		s, err := fair.RestoreScheduler(br, fair.RestoreOptions{Clock: c.clock, Groups: cfg.FairConfig.Groups,
+			Logger: cfg.FairConfig.Logger, Rules: cfg.FairParse.Rules, Policies: cfg.FairParse.Policies})
+		if err != nil {
+			return nil, fmt.Errorf("durable: restoring the fair scheduler: %w", err)
+		}
+		c.fairS, c.sched, fs = s, s, s
+	}
+	if len(cfg.Plans) > 0 {
+		f, err := follower.RestoreFollower(br, follower.Config{Scheduler: fs, Plans: follower.Plans(c.plans), Logger: cfg.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("durable: restoring the follower: %w", err)
+		}
+		c.fol = f
+	}
+	if cfg.Preemption {
+		var err error
+		switch cfg.Scheduler {
+		case Capacity:
+			c.prop, err = restoreProportional(br, c)
+		case Fair:
+			c.fairPr, err = preempt.RestoreFairPreemptor(br, c.fairS, nil)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("durable: restoring the preemption policy: %w", err)
+		}
+	}
+	c.findSavers()
+	if !c.partsOK {
+		return nil, fmt.Errorf("durable: %w: restored parts cannot write snapshots", berth.ErrInvalidArgument)
+	}
+	return c, nil
+}
+
+// planResolver gives each restored plan the agent, policy and replanner
+// its PlanSpec builds, fresh.
+func (c *Cluster) planResolver() plan.Resolver {
+	return plan.ResolverFunc(func(spec plan.PlanSpec) (plan.PlanParts, error) {
+		for _, ps := range c.cfg.Plans {
+			if ps.Queue != spec.Queue {
+				continue
+			}
+			pc, err := planConfig(ps, c.clock)
+			if err != nil {
+				return plan.PlanParts{}, err
+			}
+			parts := plan.PlanParts{Agent: pc.Agent, Policy: pc.Policy, Replanner: pc.Replanner}
+			switch pc.Calculator.(type) {
+			case nil, berth.MemoryCalculator, *berth.MemoryCalculator, berth.DominantCalculator, *berth.DominantCalculator:
+			default:
+				parts.Calculator = pc.Calculator
+			}
+			return parts, nil
+		}
+		return plan.PlanParts{}, fmt.Errorf("%w: plan %q of the snapshot is not in Config.Plans", berth.ErrInvalidArgument, spec.Queue)
+	})
 }
