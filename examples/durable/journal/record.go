@@ -85,17 +85,20 @@ func appendSegmentHeader(b []byte, first uint64) []byte {
 }
 
 // recordCRC is the checksum of a record: its sequence number, then its
-// payload.
-func recordCRC(seq uint64, payload []byte) uint32 {
-	var s [8]byte
-	binary.LittleEndian.PutUint64(s[:], seq)
-	return crc32.Update(crc32.Checksum(s[:], castagnoli), castagnoli, payload)
+// payload. scratch holds at least 8 bytes (passing it keeps the hot path
+// free of allocations).
+func recordCRC(scratch []byte, seq uint64, payload []byte) uint32 {
+	binary.LittleEndian.PutUint64(scratch, seq)
+	return crc32.Update(crc32.Checksum(scratch[:8], castagnoli), castagnoli, payload)
 }
 
 // AppendRecord appends the framing and payload of record seq to b.
 func AppendRecord(b []byte, seq uint64, payload []byte) []byte {
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(payload)))
-	b = binary.LittleEndian.AppendUint32(b, recordCRC(seq, payload))
+	start := len(b)
+	b = binary.LittleEndian.AppendUint64(b, seq) // scratch for the checksum, then the header
+	crc := recordCRC(b[start:], seq, payload)
+	binary.LittleEndian.PutUint32(b[start:], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(b[start+4:], crc)
 	return append(b, payload...)
 }
 
@@ -189,7 +192,7 @@ func ReadSegment(r io.Reader, size int64, fn func(seq uint64, payload []byte) er
 		if _, err := io.ReadFull(br, buf); err != nil {
 			return fail(fmt.Errorf("%w: %w", berth.ErrCorruptState, err))
 		}
-		if recordCRC(seq, buf) != want {
+		if recordCRC(rh[:], seq, buf) != want {
 			if n == left-recHeaderSize {
 				return fail(fmt.Errorf("%w: checksum of the last record", ErrTornTail))
 			}
@@ -248,6 +251,7 @@ func readRest(br *bufio.Reader, n int64) ([]byte, bool) {
 // in rest: then the bad header is damage, not a torn tail.
 func laterRecord(hdr, rest []byte, seq uint64) bool {
 	all := append(append([]byte(nil), hdr[1:]...), rest...)
+	var scratch [8]byte
 	for p := 0; p+recHeaderSize <= len(all); p++ {
 		n := int(binary.LittleEndian.Uint32(all[p:]))
 		if n == 0 || n > len(all)-p-recHeaderSize {
@@ -256,7 +260,7 @@ func laterRecord(hdr, rest []byte, seq uint64) bool {
 		want := binary.LittleEndian.Uint32(all[p+4:])
 		body := all[p+recHeaderSize : p+recHeaderSize+n]
 		for k := uint64(0); k < 3; k++ {
-			if recordCRC(seq+k, body) == want {
+			if recordCRC(scratch[:], seq+k, body) == want {
 				return true
 			}
 		}
