@@ -1,0 +1,347 @@
+package capacity
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/berthsched/berth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// twin drives a scheduler with random operations (the property test's
+// vocabulary) and records every answer, so that two schedulers fed the
+// same operations can be compared call by call.
+type twin struct {
+	r     *rand.Rand
+	nextN int
+	nextA int
+	nextR int
+}
+
+// op is one host call, chosen against the reference scheduler ref and
+// applied to any scheduler; it returns the call's answer as text.
+type op func(s *Scheduler) string
+
+func answer(v any, err error) string {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return fmt.Sprintf("%+v", v)
+}
+
+func (tw *twin) next(ref *Scheduler, clock *berth.ManualClock) op {
+	r := tw.r
+	snap := ref.Snapshot()
+	var apps, nodes []string
+	for _, a := range snap.Apps {
+		apps = append(apps, a.ID)
+	}
+	for _, n := range snap.Nodes {
+		nodes = append(nodes, n.ID)
+	}
+	leaves := []string{"a1", "a2", "b", "c", "res_1", "c-default"}
+	pick := func(xs []string) string { return xs[r.IntN(len(xs))] }
+	advance := int64(r.IntN(700))
+	wrap := func(f op) op {
+		return func(s *Scheduler) string { return f(s) }
+	}
+	_ = clock
+	_ = advance
+	switch k := r.IntN(24); {
+	case k < 2 || len(nodes) == 0:
+		tw.nextN++
+		spec := NodeSpec{ID: fmt.Sprintf("n%d", tw.nextN), Rack: fmt.Sprintf("/r%d", r.IntN(3)),
+			Capability: berth.New(int64(2+r.IntN(15))*1024, int64(2+r.IntN(15)))}
+		return wrap(func(s *Scheduler) string { return answer(nil, s.AddNode(spec)) })
+	case k == 2 && len(nodes) > 1:
+		id := pick(nodes)
+		return wrap(func(s *Scheduler) string { return answer(s.RemoveNode(id)) })
+	case k < 6:
+		tw.nextA++
+		spec := AppSpec{ID: fmt.Sprintf("app%d", tw.nextA), Queue: pick(leaves), User: fmt.Sprintf("u%d", r.IntN(3)),
+			Priority: int32(r.IntN(3))}
+		if r.IntN(2) == 0 {
+			spec.AMResource = berth.New(int64(1+r.IntN(2))*1024, 1)
+		}
+		if spec.Queue == "c" && r.IntN(2) == 0 {
+			spec.ReservationID = "res_1"
+		}
+		if r.IntN(3) == 0 {
+			spec.Groups = []string{"g" + fmt.Sprint(r.IntN(2))}
+		}
+		return wrap(func(s *Scheduler) string { return answer(s.SubmitApp(spec)) })
+	case k < 10 && len(apps) > 0:
+		id := pick(apps)
+		prio := int32(1 + r.IntN(3))
+		capR := berth.New(int64(256*(1+r.IntN(16))), int64(1+r.IntN(4)))
+		n := r.IntN(6)
+		asks := []Ask{{Priority: prio, ResourceName: AnyResource, Capability: capR, Count: n, StrictLocality: r.IntN(8) == 0}}
+		if r.IntN(2) == 0 {
+			asks = append(asks, Ask{Priority: prio, ResourceName: pick(nodes), Capability: capR, Count: n},
+				Ask{Priority: prio, ResourceName: fmt.Sprintf("/r%d", r.IntN(3)), Capability: capR, Count: n, StrictLocality: r.IntN(6) == 0})
+		}
+		if r.IntN(5) == 0 { // a host ask before the node exists
+			asks = append(asks, Ask{Priority: prio, ResourceName: fmt.Sprintf("n%d", tw.nextN+1), Capability: capR, Count: 1})
+		}
+		var release []ContainerID
+		for _, c := range snap.Containers {
+			if c.App == id && r.IntN(4) == 0 {
+				release = append(release, c.ID)
+			}
+		}
+		return wrap(func(s *Scheduler) string { return answer(s.Allocate(id, asks, release)) })
+	case k < 18:
+		nd := pick(nodes)
+		var done []ContainerID
+		for _, c := range snap.Containers {
+			if c.Node == nd && r.IntN(5) == 0 {
+				done = append(done, c.ID)
+			}
+		}
+		return wrap(func(s *Scheduler) string { return answer(s.Heartbeat(nd, done)) })
+	case k == 18 && len(apps) > 0:
+		id := pick(apps)
+		return wrap(func(s *Scheduler) string { return answer(s.FinishApp(id)) })
+	case k == 19 && len(apps) > 0:
+		id, to := pick(apps), pick(leaves)
+		return wrap(func(s *Scheduler) string { return answer(s.MoveApp(id, to)) })
+	case k == 20 && len(snap.Containers) > 0:
+		c := snap.Containers[r.IntN(len(snap.Containers))]
+		if r.IntN(2) == 0 {
+			return wrap(func(s *Scheduler) string { return answer(nil, s.MarkForPreemption(c.ID)) })
+		}
+		return wrap(func(s *Scheduler) string { return answer(s.PreemptContainer(c.ID)) })
+	case k == 21:
+		// reservation queues come and go, entitlements move
+		switch r.IntN(3) {
+		case 0:
+			tw.nextR++
+			name := fmt.Sprintf("res_x%d", tw.nextR)
+			return wrap(func(s *Scheduler) string { return answer(nil, s.AddReservationQueue("c", name)) })
+		case 1:
+			e := Entitlement{Capacity: float32(r.IntN(5)) / 10, MaxCapacity: 1}
+			q := pick([]string{"res_1", "c-default", fmt.Sprintf("res_x%d", max(tw.nextR, 1))})
+			return wrap(func(s *Scheduler) string { return answer(nil, s.SetEntitlement(q, e)) })
+		default:
+			q := fmt.Sprintf("res_x%d", 1+r.IntN(max(tw.nextR, 1)))
+			return wrap(func(s *Scheduler) string { return answer(nil, s.RemoveReservationQueue(q)) })
+		}
+	case k == 22:
+		cfg := ref.Config()
+		b := &cfg.Root.Children[1]
+		b.Settings.AppOrdering = AppOrdering(r.IntN(2))
+		b.Settings.UserLimitFactor = float64(1 + r.IntN(3))
+		b.Settings.UserWeights = map[string]float64{"u1": float64(1+r.IntN(3)) / 2}
+		cfg.NodeLocalityDelay = r.IntN(4)
+		cfg.Root.Children[0].Settings.ChildOrdering = ChildOrdering(r.IntN(2))
+		return wrap(func(s *Scheduler) string { return answer(s.Reconfigure(cfg)) })
+	default:
+		if len(apps) > 0 && r.IntN(2) == 0 {
+			id := pick(apps)
+			return wrap(func(s *Scheduler) string {
+				h, err := s.Headroom(id)
+				ul, err2 := s.UserLimit("b", "u1")
+				p, err3 := s.PendingWithinUserLimits("a1", true)
+				return answer([]any{h, ul, p}, errors.Join(err, err2, err3))
+			})
+		}
+		return wrap(func(s *Scheduler) string { return answer(s.PreemptionState(), nil) })
+	}
+}
+
+func stateConfig(r *rand.Rand) Config {
+	cfg := propConfig(r)
+	cfg.Placement.Mappings = []QueueMapping{{Kind: MapUser, Source: "u2", Queue: "a2"}}
+	cfg.Groups = groupsOf{"u0": {"g1"}}
+	cfg.Root.Children[0].Settings.ChildOrdering = OrderPriorityUtilization
+	cfg.Root.Children[0].Children[0].Settings.Priority = 1
+	return cfg
+}
+
+// groupsOf is a host's groups provider.
+type groupsOf map[string][]string
+
+func (g groupsOf) GroupsOf(u string) []string { return g[u] }
+
+func saveBytes(t *testing.T, s *Scheduler) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, s.SaveState(&buf))
+	return buf.Bytes()
+}
+
+func restoreBytes(t *testing.T, b []byte, clock berth.Clock) *Scheduler {
+	t.Helper()
+	s, err := RestoreScheduler(bytes.NewReader(b), RestoreEnv{Clock: clock, Groups: groupsOf{"u0": {"g1"}}})
+	require.NoError(t, err)
+	return s
+}
+
+// buildRandom runs steps random operations on a fresh scheduler.
+func buildRandom(t *testing.T, seed uint64, steps int) (*Scheduler, *berth.ManualClock, *twin) {
+	r := rand.New(rand.NewPCG(seed, 77))
+	clock := berth.NewManualClock(0)
+	s, err := New(stateConfig(r), clock)
+	require.NoError(t, err)
+	require.NoError(t, s.AddReservationQueue("c", "res_1"))
+	require.NoError(t, s.SetEntitlement("c-default", Entitlement{Capacity: 0.5, MaxCapacity: 1}))
+	require.NoError(t, s.SetEntitlement("res_1", Entitlement{Capacity: 0.5, MaxCapacity: 1}))
+	tw := &twin{r: r}
+	for i := 0; i < steps; i++ {
+		clock.Advance(int64(r.IntN(700)))
+		tw.next(s, clock)(s)
+	}
+	require.NoError(t, s.Check())
+	return s, clock, tw
+}
+
+// The contract: after a save and a restore, the original and the restored
+// scheduler answer every further call identically, and their later
+// snapshots are byte-identical.
+func TestStateRestoreDecidesAsOriginal(t *testing.T) {
+	seeds := 24
+	if testing.Short() {
+		seeds = 6
+	}
+	for seed := uint64(1); seed <= uint64(seeds); seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			orig, clock, tw := buildRandom(t, seed, 50+int(seed)*15)
+			b := saveBytes(t, orig)
+			cp := restoreBytes(t, b, clock)
+			require.Equal(t, b, saveBytes(t, cp), "a restored scheduler saves the same bytes")
+			assert.Equal(t, orig.Snapshot(), cp.Snapshot())
+			for i := 0; i < 200; i++ {
+				clock.Advance(int64(tw.r.IntN(700)))
+				o := tw.next(orig, clock)
+				want, got := o(orig), o(cp)
+				require.Equal(t, want, got, "step %d", i)
+				if i%25 == 24 {
+					require.Equal(t, saveBytes(t, orig), saveBytes(t, cp), "snapshots after step %d", i)
+					require.NoError(t, cp.Check())
+				}
+			}
+			require.Equal(t, saveBytes(t, orig), saveBytes(t, cp))
+		})
+	}
+}
+
+// The random states hold what the contract is about: pending asks,
+// reservations, delay counters, marked containers, waiting applications.
+func TestStateRandomStatesAreRich(t *testing.T) {
+	var resv, marked, waiting, missed, moved int
+	for seed := uint64(1); seed <= 24; seed++ {
+		s, _, _ := buildRandom(t, seed, 50+int(seed)*15)
+		snap := s.Snapshot()
+		resv += len(snap.Reservations)
+		for _, c := range snap.Containers {
+			if c.MarkedForPreemption {
+				marked++
+			}
+		}
+		for _, a := range s.apps {
+			if a.state == appPending {
+				waiting++
+			}
+			for _, k := range a.asks.Keys() {
+				if k.Payload.missed > 0 {
+					missed++
+				}
+			}
+		}
+		_ = moved
+	}
+	assert.Positive(t, resv, "reservations")
+	assert.Positive(t, marked, "marked containers")
+	assert.Positive(t, waiting, "applications waiting for activation")
+	assert.Positive(t, missed, "missed scheduling opportunities")
+}
+
+func TestStateRestoreEmptyAndDefault(t *testing.T) {
+	clock := berth.NewManualClock(5)
+	s, err := New(DefaultConfig(), clock)
+	require.NoError(t, err)
+	b := saveBytes(t, s)
+	cp, err := RestoreScheduler(bytes.NewReader(b), RestoreEnv{Clock: clock})
+	require.NoError(t, err)
+	assert.Equal(t, b, saveBytes(t, cp))
+	assert.Equal(t, s.Config().Root, cp.Config().Root)
+}
+
+func TestStateCorruption(t *testing.T) {
+	orig, clock, _ := buildRandom(t, 3, 120)
+	b := saveBytes(t, orig)
+	env := RestoreEnv{Clock: clock, Groups: groupsOf{}}
+	step := max(1, len(b)/300)
+	for n := 0; n < len(b); n += step {
+		s, err := RestoreScheduler(bytes.NewReader(b[:n]), env)
+		require.ErrorIs(t, err, berth.ErrCorruptState, "truncated at %d", n)
+		require.Nil(t, s)
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	for i := 0; i < 300; i++ {
+		c := slices.Clone(b)
+		c[r.IntN(len(c))] ^= 1 << r.IntN(8)
+		s, err := RestoreScheduler(bytes.NewReader(c), env)
+		if err == nil { // a flip in the magic's slack cannot happen: every byte is covered
+			t.Fatalf("bit flip %d accepted", i)
+		}
+		require.Nil(t, s)
+		if !errors.Is(err, berth.ErrUnsupportedVersion) && !errors.Is(err, berth.ErrInvalidArgument) {
+			require.ErrorIs(t, err, berth.ErrCorruptState)
+		}
+	}
+}
+
+func TestStateWrongKindAndVersion(t *testing.T) {
+	var buf bytes.Buffer
+	e := berth.NewStateEncoder(&buf, "fair.Scheduler", 1)
+	require.NoError(t, e.Finish())
+	_, err := RestoreScheduler(bytes.NewReader(buf.Bytes()), RestoreEnv{Clock: berth.NewManualClock(0)})
+	require.ErrorIs(t, err, berth.ErrInvalidArgument)
+	buf.Reset()
+	e = berth.NewStateEncoder(&buf, stateKind, stateVersion+1)
+	require.NoError(t, e.Finish())
+	_, err = RestoreScheduler(bytes.NewReader(buf.Bytes()), RestoreEnv{Clock: berth.NewManualClock(0)})
+	require.ErrorIs(t, err, berth.ErrUnsupportedVersion)
+	_, err = RestoreScheduler(bytes.NewReader(nil), RestoreEnv{})
+	require.ErrorIs(t, err, berth.ErrInvalidArgument, "a clock is required")
+}
+
+// A snapshot whose configuration used a host's ordering policy or groups
+// needs them back; without them the restore names what is missing.
+func TestStateNeedsHostValues(t *testing.T) {
+	orig, clock, _ := buildRandom(t, 5, 40)
+	b := saveBytes(t, orig)
+	_, err := RestoreScheduler(bytes.NewReader(b), RestoreEnv{Clock: clock})
+	require.ErrorIs(t, err, berth.ErrInvalidArgument)
+	assert.Contains(t, err.Error(), "groups")
+}
+
+func FuzzRestoreScheduler(f *testing.F) {
+	for _, seed := range []uint64{1, 2} {
+		t := &testing.T{}
+		s, _, _ := buildRandom(t, seed, 30)
+		var buf bytes.Buffer
+		if err := s.SaveState(&buf); err == nil {
+			f.Add(buf.Bytes())
+		}
+	}
+	f.Add([]byte("BERTHSS\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		env := RestoreEnv{Clock: berth.NewManualClock(0), Groups: groupsOf{}}
+		s, err := RestoreScheduler(bytes.NewReader(data), env)
+		if err != nil {
+			require.Nil(t, s)
+			return
+		}
+		b := saveBytes(t, s)
+		s2, err := RestoreScheduler(bytes.NewReader(b), env)
+		require.NoError(t, err)
+		require.Equal(t, b, saveBytes(t, s2))
+	})
+}
