@@ -264,3 +264,48 @@ func FuzzRestoreProportional(f *testing.F) {
 		require.Equal(t, a.Bytes(), b.Bytes())
 	})
 }
+
+// Saving the proportional policy with a container marked, restoring it
+// next to its restored scheduler, and letting the restored pair kill the
+// container once its kill wait has run from the original mark.
+func ExampleRestoreProportional() {
+	clock := berth.NewManualClock(0)
+	cfg := capacity.DefaultConfig()
+	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 50), capacity.Queue("b", 50)}
+	cfg.Root.Children[0].Settings.UserLimitFactor = 2
+	cfg.MaxOffSwitchAssignments = 8
+	cfg.MaximumAMResourcePercent = 1
+	s, _ := capacity.New(cfg, clock)
+	_ = s.AddNode(capacity.NodeSpec{ID: "n1", Rack: "/r1", Capability: berth.New(8192, 8)})
+	one := berth.New(1024, 1)
+	for _, q := range []string{"a", "b"} {
+		_, _ = s.SubmitApp(capacity.AppSpec{ID: q + "1", Queue: q, User: q})
+	}
+	_, _ = s.Allocate("a1", []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: one, Count: 8}}, nil)
+	_, _ = s.Heartbeat("n1", nil) // a takes the whole node
+	_, _ = s.Allocate("b1", []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: one, Count: 4}}, nil)
+	pc := preempt.DefaultProportionalConfig()
+	pc.TotalPreemptionPerRound = 1
+	pc.NaturalTerminationFactor = 1
+	p, _ := preempt.NewProportional(s, pc)
+	rep, _ := p.Round(clock.Now())
+	fmt.Println("marked:", len(rep.Decisions))
+
+	var ss, ps bytes.Buffer
+	_ = s.SaveState(&ss)
+	_ = p.SaveState(&ps)
+	s2, err := capacity.RestoreScheduler(&ss, capacity.RestoreEnv{Clock: clock})
+	if err != nil {
+		panic(err)
+	}
+	p2, err := preempt.RestoreProportional(&ps, s2)
+	if err != nil {
+		panic(err)
+	}
+	clock.Advance(pc.MaxWaitBeforeKill)
+	rep, _ = p2.Round(clock.Now())
+	fmt.Println("killed:", len(rep.Ended))
+	// Output:
+	// marked: 4
+	// killed: 4
+}
