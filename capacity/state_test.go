@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,6 +23,8 @@ type twin struct {
 	nextN int
 	nextA int
 	nextR int
+	// treeChanges counts reconfigurations that added or removed queues
+	treeChanges int
 }
 
 // op is one host call, chosen against the reference scheduler ref and
@@ -44,7 +48,7 @@ func (tw *twin) next(ref *Scheduler, clock *berth.ManualClock) op {
 	for _, n := range snap.Nodes {
 		nodes = append(nodes, n.ID)
 	}
-	leaves := []string{"a1", "a2", "b", "c", "res_1", "c-default"}
+	leaves := []string{"a1", "a2", "a3", "b", "c", "res_1", "c-default"}
 	pick := func(xs []string) string { return xs[r.IntN(len(xs))] }
 	advance := int64(r.IntN(700))
 	wrap := func(f op) op {
@@ -133,13 +137,35 @@ func (tw *twin) next(ref *Scheduler, clock *berth.ManualClock) op {
 		}
 	case k == 22:
 		cfg := ref.Config()
+		if r.IntN(2) == 0 { // a third leaf under a comes and goes (it must be stopped to go)
+			a := &cfg.Root.Children[0]
+			if len(a.Children) == 2 {
+				a.Children[1].Capacity = queueP(30)
+				a.Children = append(a.Children, Queue("a3", 20))
+			} else if a.Children[2].State != queue.StateStopped {
+				a.Children[2].State = queue.StateStopped
+			} else {
+				a.Children[1].Capacity = queueP(50)
+				a.Children = a.Children[:2]
+			}
+		}
+		// the plan's settings change; its reservation queues keep theirs
+		c := &cfg.Root.Children[2]
+		c.Settings.MaxAMResourcePercent = float64(1+r.IntN(9)) / 10
+		c.Settings.UserWeights = map[string]float64{"u0": float64(1+r.IntN(4)) / 2}
 		b := &cfg.Root.Children[1]
 		b.Settings.AppOrdering = AppOrdering(r.IntN(2))
 		b.Settings.UserLimitFactor = float64(1 + r.IntN(3))
 		b.Settings.UserWeights = map[string]float64{"u1": float64(1+r.IntN(3)) / 2}
 		cfg.NodeLocalityDelay = r.IntN(4)
 		cfg.Root.Children[0].Settings.ChildOrdering = ChildOrdering(r.IntN(2))
-		return wrap(func(s *Scheduler) string { return answer(s.Reconfigure(cfg)) })
+		return wrap(func(s *Scheduler) string {
+			ch, err := s.Reconfigure(cfg)
+			if err == nil && len(ch.Added)+len(ch.Removed) > 0 {
+				tw.treeChanges++
+			}
+			return answer(ch, err)
+		})
 	default:
 		if len(apps) > 0 && r.IntN(2) == 0 {
 			id := pick(apps)
@@ -184,9 +210,17 @@ func restoreBytes(t *testing.T, b []byte, clock berth.Clock) *Scheduler {
 
 // buildRandom runs steps random operations on a fresh scheduler.
 func buildRandom(t *testing.T, seed uint64, steps int) (*Scheduler, *berth.ManualClock, *twin) {
+	return buildRandomWith(t, seed, steps, nil)
+}
+
+func buildRandomWith(t *testing.T, seed uint64, steps int, mutate func(*Config)) (*Scheduler, *berth.ManualClock, *twin) {
 	r := rand.New(rand.NewPCG(seed, 77))
 	clock := berth.NewManualClock(0)
-	s, err := New(stateConfig(r), clock)
+	cfg := stateConfig(r)
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	s, err := New(cfg, clock)
 	require.NoError(t, err)
 	require.NoError(t, s.AddReservationQueue("c", "res_1"))
 	require.NoError(t, s.SetEntitlement("c-default", Entitlement{Capacity: 0.5, MaxCapacity: 1}))
@@ -210,32 +244,101 @@ func TestStateRestoreDecidesAsOriginal(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			orig, clock, tw := buildRandom(t, seed, 50+int(seed)*15)
-			b := saveBytes(t, orig)
-			cp := restoreBytes(t, b, clock)
-			require.Equal(t, b, saveBytes(t, cp), "a restored scheduler saves the same bytes")
-			assert.Equal(t, orig.Snapshot(), cp.Snapshot())
-			for i := 0; i < 200; i++ {
-				clock.Advance(int64(tw.r.IntN(700)))
-				o := tw.next(orig, clock)
-				want, got := o(orig), o(cp)
-				require.Equal(t, want, got, "step %d", i)
-				if i%25 == 24 {
-					require.Equal(t, saveBytes(t, orig), saveBytes(t, cp), "snapshots after step %d", i)
-					require.NoError(t, cp.Check())
-				}
-			}
-			require.Equal(t, saveBytes(t, orig), saveBytes(t, cp))
+			checkContract(t, seed, nil, RestoreEnv{Groups: groupsOf{"u0": {"g1"}}})
 		})
 	}
+}
+
+// byUserThenID is a host's application ordering without a sort key: by
+// user name, then by id, descending.
+type byUserThenID struct{}
+
+func (byUserThenID) Name() string { return "by-user" }
+func (byUserThenID) Compare(a, b AppView) int {
+	if c := strings.Compare(b.User(), a.User()); c != 0 {
+		return c
+	}
+	return strings.Compare(b.ID(), a.ID())
+}
+
+// mostUsedFirst is a host's child ordering without a sort key.
+type mostUsedFirst struct{}
+
+func (mostUsedFirst) Name() string { return "most-used" }
+func (mostUsedFirst) Compare(a, b QueueView) int {
+	return cmpSeq(uint64(b.Used().Memory), uint64(a.Used().Memory))
+}
+
+// Host ordering policies and a host calculator come back by name from the
+// environment, and the restored scheduler still decides as the original.
+func TestStateRestoreHostPolicies(t *testing.T) {
+	apps, kids := &AppOrderings{}, &ChildOrderings{}
+	require.NoError(t, apps.Register("by-user", byUserThenID{}))
+	require.NoError(t, kids.Register("most-used", mostUsedFirst{}))
+	mutate := func(c *Config) {
+		c.Root.Children[1].Settings.AppOrderingPolicy = byUserThenID{}
+		c.Root.Settings.ChildOrderingPolicy = mostUsedFirst{}
+		c.Root.Children[0].Settings.AppOrderingPolicy = OrderFair.Policy(true) // a built-in set as a value
+		c.Calculator = hostCalc{}
+	}
+	for seed := uint64(1); seed <= 6; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			checkContract(t, seed, mutate, RestoreEnv{Groups: groupsOf{"u0": {"g1"}},
+				AppOrderings: apps, ChildOrderings: kids, Calculator: hostCalc{}})
+		})
+	}
+	// without them, the restore names what is missing
+	orig, clock, _ := buildRandomWith(t, 1, 30, mutate)
+	b := saveBytes(t, orig)
+	for _, env := range []RestoreEnv{
+		{Groups: groupsOf{}, ChildOrderings: kids, Calculator: hostCalc{}},
+		{Groups: groupsOf{}, AppOrderings: apps, Calculator: hostCalc{}},
+		{Groups: groupsOf{}, AppOrderings: apps, ChildOrderings: kids},
+	} {
+		env.Clock = clock
+		s, err := RestoreScheduler(bytes.NewReader(b), env)
+		require.ErrorIs(t, err, berth.ErrInvalidArgument)
+		require.NotErrorIs(t, err, berth.ErrCorruptState)
+		require.Nil(t, s)
+	}
+}
+
+// hostCalc is a host's calculator: the dominant one under another type.
+type hostCalc struct{ berth.DominantCalculator }
+
+// checkContract runs a random stream, saves, restores with env and feeds
+// the original and the restored scheduler the same further calls.
+func checkContract(t *testing.T, seed uint64, mutate func(*Config), env RestoreEnv) {
+	orig, clock, tw := buildRandomWith(t, seed, 50+int(seed)*15, mutate)
+	b := saveBytes(t, orig)
+	env.Clock = clock
+	cp, err := RestoreScheduler(bytes.NewReader(b), env)
+	require.NoError(t, err)
+	require.Equal(t, b, saveBytes(t, cp), "a restored scheduler saves the same bytes")
+	assert.Equal(t, orig.Snapshot(), cp.Snapshot())
+	for i := 0; i < 200; i++ {
+		clock.Advance(int64(tw.r.IntN(700)))
+		o := tw.next(orig, clock)
+		want, got := o(orig), o(cp)
+		require.Equal(t, want, got, "step %d", i)
+		if i%25 == 24 {
+			require.Equal(t, saveBytes(t, orig), saveBytes(t, cp), "snapshots after step %d", i)
+			require.NoError(t, cp.Check())
+		}
+	}
+	require.Equal(t, saveBytes(t, orig), saveBytes(t, cp))
 }
 
 // The random states hold what the contract is about: pending asks,
 // reservations, delay counters, marked containers, waiting applications.
 func TestStateRandomStatesAreRich(t *testing.T) {
-	var resv, marked, waiting, missed, moved int
+	var resv, marked, waiting, missed, changes, resQueues int
 	for seed := uint64(1); seed <= 24; seed++ {
-		s, _, _ := buildRandom(t, seed, 50+int(seed)*15)
+		s, _, tw := buildRandom(t, seed, 50+int(seed)*15)
+		changes += tw.treeChanges
+		names, err := s.ReservationQueueNames("c")
+		require.NoError(t, err)
+		resQueues += len(names) - 2
 		snap := s.Snapshot()
 		resv += len(snap.Reservations)
 		for _, c := range snap.Containers {
@@ -253,12 +356,13 @@ func TestStateRandomStatesAreRich(t *testing.T) {
 				}
 			}
 		}
-		_ = moved
 	}
 	assert.Positive(t, resv, "reservations")
 	assert.Positive(t, marked, "marked containers")
 	assert.Positive(t, waiting, "applications waiting for activation")
 	assert.Positive(t, missed, "missed scheduling opportunities")
+	assert.Positive(t, changes, "reconfigurations that added or removed a queue")
+	assert.Positive(t, resQueues, "reservation queues added at run time")
 }
 
 func TestStateRestoreEmptyAndDefault(t *testing.T) {
