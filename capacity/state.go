@@ -947,6 +947,11 @@ func (s *Scheduler) checkRestored() error {
 			return fmt.Errorf("node %s over its capability: %v > %v", n.id, n.allocated, n.total)
 		}
 	}
+	for _, q := range s.byPath {
+		if err := checkLeafSums(q); err != nil {
+			return err
+		}
+	}
 	held := make(map[*skey]int, len(s.resvByID))
 	for _, r := range s.resvByID {
 		held[r.key]++
@@ -957,6 +962,33 @@ func (s *Scheduler) checkRestored() error {
 				return fmt.Errorf("application %s priority %d counts %d reservations, holds %d", a.id, k.Priority(), k.Payload.nRes, held[k])
 			}
 		}
+	}
+	return nil
+}
+
+// checkLeafSums compares a leaf's restored running sums with the sums of
+// its users: equal up to the rounding a history of increments can leave.
+func checkLeafSums(q *qnode) error {
+	lf := q.leaf
+	if lf == nil {
+		return nil
+	}
+	var all, active float64
+	var ratio float32
+	for _, u := range lf.users {
+		all += u.weight
+		if u.activeApps > 0 {
+			active += u.weight
+		}
+		ratio += u.ratio
+	}
+	// Check's tolerance for the weights; the ratio is a float32 sum.
+	near := func(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+	switch {
+	case !near(lf.allWeights, all, 1e-9) || !near(lf.activeWeights, active, 1e-9):
+		return fmt.Errorf("leaf %s user weights %v/%v, users say %v/%v", q.path, lf.allWeights, lf.activeWeights, all, active)
+	case !near(float64(lf.usageRatio), float64(ratio), 1e-3*max(1, float64(ratio))):
+		return fmt.Errorf("leaf %s usage ratio %v, users say %v", q.path, lf.usageRatio, ratio)
 	}
 	return nil
 }
