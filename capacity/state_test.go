@@ -538,6 +538,13 @@ func TestStateSealedBitFlips(t *testing.T) {
 		}
 		accepted++
 		require.NoError(t, s.Check(), "bit %d", bit)
+		if accepted%4 == 0 { // and it keeps working
+			tw := &twin{r: rand.New(rand.NewPCG(uint64(bit), 1)), nextN: 100, nextA: 1000}
+			for i := 0; i < 15; i++ {
+				tw.next(s, nil)(s)
+			}
+			require.NoError(t, s.Check(), "bit %d, after further calls", bit)
+		}
 		b := saveBytes(t, s)
 		s2, err := RestoreScheduler(bytes.NewReader(b), env)
 		require.NoError(t, err, "bit %d", bit)
