@@ -552,3 +552,71 @@ func TestStateSealedBitFlips(t *testing.T) {
 	}
 	t.Logf("%d of %d flips gave another valid state", accepted, tried)
 }
+
+// SaveState takes the scheduler's lock: snapshots taken while other
+// goroutines heartbeat, ask and finish are consistent cuts that restore
+// and pass Check (run with -race).
+func TestStateSaveConcurrent(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Root.Children = []QueueConfig{Queue("a", 50), Queue("b", 50)}
+	s, err := New(cfg, berth.NewManualClock(0))
+	require.NoError(t, err)
+	for i := 0; i < 8; i++ {
+		require.NoError(t, s.AddNode(NodeSpec{ID: fmt.Sprintf("n%d", i), Rack: "/r", Capability: berth.New(8192, 8)}))
+	}
+	done := make(chan struct{})
+	errs := make(chan error, 8)
+	for g := 0; g < 3; g++ {
+		go func(g int) {
+			defer func() { errs <- nil }()
+			for i := 0; i < 60; i++ {
+				id := fmt.Sprintf("g%d-%d", g, i)
+				if _, err := s.SubmitApp(AppSpec{ID: id, Queue: []string{"a", "b"}[i%2], User: fmt.Sprint("u", g)}); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := s.Allocate(id, []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(512, 1), Count: 2}}, nil); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := s.Heartbeat(fmt.Sprintf("n%d", (g+i)%8), nil); err != nil {
+					errs <- err
+					return
+				}
+				if i%3 == 0 {
+					if _, err := s.FinishApp(id); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		}(g)
+	}
+	go func() {
+		defer close(done)
+		for i := 0; i < 20; i++ {
+			var buf bytes.Buffer
+			if err := s.SaveState(&buf); err != nil {
+				errs <- err
+				return
+			}
+			cp, err := RestoreScheduler(&buf, RestoreEnv{Clock: berth.NewManualClock(0)})
+			if err == nil {
+				err = cp.Check()
+			}
+			if err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	<-done
+	for g := 0; g < 3; g++ {
+		require.NoError(t, <-errs)
+	}
+	select {
+	case err := <-errs:
+		require.NoError(t, err)
+	default:
+	}
+}
