@@ -91,6 +91,28 @@ func (w *preemptWorld) step(r *rand.Rand, n int) func(*preemptWorld) string {
 	case k == 8 && r.IntN(3) == 0:
 		id := apps[r.IntN(len(apps))]
 		return func(x *preemptWorld) string { return out(x.s.FinishApp(id)) }
+	case k == 8 && r.IntN(2) == 0:
+		id, to := apps[r.IntN(len(apps))], []string{"a", "b", "c"}[r.IntN(3)]
+		return func(x *preemptWorld) string { return out(x.s.MoveApp(id, to)) }
+	case k == 8:
+		// a node leaves (its containers are lost) or comes back
+		nd := nodes[r.IntN(len(nodes))]
+		return func(x *preemptWorld) string {
+			if ended, err := x.s.RemoveNode(nd); err == nil {
+				return out(ended, nil)
+			}
+			return out(nil, x.s.AddNode(capacity.NodeSpec{ID: nd, Rack: "/r0", Capability: berth.New(8*cGB, 8)}))
+		}
+	case k == 9 && r.IntN(4) == 0:
+		cfg := w.s.Config()
+		cfg.Root.Children[1].Settings.AppOrdering = capacity.AppOrdering(r.IntN(2))
+		cfg.Root.Children[2].Settings.UserLimitFactor = float64(1 + r.IntN(2))
+		pc := w.p.Config()
+		pc.MaxWaitBeforeKill = int64(1000 * (1 + r.IntN(4)))
+		return func(x *preemptWorld) string {
+			ch, err := x.s.Reconfigure(cfg)
+			return out(ch, err) + out(nil, x.p.Reconfigure(pc))
+		}
 	default:
 		return func(x *preemptWorld) string {
 			rep, err := x.p.Round(x.clock.Now())
