@@ -2,7 +2,10 @@ package preempt_test
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -330,4 +333,48 @@ func ExampleRestoreProportional() {
 	// Output:
 	// marked: 4
 	// killed: 4
+}
+
+// Every single-bit change of the policy's body, in a valid frame, is
+// refused as corrupt (or as an unknown selector chain) or gives a policy
+// that saves the same bytes again.
+func TestProportionalStateSealedBitFlips(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	w := newPreemptWorld(t, r)
+	for i := 0; i < 200 || (len(w.p.Marked()) == 0 && i < 800); i++ {
+		w.clock.Advance(int64(r.IntN(600)))
+		w.step(r, i)(w)
+	}
+	require.NotEmpty(t, w.p.Marked())
+	_, pb := w.save(t)
+	var hdr bytes.Buffer
+	require.NoError(t, berth.NewStateEncoder(&hdr, "preempt.Proportional", 1).Finish())
+	head := hdr.Len() - 16
+	body := pb[head : len(pb)-16]
+	seal := func(body []byte) []byte {
+		out := slices.Clone(hdr.Bytes()[:head])
+		out = append(out, body...)
+		out = append(out, "BEND"...)
+		out = binary.LittleEndian.AppendUint64(out, uint64(len(out)-4))
+		return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, crc32.MakeTable(crc32.Castagnoli)))
+	}
+	require.Equal(t, pb, seal(body))
+	for bit := 0; bit < len(body)*8; bit++ {
+		c := slices.Clone(body)
+		c[bit/8] ^= 1 << (bit % 8)
+		p, err := preempt.RestoreProportional(bytes.NewReader(seal(c)), w.s)
+		if err != nil {
+			require.Nil(t, p)
+			if !errors.Is(err, berth.ErrInvalidArgument) {
+				require.ErrorIs(t, err, berth.ErrCorruptState, "bit %d", bit)
+			}
+			continue
+		}
+		var a, b bytes.Buffer
+		require.NoError(t, p.SaveState(&a))
+		q, err := preempt.RestoreProportional(bytes.NewReader(a.Bytes()), w.s)
+		require.NoError(t, err, "bit %d", bit)
+		require.NoError(t, q.SaveState(&b))
+		require.Equal(t, a.Bytes(), b.Bytes(), "bit %d", bit)
+	}
 }
