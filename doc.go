@@ -49,6 +49,20 @@
 // resource strings of both schedulers' configuration files, at the edge, so
 // the core only ever sees typed Resources.
 //
+// # Durable state
+//
+// Every stateful object (the reservation system, both schedulers, the plan
+// follower, the preemption policies) saves itself with a SaveState method
+// and comes back with its package's Restore function, in one shared
+// format: [NewStateEncoder] and [NewStateDecoder] frame a body with a
+// kind, a body version and a CRC-32C trailer, so a reader refuses an
+// unknown version ([ErrUnsupportedVersion]) and a truncated or corrupted
+// snapshot ([ErrCorruptState]) instead of half-loading it. Because every
+// decision is a deterministic function of the host's calls and clock, a
+// snapshot plus a log of those calls rebuilds the state exactly; the
+// examples/durable package shows that journal and examples/ha replicates
+// it.
+//
 // # Glossary
 //
 // YARN's names and Berth's:

@@ -201,6 +201,9 @@ func (s *Scheduler) activate(q *qnode) {
 		}
 		lf.pendingAct = slices.Delete(lf.pendingAct, i, i+1)
 		s.startApp(q, a)
+		if s.obs != nil {
+			s.emitApp(queue.AppActivated, a, "")
+		}
 	}
 }
 

@@ -43,8 +43,14 @@ func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
 			}
 		}
 	}
+	ch := Change{Added: paths(diff.Added), Removed: paths(diff.Removed), Modified: paths(diff.Changed), Global: global}
+	if s.obs != nil {
+		s.emitQueues(queue.QueueRemoved, ch.Removed)
+		s.emitQueues(queue.QueueAdded, ch.Added)
+		s.emitQueues(queue.QueueReconfigured, ch.Modified)
+	}
 	s.clusterChanged()
-	return Change{Added: paths(diff.Added), Removed: paths(diff.Removed), Modified: paths(diff.Changed), Global: global}, nil
+	return ch, nil
 }
 
 func paths(ps []queue.Path) []string {

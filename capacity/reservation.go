@@ -46,6 +46,9 @@ func (s *Scheduler) AddReservationQueue(plan, reservationID string) error {
 		return keyError(err)
 	}
 	s.mirrorAdded(p, tq)
+	if s.obs != nil {
+		s.emitQueue(queue.QueueAdded, tq.Path().String(), Entitlement{}, Entitlement{})
+	}
 	return nil
 }
 
@@ -109,6 +112,9 @@ func (s *Scheduler) RemoveReservationQueue(reservationID string) error {
 		return keyError(err)
 	}
 	s.mirrorRemoved(q)
+	if s.obs != nil {
+		s.emitQueue(queue.QueueRemoved, q.path, Entitlement{}, Entitlement{})
+	}
 	return nil
 }
 
@@ -125,8 +131,12 @@ func (s *Scheduler) SetEntitlement(queueName string, e Entitlement) error {
 	if q.kind != queue.KindReservation {
 		return fieldErr(berth.ErrInvalidArgument, "queue", queueName, "Entitlement can not be modified dynamically since queue %s is not a AutoCreatedLeafQueue", q.path)
 	}
+	prev := q.tq.Entitlement()
 	if err := s.tree.SetEntitlement(q.tq, e); err != nil {
 		return keyError(err)
+	}
+	if now := q.tq.Entitlement(); s.obs != nil && now != prev {
+		s.emitQueue(queue.QueueEntitlementChanged, q.path, now, prev)
 	}
 	// Only q's guarantee and limits change: its siblings' capacities are
 	// fractions of the plan queue of their own, and the limit a parent

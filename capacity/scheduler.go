@@ -31,6 +31,8 @@ type Scheduler struct {
 	byPath map[string]*qnode
 	bug    error // set if the mirror and the tree's accounting ever disagree
 
+	obs Observer // the host's observer (observe.go); nil: none
+
 	// While committing an allocation, pending changes are gathered here
 	// for one accounting call.
 	pendFold  bool
@@ -196,8 +198,11 @@ func (s *Scheduler) RemoveNode(id string) ([]Ended, error) {
 	delete(s.nodes, id)
 	s.racks.Remove(n.rack)
 	s.cluster = s.cluster.Sub(n.total)
-	s.clusterChanged()
 	slices.SortFunc(out, func(a, b Ended) int { return cmpID(a.ID, b.ID) })
+	if s.obs != nil {
+		s.emitEndedAll(out)
+	}
+	s.clusterChanged()
 	return out, nil
 }
 
@@ -377,6 +382,9 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 		s.setAsk(a, *amAsk)
 		s.pendingChanged(a)
 	}
+	if s.obs != nil {
+		s.emitApp(queue.AppAdded, a, "")
+	}
 	s.activate(q)
 	return q.path, nil
 }
@@ -515,6 +523,9 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 	for _, id := range release {
 		if c, ok := s.live.Get(id); ok {
 			s.releaseContainer(c)
+			if s.obs != nil {
+				s.emitEnded(c.c, Released)
+			}
 		} else if r, ok := s.resvByID[id]; ok {
 			s.unreserve(r)
 		}
@@ -629,12 +640,12 @@ func (s *Scheduler) unreserve(r *reservation) {
 // FinishApp ends an application normally: its live containers end as
 // Killed, reservations are cancelled and waiting applications may start.
 func (s *Scheduler) FinishApp(appID string) ([]Ended, error) {
-	return s.removeApp(appID, Killed)
+	return s.removeApp(appID, queue.AppFinished)
 }
 
 // KillApp kills an application (YARN's kill); same effect as FinishApp.
 func (s *Scheduler) KillApp(appID string) ([]Ended, error) {
-	return s.removeApp(appID, Killed)
+	return s.removeApp(appID, queue.AppKilled)
 }
 
 // KillAppsInQueue kills every application of a leaf queue (YARN's
@@ -652,7 +663,7 @@ func (s *Scheduler) KillAppsInQueue(queueName string) ([]Ended, error) {
 	victims := slices.Clone(q.leaf.apps) // removal edits the leaf's list
 	var out []Ended
 	for _, a := range victims {
-		e, err := s.removeAppLocked(a.id, Killed)
+		e, err := s.removeAppLocked(a.id, queue.AppKilled)
 		if err != nil {
 			return out, err
 		}
@@ -661,13 +672,15 @@ func (s *Scheduler) KillAppsInQueue(queueName string) ([]Ended, error) {
 	return out, nil
 }
 
-func (s *Scheduler) removeApp(appID string, st ExitStatus) ([]Ended, error) {
+// removeApp removes an application; how is AppFinished or AppKilled (its
+// containers end as Killed either way).
+func (s *Scheduler) removeApp(appID string, how queue.AppEventKind) ([]Ended, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.removeAppLocked(appID, st)
+	return s.removeAppLocked(appID, how)
 }
 
-func (s *Scheduler) removeAppLocked(appID string, st ExitStatus) ([]Ended, error) {
+func (s *Scheduler) removeAppLocked(appID string, how queue.AppEventKind) ([]Ended, error) {
 	a, ok := s.apps[appID]
 	if !ok {
 		return nil, notFound("app.id", appID)
@@ -675,9 +688,13 @@ func (s *Scheduler) removeAppLocked(appID string, st ExitStatus) ([]Ended, error
 	var out []Ended
 	for c := a.head; c != nil; {
 		next := c.aNext
-		out = append(out, Ended{Container: c.c, Status: st})
+		out = append(out, Ended{Container: c.c, Status: Killed})
 		s.releaseContainer(c)
 		c = next
+	}
+	slices.SortFunc(out, func(x, y Ended) int { return cmpID(x.ID, y.ID) })
+	if s.obs != nil {
+		s.emitEndedAll(out)
 	}
 	for len(a.resv) > 0 {
 		s.unreserve(a.resv[0])
@@ -687,8 +704,10 @@ func (s *Scheduler) removeAppLocked(appID string, st ExitStatus) ([]Ended, error
 	q := a.q
 	s.detach(a)
 	delete(s.apps, appID)
+	if s.obs != nil {
+		s.emitApp(how, a, "")
+	}
 	s.activate(q)
-	slices.SortFunc(out, func(x, y Ended) int { return cmpID(x.ID, y.ID) })
 	return out, nil
 }
 
@@ -726,6 +745,9 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 	s.attach(q, a)
 	for c := a.head; c != nil; c = c.aNext {
 		c.c.Queue = q.path
+	}
+	if s.obs != nil {
+		s.emitApp(queue.AppMoved, a, src.path)
 	}
 	s.activate(src)
 	s.activate(q)

@@ -153,6 +153,9 @@ func (s *Scheduler) kill(id ContainerID, st ExitStatus) (Ended, error) {
 		return Ended{}, notFound("container.id", id)
 	}
 	s.releaseContainer(c)
+	if s.obs != nil {
+		s.emitEnded(c.c, st)
+	}
 	return Ended{Container: c.c, Status: st}, nil
 }
 

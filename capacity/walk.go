@@ -58,6 +58,9 @@ func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocat
 		// container before the node reported it.
 		if c, ok := s.live.Get(id); ok && c.node == n {
 			s.releaseContainer(c)
+			if s.obs != nil {
+				s.emitEnded(c.c, Completed)
+			}
 		}
 	}
 	out := s.allocateOnNode(n, s.allocBuf[:0])
@@ -478,5 +481,8 @@ func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 	s.pendFold = false
 	s.account(q, u.name, queue.Delta{Used: capR, Pending: s.pendDelta})
 	a.headroom = s.headroom(q, u, s.userLimit(q, u))
+	if s.obs != nil {
+		s.obs.ObserveContainer(queue.ContainerEvent{Kind: queue.ContainerAllocated, Container: c.c, Time: c.c.Time})
+	}
 	return Allocation{Container: c.c, Headroom: a.headroom}, true
 }

@@ -36,7 +36,11 @@ var fuzzReloads = []string{fuzzAlloc, `<allocations>
 
 // runOps drives a scheduler with random operations and checks its books
 // after each one and its fair shares after each update.
-func runOps(t *testing.T, seed uint64, steps int) {
+func runOps(t *testing.T, seed uint64, steps int) { runOpsWith(t, seed, steps, nil) }
+
+// runOpsWith is runOps calling hook with the scheduler and its clock
+// before the first step (step −1) and after every step.
+func runOpsWith(t *testing.T, seed uint64, steps int, hook func(s *Scheduler, clock *berth.ManualClock, step int)) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	af, err := ParseAllocationFile([]byte(fuzzAlloc), ParseOptions{})
 	if err != nil {
@@ -54,6 +58,9 @@ func runOps(t *testing.T, seed uint64, steps int) {
 	s, err := New(cfg, af, clock)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if hook != nil {
+		hook(s, clock, -1)
 	}
 	queues := []string{"a", "b", "c", "p.x", "p.y", "plan", "default", "newq"}
 	var nodes, apps []string
@@ -161,6 +168,9 @@ func runOps(t *testing.T, seed uint64, steps int) {
 		}
 		if err := s.Check(); err != nil {
 			t.Fatalf("seed %d step %d: %v (last ops %v)", seed, step, err, trace[max(0, len(trace)-12):])
+		}
+		if hook != nil {
+			hook(s, clock, step)
 		}
 	}
 }

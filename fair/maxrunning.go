@@ -130,6 +130,9 @@ func (s *Scheduler) makeRunnable(lists [][]*app, limit int) {
 			s.trackRunnable(a)
 			a.q.runnableApps = append(a.q.runnableApps, a)
 			started = append(started, a)
+			if s.obs != nil {
+				s.emitApp(queue.AppActivated, a, "")
+			}
 			if len(started) >= limit {
 				break
 			}

@@ -127,6 +127,10 @@ func (s *Scheduler) SetEntitlement(name string, e Entitlement) error {
 	if !(e.MaxCapacity >= 0 && e.MaxCapacity <= 1) {
 		return berth.InvalidField("entitlement.max-capacity", e.MaxCapacity, "must be in [0, 1]")
 	}
+	if s.obs != nil && float64(e.Capacity) != q.entitlement {
+		s.emitQueue(queue.QueueEntitlementChanged, q.path, Entitlement{Capacity: e.Capacity, MaxCapacity: 1},
+			Entitlement{Capacity: float32(q.entitlement), MaxCapacity: 1})
+	}
 	q.entitlement = float64(e.Capacity)
 	q.Weight = q.entitlement
 	s.touchPath(q)

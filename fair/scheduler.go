@@ -54,6 +54,7 @@ type Scheduler struct {
 	keyBuf   SortKey // policyKey's scratch
 
 	tree    *queue.Tree[*fsQueue] // the shared tree (package queue)
+	obs     Observer              // the host's observer (observe.go); nil: none
 	bug     error                 // first inconsistency with it, for Check
 	polErr  error                 // first result of a scheduling policy rejected (PolicyError)
 	loading bool                  // inside loadAllocation: sync once at the end
@@ -192,6 +193,9 @@ func (s *Scheduler) RemoveNode(id string) ([]Ended, error) {
 	for _, c := range n.live.all(nodeList) {
 		s.releaseContainer(c)
 		out = append(out, Ended{Container: c.Container, Status: Lost})
+		if s.obs != nil {
+			s.emitEnded(c.Container, Lost)
+		}
 	}
 	delete(s.nodes, id)
 	if i, ok := slices.BinarySearch(s.nodeIDs, id); ok {
@@ -328,11 +332,17 @@ func (s *Scheduler) dropIfEmptyDynamic(q *fsQueue) {
 func (s *Scheduler) addAppToQueue(a *app, q *fsQueue) {
 	a.q = q
 	s.account(q, a.user, queue.Delta{PendingApps: 1})
+	if s.obs != nil {
+		s.emitApp(queue.AppAdded, a, "")
+	}
 	if s.canAppBeRunnable(q, a) {
 		s.account(q, a.user, queue.Delta{PendingApps: -1, ActiveApps: 1})
 		a.runnable = true
 		q.runnableApps = append(q.runnableApps, a)
 		s.trackRunnable(a)
+		if s.obs != nil {
+			s.emitApp(queue.AppActivated, a, "")
+		}
 	} else {
 		q.nonRunnableApps = append(q.nonRunnableApps, a)
 		u := s.user(a.user)
@@ -419,6 +429,9 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 	for _, id := range release {
 		if c, ok := s.live.Get(id); ok {
 			s.releaseContainer(c)
+			if s.obs != nil {
+				s.emitEnded(c.Container, Released)
+			}
 		} else if r, ok := s.resvByID[id]; ok {
 			s.unreserve(r)
 		}
@@ -449,15 +462,17 @@ func (s *Scheduler) headroom(a *app) berth.Resource {
 // FinishApp ends an application normally: its live containers end as
 // Killed, reservations are cancelled and waiting applications may start.
 func (s *Scheduler) FinishApp(appID string) ([]Ended, error) {
-	return s.removeApp(appID, Killed)
+	return s.removeApp(appID, queue.AppFinished)
 }
 
 // KillApp kills an application (YARN's kill); same effect as FinishApp.
 func (s *Scheduler) KillApp(appID string) ([]Ended, error) {
-	return s.removeApp(appID, Killed)
+	return s.removeApp(appID, queue.AppKilled)
 }
 
-func (s *Scheduler) removeApp(appID string, st ExitStatus) ([]Ended, error) {
+// removeApp removes an application; how is AppFinished or AppKilled (its
+// containers end as Killed either way).
+func (s *Scheduler) removeApp(appID string, how queue.AppEventKind) ([]Ended, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a, ok := s.apps[appID]
@@ -467,7 +482,10 @@ func (s *Scheduler) removeApp(appID string, st ExitStatus) ([]Ended, error) {
 	var out []Ended
 	for _, c := range a.live.all(appList) {
 		s.releaseContainer(c)
-		out = append(out, Ended{Container: c.Container, Status: st})
+		out = append(out, Ended{Container: c.Container, Status: Killed})
+		if s.obs != nil {
+			s.emitEnded(c.Container, Killed)
+		}
 	}
 	for _, nid := range sortedKeys(a.reservedOn) {
 		s.unreserve(a.reservedOn[nid])
@@ -480,6 +498,9 @@ func (s *Scheduler) removeApp(appID string, st ExitStatus) ([]Ended, error) {
 	s.detachApp(a)
 	a.gone = true
 	delete(s.apps, appID)
+	if s.obs != nil {
+		s.emitApp(how, a, "")
+	}
 	if wasRunnable {
 		s.updateRunnabilityOnRemoval(a, q)
 	}
@@ -583,10 +604,16 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 		u := s.user(a.user)
 		u.nonRunnable = slices.DeleteFunc(u.nonRunnable, func(x *app) bool { return x == a })
 		a.q = t
+		if s.obs != nil {
+			s.emitApp(queue.AppMoved, a, old.path)
+		}
 		s.account(t, a.user, queue.Delta{PendingApps: -1, ActiveApps: 1})
 		a.runnable = true
 		t.runnableApps = append(t.runnableApps, a)
 		s.trackRunnable(a)
+		if s.obs != nil {
+			s.emitApp(queue.AppActivated, a, "")
+		}
 	default:
 		old.nonRunnableApps = slices.DeleteFunc(old.nonRunnableApps, func(x *app) bool { return x == a })
 		t.nonRunnableApps = append(t.nonRunnableApps, a)
@@ -601,6 +628,9 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 	s.touchPath(t)
 	for c := a.live.head; c != nil; c = c.links[appList].next {
 		c.Queue = t.path
+	}
+	if s.obs != nil && !startNow {
+		s.emitApp(queue.AppMoved, a, old.path)
 	}
 	if runnable {
 		s.updateRunnabilityOnRemovalFrom(old)

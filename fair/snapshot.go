@@ -272,6 +272,9 @@ func (s *Scheduler) endContainer(id ContainerID, st ExitStatus) (Ended, error) {
 		return Ended{}, notFound("container.id", id)
 	}
 	s.releaseContainer(c)
+	if s.obs != nil {
+		s.emitEnded(c.Container, st)
+	}
 	return Ended{Container: c.Container, Status: st}, nil
 }
 

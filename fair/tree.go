@@ -117,6 +117,9 @@ func (s *Scheduler) newQueue(path string, parent *fsQueue, leaf bool, policy Sch
 	}
 	s.queues[path] = q
 	s.applySettings(q)
+	if s.obs != nil {
+		s.emitQueue(queue.QueueAdded, path, Entitlement{}, Entitlement{})
+	}
 	return q
 }
 
@@ -252,6 +255,9 @@ func (s *Scheduler) removeQueue(q *fsQueue) {
 	s.ordStale = true
 	delete(s.queues, q.path)
 	q.gone = true
+	if s.obs != nil {
+		s.emitQueue(queue.QueueRemoved, q.path, Entitlement{}, Entitlement{})
+	}
 }
 
 // removeEmptyDynamicQueues drops ad-hoc queues without applications, leaves

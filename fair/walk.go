@@ -32,6 +32,9 @@ func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocat
 		// container before the node reported it.
 		if c, ok := s.live.Get(id); ok && c.node == n {
 			s.releaseContainer(c)
+			if s.obs != nil {
+				s.emitEnded(c.Container, Completed)
+			}
 		}
 	}
 	if now := s.clock.Now(); !s.updated || now-s.lastUpdate >= s.cfg.UpdateInterval {
@@ -347,6 +350,9 @@ func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality) Allocation 
 	}
 	s.touchApp(a)
 	s.touchPath(a.q)
+	if s.obs != nil {
+		s.obs.ObserveContainer(queue.ContainerEvent{Kind: queue.ContainerAllocated, Container: c.Container, Time: c.Time})
+	}
 	return Allocation{Container: c.Container, Headroom: s.headroom(a)}
 }
 

@@ -82,6 +82,19 @@
 // user's integral over a window in O(log n) from a tree of the load's
 // changes with prefix sums, whatever the window's length.
 //
+// # Observing decisions
+//
+// [Plan.SetObserver] makes a host's [Observer] see every decision about
+// the plan's reservations as a [ReservationEvent]: accepted, updated,
+// deleted (a request, or the replanner), expired (archived), and — from
+// [System.Submit] and [System.Update] — rejected, with the error the
+// caller got. The observer is called synchronously, in decision order,
+// with the plan's write lock held: it must not call the plan (nor the
+// System on its behalf) and should only record, count or enqueue. Events
+// are values and carry the plan's stored, immutable *Allocation. Snapshots
+// and policy views have no observer, so an agent's speculative planning
+// reports nothing. Without an observer a change costs one nil check.
+//
 // # Differences from YARN
 //
 // Deliberate fixes (YARN is wrong there):

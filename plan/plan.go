@@ -33,6 +33,9 @@ type Plan struct {
 	view bool
 	// vw is the plan's read-only view, made once (st never changes).
 	vw *Plan
+	// obs is the host's observer (observe.go); nil: none. Snapshots and
+	// views never have one.
+	obs Observer
 	// tx is the transaction of the current change (under the write lock),
 	// kept so that its journal buffer is reused.
 	tx txn
@@ -703,6 +706,9 @@ func (p *Plan) addLocked(c *Allocation, validate bool) error {
 		tx.abort()
 		return err
 	}
+	if p.obs != nil {
+		p.emit(ReservationAccepted, c)
+	}
 	return nil
 }
 
@@ -748,6 +754,9 @@ func (p *Plan) UpdateReservation(a *Allocation) error {
 		tx.abort()
 		return err
 	}
+	if p.obs != nil {
+		p.emit(ReservationUpdated, c)
+	}
 	return nil
 }
 
@@ -772,6 +781,9 @@ func (p *Plan) DeleteReservation(id ReservationID) error {
 	if err := tx.remove(old); err != nil {
 		tx.abort()
 		return err
+	}
+	if p.obs != nil {
+		p.emit(ReservationDeleted, old)
 	}
 	return nil
 }
@@ -809,6 +821,11 @@ func (p *Plan) ArchiveCompleted(now berth.Time) ([]ReservationID, error) {
 			return nil, err
 		}
 		ids[i] = a.ID
+	}
+	if p.obs != nil {
+		for _, a := range done {
+			p.emit(ReservationExpired, a)
+		}
 	}
 	return ids, nil
 }

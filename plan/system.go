@@ -453,8 +453,10 @@ func (s *System) Submit(req SubmissionRequest) error {
 	q, had := s.queues[req.ID]
 	if had && q != req.Queue {
 		s.mu.Unlock()
-		return &berth.FieldError{Field: "reservation-id", Value: req.ID, Kind: berth.ErrConflict,
+		err := &berth.FieldError{Field: "reservation-id", Value: req.ID, Kind: berth.ErrConflict,
 			Reason: fmt.Sprintf("the reservation id is already used in queue %s", q)}
+		p.rejected(ReservationRejected, req.ID, req.User, err)
+		return err
 	}
 	s.queues[req.ID] = req.Queue
 	s.mu.Unlock()
@@ -465,6 +467,9 @@ func (s *System) Submit(req SubmissionRequest) error {
 			delete(s.queues, req.ID)
 		}
 		s.mu.Unlock()
+	}
+	if err != nil {
+		p.rejected(ReservationRejected, req.ID, req.User, err)
 	}
 	return err
 }
@@ -517,6 +522,15 @@ func (s *System) Update(req UpdateRequest) error {
 	if err != nil {
 		return err
 	}
+	if err := s.update(p, req); err != nil {
+		p.rejected(ReservationUpdateRejected, req.ID, req.User, err)
+		return err
+	}
+	return nil
+}
+
+// update authorizes req and runs the agent for Update.
+func (s *System) update(p *Plan, req UpdateRequest) error {
 	if err := s.authorize(req.User, OpUpdateReservation, p, req.ID); err != nil {
 		return err
 	}

@@ -200,6 +200,23 @@
 // through [WithSelectors] and must carry the saved names in order. A
 // damaged snapshot is refused with berth.ErrCorruptState.
 //
+// An observer is set again with [Proportional.SetObserver] on the
+// restored policy.
+//
+// # Observing decisions
+//
+// [Proportional.SetObserver] and [FairPreemptor.SetObserver] make a
+// host's [Observer] see each decision a round carries out, as a
+// [PreemptionEvent]: a container marked, killed, unmarked (the mark
+// forgotten or no longer needed), a reserved container cancelled. It is
+// called synchronously during Round, in the order of the round's report;
+// it must not call the policy back (a policy holds no lock and is driven
+// by one loop) but may read the scheduler. The scheduler's own observer
+// (package queue's Observer) sees the kills too, as containers ended
+// with status Preempted, just before the policy's event. Observe-only
+// rounds decide nothing and report nothing. Without an observer each
+// decision costs one nil check.
+//
 // # Differences from YARN
 //
 //   - Marks survive a restart through [Proportional.SaveState]; YARN's

@@ -190,6 +190,7 @@ type FairPreemptor struct {
 	backoff map[string]berth.Time           // app → next starvation check
 
 	scratch fairScratch // buffers reused from round to round
+	obs     Observer    // the host's observer (observe.go); nil: none
 }
 
 func (p *FairPreemptor) addPending(e fairPending) { p.marks = append(p.marks, e) }
@@ -407,7 +408,7 @@ func (p *FairPreemptor) killDue(now berth.Time, snap *fair.Snapshot, r *FairRoun
 		c := live.find(e.c.Node, e.c.ID)
 		if c == nil {
 			p.dropPending(e.c.ID)
-			r.Decisions = append(r.Decisions, FairDecision{Container: e.c, ForApp: e.forApp, Action: FairForgotten, Reason: FairContainerEnded})
+			p.record(r, FairDecision{Container: e.c, ForApp: e.forApp, Action: FairForgotten, Reason: FairContainerEnded})
 			continue
 		}
 		need := stillNeeded(snap, apps, e.forApp)
@@ -421,7 +422,7 @@ func (p *FairPreemptor) killDue(now berth.Time, snap *fair.Snapshot, r *FairRoun
 			if !need {
 				reason = FairWaitedKillUnneeded
 			}
-			r.Decisions = append(r.Decisions, FairDecision{Container: c.Container, ForApp: e.forApp, Action: FairKilled, Reason: reason})
+			p.record(r, FairDecision{Container: c.Container, ForApp: e.forApp, Action: FairKilled, Reason: reason})
 			if apps[e.forApp] != nil {
 				p.addOwed(c.Node, e.forApp, c.Resource, now)
 			}
@@ -432,7 +433,7 @@ func (p *FairPreemptor) killDue(now berth.Time, snap *fair.Snapshot, r *FairRoun
 		}
 		changed = true
 		p.dropPending(e.c.ID)
-		r.Decisions = append(r.Decisions, FairDecision{Container: c.Container, ForApp: e.forApp, Action: FairReleased, Reason: FairNoLongerNeeded})
+		p.record(r, FairDecision{Container: c.Container, ForApp: e.forApp, Action: FairReleased, Reason: FairNoLongerNeeded})
 	}
 	return changed, nil
 }
@@ -462,7 +463,7 @@ func (p *FairPreemptor) forgetEnded(live *nodeLister, r *FairRound) {
 	slices.SortFunc(gone, func(a, b fairPending) int { return cmp.Compare(a.c.ID, b.c.ID) })
 	for _, e := range gone {
 		p.dropPending(e.c.ID)
-		r.Decisions = append(r.Decisions, FairDecision{Container: e.c, ForApp: e.forApp, Action: FairForgotten, Reason: FairContainerEnded})
+		p.record(r, FairDecision{Container: e.c, ForApp: e.forApp, Action: FairForgotten, Reason: FairContainerEnded})
 	}
 }
 
@@ -763,7 +764,7 @@ func (p *FairPreemptor) markSet(v *FairView, app string, set FairVictimSet, r *F
 	v.mark(set)
 	for _, c := range set.Containers {
 		p.addPending(fairPending{c: c.Container, forApp: app, markedAt: v.now})
-		r.Decisions = append(r.Decisions, FairDecision{Container: c.Container, ForApp: app, Action: FairMarked, Reason: FairForStarvedApp})
+		p.record(r, FairDecision{Container: c.Container, ForApp: app, Action: FairMarked, Reason: FairForStarvedApp})
 	}
 	return nil
 }

@@ -137,6 +137,7 @@ type Proportional struct {
 	custom    bool
 	log       *slog.Logger
 	marked    map[ContainerID]berth.Time
+	obs       Observer // the host's observer (observe.go); nil: none
 }
 
 // ProportionalOption configures a [Proportional] policy.
@@ -325,6 +326,9 @@ func (p *Proportional) round(now berth.Time, observe bool) (*ProportionalReport,
 			}
 		}
 		rep.Decisions = append(rep.Decisions, d)
+		if p.obs != nil {
+			p.emit(d, now)
+		}
 	}
 	if !observe {
 		for _, id := range sortedContainerIDs(p.marked) {
@@ -336,6 +340,9 @@ func (p *Proportional) round(now berth.Time, observe bool) (*ProportionalReport,
 			if !alive || expired || (p.cfg.ForgetUnselected && !chosen) {
 				delete(p.marked, id)
 				rep.Forgotten = append(rep.Forgotten, id)
+				if p.obs != nil {
+					p.obs.ObservePreemption(PreemptionEvent{Kind: PreemptionUnmarked, Container: queue.Container{ID: id}, Time: now})
+				}
 			}
 		}
 	}

@@ -117,6 +117,45 @@
 // explicitly and hands it to a parser; an unknown name is an
 // [*UnknownNameError] (berth.ErrInvalidArgument).
 //
+// # Observing decisions
+//
+// A host that wants to see what a scheduler decides — for metrics, an
+// audit log, a simulator's statistics — sets an [Observer] on it
+// (capacity.Scheduler.SetObserver, fair.Scheduler.SetObserver) instead of
+// polling snapshots. The events are declared here, once for both
+// schedulers, so one observer serves either: [ContainerEvent] (allocated;
+// ended as completed, released, killed, preempted or lost), [AppEvent]
+// (added, activated, moved, finished, killed) and [QueueEvent] (added,
+// removed, entitlement changed, reconfigured), each with the scheduler's
+// time. Packages plan and preempt have their own observers for
+// reservations and preemption marks and kills; their method names differ,
+// so one host type can implement all three.
+//
+// The shape: one interface method per event family, each taking a small
+// value struct with a Kind. Values, not pointers or interfaces, so that an
+// event allocates nothing and an observer may keep it; families, not one
+// method per kind, so that a counter is an array indexed by Kind and a
+// new kind breaks no host; [NopObserver] to embed, so that a host
+// implements only the families it wants and a new family (a new method)
+// breaks no host either. There is no registry and no global hook: an
+// observer belongs to one scheduler, set by the host; nil (the default)
+// means none, and each decision point then costs one nil check.
+//
+// The rules for an observer:
+//   - It is called synchronously, on the goroutine making the call that
+//     decided, in decision order, while the scheduler holds its lock:
+//     events of one scheduler are totally ordered and deterministic, and
+//     an observer needs no lock of its own if only that scheduler calls it.
+//   - It must not call any method of the scheduler that emitted the event
+//     (the lock is held: it would deadlock), nor block. It may record,
+//     count, or enqueue the event for the host to act on after the call
+//     returns.
+//   - Events describe the state right after the decision: e.g. a
+//     container ends before the application that held it is finished,
+//     and an application is added before it is activated. Allocation by
+//     allocation, the live containers of an application are its
+//     allocated events minus its ended ones.
+//
 // # Concurrency
 //
 // A Tree and its Queues are not safe for concurrent use: the tree is

@@ -32,7 +32,7 @@
 //     policy (Preemptor, the seam package scenario plugs package preempt's
 //     policies into) every Config.PreemptionInterval, its killed
 //     containers asked for again by their AMs and its marks counted per
-//     queue (MarkReporter); node losses and returns at their times;
+//     queue (ObservedPreemptor); node losses and returns at their times;
 //     metrics samples every Config.SampleInterval.
 //
 // The engine talks to the scheduler through Scheduler, a small interface
@@ -48,6 +48,20 @@
 // less than one interval ago, while no application asks for hosts or
 // racks. Both keep the scheduler's answers; they make idle and saturated
 // clusters cost nothing.
+//
+// # Observing decisions
+//
+// The engine is two hosts in one. As the application masters it acts on
+// what each call returns (allocations, ended containers). As the metrics
+// collector it observes the components, as any host exporting metrics
+// would: New sets its recorder as the observer of the scheduler (package
+// queue's Observer), of every plan of the reservation system (package
+// plan's) and of the preemption policy (package preempt's, through an
+// ObservedPreemptor). Running containers and applications, containers
+// preempted, lost and marked per queue and per job, and each
+// reservation's acceptance, placement, refusal and deletion by the
+// replanner come from their events, not from counts kept beside the
+// calls or from reading the plans back after a replanning.
 //
 // # Differences from SLS
 //

@@ -14,6 +14,7 @@ import (
 	"github.com/berthsched/berth/fair"
 	"github.com/berthsched/berth/follower"
 	"github.com/berthsched/berth/plan"
+	"github.com/berthsched/berth/preempt"
 	"github.com/berthsched/berth/queue"
 )
 
@@ -28,6 +29,8 @@ type Scheduler interface {
 	Allocate(appID string, asks []queue.Ask, release []queue.ContainerID) (berth.Resource, error)
 	Heartbeat(nodeID string, completed []queue.ContainerID) ([]queue.Allocation, error)
 	FinishApp(appID string) ([]queue.Ended, error)
+	// SetObserver: the engine's metrics are the scheduler's events.
+	SetObserver(o queue.Observer)
 }
 
 var (
@@ -54,13 +57,13 @@ type Preemptor interface {
 	Round(now berth.Time) ([]queue.Ended, error)
 }
 
-// MarkReporter is implemented by a Preemptor that marks containers before
-// it kills them (both of package preempt's policies do): after each round
-// the engine reads the containers the round marked for the first time and
-// counts them per queue (metrics.QueueSample.Marked). The slice is read
-// at once and not kept.
-type MarkReporter interface {
-	Marked() []queue.Container
+// ObservedPreemptor is a Preemptor whose policy reports its decisions
+// (both of package preempt's policies do, through package scenario's
+// adapters): the engine observes it and counts the containers marked per
+// queue (metrics.QueueSample.Marked).
+type ObservedPreemptor interface {
+	Preemptor
+	SetObserver(o preempt.Observer)
 }
 
 // NodeEvent takes a node out of the cluster (Down) or brings it back.
@@ -72,6 +75,9 @@ type NodeEvent struct {
 
 // Config is one simulation. The scheduler, the reservation system, the
 // follower and the preemptor must all read Clock, which the engine moves.
+// The engine observes the scheduler, the reservation system's plans and
+// the preemptor (an ObservedPreemptor): New replaces their observers with
+// its own, which record the run's metrics.
 type Config struct {
 	// Clock is the virtual clock every component reads. Required.
 	Clock *berth.ManualClock
@@ -221,13 +227,16 @@ type Engine struct {
 	pendingRes berth.Resource
 	cluster    berth.Resource
 	liveNodes  int
-	running    int // running task and AM containers
-	runApps    int
 	open       int // jobs not finished
 	run        metrics.Run
-	preempted  int
-	lost       int
-	marked     int
+	// Counted from the components' events (observe.go): live
+	// containers, applications in the scheduler, containers preempted,
+	// lost and marked.
+	running   int
+	runApps   int
+	preempted int
+	lost      int
+	marked    int
 	// Per reported queue (run.Queues): containers marked and preempted so
 	// far; queueIdx finds a queue's index, reservation queues counting
 	// for their plan.
@@ -357,6 +366,7 @@ func New(cfg Config) (*Engine, error) {
 		slices.Sort(a.prios)
 		e.apps = append(e.apps, a)
 	}
+	e.observe()
 	return e, nil
 }
 
@@ -468,14 +478,6 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 		ended, err := e.cfg.Preemptor.Round(now)
 		if err != nil {
 			e.log.Warn("preemption round", "time", now, "err", err)
-		}
-		if mr, ok := e.cfg.Preemptor.(MarkReporter); ok {
-			for _, c := range mr.Marked() {
-				e.marked++
-				if i, ok := e.queueOf(c.Queue); ok {
-					e.qMarked[i]++
-				}
-			}
 		}
 		e.ended(ended, now)
 		e.push(event{at: now + e.cfg.PreemptionInterval, kind: evPreempt})
@@ -755,7 +757,6 @@ func (e *Engine) submit(a *app, now berth.Time, reservation string) {
 	a.rec.RanIn = q
 	a.state = submitted
 	e.bump()
-	e.runApps++
 	e.addPendingKey(keyOf(a.job.AMResource), 1)
 }
 
@@ -905,7 +906,6 @@ func (e *Engine) finish(a *app, now berth.Time) {
 	e.clearPending(a)
 	a.state = finished
 	a.rec.Finished = now
-	e.runApps--
 	e.open--
 	e.ended(ended, now)
 }
@@ -936,7 +936,6 @@ func (e *Engine) allocated(al *queue.Allocation, n *node, now berth.Time) {
 	e.bump()
 	n.free.mem -= c.res.mem
 	n.free.vc -= c.res.vc
-	e.running++
 	if a == nil || a.state == finished {
 		e.release(c, now)
 		return
@@ -1001,7 +1000,6 @@ func (e *Engine) gone(c *ctr) {
 	c.gone = true
 	e.bump()
 	delete(e.ctrs, c.id)
-	e.running--
 	if !c.node.down {
 		c.node.free.mem += c.res.mem
 		c.node.free.vc += c.res.vc
@@ -1075,17 +1073,6 @@ func (e *Engine) ended(list []queue.Ended, now berth.Time) {
 		work := c.finished // the work was done, only the report was missing
 		e.gone(c)
 		if a := c.app; a != nil && a.state != finished {
-			switch en.Status {
-			case queue.Preempted:
-				a.rec.Preempted++
-				e.preempted++
-				if i, ok := e.queueOf(en.Queue); ok {
-					e.qPreempted[i]++
-				}
-			case queue.Lost:
-				a.rec.Lost++
-				e.lost++
-			}
 			if c.task < 0 && c == a.am {
 				e.amLost(a, now)
 				continue
@@ -1105,7 +1092,6 @@ func (e *Engine) amLost(a *app, now berth.Time) {
 	}
 	e.clearPending(a)
 	a.state = waiting
-	e.runApps--
 	for _, en := range ended {
 		if c, ok := e.ctrs[en.ID]; ok {
 			e.gone(c)
@@ -1148,27 +1134,24 @@ func (e *Engine) reserve(a *app, now berth.Time) {
 		}
 	}
 	id := e.cfg.Reservations.NewReservationID()
-	rec := metrics.Reservation{ID: id.String(), Job: a.job.ID, Queue: p.QueueName(), User: a.job.User,
-		Arrival: def.Arrival, Deadline: def.Deadline}
+	// The record is filled by the plan's decision (observe.go).
+	ri := len(e.run.Reservations)
+	e.resIdx[id.String()] = ri
+	e.run.Reservations = append(e.run.Reservations, metrics.Reservation{ID: id.String(), Job: a.job.ID, Queue: p.QueueName(),
+		User: a.job.User, Arrival: def.Arrival, Deadline: def.Deadline})
 	err := e.cfg.Reservations.Submit(plan.SubmissionRequest{Queue: p.QueueName(), ID: id, Definition: &def, User: a.job.User})
+	rec := &e.run.Reservations[ri]
 	at := now
-	if err == nil {
-		al, ok := p.Reservation(id)
-		if ok {
-			rec.Accepted = true
-			rec.Start, rec.End = span(al)
-			at = max(now, rec.Start)
-			a.resID = id.String()
-			a.rec.Reservation = a.resID
-			if _, _, ferr := e.cfg.Follower.Refresh(p, rec.Start, now); ferr != nil {
-				e.log.Warn("follower refresh", "plan", p.QueueName(), "err", ferr)
-			}
+	if rec.Accepted {
+		at = max(now, rec.Start)
+		a.resID = id.String()
+		a.rec.Reservation = a.resID
+		if _, _, ferr := e.cfg.Follower.Refresh(p, rec.Start, now); ferr != nil {
+			e.log.Warn("follower refresh", "plan", p.QueueName(), "err", ferr)
 		}
-	} else {
-		rec.Reason = err.Error()
+	} else if err != nil && rec.Reason == "" {
+		rec.Reason = err.Error() // refused before it reached the plan
 	}
-	e.resIdx[rec.ID] = len(e.run.Reservations)
-	e.run.Reservations = append(e.run.Reservations, rec)
 	e.push(event{at: at, kind: evSubmit, i: int32(a.idx)})
 }
 
@@ -1201,28 +1184,12 @@ func (e *Engine) followerRound(now berth.Time) {
 		e.lastEnt[r.PlanQueue] = ent
 		if r.Replanned || r.Resized {
 			e.run.Replans++
-			if p, ok := e.cfg.Reservations.Plan(r.PlanQueue); ok {
-				for i := range e.run.Reservations {
-					v := &e.run.Reservations[i]
-					if v.Queue != r.PlanQueue || !v.Accepted || v.Removed != 0 || v.End <= now {
-						continue
-					}
-					id, perr := plan.ParseReservationID(v.ID)
-					if perr != nil {
-						continue
-					}
-					if _, ok := p.Reservation(id); !ok {
-						v.Removed = now
-					}
-				}
-			}
 		}
 		e.ended(r.Ended, now)
 		for _, app := range r.Killed {
 			if a := e.appByIDOrNil(app); a != nil && a.state != finished {
 				e.clearPending(a)
 				a.state = finished
-				e.runApps--
 				e.open--
 			}
 		}

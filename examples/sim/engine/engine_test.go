@@ -150,3 +150,31 @@ func TestConfigErrors(t *testing.T) {
 		assert.ErrorIs(t, err, berth.ErrInvalidArgument, name)
 	}
 }
+
+// TestObservedCountsAgree: the running containers and applications the
+// engine counts from the scheduler's events are the scheduler's own, at
+// whatever time the run stops; containers lost with a node are counted
+// per job and in total alike.
+func TestObservedCountsAgree(t *testing.T) {
+	sawLost := false
+	for _, end := range []berth.Time{3_000, 12_000, 31_000, 0} {
+		clock := berth.NewManualClock(0)
+		s := capacitySched(t, clock)
+		e, err := New(Config{Clock: clock, Scheduler: s, Stats: NewCapacityStats(s), Nodes: nodes(2), Jobs: smallJobs(),
+			SampleInterval: 1000, End: end, NodeEvents: []NodeEvent{{At: 7_000, Node: "node1", Down: true}, {At: 9_000, Node: "node1"}}})
+		require.NoError(t, err)
+		run, err := e.Run()
+		require.NoError(t, err)
+		last := run.Samples[len(run.Samples)-1]
+		snap := s.Snapshot()
+		assert.Equal(t, len(snap.Containers), last.RunningContainers, "end %d", end)
+		assert.Equal(t, len(snap.Apps), last.RunningApps, "end %d", end)
+		lost := 0
+		for _, j := range run.Jobs {
+			lost += j.Lost
+		}
+		assert.Equal(t, last.Lost, lost, "per job and in total")
+		sawLost = sawLost || lost > 0
+	}
+	assert.True(t, sawLost, "the node loss took containers")
+}

@@ -2,7 +2,9 @@
 // run — per-job runtimes, cluster and per-queue samples over time, the
 // reservation plan's load, preemptions — and writes it in SLS's formats
 // (jobruntime.csv) and as CSV time series. It knows nothing about the
-// schedulers: the engine fills the records, package report draws them.
+// schedulers: the engine fills the records (from the scheduler's, the
+// plans' and the preemption policy's observer events and its own
+// application masters), package report draws them.
 package metrics
 
 import (

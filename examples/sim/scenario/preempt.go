@@ -116,13 +116,12 @@ func (sc *Scenario) defaultPreemptor(s engine.Scheduler) (engine.Preemptor, erro
 
 // CapacityPreemptor runs the capacity scheduler's proportional policy as
 // the engine's Preemptor: the containers a round kills go back to their
-// application masters, which ask for them again; the containers it marks
-// are counted per queue (engine.MarkReporter). Last is the last round's
+// application masters, which ask for them again; the engine observes the
+// policy's marks (engine.ObservedPreemptor). Last is the last round's
 // report.
 type CapacityPreemptor struct {
-	p      *preempt.Proportional
-	marked []queue.Container
-	Last   *preempt.ProportionalReport
+	p    *preempt.Proportional
+	Last *preempt.ProportionalReport
 }
 
 // NewCapacityPreemptor adapts p.
@@ -132,22 +131,16 @@ func NewCapacityPreemptor(p *preempt.Proportional) *CapacityPreemptor {
 
 // Round implements engine.Preemptor.
 func (c *CapacityPreemptor) Round(now berth.Time) ([]queue.Ended, error) {
-	c.marked = c.marked[:0]
 	r, err := c.p.Round(now)
 	c.Last = r
 	if r == nil {
 		return nil, err
 	}
-	for _, d := range r.Decisions {
-		if d.Action == preempt.Marked && !d.Reservation {
-			c.marked = append(c.marked, d.Container)
-		}
-	}
 	return r.Ended, err
 }
 
-// Marked implements engine.MarkReporter.
-func (c *CapacityPreemptor) Marked() []queue.Container { return c.marked }
+// SetObserver implements engine.ObservedPreemptor: o observes the policy.
+func (c *CapacityPreemptor) SetObserver(o preempt.Observer) { c.p.SetObserver(o) }
 
 // FairPreemptor runs the fair scheduler's starvation preemption as the
 // engine's Preemptor. Each round first runs the scheduler's update (YARN's
@@ -155,10 +148,9 @@ func (c *CapacityPreemptor) Marked() []queue.Container { return c.marked }
 // sees fresh starvation even when the engine skipped futile heartbeats.
 // Last is the last round's record.
 type FairPreemptor struct {
-	s      *fair.Scheduler
-	p      *preempt.FairPreemptor
-	marked []queue.Container
-	Last   *preempt.FairRound
+	s    *fair.Scheduler
+	p    *preempt.FairPreemptor
+	Last *preempt.FairRound
 }
 
 // NewFairPreemptor adapts p, which preempts in s.
@@ -168,7 +160,6 @@ func NewFairPreemptor(s *fair.Scheduler, p *preempt.FairPreemptor) *FairPreempto
 
 // Round implements engine.Preemptor.
 func (f *FairPreemptor) Round(now berth.Time) ([]queue.Ended, error) {
-	f.marked = f.marked[:0]
 	f.s.Update()
 	r, err := f.p.Round(now)
 	f.Last = r
@@ -177,18 +168,15 @@ func (f *FairPreemptor) Round(now berth.Time) ([]queue.Ended, error) {
 	}
 	var ended []queue.Ended
 	for _, d := range r.Decisions {
-		switch d.Action {
-		case preempt.FairMarked:
-			f.marked = append(f.marked, d.Container)
-		case preempt.FairKilled:
+		if d.Action == preempt.FairKilled {
 			ended = append(ended, queue.Ended{Container: d.Container, Status: queue.Preempted})
 		}
 	}
 	return ended, err
 }
 
-// Marked implements engine.MarkReporter.
-func (f *FairPreemptor) Marked() []queue.Container { return f.marked }
+// SetObserver implements engine.ObservedPreemptor: o observes the policy.
+func (f *FairPreemptor) SetObserver(o preempt.Observer) { f.p.SetObserver(o) }
 
 // configError wraps a scheduler configuration's parse error; strict
 // mode's refusal keeps its report (a *queue.ConfigReportError) in the
