@@ -318,17 +318,23 @@ func checkContract(t *testing.T, seed uint64, mutate func(*Config), env RestoreE
 	require.NoError(t, err)
 	require.Equal(t, b, saveBytes(t, cp), "a restored scheduler saves the same bytes")
 	assert.Equal(t, orig.Snapshot(), cp.Snapshot())
+	// the observers see the same decisions too
+	var origEvents, cpEvents eventLog
+	orig.SetObserver(&origEvents)
+	cp.SetObserver(&cpEvents)
 	for i := 0; i < 200; i++ {
 		clock.Advance(int64(tw.r.IntN(700)))
 		o := tw.next(orig, clock)
 		want, got := o(orig), o(cp)
 		require.Equal(t, want, got, "step %d", i)
+		require.Equal(t, origEvents, cpEvents, "events of step %d", i)
 		if i%25 == 24 {
 			require.Equal(t, saveBytes(t, orig), saveBytes(t, cp), "snapshots after step %d", i)
 			require.NoError(t, cp.Check())
 		}
 	}
 	require.Equal(t, saveBytes(t, orig), saveBytes(t, cp))
+	require.NotEmpty(t, origEvents)
 }
 
 // The random states hold what the contract is about: pending asks,
@@ -620,3 +626,10 @@ func TestStateSaveConcurrent(t *testing.T) {
 	default:
 	}
 }
+
+// eventLog records an observer's events as text.
+type eventLog []string
+
+func (l *eventLog) ObserveContainer(e queue.ContainerEvent) { *l = append(*l, fmt.Sprintf("%+v", e)) }
+func (l *eventLog) ObserveApp(e queue.AppEvent)             { *l = append(*l, fmt.Sprintf("%+v", e)) }
+func (l *eventLog) ObserveQueue(e queue.QueueEvent)         { *l = append(*l, fmt.Sprintf("%+v", e)) }
