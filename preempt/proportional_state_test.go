@@ -175,12 +175,16 @@ func TestProportionalRestoreDecidesAsOriginal(t *testing.T) {
 			require.Equal(t, sb, sb2)
 			require.Equal(t, pb, pb2)
 			require.Equal(t, w.p.Marked(), cp.p.Marked())
+			var origEvents, cpEvents preemptLog
+			w.p.SetObserver(&origEvents)
+			cp.p.SetObserver(&cpEvents)
 			for i := 0; i < 150; i++ {
 				w.clock.Advance(int64(r.IntN(600)))
 				n++
 				f := w.step(r, n)
 				want := f(w)
 				require.Equal(t, want, f(cp), "step %d", i)
+				require.Equal(t, origEvents, cpEvents, "events of step %d", i)
 				kills += strings.Count(want, " killed ")
 			}
 			sa, pa := w.save(t)
@@ -377,4 +381,11 @@ func TestProportionalStateSealedBitFlips(t *testing.T) {
 		require.NoError(t, q.SaveState(&b))
 		require.Equal(t, a.Bytes(), b.Bytes(), "bit %d", bit)
 	}
+}
+
+// preemptLog records a policy's events as text.
+type preemptLog []string
+
+func (l *preemptLog) ObservePreemption(e preempt.PreemptionEvent) {
+	*l = append(*l, fmt.Sprintf("%+v", e))
 }
