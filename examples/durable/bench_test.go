@@ -101,4 +101,3 @@ func dirSize(b *testing.B, dir string) int64 {
 	}
 	return n
 }
-

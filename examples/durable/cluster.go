@@ -62,7 +62,11 @@ type Config struct {
 	// FairConfig and FairAllocation).
 	Scheduler      SchedulerKind
 	CapacityConfig capacity.Config
-	FairConfig     fair.Config
+	// CapacityParse parses every capacity-scheduler.xml of a
+	// [ReloadConfig]; its ordering registries also resolve the host's
+	// ordering policies when a snapshot is restored.
+	CapacityParse capacity.XMLOptions
+	FairConfig    fair.Config
 	// FairAllocation is the fair-scheduler.xml the fair scheduler starts
 	// with (nil: empty); FairParse parses it and every later
 	// [ReloadConfig].
@@ -427,7 +431,7 @@ func (c *Cluster) preemptionRound(r *Result) error {
 func (c *Cluster) reload(file []byte, r *Result) error {
 	switch {
 	case c.capS != nil:
-		cfg, err := capacity.ParseXML(bytes.NewReader(file))
+		cfg, _, err := capacity.ParseXMLReport(bytes.NewReader(file), c.cfg.CapacityParse)
 		if err != nil {
 			return err
 		}

@@ -374,12 +374,14 @@ func TestCrashRecovery(t *testing.T) {
 // TestSnapshotModes: a Cluster whose parts all write their own snapshots
 // snapshots them (and keeps no history); the header says which.
 func TestSnapshotModes(t *testing.T) {
-	c, err := New(demo(t, Fair))
-	require.NoError(t, err)
-	assert.True(t, c.partsOK, "the fair cluster's parts write their own snapshots")
-	w := NewWorkload(3, Fair)
-	for range 500 {
-		w.Observe(c.Apply(w.Next()))
+	for _, k := range kinds {
+		c, err := New(demo(t, k))
+		require.NoError(t, err)
+		assert.True(t, c.partsOK, "%s: the parts write their own snapshots", k)
+		w := NewWorkload(3, k)
+		for range 500 {
+			w.Observe(c.Apply(w.Next()))
+		}
+		assert.Nil(t, c.history, "%s: no history is kept", k)
 	}
-	assert.Nil(t, c.history, "no history is kept")
 }

@@ -2,21 +2,22 @@ package durable
 
 import (
 	"bufio"
-	"fmt"
 
-	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
 	"github.com/berthsched/berth/preempt"
 )
 
-// TODO(issue 11): capacity.RestoreScheduler and preempt.RestoreProportional
-// arrive with the snapcap branch; until then a capacity Cluster snapshots
-// in history mode and never reaches these.
-
-func restoreCapacity(*bufio.Reader, *Cluster) (*capacity.Scheduler, error) {
-	return nil, fmt.Errorf("%w: this build restores no capacity scheduler snapshot", berth.ErrUnsupportedVersion)
+// restoreCapacity reads the capacity scheduler's snapshot with what the
+// Config supplies: the groups mapping, a host calculator, the host's
+// ordering policies.
+func restoreCapacity(br *bufio.Reader, c *Cluster) (*capacity.Scheduler, error) {
+	cc := c.cfg.CapacityConfig
+	return capacity.RestoreScheduler(br, capacity.RestoreEnv{Clock: c.clock, Groups: cc.Groups, Calculator: cc.Calculator,
+		AppOrderings: c.cfg.CapacityParse.AppOrderings, ChildOrderings: c.cfg.CapacityParse.ChildOrderings})
 }
 
-func restoreProportional(*bufio.Reader, *Cluster) (*preempt.Proportional, error) {
-	return nil, fmt.Errorf("%w: this build restores no proportional policy snapshot", berth.ErrUnsupportedVersion)
+// restoreProportional reads the proportional policy's snapshot over the
+// restored scheduler.
+func restoreProportional(br *bufio.Reader, c *Cluster) (*preempt.Proportional, error) {
+	return preempt.RestoreProportional(br, c.capS)
 }
