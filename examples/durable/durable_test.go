@@ -141,7 +141,7 @@ func TestWorkloadRoundTrip(t *testing.T) {
 	for _, k := range kinds {
 		c, err := New(demo(t, k))
 		require.NoError(t, err)
-		w := NewWorkload(7, k)
+		w := smallWorkload(7, k)
 		seen := map[Kind]bool{}
 		for range 20000 {
 			cmd := w.Next()
@@ -195,7 +195,7 @@ func TestSnapshotRestoreContinue(t *testing.T) {
 		cfg := demo(t, k)
 		a, err := New(cfg)
 		require.NoError(t, err)
-		w := NewWorkload(11, k)
+		w := smallWorkload(11, k)
 		for range 3000 {
 			w.Observe(a.Apply(w.Next()))
 		}
@@ -249,7 +249,7 @@ func TestJournalReplayProperty(t *testing.T) {
 				st, err := Open(dir, cfg, opts)
 				require.NoError(t, err)
 				rng := rand.New(rand.NewPCG(seed, 99))
-				w := NewWorkload(seed, k)
+				w := smallWorkload(seed, k)
 				for i := range 4000 {
 					cmd := w.Next()
 					rd, ed := direct.Apply(cmd)
@@ -292,7 +292,7 @@ func crashChild(dir string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	w := NewWorkload(seed, kind)
+	w := smallWorkload(seed, kind)
 	out := bufio.NewWriter(os.Stdout)
 	for i := 0; ; i++ {
 		r, err := st.Apply(w.Next())
@@ -355,7 +355,7 @@ func TestCrashRecovery(t *testing.T) {
 
 		ref, err := New(cfg)
 		require.NoError(t, err)
-		w := NewWorkload(seed, k)
+		w := smallWorkload(seed, k)
 		for range got {
 			w.Observe(ref.Apply(w.Next()))
 		}
@@ -378,10 +378,19 @@ func TestSnapshotModes(t *testing.T) {
 		c, err := New(demo(t, k))
 		require.NoError(t, err)
 		assert.True(t, c.partsOK, "%s: the parts write their own snapshots", k)
-		w := NewWorkload(3, k)
+		w := smallWorkload(3, k)
 		for range 500 {
 			w.Observe(c.Apply(w.Next()))
 		}
 		assert.Nil(t, c.history, "%s: no history is kept", k)
 	}
+}
+
+// smallWorkload is a workload on a dozen nodes, so that a few thousand
+// commands hold many rounds (every kind of command, many follower runs and
+// preemption rounds).
+func smallWorkload(seed uint64, k SchedulerKind) *Workload {
+	w := NewWorkload(seed, k)
+	w.Nodes, w.Apps = 12, 10
+	return w
 }

@@ -38,7 +38,7 @@ const DemoFairXML = `<allocations>
 
 // DemoConfig returns a small cluster configuration under the given
 // scheduler: two tenant queues and a reservable queue with one plan of
-// 12 GiB and 12 vcores, preemption on. The tests, benchmarks and
+// 64 GiB and 64 vcores, preemption on. The tests, benchmarks and
 // examples/ha use it with a [Workload].
 func DemoConfig(kind SchedulerKind) (Config, error) {
 	cfg := Config{Scheduler: kind, ClusterTimestamp: 1700000000000, Preemption: true}
@@ -50,13 +50,13 @@ func DemoConfig(kind SchedulerKind) (Config, error) {
 		}
 		cfg.CapacityConfig = cc
 		cfg.Proportional = preempt.DefaultProportionalConfig()
-		cfg.Plans = []PlanSpec{{Queue: "dedicated", Capacity: berth.New(12288, 12)}}
+		cfg.Plans = []PlanSpec{{Queue: "dedicated", Capacity: berth.New(65536, 64)}}
 	case Fair:
 		cfg.FairConfig = fair.DefaultConfig()
 		cfg.FairConfig.AssignMultiple = true
 		cfg.FairAllocation = []byte(DemoFairXML)
 		cfg.FairPreemption = preempt.DefaultFairConfig()
-		cfg.Plans = []PlanSpec{{Queue: "root.dedicated", Capacity: berth.New(12288, 12)}}
+		cfg.Plans = []PlanSpec{{Queue: "root.dedicated", Capacity: berth.New(65536, 64)}}
 	default:
 		return Config{}, fmt.Errorf("durable: %w: scheduler %s", berth.ErrInvalidArgument, kind)
 	}
@@ -92,11 +92,17 @@ type Workload struct {
 	round    int
 	plan     []action
 	hb       int
+	// Nodes and Apps are the cluster's steady size: nodes join until
+	// there are Nodes (a node that leaves is replaced, by itself coming
+	// back or by a new one), applications arrive faster while fewer than
+	// Apps run. NewWorkload sets 96 and 48; set
+	// them before the first Next.
+	Nodes, Apps int
 }
 
 // NewWorkload starts a stream for a cluster of the given scheduler.
 func NewWorkload(seed uint64, kind SchedulerKind) *Workload {
-	return &Workload{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), kind: kind,
+	return &Workload{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), kind: kind, Nodes: 96, Apps: 48,
 		byNode: map[string][]queue.ContainerID{}, byApp: map[string][]queue.ContainerID{},
 		ctrNode: map[queue.ContainerID]string{}, ctrApp: map[queue.ContainerID]string{}}
 }
@@ -139,10 +145,6 @@ const (
 // half of the applications call allocate, applications arrive and finish
 // around a steady population, the follower runs, and every third second
 // the preemption policy; reservations, node churn and reloads are rarer.
-const (
-	targetNodes = 32
-	targetApps  = 24
-)
 
 func (w *Workload) newRound() {
 	r := w.rng
@@ -154,10 +156,10 @@ func (w *Workload) newRound() {
 	for range (len(w.apps) + 1) / 2 {
 		acts = append(acts, actAllocate)
 	}
-	if len(w.apps) < targetApps || r.IntN(3) == 0 {
+	if len(w.apps) < w.Apps || r.IntN(3) == 0 {
 		acts = append(acts, actSubmit)
 	}
-	if len(w.apps) > targetApps/2 && r.IntN(2) == 0 {
+	if len(w.apps) > w.Apps/2 && r.IntN(2) == 0 {
 		acts = append(acts, actFinish)
 	}
 	if r.IntN(50) == 0 {
@@ -166,13 +168,13 @@ func (w *Workload) newRound() {
 	if r.IntN(60) == 0 {
 		acts = append(acts, actRemoveNode)
 	}
-	if r.IntN(10) == 0 {
+	if r.IntN(30) == 0 {
 		acts = append(acts, actNewReservation)
 	}
-	if r.IntN(40) == 0 {
+	if r.IntN(120) == 0 {
 		acts = append(acts, actUpdateReservation)
 	}
-	if r.IntN(40) == 0 {
+	if r.IntN(120) == 0 {
 		acts = append(acts, actDeleteReservation)
 	}
 	if r.IntN(20) == 0 {
@@ -200,7 +202,7 @@ func (w *Workload) next() Command {
 			Stages: []plan.Stage{{Capability: berth.New(1024, 1), Containers: int64(1 + r.IntN(8)), Concurrency: 1, Duration: int64(1+r.IntN(20)) * 60_000}}}
 		return SubmitReservation{Request: plan.SubmissionRequest{Queue: w.queueName("dedicated"), ID: w.drawn, Definition: def, User: "u1"}}
 	}
-	if len(w.nodes) < targetNodes/2 {
+	if len(w.nodes) < w.Nodes {
 		return w.addNode()
 	}
 	for {
@@ -263,7 +265,7 @@ func (w *Workload) command(a action) Command {
 	case actAddNode:
 		return w.addNode()
 	case actRemoveNode:
-		if len(w.nodes) <= targetNodes/2 {
+		if len(w.nodes) <= w.Nodes/2 {
 			return nil
 		}
 		return RemoveNode{ID: w.nodes[r.IntN(len(w.nodes))]}

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/examples/durable"
 	"github.com/berthsched/berth/queue"
 )
@@ -47,7 +51,7 @@ func TestReplicasAgree(t *testing.T) {
 			g, cfg := newGroup(t, k)
 			ref, err := durable.New(cfg)
 			require.NoError(t, err)
-			w := durable.NewWorkload(21, k)
+			w := smallWorkload(21, k)
 			for i := range 400 {
 				cmd := w.Next()
 				r, callErr, err := g.Apply(cmd)
@@ -80,7 +84,7 @@ func TestLeaderFailover(t *testing.T) {
 				g, cfg := newGroup(t, k)
 				ref, err := durable.New(cfg)
 				require.NoError(t, err)
-				w := durable.NewWorkload(33, k)
+				w := smallWorkload(33, k)
 				live := map[queue.ContainerID]bool{}
 				run := func(n int) {
 					for i := range n {
@@ -100,44 +104,38 @@ func TestLeaderFailover(t *testing.T) {
 				old, err := g.Leader()
 				require.NoError(t, err)
 				if inFlight {
-					// Send a command and kill the leader before waiting for
-					// it: it may or may not have been committed.
+					// Kill the leader while a command is in flight: it may
+					// or may not have been committed; the client's retry
+					// is applied once either way, and answered as the
+					// reference answers.
 					cmd := w.Next()
-					b, _ := cmd.AppendBinary(nil)
-					f := old.Raft.Apply(b, time.Second)
-					require.NoError(t, g.Stop(old))
-					_ = f.Error()
-					nl, err := g.Leader()
-					require.NoError(t, err)
-					require.NotEqual(t, old.ID, nl.ID)
-					// The new leader's barrier applies everything committed.
-					require.NoError(t, nl.Raft.Barrier(g.Timeout).Error())
-					var rr durable.Result
-					var rerr error
-					if nl.FSM.Cluster().Seq() == ref.Seq()+1 {
-						rr, rerr = ref.Apply(cmd) // it was committed
-					} else {
-						require.Equal(t, ref.Seq(), nl.FSM.Cluster().Seq())
-						var callErr error
-						var r durable.Result
-						r, callErr, err = g.Apply(cmd) // it was not: the client retries
-						require.NoError(t, err)
-						rr, rerr = ref.Apply(cmd)
-						require.True(t, reflect.DeepEqual(rr, r))
-						assert.Equal(t, rerr == nil, callErr == nil)
+					type answer struct {
+						r       durable.Result
+						callErr error
+						err     error
 					}
+					done := make(chan answer, 1)
+					go func() {
+						r, callErr, err := g.Apply(cmd)
+						done <- answer{r, callErr, err}
+					}()
+					time.Sleep(time.Millisecond)
+					require.NoError(t, g.Stop(old))
+					a := <-done
+					require.NoError(t, a.err)
+					rr, rerr := ref.Apply(cmd)
+					require.True(t, reflect.DeepEqual(rr, a.r), "the in-flight command answered differently")
+					assert.Equal(t, rerr == nil, a.callErr == nil)
 					w.Observe(rr, rerr)
-					for _, a := range rr.Allocations {
-						live[a.ID] = true
+					for _, al := range rr.Allocations {
+						live[al.ID] = true
 					}
 				} else {
 					require.NoError(t, g.Stop(old))
-					nl, err := g.Leader()
-					require.NoError(t, err)
-					require.NotEqual(t, old.ID, nl.ID)
 				}
 				nl, err := g.Leader()
 				require.NoError(t, err)
+				require.NotEqual(t, old.ID, nl.ID)
 				want, err := Digest(ref)
 				require.NoError(t, err)
 				agree(t, g, ref.Seq(), want, "after the failover")
@@ -173,7 +171,7 @@ func TestCatchUpFromSnapshot(t *testing.T) {
 			g, cfg := newGroup(t, k)
 			ref, err := durable.New(cfg)
 			require.NoError(t, err)
-			w := durable.NewWorkload(44, k)
+			w := smallWorkload(44, k)
 			run := func(n int) {
 				for range n {
 					cmd := w.Next()
@@ -222,3 +220,49 @@ func TestDemo(t *testing.T) {
 	require.NoError(t, run())
 }
 
+// smallWorkload is a workload on a dozen nodes, so that a few hundred
+// commands hold many rounds (follower runs, preemption rounds,
+// reservations).
+func smallWorkload(seed uint64, k durable.SchedulerKind) *durable.Workload {
+	w := durable.NewWorkload(seed, k)
+	w.Nodes, w.Apps = 12, 10
+	return w
+}
+
+// TestFSMAppliesARequestOnce: a retried request (same number) is answered
+// with the first answer and not applied again; the request number
+// survives a snapshot.
+func TestFSMAppliesARequestOnce(t *testing.T) {
+	cfg, err := durable.DemoConfig(durable.Capacity)
+	require.NoError(t, err)
+	f, err := NewFSM(cfg)
+	require.NoError(t, err)
+	add, err := Entry(1, durable.AddNode{Node: queue.NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(8192, 8)}})
+	require.NoError(t, err)
+	first := f.Apply(&raft.Log{Type: raft.LogCommand, Data: add}).(Response)
+	require.NoError(t, first.Err)
+	again := f.Apply(&raft.Log{Type: raft.LogCommand, Data: add}).(Response)
+	assert.True(t, again.Duplicate)
+	assert.Equal(t, first.Result, again.Result)
+	assert.Equal(t, uint64(1), f.Cluster().Seq(), "applied once")
+
+	snap, err := f.Snapshot()
+	require.NoError(t, err)
+	sink := &memSink{}
+	require.NoError(t, snap.Persist(sink))
+	g, err := NewFSM(cfg)
+	require.NoError(t, err)
+	require.NoError(t, g.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))))
+	dup := g.Apply(&raft.Log{Type: raft.LogCommand, Data: add}).(Response)
+	assert.True(t, dup.Duplicate, "the restored FSM knows the request")
+	assert.Equal(t, uint64(1), g.Cluster().Seq())
+
+	bad := g.Apply(&raft.Log{Type: raft.LogCommand, Data: []byte{2, 99}}).(Response)
+	assert.Error(t, bad.Err, "an entry that does not decode is refused")
+}
+
+type memSink struct{ bytes.Buffer }
+
+func (s *memSink) ID() string    { return "mem" }
+func (s *memSink) Cancel() error { return nil }
+func (s *memSink) Close() error  { return nil }

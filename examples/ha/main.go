@@ -33,6 +33,7 @@ func run() error {
 	}
 	fmt.Printf("three replicas up; leader %s\n", l.ID)
 	w := durable.NewWorkload(1, durable.Capacity)
+	w.Nodes, w.Apps = 24, 16
 	containers := 0
 	step := func(n int) error {
 		for range n {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"encoding/binary"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -23,10 +24,21 @@ import (
 // durable.Cluster; raft snapshots are the Cluster's snapshot stream.
 // Every replica applies the same commands in the same order to a Cluster
 // built from the same Config, so every replica is in the same state.
+//
+// A log entry is a request number (uvarint) followed by the command: a
+// client that lost its leader mid-call sends the same request again, and
+// the FSM applies a request number it has already applied only once (the
+// client-session rule of the raft paper, §8), answering the retry with the
+// first answer. The last request number is replicated state: it is in
+// the FSM's snapshot.
 type FSM struct {
 	cfg      durable.Config
-	cluster  atomic.Pointer[durable.Cluster]
 	restores atomic.Int64
+
+	mu       sync.Mutex
+	cluster  *durable.Cluster
+	lastReq  uint64
+	lastResp Response
 }
 
 // Response is what [FSM.Apply] returns for a command, handed to the
@@ -34,6 +46,10 @@ type FSM struct {
 type Response struct {
 	Result durable.Result
 	Err    error // the call's own error (a refused submission); the command still counts
+	// Duplicate marks the answer to a request applied before; after a
+	// snapshot was installed in between, the first answer is gone and
+	// Result is empty.
+	Duplicate bool
 }
 
 // NewFSM builds a replica's state machine at genesis.
@@ -42,16 +58,23 @@ func NewFSM(cfg durable.Config) (*FSM, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &FSM{cfg: cfg}
-	f.cluster.Store(c)
-	return f, nil
+	return &FSM{cfg: cfg, cluster: c}, nil
 }
 
 // Cluster returns the replica's current Cluster, for reading.
-func (f *FSM) Cluster() *durable.Cluster { return f.cluster.Load() }
+func (f *FSM) Cluster() *durable.Cluster {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cluster
+}
 
 // Restores counts the snapshots installed by [FSM.Restore].
 func (f *FSM) Restores() int64 { return f.restores.Load() }
+
+// Entry encodes a log entry: request number req, then the command.
+func Entry(req uint64, cmd durable.Command) ([]byte, error) {
+	return cmd.AppendBinary(binary.AppendUvarint(nil, req))
+}
 
 // Apply implements raft.FSM. A log entry that does not decode is a bug in
 // the writer (the leader encoded it); it is answered with the error and
@@ -60,34 +83,59 @@ func (f *FSM) Apply(l *raft.Log) any {
 	if l.Type != raft.LogCommand {
 		return nil
 	}
-	cmd, err := durable.DecodeCommand(l.Data)
+	req, n := binary.Uvarint(l.Data)
+	if n <= 0 {
+		return Response{Err: errors.New("ha: log entry without a request number")}
+	}
+	cmd, err := durable.DecodeCommand(l.Data[n:])
 	if err != nil {
 		return Response{Err: err}
 	}
-	r, err := f.cluster.Load().Apply(cmd)
-	return Response{Result: r, Err: err}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if req <= f.lastReq {
+		r := Response{Duplicate: true}
+		if req == f.lastReq {
+			r = f.lastResp
+			r.Duplicate = true
+		}
+		return r
+	}
+	res, err := f.cluster.Apply(cmd)
+	f.lastReq, f.lastResp = req, Response{Result: res, Err: err}
+	return f.lastResp
 }
 
 // Snapshot implements raft.FSM. raft calls it between two Applies; the
-// Cluster's state is written out here, so Persist can run while later
-// commands are applied.
+// state is written out here (the last request number, then the Cluster's
+// snapshot), so Persist can run while later commands are applied.
 func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	var buf bytes.Buffer
-	if err := f.cluster.Load().WriteSnapshot(&buf); err != nil {
+	buf.Write(binary.LittleEndian.AppendUint64(nil, f.lastReq))
+	if err := f.cluster.WriteSnapshot(&buf); err != nil {
 		return nil, err
 	}
 	return snapshot(buf.Bytes()), nil
 }
 
-// Restore implements raft.FSM: the replica's Cluster is replaced by the
-// one the snapshot holds, built from the replica's Config.
+// Restore implements raft.FSM: the replica's state is replaced by the
+// snapshot's, the Cluster built from the replica's Config.
 func (f *FSM) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
-	c, err := durable.Restore(bufio.NewReaderSize(rc, 256<<10), f.cfg)
+	br := bufio.NewReaderSize(rc, 256<<10)
+	var req [8]byte
+	if _, err := io.ReadFull(br, req[:]); err != nil {
+		return fmt.Errorf("ha: snapshot: %w", err)
+	}
+	c, err := durable.Restore(br, f.cfg)
 	if err != nil {
 		return err
 	}
-	f.cluster.Store(c)
+	f.mu.Lock()
+	f.cluster, f.lastReq, f.lastResp = c, binary.LittleEndian.Uint64(req[:]), Response{}
+	f.mu.Unlock()
 	f.restores.Add(1)
 	return nil
 }
@@ -124,6 +172,7 @@ type Group struct {
 	raftConf func(id raft.ServerID) *raft.Config
 	Replicas []*Replica
 	Timeout  time.Duration
+	req      uint64 // the last request number sent
 }
 
 // RaftConfig is the raft configuration of a replica in a [Group]: fast
@@ -253,22 +302,40 @@ func (g *Group) Leader() (*Replica, error) {
 
 // Apply sends a command through the raft log from the current leader and
 // returns its result once it is committed and applied on the leader:
-// then it is acknowledged, on a majority of replicas.
+// then it is acknowledged, held by a majority of replicas. It returns the
+// durable call's own error second and a failure to commit third. When
+// the leader is lost during the call, Apply waits for the next leader and
+// sends the same request again; the FSMs apply it once whichever way it
+// went. A Group is one client: its requests are numbered in order.
 func (g *Group) Apply(cmd durable.Command) (durable.Result, error, error) {
-	b, err := cmd.AppendBinary(nil)
+	g.mu.Lock()
+	g.req++
+	req := g.req
+	g.mu.Unlock()
+	b, err := Entry(req, cmd)
 	if err != nil {
 		return durable.Result{}, nil, err
 	}
-	l, err := g.Leader()
-	if err != nil {
-		return durable.Result{}, nil, err
+	deadline := time.Now().Add(g.Timeout)
+	for {
+		l, err := g.Leader()
+		if err != nil {
+			return durable.Result{}, nil, err
+		}
+		f := l.Raft.Apply(b, g.Timeout)
+		err = f.Error()
+		if err == nil {
+			resp := f.Response().(Response)
+			return resp.Result, resp.Err, nil
+		}
+		retry := errors.Is(err, raft.ErrLeadershipLost) || errors.Is(err, raft.ErrNotLeader) ||
+			errors.Is(err, raft.ErrLeadershipTransferInProgress) || errors.Is(err, raft.ErrRaftShutdown) ||
+			errors.Is(err, raft.ErrEnqueueTimeout)
+		if !retry || time.Now().After(deadline) {
+			return durable.Result{}, nil, err
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	f := l.Raft.Apply(b, g.Timeout)
-	if err := f.Error(); err != nil {
-		return durable.Result{}, nil, err
-	}
-	resp := f.Response().(Response)
-	return resp.Result, resp.Err, nil
 }
 
 // WaitApplied waits until every running replica has applied seq commands.
