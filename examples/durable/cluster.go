@@ -154,15 +154,8 @@ type Cluster struct {
 	prop   *preempt.Proportional
 	fairPr *preempt.FairPreemptor
 
-	// savers are the parts in snapshot order; partsOK says every part
-	// writes its own snapshot.
-	savers  []saver
-	partsOK bool
-	// history holds every command applied since genesis, encoded one
-	// after another with a uvarint length each, when a part cannot write
-	// its own snapshot: a snapshot is then the replay of it.
-	history []byte
-	scratch []byte
+	// savers are the parts in snapshot order.
+	savers []saver
 }
 
 // New builds a Cluster at genesis from cfg.
@@ -315,15 +308,6 @@ func (c *Cluster) Apply(cmd Command) (Result, error) {
 	defer c.mu.Unlock()
 	if cmd == nil {
 		return Result{}, errInvalid(0, "command", "nil command")
-	}
-	if !c.partsOK {
-		var err error
-		c.scratch, err = cmd.AppendBinary(c.scratch[:0])
-		if err != nil {
-			return Result{}, err
-		}
-		c.history = putUvarint(c.history, uint64(len(c.scratch)))
-		c.history = append(c.history, c.scratch...)
 	}
 	c.seq++
 	r := Result{Kind: cmd.Kind(), Seq: c.seq, Now: c.clock.Now()}

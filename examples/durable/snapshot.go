@@ -2,7 +2,6 @@ package durable
 
 import (
 	"bufio"
-	"encoding/binary"
 	"fmt"
 	"io"
 
@@ -28,18 +27,14 @@ const snapshotVersion = 1
 //	preemption bool     whether the preemption policy is on
 //	seq        uvarint  commands applied since genesis
 //	now        varint   the clock
-//	mode       uvarint  0: the parts' snapshots follow; 1: history follows
-//	history    bytes    (mode 1) every command since genesis, each a
-//	                    uvarint length and its encoding
+//	mode       uvarint  0: the parts' snapshots follow (the only mode of
+//	                    version 1; the field leaves room for others)
 //
-// In mode 0 the header is followed by the parts' own snapshots one after
-// another (berth.NewStateDecoder reads each and nothing past it): the
+// The header is followed by the parts' own snapshots one after another
+// (berth.NewStateDecoder reads each and nothing past it): the
 // reservation system (when there are plans), the scheduler, the follower
 // (when there are plans) and the preemption policy (when it is on).
-const (
-	modeParts   = 0
-	modeHistory = 1
-)
+const modeParts = 0
 
 // saver is a part that writes its own snapshot (the SaveState methods of
 // plan.System, the schedulers, follower.Follower and the preemption
@@ -48,36 +43,25 @@ type saver interface {
 	SaveState(w io.Writer) error
 }
 
-// findSavers lists the parts in snapshot order and notes whether each
-// writes its own snapshot; if one cannot, the Cluster keeps its history.
+// findSavers lists the parts in snapshot order.
 func (c *Cluster) findSavers() {
-	var parts []any
+	c.savers = c.savers[:0]
 	if c.sys != nil {
-		parts = append(parts, c.sys)
+		c.savers = append(c.savers, c.sys)
 	}
 	if c.capS != nil {
-		parts = append(parts, c.capS)
+		c.savers = append(c.savers, c.capS)
 	} else {
-		parts = append(parts, c.fairS)
+		c.savers = append(c.savers, c.fairS)
 	}
 	if c.fol != nil {
-		parts = append(parts, c.fol)
+		c.savers = append(c.savers, c.fol)
 	}
 	if c.prop != nil {
-		parts = append(parts, c.prop)
+		c.savers = append(c.savers, c.prop)
 	}
 	if c.fairPr != nil {
-		parts = append(parts, c.fairPr)
-	}
-	c.savers, c.partsOK = c.savers[:0], true
-	for _, p := range parts {
-		s, ok := p.(saver)
-		if !ok {
-			c.savers, c.partsOK = nil, false
-			c.history = []byte{}
-			return
-		}
-		c.savers = append(c.savers, s)
+		c.savers = append(c.savers, c.fairPr)
 	}
 }
 
@@ -93,11 +77,6 @@ func (c *Cluster) WriteSnapshot(w io.Writer) error {
 	e.Bool(c.cfg.Preemption)
 	e.Uvarint(c.seq)
 	e.Varint(c.clock.Now())
-	if !c.partsOK {
-		e.Uvarint(modeHistory)
-		e.Bytes(c.history)
-		return e.Finish()
-	}
 	e.Uvarint(modeParts)
 	if err := e.Finish(); err != nil {
 		return err
@@ -139,14 +118,8 @@ func Restore(r io.Reader, cfg Config) (*Cluster, error) {
 	now := d.Varint()
 	d.Field("mode")
 	mode := d.Uvarint()
-	var history []byte
-	switch mode {
-	case modeHistory:
-		d.Field("history")
-		history = d.Bytes()
-	case modeParts:
-	default:
-		d.Fail(fmt.Errorf("%w: mode %d", berth.ErrCorruptState, mode))
+	if mode != modeParts {
+		d.Fail(fmt.Errorf("%w: mode %d", berth.ErrUnsupportedVersion, mode))
 	}
 	if err := d.Finish(); err != nil {
 		return nil, err
@@ -155,31 +128,7 @@ func Restore(r io.Reader, cfg Config) (*Cluster, error) {
 		return nil, fmt.Errorf("durable: %w: snapshot of a %s cluster with %d plans (preemption %t), Config has %s with %d plans (preemption %t)",
 			berth.ErrInvalidArgument, kind, nplans, pre, cfg.Scheduler, len(cfg.Plans), cfg.Preemption)
 	}
-	if mode == modeParts {
-		return restoreParts(br, cfg, seq, now)
-	}
-	c, err := New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	c.history = []byte{}
-	for b := history; len(b) > 0; {
-		n, k := binary.Uvarint(b)
-		if k <= 0 || uint64(len(b)-k) < n {
-			return nil, fmt.Errorf("durable: snapshot history: %w", errShort)
-		}
-		cmd, err := DecodeCommand(b[k : k+int(n)])
-		if err != nil {
-			return nil, fmt.Errorf("durable: snapshot history, command %d: %w", c.seq+1, err)
-		}
-		c.Apply(cmd) // a call's own error is part of the history
-		b = b[k+int(n):]
-	}
-	if c.seq != seq || c.clock.Now() != now {
-		return nil, fmt.Errorf("durable: %w: snapshot history replays to command %d at %d, header says %d at %d",
-			berth.ErrCorruptState, c.seq, c.clock.Now(), seq, now)
-	}
-	return c, nil
+	return restoreParts(br, cfg, seq, now)
 }
 
 // restoreParts reads the parts' snapshots that follow the header, in
@@ -236,9 +185,6 @@ func restoreParts(br *bufio.Reader, cfg Config, seq uint64, now berth.Time) (*Cl
 		}
 	}
 	c.findSavers()
-	if !c.partsOK {
-		return nil, fmt.Errorf("durable: %w: restored parts cannot write snapshots", berth.ErrInvalidArgument)
-	}
 	return c, nil
 }
 

@@ -144,7 +144,9 @@ const (
 // Rounds: every second of cluster time each node heartbeats once, about
 // half of the applications call allocate, applications arrive and finish
 // around a steady population, the follower runs, and every third second
-// the preemption policy; reservations, node churn and reloads are rarer.
+// the preemption policy; a reservation arrives about every two minutes,
+// nodes leave about once a minute, and the configuration is reloaded
+// about every eight minutes.
 
 func (w *Workload) newRound() {
 	r := w.rng
@@ -168,13 +170,13 @@ func (w *Workload) newRound() {
 	if r.IntN(60) == 0 {
 		acts = append(acts, actRemoveNode)
 	}
-	if r.IntN(30) == 0 {
+	if r.IntN(120) == 0 {
 		acts = append(acts, actNewReservation)
 	}
-	if r.IntN(120) == 0 {
+	if r.IntN(400) == 0 {
 		acts = append(acts, actUpdateReservation)
 	}
-	if r.IntN(120) == 0 {
+	if r.IntN(400) == 0 {
 		acts = append(acts, actDeleteReservation)
 	}
 	if r.IntN(20) == 0 {
