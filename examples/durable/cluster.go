@@ -27,6 +27,7 @@ const (
 	Fair     SchedulerKind = 2 // fair.Scheduler with preempt.FairPreemptor
 )
 
+// String names the scheduler ("capacity", "fair").
 func (k SchedulerKind) String() string {
 	switch k {
 	case Capacity:

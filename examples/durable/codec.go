@@ -40,6 +40,7 @@ type CommandError struct {
 	Err   error
 }
 
+// Error says which command and field could not be decoded, and why.
 func (e *CommandError) Error() string {
 	return fmt.Sprintf("command %s, field %s: %v", e.Kind, e.Field, e.Err)
 }

@@ -142,6 +142,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 
 type snapshot []byte
 
+// Persist writes the snapshot taken by FSM.Snapshot to raft's sink.
 func (s snapshot) Persist(sink raft.SnapshotSink) error {
 	if _, err := sink.Write(s); err != nil {
 		sink.Cancel()
@@ -150,6 +151,7 @@ func (s snapshot) Persist(sink raft.SnapshotSink) error {
 	return sink.Close()
 }
 
+// Release has nothing to free: the bytes are garbage collected.
 func (s snapshot) Release() {}
 
 // Replica is one Berth replica: a raft node with its FSM, in-memory log,

@@ -66,6 +66,7 @@ type RecordError struct {
 	Err     error
 }
 
+// Error names the segment, the record and the offset, and the cause.
 func (e *RecordError) Error() string {
 	seg := e.Segment
 	if seg == "" {
