@@ -100,6 +100,7 @@ type scheduler interface {
 	FinishApp(string) ([]queue.Ended, error)
 	KillApp(string) ([]queue.Ended, error)
 	KillContainer(queue.ContainerID) (queue.Ended, error)
+	MoveApp(appID, target string) (string, error)
 }
 
 // Result is what one command's call returned; only the fields of that
@@ -111,7 +112,8 @@ type Result struct {
 	Kind Kind
 	Seq  uint64
 	Now  berth.Time
-	// Queue is where SubmitApp placed the application.
+	// Queue is where SubmitApp placed the application, or MoveApp moved
+	// it.
 	Queue string
 	// Headroom is Allocate's answer.
 	Headroom berth.Resource
@@ -339,6 +341,8 @@ func (c *Cluster) apply(cmd Command, r *Result) error {
 		r.Ended, err = c.sched.FinishApp(cmd.App)
 	case KillApp:
 		r.Ended, err = c.sched.KillApp(cmd.App)
+	case MoveApp:
+		r.Queue, err = c.sched.MoveApp(cmd.App, cmd.Target)
 	case KillContainer:
 		var e queue.Ended
 		if e, err = c.sched.KillContainer(cmd.ID); err == nil {

@@ -290,6 +290,8 @@ func DecodeCommand(b []byte) (Command, error) {
 		c = PreemptionRound{}
 	case KindReloadConfig:
 		c = decodeReloadConfig(d)
+	case KindMoveApp:
+		c = decodeMoveApp(d)
 	default:
 		return nil, &CommandError{Kind: k, Field: "kind", Err: fmt.Errorf("%w: unknown command kind %d", berth.ErrCorruptState, k)}
 	}

@@ -31,6 +31,7 @@ const (
 	KindRunFollower       Kind = 14
 	KindPreemptionRound   Kind = 15
 	KindReloadConfig      Kind = 16
+	KindMoveApp           Kind = 17
 )
 
 var kindNames = [...]string{
@@ -40,6 +41,7 @@ var kindNames = [...]string{
 	KindNewReservationID: "NewReservationID", KindSubmitReservation: "SubmitReservation",
 	KindUpdateReservation: "UpdateReservation", KindDeleteReservation: "DeleteReservation",
 	KindRunFollower: "RunFollower", KindPreemptionRound: "PreemptionRound", KindReloadConfig: "ReloadConfig",
+	KindMoveApp: "MoveApp",
 }
 
 // String names the kind as its command type.
@@ -481,4 +483,29 @@ func (c ReloadConfig) AppendBinary(b []byte) ([]byte, error) {
 func decodeReloadConfig(d *dec) Command {
 	d.field = "File"
 	return ReloadConfig{File: d.bytes()}
+}
+
+// MoveApp moves an application to another leaf queue (YARN's
+// moveApplicationAcrossQueues); [Result.Queue] is the queue it landed in.
+type MoveApp struct {
+	App    string
+	Target string
+}
+
+// Kind implements Command.
+func (MoveApp) Kind() Kind { return KindMoveApp }
+func (MoveApp) command()   {}
+
+// AppendBinary implements Command.
+func (c MoveApp) AppendBinary(b []byte) ([]byte, error) {
+	b = putString(header(b, KindMoveApp), c.App)
+	return putString(b, c.Target), nil
+}
+func decodeMoveApp(d *dec) Command {
+	var c MoveApp
+	d.field = "App"
+	c.App = d.string()
+	d.field = "Target"
+	c.Target = d.string()
+	return c
 }

@@ -112,6 +112,7 @@ func TestCommandsRoundTrip(t *testing.T) {
 		DeleteReservation{Request: plan.DeleteRequest{ID: id, User: "u"}},
 		RunFollower{}, PreemptionRound{},
 		ReloadConfig{File: []byte("<allocations/>")},
+		MoveApp{App: "a", Target: "root.b"},
 	}
 	for _, c := range cmds {
 		b, err := c.AppendBinary(nil)
@@ -154,7 +155,7 @@ func TestWorkloadRoundTrip(t *testing.T) {
 			require.Equal(t, cmd, got)
 			w.Observe(c.Apply(cmd))
 		}
-		for kind := KindAdvanceClock; kind <= KindReloadConfig; kind++ {
+		for kind := KindAdvanceClock; kind <= KindMoveApp; kind++ {
 			if kind == KindReloadConfig {
 				continue // rare: one in about 500 rounds
 			}

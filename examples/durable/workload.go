@@ -135,6 +135,7 @@ const (
 	actUpdateReservation
 	actDeleteReservation
 	actKill
+	actMove
 	actReload
 	actFollower
 	actPreempt
@@ -145,7 +146,8 @@ const (
 // half of the applications call allocate, applications arrive and finish
 // around a steady population, the follower runs, and every third second
 // the preemption policy; a reservation arrives about every two minutes,
-// nodes leave about once a minute, and the configuration is reloaded
+// nodes leave about once a minute, an application moves to the other
+// tenant's queue about once a minute, and the configuration is reloaded
 // about every eight minutes.
 
 func (w *Workload) newRound() {
@@ -181,6 +183,9 @@ func (w *Workload) newRound() {
 	}
 	if r.IntN(20) == 0 {
 		acts = append(acts, actKill)
+	}
+	if r.IntN(60) == 0 {
+		acts = append(acts, actMove)
 	}
 	if r.IntN(500) == 0 {
 		acts = append(acts, actReload)
@@ -299,6 +304,15 @@ func (w *Workload) command(a action) Command {
 			return KillContainer{ID: ids[r.IntN(len(ids))]}
 		}
 		return KillApp{App: app}
+	case actMove:
+		if len(w.apps) == 0 {
+			return nil
+		}
+		q := "root.a"
+		if r.IntN(2) == 0 {
+			q = "root.b"
+		}
+		return MoveApp{App: w.apps[r.IntN(len(w.apps))], Target: q}
 	case actReload:
 		if w.kind == Fair {
 			return ReloadConfig{File: []byte(DemoFairXML)}
