@@ -19,8 +19,8 @@
 // FinishApp, KillApp, KillContainer, MoveApp, NewReservationID,
 // SubmitReservation, UpdateReservation, DeleteReservation, RunFollower,
 // PreemptionRound and ReloadConfig cover what a ResourceManager is asked
-// to do. The clock is a command too, so the follower and the preemption policy run at the times
-// recorded. A command's encoding (see [DecodeCommand]) is a version byte, a
+// to do. The clock is a command too, so the follower and the preemption
+// policy run at the times recorded. A command's encoding (see [DecodeCommand]) is a version byte, a
 // kind byte and its fields as varints and length-prefixed strings; it has
 // no checksum of its own, the journal's record framing and raft's log
 // carry one. A call refused by Berth (an unknown node, an over-committed
