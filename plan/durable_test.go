@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -491,4 +492,48 @@ func FuzzRestoreSystemBody(f *testing.F) {
 			t.Fatal("restoring twice is not stable")
 		}
 	})
+}
+
+// TestSaveStateConcurrent saves a system while other goroutines submit,
+// delete and archive (run it with -race): every snapshot restores, and
+// its plans pass their invariant checks.
+func TestSaveStateConcurrent(t *testing.T) {
+	s := testSystem(t)
+	clock := berth.NewManualClock(1)
+	var wg sync.WaitGroup
+	for g := 0; g < 3; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 150; i++ {
+				id := s.NewReservationID()
+				def := simpleDef(berth.Time(200+i), berth.Time(300+i), berth.Duration(1+i%20), 0)
+				_ = s.Submit(SubmissionRequest{Queue: []string{"a", "b"}[(g+i)%2], ID: id, Definition: &def, User: fmt.Sprint("u", g)})
+				if i%3 == 0 {
+					_ = s.Delete(DeleteRequest{ID: id})
+				}
+				if g == 0 && i%25 == 0 {
+					_, _ = s.ArchiveCompleted(berth.Time(100 + i))
+				}
+			}
+		}(g)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	env := RestoreEnv{Clock: clock, Resolver: testResolver}
+	for n := 0; ; n++ {
+		var buf bytes.Buffer
+		require.NoError(t, s.SaveState(&buf))
+		r, err := RestoreSystem(&buf, env)
+		require.NoError(t, err)
+		for _, p := range r.Plans() {
+			require.NoError(t, checkState(p))
+		}
+		select {
+		case <-done:
+			require.Positive(t, n)
+			return
+		default:
+		}
+	}
 }
