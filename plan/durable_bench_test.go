@@ -54,6 +54,7 @@ func BenchmarkSystemSaveState(b *testing.B) {
 	var size int64
 	b.ReportAllocs()
 	b.ResetTimer()
+	stop := cpuClock(b)
 	a0 := totalAlloc()
 	for b.Loop() {
 		cw := &countingWriter{}
@@ -63,6 +64,7 @@ func BenchmarkSystemSaveState(b *testing.B) {
 		size = cw.n
 	}
 	per := float64(totalAlloc()-a0) / float64(b.N)
+	stop()
 	b.ReportMetric(float64(state)/1e6, "state-MB")
 	b.ReportMetric(float64(size)/1e6, "snapshot-MB")
 	b.ReportMetric(per/float64(state), "alloc/state")
@@ -82,6 +84,7 @@ func BenchmarkSystemRestore(b *testing.B) {
 	env := RestoreEnv{Clock: berth.NewManualClock(0), Resolver: benchResolver}
 	b.ReportAllocs()
 	b.ResetTimer()
+	stop := cpuClock(b)
 	a0 := totalAlloc()
 	var r *System
 	for b.Loop() {
@@ -91,6 +94,7 @@ func BenchmarkSystemRestore(b *testing.B) {
 		}
 	}
 	per := float64(totalAlloc()-a0) / float64(b.N)
+	stop()
 	b.StopTimer()
 	kept := heapInUse()
 	runtime.KeepAlive(r)
