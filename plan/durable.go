@@ -118,6 +118,8 @@ type PlanParts struct {
 // configuration gives the queue, or rebuilds built-ins from the specs
 // (agent.Resolve, policy.Resolve, policy.ResolveReplanner).
 type Resolver interface {
+	// ResolvePlan returns the Go values of the plan spec describes; an
+	// error aborts the restore (wrapped as berth.ErrInvalidArgument).
 	ResolvePlan(spec PlanSpec) (PlanParts, error)
 }
 
