@@ -462,7 +462,8 @@ func resolveParts(d *berth.StateDecoder, env RestoreEnv, spec PlanSpec, cfg *Con
 		var err error
 		if parts, err = env.Resolver.ResolvePlan(spec); err != nil {
 			d.Field(where + ".resolver")
-			d.Fail(berth.InvalidField("resolver", spec.Queue, "resolving the plan's components failed: "+err.Error()))
+			d.Fail(&berth.FieldError{Field: "resolver", Value: spec.Queue, Kind: berth.ErrInvalidArgument,
+				Reason: "resolving the plan's components failed", Err: err})
 			return false
 		}
 	}

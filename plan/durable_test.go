@@ -319,6 +319,8 @@ func TestRestoreRefusesWrongKindAndVersion(t *testing.T) {
 	assert.ErrorIs(t, err, berth.ErrUnsupportedVersion)
 }
 
+var errUnknownQueue = errors.New("unknown queue")
+
 func TestRestoreEnvironment(t *testing.T) {
 	saved := saveSystem(t, testSystem(t))
 	clock := berth.NewManualClock(1)
@@ -333,7 +335,7 @@ func TestRestoreEnvironment(t *testing.T) {
 			return PlanParts{Agent: testAgent{}}, nil
 		})}, "policy"},
 		{"resolver fails", RestoreEnv{Clock: clock, Resolver: ResolverFunc(func(PlanSpec) (PlanParts, error) {
-			return PlanParts{}, errors.New("unknown queue")
+			return PlanParts{}, errUnknownQueue
 		})}, "unknown queue"},
 		{"other calculator", RestoreEnv{Clock: clock, Resolver: ResolverFunc(func(PlanSpec) (PlanParts, error) {
 			return PlanParts{Agent: testAgent{}, Policy: testNoOverCommit{}, Calculator: berth.DominantCalculator{}}, nil
@@ -346,6 +348,9 @@ func TestRestoreEnvironment(t *testing.T) {
 			assert.Nil(t, s)
 			assert.ErrorIs(t, err, berth.ErrInvalidArgument)
 			assert.ErrorContains(t, err, tc.want)
+			if tc.name == "resolver fails" {
+				assert.ErrorIs(t, err, errUnknownQueue, "the resolver's error is wrapped")
+			}
 		})
 	}
 	// The resolver sees what was saved.
