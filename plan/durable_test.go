@@ -542,3 +542,49 @@ func TestSaveStateConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreRefusesInconsistentState saves systems whose contents the
+// plan would never hold (tampered in memory) under a valid checksum: the
+// restore refuses each with berth.ErrCorruptState naming the problem.
+func TestRestoreRefusesInconsistentState(t *testing.T) {
+	first := func(s *System) *Allocation {
+		p, _ := s.Plan("a")
+		return p.All()[0]
+	}
+	cases := []struct {
+		name   string
+		tamper func(s *System)
+		want   string
+	}{
+		{"queue without a plan", func(s *System) { s.queues[rid(99)] = "nowhere" }, "has no plan"},
+		{"no user", func(s *System) { first(s).User = "" }, "has no user"},
+		{"inverted window", func(s *System) { a := first(s); a.Start, a.End = a.End+1, a.Start }, "before its start"},
+		{"empty active span", func(s *System) { a := first(s); a.active = berth.Interval{Start: 5, End: 5} }, "empty active span"},
+		{"interval outside the window", func(s *System) {
+			a := first(s)
+			a.Intervals = []IntervalResource{{Interval: berth.Interval{Start: a.End, End: a.End + 10}, Resource: c(1)}}
+		}, "must lie inside"},
+		{"period not dividing the max periodicity", func(s *System) {
+			a := first(s)
+			a.Definition.Period = 7
+			a.Intervals = []IntervalResource{{Interval: berth.Interval{Start: 0, End: 3}, Resource: c(1)}}
+		}, "exact divider"},
+		{"negative step", func(s *System) { p, _ := s.Plan("b"); p.cfg.Step = -1 }, "step"},
+	}
+	env := RestoreEnv{Clock: berth.NewManualClock(1), Resolver: testResolver}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testSystem(t)
+			tc.tamper(s)
+			r, err := RestoreSystem(bytes.NewReader(saveSystem(t, s)), env)
+			require.Error(t, err)
+			assert.Nil(t, r)
+			assert.ErrorIs(t, err, berth.ErrCorruptState)
+			assert.ErrorContains(t, err, tc.want)
+			var se *berth.StateError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, SystemStateKind, se.Kind)
+			assert.NotEmpty(t, se.Field)
+		})
+	}
+}
