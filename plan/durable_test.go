@@ -430,6 +430,12 @@ func FuzzRestoreSystem(f *testing.F) {
 		if !bytes.Equal(once, saveSystem(t, r)) {
 			t.Fatal("restoring twice is not stable")
 		}
+		for _, p := range s.Plans() {
+			q, _ := r.Plan(p.QueueName())
+			if err := statesEqual(p, q); err != nil {
+				t.Fatalf("plan %s restored twice: %v", p.QueueName(), err)
+			}
+		}
 	})
 }
 
@@ -495,6 +501,12 @@ func FuzzRestoreSystemBody(f *testing.F) {
 		}
 		if !bytes.Equal(once, saveSystem(t, r)) {
 			t.Fatal("restoring twice is not stable")
+		}
+		for _, p := range s.Plans() {
+			q, _ := r.Plan(p.QueueName())
+			if err := statesEqual(p, q); err != nil {
+				t.Fatalf("plan %s restored twice: %v", p.QueueName(), err)
+			}
 		}
 	})
 }
