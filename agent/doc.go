@@ -137,6 +137,16 @@
 // candidates scored) all stayed within 0.1 percentage point of the late
 // greedy agent's 12.27 %.
 //
+// # Durable state
+//
+// Agents keep no state between calls (their scratch buffers hold nothing
+// an answer depends on), so a plan snapshot (plan.System.SaveState)
+// records its agent by name and options through StateSpec: "Greedy",
+// "AlignedPlannerWithGreedy" and "Portfolio" with their [Options],
+// "LegacyGreedy" with its flag, and a [TryMany] of other agents with
+// theirs. [Resolve] rebuilds these on restore; a planner of other parts,
+// or a host's own agent, is supplied by the host's plan.Resolver.
+//
 // # Differences from YARN
 //
 // Fixed bugs:

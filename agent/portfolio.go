@@ -43,6 +43,8 @@ import (
 // are in the package documentation.
 type Portfolio struct {
 	single, anyOf, all, ordered []*IterativePlanner
+	// opts are the options it was built with, for its snapshot spec.
+	opts Options
 }
 
 var _ plan.Agent = (*Portfolio)(nil)
@@ -68,6 +70,7 @@ func NewPortfolio(o Options) (*Portfolio, error) {
 		anyOf:   []*IterativePlanner{aligned, greedyLate},
 		all:     []*IterativePlanner{greedyLate, aligned, greedyEarly},
 		ordered: []*IterativePlanner{aligned, greedyLate, greedyEarly},
+		opts:    o,
 	}, nil
 }
 
