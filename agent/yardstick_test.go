@@ -37,7 +37,8 @@ type namedAgent struct {
 	agent plan.Agent
 }
 
-// yardstickAgents are YARN's agents and the portfolio, side by side.
+// yardstickAgents are YARN's agents, the portfolio and the least-waste
+// agent, side by side.
 func yardstickAgents(t testing.TB) []namedAgent {
 	early, err := agent.NewGreedy(agent.DefaultOptions())
 	require.NoError(t, err)
@@ -49,7 +50,9 @@ func yardstickAgents(t testing.TB) []namedAgent {
 	require.NoError(t, err)
 	pf, err := agent.NewPortfolio(agent.DefaultOptions())
 	require.NoError(t, err)
-	return []namedAgent{{"greedy-early", early}, {"greedy-late", late}, {"aligned-with-greedy", aligned}, {"portfolio", pf}}
+	lw, err := agent.NewLeastWaste(agent.DefaultOptions(), agent.DefaultWasteOptions())
+	require.NoError(t, err)
+	return []namedAgent{{"greedy-early", early}, {"greedy-late", late}, {"aligned-with-greedy", aligned}, {"portfolio", pf}, {"least-waste", lw}}
 }
 
 func stopwatch() func() time.Duration {

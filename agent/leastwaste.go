@@ -1,0 +1,554 @@
+package agent
+
+import (
+	"errors"
+	"math"
+	"sync"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/plan"
+	"github.com/berthsched/berth/rle"
+)
+
+// LeastWaste is an agent that is not YARN's, built to reserve more of the
+// area offered (resource × time) than YARN's agents, by looking at what a
+// placement leaves behind. It is deterministic and holds only its
+// configuration and scratch buffers, so it is safe for concurrent use.
+// Build it with [NewLeastWaste].
+//
+// Free capacity is only worth something if a later request can use it: a
+// free band (a stretch of time over which some amount stays free) too
+// short for any stage is lost. For a definition of one stage, LeastWaste
+// computes a few candidate placements in its window — YARN's greedy-RLE
+// placement allocating late and allocating early, and every placement of
+// all the stage's gangs as one block flush against a change of the plan's
+// load or an end of the window — and scores each by the free area it
+// strands: over the free capacity left around it, a band of length l
+// shorter than [WasteOptions].Gap counts (1 − l/Gap) of its area, and a
+// candidate's waste is how much that sum grows (memory and vcores as
+// shares of the capacity). It keeps the candidate of least waste (the
+// late greedy placement on ties). Where the window is crowded (its free
+// share below [WasteOptions].Crowded) and even that candidate strands more
+// than [WasteOptions].Slack times its own area, it declines the request: in
+// a contested plan a better-fitting request is likely to come, and the
+// slivers would be lost for good. When no candidate fits, the aligned and
+// the early greedy planners get a try, as in [Portfolio].
+//
+// Definitions of several stages go through a [Portfolio] whose R_ALL
+// planners try the low-cost aligned one first. The results on the
+// yardstick's streams are in the package documentation.
+type LeastWaste struct {
+	waste     *IterativePlanner
+	fallbacks []*IterativePlanner
+	multi     *Portfolio
+}
+
+var _ plan.Agent = (*LeastWaste)(nil)
+
+// WasteOptions tunes [LeastWaste]; [DefaultWasteOptions] has the values
+// the package documentation's results come from.
+type WasteOptions struct {
+	// Gap is the band length below which free capacity counts as
+	// (partly) stranded. Positive.
+	Gap berth.Duration
+	// Slack is the waste, as a multiple of the candidate's own area,
+	// beyond which a request is declined in a contested window; negative
+	// never declines.
+	Slack float64
+	// Contested is the free share of the window (memory and vcores
+	// averaged) below which the placement is chosen by waste and may be
+	// declined; at or above it the late greedy placement is taken. 0
+	// never weighs waste, above 1 always does.
+	Contested float64
+}
+
+// DefaultWasteOptions returns Gap 2 h, Slack 0.4 and Contested 0.5.
+func DefaultWasteOptions() WasteOptions {
+	return WasteOptions{Gap: 2 * 3600 * 1000, Slack: 0.4, Contested: 0.5}
+}
+
+// Validate reports a field out of range as a *berth.FieldError.
+func (w WasteOptions) Validate() error {
+	switch {
+	case w.Gap <= 0:
+		return berth.InvalidField("waste-options.gap", w.Gap, "must be positive")
+	case math.IsNaN(w.Slack) || math.IsInf(w.Slack, 0):
+		return berth.InvalidField("waste-options.slack", w.Slack, "must be a finite number")
+	case math.IsNaN(w.Contested) || w.Contested < 0:
+		return berth.InvalidField("waste-options.contested", w.Contested, "must be a number ≥ 0")
+	}
+	return nil
+}
+
+// NewLeastWaste returns a [LeastWaste]. Of o, SmoothnessFactor tunes its
+// low-cost aligned planner and ExactScan its greedy scans;
+// FavorEarlyAllocation and ComponentwiseFit are set by the agent itself.
+func NewLeastWaste(o Options, w WasteOptions) (*LeastWaste, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	pf, err := NewPortfolio(o)
+	if err != nil {
+		return nil, err
+	}
+	late := o
+	late.FavorEarlyAllocation, late.ComponentwiseFit = false, true
+	greedyLate, aligned, greedyEarly := pf.all[0], pf.all[1], pf.all[2]
+	pf.all = []*IterativePlanner{aligned, greedyLate, greedyEarly}
+	return &LeastWaste{
+		waste:     newPlanner(Unconstrained{}, wasteAllocator{opts: w, scorers: &sync.Pool{}}, late, pf.single[0].bufs),
+		fallbacks: []*IterativePlanner{aligned, greedyEarly},
+		multi:     pf,
+	}, nil
+}
+
+// CreateReservation places def for user and adds it to p under id.
+func (lw *LeastWaste) CreateReservation(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
+	a, err := lw.Place(p, id, user, def)
+	if err != nil {
+		return err
+	}
+	return p.AddReservation(a)
+}
+
+// UpdateReservation replaces reservation id of p with a new placement of
+// def; the old version's resources are available to the new one.
+func (lw *LeastWaste) UpdateReservation(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
+	a, err := lw.Place(p, id, user, def)
+	if err != nil {
+		return err
+	}
+	return p.UpdateReservation(a)
+}
+
+// DeleteReservation removes reservation id from p.
+func (lw *LeastWaste) DeleteReservation(p *plan.Plan, id plan.ReservationID, _ string) error {
+	return p.DeleteReservation(id)
+}
+
+// Place computes where def would go in p without changing p: the
+// allocation CreateReservation would add.
+func (lw *LeastWaste) Place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
+	ps, _, err := lw.compute(planAdapter{p: p, bufs: lw.waste.bufs}, id, user, def)
+	if err != nil {
+		return nil, err
+	}
+	ivs := make([]plan.IntervalResource, len(ps))
+	for i, x := range ps {
+		ivs[i] = plan.IntervalResource{Interval: x.iv, Resource: x.r}
+	}
+	return plan.NewAllocation(id, user, def, berth.Interval{Start: def.Arrival, End: def.Deadline}, ivs)
+}
+
+// compute returns the canonical placement of def and each stage's.
+func (lw *LeastWaste) compute(v planView, id plan.ReservationID, user string, def plan.Definition) ([]placement, [][]placement, error) {
+	if len(def.Stages) != 1 {
+		if hopeless(v, id, user, def, lw.waste.Options) {
+			return nil, nil, &NoPlacementError{Agent: "LeastWaste", Stage: -1, Reason: reasonNoRoom}
+		}
+		return lw.multi.compute(v, id, user, def)
+	}
+	ps, stages, err := lw.waste.compute(v, id, user, def)
+	var np *NoPlacementError
+	if err == nil || !errors.As(err, &np) || np.Reason == reasonDeclined || np.Reason == reasonNoRoom {
+		return ps, stages, err
+	}
+	for _, ip := range lw.fallbacks {
+		ps, stages, err = ip.compute(v, id, user, def)
+		if err == nil || !errors.Is(err, berth.ErrNoPlacement) {
+			return ps, stages, err
+		}
+	}
+	return nil, nil, err
+}
+
+// reasonNoRoom is the reason of a stage no agent can place: no stretch of
+// its window has room for its gangs (see [StageView.AvailableForStage]).
+const reasonNoRoom = "no stretch of the window has room for the stage's gangs"
+
+// reasonDeclined is the reason of a request LeastWaste declines.
+const reasonDeclined = "every placement strands too much free capacity in a crowded window"
+
+// fewGangs is the most gangs for which a contested stage that no
+// candidate fits is still tried with the fallbacks.
+const fewGangs = 8
+
+// maxBlocks bounds the one-block candidates scored per stage.
+const maxBlocks = 12
+
+// wasteAllocator is LeastWaste's stage allocator (see the type).
+type wasteAllocator struct {
+	opts WasteOptions
+	// scorers recycles the scorers' scratch across placements.
+	scorers *sync.Pool
+}
+
+func (wasteAllocator) Name() string { return "least-waste" }
+
+func (a wasteAllocator) Allocate(v *StageView, index int, s plan.Stage, w berth.Interval) ([]Placement, bool, error) {
+	j := v.job()
+	if !fitsIn(w.Start, s.Duration, w.End) {
+		return nil, false, nil
+	}
+	sj := j.stageJob(s)
+	if !fitsIn(w.Start, sj.dur, w.End) {
+		return nil, false, nil
+	}
+	// The window first, with the cheap "no stretch has room" answer, then
+	// Gap on each side: what a placement strands reaches that far.
+	net, room, err := v.AvailableForStage(w, s)
+	if err != nil {
+		return nil, false, err
+	}
+	if !room {
+		return nil, false, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
+	}
+	gap := a.opts.Gap
+	lo, hi := w.Start, w.End
+	if lo > berth.MinTime+gap {
+		lo -= gap
+	}
+	if hi < berth.MaxTime-gap {
+		hi += gap
+	}
+	ext := net.p
+	if lo < w.Start {
+		before, err := j.net(lo, w.Start)
+		if err != nil {
+			v.Release(net)
+			return nil, false, err
+		}
+		ext = before.concat(ext)
+	}
+	if hi > w.End {
+		after, err := j.net(w.End, hi)
+		if err != nil {
+			j.view.release(ext)
+			return nil, false, err
+		}
+		ext = ext.concat(after)
+	}
+	defer j.view.release(ext)
+
+	capacity := j.view.capacity()
+	sc := a.scorer(ext, gap, capacity)
+	defer a.scorers.Put(sc)
+	contiguous := j.def.Interpreter == plan.ROrderNoGap
+	var best []placement
+	bestW := math.Inf(1)
+	consider := func(ps []placement) {
+		if len(ps) == 0 || (contiguous && !nonPreemptive(ps)) {
+			return
+		}
+		if wv := sc.waste(ps); wv < bestW {
+			best, bestW = ps, wv
+		}
+	}
+	if sc.freeShare(w) >= a.opts.Contested {
+		// Room to spare: the late greedy placement, as the portfolio's.
+		ps, ok := greedyRLE(ext, sj, w.Start, w.End, false, j.scan())
+		if !ok || (contiguous && !nonPreemptive(ps)) {
+			return nil, false, nil
+		}
+		return j.exported(ps), true, nil
+	}
+	for k, left := range [2]bool{false, true} {
+		scratch := sc.scratchCopy(ext, k)
+		if ps, ok := greedyRLE(scratch, sj, w.Start, w.End, left, j.scan()); ok {
+			consider(ps)
+		}
+	}
+	need := sj.batch(sj.gangs)
+	if need.FitsIn(capacity) {
+		starts := sc.flushStarts(w, sj.dur, need)
+		if len(starts) > maxBlocks {
+			// The latest and the earliest: the search stays cheap.
+			starts = append(starts[:maxBlocks/2], starts[len(starts)-maxBlocks/2:]...)
+		}
+		for _, st := range starts {
+			consider([]placement{{iv: berth.Interval{Start: st, End: st + sj.dur}, r: need}})
+		}
+	}
+	if best == nil {
+		if sj.gangs > fewGangs {
+			// The late and early greedy placements failed, and every
+			// block of all the gangs: the fallbacks rarely find more, at
+			// a cost growing with the gangs.
+			return nil, false, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
+		}
+		return nil, false, nil
+	}
+	if a.opts.Slack >= 0 && bestW > a.opts.Slack*sc.share(need, sj.dur) {
+		return nil, false, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonDeclined}
+	}
+	return j.exported(best), true, nil
+}
+
+// flushStarts returns the starts in [w.Start, w.End − dur] of a block of
+// need lasting dur that fits everywhere in ext and starts or ends at a
+// breakpoint of ext or an end of w, latest first, without repeats.
+func (sc *wasteScorer) flushStarts(w berth.Interval, dur berth.Duration, need berth.Resource) []berth.Time {
+	ext := sc.ext
+	last := w.End - dur
+	// bad[i] counts the segments before i where need does not fit.
+	bad := append(sc.bad[:0], make([]int32, len(ext.ts)+1)...)
+	sc.bad = bad
+	for i, r := range ext.rs {
+		bad[i+1] = bad[i]
+		if !need.FitsIn(r) {
+			bad[i+1]++
+		}
+	}
+	fits := func(s berth.Time) bool {
+		i, k := max(ext.floor(s), 0), ext.floor(s+dur-1)
+		return k >= i && bad[k+1]-bad[i] == 0
+	}
+	out := sc.starts[:0]
+	defer func() { sc.starts = out[:0] }()
+	add := func(s berth.Time) {
+		if s < w.Start || s > last || !fits(s) {
+			return
+		}
+		out = append(out, s)
+	}
+	add(last)
+	for i := len(ext.ts) - 1; i >= 0; i-- {
+		t := ext.ts[i]
+		add(t - dur)
+		add(t)
+		if i+1 < len(ext.ts) {
+			add(ext.ts[i+1] - dur)
+		}
+	}
+	add(w.Start)
+	// Latest first, no repeats (the list is nearly sorted already).
+	sortDesc(out)
+	k := 0
+	for i, s := range out {
+		if i == 0 || s != out[k-1] {
+			out[k] = s
+			k++
+		}
+	}
+	return out[:k]
+}
+
+func sortDesc(ts []berth.Time) {
+	for i := 1; i < len(ts); i++ {
+		for k := i; k > 0 && ts[k] > ts[k-1]; k-- {
+			ts[k], ts[k-1] = ts[k-1], ts[k]
+		}
+	}
+}
+
+// wasteScorer measures the free area placements strand in one profile of
+// free capacity.
+type wasteScorer struct {
+	ext      *profile
+	gap      berth.Duration
+	weight   [2]float64 // memory and vcores as shares of the capacity
+	scratch  *profile
+	copies   [2]*profile
+	starts   []berth.Time
+	bad      []int32
+	stackM   []band
+	stackV   []band
+	capacity berth.Resource
+}
+
+type band struct {
+	start berth.Time
+	h     int64
+}
+
+// scorer returns a scorer of ext, recycled when it can be.
+func (a wasteAllocator) scorer(ext *profile, gap berth.Duration, capacity berth.Resource) *wasteScorer {
+	sc, _ := a.scorers.Get().(*wasteScorer)
+	if sc == nil {
+		sc = &wasteScorer{scratch: &profile{}, copies: [2]*profile{{}, {}}}
+	}
+	sc.ext, sc.gap, sc.weight, sc.capacity = ext, gap, shareWeights(capacity), capacity
+	return sc
+}
+
+// share is the area of r held for d, memory and vcores as shares of the
+// capacity.
+func (sc *wasteScorer) share(r berth.Resource, d berth.Duration) float64 {
+	return (float64(r.Memory)*sc.weight[0] + float64(r.VCores)*sc.weight[1]) * float64(d)
+}
+
+// freeShare is the free area of ext over w as a share of the capacity's
+// (memory and vcores averaged).
+func (sc *wasteScorer) freeShare(w berth.Interval) float64 {
+	var free float64
+	p := sc.ext
+	for i := max(p.floor(w.Start), 0); i < len(p.ts) && p.ts[i] < w.End; i++ {
+		e := p.end
+		if i+1 < len(p.ts) {
+			e = p.ts[i+1]
+		}
+		if l := min(e, w.End) - max(p.ts[i], w.Start); l > 0 {
+			free += sc.share(p.rs[i], l)
+		}
+	}
+	if w.Len() <= 0 {
+		return 0
+	}
+	return free / (2 * float64(w.Len()))
+}
+
+// scratchCopy returns a copy of p in the scorer's reusable copy k.
+func (sc *wasteScorer) scratchCopy(p *profile, k int) *profile {
+	c := sc.copies[k]
+	c.ts, c.rs, c.end = append(c.ts[:0], p.ts...), append(c.rs[:0], p.rs...), p.end
+	return c
+}
+
+// waste is how much the stranded free area grows when ps is taken out of
+// ext. Only bands meeting the placement change, and those reaching
+// further than gap beyond it are never stranded, so the sums are taken
+// over the placement's hull widened by gap on each side.
+func (sc *wasteScorer) waste(ps []placement) float64 {
+	s, e := ps[0].iv.Start, ps[0].iv.End
+	for _, p := range ps[1:] {
+		s, e = min(s, p.iv.Start), max(e, p.iv.End)
+	}
+	lo, hi := max(s-sc.gap, sc.ext.ts[0]), min(e+sc.gap, sc.ext.end)
+	// The local free capacity, before and after.
+	loc := sc.scratch
+	loc.ts, loc.rs, loc.end = loc.ts[:0], loc.rs[:0], hi
+	for i := max(sc.ext.floor(lo), 0); i < len(sc.ext.ts) && sc.ext.ts[i] < hi; i++ {
+		loc.ts = append(loc.ts, max(sc.ext.ts[i], lo))
+		loc.rs = append(loc.rs, sc.ext.rs[i])
+	}
+	before := sc.stranded(loc)
+	for _, p := range ps {
+		loc.sub(p.iv.Start, p.iv.End, p.r)
+	}
+	return sc.stranded(loc) - before
+}
+
+// stranded sums, over the free bands of p that end inside its domain on
+// both sides, (1 − l/gap) × area for the bands of length l < gap, memory
+// and vcores as shares of the capacity.
+func (sc *wasteScorer) stranded(p *profile) float64 {
+	m := strandedDim(p, sc.gap, &sc.stackM, func(r berth.Resource) int64 { return r.Memory })
+	c := strandedDim(p, sc.gap, &sc.stackV, func(r berth.Resource) int64 { return r.VCores })
+	return m*sc.weight[0] + c*sc.weight[1]
+}
+
+// strandedDim is stranded for one resource type: the region under the
+// step function splits into maximal horizontal bands, found with a stack
+// of (start, level) as the largest-rectangle algorithm does.
+func strandedDim(p *profile, gap berth.Duration, stack *[]band, get func(berth.Resource) int64) float64 {
+	if p.empty() {
+		return 0
+	}
+	st := (*stack)[:0]
+	lo := p.ts[0]
+	var out float64
+	pop := func(t berth.Time, h int64, edge bool) {
+		for len(st) > 0 && st[len(st)-1].h > h {
+			top := st[len(st)-1]
+			st = st[:len(st)-1]
+			below := h
+			if len(st) > 0 {
+				below = max(below, st[len(st)-1].h)
+			}
+			if l := t - top.start; !edge && top.start > lo && l < gap {
+				out += (1 - float64(l)/float64(gap)) * float64(top.h-below) * float64(l)
+			}
+			if len(st) == 0 || st[len(st)-1].h < h {
+				st = append(st, band{top.start, h})
+			}
+		}
+		if len(st) == 0 || st[len(st)-1].h < h {
+			st = append(st, band{t, h})
+		}
+	}
+	for i, t := range p.ts {
+		pop(t, max(get(p.rs[i]), 0), false)
+	}
+	pop(p.end, -1, true)
+	*stack = st
+	return out
+}
+
+// hopeless reports whether some stage of def that every placement needs
+// has, on its own, no stretch with room for its gangs in the only part of
+// the window it can use (R_ALL: the window; R_ORDER and R_ORDER_NO_GAP:
+// the window less the other stages' durations before and after it), or,
+// for R_ANY, whether no stage has. Then no placement exists, and the
+// planners need not run. It tests only what it can read cheaply from the
+// plan's load steps (see [StageView.AvailableForStage]), answering false
+// otherwise.
+func hopeless(v planView, id plan.ReservationID, user string, def plan.Definition, opts Options) bool {
+	pa, ok := v.(planAdapter)
+	if !ok || def.Period != 0 || len(def.Stages) == 0 {
+		return false
+	}
+	p := pa.p
+	if pol := p.Policy(); pol != nil {
+		if u, ok := pol.(unchangedAvailability); !ok || !u.AvailableUnchanged() {
+			return false
+		}
+	}
+	if _, held := p.Reservation(id); held && !id.IsZero() {
+		return false
+	}
+	_ = user
+	step := p.Step()
+	var total uint64
+	for _, s := range def.Stages {
+		if s.Duration <= 0 || s.Concurrency <= 0 || s.Containers <= 0 {
+			return false
+		}
+		total += uint64(stepRoundUp(s.Duration, step))
+	}
+	ordered := def.Interpreter == plan.ROrder || def.Interpreter == plan.ROrderNoGap
+	var before uint64
+	for _, s := range def.Stages {
+		d := uint64(stepRoundUp(s.Duration, step))
+		w := berth.Interval{Start: def.Arrival, End: def.Deadline}
+		if ordered {
+			if total > uint64(w.End-w.Start) {
+				return true
+			}
+			w = berth.Interval{Start: w.Start + berth.Time(before), End: w.End - berth.Time(total-before-d)}
+		}
+		before += d
+		sj := stageJob{
+			f: fitter{calc: p.Calculator(), cluster: p.Capacity(), gang: s.Capability.MulInt(s.Concurrency),
+				componentwise: opts.ComponentwiseFit},
+			cap: s.Capability, conc: s.Concurrency, gangs: s.Containers / s.Concurrency,
+			dur: stepRoundUp(s.Duration, step), rawDur: s.Duration, step: step,
+		}
+		need := newStretchNeed(sj)
+		none := !w.Valid() || uint64(w.End-w.Start) < uint64(sj.dur) || noRoom(p, pa.bufs, w, &need)
+		switch {
+		case def.Interpreter == plan.RAny && !none:
+			return false
+		case def.Interpreter != plan.RAny && none:
+			return true
+		}
+	}
+	return def.Interpreter == plan.RAny
+}
+
+// noRoom is the stretch test of loadProfile alone: no profile is built.
+func noRoom(p *plan.Plan, bufs *stepBuffers, w berth.Interval, need *stretchNeed) bool {
+	buf := bufs.get()
+	defer bufs.put(buf)
+	steps, err := p.AppendLoadSteps((*buf)[:0], w, "")
+	if err != nil {
+		return false
+	}
+	*buf = steps
+	if len(steps) == 0 {
+		steps = []rle.Step{{Interval: w}}
+	}
+	return noStretch(steps, p.Capacity(), need, w)
+}
