@@ -167,7 +167,13 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 	h := &diHeap{left: in.left}
 	build := func(s berth.Time) durationInterval {
 		e := s + j.dur
-		return durationInterval{start: s, end: e, cost: in.cost(s, e, j.step), canFit: in.canFit(s, e, j.f)}
+		di := durationInterval{start: s, end: e, canFit: in.canFit(s, e, j.f)}
+		if di.canFit > 0 {
+			// Only windows that fit a gang are kept: the cost of the
+			// others is never read.
+			di.cost = in.cost(s, e, j.step)
+		}
+		return di
 	}
 	if in.left {
 		for s := sa; s <= sd-j.dur; s += j.dur {
