@@ -170,7 +170,7 @@ func (lw *LeastWaste) compute(v planView, id plan.ReservationID, user string, de
 const reasonNoRoom = "no stretch of the window has room for the stage's gangs"
 
 // reasonDeclined is the reason of a request LeastWaste declines.
-const reasonDeclined = "every placement strands too much free capacity in a crowded window"
+const reasonDeclined = "every placement strands too much free capacity in a contested window"
 
 // fewGangs is the most gangs for which a contested stage that no
 // candidate fits is still tried with the fallbacks.
