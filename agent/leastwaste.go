@@ -199,13 +199,6 @@ func (a wasteAllocator) Allocate(v *StageView, index int, s plan.Stage, w berth.
 	}
 	// The window first, with the cheap "no stretch has room" answer, then
 	// Gap on each side: what a placement strands reaches that far.
-	net, room, err := v.AvailableForStage(w, s)
-	if err != nil {
-		return nil, false, err
-	}
-	if !room {
-		return nil, false, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
-	}
 	gap := a.opts.Gap
 	lo, hi := w.Start, w.End
 	if lo > berth.MinTime+gap {
@@ -214,22 +207,42 @@ func (a wasteAllocator) Allocate(v *StageView, index int, s plan.Stage, w berth.
 	if hi < berth.MaxTime-gap {
 		hi += gap
 	}
-	ext := net.p
-	if lo < w.Start {
-		before, err := j.net(lo, w.Start)
-		if err != nil {
-			v.Release(net)
+	var ext *profile
+	if cheap, none := j.noRoomCheap(w, sj); cheap {
+		// The stretch test read the load steps alone: read the widened
+		// window once.
+		if none {
+			return nil, false, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
+		}
+		var err error
+		if ext, err = j.net(lo, hi); err != nil {
 			return nil, false, err
 		}
-		ext = before.concat(ext)
-	}
-	if hi > w.End {
-		after, err := j.net(w.End, hi)
+	} else {
+		net, room, err := v.AvailableForStage(w, s)
 		if err != nil {
-			j.view.release(ext)
 			return nil, false, err
 		}
-		ext = ext.concat(after)
+		if !room {
+			return nil, false, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
+		}
+		ext = net.p
+		if lo < w.Start {
+			before, err := j.net(lo, w.Start)
+			if err != nil {
+				v.Release(net)
+				return nil, false, err
+			}
+			ext = before.concat(ext)
+		}
+		if hi > w.End {
+			after, err := j.net(w.End, hi)
+			if err != nil {
+				j.view.release(ext)
+				return nil, false, err
+			}
+			ext = ext.concat(after)
+		}
 	}
 	defer j.view.release(ext)
 
@@ -551,4 +564,27 @@ func noRoom(p *plan.Plan, bufs *stepBuffers, w berth.Interval, need *stretchNeed
 		steps = []rle.Step{{Interval: w}}
 	}
 	return noStretch(steps, p.Capacity(), need, w)
+}
+
+// noRoomCheap runs the stretch test of [StageView.AvailableForStage] for
+// sj over w on the plan's load steps alone, without building a profile.
+// cheap is false when that test does not apply (a period, an earlier
+// stage placed, the old version held, a policy that changes availability);
+// otherwise none reports that no stretch has room.
+func (j *job) noRoomCheap(w berth.Interval, sj stageJob) (cheap, none bool) {
+	pa, ok := j.view.(planAdapter)
+	if !ok || j.placed || j.period != 0 || !w.Valid() {
+		return false, false
+	}
+	p := pa.p
+	if pol := p.Policy(); pol != nil {
+		if u, ok := pol.(unchangedAvailability); !ok || !u.AvailableUnchanged() {
+			return false, false
+		}
+	}
+	if _, held := p.Reservation(j.id); held && !j.id.IsZero() {
+		return false, false
+	}
+	need := newStretchNeed(sj)
+	return true, noRoom(p, pa.bufs, w, &need)
 }
