@@ -100,7 +100,7 @@ func NewLeastWaste(o Options, w WasteOptions) (*LeastWaste, error) {
 	pf.all = []*IterativePlanner{aligned, greedyLate, greedyEarly}
 	return &LeastWaste{
 		waste:     newPlanner(Unconstrained{}, wasteAllocator{opts: w, scorers: &sync.Pool{}}, late, pf.single[0].bufs),
-		fallbacks: []*IterativePlanner{aligned, greedyEarly},
+		fallbacks: []*IterativePlanner{greedyEarly, aligned},
 		multi:     pf,
 	}, nil
 }

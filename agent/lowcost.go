@@ -155,7 +155,7 @@ func (in *lowCostInput) canFit(s, e berth.Time, f fitter) int64 {
 			n = 0
 			return
 		}
-		if _, ok := in.net.at(ps); !ok {
+		if !in.net.holds(ps) {
 			n = 0
 			return
 		}
@@ -200,8 +200,8 @@ func (in *lowCostInput) sweep(first berth.Time, n int, dur, step berth.Time, f f
 			fit = f.fit(v, math.MaxInt32)
 		}
 		split(ps, pe, func(k int, s, _ berth.Time) {
-			switch _, ok := in.net.at(s); {
-			case neg || !ok:
+			switch {
+			case neg || !in.net.holds(s):
 				fits[k] = 0
 			default:
 				fits[k] = min(fits[k], fit)
