@@ -146,9 +146,6 @@ func (lw *LeastWaste) Place(p *plan.Plan, id plan.ReservationID, user string, de
 // compute returns the canonical placement of def and each stage's.
 func (lw *LeastWaste) compute(v planView, id plan.ReservationID, user string, def plan.Definition) ([]placement, [][]placement, error) {
 	if len(def.Stages) != 1 {
-		if hopeless(v, id, user, def, lw.waste.Options) {
-			return nil, nil, &NoPlacementError{Agent: "LeastWaste", Stage: -1, Reason: reasonNoRoom}
-		}
 		return lw.multi.compute(v, id, user, def)
 	}
 	ps, stages, err := lw.waste.compute(v, id, user, def)
@@ -367,8 +364,7 @@ type wasteScorer struct {
 	copies   [2]*profile
 	starts   []berth.Time
 	bad      []int32
-	stackM   []band
-	stackV   []band
+	mem, vc  bands
 	capacity berth.Resource
 }
 
@@ -430,6 +426,11 @@ func (sc *wasteScorer) waste(ps []placement) float64 {
 		s, e = min(s, p.iv.Start), max(e, p.iv.End)
 	}
 	lo, hi := max(s-sc.gap, sc.ext.ts[0]), min(e+sc.gap, sc.ext.end)
+	if len(ps) == 1 {
+		// One block: read the free capacity around it twice, the block
+		// taken off on the fly the second time.
+		return sc.strandedAround(lo, hi, &ps[0]) - sc.strandedAround(lo, hi, nil)
+	}
 	// The local free capacity, before and after.
 	loc := sc.scratch
 	loc.ts, loc.rs, loc.end = loc.ts[:0], loc.rs[:0], hi
@@ -444,50 +445,109 @@ func (sc *wasteScorer) waste(ps []placement) float64 {
 	return sc.stranded(loc) - before
 }
 
+// strandedAround is stranded over [lo, hi) of ext, less blk if not nil,
+// without copying ext.
+func (sc *wasteScorer) strandedAround(lo, hi berth.Time, blk *placement) float64 {
+	p := sc.ext
+	sc.mem.reset(lo, sc.gap)
+	sc.vc.reset(lo, sc.gap)
+	feed := func(t berth.Time, r berth.Resource) {
+		if blk != nil && t >= blk.iv.Start && t < blk.iv.End {
+			r = r.Sub(blk.r)
+		}
+		sc.mem.step(t, max(r.Memory, 0), false)
+		sc.vc.step(t, max(r.VCores, 0), false)
+	}
+	for i := max(p.floor(lo), 0); i < len(p.ts) && p.ts[i] < hi; i++ {
+		a, b := max(p.ts[i], lo), min(p.end, hi)
+		if i+1 < len(p.ts) {
+			b = min(p.ts[i+1], hi)
+		}
+		feed(a, p.rs[i])
+		if blk != nil {
+			if x := blk.iv.Start; a < x && x < b {
+				feed(x, p.rs[i])
+			}
+			if x := blk.iv.End; a < x && x < b {
+				feed(x, p.rs[i])
+			}
+		}
+	}
+	sc.mem.step(hi, -1, true)
+	sc.vc.step(hi, -1, true)
+	return sc.mem.out*sc.weight[0] + sc.vc.out*sc.weight[1]
+}
+
 // stranded sums, over the free bands of p that end inside its domain on
 // both sides, (1 − l/gap) × area for the bands of length l < gap, memory
 // and vcores as shares of the capacity.
 func (sc *wasteScorer) stranded(p *profile) float64 {
-	m := strandedDim(p, sc.gap, &sc.stackM, func(r berth.Resource) int64 { return r.Memory })
-	c := strandedDim(p, sc.gap, &sc.stackV, func(r berth.Resource) int64 { return r.VCores })
-	return m*sc.weight[0] + c*sc.weight[1]
-}
-
-// strandedDim is stranded for one resource type: the region under the
-// step function splits into maximal horizontal bands, found with a stack
-// of (start, level) as the largest-rectangle algorithm does.
-func strandedDim(p *profile, gap berth.Duration, stack *[]band, get func(berth.Resource) int64) float64 {
 	if p.empty() {
 		return 0
 	}
-	st := (*stack)[:0]
-	lo := p.ts[0]
-	var out float64
-	pop := func(t berth.Time, h int64, edge bool) {
-		for len(st) > 0 && st[len(st)-1].h > h {
-			top := st[len(st)-1]
-			st = st[:len(st)-1]
-			below := h
-			if len(st) > 0 {
-				below = max(below, st[len(st)-1].h)
-			}
-			if l := t - top.start; !edge && top.start > lo && l < gap {
-				out += (1 - float64(l)/float64(gap)) * float64(top.h-below) * float64(l)
-			}
-			if len(st) == 0 || st[len(st)-1].h < h {
-				st = append(st, band{top.start, h})
-			}
+	sc.mem.reset(p.ts[0], sc.gap)
+	sc.vc.reset(p.ts[0], sc.gap)
+	for i, t := range p.ts {
+		sc.mem.step(t, max(p.rs[i].Memory, 0), false)
+		sc.vc.step(t, max(p.rs[i].VCores, 0), false)
+	}
+	sc.mem.step(p.end, -1, true)
+	sc.vc.step(p.end, -1, true)
+	return sc.mem.out*sc.weight[0] + sc.vc.out*sc.weight[1]
+}
+
+// strandedDim is stranded for one resource type (get reads it).
+func strandedDim(p *profile, gap berth.Duration, get func(berth.Resource) int64) float64 {
+	if p.empty() {
+		return 0
+	}
+	var b bands
+	b.reset(p.ts[0], gap)
+	for i, t := range p.ts {
+		b.step(t, max(get(p.rs[i]), 0), false)
+	}
+	b.step(p.end, -1, true)
+	return b.out
+}
+
+// bands sums the stranded area of one resource type as its step function
+// is read left to right: the region under it splits into maximal
+// horizontal bands, found with a stack of (start, level) as the
+// largest-rectangle algorithm does; a band closes when the function drops
+// below its level.
+type bands struct {
+	st  []band
+	lo  berth.Time
+	gap berth.Duration
+	out float64
+}
+
+func (b *bands) reset(lo berth.Time, gap berth.Duration) {
+	b.st, b.lo, b.gap, b.out = b.st[:0], lo, gap, 0
+}
+
+// step reads level h from t on; edge marks the end of the domain, where
+// the bands still open reach on and are not stranded.
+func (b *bands) step(t berth.Time, h int64, edge bool) {
+	st := b.st
+	for len(st) > 0 && st[len(st)-1].h > h {
+		top := st[len(st)-1]
+		st = st[:len(st)-1]
+		below := h
+		if len(st) > 0 {
+			below = max(below, st[len(st)-1].h)
+		}
+		if l := t - top.start; !edge && top.start > b.lo && l < b.gap {
+			b.out += (1 - float64(l)/float64(b.gap)) * float64(top.h-below) * float64(l)
 		}
 		if len(st) == 0 || st[len(st)-1].h < h {
-			st = append(st, band{t, h})
+			st = append(st, band{top.start, h})
 		}
 	}
-	for i, t := range p.ts {
-		pop(t, max(get(p.rs[i]), 0), false)
+	if len(st) == 0 || st[len(st)-1].h < h {
+		st = append(st, band{t, h})
 	}
-	pop(p.end, -1, true)
-	*stack = st
-	return out
+	b.st = st
 }
 
 // hopeless reports whether some stage of def that every placement needs
