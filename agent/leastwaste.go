@@ -98,6 +98,7 @@ func NewLeastWaste(o Options, w WasteOptions) (*LeastWaste, error) {
 	late.FavorEarlyAllocation, late.ComponentwiseFit = false, true
 	greedyLate, aligned, greedyEarly := pf.all[0], pf.all[1], pf.all[2]
 	pf.all = []*IterativePlanner{aligned, greedyLate, greedyEarly}
+
 	return &LeastWaste{
 		waste:     newPlanner(Unconstrained{}, wasteAllocator{opts: w, scorers: &sync.Pool{}}, late, pf.single[0].bufs),
 		fallbacks: []*IterativePlanner{greedyEarly, aligned},
@@ -204,49 +205,47 @@ func (a wasteAllocator) Allocate(v *StageView, index int, s plan.Stage, w berth.
 	if hi < berth.MaxTime-gap {
 		hi += gap
 	}
-	var ext *profile
+	var net *profile
 	if cheap, none := j.noRoomCheap(w, sj); cheap {
-		// The stretch test read the load steps alone: read the widened
-		// window once.
+		// The stretch test read the load steps alone.
 		if none {
 			return nil, false, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
 		}
 		var err error
-		if ext, err = j.net(lo, hi); err != nil {
+		if net, err = j.net(w.Start, w.End); err != nil {
 			return nil, false, err
 		}
 	} else {
-		net, room, err := v.AvailableForStage(w, s)
+		prof, room, err := v.AvailableForStage(w, s)
 		if err != nil {
 			return nil, false, err
 		}
 		if !room {
 			return nil, false, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
 		}
-		ext = net.p
-		if lo < w.Start {
-			before, err := j.net(lo, w.Start)
-			if err != nil {
-				v.Release(net)
-				return nil, false, err
-			}
-			ext = before.concat(ext)
+		net = prof.p
+	}
+	contiguous := j.def.Interpreter == plan.ROrderNoGap
+	capacity := j.view.capacity()
+	if freeShare(net, w, shareWeights(capacity)) >= a.opts.Contested {
+		// Room to spare: the late greedy placement, as the portfolio's.
+		ps, ok := greedyRLE(net, sj, w.Start, w.End, false, j.scan())
+		j.view.release(net)
+		if !ok || (contiguous && !nonPreemptive(ps)) {
+			return nil, false, nil
 		}
-		if hi > w.End {
-			after, err := j.net(w.End, hi)
-			if err != nil {
-				j.view.release(ext)
-				return nil, false, err
-			}
-			ext = ext.concat(after)
-		}
+		return j.exported(ps), true, nil
+	}
+	// Contested: read the widened window.
+	j.view.release(net)
+	ext, err := j.net(lo, hi)
+	if err != nil {
+		return nil, false, err
 	}
 	defer j.view.release(ext)
 
-	capacity := j.view.capacity()
 	sc := a.scorer(ext, gap, capacity)
 	defer a.scorers.Put(sc)
-	contiguous := j.def.Interpreter == plan.ROrderNoGap
 	var best []placement
 	bestW := math.Inf(1)
 	consider := func(ps []placement) {
@@ -256,14 +255,6 @@ func (a wasteAllocator) Allocate(v *StageView, index int, s plan.Stage, w berth.
 		if wv := sc.waste(ps); wv < bestW {
 			best, bestW = ps, wv
 		}
-	}
-	if sc.freeShare(w) >= a.opts.Contested {
-		// Room to spare: the late greedy placement, as the portfolio's.
-		ps, ok := greedyRLE(ext, sj, w.Start, w.End, false, j.scan())
-		if !ok || (contiguous && !nonPreemptive(ps)) {
-			return nil, false, nil
-		}
-		return j.exported(ps), true, nil
 	}
 	for k, left := range [2]bool{false, true} {
 		scratch := sc.scratchCopy(ext, k)
@@ -389,18 +380,17 @@ func (sc *wasteScorer) share(r berth.Resource, d berth.Duration) float64 {
 	return (float64(r.Memory)*sc.weight[0] + float64(r.VCores)*sc.weight[1]) * float64(d)
 }
 
-// freeShare is the free area of ext over w as a share of the capacity's
-// (memory and vcores averaged).
-func (sc *wasteScorer) freeShare(w berth.Interval) float64 {
+// freeShare is the free area of p over w as a share of the capacity's
+// (memory and vcores averaged; weight turns each into shares).
+func freeShare(p *profile, w berth.Interval, weight [2]float64) float64 {
 	var free float64
-	p := sc.ext
 	for i := max(p.floor(w.Start), 0); i < len(p.ts) && p.ts[i] < w.End; i++ {
 		e := p.end
 		if i+1 < len(p.ts) {
 			e = p.ts[i+1]
 		}
 		if l := min(e, w.End) - max(p.ts[i], w.Start); l > 0 {
-			free += sc.share(p.rs[i], l)
+			free += (float64(p.rs[i].Memory)*weight[0] + float64(p.rs[i].VCores)*weight[1]) * float64(l)
 		}
 	}
 	if w.Len() <= 0 {
@@ -431,6 +421,11 @@ func (sc *wasteScorer) waste(ps []placement) float64 {
 		// taken off on the fly the second time.
 		return sc.strandedAround(lo, hi, &ps[0]) - sc.strandedAround(lo, hi, nil)
 	}
+	return sc.wasteByCopy(ps, lo, hi)
+}
+
+// wasteByCopy is waste over [lo, hi) on a copy of ext with ps taken off.
+func (sc *wasteScorer) wasteByCopy(ps []placement, lo, hi berth.Time) float64 {
 	// The local free capacity, before and after.
 	loc := sc.scratch
 	loc.ts, loc.rs, loc.end = loc.ts[:0], loc.rs[:0], hi

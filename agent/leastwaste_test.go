@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -214,6 +215,31 @@ func TestStrandedMatchesReference(t *testing.T) {
 		gap := (1 + r.Int64N(8)) * 1000
 		got := strandedDim(p, gap, func(x berth.Resource) int64 { return x.Memory })
 		require.InDelta(t, strandedReference(free, gap), got, 1e-6, "round %d: free %v gap %d", round, free, gap)
+	}
+}
+
+// Property: the waste of one block read around it without a copy equals
+// the waste computed on a copy with the block taken off.
+func TestWasteOneBlockMatchesCopy(t *testing.T) {
+	r := rand.New(rand.NewPCG(109, 113))
+	for round := 0; round < 500; round++ {
+		n := 1 + r.IntN(10)
+		ext := &profile{end: int64(n) * 1000}
+		for i := 0; i < n; i++ {
+			v := berth.New(1024*r.Int64N(6), r.Int64N(6))
+			if len(ext.ts) > 0 && ext.rs[len(ext.rs)-1].Equal(v) {
+				continue
+			}
+			ext.ts = append(ext.ts, int64(i)*1000+r.Int64N(2)*300*int64(min(i, 1)))
+			ext.rs = append(ext.rs, v)
+		}
+		capacity := berth.New(6*1024, 6)
+		sc := wasteAllocator{scorers: &sync.Pool{}}.scorer(ext, (1+r.Int64N(5))*1000, capacity)
+		s := r.Int64N(ext.end - 1)
+		blk := placement{iv: berth.Interval{Start: s, End: s + 1 + r.Int64N(ext.end-s)}, r: berth.New(1024*r.Int64N(3), r.Int64N(3))}
+		lo, hi := max(blk.iv.Start-sc.gap, ext.ts[0]), min(blk.iv.End+sc.gap, ext.end)
+		require.InDelta(t, sc.wasteByCopy([]placement{blk}, lo, hi), sc.waste([]placement{blk}), 1e-9,
+			"round %d: %+v, block %+v", round, ext, blk)
 	}
 }
 

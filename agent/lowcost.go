@@ -187,12 +187,6 @@ func (in *lowCostInput) sweep(first berth.Time, n int, dur, step berth.Time, f f
 			k++
 		}
 	}
-	pieces(first, last, 1, in.loads, in.mods, func(ps, pe berth.Time, v berth.Resource) {
-		c := float64(in.calc.Ratio(v, in.capacity))
-		split(ps, pe, func(k int, s, e berth.Time) {
-			costs[k] = costs[k] + c*float64(e-s)/float64(step)
-		})
-	})
 	pieces(first, last, -1, in.net, in.mods, func(ps, pe berth.Time, v berth.Resource) {
 		neg := v.AnyNegative()
 		var fit int64
@@ -206,6 +200,26 @@ func (in *lowCostInput) sweep(first berth.Time, n int, dur, step berth.Time, f f
 			default:
 				fits[k] = min(fits[k], fit)
 			}
+		})
+	})
+	// Costs only over the span of the windows that fit a gang: the others
+	// are dropped unread.
+	kmin, kmax := -1, -1
+	for k, n := range fits {
+		if n > 0 {
+			if kmin < 0 {
+				kmin = k
+			}
+			kmax = k
+		}
+	}
+	if kmin < 0 {
+		return costs, fits
+	}
+	pieces(first+berth.Time(kmin)*dur, first+berth.Time(kmax+1)*dur, 1, in.loads, in.mods, func(ps, pe berth.Time, v berth.Resource) {
+		c := float64(in.calc.Ratio(v, in.capacity))
+		split(ps, pe, func(k int, s, e berth.Time) {
+			costs[k] = costs[k] + c*float64(e-s)/float64(step)
 		})
 	})
 	return costs, fits

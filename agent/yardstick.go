@@ -154,7 +154,10 @@ func ReservedArea(a *plan.Allocation) Area {
 // capability × containers × duration rounded up to the plan step (as every
 // agent places it), summed over the stages, except R_ANY, which offers its
 // largest stage (by memory, then vcores). It is what an accepted
-// reservation of def reserves at most.
+// reservation of def reserves at most in memory, and in vcores too except
+// for an R_ANY whose placed stage has less memory and more vcores than
+// that one (so [UpperBound], which takes the most of each type, may then
+// exceed the offered vcores).
 func OfferedArea(def plan.Definition, step berth.Duration) Area {
 	var sum, best Area
 	for _, s := range def.Stages {
