@@ -19,20 +19,26 @@ import (
 // Free capacity is only worth something if a later request can use it: a
 // free band (a stretch of time over which some amount stays free) too
 // short for any stage is lost. For a definition of one stage, LeastWaste
-// computes a few candidate placements in its window — YARN's greedy-RLE
-// placement allocating late and allocating early, and every placement of
-// all the stage's gangs as one block flush against a change of the plan's
-// load or an end of the window — and scores each by the free area it
+// first looks at how much of the window is free. Where at least
+// [WasteOptions].Contested of it is (memory and vcores shares averaged),
+// it takes YARN's greedy-RLE placement allocating late, as the
+// [Portfolio] does. In a contested window it computes a few candidate
+// placements instead — the greedy-RLE placement allocating late and
+// allocating early, and placements of all the stage's gangs as one block
+// flush against a change of the plan's load or an end of the window (the
+// latest and the earliest few) — and scores each by the free area it
 // strands: over the free capacity left around it, a band of length l
 // shorter than [WasteOptions].Gap counts (1 − l/Gap) of its area, and a
 // candidate's waste is how much that sum grows (memory and vcores as
 // shares of the capacity). It keeps the candidate of least waste (the
-// late greedy placement on ties). Where the window is crowded (its free
-// share below [WasteOptions].Crowded) and even that candidate strands more
-// than [WasteOptions].Slack times its own area, it declines the request: in
-// a contested plan a better-fitting request is likely to come, and the
-// slivers would be lost for good. When no candidate fits, the aligned and
-// the early greedy planners get a try, as in [Portfolio].
+// late greedy placement on ties), and declines the request when even that
+// one strands more than [WasteOptions].Slack times its own area: in a
+// contested plan a better-fitting request is likely to come, and the
+// slivers would be lost for good. When the late greedy placement of an
+// uncontested window fails, or no candidate of a contested one fits a
+// stage of a few gangs, the early greedy and the aligned planners get a
+// try, as in the portfolio. A declined request is a [*NoPlacementError]
+// like any other rejection, and leaves the plan as it was.
 //
 // Definitions of several stages go through a [Portfolio] whose R_ALL
 // planners try the low-cost aligned one first. The results on the
