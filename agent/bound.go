@@ -140,16 +140,35 @@ func flowBound(ep Episode, c berth.Resource, get func(berth.Resource) float64) f
 	}
 	slices.Sort(ts)
 	ts = slices.Compact(ts)
-	// Nodes: 0 source, 1..n pieces, n+1..n+m segments, n+m+1 sink.
+	// Nodes: 0 source, 1..n pieces, n+1..n+m segments, n+m+1 sink. The
+	// edges are laid out per node (compressed rows), counted first.
 	n, m := len(pieces), len(ts)-1
-	g := newFlowGraph(n + m + 2)
 	sink := n + m + 1
+	first := make([]int, n) // each piece's first segment
+	g := &flowGraph{off: make([]int32, n+m+3)}
+	deg := g.off[1:]
+	for i, p := range pieces {
+		first[i], _ = slices.BinarySearch(ts, p.start)
+		deg[0]++
+		deg[1+i]++
+		for k := first[i]; k < m && ts[k] < p.end; k++ {
+			deg[1+i]++
+			deg[1+n+k]++
+		}
+	}
+	for k := 0; k < m; k++ {
+		deg[1+n+k]++
+		deg[sink]++
+	}
+	for u := 1; u < len(g.off); u++ {
+		g.off[u] += g.off[u-1]
+	}
+	g.alloc()
 	var scale float64
 	for i, p := range pieces {
 		g.edge(0, 1+i, p.work)
 		scale = max(scale, p.work)
-		lo, _ := slices.BinarySearch(ts, p.start)
-		for k := lo; k < m && ts[k] < p.end; k++ {
+		for k := first[i]; k < m && ts[k] < p.end; k++ {
 			g.edge(1+i, 1+n+k, p.rate*float64(ts[k+1]-ts[k]))
 		}
 	}
@@ -161,27 +180,36 @@ func flowBound(ep Episode, c berth.Resource, get func(berth.Resource) float64) f
 	return g.maxFlow(0, sink, scale*1e-12)
 }
 
-// flowGraph is a residual graph for Dinic's maximum flow: edge e and its
-// reverse e^1 are stored side by side.
+// flowGraph is a residual graph for Dinic's maximum flow, its edges laid
+// out per node: node u's are at [off[u], off[u+1]), and edge e's reverse
+// is rev[e].
 type flowGraph struct {
-	adj   [][]int32
+	off   []int32
 	to    []int32
+	rev   []int32
 	res   []float64
+	fill  []int32 // the next free slot of each node while building
 	level []int32
 	iter  []int32
 	queue []int32
 }
 
-func newFlowGraph(nodes int) *flowGraph {
-	return &flowGraph{adj: make([][]int32, nodes), level: make([]int32, nodes), iter: make([]int32, nodes)}
+// alloc sizes the arrays once off holds the prefix sums of the degrees.
+func (g *flowGraph) alloc() {
+	nodes, edges := len(g.off)-1, g.off[len(g.off)-1]
+	g.to, g.rev, g.res = make([]int32, edges), make([]int32, edges), make([]float64, edges)
+	g.fill = append([]int32(nil), g.off[:nodes]...)
+	g.level, g.iter = make([]int32, nodes), make([]int32, nodes)
 }
 
+// edge adds u → v of capacity c and its reverse.
 func (g *flowGraph) edge(u, v int, c float64) {
-	e := int32(len(g.to))
-	g.to = append(g.to, int32(v), int32(u))
-	g.res = append(g.res, c, 0)
-	g.adj[u] = append(g.adj[u], e)
-	g.adj[v] = append(g.adj[v], e+1)
+	i, j := g.fill[u], g.fill[v]
+	g.fill[u]++
+	g.fill[v]++
+	g.to[i], g.to[j] = int32(v), int32(u)
+	g.rev[i], g.rev[j] = j, i
+	g.res[i] = c
 }
 
 // maxFlow returns the maximum flow from s to t; residues at most eps count
@@ -189,7 +217,7 @@ func (g *flowGraph) edge(u, v int, c float64) {
 func (g *flowGraph) maxFlow(s, t int, eps float64) float64 {
 	var flow float64
 	for g.levels(s, t, eps) {
-		clear(g.iter)
+		copy(g.iter, g.off)
 		for {
 			f := g.push(s, t, math.Inf(1), eps)
 			if f <= eps {
@@ -211,7 +239,7 @@ func (g *flowGraph) levels(s, t int, eps float64) bool {
 	g.queue = append(g.queue[:0], int32(s))
 	for h := 0; h < len(g.queue); h++ {
 		u := g.queue[h]
-		for _, e := range g.adj[u] {
+		for e := g.off[u]; e < g.off[u+1]; e++ {
 			if v := g.to[e]; g.res[e] > eps && g.level[v] < 0 {
 				g.level[v] = g.level[u] + 1
 				g.queue = append(g.queue, v)
@@ -227,15 +255,15 @@ func (g *flowGraph) push(u, t int, limit, eps float64) float64 {
 	if u == t {
 		return limit
 	}
-	for ; int(g.iter[u]) < len(g.adj[u]); g.iter[u]++ {
-		e := g.adj[u][g.iter[u]]
+	for ; g.iter[u] < g.off[u+1]; g.iter[u]++ {
+		e := g.iter[u]
 		v := int(g.to[e])
 		if g.res[e] <= eps || g.level[v] != g.level[u]+1 {
 			continue
 		}
 		if f := g.push(v, t, min(limit, g.res[e]), eps); f > eps {
 			g.res[e] -= f
-			g.res[e^1] += f
+			g.res[g.rev[e]] += f
 			return f
 		}
 	}
