@@ -39,8 +39,12 @@ import (
 //
 // Gangs are always counted with every resource type (as the policy checks
 // them), so a placement found is one the plan's policy accepts unless a
-// quota of the policy refuses it. The results on the reference streams
-// are in the package documentation.
+// quota of the policy refuses it. A definition of several stages (or an
+// R_ANY alternative) with a stage that the plan's load steps show has no
+// stretch with room for its gangs, in the only part of the window it can
+// use, is refused (or skipped) before any planner runs: none could place
+// it. The results on the reference streams are in the package
+// documentation.
 type Portfolio struct {
 	single, anyOf, all, ordered []*IterativePlanner
 }
