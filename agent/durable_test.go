@@ -22,6 +22,10 @@ func TestResolveRebuildsBuiltinAgents(t *testing.T) {
 	portfolio, err := agent.NewPortfolio(o)
 	require.NoError(t, err)
 	legacy := &agent.LegacyGreedy{ComponentwiseFit: true}
+	wopts := agent.DefaultWasteOptions()
+	wopts.Gap, wopts.Slack = 1800*1000, -1
+	leastWaste, err := agent.NewLeastWaste(o, wopts)
+	require.NoError(t, err)
 	nested := &agent.TryMany{Agents: []plan.Agent{legacy, greedy, aligned}}
 	cases := []struct {
 		a    plan.Agent
@@ -31,6 +35,7 @@ func TestResolveRebuildsBuiltinAgents(t *testing.T) {
 		{aligned, agent.AlignedPlannerWithGreedyName},
 		{portfolio, agent.PortfolioName},
 		{legacy, agent.LegacyGreedyName},
+		{leastWaste, agent.LeastWasteName},
 		{nested, agent.TryManyName},
 	}
 	for _, tc := range cases {

@@ -44,6 +44,8 @@ import (
 // planners try the low-cost aligned one first. The results on the
 // yardstick's streams are in the package documentation.
 type LeastWaste struct {
+	opts      Options      // as given, for StateSpec
+	wopts     WasteOptions // as given, for StateSpec
 	waste     *IterativePlanner
 	fallbacks []*IterativePlanner
 	multi     *Portfolio
@@ -106,6 +108,8 @@ func NewLeastWaste(o Options, w WasteOptions) (*LeastWaste, error) {
 	pf.all = []*IterativePlanner{aligned, greedyLate, greedyEarly}
 
 	return &LeastWaste{
+		opts:      o,
+		wopts:     w,
 		waste:     newPlanner(Unconstrained{}, wasteAllocator{opts: w, scorers: &sync.Pool{}}, late, pf.single[0].bufs),
 		fallbacks: []*IterativePlanner{greedyEarly, aligned},
 		multi:     pf,
