@@ -457,6 +457,7 @@ func (r *restorer) restore() *Scheduler {
 
 	d.Field("containers")
 	nc := d.Len(maxStateCount)
+	held := make([]berth.Resource, len(apps))
 	var last ContainerID
 	for i := 0; i < nc && d.Err() == nil; i++ {
 		id := ContainerID(d.Uvarint())
@@ -492,8 +493,16 @@ func (r *restorer) restore() *Scheduler {
 		n.link(c)
 		a.link(c)
 		n.allocated = n.allocated.Add(res)
-		s.appUsage(a, res)
-		s.charge(a.q, a.u, res, false)
+		held[ai] = held[ai].Add(res)
+	}
+	// Usage is charged once per application, not per container: the
+	// integer sums are the same, and the running float sums a charge
+	// touches are restored from the snapshot below.
+	for i, a := range apps {
+		if !held[i].IsZero() {
+			s.appUsage(a, held[i])
+			s.charge(a.q, a.u, held[i], false)
+		}
 	}
 
 	d.Field("reservations")
