@@ -64,14 +64,16 @@ type RestoreEnv struct {
 	// Clock is required, as for [New].
 	Clock berth.Clock
 	// Groups becomes Config.Groups; required when the saved configuration
-	// had one.
+	// had one, ignored when it had none (the restored scheduler must
+	// resolve groups as the saved one did).
 	Groups queue.Groups
 	// Calculator is required when the saved configuration used a
 	// calculator other than berth.MemoryCalculator or
-	// berth.DominantCalculator.
+	// berth.DominantCalculator, and ignored otherwise.
 	Calculator berth.Calculator
 	// AppOrderings and ChildOrderings resolve host ordering policies
-	// (QueueSettings.AppOrderingPolicy, ChildOrderingPolicy) by Name.
+	// (QueueSettings.AppOrderingPolicy, ChildOrderingPolicy) by the Name
+	// they reported when saved; the registries [XMLOptions] uses serve.
 	AppOrderings   *AppOrderings
 	ChildOrderings *ChildOrderings
 }
