@@ -40,7 +40,12 @@ import (
 // Everything else (queue, user and node usage, active users, the child
 // and application orders, the id index, the queue tree's accounting) is
 // rebuilt on restore through the code paths normal operation uses, and the
-// restored scheduler is then checked with [Scheduler.Check].
+// restored scheduler is then checked (checkRestored). The application
+// orders are rebuilt from the applications' current values, as Reconfigure
+// rebuilds them: a host ordering policy whose Compare is not a strict weak
+// order (or whose keys read anything but the AppView) may therefore visit
+// applications in another order after a restore; the built-ins and any
+// consistent policy come back exactly.
 
 const (
 	stateKind    = "capacity.Scheduler"
