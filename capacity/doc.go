@@ -132,6 +132,42 @@
 // always win, and an unknown name is a *berth.FieldError naming the key
 // that also matches *queue.UnknownNameError.
 //
+// # Durable state
+//
+// [Scheduler.SaveState] writes the whole scheduler as one snapshot of kind
+// "capacity.Scheduler" (body version 1) in the berth framing (versioned,
+// streaming, CRC-32C checked); [RestoreScheduler] reads it into a new
+// scheduler that decides exactly as the saved one would have: the same
+// allocations, reservations, headrooms, activations and later snapshots
+// for the same further calls. The body holds the primary state: the
+// configuration (ordering policies as built-in tags or the host's names,
+// the calculator as a built-in tag), every reservation queue with its own
+// settings and entitlement, nodes, applications (user, groups, priority,
+// activation, start, AM state, headroom, every ask by priority and
+// locality with its relaxLocality flag and the delay-scheduling,
+// re-reservation and reservation counters), live containers with their ids
+// and preemption marks, node reservations, the id and submission
+// counters, and per leaf the limits of the last cluster update and walk and
+// the usage ratio and user weights YARN keeps as running float sums (their
+// rounding depends on history, so they are kept, not recomputed). The
+// layout is documented in state.go. Queue, user and node usage, active
+// users, the child and application orders, the id index and the queue
+// tree's accounting are rebuilt through the code paths normal operation
+// uses, then checked. What is not data comes back through [RestoreEnv]:
+// the clock, the groups provider, and host ordering policies and a host
+// calculator by name. A truncated or damaged snapshot is refused with
+// berth.ErrCorruptState and returns no scheduler; another kind or a newer
+// version with berth.ErrInvalidArgument or berth.ErrUnsupportedVersion.
+//
+// A 10,000-node scheduler with 100,000 live containers of 10,000
+// applications (31 MB of heap) saves in 17 ms of CPU (12–50 ms wall on a
+// shared machine) allocating 0.9 MB, and restores in 150 ms of CPU
+// (250–370 ms wall) allocating 34.5 MB, 1.1 times the state
+// (BenchmarkSaveRestore); the snapshot is 2.2 MB.
+//
+// An observer ([Scheduler.SetObserver]) is the host's, not state: set it
+// again on the restored scheduler; restoring reports no events.
+//
 // # Observing decisions
 //
 // [Scheduler.SetObserver] makes a host's [Observer] (package queue's,
@@ -151,6 +187,11 @@
 //
 // # Differences from YARN
 //
+//   - Durable state is a snapshot of the whole scheduler (see Durable
+//     state), asks, delay counters, reservations and preemption marks
+//     included; YARN's RMStateStore keeps applications and rebuilds
+//     containers from node reports after a failover, losing outstanding
+//     asks' history, reservations and marks.
 //   - Ordering policies of a host are registered Go values, not classes
 //     loaded by name (see Extending); an unknown name is an error, where
 //     YARN fails to load the class. Their orders are used defensively: a

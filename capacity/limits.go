@@ -200,17 +200,25 @@ func (s *Scheduler) activate(q *qnode) {
 			continue
 		}
 		lf.pendingAct = slices.Delete(lf.pendingAct, i, i+1)
-		a.state = appActive
-		lf.numActive++
-		lf.amUsed = lf.amUsed.Add(a.amRes)
-		u.amUsed = u.amUsed.Add(a.amRes)
-		s.account(q, u.name, queue.Delta{PendingApps: -1, ActiveApps: 1})
-		s.addPending(q, u.name, a.pending)
-		s.syncSched(a)
+		s.startApp(q, a)
 		if s.obs != nil {
 			s.emitApp(queue.AppActivated, a, "")
 		}
 	}
+}
+
+// startApp makes a, already out of q's pending list, active: its AM and
+// demand count in the queue and it becomes schedulable. Restoring a
+// snapshot (state.go) starts applications through it too.
+func (s *Scheduler) startApp(q *qnode, a *app) {
+	lf, u := q.leaf, a.u
+	a.state = appActive
+	lf.numActive++
+	lf.amUsed = lf.amUsed.Add(a.amRes)
+	u.amUsed = u.amUsed.Add(a.amRes)
+	s.account(q, u.name, queue.Delta{PendingApps: -1, ActiveApps: 1})
+	s.addPending(q, u.name, a.pending)
+	s.syncSched(a)
 }
 
 // pendingEntry is one active application for pendingWithinUserLimits.

@@ -186,6 +186,23 @@
 // 18,000 allocations and 12.4 MB before); the first round of a new
 // preemptor 9.7–11 ms and 11 MB (BenchmarkFairRoundCold).
 //
+// # Durable state
+//
+// [Proportional.SaveState] writes the proportional policy as one snapshot
+// of kind "preempt.Proportional" (body version 1): its configuration, the
+// names of its selector chain (and whether the host supplied it) and every
+// marked container with the time it was first marked, which is what the
+// kill wait of later rounds reads. A round keeps nothing else: the
+// built-in selectors are plain values and each round reads the scheduler
+// afresh. [RestoreProportional] rebuilds the policy over the scheduler the
+// host passes (typically one restored with capacity.RestoreScheduler from
+// a snapshot taken at the same moment); a host's selector chain comes back
+// through [WithSelectors] and must carry the saved names in order. A
+// damaged snapshot is refused with berth.ErrCorruptState.
+//
+// An observer is set again with [Proportional.SetObserver] on the
+// restored policy.
+//
 // # Observing decisions
 //
 // [Proportional.SetObserver] and [FairPreemptor.SetObserver] make a
@@ -202,6 +219,9 @@
 //
 // # Differences from YARN
 //
+//   - Marks survive a restart through [Proportional.SaveState]; YARN's
+//     policy keeps them in memory only, so a failover restarts every
+//     kill wait.
 //   - One partition: the capacity scheduler models no node labels, so
 //     there is no per-partition accounting and no "ignore exclusivity"
 //     step in the FIFO selector.

@@ -1,0 +1,199 @@
+package preempt
+
+import (
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/berthsched/berth"
+)
+
+// Durable state of the proportional policy (issue 11 §1). SaveState
+// writes one snapshot of kind "preempt.Proportional", body version 1:
+//
+//	config     every ProportionalConfig field in declaration order, the
+//	           per-queue switches by path (each unset, false or true)
+//	selectors  whether the chain is the host's (WithSelectors), and the
+//	           names of its selectors in order
+//	marks      the marked containers by id, each with the time it was
+//	           first marked
+//
+// A round keeps nothing else from one call to the next: the built-in
+// selectors are plain values and every round reads the scheduler afresh.
+
+const (
+	proportionalKind    = "preempt.Proportional"
+	proportionalVersion = 1
+	maxStateRecords     = 1 << 28
+)
+
+// SaveState writes the policy's configuration, its selector chain's names
+// and its marks to w as one snapshot. The policy is driven by one host
+// loop, so the caller must not run a round at the same time.
+func (p *Proportional) SaveState(w io.Writer) error {
+	e := berth.NewStateEncoder(w, proportionalKind, proportionalVersion)
+	c := &p.cfg
+	e.Varint(c.MonitoringInterval)
+	e.Varint(c.MaxWaitBeforeKill)
+	e.Float64(c.TotalPreemptionPerRound)
+	e.Float64(c.MaxIgnoredOverCapacity)
+	e.Float64(c.NaturalTerminationFactor)
+	e.Bool(c.ObserveOnly)
+	e.Bool(c.SelectBasedOnReservedContainers)
+	e.Bool(c.AdditionalBalanceBasedOnReserved)
+	e.Bool(c.IntraQueueEnabled)
+	e.Float64(c.IntraQueueMinimumThreshold)
+	e.Float64(c.IntraQueueMaxAllowableLimit)
+	e.Uvarint(uint64(c.IntraQueueOrder))
+	e.Bool(c.ConservativeDRF)
+	e.Bool(c.IntraQueueConservativeDRF)
+	e.Bool(c.BalanceAfterSatisfied)
+	e.Varint(c.BalanceMaxWaitBeforeKill)
+	e.Bool(c.PriorityPreemption)
+	e.Varint(c.PriorityReservedContainerDelay)
+	e.Bool(c.PriorityAllowMoveReservation)
+	e.Bool(c.ForgetUnselected)
+	paths := sortedStrings(c.Queues)
+	e.Len(len(paths))
+	for _, q := range paths {
+		e.String(q)
+		sw := c.Queues[q]
+		writeSwitch(e, sw.DisablePreemption)
+		writeSwitch(e, sw.DisableIntraQueuePreemption)
+	}
+	e.Bool(p.custom)
+	e.Len(len(p.selectors))
+	for _, s := range p.selectors {
+		e.String(s.Name())
+	}
+	ids := sortedContainerIDs(p.marked)
+	e.Len(len(ids))
+	for _, id := range ids {
+		e.Uvarint(uint64(id))
+		e.Varint(p.marked[id])
+	}
+	return e.Finish()
+}
+
+func writeSwitch(e *berth.StateEncoder, b *bool) {
+	switch {
+	case b == nil:
+		e.Uvarint(0)
+	case !*b:
+		e.Uvarint(1)
+	default:
+		e.Uvarint(2)
+	}
+}
+
+func readSwitch(d *berth.StateDecoder) *bool {
+	switch v := d.Uvarint(); v {
+	case 0:
+		return nil
+	case 1, 2:
+		b := v == 2
+		return &b
+	default:
+		d.Fail(fmt.Errorf("%w: switch value %d", berth.ErrCorruptState, v))
+		return nil
+	}
+}
+
+// RestoreProportional reads a snapshot written by
+// [Proportional.SaveState] and returns a policy over s with the saved
+// configuration and marks: its next rounds decide as the saved policy's
+// would have on the same scheduler state. The host passes its options
+// again (a logger); a snapshot of a policy with the host's own selector
+// chain needs that chain again through [WithSelectors], with the same
+// names in the same order, and is refused otherwise
+// (berth.ErrInvalidArgument). A damaged snapshot is an error wrapping
+// berth.ErrCorruptState and returns no policy.
+func RestoreProportional(r io.Reader, s CapacityScheduler, opts ...ProportionalOption) (*Proportional, error) {
+	if s == nil {
+		return nil, berth.InvalidField("scheduler", nil, "required")
+	}
+	d, err := berth.NewStateDecoder(r, proportionalKind, proportionalVersion)
+	if err != nil {
+		return nil, err
+	}
+	var c ProportionalConfig
+	d.Field("config")
+	c.MonitoringInterval = d.Varint()
+	c.MaxWaitBeforeKill = d.Varint()
+	c.TotalPreemptionPerRound = d.Float64()
+	c.MaxIgnoredOverCapacity = d.Float64()
+	c.NaturalTerminationFactor = d.Float64()
+	c.ObserveOnly = d.Bool()
+	c.SelectBasedOnReservedContainers = d.Bool()
+	c.AdditionalBalanceBasedOnReserved = d.Bool()
+	c.IntraQueueEnabled = d.Bool()
+	c.IntraQueueMinimumThreshold = d.Float64()
+	c.IntraQueueMaxAllowableLimit = d.Float64()
+	c.IntraQueueOrder = IntraQueueOrder(min(d.Uvarint(), 255))
+	c.ConservativeDRF = d.Bool()
+	c.IntraQueueConservativeDRF = d.Bool()
+	c.BalanceAfterSatisfied = d.Bool()
+	c.BalanceMaxWaitBeforeKill = d.Varint()
+	c.PriorityPreemption = d.Bool()
+	c.PriorityReservedContainerDelay = d.Varint()
+	c.PriorityAllowMoveReservation = d.Bool()
+	c.ForgetUnselected = d.Bool()
+	d.Field("config.queues")
+	nq := d.Len(maxStateRecords)
+	if nq > 0 {
+		c.Queues = make(map[string]QueuePreemption, min(nq, 1024))
+	}
+	prev := ""
+	for i := 0; i < nq && d.Err() == nil; i++ {
+		path := d.String()
+		sw := QueuePreemption{DisablePreemption: readSwitch(d), DisableIntraQueuePreemption: readSwitch(d)}
+		if d.Err() == nil && i > 0 && path <= prev {
+			d.Fail(fmt.Errorf("%w: queue %q out of order", berth.ErrCorruptState, path))
+		}
+		c.Queues[path] = sw
+		prev = path
+	}
+	d.Field("selectors")
+	custom := d.Bool()
+	ns := d.Len(maxStateRecords)
+	names := make([]string, 0, min(ns, 64))
+	for i := 0; i < ns && d.Err() == nil; i++ {
+		names = append(names, d.String())
+	}
+	d.Field("marks")
+	nm := d.Len(maxStateRecords)
+	marked := make(map[ContainerID]berth.Time, min(nm, 1<<16))
+	var last ContainerID
+	for i := 0; i < nm && d.Err() == nil; i++ {
+		id := ContainerID(d.Uvarint())
+		t := d.Varint()
+		if d.Err() == nil && i > 0 && id <= last {
+			d.Fail(fmt.Errorf("%w: container %d out of order", berth.ErrCorruptState, id))
+		}
+		marked[id], last = t, id
+	}
+	if err := d.Finish(); err != nil {
+		return nil, err
+	}
+	if err := c.Validate(); err != nil {
+		return nil, &berth.StateError{Kind: proportionalKind, Offset: -1, Field: "config",
+			Err: fmt.Errorf("%w: %w", berth.ErrCorruptState, err)}
+	}
+	p, err := NewProportional(s, c, opts...)
+	if err != nil {
+		return nil, err
+	}
+	got := make([]string, len(p.selectors))
+	for i, sel := range p.selectors {
+		got[i] = sel.Name()
+	}
+	switch {
+	case custom != p.custom:
+		return nil, berth.InvalidField("selectors", got,
+			fmt.Sprintf("the snapshot's policy had %s selector chain", map[bool]string{true: "the host's", false: "the built-in"}[custom]))
+	case !slices.Equal(got, names):
+		return nil, berth.InvalidField("selectors", got, fmt.Sprintf("the snapshot's chain is %v", names))
+	}
+	p.marked = marked
+	return p, nil
+}
