@@ -26,6 +26,7 @@ type app struct {
 	amRunning bool
 
 	live        liveList                // in id order (live.go)
+	uref        queue.UserRef[*fsQueue] // a's user's entries in the shared tree (accountApp)
 	reservedOn  map[string]*reservation // node id → reservation
 	reservedRes berth.Resource
 

@@ -40,6 +40,108 @@ type sortKey struct {
 	start berth.Time
 	name  string
 	bad   bool
+	fam   keyFamily // the layout of k, for keyPrefix
+}
+
+// keyFamily is the layout of a sortKey's components: keyPrefix summarises
+// the built-in policies' keys more tightly than any key's.
+type keyFamily uint8
+
+const (
+	famAny  keyFamily = iota // any key (host policies, DRF over more types)
+	famFair                  // fairKey's
+	famDRF2                  // drf2Key's
+	famFIFO                  // FIFO's: the priority only
+)
+
+// keyFamily is the layout of p's keys.
+func (p Policy) keyFamily(types []string) keyFamily {
+	switch p {
+	case PolicyFIFO:
+		return famFIFO
+	case PolicyDRF:
+		if len(types) == 0 {
+			return famDRF2
+		}
+		return famAny
+	}
+	return famFair
+}
+
+// keyPrefix is the queue.OrderPrefix of k: within one family it follows
+// cmpKey (a key before another never has a greater prefix), so the Order
+// keeps cmpKey's order while deciding most comparisons on the prefixes,
+// without reading the items. Components are encoded exactly, in cmpKey's
+// order, as far as they fit; only the last encoded one may be truncated.
+// (Sets briefly hold keys of two families while a reload re-keys them;
+// the Order's order, by prefix first, stays consistent meanwhile.)
+func keyPrefix(k *sortKey) queue.OrderPrefix {
+	c := &k.k
+	switch k.fam {
+	case famFair:
+		if c[1] == 0 {
+			// Needy (k[2] is the ratio compared first): the ratio,
+			// truncated; ties are left to cmpKey.
+			return queue.OrderPrefix{uint64(c[0])<<63 | ordBits(c[2])>>2}
+		}
+		// Not needy: k[2] is 0 and k[3] the weight class (0 to 2);
+		// k[5] is 0 unless the class is 2 (negative weights).
+		p := queue.OrderPrefix{uint64(c[0])<<63 | 1<<62 | (uint64(c[3])&3)<<60, ordBits(c[4])}
+		if c[3] == 2 {
+			p[2] = ordBits(c[5])
+			return p
+		}
+		p[2], p[3] = ordInt(k.start), namePrefix(k.name)
+		return p
+	case famDRF2:
+		// k[0] is the class (0 or 1), k[1] and k[2] the compared shares
+		// (or ratios), k[3:] are 0.
+		if c[1] < 0 {
+			return queue.OrderPrefix{uint64(c[0]) << 63}
+		}
+		return queue.OrderPrefix{uint64(c[0])<<63 | nonNegBits(c[1]), ordBits(c[2]), ordInt(k.start), namePrefix(k.name)}
+	case famFIFO:
+		// Only k[0] (the negated priority) is set.
+		return queue.OrderPrefix{ordBits(c[0]), ordInt(k.start), namePrefix(k.name)}
+	}
+	return queue.OrderPrefix{ordBits(c[0]), ordBits(c[1]), ordBits(c[2]), ordBits(c[3])}
+}
+
+// ordBits maps floats (not NaN) to integers in the same order, -0 and +0
+// alike.
+func ordBits(x float64) uint64 {
+	if x == 0 {
+		return 1 << 63
+	}
+	b := math.Float64bits(x)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+// nonNegBits is ordBits for x >= 0 in 63 bits.
+func nonNegBits(x float64) uint64 {
+	if x == 0 {
+		return 0
+	}
+	return math.Float64bits(x)
+}
+
+// ordInt maps int64s to uint64s in the same order.
+func ordInt(x int64) uint64 { return uint64(x) ^ 1<<63 }
+
+// namePrefix is s's first eight bytes, big-endian, zero-padded: strings
+// that compare less never get a greater value.
+func namePrefix(s string) uint64 {
+	var v uint64
+	for i := range 8 {
+		v <<= 8
+		if i < len(s) {
+			v |= uint64(s[i])
+		}
+	}
+	return v
 }
 
 // cmpKey orders keys lexicographically.
@@ -178,7 +280,9 @@ type ordSet[V any] struct {
 	bad int
 }
 
-func newOrdSet[V any]() *ordSet[V] { return &ordSet[V]{o: queue.NewOrder[sortKey, V](cmpKey)} }
+func newOrdSet[V any]() *ordSet[V] {
+	return &ordSet[V]{o: queue.NewOrderPrefix[sortKey, V](cmpKey, keyPrefix)}
+}
 
 // put inserts or re-keys e.
 func (s *ordSet[V]) put(e *queue.OrderEntry[sortKey, V], k sortKey) {

@@ -247,6 +247,16 @@ func (q *fsQueue) setPolicy(p SchedulingPolicy) {
 // scratch is the caller's reusable SortKey: a local one would escape
 // through the interface call and cost an allocation per key.
 func policyKey(kp PolicyKeyer, env PolicyEnv, s *Schedulable, scratch *SortKey) sortKey {
+	if bp, ok := kp.(builtinPolicy); ok {
+		// The built-ins' keys directly, in their own layouts (keyPrefix):
+		// what SortKey returns, without the round trip through SortKey.
+		k := bp.p.key(env.Cluster, env.Types, s)
+		if !k.bad && !hasNaN(k.k[:]) && !hasNaN(k.xs) {
+			k.fam = bp.p.keyFamily(env.Types)
+			return k
+		}
+		return sortKey{start: s.StartTime, name: s.Name, bad: true}
+	}
 	k := sortKey{start: s.StartTime, name: s.Name}
 	if kp == nil {
 		k.bad = true
@@ -258,20 +268,21 @@ func policyKey(kp PolicyKeyer, env PolicyEnv, s *Schedulable, scratch *SortKey) 
 		k.bad = true
 		return k
 	}
-	for _, x := range sk.Major {
-		if math.IsNaN(x) {
-			k.bad = true
-			return k
-		}
-	}
-	for _, x := range sk.More {
-		if math.IsNaN(x) {
-			k.bad = true
-			return k
-		}
+	if hasNaN(sk.Major[:]) || hasNaN(sk.More) {
+		k.bad = true
+		return k
 	}
 	k.k, k.xs = sk.Major, sk.More
 	return k
+}
+
+func hasNaN(xs []float64) bool {
+	for _, x := range xs {
+		if math.IsNaN(x) {
+			return true
+		}
+	}
+	return false
 }
 
 // policyOf is a queue's effective policy from its settings: the Go
