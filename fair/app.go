@@ -14,7 +14,8 @@ type app struct {
 	user    string
 	q       *fsQueue
 	seq     uint64
-	appPrio int32 // the submitted priority (reported; YARN's FS orders every app as priority 1)
+	npre    uint64 // namePrefix(Name), for the order's keys
+	appPrio int32  // the submitted priority (reported; YARN's FS orders every app as priority 1)
 
 	runnable bool
 	resID    string

@@ -41,6 +41,10 @@ type sortKey struct {
 	name  string
 	bad   bool
 	fam   keyFamily // the layout of k, for keyPrefix
+	// npre is namePrefix(name) when npreSet: the owner computes it once,
+	// as reading the name's bytes on every re-key is a cache miss.
+	npre    uint64
+	npreSet bool
 }
 
 // keyFamily is the layout of a sortKey's components: keyPrefix summarises
@@ -91,7 +95,7 @@ func keyPrefix(k *sortKey) queue.OrderPrefix {
 			p[2] = ordBits(c[5])
 			return p
 		}
-		p[2], p[3] = ordInt(k.start), namePrefix(k.name)
+		p[2], p[3] = ordInt(k.start), k.namePrefix()
 		return p
 	case famDRF2:
 		// k[0] is the class (0 or 1), k[1] and k[2] the compared shares
@@ -99,26 +103,16 @@ func keyPrefix(k *sortKey) queue.OrderPrefix {
 		if c[1] < 0 {
 			return queue.OrderPrefix{uint64(c[0]) << 63}
 		}
-		return queue.OrderPrefix{uint64(c[0])<<63 | nonNegBits(c[1]), ordBits(c[2]), ordInt(k.start), namePrefix(k.name)}
+		return queue.OrderPrefix{uint64(c[0])<<63 | nonNegBits(c[1]), ordBits(c[2]), ordInt(k.start), k.namePrefix()}
 	case famFIFO:
 		// Only k[0] (the negated priority) is set.
-		return queue.OrderPrefix{ordBits(c[0]), ordInt(k.start), namePrefix(k.name)}
+		return queue.OrderPrefix{ordBits(c[0]), ordInt(k.start), k.namePrefix()}
 	}
 	return queue.OrderPrefix{ordBits(c[0]), ordBits(c[1]), ordBits(c[2]), ordBits(c[3])}
 }
 
-// ordBits maps floats (not NaN) to integers in the same order, -0 and +0
-// alike.
-func ordBits(x float64) uint64 {
-	if x == 0 {
-		return 1 << 63
-	}
-	b := math.Float64bits(x)
-	if b>>63 != 0 {
-		return ^b
-	}
-	return b | 1<<63
-}
+// ordBits maps floats (not NaN) to integers in the same order.
+func ordBits(x float64) uint64 { return queue.PrefixFloat(x) }
 
 // nonNegBits is ordBits for x >= 0 in 63 bits.
 func nonNegBits(x float64) uint64 {
@@ -129,7 +123,14 @@ func nonNegBits(x float64) uint64 {
 }
 
 // ordInt maps int64s to uint64s in the same order.
-func ordInt(x int64) uint64 { return uint64(x) ^ 1<<63 }
+func ordInt(x int64) uint64 { return queue.PrefixInt(x) }
+
+func (k *sortKey) namePrefix() uint64 {
+	if k.npreSet {
+		return k.npre
+	}
+	return namePrefix(k.name)
+}
 
 // namePrefix is s's first eight bytes, big-endian, zero-padded: strings
 // that compare less never get a greater value.
@@ -385,7 +386,7 @@ func (s *Scheduler) placeApp(a *app) {
 		s.unplaceApp(a)
 		a.set = q.appOrd
 	}
-	a.set.put(&a.ord, policyKey(q.keyer, s.env(), &a.Schedulable, &s.keyBuf))
+	a.set.put(&a.ord, policyKey(q.keyer, s.env(), &a.Schedulable, a.npre, &s.keyBuf))
 }
 
 func (s *Scheduler) unplaceApp(a *app) {
@@ -406,7 +407,7 @@ func (s *Scheduler) placeQueue(q *fsQueue) {
 		p.kidStale = true
 		return
 	}
-	p.kidOrd.put(&q.ord, policyKey(p.keyer, s.env(), &q.Schedulable, &s.keyBuf))
+	p.kidOrd.put(&q.ord, policyKey(p.keyer, s.env(), &q.Schedulable, q.npre, &s.keyBuf))
 }
 
 // keptKids reports whether the walk uses q's kept child order, filling it

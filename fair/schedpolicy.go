@@ -246,18 +246,20 @@ func (q *fsQueue) setPolicy(p SchedulingPolicy) {
 // (sorted per visit) without one.
 // scratch is the caller's reusable SortKey: a local one would escape
 // through the interface call and cost an allocation per key.
-func policyKey(kp PolicyKeyer, env PolicyEnv, s *Schedulable, scratch *SortKey) sortKey {
+// npre is namePrefix(s.Name), which the owner keeps.
+func policyKey(kp PolicyKeyer, env PolicyEnv, s *Schedulable, npre uint64, scratch *SortKey) sortKey {
 	if bp, ok := kp.(builtinPolicy); ok {
 		// The built-ins' keys directly, in their own layouts (keyPrefix):
 		// what SortKey returns, without the round trip through SortKey.
 		k := bp.p.key(env.Cluster, env.Types, s)
 		if !k.bad && !hasNaN(k.k[:]) && !hasNaN(k.xs) {
 			k.fam = bp.p.keyFamily(env.Types)
+			k.npre, k.npreSet = npre, true
 			return k
 		}
 		return sortKey{start: s.StartTime, name: s.Name, bad: true}
 	}
-	k := sortKey{start: s.StartTime, name: s.Name}
+	k := sortKey{start: s.StartTime, name: s.Name, npre: npre, npreSet: true}
 	if kp == nil {
 		k.bad = true
 		return k

@@ -297,6 +297,7 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	a := &app{id: spec.ID, user: spec.User, seq: s.nextSeq, appPrio: spec.Priority, resID: spec.ReservationID,
 		reservedOn: map[string]*reservation{}}
 	a.Name = spec.ID
+	a.npre = namePrefix(a.Name)
 	a.ord.Value = a
 	a.StartTime = s.clock.Now()
 	a.Priority = 1

@@ -12,6 +12,7 @@ import (
 type fsQueue struct {
 	Schedulable
 	path     string
+	npre     uint64 // namePrefix(Name), for the order's keys
 	parent   *fsQueue
 	children []*fsQueue // creation order
 	leaf     bool
@@ -108,6 +109,7 @@ func (s *Scheduler) newQueue(path string, parent *fsQueue, leaf bool, policy Sch
 	q.ord.Value = q
 	s.ordStale = true
 	q.Name = path
+	q.npre = namePrefix(q.Name)
 	q.Queue = true
 	q.Priority = 1
 	q.MaxShare = s.unbounded

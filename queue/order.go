@@ -1,6 +1,10 @@
 package queue
 
-import "github.com/google/btree"
+import (
+	"math"
+
+	"github.com/google/btree"
+)
 
 // Order keeps a set of items sorted by a key that the owner computes, so a
 // scheduler walks its applications or child queues in policy order without
@@ -31,7 +35,8 @@ type Order[K, V any] struct {
 	limit int // smallOrder; tests lower it
 	tree  *btree.BTreeG[*OrderEntry[K, V]]
 	seq   uint64
-	tmp   K // Rekey's new key: comparing it through a pointer to a local would allocate
+	stop  int // where the last walk stopped: the entry most likely re-keyed next (find)
+	tmp   K   // Rekey's new key: comparing it through a pointer to a local would allocate
 }
 
 // OrderPrefix is a compact summary of a key that an Order compares before
@@ -41,6 +46,22 @@ type Order[K, V any] struct {
 // gets exactly the comparison's order, with most comparisons decided by
 // the prefixes alone.
 type OrderPrefix [4]uint64
+
+// PrefixFloat maps floats other than NaN to uint64s in the same order (-0
+// and +0 alike): a building block of OrderPrefixes.
+func PrefixFloat(x float64) uint64 {
+	if x == 0 {
+		return 1 << 63
+	}
+	b := math.Float64bits(x)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+// PrefixInt maps int64s to uint64s in the same order.
+func PrefixInt(x int64) uint64 { return uint64(x) ^ 1<<63 }
 
 func (p *OrderPrefix) compare(o *OrderPrefix) int {
 	for i := range p {
@@ -153,14 +174,17 @@ func (o *Order[K, V]) search(e *OrderEntry[K, V], pre *OrderPrefix, lo, hi int) 
 
 // find returns e's position in the sorted slice. Entries do not keep
 // their positions up to date (rewriting the index of every entry shifted
-// by a change would touch each shifted item): e's hint is tried, then a
-// binary search on its prefix and key finds it, as they and sequences
+// by a change would touch each shifted item): e's hint and the last
+// walk's stop are tried, then a binary search on its prefix and key finds it, as they and sequences
 // order the slice strictly. The linear scan is a safety net for a
 // comparison that is not a strict weak order; -1 means e is not there
 // (never, while e.in == o).
 func (o *Order[K, V]) find(e *OrderEntry[K, V]) int {
 	if i := e.idx; i < len(o.small) && o.small[i].e == e {
 		return i
+	}
+	if i := o.stop; i < len(o.small) && o.small[i].e == e {
+		return i // a scheduler re-keys the item its walk stopped at
 	}
 	if i := o.search(e, &e.pre, 0, len(o.small)); i < len(o.small) && o.small[i].e == e {
 		return i
@@ -288,6 +312,7 @@ func (o *Order[K, V]) Ascend(f func(V) bool) {
 	}
 	for i := range o.small {
 		if !f(o.small[i].e.Value) {
+			o.stop = i
 			return
 		}
 	}
