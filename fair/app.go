@@ -33,10 +33,13 @@ type app struct {
 
 	// starvation (preemption enabled)
 	// the leaf walk's order (order.go)
-	ord   queue.OrderEntry[sortKey, *app]
-	set   *ordSet[*app] // the order a is in, nil when none
-	dirty bool
-	gone  bool // removed from the scheduler
+	ord queue.OrderEntry[sortKey, *app]
+	set *ordSet[*app] // the order a is in, nil when none
+	// ordBad is whether ord's key is bad (kept beside it: reading it
+	// through the entry copies the whole key).
+	ordBad bool
+	dirty  bool
+	gone   bool // removed from the scheduler
 
 	lastTimeAtFairShare berth.Time
 	fairStarvation      berth.Resource

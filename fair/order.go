@@ -183,7 +183,16 @@ func b2f(b bool) float64 {
 
 // key computes s's sortKey under p (see Compare for the arguments).
 func (p Policy) key(cluster berth.Resource, types []string, s *Schedulable) sortKey {
-	k := sortKey{start: s.StartTime, name: s.Name}
+	var k sortKey
+	p.keyInto(cluster, types, s, &k)
+	return k
+}
+
+// keyInto is key writing into *out: keys are large, and the walk's
+// re-keys would otherwise copy them at every call.
+func (p Policy) keyInto(cluster berth.Resource, types []string, s *Schedulable, out *sortKey) {
+	*out = sortKey{start: s.StartTime, name: s.Name}
+	k := out
 	switch p {
 	case PolicyFIFO:
 		k.k[0] = -float64(s.Priority)
@@ -201,7 +210,6 @@ func (p Policy) key(cluster berth.Resource, types []string, s *Schedulable) sort
 		// (NaN compares with nothing).
 		k.k, k.xs = [6]float64{}, nil
 	}
-	return k
 }
 
 // fairKey follows compareFair: zero demand last; needy (usage under
@@ -285,15 +293,16 @@ func newOrdSet[V any]() *ordSet[V] {
 	return &ordSet[V]{o: queue.NewOrderPrefix[sortKey, V](cmpKey, keyPrefix)}
 }
 
-// put inserts or re-keys e.
-func (s *ordSet[V]) put(e *queue.OrderEntry[sortKey, V], k sortKey) {
-	if e.In(s.o) && e.Key().bad {
+// put inserts or re-keys e; wasBad is whether e's key in the set (if it
+// is a member) is bad.
+func (s *ordSet[V]) put(e *queue.OrderEntry[sortKey, V], k *sortKey, wasBad bool) {
+	if wasBad && e.In(s.o) {
 		s.bad--
 	}
 	if k.bad {
 		s.bad++
 	}
-	s.o.Rekey(e, k)
+	s.o.Rekey(e, *k)
 }
 
 // drop removes e if it is a member.
@@ -386,7 +395,11 @@ func (s *Scheduler) placeApp(a *app) {
 		s.unplaceApp(a)
 		a.set = q.appOrd
 	}
-	a.set.put(&a.ord, policyKey(q.keyer, s.env(), &a.Schedulable, a.npre, &s.keyBuf))
+	k := &s.keyOut
+	policyKey(q.keyer, s.env(), &a.Schedulable, a.npre, &s.keyBuf, k)
+	a.set.put(&a.ord, k, a.ordBad)
+	a.ordBad = k.bad
+	*k = sortKey{} // hold no references
 }
 
 func (s *Scheduler) unplaceApp(a *app) {
@@ -407,7 +420,11 @@ func (s *Scheduler) placeQueue(q *fsQueue) {
 		p.kidStale = true
 		return
 	}
-	p.kidOrd.put(&q.ord, policyKey(p.keyer, s.env(), &q.Schedulable, q.npre, &s.keyBuf))
+	k := &s.keyOut
+	policyKey(p.keyer, s.env(), &q.Schedulable, q.npre, &s.keyBuf, k)
+	p.kidOrd.put(&q.ord, k, q.ordBad)
+	q.ordBad = k.bad
+	*k = sortKey{} // hold no references
 }
 
 // keptKids reports whether the walk uses q's kept child order, filling it

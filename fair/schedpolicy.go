@@ -246,19 +246,25 @@ func (q *fsQueue) setPolicy(p SchedulingPolicy) {
 // (sorted per visit) without one.
 // scratch is the caller's reusable SortKey: a local one would escape
 // through the interface call and cost an allocation per key.
-// npre is namePrefix(s.Name), which the owner keeps.
-func policyKey(kp PolicyKeyer, env PolicyEnv, s *Schedulable, npre uint64, scratch *SortKey) sortKey {
+// npre is namePrefix(s.Name), which the owner keeps; the key is written
+// to *out.
+func policyKey(kp PolicyKeyer, env PolicyEnv, s *Schedulable, npre uint64, scratch *SortKey, out *sortKey) {
 	if bp, ok := kp.(builtinPolicy); ok {
 		// The built-ins' keys directly, in their own layouts (keyPrefix):
 		// what SortKey returns, without the round trip through SortKey.
-		k := bp.p.key(env.Cluster, env.Types, s)
-		if !k.bad && !hasNaN(k.k[:]) && !hasNaN(k.xs) {
-			k.fam = bp.p.keyFamily(env.Types)
-			k.npre, k.npreSet = npre, true
-			return k
+		bp.p.keyInto(env.Cluster, env.Types, s, out)
+		if !out.bad && !hasNaN(out.k[:]) && !hasNaN(out.xs) {
+			out.fam = bp.p.keyFamily(env.Types)
+			out.npre, out.npreSet = npre, true
+			return
 		}
-		return sortKey{start: s.StartTime, name: s.Name, bad: true}
+		*out = sortKey{start: s.StartTime, name: s.Name, bad: true}
+		return
 	}
+	*out = policyKeyOf(kp, env, s, npre, scratch)
+}
+
+func policyKeyOf(kp PolicyKeyer, env PolicyEnv, s *Schedulable, npre uint64, scratch *SortKey) sortKey {
 	k := sortKey{start: s.StartTime, name: s.Name, npre: npre, npreSet: true}
 	if kp == nil {
 		k.bad = true

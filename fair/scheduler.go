@@ -52,6 +52,7 @@ type Scheduler struct {
 
 	shareBuf shareBuf
 	keyBuf   SortKey // policyKey's scratch
+	keyOut   sortKey // placeApp's and placeQueue's key, written in place
 
 	tree    *queue.Tree[*fsQueue] // the shared tree (package queue)
 	bug     error                 // first inconsistency with it, for Check

@@ -43,6 +43,7 @@ type fsQueue struct {
 	// the walk's orders (order.go): q's place in its parent's, and the
 	// order of q's children (parents) or applications (leaves)
 	ord    queue.OrderEntry[sortKey, *fsQueue]
+	ordBad bool // whether ord's key is bad (see app.ordBad)
 	kidOrd *ordSet[*fsQueue]
 	appOrd *ordSet[*app]
 	dirty  bool

@@ -85,13 +85,15 @@ type orderSlot[K, V any] struct {
 // per item and passes it to the Order's methods; an entry belongs to at most
 // one Order at a time.
 type OrderEntry[K, V any] struct {
+	// What a walk and a re-key read comes first, together (one cache
+	// line where V is a pointer): the key, written on re-keys, after.
+	in  *Order[K, V]
+	idx int // a hint of the position in the sorted slice (small sets); see find
+	seq uint64
 	// Value is the item the entry stands for, returned by the walks.
 	Value V
-	key   K
 	pre   OrderPrefix
-	seq   uint64
-	idx   int // a hint of the position in the sorted slice (small sets); see find
-	in    *Order[K, V]
+	key   K
 }
 
 // Key returns the key the entry was last inserted or re-keyed with.
