@@ -371,11 +371,26 @@ func cmpUtilization(u1, u2 float32, p1, p2 int) int {
 // re-sorts from configuration order, as YARN does on every walk.
 func sortChildren(q *qnode) {
 	pol := childOrdering(q.set())
-	cmp := cmpKids(q)
 	o := q.order
-	if b, ok := pol.(builtinKids); !ok || b.prio {
+	b, builtin := pol.(builtinKids)
+	if !builtin || b.prio {
 		copy(o, q.children) // only utilization is known to be transitive
 	}
+	if builtin {
+		// The built-ins' comparator directly: this runs at every parent
+		// on every walk.
+		for i := 1; i < len(o); i++ {
+			x := o[i]
+			j := i
+			for j > 0 && cmpKidsBuiltin(x, o[j-1], b.prio) < 0 {
+				o[j] = o[j-1]
+				j--
+			}
+			o[j] = x
+		}
+		return
+	}
+	cmp := cmpKids(q)
 	for i := 1; i < len(o); i++ {
 		x := o[i]
 		j := i
