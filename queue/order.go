@@ -31,8 +31,12 @@ type Order[K, V any] struct {
 	// grows past smallOrder moves to the btree for good. The slice holds
 	// each entry's prefix: a search compares them in place and touches an
 	// item (large, scattered, mostly out of cache) only on equal prefixes.
-	small []orderSlot[K, V]
-	limit int // smallOrder; tests lower it
+	small []orderSlot
+	// ents holds the slice's entries by slot id: slots hold ids, not
+	// pointers, so the memmove of a change needs no GC write barriers.
+	ents  []*OrderEntry[K, V]
+	free  []uint32 // ids of ents not in use
+	limit int      // smallOrder; tests lower it
 	tree  *btree.BTreeG[*OrderEntry[K, V]]
 	seq   uint64
 	stop  int // where the last walk stopped: the entry most likely re-keyed next (find)
@@ -75,10 +79,11 @@ func (p *OrderPrefix) compare(o *OrderPrefix) int {
 	return 0
 }
 
-// orderSlot is one entry of the sorted slice with a copy of its prefix.
-type orderSlot[K, V any] struct {
+// orderSlot is one entry of the sorted slice: a copy of its prefix and
+// its id in Order.ents.
+type orderSlot struct {
 	pre OrderPrefix
-	e   *OrderEntry[K, V]
+	id  uint32
 }
 
 // OrderEntry is one item's place in an Order. The owner embeds or keeps one
@@ -88,7 +93,8 @@ type OrderEntry[K, V any] struct {
 	// What a walk and a re-key read comes first, together (one cache
 	// line where V is a pointer): the key, written on re-keys, after.
 	in  *Order[K, V]
-	idx int // a hint of the position in the sorted slice (small sets); see find
+	idx int    // a hint of the position in the sorted slice (small sets); see find
+	sid uint32 // its id in Order.ents (small sets)
 	seq uint64
 	// Value is the item the entry stands for, returned by the walks.
 	Value V
@@ -139,17 +145,18 @@ func (o *Order[K, V]) less(a, b *OrderEntry[K, V]) bool {
 
 // before reports whether slot x comes before entry e, whose prefix is pre
 // (e's own, or the one it is about to get).
-func (o *Order[K, V]) before(x *orderSlot[K, V], e *OrderEntry[K, V], pre *OrderPrefix) bool {
+func (o *Order[K, V]) before(x *orderSlot, e *OrderEntry[K, V], pre *OrderPrefix) bool {
 	if c := x.pre.compare(pre); c != 0 {
 		return c < 0
 	}
-	if x.e == e {
+	if x.id == e.sid {
 		return false
 	}
-	if c := o.cmp(&x.e.key, &e.key); c != 0 {
+	xe := o.ents[x.id]
+	if c := o.cmp(&xe.key, &e.key); c != 0 {
 		return c < 0
 	}
-	return x.e.seq < e.seq
+	return xe.seq < e.seq
 }
 
 // Len returns the number of items.
@@ -182,17 +189,18 @@ func (o *Order[K, V]) search(e *OrderEntry[K, V], pre *OrderPrefix, lo, hi int) 
 // comparison that is not a strict weak order; -1 means e is not there
 // (never, while e.in == o).
 func (o *Order[K, V]) find(e *OrderEntry[K, V]) int {
-	if i := e.idx; i < len(o.small) && o.small[i].e == e {
+	id := e.sid
+	if i := e.idx; i < len(o.small) && o.small[i].id == id {
 		return i
 	}
-	if i := o.stop; i < len(o.small) && o.small[i].e == e {
+	if i := o.stop; i < len(o.small) && o.small[i].id == id {
 		return i // a scheduler re-keys the item its walk stopped at
 	}
-	if i := o.search(e, &e.pre, 0, len(o.small)); i < len(o.small) && o.small[i].e == e {
+	if i := o.search(e, &e.pre, 0, len(o.small)); i < len(o.small) && o.small[i].id == id {
 		return i
 	}
 	for i := range o.small {
-		if o.small[i].e == e {
+		if o.small[i].id == id {
 			return i
 		}
 	}
@@ -204,18 +212,26 @@ func (o *Order[K, V]) add(e *OrderEntry[K, V]) {
 	if o.tree == nil && len(o.small) >= o.limit {
 		o.tree = btree.NewG(orderDegree, o.less)
 		for _, x := range o.small {
-			o.tree.ReplaceOrInsert(x.e)
+			o.tree.ReplaceOrInsert(o.ents[x.id])
 		}
-		o.small = nil
+		o.small, o.ents, o.free = nil, nil, nil
 	}
 	if o.tree != nil {
 		o.tree.ReplaceOrInsert(e)
 		return
 	}
+	if n := len(o.free); n > 0 {
+		e.sid = o.free[n-1]
+		o.free = o.free[:n-1]
+		o.ents[e.sid] = e
+	} else {
+		e.sid = uint32(len(o.ents))
+		o.ents = append(o.ents, e)
+	}
 	i := o.search(e, &e.pre, 0, len(o.small))
-	o.small = append(o.small, orderSlot[K, V]{})
+	o.small = append(o.small, orderSlot{})
 	copy(o.small[i+1:], o.small[i:])
-	o.small[i] = orderSlot[K, V]{pre: e.pre, e: e}
+	o.small[i] = orderSlot{pre: e.pre, id: e.sid}
 	e.idx = i
 }
 
@@ -230,8 +246,9 @@ func (o *Order[K, V]) del(e *OrderEntry[K, V]) {
 		return
 	}
 	copy(o.small[i:], o.small[i+1:])
-	o.small[n-1] = orderSlot[K, V]{} // hold no reference
 	o.small = o.small[:n-1]
+	o.ents[e.sid] = nil // hold no reference
+	o.free = append(o.free, e.sid)
 }
 
 func (o *Order[K, V]) prefixOf(k *K) OrderPrefix {
@@ -287,6 +304,10 @@ func (o *Order[K, V]) Rekey(e *OrderEntry[K, V], k K) {
 	i, n := o.find(e), len(o.small)
 	e.key, e.pre = k, pre
 	if i < 0 {
+		if int(e.sid) < len(o.ents) && o.ents[e.sid] == e {
+			o.ents[e.sid] = nil
+			o.free = append(o.free, e.sid)
+		}
 		o.add(e)
 		return
 	}
@@ -301,7 +322,7 @@ func (o *Order[K, V]) Rekey(e *OrderEntry[K, V], k K) {
 		j = o.search(e, &pre, i+2, n) - 1
 		copy(o.small[i:j], o.small[i+1:j+1])
 	}
-	o.small[j] = orderSlot[K, V]{pre: pre, e: e}
+	o.small[j] = orderSlot{pre: pre, id: e.sid}
 	e.idx = j
 }
 
@@ -313,7 +334,7 @@ func (o *Order[K, V]) Ascend(f func(V) bool) {
 		return
 	}
 	for i := range o.small {
-		if !f(o.small[i].e.Value) {
+		if !f(o.ents[o.small[i].id].Value) {
 			o.stop = i
 			return
 		}
@@ -329,7 +350,7 @@ func (o *Order[K, V]) Clear() {
 		})
 	}
 	for _, x := range o.small {
-		x.e.in = nil
+		o.ents[x.id].in = nil
 	}
-	o.small, o.tree = nil, nil
+	o.small, o.ents, o.free, o.tree = nil, nil, nil, nil
 }

@@ -113,6 +113,13 @@ func runOrder(t *testing.T, seed uint64, steps int) {
 		}
 		require.Equal(t, want, got, "seed %d step %d", seed, step)
 		require.Equal(t, len(want), o.Len())
+		if o.tree == nil {
+			// Every slot's id names its entry; ids not in use are free.
+			require.Equal(t, len(o.small), len(o.ents)-len(o.free), "seed %d step %d", seed, step)
+			for i, x := range o.small {
+				require.Equal(t, x.id, o.ents[x.id].sid, "seed %d step %d slot %d", seed, step, i)
+			}
+		}
 		_, in := m.key[v]
 		assert.Equal(t, in, e.In(o))
 		if in {
