@@ -131,12 +131,12 @@ type userEntry struct {
 }
 
 // entry returns the user's entry in n, the ith queue of the ref's path,
-// or nil when the user has none.
-func (r *UserRef[T]) entry(i int, n *Queue[T], user string) *userEntry {
+// or nil when the user has none; cached reports that r already holds it.
+func (r *UserRef[T]) entry(i int, n *Queue[T], user string) (u *userEntry, cached bool) {
 	if e := r.at(i, false); e != nil && e.q == n && e.u != nil && e.u.gen == e.gen {
-		return e.u
+		return e.u, true
 	}
-	return n.users[user]
+	return n.users[user], false
 }
 
 // at returns the ith entry's slot; nil when r is nil, or when there is
@@ -184,16 +184,16 @@ func (q *Queue[T]) UpdateRef(ref *UserRef[T], user string, d Delta) error {
 	if ref != nil && (ref.leaf != q || ref.user != user) {
 		ref.reset(q, user)
 	}
-	leafUser, err := q.checkUpdate(ref, user, &d)
-	if err != nil {
+	leafUser, leafCached := ref.entry(0, q, user)
+	if err := q.checkUpdate(user, &d, leafUser); err != nil {
 		return err
 	}
 	i := 0
 	for n := q; n != nil; n, i = n.parent, i+1 {
 		addTo(&n.acct, &d)
-		u := leafUser // the leaf's entry was looked up by checkUpdate
+		u, cached := leafUser, leafCached
 		if n != q {
-			u = ref.entry(i, n, user)
+			u, cached = ref.entry(i, n, user)
 		}
 		if u == nil {
 			if n.users == nil {
@@ -210,46 +210,45 @@ func (q *Queue[T]) UpdateRef(ref *UserRef[T], user string, d Delta) error {
 		addTo(&u.Usage, &d)
 		if u.IsZero() {
 			delete(n.users, user)
-			u.gen++ // references to it are stale
+			u.gen++ // references to it, ref's included, are stale
 			n.spare = u
-			u = nil
+		} else if !cached {
+			ref.remember(i, n, u)
 		}
-		ref.remember(i, n, u)
 	}
 	return nil
 }
 
-// checkUpdate validates an Update without changing anything; it returns
-// the user's entry in the leaf (nil when the user has none yet).
-func (q *Queue[T]) checkUpdate(ref *UserRef[T], user string, d *Delta) (*userEntry, error) {
+// checkUpdate validates an Update without changing anything; u is the
+// user's entry in the leaf (nil when the user has none yet).
+func (q *Queue[T]) checkUpdate(user string, d *Delta, u *userEntry) error {
 	ps := q.path.s
 	switch {
 	case q.removed:
-		return nil, &Error{QueuePath: ps, Reason: "queue was removed from the tree", Kind: berth.ErrNotFound}
+		return &Error{QueuePath: ps, Reason: "queue was removed from the tree", Kind: berth.ErrNotFound}
 	case !q.IsLeaf():
-		return nil, invalid(ps, "", q.kind.String(), "accounting is charged to leaf queues only")
+		return invalid(ps, "", q.kind.String(), "accounting is charged to leaf queues only")
 	case user == "":
-		return nil, invalid(ps, "user", user, "user must not be empty")
+		return invalid(ps, "user", user, "user must not be empty")
 	}
 	// Overflow can appear anywhere up, where totals are larger.
 	for n := q; n != nil; n = n.parent {
 		if f, over := overflowField(&n.acct, d); over {
-			return nil, invalid(n.path.s, f, *d, "accounting would overflow")
+			return invalid(n.path.s, f, *d, "accounting would overflow")
 		}
 	}
 	// The user's amounts in the leaf: non-negative results there imply
 	// them for the leaf (the sum of its users) and every ancestor (sums of
 	// their children).
-	u := ref.entry(0, q, user)
 	var zero Usage
 	uAcct := &zero
 	if u != nil {
 		uAcct = &u.Usage
 	}
 	if f, neg := negativeField(uAcct, d); neg {
-		return nil, stateErr(ps, f, user, "release exceeds what the user holds in the queue")
+		return stateErr(ps, f, user, "release exceeds what the user holds in the queue")
 	}
-	return u, nil
+	return nil
 }
 
 // addTo adds d to *u in place. Memory and vcores are added in place when
@@ -374,15 +373,15 @@ func Move[T any](from, to *Queue[T], user string, d Delta) error {
 	}
 	neg := d.Neg()
 	if from == to {
-		_, err := from.checkUpdate(nil, user, &neg) // nothing moves; the user must hold d
+		err := from.checkUpdate(user, &neg, from.users[user]) // nothing moves; the user must hold d
 		return err
 	}
-	if _, err := from.checkUpdate(nil, user, &neg); err != nil {
+	if err := from.checkUpdate(user, &neg, from.users[user]); err != nil {
 		return err
 	}
 	// Checked before the release, so totals above are at their highest:
 	// if the charge fits now it fits after.
-	if _, err := to.checkUpdate(nil, user, &d); err != nil {
+	if err := to.checkUpdate(user, &d, to.users[user]); err != nil {
 		return err
 	}
 	_ = from.Update(user, neg)
