@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/binary"
+	"math"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/plan"
@@ -19,6 +20,7 @@ const (
 	PortfolioName                = "Portfolio"
 	LegacyGreedyName             = "LegacyGreedy"
 	TryManyName                  = "TryMany"
+	LeastWasteName               = "LeastWaste"
 )
 
 var (
@@ -26,6 +28,7 @@ var (
 	_ plan.Specified = (*TryMany)(nil)
 	_ plan.Specified = (*Portfolio)(nil)
 	_ plan.Specified = (*LegacyGreedy)(nil)
+	_ plan.Specified = (*LeastWaste)(nil)
 )
 
 // Option flags in a spec's parameters.
@@ -130,12 +133,47 @@ func (g *LegacyGreedy) StateSpec() plan.ComponentSpec {
 	return plan.ComponentSpec{Name: LegacyGreedyName, Params: []byte{b}}
 }
 
+// StateSpec records the agent: "LeastWaste", its options, then the waste
+// options (gap as a varint, slack and contested as float64 bits).
+func (lw *LeastWaste) StateSpec() plan.ComponentSpec {
+	b := appendOptions(nil, lw.opts)
+	b = binary.AppendVarint(b, lw.wopts.Gap)
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(lw.wopts.Slack))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(lw.wopts.Contested))
+	return plan.ComponentSpec{Name: LeastWasteName, Params: b}
+}
+
+// readLeastWaste decodes what LeastWaste.StateSpec wrote.
+func readLeastWaste(b []byte) (Options, WasteOptions, bool) {
+	if len(b) < 2+1+16 {
+		return Options{}, WasteOptions{}, false
+	}
+	floats := b[len(b)-16:]
+	b = b[:len(b)-16]
+	// The options end where the gap's varint begins: try each split.
+	for cut := 2; cut < len(b); cut++ {
+		o, ok := readOptions(b[:cut])
+		if !ok {
+			continue
+		}
+		gap, k := binary.Varint(b[cut:])
+		if k <= 0 || cut+k != len(b) {
+			continue
+		}
+		w := WasteOptions{Gap: gap,
+			Slack:     math.Float64frombits(binary.LittleEndian.Uint64(floats)),
+			Contested: math.Float64frombits(binary.LittleEndian.Uint64(floats[8:]))}
+		return o, w, true
+	}
+	return Options{}, WasteOptions{}, false
+}
+
 // maxTryManyDepth bounds the nesting of TryMany specs Resolve follows.
 const maxTryManyDepth = 8
 
 // Resolve rebuilds the agent a plan snapshot recorded: nil for the zero
 // spec, else the built-in it names with its options (Greedy,
-// AlignedPlannerWithGreedy, Portfolio, LegacyGreedy, or a TryMany of
+// AlignedPlannerWithGreedy, Portfolio, LeastWaste, LegacyGreedy, or a TryMany of
 // those). Another name (a host's agent) or malformed parameters is a
 // *berth.FieldError of kind berth.ErrInvalidArgument.
 func Resolve(spec plan.ComponentSpec) (plan.Agent, error) {
@@ -171,6 +209,16 @@ func resolve(spec plan.ComponentSpec, depth int) (plan.Agent, error) {
 			return nil, err
 		}
 		return a, nil
+	case LeastWasteName:
+		o, w, ok := readLeastWaste(spec.Params)
+		if !ok {
+			return bad()
+		}
+		lw, err := NewLeastWaste(o, w)
+		if err != nil {
+			return nil, err
+		}
+		return lw, nil
 	case LegacyGreedyName:
 		if len(spec.Params) != 1 || spec.Params[0] > 1 {
 			return bad()

@@ -160,8 +160,9 @@
 // version with berth.ErrInvalidArgument or berth.ErrUnsupportedVersion.
 //
 // A 10,000-node scheduler with 100,000 live containers of 10,000
-// applications (31 MB of heap) saves in 12–28 ms allocating 0.9 MB and
-// restores in 250–350 ms allocating 34 MB, 1.1 times the state
+// applications (31 MB of heap) saves in 17 ms of CPU (12–50 ms wall on a
+// shared machine) allocating 0.9 MB, and restores in 150 ms of CPU
+// (250–370 ms wall) allocating 34.5 MB, 1.1 times the state
 // (BenchmarkSaveRestore); the snapshot is 2.2 MB.
 //
 // An observer ([Scheduler.SetObserver]) is the host's, not state: set it

@@ -216,7 +216,7 @@ func (s *Scheduler) startApp(q *qnode, a *app) {
 	lf.numActive++
 	lf.amUsed = lf.amUsed.Add(a.amRes)
 	u.amUsed = u.amUsed.Add(a.amRes)
-	s.account(q, u.name, queue.Delta{PendingApps: -1, ActiveApps: 1})
+	s.accountUser(q, u, queue.Delta{PendingApps: -1, ActiveApps: 1})
 	s.addPending(q, u.name, a.pending)
 	s.syncSched(a)
 }

@@ -64,7 +64,13 @@ func appKeyOf(pol AppOrdering, sizeWeight bool, a *app) appKey {
 
 type appOrder = queue.Order[appKey, *app]
 
-func newAppOrder() *appOrder { return queue.NewOrder[appKey, *app](cmpAppKey) }
+func newAppOrder() *appOrder { return queue.NewOrderPrefix[appKey, *app](cmpAppKey, appPrefix) }
+
+// appPrefix is the whole key (its floats are never NaN): the Order
+// compares applications without reading them.
+func appPrefix(k *appKey) queue.OrderPrefix {
+	return queue.OrderPrefix{queue.PrefixFloat(k.k[0]), queue.PrefixFloat(k.k[1]), queue.PrefixFloat(k.k[2]), k.seq}
+}
 
 // childKey is cmpChildren as a lexicographic key. cmpChildren puts
 // children with a positive guarantee first; among the others, a child below
@@ -118,7 +124,15 @@ func childKeyOf(c *qnode, respectPriority bool) childKey {
 
 type childOrder = queue.Order[childKey, *qnode]
 
-func newChildOrder() *childOrder { return queue.NewOrder[childKey, *qnode](cmpChildKey) }
+func newChildOrder() *childOrder {
+	return queue.NewOrderPrefix[childKey, *qnode](cmpChildKey, childPrefix)
+}
+
+// childPrefix is the key's first four components (not NaN: NaN keys are
+// bad and zeroed).
+func childPrefix(k *childKey) queue.OrderPrefix {
+	return queue.OrderPrefix{queue.PrefixFloat(k.k[0]), queue.PrefixFloat(k.k[1]), queue.PrefixFloat(k.k[2]), queue.PrefixFloat(k.k[3])}
+}
 
 // smallFan is the number of children up to which a parent sorts them on
 // each visit, as before, instead of keeping them in its Order: re-sorting a

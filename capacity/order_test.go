@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -262,4 +263,52 @@ func TestAppKeyAgreesWithCompare(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkPrefixes fails when the Order's prefixes of two keys disagree with
+// their comparison (the Order decides on prefixes first).
+func checkPrefixes(t *testing.T, a, b appKey, ca, cb childKey) {
+	t.Helper()
+	sign := func(c int) int { return min(max(c, -1), 1) }
+	pa, pb := appPrefix(&a), appPrefix(&b)
+	if pc, c := sign(slices.Compare(pa[:], pb[:])), sign(cmpAppKey(&a, &b)); pc != 0 && pc != c {
+		t.Fatalf("app keys %+v %+v: compare %d, prefixes %d", a, b, c, pc)
+	}
+	qa, qb := childPrefix(&ca), childPrefix(&cb)
+	if pc, c := sign(slices.Compare(qa[:], qb[:])), sign(cmpChildKey(&ca, &cb)); pc != 0 && pc != c {
+		t.Fatalf("child keys %+v %+v: compare %d, prefixes %d", ca, cb, c, pc)
+	}
+}
+
+// TestOrderPrefixesFollowKeys: on keys with the values the policies
+// produce (ties, zeros of both signs, infinities, negatives), prefixes
+// never order two keys against their comparison.
+func TestOrderPrefixesFollowKeys(t *testing.T) {
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, 2, math.Inf(1), math.Inf(-1), 1e-300, -3}
+	rng := rand.New(rand.NewPCG(5, 5))
+	f := func() float64 { return vals[rng.IntN(len(vals))] }
+	for range 100000 {
+		a := appKey{k: [3]float64{f(), f(), f()}, seq: uint64(rng.IntN(3))}
+		b := appKey{k: [3]float64{f(), f(), f()}, seq: uint64(rng.IntN(3))}
+		ca := childKey{k: [5]float64{f(), f(), f(), f(), f()}, pos: rng.IntN(3)}
+		cb := childKey{k: [5]float64{f(), f(), f(), f(), f()}, pos: rng.IntN(3)}
+		checkPrefixes(t, a, b, ca, cb)
+	}
+}
+
+func FuzzOrderPrefixes(f *testing.F) {
+	f.Add(1.0, 0.0, -1.0, 2.0, uint64(1), uint64(2))
+	f.Add(0.0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), uint64(0), uint64(0))
+	f.Fuzz(func(t *testing.T, x, y, z, w float64, s1, s2 uint64) {
+		for _, v := range []float64{x, y, z, w} {
+			if math.IsNaN(v) {
+				return // keys are never NaN: NaN scores are keyed as +Inf or bad
+			}
+		}
+		a, b := appKey{k: [3]float64{x, y, z}, seq: s1}, appKey{k: [3]float64{y, x, w}, seq: s2}
+		ca := childKey{k: [5]float64{x, y, z, w, x}, pos: int(s1 % 7)}
+		cb := childKey{k: [5]float64{x, z, y, w, y}, pos: int(s2 % 7)}
+		checkPrefixes(t, a, b, ca, cb)
+		checkPrefixes(t, a, a, ca, ca)
+	})
 }

@@ -316,6 +316,14 @@ func cmpKids(p *qnode) func(a, b *qnode) int {
 	}
 }
 
+// cmpKidsBuiltin is cmpKids for the built-in child orderings.
+func cmpKidsBuiltin(a, b *qnode, prio bool) int {
+	if c := cmpChildren(a, b, prio); c != 0 {
+		return c
+	}
+	return a.pos - b.pos
+}
+
 // Registries for XML names.
 type (
 	// AppOrderings maps ordering-policy names of leaves to a host's

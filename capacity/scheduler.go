@@ -401,7 +401,7 @@ func (s *Scheduler) attach(q *qnode, a *app) {
 	}
 	a.u = u
 	u.apps++
-	s.account(q, u.name, queue.Delta{PendingApps: 1})
+	s.accountUser(q, u, queue.Delta{PendingApps: 1})
 	a.state = appPending
 	i, _ := slices.BinarySearchFunc(lf.pendingAct, a, bySeq)
 	lf.pendingAct = slices.Insert(lf.pendingAct, i, a)
@@ -461,9 +461,9 @@ func (s *Scheduler) detach(a *app) {
 	}
 	u.apps--
 	if a.state == appActive {
-		s.account(q, u.name, queue.Delta{ActiveApps: -1})
+		s.accountUser(q, u, queue.Delta{ActiveApps: -1})
 	} else {
-		s.account(q, u.name, queue.Delta{PendingApps: -1})
+		s.accountUser(q, u, queue.Delta{PendingApps: -1})
 	}
 	if u.apps == 0 && u.used.IsZero() {
 		lf.allWeights -= u.weight

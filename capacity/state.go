@@ -40,7 +40,12 @@ import (
 // Everything else (queue, user and node usage, active users, the child
 // and application orders, the id index, the queue tree's accounting) is
 // rebuilt on restore through the code paths normal operation uses, and the
-// restored scheduler is then checked with [Scheduler.Check].
+// restored scheduler is then checked (checkRestored). The application
+// orders are rebuilt from the applications' current values, as Reconfigure
+// rebuilds them: a host ordering policy whose Compare is not a strict weak
+// order (or whose keys read anything but the AppView) may therefore visit
+// applications in another order after a restore; the built-ins and any
+// consistent policy come back exactly.
 
 const (
 	stateKind    = "capacity.Scheduler"
@@ -64,14 +69,16 @@ type RestoreEnv struct {
 	// Clock is required, as for [New].
 	Clock berth.Clock
 	// Groups becomes Config.Groups; required when the saved configuration
-	// had one.
+	// had one, ignored when it had none (the restored scheduler must
+	// resolve groups as the saved one did).
 	Groups queue.Groups
 	// Calculator is required when the saved configuration used a
 	// calculator other than berth.MemoryCalculator or
-	// berth.DominantCalculator.
+	// berth.DominantCalculator, and ignored otherwise.
 	Calculator berth.Calculator
 	// AppOrderings and ChildOrderings resolve host ordering policies
-	// (QueueSettings.AppOrderingPolicy, ChildOrderingPolicy) by Name.
+	// (QueueSettings.AppOrderingPolicy, ChildOrderingPolicy) by the Name
+	// they reported when saved; the registries [XMLOptions] uses serve.
 	AppOrderings   *AppOrderings
 	ChildOrderings *ChildOrderings
 }
@@ -457,6 +464,7 @@ func (r *restorer) restore() *Scheduler {
 
 	d.Field("containers")
 	nc := d.Len(maxStateCount)
+	held := make([]berth.Resource, len(apps))
 	var last ContainerID
 	for i := 0; i < nc && d.Err() == nil; i++ {
 		id := ContainerID(d.Uvarint())
@@ -492,8 +500,16 @@ func (r *restorer) restore() *Scheduler {
 		n.link(c)
 		a.link(c)
 		n.allocated = n.allocated.Add(res)
-		s.appUsage(a, res)
-		s.charge(a.q, a.u, res, false)
+		held[ai] = held[ai].Add(res)
+	}
+	// Usage is charged once per application, not per container: the
+	// integer sums are the same, and the running float sums a charge
+	// touches are restored from the snapshot below.
+	for i, a := range apps {
+		if !held[i].IsZero() {
+			s.appUsage(a, held[i])
+			s.charge(a.q, a.u, held[i], false)
+		}
 	}
 
 	d.Field("reservations")

@@ -61,7 +61,7 @@ func BenchmarkSaveRestore(b *testing.B) {
 		var ms0, ms1 runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&ms0)
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuTime()
 		for i := 0; i < b.N; i++ {
 			if err := s.SaveState(io.Discard); err != nil {
 				b.Fatal(err)
@@ -71,6 +71,7 @@ func BenchmarkSaveRestore(b *testing.B) {
 		runtime.ReadMemStats(&ms1)
 		alloc := float64(ms1.TotalAlloc-ms0.TotalAlloc) / float64(b.N)
 		b.ReportMetric(float64(el.Milliseconds())/float64(b.N), "ms/save")
+		b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/save")
 		b.ReportMetric(alloc/(1<<20), "alloc-MB/save")
 		b.ReportMetric(alloc/float64(state), "alloc/state")
 		b.ReportMetric(float64(state)/(1<<20), "state-MB")
@@ -81,7 +82,7 @@ func BenchmarkSaveRestore(b *testing.B) {
 		var ms0, ms1 runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&ms0)
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuTime()
 		for i := 0; i < b.N; i++ {
 			cp, err := RestoreScheduler(bytes.NewReader(snap.Bytes()), env)
 			if err != nil {
@@ -93,6 +94,7 @@ func BenchmarkSaveRestore(b *testing.B) {
 		runtime.ReadMemStats(&ms1)
 		alloc := float64(ms1.TotalAlloc-ms0.TotalAlloc) / float64(b.N)
 		b.ReportMetric(float64(el.Milliseconds())/float64(b.N), "ms/restore")
+		b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/restore")
 		b.ReportMetric(alloc/(1<<20), "alloc-MB/restore")
 		b.ReportMetric(alloc/float64(state), "alloc/state")
 		b.ReportMetric(float64(state)/(1<<20), "state-MB")

@@ -211,11 +211,11 @@ func restoreBytes(t *testing.T, b []byte, clock berth.Clock) *Scheduler {
 }
 
 // buildRandom runs steps random operations on a fresh scheduler.
-func buildRandom(t *testing.T, seed uint64, steps int) (*Scheduler, *berth.ManualClock, *twin) {
+func buildRandom(t testing.TB, seed uint64, steps int) (*Scheduler, *berth.ManualClock, *twin) {
 	return buildRandomWith(t, seed, steps, nil)
 }
 
-func buildRandomWith(t *testing.T, seed uint64, steps int, mutate func(*Config)) (*Scheduler, *berth.ManualClock, *twin) {
+func buildRandomWith(t testing.TB, seed uint64, steps int, mutate func(*Config)) (*Scheduler, *berth.ManualClock, *twin) {
 	r := rand.New(rand.NewPCG(seed, 77))
 	clock := berth.NewManualClock(0)
 	cfg := stateConfig(r)
@@ -436,8 +436,7 @@ func TestStateNeedsHostValues(t *testing.T) {
 
 func FuzzRestoreScheduler(f *testing.F) {
 	for _, seed := range []uint64{1, 2} {
-		t := &testing.T{}
-		s, _, _ := buildRandom(t, seed, 30)
+		s, _, _ := buildRandom(f, seed, 30)
 		var buf bytes.Buffer
 		if err := s.SaveState(&buf); err == nil {
 			f.Add(buf.Bytes())
@@ -490,7 +489,7 @@ func TestStateSeal(t *testing.T) {
 // scheduler), and a body that restores must save and restore stably.
 func FuzzRestoreSchedulerBody(f *testing.F) {
 	for _, seed := range []uint64{1, 2, 3} {
-		s, _, _ := buildRandom(&testing.T{}, seed, 40)
+		s, _, _ := buildRandom(f, seed, 40)
 		var buf bytes.Buffer
 		if err := s.SaveState(&buf); err == nil {
 			f.Add(unseal(stateKind, stateVersion, buf.Bytes()))

@@ -86,6 +86,7 @@ type user struct {
 	ratio      float32
 	ulVal      berth.Resource // weighted user limit, valid while ulGen == the leaf's (userLimit)
 	ulGen      uint64
+	ref        queue.UserRef[QueueSettings] // u's entries in the shared tree (accountUser)
 }
 
 // syncTree rebuilds the mirror from the tree, reusing the qnode (and so the
@@ -273,7 +274,7 @@ func (s *Scheduler) charge(q *qnode, u *user, delta berth.Resource, res bool) {
 	if res {
 		d.Reserved = delta
 	}
-	s.account(q, u.name, d)
+	s.accountUser(q, u, d)
 }
 
 // chargeMirror is charge without the tree's accounting.
@@ -304,7 +305,17 @@ func (s *Scheduler) addPending(q *qnode, userName string, delta berth.Resource) 
 // account charges the tree; an error there means the mirror and the tree
 // disagree, which is a bug: it is kept for Check to report.
 func (s *Scheduler) account(q *qnode, userName string, d queue.Delta) {
-	if err := q.tq.Update(userName, d); err != nil && s.bug == nil {
+	s.accountRef(q, userName, nil, d)
+}
+
+// accountUser is account for u, a user of leaf q, through u's UserRef:
+// the tree skips its per-level user lookups on every container.
+func (s *Scheduler) accountUser(q *qnode, u *user, d queue.Delta) {
+	s.accountRef(q, u.name, &u.ref, d)
+}
+
+func (s *Scheduler) accountRef(q *qnode, userName string, ref *queue.UserRef[QueueSettings], d queue.Delta) {
+	if err := q.tq.UpdateRef(ref, userName, d); err != nil && s.bug == nil {
 		s.bug = fmt.Errorf("capacity: queue accounting of %s: %w", q.path, err)
 	}
 }
@@ -360,11 +371,26 @@ func cmpUtilization(u1, u2 float32, p1, p2 int) int {
 // re-sorts from configuration order, as YARN does on every walk.
 func sortChildren(q *qnode) {
 	pol := childOrdering(q.set())
-	cmp := cmpKids(q)
 	o := q.order
-	if b, ok := pol.(builtinKids); !ok || b.prio {
+	b, builtin := pol.(builtinKids)
+	if !builtin || b.prio {
 		copy(o, q.children) // only utilization is known to be transitive
 	}
+	if builtin {
+		// The built-ins' comparator directly: this runs at every parent
+		// on every walk.
+		for i := 1; i < len(o); i++ {
+			x := o[i]
+			j := i
+			for j > 0 && cmpKidsBuiltin(x, o[j-1], b.prio) < 0 {
+				o[j] = o[j-1]
+				j--
+			}
+			o[j] = x
+		}
+		return
+	}
+	cmp := cmpKids(q)
 	for i := 1; i < len(o); i++ {
 		x := o[i]
 		j := i

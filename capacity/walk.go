@@ -479,7 +479,7 @@ func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 	s.pendFold, s.pendDelta = true, berth.Resource{}
 	s.setPending(a, a.pending.Sub(capR))
 	s.pendFold = false
-	s.account(q, u.name, queue.Delta{Used: capR, Pending: s.pendDelta})
+	s.accountUser(q, u, queue.Delta{Used: capR, Pending: s.pendDelta})
 	a.headroom = s.headroom(q, u, s.userLimit(q, u))
 	if s.obs != nil {
 		s.obs.ObserveContainer(queue.ContainerEvent{Kind: queue.ContainerAllocated, Container: c.c, Time: c.c.Time})

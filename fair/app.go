@@ -14,7 +14,8 @@ type app struct {
 	user    string
 	q       *fsQueue
 	seq     uint64
-	appPrio int32 // the submitted priority (reported; YARN's FS orders every app as priority 1)
+	npre    uint64 // namePrefix(Name), for the order's keys
+	appPrio int32  // the submitted priority (reported; YARN's FS orders every app as priority 1)
 
 	runnable bool
 	resID    string
@@ -26,15 +27,19 @@ type app struct {
 	amRunning bool
 
 	live        liveList                // in id order (live.go)
+	uref        queue.UserRef[*fsQueue] // a's user's entries in the shared tree (accountApp)
 	reservedOn  map[string]*reservation // node id → reservation
 	reservedRes berth.Resource
 
 	// starvation (preemption enabled)
 	// the leaf walk's order (order.go)
-	ord   queue.OrderEntry[sortKey, *app]
-	set   *ordSet[*app] // the order a is in, nil when none
-	dirty bool
-	gone  bool // removed from the scheduler
+	ord queue.OrderEntry[sortKey, *app]
+	set *ordSet[*app] // the order a is in, nil when none
+	// ordBad is whether ord's key is bad (kept beside it: reading it
+	// through the entry copies the whole key).
+	ordBad bool
+	dirty  bool
+	gone   bool // removed from the scheduler
 
 	lastTimeAtFairShare berth.Time
 	fairStarvation      berth.Resource

@@ -117,8 +117,12 @@
 // and on reloads, reservation-queue and node changes (the DRF key depends
 // on the cluster resource), lazily before the next walk (O(n) keys). A
 // heartbeat therefore costs about the same with 100 or 100,000 runnable
-// applications. Sets of at most eight (a parent's children, a leaf's
-// applications) are still sorted per visit, which is cheaper at that size.
+// applications. The built-in policies' keys also carry an order-preserving
+// prefix (a queue.OrderPrefix), so most comparisons inside a set are
+// decided without reading the items, and an application charges its
+// containers to the shared tree through a queue.UserRef. Sets of at most
+// eight (a parent's children, a leaf's applications) are still sorted per
+// visit, which is cheaper at that size.
 // Where a policy's comparator is not a strict weak order on
 // some items (NaN ratios, e.g. DRF with zero weights or a resource type the
 // cluster lacks) their queue or leaf is sorted as YARN does, so decisions

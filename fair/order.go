@@ -40,6 +40,109 @@ type sortKey struct {
 	start berth.Time
 	name  string
 	bad   bool
+	fam   keyFamily // the layout of k, for keyPrefix
+	// npre is namePrefix(name) when npreSet: the owner computes it once,
+	// as reading the name's bytes on every re-key is a cache miss.
+	npre    uint64
+	npreSet bool
+}
+
+// keyFamily is the layout of a sortKey's components: keyPrefix summarises
+// the built-in policies' keys more tightly than any key's.
+type keyFamily uint8
+
+const (
+	famAny  keyFamily = iota // any key (host policies, DRF over more types)
+	famFair                  // fairKey's
+	famDRF2                  // drf2Key's
+	famFIFO                  // FIFO's: the priority only
+)
+
+// keyFamily is the layout of p's keys.
+func (p Policy) keyFamily(types []string) keyFamily {
+	switch p {
+	case PolicyFIFO:
+		return famFIFO
+	case PolicyDRF:
+		if len(types) == 0 {
+			return famDRF2
+		}
+		return famAny
+	}
+	return famFair
+}
+
+// keyPrefix is the queue.OrderPrefix of k: within one family it follows
+// cmpKey (a key before another never has a greater prefix), so the Order
+// keeps cmpKey's order while deciding most comparisons on the prefixes,
+// without reading the items. Components are encoded exactly, in cmpKey's
+// order, as far as they fit; only the last encoded one may be truncated.
+// (Sets briefly hold keys of two families while a reload re-keys them;
+// the Order's order, by prefix first, stays consistent meanwhile.)
+func keyPrefix(k *sortKey) queue.OrderPrefix {
+	c := &k.k
+	switch k.fam {
+	case famFair:
+		if c[1] == 0 {
+			// Needy (k[2] is the ratio compared first): the ratio,
+			// truncated; ties are left to cmpKey.
+			return queue.OrderPrefix{uint64(c[0])<<63 | ordBits(c[2])>>2}
+		}
+		// Not needy: k[2] is 0 and k[3] the weight class (0 to 2);
+		// k[5] is 0 unless the class is 2 (negative weights).
+		p := queue.OrderPrefix{uint64(c[0])<<63 | 1<<62 | (uint64(c[3])&3)<<60, ordBits(c[4])}
+		if c[3] == 2 {
+			p[2] = ordBits(c[5])
+			return p
+		}
+		p[2], p[3] = ordInt(k.start), k.namePrefix()
+		return p
+	case famDRF2:
+		// k[0] is the class (0 or 1), k[1] and k[2] the compared shares
+		// (or ratios), k[3:] are 0.
+		if c[1] < 0 {
+			return queue.OrderPrefix{uint64(c[0]) << 63}
+		}
+		return queue.OrderPrefix{uint64(c[0])<<63 | nonNegBits(c[1]), ordBits(c[2]), ordInt(k.start), k.namePrefix()}
+	case famFIFO:
+		// Only k[0] (the negated priority) is set.
+		return queue.OrderPrefix{ordBits(c[0]), ordInt(k.start), k.namePrefix()}
+	}
+	return queue.OrderPrefix{ordBits(c[0]), ordBits(c[1]), ordBits(c[2]), ordBits(c[3])}
+}
+
+// ordBits maps floats (not NaN) to integers in the same order.
+func ordBits(x float64) uint64 { return queue.PrefixFloat(x) }
+
+// nonNegBits is ordBits for x >= 0 in 63 bits.
+func nonNegBits(x float64) uint64 {
+	if x == 0 {
+		return 0
+	}
+	return math.Float64bits(x)
+}
+
+// ordInt maps int64s to uint64s in the same order.
+func ordInt(x int64) uint64 { return queue.PrefixInt(x) }
+
+func (k *sortKey) namePrefix() uint64 {
+	if k.npreSet {
+		return k.npre
+	}
+	return namePrefix(k.name)
+}
+
+// namePrefix is s's first eight bytes, big-endian, zero-padded: strings
+// that compare less never get a greater value.
+func namePrefix(s string) uint64 {
+	var v uint64
+	for i := range 8 {
+		v <<= 8
+		if i < len(s) {
+			v |= uint64(s[i])
+		}
+	}
+	return v
 }
 
 // cmpKey orders keys lexicographically.
@@ -80,7 +183,16 @@ func b2f(b bool) float64 {
 
 // key computes s's sortKey under p (see Compare for the arguments).
 func (p Policy) key(cluster berth.Resource, types []string, s *Schedulable) sortKey {
-	k := sortKey{start: s.StartTime, name: s.Name}
+	var k sortKey
+	p.keyInto(cluster, types, s, &k)
+	return k
+}
+
+// keyInto is key writing into *out: keys are large, and the walk's
+// re-keys would otherwise copy them at every call.
+func (p Policy) keyInto(cluster berth.Resource, types []string, s *Schedulable, out *sortKey) {
+	*out = sortKey{start: s.StartTime, name: s.Name}
+	k := out
 	switch p {
 	case PolicyFIFO:
 		k.k[0] = -float64(s.Priority)
@@ -98,7 +210,6 @@ func (p Policy) key(cluster berth.Resource, types []string, s *Schedulable) sort
 		// (NaN compares with nothing).
 		k.k, k.xs = [6]float64{}, nil
 	}
-	return k
 }
 
 // fairKey follows compareFair: zero demand last; needy (usage under
@@ -178,17 +289,20 @@ type ordSet[V any] struct {
 	bad int
 }
 
-func newOrdSet[V any]() *ordSet[V] { return &ordSet[V]{o: queue.NewOrder[sortKey, V](cmpKey)} }
+func newOrdSet[V any]() *ordSet[V] {
+	return &ordSet[V]{o: queue.NewOrderPrefix[sortKey, V](cmpKey, keyPrefix)}
+}
 
-// put inserts or re-keys e.
-func (s *ordSet[V]) put(e *queue.OrderEntry[sortKey, V], k sortKey) {
-	if e.In(s.o) && e.Key().bad {
+// put inserts or re-keys e; wasBad is whether e's key in the set (if it
+// is a member) is bad.
+func (s *ordSet[V]) put(e *queue.OrderEntry[sortKey, V], k *sortKey, wasBad bool) {
+	if wasBad && e.In(s.o) {
 		s.bad--
 	}
 	if k.bad {
 		s.bad++
 	}
-	s.o.Rekey(e, k)
+	s.o.Rekey(e, *k)
 }
 
 // drop removes e if it is a member.
@@ -281,7 +395,11 @@ func (s *Scheduler) placeApp(a *app) {
 		s.unplaceApp(a)
 		a.set = q.appOrd
 	}
-	a.set.put(&a.ord, policyKey(q.keyer, s.env(), &a.Schedulable, &s.keyBuf))
+	k := &s.keyOut
+	policyKey(q.keyer, s.env(), &a.Schedulable, a.npre, &s.keyBuf, k)
+	a.set.put(&a.ord, k, a.ordBad)
+	a.ordBad = k.bad
+	*k = sortKey{} // hold no references
 }
 
 func (s *Scheduler) unplaceApp(a *app) {
@@ -302,7 +420,11 @@ func (s *Scheduler) placeQueue(q *fsQueue) {
 		p.kidStale = true
 		return
 	}
-	p.kidOrd.put(&q.ord, policyKey(p.keyer, s.env(), &q.Schedulable, &s.keyBuf))
+	k := &s.keyOut
+	policyKey(p.keyer, s.env(), &q.Schedulable, q.npre, &s.keyBuf, k)
+	p.kidOrd.put(&q.ord, k, q.ordBad)
+	q.ordBad = k.bad
+	*k = sortKey{} // hold no references
 }
 
 // keptKids reports whether the walk uses q's kept child order, filling it

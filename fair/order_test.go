@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -261,6 +262,13 @@ func checkKeyAgrees(t *testing.T, cluster berth.Resource, types []string, a, b *
 		if cmpKey(&ka, &ka) != 0 {
 			t.Fatalf("%v: key not reflexive", p)
 		}
+		// The Order decides on prefixes first: they must follow Compare
+		// within a policy's keys.
+		ka.fam, kb.fam = p.keyFamily(types), p.keyFamily(types)
+		pa, pb := keyPrefix(&ka), keyPrefix(&kb)
+		if pc := slices.Compare(pa[:], pb[:]); (want < 0 && pc > 0) || (want > 0 && pc < 0) {
+			t.Fatalf("%v types %v: Compare %d, prefixes %d\n a=%+v %x\n b=%+v %x", p, types, want, pc, ka, pa, kb, pb)
+		}
 	}
 }
 
@@ -270,16 +278,23 @@ func TestSortKeyAgreesWithCompare(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	weights := []float64{0, 1, 2, 0.5, -1, -2, math.Inf(1), 1e-300}
 	clusters := []berth.Resource{berth.New(8192, 8).With("gpu", 4), berth.New(8192, 0).With("gpu", 0), berth.New(0, 0)}
+	// Names that share their first eight bytes, or are prefixes of others,
+	// exercise the name part of the prefixes.
+	names := []string{"a", "b", "ab", "app00012", "app000123", "app000124", "app00012\x00", "root.p1", "root.p10", ""}
 	for range 200000 {
 		vals := make([]int64, 11)
 		for i := range vals {
 			vals[i] = int64(rng.IntN(4))
 		}
-		a := sched("a", int64(rng.IntN(2)), vals, weights[rng.IntN(len(weights))])
+		na, nb := names[rng.IntN(len(names))], names[rng.IntN(len(names))]
+		if na == nb {
+			na, nb = "a", "b"
+		}
+		a := sched(na, int64(rng.IntN(3))-1, vals, weights[rng.IntN(len(weights))])
 		for i := range vals {
 			vals[i] = int64(rng.IntN(4))
 		}
-		b := sched("b", int64(rng.IntN(2)), vals, weights[rng.IntN(len(weights))])
+		b := sched(nb, int64(rng.IntN(3))-1, vals, weights[rng.IntN(len(weights))])
 		cl := clusters[rng.IntN(len(clusters))]
 		checkKeyAgrees(t, cl, nil, a, b)
 		checkKeyAgrees(t, cl, []string{"gpu"}, a, b)

@@ -246,8 +246,26 @@ func (q *fsQueue) setPolicy(p SchedulingPolicy) {
 // (sorted per visit) without one.
 // scratch is the caller's reusable SortKey: a local one would escape
 // through the interface call and cost an allocation per key.
-func policyKey(kp PolicyKeyer, env PolicyEnv, s *Schedulable, scratch *SortKey) sortKey {
-	k := sortKey{start: s.StartTime, name: s.Name}
+// npre is namePrefix(s.Name), which the owner keeps; the key is written
+// to *out.
+func policyKey(kp PolicyKeyer, env PolicyEnv, s *Schedulable, npre uint64, scratch *SortKey, out *sortKey) {
+	if bp, ok := kp.(builtinPolicy); ok {
+		// The built-ins' keys directly, in their own layouts (keyPrefix):
+		// what SortKey returns, without the round trip through SortKey.
+		bp.p.keyInto(env.Cluster, env.Types, s, out)
+		if !out.bad && !hasNaN(out.k[:]) && !hasNaN(out.xs) {
+			out.fam = bp.p.keyFamily(env.Types)
+			out.npre, out.npreSet = npre, true
+			return
+		}
+		*out = sortKey{start: s.StartTime, name: s.Name, bad: true}
+		return
+	}
+	*out = policyKeyOf(kp, env, s, npre, scratch)
+}
+
+func policyKeyOf(kp PolicyKeyer, env PolicyEnv, s *Schedulable, npre uint64, scratch *SortKey) sortKey {
+	k := sortKey{start: s.StartTime, name: s.Name, npre: npre, npreSet: true}
 	if kp == nil {
 		k.bad = true
 		return k
@@ -258,20 +276,21 @@ func policyKey(kp PolicyKeyer, env PolicyEnv, s *Schedulable, scratch *SortKey) 
 		k.bad = true
 		return k
 	}
-	for _, x := range sk.Major {
-		if math.IsNaN(x) {
-			k.bad = true
-			return k
-		}
-	}
-	for _, x := range sk.More {
-		if math.IsNaN(x) {
-			k.bad = true
-			return k
-		}
+	if hasNaN(sk.Major[:]) || hasNaN(sk.More) {
+		k.bad = true
+		return k
 	}
 	k.k, k.xs = sk.Major, sk.More
 	return k
+}
+
+func hasNaN(xs []float64) bool {
+	for _, x := range xs {
+		if math.IsNaN(x) {
+			return true
+		}
+	}
+	return false
 }
 
 // policyOf is a queue's effective policy from its settings: the Go

@@ -52,6 +52,7 @@ type Scheduler struct {
 
 	shareBuf shareBuf
 	keyBuf   SortKey // policyKey's scratch
+	keyOut   sortKey // placeApp's and placeQueue's key, written in place
 
 	tree    *queue.Tree[*fsQueue] // the shared tree (package queue)
 	obs     Observer              // the host's observer (observe.go); nil: none
@@ -301,6 +302,7 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	a := &app{id: spec.ID, user: spec.User, seq: s.nextSeq, appPrio: spec.Priority, resID: spec.ReservationID,
 		reservedOn: map[string]*reservation{}}
 	a.Name = spec.ID
+	a.npre = namePrefix(a.Name)
 	a.ord.Value = a
 	a.StartTime = s.clock.Now()
 	a.Priority = 1

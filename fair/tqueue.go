@@ -145,11 +145,21 @@ func (s *Scheduler) noteBug(err error) {
 
 // account charges a delta to q's books in the shared tree.
 func (s *Scheduler) account(q *fsQueue, user string, d queue.Delta) {
+	s.accountRef(q, user, nil, d)
+}
+
+// accountApp is account for a's containers and reservations: a's UserRef
+// spares the tree its per-level user lookups on every allocation.
+func (s *Scheduler) accountApp(a *app, d queue.Delta) {
+	s.accountRef(a.q, a.user, &a.uref, d)
+}
+
+func (s *Scheduler) accountRef(q *fsQueue, user string, ref *queue.UserRef[*fsQueue], d queue.Delta) {
 	if q.tq == nil {
 		s.noteBug(kindErr(berth.ErrInvalidState, "queue", q.path, "not in the shared tree"))
 		return
 	}
-	s.noteBug(q.tq.Update(user, d))
+	s.noteBug(q.tq.UpdateRef(ref, user, d))
 }
 
 // checkTree compares the shared tree's books with the live tree.

@@ -12,6 +12,7 @@ import (
 type fsQueue struct {
 	Schedulable
 	path     string
+	npre     uint64 // namePrefix(Name), for the order's keys
 	parent   *fsQueue
 	children []*fsQueue // creation order
 	leaf     bool
@@ -42,6 +43,7 @@ type fsQueue struct {
 	// the walk's orders (order.go): q's place in its parent's, and the
 	// order of q's children (parents) or applications (leaves)
 	ord    queue.OrderEntry[sortKey, *fsQueue]
+	ordBad bool // whether ord's key is bad (see app.ordBad)
 	kidOrd *ordSet[*fsQueue]
 	appOrd *ordSet[*app]
 	dirty  bool
@@ -108,6 +110,7 @@ func (s *Scheduler) newQueue(path string, parent *fsQueue, leaf bool, policy Sch
 	q.ord.Value = q
 	s.ordStale = true
 	q.Name = path
+	q.npre = namePrefix(q.Name)
 	q.Queue = true
 	q.Priority = 1
 	q.MaxShare = s.unbounded

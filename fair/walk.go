@@ -343,7 +343,7 @@ func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality) Allocation 
 	n.live.push(c, nodeList)
 	n.allocated = n.allocated.Add(c.Resource)
 	n.payPreempted(a, c.Resource)
-	s.account(a.q, a.user, queue.Delta{Used: c.Resource})
+	s.accountApp(a, queue.Delta{Used: c.Resource})
 	a.Usage = a.Usage.Add(c.Resource)
 	for p := a.q; p != nil; p = p.parent {
 		p.Usage = p.Usage.Add(c.Resource)
@@ -363,7 +363,7 @@ func (s *Scheduler) releaseContainer(c *container) {
 	a.live.remove(c, appList)
 	n.live.remove(c, nodeList)
 	n.allocated = n.allocated.Sub(c.Resource)
-	s.account(a.q, a.user, queue.Delta{Used: c.Resource.Neg()})
+	s.accountApp(a, queue.Delta{Used: c.Resource.Neg()})
 	a.Usage = a.Usage.Sub(c.Resource)
 	for p := a.q; p != nil; p = p.parent {
 		p.Usage = p.Usage.Sub(c.Resource)
@@ -406,7 +406,7 @@ func (s *Scheduler) reserve(a *app, k *skey, n *node, loc Locality, from *reserv
 	}
 	if from != nil || n.reserved != nil {
 		r := n.reserved
-		s.account(a.q, a.user, queue.Delta{Reserved: k.Capability().Sub(r.res)})
+		s.accountApp(a, queue.Delta{Reserved: k.Capability().Sub(r.res)})
 		a.reservedRes = a.reservedRes.Sub(r.res).Add(k.Capability())
 		r.prio, r.res = k.Priority(), k.Capability()
 		return true
@@ -416,7 +416,7 @@ func (s *Scheduler) reserve(a *app, k *skey, n *node, loc Locality, from *reserv
 	n.reserved = r
 	a.reservedOn[n.ID] = r
 	a.reservedRes = a.reservedRes.Add(r.res)
-	s.account(a.q, a.user, queue.Delta{Reserved: r.res})
+	s.accountApp(a, queue.Delta{Reserved: r.res})
 	s.resvByID[r.id] = r
 	return true
 }
@@ -428,7 +428,7 @@ func (s *Scheduler) unreserve(r *reservation) {
 	}
 	delete(r.app.reservedOn, r.node.ID)
 	r.app.reservedRes = r.app.reservedRes.Sub(r.res)
-	s.account(r.app.q, r.app.user, queue.Delta{Reserved: r.res.Neg()})
+	s.accountApp(r.app, queue.Delta{Reserved: r.res.Neg()})
 	delete(s.resvByID, r.id)
 }
 

@@ -118,6 +118,8 @@ type PlanParts struct {
 // configuration gives the queue, or rebuilds built-ins from the specs
 // (agent.Resolve, policy.Resolve, policy.ResolveReplanner).
 type Resolver interface {
+	// ResolvePlan returns the Go values of the plan spec describes; an
+	// error aborts the restore (wrapped as berth.ErrInvalidArgument).
 	ResolvePlan(spec PlanSpec) (PlanParts, error)
 }
 
@@ -425,9 +427,11 @@ func decodePlan(d *berth.StateDecoder, env RestoreEnv, where string) *Plan {
 	field("allocations")
 	n := d.Len(maxStateCount)
 	var last ReservationID
+	var evs []buildEvent
 	for i := 0; i < n && d.Err() == nil; i++ {
-		field(fmt.Sprintf("allocations[%d]", i))
-		a, active, hasActive := decodeAllocation(d, cfg.Queue)
+		// The field stays "allocations" (a per-record name would cost a
+		// string per record); errors name the reservation.
+		a, active, hasActive := decodeAllocation(d, cfg.Queue, &evs)
 		if d.Err() != nil {
 			return nil
 		}
@@ -458,7 +462,8 @@ func resolveParts(d *berth.StateDecoder, env RestoreEnv, spec PlanSpec, cfg *Con
 		var err error
 		if parts, err = env.Resolver.ResolvePlan(spec); err != nil {
 			d.Field(where + ".resolver")
-			d.Fail(berth.InvalidField("resolver", spec.Queue, "resolving the plan's components failed: "+err.Error()))
+			d.Fail(&berth.FieldError{Field: "resolver", Value: spec.Queue, Kind: berth.ErrInvalidArgument,
+				Reason: "resolving the plan's components failed", Err: err})
 			return false
 		}
 	}
@@ -510,7 +515,8 @@ func resolveParts(d *berth.StateDecoder, env RestoreEnv, spec PlanSpec, cfg *Con
 // decodeAllocation reads one allocation and checks what the plan checks
 // on an add (prepare, build); the indexes check the rest when it is
 // booked.
-func decodeAllocation(d *berth.StateDecoder, queue string) (a *Allocation, active berth.Interval, hasActive bool) {
+func decodeAllocation(d *berth.StateDecoder, queue string, evs *[]buildEvent) (a *Allocation, active berth.Interval, hasActive bool) {
+	var err error
 	a = &Allocation{Queue: queue}
 	a.ID = decodeID(d)
 	a.User = d.String()
@@ -563,9 +569,12 @@ func decodeAllocation(d *berth.StateDecoder, queue string) (a *Allocation, activ
 	if d.Err() != nil {
 		return nil, active, false
 	}
-	if err := a.build(); err != nil {
+	if *evs, err = a.buildSteps(*evs); err != nil {
 		failCorrupt(d, err)
 		return nil, active, false
 	}
+	// The decoded intervals are private: they are the frozen copy, shared
+	// as a stored allocation shares it (prepare).
+	a.frozen = a.Intervals
 	return a, active, hasActive
 }

@@ -1,6 +1,7 @@
 package preempt_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -388,4 +389,29 @@ type preemptLog []string
 
 func (l *preemptLog) ObservePreemption(e preempt.PreemptionEvent) {
 	*l = append(*l, fmt.Sprintf("%+v", e))
+}
+
+// A host writes the scheduler's and the policy's snapshots one after the
+// other into one stream; read through one bufio.Reader, each restore stops
+// at its own trailer.
+func TestProportionalStateSharedStream(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 5))
+	w := newPreemptWorld(t, r)
+	for i := 0; i < 150; i++ {
+		w.clock.Advance(int64(r.IntN(600)))
+		w.step(r, i)(w)
+	}
+	var stream bytes.Buffer
+	require.NoError(t, w.s.SaveState(&stream))
+	require.NoError(t, w.p.SaveState(&stream))
+	br := bufio.NewReader(&stream)
+	s, err := capacity.RestoreScheduler(br, capacity.RestoreEnv{Clock: w.clock})
+	require.NoError(t, err)
+	p, err := preempt.RestoreProportional(br, s)
+	require.NoError(t, err)
+	sb, pb := w.save(t)
+	got := &preemptWorld{s: s, p: p, clock: w.clock}
+	sb2, pb2 := got.save(t)
+	assert.Equal(t, sb, sb2)
+	assert.Equal(t, pb, pb2)
 }

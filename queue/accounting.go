@@ -71,7 +71,7 @@ func (q *Queue[T]) NumApps() int { return q.acct.Apps() }
 // parent); zero for an unknown user.
 func (q *Queue[T]) UserUsage(user string) Usage {
 	if u := q.users[user]; u != nil {
-		return *u
+		return u.Usage
 	}
 	return Usage{}
 }
@@ -97,69 +97,158 @@ func (q *Queue[T]) NumUsers() int { return len(q.users) }
 // values: berth.ErrInvalidArgument for bad calls and overflows,
 // berth.ErrInvalidState for releases beyond what is held, berth.ErrNotFound
 // for a removed queue.
-func (q *Queue[T]) Update(user string, d Delta) error {
-	leafUser, err := q.checkUpdate(user, &d)
-	if err != nil {
+func (q *Queue[T]) Update(user string, d Delta) error { return q.UpdateRef(nil, user, d) }
+
+// UserRef remembers where one user's accounting entries sit along a leaf's
+// path, so that a holder charging the same leaf and user again and again
+// (an application, per container) skips a map lookup per level. Its zero
+// value is ready to use; it refreshes itself whenever it no longer matches
+// (another leaf or user, an entry dropped to zero and removed, a changed
+// tree), so a stale UserRef costs a lookup, never a wrong charge. It is
+// not safe for concurrent use.
+type UserRef[T any] struct {
+	leaf *Queue[T]
+	user string
+	// The leaf's entry first, then each ancestor's; the first levels in
+	// place, so a holder's first charge allocates nothing for them.
+	near [4]refEntry[T]
+	far  []refEntry[T]
+}
+
+// refEntry is one level's remembered entry: valid while the entry still
+// carries the generation it had when remembered.
+type refEntry[T any] struct {
+	q   *Queue[T]
+	u   *userEntry
+	gen uint64
+}
+
+// userEntry is one user's accounting in one queue. gen changes when the
+// entry leaves its queue's map, which invalidates every UserRef to it.
+type userEntry struct {
+	Usage
+	gen uint64
+}
+
+// entry returns the user's entry in n, the ith queue of the ref's path,
+// or nil when the user has none; cached reports that r already holds it.
+func (r *UserRef[T]) entry(i int, n *Queue[T], user string) (u *userEntry, cached bool) {
+	if e := r.at(i, false); e != nil && e.q == n && e.u != nil && e.u.gen == e.gen {
+		return e.u, true
+	}
+	return n.users[user], false
+}
+
+// at returns the ith entry's slot; nil when r is nil, or when there is
+// none and grow is false.
+func (r *UserRef[T]) at(i int, grow bool) *refEntry[T] {
+	switch {
+	case r == nil:
+		return nil
+	case i < len(r.near):
+		return &r.near[i]
+	}
+	i -= len(r.near)
+	if i >= len(r.far) {
+		if !grow {
+			return nil
+		}
+		r.far = append(r.far, make([]refEntry[T], i+1-len(r.far))...)
+	}
+	return &r.far[i]
+}
+
+// reset forgets every entry.
+func (r *UserRef[T]) reset(leaf *Queue[T], user string) {
+	r.leaf, r.user = leaf, user
+	r.near = [len(r.near)]refEntry[T]{}
+	clear(r.far)
+}
+
+// remember records u (nil: none) as the ith entry.
+func (r *UserRef[T]) remember(i int, n *Queue[T], u *userEntry) {
+	e := r.at(i, true)
+	if e == nil {
+		return
+	}
+	*e = refEntry[T]{q: n}
+	if u != nil {
+		e.u, e.gen = u, u.gen
+	}
+}
+
+// UpdateRef is Update for a holder that keeps a UserRef for (q, user): the
+// same checks and effects, with the per-level lookups served by ref. A nil
+// ref is Update.
+func (q *Queue[T]) UpdateRef(ref *UserRef[T], user string, d Delta) error {
+	if ref != nil && (ref.leaf != q || ref.user != user) {
+		ref.reset(q, user)
+	}
+	leafUser, leafCached := ref.entry(0, q, user)
+	if err := q.checkUpdate(user, &d, leafUser); err != nil {
 		return err
 	}
-	for n := q; n != nil; n = n.parent {
+	i := 0
+	for n := q; n != nil; n, i = n.parent, i+1 {
 		addTo(&n.acct, &d)
-		u := leafUser // the leaf's entry was looked up by checkUpdate
+		u, cached := leafUser, leafCached
 		if n != q {
-			u = n.users[user]
+			u, cached = ref.entry(i, n, user)
 		}
 		if u == nil {
 			if n.users == nil {
-				n.users = make(map[string]*Usage)
+				n.users = make(map[string]*userEntry)
 			}
 			// Reuse the entry of the last user that dropped to zero:
 			// charge/release cycles then allocate nothing.
 			u, n.spare = n.spare, nil
 			if u == nil {
-				u = new(Usage)
+				u = new(userEntry)
 			}
 			n.users[user] = u
 		}
-		addTo(u, &d)
+		addTo(&u.Usage, &d)
 		if u.IsZero() {
 			delete(n.users, user)
+			u.gen++ // references to it, ref's included, are stale
 			n.spare = u
+		} else if !cached {
+			ref.remember(i, n, u)
 		}
 	}
 	return nil
 }
 
-// checkUpdate validates an Update without changing anything; it returns
-// the user's entry in the leaf (nil when the user has none yet).
-func (q *Queue[T]) checkUpdate(user string, d *Delta) (*Usage, error) {
+// checkUpdate validates an Update without changing anything; u is the
+// user's entry in the leaf (nil when the user has none yet).
+func (q *Queue[T]) checkUpdate(user string, d *Delta, u *userEntry) error {
 	ps := q.path.s
 	switch {
 	case q.removed:
-		return nil, &Error{QueuePath: ps, Reason: "queue was removed from the tree", Kind: berth.ErrNotFound}
+		return &Error{QueuePath: ps, Reason: "queue was removed from the tree", Kind: berth.ErrNotFound}
 	case !q.IsLeaf():
-		return nil, invalid(ps, "", q.kind.String(), "accounting is charged to leaf queues only")
+		return invalid(ps, "", q.kind.String(), "accounting is charged to leaf queues only")
 	case user == "":
-		return nil, invalid(ps, "user", user, "user must not be empty")
+		return invalid(ps, "user", user, "user must not be empty")
 	}
 	// Overflow can appear anywhere up, where totals are larger.
 	for n := q; n != nil; n = n.parent {
 		if f, over := overflowField(&n.acct, d); over {
-			return nil, invalid(n.path.s, f, *d, "accounting would overflow")
+			return invalid(n.path.s, f, *d, "accounting would overflow")
 		}
 	}
 	// The user's amounts in the leaf: non-negative results there imply
 	// them for the leaf (the sum of its users) and every ancestor (sums of
 	// their children).
-	u := q.users[user]
 	var zero Usage
-	uAcct := u
-	if uAcct == nil {
-		uAcct = &zero
+	uAcct := &zero
+	if u != nil {
+		uAcct = &u.Usage
 	}
 	if f, neg := negativeField(uAcct, d); neg {
-		return nil, stateErr(ps, f, user, "release exceeds what the user holds in the queue")
+		return stateErr(ps, f, user, "release exceeds what the user holds in the queue")
 	}
-	return u, nil
+	return nil
 }
 
 // addTo adds d to *u in place. Memory and vcores are added in place when
@@ -284,15 +373,15 @@ func Move[T any](from, to *Queue[T], user string, d Delta) error {
 	}
 	neg := d.Neg()
 	if from == to {
-		_, err := from.checkUpdate(user, &neg) // nothing moves; the user must hold d
+		err := from.checkUpdate(user, &neg, from.users[user]) // nothing moves; the user must hold d
 		return err
 	}
-	if _, err := from.checkUpdate(user, &neg); err != nil {
+	if err := from.checkUpdate(user, &neg, from.users[user]); err != nil {
 		return err
 	}
 	// Checked before the release, so totals above are at their highest:
 	// if the charge fits now it fits after.
-	if _, err := to.checkUpdate(user, &d); err != nil {
+	if err := to.checkUpdate(user, &d, to.users[user]); err != nil {
 		return err
 	}
 	_ = from.Update(user, neg)

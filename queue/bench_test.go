@@ -129,3 +129,28 @@ func BenchmarkNew(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkUpdateRef is BenchmarkUpdate through a UserRef, as a scheduler
+// charges an application's containers, with the user holding something
+// (so the entries stay) and with the leaf's books hot and cold.
+func BenchmarkUpdateRef(b *testing.B) {
+	for _, mode := range []string{"map", "ref"} {
+		b.Run("by="+mode, func(b *testing.B) {
+			tr := wideTree(b)
+			q := tr.Leaves()[555]
+			r := berth.New(1024, 1)
+			_ = q.Allocate("alice", r)
+			var ref UserRef[int]
+			b.ReportAllocs()
+			for b.Loop() {
+				if mode == "map" {
+					_ = q.Update("alice", Delta{Used: r})
+					_ = q.Update("alice", Delta{Used: r.Neg()})
+				} else {
+					_ = q.UpdateRef(&ref, "alice", Delta{Used: r})
+					_ = q.UpdateRef(&ref, "alice", Delta{Used: r.Neg()})
+				}
+			}
+		})
+	}
+}

@@ -52,6 +52,9 @@
 // change notifications, in O(log n) per change: both schedulers walk their
 // children and applications in policy order through it rather than sorting
 // on every heartbeat, and a pluggable ordering policy can supply the key.
+// An owner that can summarise its keys in an [OrderPrefix] (built with
+// [PrefixFloat] and [PrefixInt]) lets the Order decide most comparisons
+// without reading its items, which matters when they are many and large.
 //
 // [ReservationACLs] holds the reservation ACLs of plan queues
 // (acl_submit_reservations, acl_list_reservations,
@@ -107,7 +110,9 @@
 // Accounting is charged to leaves and propagated to every ancestor in
 // O(depth): a parent's usage is the sum of its children's, a queue's the
 // sum of its users'. Updates are all-or-nothing and never leave a negative
-// amount.
+// amount. A holder that charges the same leaf and user again and again (an
+// application, per container) keeps a [UserRef] and calls
+// [Queue.UpdateRef]: the same update without a user lookup per level.
 //
 // # Extending
 //

@@ -176,3 +176,29 @@ func ExampleOrder() {
 	// [b c a]
 	// [c a b]
 }
+
+// An application keeps a UserRef and charges every container through it:
+// the same books as Update, without a user lookup per level.
+func ExampleUserRef() {
+	tree, err := queue.New(queue.Config[settings]{Name: "root", Children: []queue.Config[settings]{
+		{Name: "etl", Capacity: queue.Percent(100)},
+	}}, queue.Options[settings]{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	etl, _ := tree.LookupLeaf("etl")
+	var ref queue.UserRef[settings] // one per application (leaf and user)
+	for range 3 {
+		if err := etl.UpdateRef(&ref, "bob", queue.Delta{Used: berth.New(1024, 1)}); err != nil {
+			fmt.Println(err)
+		}
+	}
+	fmt.Println(tree.Root().UserUsage("bob").Used)
+	// A release beyond what bob holds is refused, as Update refuses it.
+	err = etl.UpdateRef(&ref, "bob", queue.Delta{Used: berth.New(8192, 8).Neg()})
+	fmt.Println(errors.Is(err, berth.ErrInvalidState))
+	// Output:
+	// <memory:3072, vCores:3>
+	// true
+}

@@ -1,6 +1,10 @@
 package queue
 
-import "github.com/google/btree"
+import (
+	"math"
+
+	"github.com/google/btree"
+)
 
 // Order keeps a set of items sorted by a key that the owner computes, so a
 // scheduler walks its applications or child queues in policy order without
@@ -20,27 +24,82 @@ import "github.com/google/btree"
 // supplies the key and the comparison; the scheduler notifies the key's
 // changes. It is not safe for concurrent use; schedulers hold their lock.
 type Order[K, V any] struct {
-	cmp func(a, b *K) int
+	cmp    func(a, b *K) int
+	prefix func(k *K) OrderPrefix // nil: every prefix is zero
 	// Small sets live in a sorted slice (a binary search and a short
 	// memmove per change beat a btree's pointer chasing there); a set that
-	// grows past smallOrder moves to the btree for good.
-	small []*OrderEntry[K, V]
-	limit int // smallOrder; tests lower it
+	// grows past smallOrder moves to the btree for good. The slice holds
+	// each entry's prefix: a search compares them in place and touches an
+	// item (large, scattered, mostly out of cache) only on equal prefixes.
+	small []orderSlot
+	// ents holds the slice's entries by slot id: slots hold ids, not
+	// pointers, so the memmove of a change needs no GC write barriers.
+	ents  []*OrderEntry[K, V]
+	free  []uint32 // ids of ents not in use
+	limit int      // smallOrder; tests lower it
 	tree  *btree.BTreeG[*OrderEntry[K, V]]
 	seq   uint64
-	tmp   K // Rekey's new key: comparing it through a pointer to a local would allocate
+	stop  int // where the last walk stopped: the entry most likely re-keyed next (find)
+	tmp   K   // Rekey's new key: comparing it through a pointer to a local would allocate
+}
+
+// OrderPrefix is a compact summary of a key that an Order compares before
+// the key itself: items are ordered by prefix (lexicographically), then by
+// the comparison function, then by insertion. An owner whose prefixes
+// follow its comparison (cmp(a, b) < 0 implies prefix(a) <= prefix(b))
+// gets exactly the comparison's order, with most comparisons decided by
+// the prefixes alone.
+type OrderPrefix [4]uint64
+
+// PrefixFloat maps floats other than NaN to uint64s in the same order (-0
+// and +0 alike): a building block of OrderPrefixes.
+func PrefixFloat(x float64) uint64 {
+	if x == 0 {
+		return 1 << 63
+	}
+	b := math.Float64bits(x)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+// PrefixInt maps int64s to uint64s in the same order.
+func PrefixInt(x int64) uint64 { return uint64(x) ^ 1<<63 }
+
+func (p *OrderPrefix) compare(o *OrderPrefix) int {
+	for i := range p {
+		if p[i] != o[i] {
+			if p[i] < o[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+// orderSlot is one entry of the sorted slice: a copy of its prefix and
+// its id in Order.ents.
+type orderSlot struct {
+	pre OrderPrefix
+	id  uint32
 }
 
 // OrderEntry is one item's place in an Order. The owner embeds or keeps one
 // per item and passes it to the Order's methods; an entry belongs to at most
 // one Order at a time.
 type OrderEntry[K, V any] struct {
+	// What a walk and a re-key read comes first, together (one cache
+	// line where V is a pointer): the key, written on re-keys, after.
+	in  *Order[K, V]
+	idx int    // a hint of the position in the sorted slice (small sets); see find
+	sid uint32 // its id in Order.ents (small sets)
+	seq uint64
 	// Value is the item the entry stands for, returned by the walks.
 	Value V
+	pre   OrderPrefix
 	key   K
-	seq   uint64
-	idx   int // position in the sorted slice (small sets)
-	in    *Order[K, V]
 }
 
 // Key returns the key the entry was last inserted or re-keyed with.
@@ -57,22 +116,47 @@ func (e *OrderEntry[K, V]) Member() *Order[K, V] { return e.in }
 const orderDegree = 16
 
 // smallOrder is the largest set kept in a sorted slice: its memmove per
-// change (at most 1 KiB) is bounded by it, so changes stay O(log n)
-// comparisons plus a bounded copy. Below it the slice is faster than the
-// btree; measured on the schedulers' re-keying.
+// change is bounded by it, so changes stay O(log n) comparisons plus a
+// bounded copy. Below it the slice is faster than the btree; measured on
+// the schedulers' re-keying.
 const smallOrder = 128
 
 // NewOrder returns an empty Order comparing keys with cmp (negative: a
 // first); keys are passed by pointer so large keys are not copied.
 func NewOrder[K, V any](cmp func(a, b *K) int) *Order[K, V] {
-	return &Order[K, V]{cmp: cmp, limit: smallOrder}
+	return NewOrderPrefix[K, V](cmp, nil)
+}
+
+// NewOrderPrefix is NewOrder with prefixes (see [OrderPrefix]): prefix is
+// called once per insertion or re-key.
+func NewOrderPrefix[K, V any](cmp func(a, b *K) int, prefix func(k *K) OrderPrefix) *Order[K, V] {
+	return &Order[K, V]{cmp: cmp, prefix: prefix, limit: smallOrder}
 }
 
 func (o *Order[K, V]) less(a, b *OrderEntry[K, V]) bool {
+	if c := a.pre.compare(&b.pre); c != 0 {
+		return c < 0
+	}
 	if c := o.cmp(&a.key, &b.key); c != 0 {
 		return c < 0
 	}
 	return a.seq < b.seq
+}
+
+// before reports whether slot x comes before entry e, whose prefix is pre
+// (e's own, or the one it is about to get).
+func (o *Order[K, V]) before(x *orderSlot, e *OrderEntry[K, V], pre *OrderPrefix) bool {
+	if c := x.pre.compare(pre); c != 0 {
+		return c < 0
+	}
+	if x.id == e.sid {
+		return false
+	}
+	xe := o.ents[x.id]
+	if c := o.cmp(&xe.key, &e.key); c != 0 {
+		return c < 0
+	}
+	return xe.seq < e.seq
 }
 
 // Len returns the number of items.
@@ -84,11 +168,11 @@ func (o *Order[K, V]) Len() int {
 }
 
 // search returns the first position in small[lo:hi] whose entry is not
-// before e.
-func (o *Order[K, V]) search(e *OrderEntry[K, V], lo, hi int) int {
+// before e, with prefix pre and e's key and sequence.
+func (o *Order[K, V]) search(e *OrderEntry[K, V], pre *OrderPrefix, lo, hi int) int {
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if o.less(o.small[m], e) {
+		if o.before(&o.small[m], e, pre) {
 			lo = m + 1
 		} else {
 			hi = m
@@ -97,31 +181,58 @@ func (o *Order[K, V]) search(e *OrderEntry[K, V], lo, hi int) int {
 	return lo
 }
 
-// reindex records the positions of small[lo:hi].
-func (o *Order[K, V]) reindex(lo, hi int) {
-	for i := lo; i < hi; i++ {
-		o.small[i].idx = i
+// find returns e's position in the sorted slice. Entries do not keep
+// their positions up to date (rewriting the index of every entry shifted
+// by a change would touch each shifted item): e's hint and the last
+// walk's stop are tried, then a binary search on its prefix and key finds it, as they and sequences
+// order the slice strictly. The linear scan is a safety net for a
+// comparison that is not a strict weak order; -1 means e is not there
+// (never, while e.in == o).
+func (o *Order[K, V]) find(e *OrderEntry[K, V]) int {
+	id := e.sid
+	if i := e.idx; i < len(o.small) && o.small[i].id == id {
+		return i
 	}
+	if i := o.stop; i < len(o.small) && o.small[i].id == id {
+		return i // a scheduler re-keys the item its walk stopped at
+	}
+	if i := o.search(e, &e.pre, 0, len(o.small)); i < len(o.small) && o.small[i].id == id {
+		return i
+	}
+	for i := range o.small {
+		if o.small[i].id == id {
+			return i
+		}
+	}
+	return -1
 }
 
-// add puts e, whose key and sequence are set, in place.
+// add puts e, whose key, prefix and sequence are set, in place.
 func (o *Order[K, V]) add(e *OrderEntry[K, V]) {
 	if o.tree == nil && len(o.small) >= o.limit {
 		o.tree = btree.NewG(orderDegree, o.less)
 		for _, x := range o.small {
-			o.tree.ReplaceOrInsert(x)
+			o.tree.ReplaceOrInsert(o.ents[x.id])
 		}
-		o.small = nil
+		o.small, o.ents, o.free = nil, nil, nil
 	}
 	if o.tree != nil {
 		o.tree.ReplaceOrInsert(e)
 		return
 	}
-	i := o.search(e, 0, len(o.small))
-	o.small = append(o.small, nil)
+	if n := len(o.free); n > 0 {
+		e.sid = o.free[n-1]
+		o.free = o.free[:n-1]
+		o.ents[e.sid] = e
+	} else {
+		e.sid = uint32(len(o.ents))
+		o.ents = append(o.ents, e)
+	}
+	i := o.search(e, &e.pre, 0, len(o.small))
+	o.small = append(o.small, orderSlot{})
 	copy(o.small[i+1:], o.small[i:])
-	o.small[i] = e
-	o.reindex(i, len(o.small))
+	o.small[i] = orderSlot{pre: e.pre, id: e.sid}
+	e.idx = i
 }
 
 // del takes e, with the key it was added with, out of place.
@@ -130,9 +241,21 @@ func (o *Order[K, V]) del(e *OrderEntry[K, V]) {
 		o.tree.Delete(e)
 		return
 	}
-	i := e.idx
-	o.small = append(o.small[:i], o.small[i+1:]...)
-	o.reindex(i, len(o.small))
+	i, n := o.find(e), len(o.small)
+	if i < 0 {
+		return
+	}
+	copy(o.small[i:], o.small[i+1:])
+	o.small = o.small[:n-1]
+	o.ents[e.sid] = nil // hold no reference
+	o.free = append(o.free, e.sid)
+}
+
+func (o *Order[K, V]) prefixOf(k *K) OrderPrefix {
+	if o.prefix == nil {
+		return OrderPrefix{}
+	}
+	return o.prefix(k)
 }
 
 // Insert adds e with key k; an entry already in another Order is moved, one
@@ -143,6 +266,7 @@ func (o *Order[K, V]) Insert(e *OrderEntry[K, V], k K) {
 	}
 	o.seq++
 	e.key, e.seq, e.in = k, o.seq, o
+	e.pre = o.prefixOf(&e.key)
 	o.add(e)
 }
 
@@ -163,7 +287,8 @@ func (o *Order[K, V]) Rekey(e *OrderEntry[K, V], k K) {
 		return
 	}
 	o.tmp = k
-	same := o.cmp(&e.key, &o.tmp) == 0
+	pre := o.prefixOf(&o.tmp)
+	same := pre == e.pre && o.cmp(&e.key, &o.tmp) == 0
 	var zero K
 	o.tmp = zero // hold no references
 	if same {
@@ -172,26 +297,33 @@ func (o *Order[K, V]) Rekey(e *OrderEntry[K, V], k K) {
 	}
 	if o.tree != nil {
 		o.tree.Delete(e)
-		e.key = k
+		e.key, e.pre = k, pre
 		o.tree.ReplaceOrInsert(e)
 		return
 	}
-	// Slice: e moves only past the entries between its old and new
-	// places (none when it is still between its neighbours).
-	i, n := e.idx, len(o.small)
-	e.key = k
-	switch {
-	case i > 0 && o.less(e, o.small[i-1]):
-		j := o.search(e, 0, i-1)
-		copy(o.small[j+1:i+1], o.small[j:i])
-		o.small[j] = e
-		o.reindex(j, i+1)
-	case i < n-1 && o.less(o.small[i+1], e):
-		j := o.search(e, i+2, n) - 1
-		copy(o.small[i:j], o.small[i+1:j+1])
-		o.small[j] = e
-		o.reindex(i, j+1)
+	i, n := o.find(e), len(o.small)
+	e.key, e.pre = k, pre
+	if i < 0 {
+		if int(e.sid) < len(o.ents) && o.ents[e.sid] == e {
+			o.ents[e.sid] = nil
+			o.free = append(o.free, e.sid)
+		}
+		o.add(e)
+		return
 	}
+	// e moves only past the slots between its old and new places (none
+	// when it is still between its neighbours).
+	j := i
+	switch {
+	case i > 0 && !o.before(&o.small[i-1], e, &pre):
+		j = o.search(e, &pre, 0, i-1)
+		copy(o.small[j+1:i+1], o.small[j:i])
+	case i < n-1 && o.before(&o.small[i+1], e, &pre):
+		j = o.search(e, &pre, i+2, n) - 1
+		copy(o.small[i:j], o.small[i+1:j+1])
+	}
+	o.small[j] = orderSlot{pre: pre, id: e.sid}
+	e.idx = j
 }
 
 // Ascend calls f on the items in order until f returns false. f must not
@@ -201,8 +333,9 @@ func (o *Order[K, V]) Ascend(f func(V) bool) {
 		o.tree.Ascend(func(e *OrderEntry[K, V]) bool { return f(e.Value) })
 		return
 	}
-	for _, e := range o.small {
-		if !f(e.Value) {
+	for i := range o.small {
+		if !f(o.ents[o.small[i].id].Value) {
+			o.stop = i
 			return
 		}
 	}
@@ -216,8 +349,8 @@ func (o *Order[K, V]) Clear() {
 			return true
 		})
 	}
-	for _, e := range o.small {
-		e.in = nil
+	for _, x := range o.small {
+		o.ents[x.id].in = nil
 	}
-	o.small, o.tree = nil, nil
+	o.small, o.ents, o.free, o.tree = nil, nil, nil, nil
 }

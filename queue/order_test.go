@@ -16,6 +16,7 @@ type orderModel struct {
 	key map[int]int
 	at  map[int]int // insertion sequence
 	seq int
+	pre func(*int) OrderPrefix // the Order's prefix, nil for none
 }
 
 func (m *orderModel) sorted() []int {
@@ -24,6 +25,13 @@ func (m *orderModel) sorted() []int {
 		out = append(out, v)
 	}
 	slices.SortFunc(out, func(a, b int) int {
+		if m.pre != nil {
+			ka, kb := m.key[a], m.key[b]
+			pa, pb := m.pre(&ka), m.pre(&kb)
+			if c := slices.Compare(pa[:], pb[:]); c != 0 {
+				return c
+			}
+		}
 		if c := cmp.Compare(m.key[a], m.key[b]); c != 0 {
 			return c
 		}
@@ -32,17 +40,27 @@ func (m *orderModel) sorted() []int {
 	return out
 }
 
+// orderPrefixes are the prefixes runOrder tries (by seed): none, one that
+// follows the keys coarsely (many equal prefixes, decided by the keys),
+// and one that does not follow them (the order is by prefix first).
+var orderPrefixes = []func(*int) OrderPrefix{
+	nil,
+	func(k *int) OrderPrefix { return OrderPrefix{uint64(*k / 16)} },
+	func(k *int) OrderPrefix { return OrderPrefix{0, 0, uint64(*k % 5), uint64(*k % 3)} },
+}
+
 // runOrder applies random inserts, removes, re-keys (often to the same or a
 // nearby key), clears and early-stopping walks to an Order and the model,
 // growing past the slice-to-btree switch, and compares them after every
 // operation.
 func runOrder(t *testing.T, seed uint64, steps int) {
 	rng := rand.New(rand.NewPCG(seed, 3))
-	o := NewOrder[int, int](func(a, b *int) int { return cmp.Compare(*a, *b) })
+	pre := orderPrefixes[seed%3]
+	o := NewOrderPrefix[int, int](func(a, b *int) int { return cmp.Compare(*a, *b) }, pre)
 	if seed%2 == 0 {
 		o.limit = 1 + int(seed%64) // reach the btree with few items too
 	}
-	m := &orderModel{key: map[int]int{}, at: map[int]int{}}
+	m := &orderModel{key: map[int]int{}, at: map[int]int{}, pre: pre}
 	es := make([]OrderEntry[int, int], 400)
 	for i := range es {
 		es[i].Value = i
@@ -95,6 +113,13 @@ func runOrder(t *testing.T, seed uint64, steps int) {
 		}
 		require.Equal(t, want, got, "seed %d step %d", seed, step)
 		require.Equal(t, len(want), o.Len())
+		if o.tree == nil {
+			// Every slot's id names its entry; ids not in use are free.
+			require.Equal(t, len(o.small), len(o.ents)-len(o.free), "seed %d step %d", seed, step)
+			for i, x := range o.small {
+				require.Equal(t, x.id, o.ents[x.id].sid, "seed %d step %d slot %d", seed, step, i)
+			}
+		}
 		_, in := m.key[v]
 		assert.Equal(t, in, e.In(o))
 		if in {

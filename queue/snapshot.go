@@ -82,7 +82,7 @@ func SnapshotWith[T, S any](t *Tree[T], extract func(*Queue[T]) S) *Snapshot[S] 
 			qs.Children = append(qs.Children, c.path)
 		}
 		for _, u := range q.Users() {
-			qs.Users = append(qs.Users, UserSnapshot{User: u, Usage: *q.users[u]})
+			qs.Users = append(qs.Users, UserSnapshot{User: u, Usage: q.users[u].Usage})
 		}
 		if extract != nil {
 			qs.Extra = extract(q)

@@ -31,8 +31,8 @@ type Queue[T any] struct {
 	dynamic               bool // added at run time (reservation or ad-hoc)
 
 	acct    Usage
-	users   map[string]*Usage
-	spare   *Usage // a zeroed entry kept for reuse
+	users   map[string]*userEntry
+	spare   *userEntry // a zeroed entry kept for reuse
 	removed bool
 
 	// Payload is the scheduler's per-queue data: its typed settings (from
