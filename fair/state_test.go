@@ -331,11 +331,11 @@ func TestStateRestoreDecidesAsOriginal(t *testing.T) {
 	assert.Positive(t, seen.Starved, "starved applications")
 }
 
-// assertSameSnapshot compares everything a snapshot shows but the shared
-// tree's queue order, which follows creation history.
+// assertSameSnapshot compares everything a snapshot shows, the shared
+// queue tree's view and books included.
 func assertSameSnapshot(t *testing.T, a, b *Scheduler) {
 	t.Helper()
-	sa, sb := a.SnapshotOf(SnapshotAll&^SnapshotTree), b.SnapshotOf(SnapshotAll&^SnapshotTree)
+	sa, sb := a.SnapshotOf(SnapshotAll), b.SnapshotOf(SnapshotAll)
 	assert.Equal(t, sa, sb)
 }
 
@@ -507,4 +507,43 @@ func FuzzRestoreScheduler(f *testing.F) {
 		}
 		require.NoError(t, s2.Check())
 	})
+}
+
+// The configuration and the allocation file come back exactly as they
+// were: every element, percentages, user limits, reservation settings
+// and the placement policy with its nested rules.
+func TestStateConfigRoundTrip(t *testing.T) {
+	xml := e01[:len(e01)-len("</allocations>")] + `
+  <queue name="plan"><reservation/><aclAdministerReservations>ops</aclAdministerReservations>
+    <aclListReservations>*</aclListReservations><aclSubmitReservations>alice admins</aclSubmitReservations>
+    <allowPreemptionFrom>false</allowPreemptionFrom><weight>2.5</weight></queue>
+  <queue name="pct"><maxResources>memory-mb=50%, vcores=25%, a-custom-resource=10%</maxResources><schedulingPolicy>fifo</schedulingPolicy></queue>
+  <reservation-agent>agentX</reservation-agent><reservation-policy>policyY</reservation-policy><reservation-planner>plannerZ</reservation-planner>
+  <queuePlacementPolicy>
+    <rule name="specified" create="false"/>
+    <rule name="nestedUserQueue"><rule name="secondaryGroupExistingQueue" create="false"/></rule>
+    <rule name="primaryGroup" create="false"/>
+    <rule name="default" queue="queueA"/>
+  </queuePlacementPolicy>
+</allocations>`
+	af, err := ParseAllocationFile([]byte(xml), ParseOptions{ResourceTypes: []string{"a-custom-resource"}})
+	require.NoError(t, err)
+	cfg := DefaultConfig()
+	cfg.ResourceTypes = []string{"a-custom-resource"}
+	cfg.MaxAllocation = berth.New(8192, 16).With("a-custom-resource", 20)
+	cfg.TimeBasedLocality, cfg.LocalityDelayNode, cfg.LocalityDelayRack = true, 123, 456
+	cfg.LocalityThresholdNode, cfg.LocalityThresholdRack = 0.25, 0.75
+	cfg.Preemption, cfg.SizeBasedWeight, cfg.AssignMultiple = true, true, true
+	cfg.UpdateInterval, cfg.MaxAssign = 250, 7
+	cfg.ReservableNodes, cfg.ReservationThresholdIncrementMultiple = 0.125, 3
+	clock := berth.NewManualClock(5)
+	s, err := New(cfg, af, clock)
+	require.NoError(t, err)
+	r, err := RestoreScheduler(bytes.NewReader(saveBytes(t, s)), RestoreOptions{Clock: clock})
+	require.NoError(t, err)
+	assert.Equal(t, s.cfg, r.cfg)
+	assert.Equal(t, s.alloc, r.alloc)
+	assert.Equal(t, s.placement, r.placement)
+	assertSameSnapshot(t, s, r)
+	assert.Equal(t, s.Snapshot().Tree, r.Snapshot().Tree, "the shared tree of a scheduler that only loaded its file")
 }
