@@ -547,3 +547,49 @@ func TestStateConfigRoundTrip(t *testing.T) {
 	assertSameSnapshot(t, s, r)
 	assert.Equal(t, s.Snapshot().Tree, r.Snapshot().Tree, "the shared tree of a scheduler that only loaded its file")
 }
+
+// SaveState takes the scheduler's lock: snapshots taken while other
+// goroutines heartbeat, ask and finish applications are consistent cuts
+// that restore and pass Check (run with -race).
+func TestStateSaveUnderConcurrentCallers(t *testing.T) {
+	s, _, _ := stateSample(t, 9, 150)
+	nodes := s.Snapshot().Nodes
+	require.NotEmpty(t, nodes)
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for g := range 3 {
+		go func() {
+			rng := rand.New(rand.NewPCG(uint64(g), 1))
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				id := fmt.Sprintf("c%d-%d", g, i)
+				switch rng.IntN(3) {
+				case 0:
+					_, _ = s.Heartbeat(nodes[rng.IntN(len(nodes))].ID, nil)
+				case 1:
+					if _, err := s.SubmitApp(AppSpec{ID: id, Queue: "a", User: "u2"}); err == nil {
+						_, _ = s.Allocate(id, []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(1024, 1), Count: 2}}, nil)
+					}
+				case 2:
+					s.Update()
+				}
+			}
+		}()
+	}
+	for range 20 {
+		var b bytes.Buffer
+		require.NoError(t, s.SaveState(&b))
+		r, err := RestoreScheduler(&b, restoreOpts(berth.NewManualClock(0)))
+		require.NoError(t, err)
+		require.NoError(t, r.Check())
+	}
+	close(done)
+	for range 3 {
+		require.NoError(t, <-errs)
+	}
+}

@@ -1,6 +1,7 @@
 package preempt
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -261,4 +262,26 @@ func FuzzRestoreFairPreemptor(f *testing.F) {
 		require.NoError(t, p2.SaveState(&b))
 		require.Equal(t, a.Bytes(), b.Bytes())
 	})
+}
+
+// A host writes the scheduler and the preemptor one after the other into
+// one stream and reads them back in order from one buffered reader.
+func TestFairStateOneStream(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	fp := newFairPair(t, rng)
+	for step := 1; step < 150; step++ {
+		pairOp(rng, step)(fp)
+	}
+	var stream bytes.Buffer
+	require.NoError(t, fp.s.SaveState(&stream))
+	require.NoError(t, fp.p.SaveState(&stream))
+	br := bufio.NewReader(&stream)
+	s, err := fair.RestoreScheduler(br, fair.RestoreOptions{Clock: berth.NewManualClock(fp.clock.Now())})
+	require.NoError(t, err)
+	p, err := RestoreFairPreemptor(br, s, nil)
+	require.NoError(t, err)
+	a, b := savePair(t, fp)
+	c, d := savePair(t, &fairPair{s: s, p: p})
+	require.Equal(t, a, c)
+	require.Equal(t, b, d)
 }
