@@ -62,7 +62,37 @@ func newFairPair(t testing.TB, rng *rand.Rand) *fairPair {
 func pairOp(rng *rand.Rand, step int) func(fp *fairPair) string {
 	queues := []string{"a", "b", "c", "keep"}
 	app := fmt.Sprintf("app%d", rng.IntN(step/4+1))
-	switch rng.IntN(9) {
+	switch rng.IntN(12) {
+	case 9:
+		id := fmt.Sprintf("n%02d", rng.IntN(9))
+		add := rng.IntN(2) == 0
+		return func(fp *fairPair) string {
+			if add {
+				return fmt.Sprint(fp.s.AddNode(fair.NodeSpec{ID: id, Rack: "/r2", Capability: berth.New(8192, 8)}))
+			}
+			ended, err := fp.s.RemoveNode(id)
+			return fmt.Sprint(ended, err)
+		}
+	case 10:
+		q := []string{"a", "b", "c", "keep"}[rng.IntN(4)]
+		return func(fp *fairPair) string {
+			to, err := fp.s.MoveApp(app, q)
+			return fmt.Sprint(to, err)
+		}
+	case 11:
+		xml := fairStateAlloc
+		if rng.IntN(2) == 0 {
+			xml = `<allocations><queue name="a"><weight>3</weight></queue><queue name="c"/>
+<defaultFairSharePreemptionTimeout>2</defaultFairSharePreemptionTimeout></allocations>`
+		}
+		return func(fp *fairPair) string {
+			af, err := fair.ParseAllocationFile([]byte(xml), fair.ParseOptions{})
+			if err != nil {
+				return err.Error()
+			}
+			res, err := fp.s.Reload(af)
+			return fmt.Sprint(res, err)
+		}
 	case 0:
 		q := queues[rng.IntN(len(queues))]
 		am := rng.IntN(2) == 0
@@ -168,7 +198,11 @@ func TestFairStateRestoreDecidesAsOriginal(t *testing.T) {
 			sb2, pb2 := savePair(t, rp)
 			require.Equal(t, sb, sb2)
 			require.Equal(t, pb, pb2)
-			for i := range 250 {
+			for i := range 350 {
+				if i == 250 { // a restore of the restored pair, mid-run
+					sb, pb := savePair(t, rp)
+					rp = restorePair(t, sb, pb, rp.clock.Now())
+				}
 				step++
 				op := pairOp(rng, step)
 				want, got := op(fp), op(rp)
