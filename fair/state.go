@@ -846,7 +846,8 @@ func (r *restorer) restore() *Scheduler {
 		s.cluster = s.cluster.Add(spec.Capability)
 	}
 
-	// Queues in pre-order, through newQueue (settings from the file).
+	// Queues in pre-order, through newQueue as every queue is made; their
+	// settings are applied again below, once the tree is whole.
 	type qstate struct {
 		demand, fair, steady berth.Resource
 		active               bool
@@ -898,18 +899,8 @@ func (r *restorer) restore() *Scheduler {
 				break
 			}
 		}
-		q := &fsQueue{path: path, parent: p, leaf: leaf, kidOrd: newOrdSet[*fsQueue](), appOrd: newOrdSet[*app]()}
-		q.setPolicy(pol)
-		q.ord.Value = q
-		q.Name = path
-		q.Queue = true
-		q.Priority = 1
-		q.MaxShare = s.unbounded
+		q := s.newQueue(path, p, leaf, pol)
 		q.dynamic, q.plan, q.reservation, q.entitlement = dynamic, plan, resv, ent
-		if p != nil {
-			p.children = append(p.children, q)
-		}
-		s.queues[path] = q
 		if i == 0 {
 			s.root = q
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -625,5 +626,91 @@ func TestStateSaveUnderConcurrentCallers(t *testing.T) {
 	close(done)
 	for range 3 {
 		require.NoError(t, <-errs)
+	}
+}
+
+// compareFields compares every field of two values of one type that holds
+// plain data (numbers, strings, booleans, resources, nested structs of
+// them), skipping pointers, maps, slices, interfaces, functions and the
+// fields named in skip (intrusive links and order entries, whose
+// internals record history). A field added to the scheduler's records
+// and forgotten by restore shows up here by name.
+func compareFields(t *testing.T, path string, a, b reflect.Value, skip map[string]bool) {
+	t.Helper()
+	switch a.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return
+	case reflect.Struct:
+		if a.Type() == reflect.TypeOf(berth.Resource{}) {
+			assert.Equal(t, fmt.Sprint(a), fmt.Sprint(b), path)
+			return
+		}
+		for i := range a.NumField() {
+			f := a.Type().Field(i)
+			if skip[f.Name] {
+				continue
+			}
+			compareFields(t, path+"."+f.Name, a.Field(i), b.Field(i), skip)
+		}
+	case reflect.Array:
+		for i := range a.Len() {
+			compareFields(t, fmt.Sprintf("%s[%d]", path, i), a.Index(i), b.Index(i), skip)
+		}
+	default:
+		assert.Equal(t, fmt.Sprint(a), fmt.Sprint(b), path)
+	}
+}
+
+// Every plain field of the scheduler and of its queues, applications,
+// nodes, containers and reservations is the same after a restore (once
+// both have brought their walk orders up to date).
+func TestStateRestoresEveryField(t *testing.T) {
+	for seed := range uint64(8) {
+		s, clock, saved := stateSample(t, seed, 250)
+		r, err := RestoreScheduler(bytes.NewReader(saved), restoreOpts(berth.NewManualClock(clock.Now())))
+		require.NoError(t, err)
+		for _, x := range []*Scheduler{s, r} {
+			x.mu.Lock()
+			x.flushOrder()
+			x.mu.Unlock()
+		}
+		// kidStale and appStale only say that a kept order may lack members
+		// and must be filled before use; filling is idempotent, and a
+		// restored order is complete.
+		skip := map[string]bool{"mu": true, "ord": true, "links": true, "live": true, "shareBuf": true, "keyBuf": true,
+			"kidStale": true, "appStale": true}
+		compareFields(t, "Scheduler", reflect.ValueOf(s).Elem(), reflect.ValueOf(r).Elem(), skip)
+		require.Equal(t, len(s.queues), len(r.queues))
+		for p, q := range s.queues {
+			rq := r.queues[p]
+			require.NotNil(t, rq, p)
+			compareFields(t, "queue "+p, reflect.ValueOf(q).Elem(), reflect.ValueOf(rq).Elem(), skip)
+			assert.Equal(t, len(q.runnableApps), len(rq.runnableApps))
+			assert.Equal(t, len(q.children), len(rq.children))
+		}
+		require.Equal(t, len(s.apps), len(r.apps))
+		for id, a := range s.apps {
+			ra := r.apps[id]
+			require.NotNil(t, ra, id)
+			compareFields(t, "app "+id, reflect.ValueOf(a).Elem(), reflect.ValueOf(ra).Elem(), skip)
+			assert.Equal(t, len(a.reservedOn), len(ra.reservedOn))
+			for i, k := range a.asks.Keys() {
+				compareFields(t, fmt.Sprintf("app %s key %d", id, i), reflect.ValueOf(k).Elem(), reflect.ValueOf(ra.asks.Keys()[i]).Elem(), skip)
+			}
+		}
+		for id, n := range s.nodes {
+			rn := r.nodes[id]
+			require.NotNil(t, rn, id)
+			compareFields(t, "node "+id, reflect.ValueOf(n).Elem(), reflect.ValueOf(rn).Elem(), skip)
+			if n.reserved != nil {
+				require.NotNil(t, rn.reserved)
+				compareFields(t, "reservation on "+id, reflect.ValueOf(n.reserved).Elem(), reflect.ValueOf(rn.reserved).Elem(), skip)
+			}
+		}
+		s.live.Ascend(func(c *container) {
+			rc, ok := r.live.Get(c.ID)
+			require.True(t, ok)
+			compareFields(t, fmt.Sprint("container ", c.ID), reflect.ValueOf(c).Elem(), reflect.ValueOf(rc).Elem(), skip)
+		})
 	}
 }
