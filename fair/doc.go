@@ -164,7 +164,7 @@
 // kept orders are rebuilt on restore through the scheduler's own helpers
 // and then checked ([Scheduler.Check]); a snapshot whose books do not
 // add up is refused as corrupt. What is a Go value comes from the host
-// ([RestoreOptions]): the clock, the groups provider, the logger, and
+// ([RestoreEnv]): the clock, the groups provider, the logger, and
 // host placement rules and scheduling policies, which are saved by their
 // Name and looked up in registries; an observer is set again with
 // SetObserver. A truncated or damaged snapshot is refused with

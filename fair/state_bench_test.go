@@ -140,7 +140,7 @@ func BenchmarkStateRestore(b *testing.B) {
 	b.ResetTimer()
 	before, cpu0 := totalAlloc(), cpuTime()
 	for b.Loop() {
-		r, err := RestoreScheduler(bytes.NewReader(data), RestoreOptions{Clock: clock})
+		r, err := RestoreScheduler(bytes.NewReader(data), RestoreEnv{Clock: clock})
 		if err != nil {
 			b.Fatal(err)
 		}

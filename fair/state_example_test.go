@@ -33,7 +33,7 @@ func ExampleScheduler_SaveState() {
 		return
 	}
 	standby := berth.NewManualClock(clock.Now())
-	r, err := fair.RestoreScheduler(&snap, fair.RestoreOptions{Clock: standby})
+	r, err := fair.RestoreScheduler(&snap, fair.RestoreEnv{Clock: standby})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -77,15 +77,15 @@ func TestStateHostPolicyAndRule(t *testing.T) {
 	var snap bytes.Buffer
 	require.NoError(t, s.SaveState(&snap))
 
-	_, err = fair.RestoreScheduler(bytes.NewReader(snap.Bytes()), fair.RestoreOptions{Clock: clock, Rules: rules})
+	_, err = fair.RestoreScheduler(bytes.NewReader(snap.Bytes()), fair.RestoreEnv{Clock: clock, Rules: rules})
 	require.ErrorIs(t, err, berth.ErrInvalidArgument)
 	require.ErrorContains(t, err, "newest-first")
-	_, err = fair.RestoreScheduler(bytes.NewReader(snap.Bytes()), fair.RestoreOptions{Clock: clock, Policies: policies})
+	_, err = fair.RestoreScheduler(bytes.NewReader(snap.Bytes()), fair.RestoreEnv{Clock: clock, Policies: policies})
 	require.ErrorIs(t, err, berth.ErrInvalidArgument)
 	require.ErrorContains(t, err, "tag")
 
 	clock2 := berth.NewManualClock(clock.Now())
-	r, err := fair.RestoreScheduler(bytes.NewReader(snap.Bytes()), fair.RestoreOptions{Clock: clock2, Rules: rules, Policies: policies})
+	r, err := fair.RestoreScheduler(bytes.NewReader(snap.Bytes()), fair.RestoreEnv{Clock: clock2, Rules: rules, Policies: policies})
 	require.NoError(t, err)
 	var again bytes.Buffer
 	require.NoError(t, r.SaveState(&again))

@@ -284,8 +284,8 @@ func saveBytes(t testing.TB, s *Scheduler) []byte {
 	return b.Bytes()
 }
 
-func restoreOpts(clock berth.Clock) RestoreOptions {
-	return RestoreOptions{Clock: clock, Groups: stateGroups}
+func restoreEnv(clock berth.Clock) RestoreEnv {
+	return RestoreEnv{Clock: clock, Groups: stateGroups}
 }
 
 // The contract: after random operations, a restored scheduler saves the
@@ -334,7 +334,7 @@ func TestStateRestoreDecidesAsOriginal(t *testing.T) {
 			seen.Starved += c.Starved
 			saved := saveBytes(t, s)
 			clock2 := berth.NewManualClock(clock.Now())
-			r, err := RestoreScheduler(bytes.NewReader(saved), restoreOpts(clock2))
+			r, err := RestoreScheduler(bytes.NewReader(saved), restoreEnv(clock2))
 			require.NoError(t, err)
 			r.sortSmall, r.checkOrder = small, true
 			require.Equal(t, saved, saveBytes(t, r), "restored state saves the same bytes")
@@ -396,13 +396,13 @@ func TestStateCorruptionRefused(t *testing.T) {
 	saved := saveBytes(t, s)
 	step := max(1, len(saved)/300)
 	for n := 0; n < len(saved); n += step {
-		_, err := RestoreScheduler(bytes.NewReader(saved[:n]), restoreOpts(clock))
+		_, err := RestoreScheduler(bytes.NewReader(saved[:n]), restoreEnv(clock))
 		require.ErrorIs(t, err, berth.ErrCorruptState, "truncated at %d", n)
 	}
 	for i := 0; i < len(saved); i += step {
 		bad := bytes.Clone(saved)
 		bad[i] ^= 1 << (i % 8)
-		got, err := RestoreScheduler(bytes.NewReader(bad), restoreOpts(clock))
+		got, err := RestoreScheduler(bytes.NewReader(bad), restoreEnv(clock))
 		require.Error(t, err, "flip at %d", i)
 		require.Nil(t, got)
 		if !errors.Is(err, berth.ErrCorruptState) {
@@ -413,15 +413,18 @@ func TestStateCorruptionRefused(t *testing.T) {
 	var other bytes.Buffer
 	e := berth.NewStateEncoder(&other, "capacity.Scheduler", 1)
 	require.NoError(t, e.Finish())
-	_, err = RestoreScheduler(&other, restoreOpts(clock))
+	_, err = RestoreScheduler(&other, restoreEnv(clock))
 	require.ErrorIs(t, err, berth.ErrInvalidArgument)
 	var newer bytes.Buffer
 	e = berth.NewStateEncoder(&newer, stateKind, stateVersion+1)
 	require.NoError(t, e.Finish())
-	_, err = RestoreScheduler(&newer, restoreOpts(clock))
+	_, err = RestoreScheduler(&newer, restoreEnv(clock))
 	require.ErrorIs(t, err, berth.ErrUnsupportedVersion)
-	_, err = RestoreScheduler(bytes.NewReader(saved), RestoreOptions{})
+	_, err = RestoreScheduler(bytes.NewReader(saved), RestoreEnv{})
 	require.ErrorIs(t, err, berth.ErrInvalidArgument)
+	_, err = RestoreScheduler(bytes.NewReader(saved), RestoreEnv{Clock: clock})
+	require.ErrorIs(t, err, berth.ErrInvalidArgument, "the saved scheduler had a groups provider")
+	require.ErrorContains(t, err, "groups")
 }
 
 // stateStats counts the in-flight things a saved state holds, so the
@@ -523,7 +526,7 @@ func FuzzRestoreScheduler(f *testing.F) {
 			reframe(in)
 		}
 		clock := berth.NewManualClock(0)
-		s, err := RestoreScheduler(bytes.NewReader(in), restoreOpts(clock))
+		s, err := RestoreScheduler(bytes.NewReader(in), restoreEnv(clock))
 		if err != nil {
 			require.Nil(t, s)
 			require.True(t, errors.Is(err, berth.ErrCorruptState) || errors.Is(err, berth.ErrInvalidArgument) ||
@@ -532,7 +535,7 @@ func FuzzRestoreScheduler(f *testing.F) {
 		}
 		require.NoError(t, s.Check())
 		again := saveBytes(t, s)
-		s2, err := RestoreScheduler(bytes.NewReader(again), restoreOpts(clock))
+		s2, err := RestoreScheduler(bytes.NewReader(again), restoreEnv(clock))
 		require.NoError(t, err)
 		require.Equal(t, again, saveBytes(t, s2))
 		// and it keeps working
@@ -574,7 +577,7 @@ func TestStateConfigRoundTrip(t *testing.T) {
 	clock := berth.NewManualClock(5)
 	s, err := New(cfg, af, clock)
 	require.NoError(t, err)
-	r, err := RestoreScheduler(bytes.NewReader(saveBytes(t, s)), RestoreOptions{Clock: clock})
+	r, err := RestoreScheduler(bytes.NewReader(saveBytes(t, s)), RestoreEnv{Clock: clock})
 	require.NoError(t, err)
 	assert.Equal(t, s.cfg, r.cfg)
 	assert.Equal(t, s.alloc, r.alloc)
@@ -619,7 +622,7 @@ func TestStateSaveUnderConcurrentCallers(t *testing.T) {
 	for range 20 {
 		var b bytes.Buffer
 		require.NoError(t, s.SaveState(&b))
-		r, err := RestoreScheduler(&b, restoreOpts(berth.NewManualClock(0)))
+		r, err := RestoreScheduler(&b, restoreEnv(berth.NewManualClock(0)))
 		require.NoError(t, err)
 		require.NoError(t, r.Check())
 	}
@@ -667,7 +670,7 @@ func compareFields(t *testing.T, path string, a, b reflect.Value, skip map[strin
 func TestStateRestoresEveryField(t *testing.T) {
 	for seed := range uint64(8) {
 		s, clock, saved := stateSample(t, seed, 250)
-		r, err := RestoreScheduler(bytes.NewReader(saved), restoreOpts(berth.NewManualClock(clock.Now())))
+		r, err := RestoreScheduler(bytes.NewReader(saved), restoreEnv(berth.NewManualClock(clock.Now())))
 		require.NoError(t, err)
 		for _, x := range []*Scheduler{s, r} {
 			x.mu.Lock()

@@ -164,7 +164,7 @@ func savePair(t testing.TB, fp *fairPair) ([]byte, []byte) {
 func restorePair(t testing.TB, sb, pb []byte, now berth.Time) *fairPair {
 	t.Helper()
 	clock := berth.NewManualClock(now)
-	s, err := fair.RestoreScheduler(bytes.NewReader(sb), fair.RestoreOptions{Clock: clock})
+	s, err := fair.RestoreScheduler(bytes.NewReader(sb), fair.RestoreEnv{Clock: clock})
 	require.NoError(t, err)
 	p, err := RestoreFairPreemptor(bytes.NewReader(pb), s, nil)
 	require.NoError(t, err)
@@ -310,7 +310,7 @@ func TestFairStateOneStream(t *testing.T) {
 	require.NoError(t, fp.s.SaveState(&stream))
 	require.NoError(t, fp.p.SaveState(&stream))
 	br := bufio.NewReader(&stream)
-	s, err := fair.RestoreScheduler(br, fair.RestoreOptions{Clock: berth.NewManualClock(fp.clock.Now())})
+	s, err := fair.RestoreScheduler(br, fair.RestoreEnv{Clock: berth.NewManualClock(fp.clock.Now())})
 	require.NoError(t, err)
 	p, err := RestoreFairPreemptor(br, s, nil)
 	require.NoError(t, err)
