@@ -173,10 +173,11 @@
 // half-built. The body layout is documented in state.go.
 //
 // On a 10,000-node scheduler with 100,000 containers, 3,000 applications
-// and 100 leaves (a 26.5 MB heap) a save takes 13 ms of CPU and allocates
-// 0.4 MB; the snapshot is 2.0 MB; a restore takes 124 ms of CPU and
-// allocates 28.7 MB, the new scheduler included (1.08 times the state's
-// heap) (BenchmarkStateSave, BenchmarkStateRestore, on a shared 2-core
+// and 100 leaves (a 26.5 MB heap) a save takes 11–13 ms of CPU (21–32 ms
+// of wall time) and allocates 0.4 MB; the snapshot is 2.0 MB; a restore
+// takes 124–126 ms of CPU (0.29–0.52 s of wall time) and allocates
+// 28.7 MB, the new scheduler included (1.08 times the state's heap)
+// (BenchmarkStateSave, BenchmarkStateRestore, on a shared, loaded 2-core
 // machine).
 //
 // # Differences from YARN
