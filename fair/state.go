@@ -1162,6 +1162,8 @@ func (r *restorer) readApp(s *Scheduler, qs []*fsQueue) *app {
 	if d.Err() != nil {
 		return nil
 	}
+	// The fields SubmitApp sets and the snapshot does not hold; keep the
+	// two in step (TestStateRestoresEveryField names a field left out).
 	a.asks = *asks
 	a.Name = a.id
 	a.ord.Value = a
