@@ -85,6 +85,12 @@ type RestoreEnv struct {
 	Policies *queue.Registry[SchedulingPolicy]
 }
 
+// RestoreOptions is the first name of [RestoreEnv], kept so that hosts
+// written against it still build.
+//
+// Deprecated: use RestoreEnv, the name packages plan and capacity use too.
+type RestoreOptions = RestoreEnv
+
 // policy tags of the body
 const (
 	polNone    = 0
