@@ -85,8 +85,12 @@ func TestStateHostPolicyAndRule(t *testing.T) {
 	require.ErrorContains(t, err, "tag")
 
 	clock2 := berth.NewManualClock(clock.Now())
-	r, err := fair.RestoreScheduler(bytes.NewReader(snap.Bytes()), fair.RestoreEnv{Clock: clock2, Rules: rules, Policies: policies})
+	// A groups provider the saved scheduler did not have is ignored: the
+	// restored one must resolve groups as the saved one did.
+	r, err := fair.RestoreScheduler(bytes.NewReader(snap.Bytes()), fair.RestoreEnv{Clock: clock2, Rules: rules, Policies: policies,
+		Groups: queue.StaticGroups{"u": {"g"}}})
 	require.NoError(t, err)
+	require.Nil(t, r.Config().Groups)
 	var again bytes.Buffer
 	require.NoError(t, r.SaveState(&again))
 	require.Equal(t, snap.Bytes(), again.Bytes())
