@@ -81,3 +81,31 @@ func BenchmarkYardstick(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkUpperBound solves the yardstick's bound of each stream (a max
+// flow per resource type) and reports its size.
+func BenchmarkUpperBound(b *testing.B) {
+	for _, s := range []struct {
+		name   string
+		stream []agent.Episode
+	}{{"W2-hot", w2HotStream(b, 10000)}, {"W4", w4Stream(w4Episodes)}} {
+		b.Run(s.name, func(b *testing.B) {
+			b.ReportAllocs()
+			n := 0
+			for _, ep := range s.stream {
+				n += len(ep.Requests)
+			}
+			var bound agent.Area
+			for b.Loop() {
+				bound = agent.Area{}
+				for _, ep := range s.stream {
+					x := agent.UpperBound(ep)
+					bound.Memory += x.Memory
+					bound.VCores += x.VCores
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/request")
+			b.ReportMetric(bound.Memory, "bound-MB·ms")
+		})
+	}
+}

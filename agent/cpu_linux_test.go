@@ -2,7 +2,10 @@
 
 package agent_test
 
-import "syscall"
+import (
+	"syscall"
+	"unsafe"
+)
 
 // threadCPU returns the CPU time (user + system, ns) of the calling OS
 // thread. On a shared, overloaded machine wall-clock ns/op mostly measures
@@ -14,4 +17,15 @@ func threadCPU() int64 {
 		return 0
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// threadClock is the calling thread's CPU clock (CLOCK_THREAD_CPUTIME_ID)
+// in ns: unlike threadCPU, whose figures advance by scheduler ticks, it is
+// exact enough to time one decision of a few microseconds.
+func threadClock() int64 {
+	var ts syscall.Timespec
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 3 /* CLOCK_THREAD_CPUTIME_ID */, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		return 0
+	}
+	return ts.Nano()
 }

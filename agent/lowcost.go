@@ -67,27 +67,14 @@ func pieces(s, e berth.Time, sign int64, a, b *profile, f func(s, e berth.Time, 
 	if s >= e {
 		return
 	}
-	valueAt := func(p *profile, t berth.Time) (berth.Resource, berth.Time) {
-		// value at t and the next time it may change
-		if p == nil || p.empty() || t >= p.end {
-			return berth.Resource{}, berth.MaxTime
-		}
-		i := p.floor(t)
-		if i < 0 {
-			return berth.Resource{}, p.ts[0]
-		}
-		if i+1 < len(p.ts) {
-			return p.rs[i], p.ts[i+1]
-		}
-		return p.rs[i], p.end
-	}
+	ca, cb := newCursor(a, s), newCursor(b, s)
 	cur := s
 	var runStart berth.Time
 	var runVal berth.Resource
 	open := false
 	for cur < e {
-		va, na := valueAt(a, cur)
-		vb, nb := valueAt(b, cur)
+		va, na := ca.valueAt(cur)
+		vb, nb := cb.valueAt(cur)
 		var v berth.Resource
 		if sign < 0 {
 			v = va.Sub(vb)
@@ -108,6 +95,39 @@ func pieces(s, e berth.Time, sign int64, a, b *profile, f func(s, e berth.Time, 
 	if open {
 		f(runStart, e, runVal)
 	}
+}
+
+// cursor reads a profile at non-decreasing times, one binary search to
+// start and a walk after that.
+type cursor struct {
+	p *profile
+	i int // the last breakpoint ≤ the time last read, or -1
+}
+
+func newCursor(p *profile, t berth.Time) cursor {
+	if p == nil || p.empty() {
+		return cursor{}
+	}
+	return cursor{p: p, i: p.floor(t)}
+}
+
+// valueAt returns the value at t (zero outside the domain) and the next
+// time it may change; t must not decrease between calls.
+func (c *cursor) valueAt(t berth.Time) (berth.Resource, berth.Time) {
+	p := c.p
+	if p == nil || t >= p.end {
+		return berth.Resource{}, berth.MaxTime
+	}
+	for c.i+1 < len(p.ts) && p.ts[c.i+1] <= t {
+		c.i++
+	}
+	if c.i < 0 {
+		return berth.Resource{}, p.ts[0]
+	}
+	if c.i+1 < len(p.ts) {
+		return p.rs[c.i], p.ts[c.i+1]
+	}
+	return p.rs[c.i], p.end
 }
 
 // cost is YARN's getDurationIntervalTotalCost: the sum over the window of
@@ -135,13 +155,74 @@ func (in *lowCostInput) canFit(s, e berth.Time, f fitter) int64 {
 			n = 0
 			return
 		}
-		if _, ok := in.net.at(ps); !ok {
+		if !in.net.holds(ps) {
 			n = 0
 			return
 		}
 		n = min(n, f.fit(v, math.MaxInt32))
 	})
 	return n
+}
+
+// sweep returns cost and canFit of the n consecutive windows
+// [first + k·dur, first + (k+1)·dur): one pass of pieces over all of them,
+// each piece cut at the windows' ends, gives every window exactly the
+// pieces, in the same order, that cost and canFit read for it alone.
+func (in *lowCostInput) sweep(first berth.Time, n int, dur, step berth.Time, f fitter) ([]float64, []int64) {
+	costs := make([]float64, n)
+	fits := make([]int64, n)
+	for k := range fits {
+		fits[k] = math.MaxInt32
+	}
+	if n == 0 {
+		return costs, fits
+	}
+	last := first + berth.Time(n)*dur
+	split := func(ps, pe berth.Time, each func(k int, s, e berth.Time)) {
+		k := int((ps - first) / dur)
+		for ps < pe {
+			e := min(pe, first+berth.Time(k+1)*dur)
+			each(k, ps, e)
+			ps = e
+			k++
+		}
+	}
+	pieces(first, last, -1, in.net, in.mods, func(ps, pe berth.Time, v berth.Resource) {
+		neg := v.AnyNegative()
+		var fit int64
+		if !neg {
+			fit = f.fit(v, math.MaxInt32)
+		}
+		split(ps, pe, func(k int, s, _ berth.Time) {
+			switch {
+			case neg || !in.net.holds(s):
+				fits[k] = 0
+			default:
+				fits[k] = min(fits[k], fit)
+			}
+		})
+	})
+	// Costs only over the span of the windows that fit a gang: the others
+	// are dropped unread.
+	kmin, kmax := -1, -1
+	for k, n := range fits {
+		if n > 0 {
+			if kmin < 0 {
+				kmin = k
+			}
+			kmax = k
+		}
+	}
+	if kmin < 0 {
+		return costs, fits
+	}
+	pieces(first+berth.Time(kmin)*dur, first+berth.Time(kmax+1)*dur, 1, in.loads, in.mods, func(ps, pe berth.Time, v berth.Resource) {
+		c := float64(in.calc.Ratio(v, in.capacity))
+		split(ps, pe, func(k int, s, e berth.Time) {
+			costs[k] = costs[k] + c*float64(e-s)/float64(step)
+		})
+	})
+	return costs, fits
 }
 
 // lowCostAligned is YARN's StageAllocatorLowCostAligned: split the stage
@@ -167,18 +248,34 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 	h := &diHeap{left: in.left}
 	build := func(s berth.Time) durationInterval {
 		e := s + j.dur
-		return durationInterval{start: s, end: e, cost: in.cost(s, e, j.step), canFit: in.canFit(s, e, j.f)}
+		di := durationInterval{start: s, end: e, canFit: in.canFit(s, e, j.f)}
+		if di.canFit > 0 {
+			// Only windows that fit a gang are kept: the cost of the
+			// others is never read.
+			di.cost = in.cost(s, e, j.step)
+		}
+		return di
 	}
+	// Every candidate window's cost and gang count in one sweep of the
+	// profiles (the same pieces, summed in the same order, as build).
+	n := int((sd - sa) / j.dur)
+	first := sa
+	if !in.left {
+		first = sd - berth.Time(n)*j.dur
+	}
+	costs, fits := in.sweep(first, n, j.dur, j.step, j.f)
 	if in.left {
-		for s := sa; s <= sd-j.dur; s += j.dur {
-			if di := build(s); di.canFit > 0 {
-				h.items = append(h.items, di)
+		for k := 0; k < n; k++ {
+			if fits[k] > 0 {
+				h.items = append(h.items, durationInterval{start: first + berth.Time(k)*j.dur,
+					end: first + berth.Time(k+1)*j.dur, cost: costs[k], canFit: fits[k]})
 			}
 		}
 	} else {
-		for e := sd; e >= sa+j.dur; e -= j.dur {
-			if di := build(e - j.dur); di.canFit > 0 {
-				h.items = append(h.items, di)
+		for k := n - 1; k >= 0; k-- {
+			if fits[k] > 0 {
+				h.items = append(h.items, durationInterval{start: first + berth.Time(k)*j.dur,
+					end: first + berth.Time(k+1)*j.dur, cost: costs[k], canFit: fits[k]})
 			}
 		}
 	}

@@ -39,10 +39,16 @@ import (
 //
 // Gangs are always counted with every resource type (as the policy checks
 // them), so a placement found is one the plan's policy accepts unless a
-// quota of the policy refuses it. The results on the reference streams
-// are in the package documentation.
+// quota of the policy refuses it. A definition of several stages (or an
+// R_ANY alternative) with a stage that the plan's load steps show has no
+// stretch with room for its gangs, in the only part of the window it can
+// use, is refused (or skipped) before any planner runs: none could place
+// it. The results on the reference streams are in the package
+// documentation.
 type Portfolio struct {
 	single, anyOf, all, ordered []*IterativePlanner
+	// opts are the options it was built with, for its snapshot spec.
+	opts Options
 }
 
 var _ plan.Agent = (*Portfolio)(nil)
@@ -68,6 +74,7 @@ func NewPortfolio(o Options) (*Portfolio, error) {
 		anyOf:   []*IterativePlanner{aligned, greedyLate},
 		all:     []*IterativePlanner{greedyLate, aligned, greedyEarly},
 		ordered: []*IterativePlanner{aligned, greedyLate, greedyEarly},
+		opts:    o,
 	}, nil
 }
 
@@ -114,6 +121,10 @@ func (f *Portfolio) Place(p *plan.Plan, id plan.ReservationID, user string, def 
 // placement (indexed as def.Stages, nil for a stage not placed).
 func (f *Portfolio) compute(v planView, id plan.ReservationID, user string, def plan.Definition) ([]placement, [][]placement, error) {
 	multi := len(def.Stages) > 1
+	if multi && stagesValid(v, def) && hopeless(v, id, user, def, f.all[0].Options) {
+		// Some stage every placement needs has no room: no planner runs.
+		return nil, nil, &NoPlacementError{Agent: "Portfolio", Stage: -1, Reason: reasonNoRoom}
+	}
 	if multi && def.Interpreter == plan.RAny {
 		return f.anyStage(v, id, user, def)
 	}
@@ -153,6 +164,17 @@ func (f *Portfolio) compute(v planView, id plan.ReservationID, user string, def 
 	return nil, nil, last
 }
 
+// stagesValid reports whether every stage of def passes the planners'
+// validation (which then report the invalid ones themselves).
+func stagesValid(v planView, def plan.Definition) bool {
+	for i, s := range def.Stages {
+		if validateStage(i, s, v.capacity(), v.maxAllocation(), v.calculator()) != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // anyStage places the largest stage of an R_ANY definition that any
 // planner of the list can place: stage by stage, largest area first, each
 // tried with every planner before the next smaller one.
@@ -167,6 +189,10 @@ func (f *Portfolio) anyStage(v planView, id plan.ReservationID, user string, def
 	for _, i := range order {
 		one := def
 		one.Stages = def.Stages[i : i+1]
+		if hopeless(v, id, user, one, f.all[0].Options) {
+			last = &NoPlacementError{Agent: "Portfolio", Stage: i, Reason: reasonNoRoom}
+			continue
+		}
 		for _, ip := range f.anyOf {
 			ps, _, err := ip.compute(v, id, user, one)
 			if err == nil {

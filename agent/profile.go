@@ -33,6 +33,12 @@ func (p *profile) floor(t berth.Time) int {
 	return sort.Search(len(p.ts), func(i int) bool { return p.ts[i] > t }) - 1
 }
 
+// holds reports whether t lies in the domain [ts[0], end), where at
+// answers ok.
+func (p *profile) holds(t berth.Time) bool {
+	return len(p.ts) > 0 && t >= p.ts[0] && t < p.end
+}
+
 // at returns the value at t; ok is false outside [ts[0], end).
 func (p *profile) at(t berth.Time) (berth.Resource, bool) {
 	if t >= p.end {

@@ -154,7 +154,10 @@ func ReservedArea(a *plan.Allocation) Area {
 // capability × containers × duration rounded up to the plan step (as every
 // agent places it), summed over the stages, except R_ANY, which offers its
 // largest stage (by memory, then vcores). It is what an accepted
-// reservation of def reserves at most.
+// reservation of def reserves at most in memory, and in vcores too except
+// for an R_ANY whose placed stage has less memory and more vcores than
+// that one (so [UpperBound], which takes the most of each type, may then
+// exceed the offered vcores).
 func OfferedArea(def plan.Definition, step berth.Duration) Area {
 	var sum, best Area
 	for _, s := range def.Stages {
@@ -170,29 +173,6 @@ func OfferedArea(def plan.Definition, step berth.Duration) Area {
 		return best
 	}
 	return sum
-}
-
-// UpperBound is an area no agent, online or offline, can reserve on the
-// episode: the optimum of its fluid relaxation, computed per resource type.
-// Each request becomes work of its [OfferedArea] that may be done at any
-// rate, split and interrupted at will, and left partly undone, inside
-// [arrival, deadline); at each time t the work done goes no faster than
-// c(t), the smaller of the plan's capacity and the sum, over the requests
-// whose window holds t, of what each can hold at once (all its stages'
-// containers, or for R_ANY its largest stage). Every placement an agent
-// can make is such a schedule, so the relaxation's optimum bounds what any
-// agent reserves. Earliest deadline first is optimal for it (a convex
-// bipartite matching, by an exchange argument), so it costs O(n log n)
-// for n requests. A periodic definition counts one occurrence, as
-// [ReservedArea] does.
-func UpperBound(ep Episode) Area {
-	c := ep.Config.Capacity
-	return Area{
-		Memory: fluidBound(ep, float64(c.Memory), func(r berth.Resource) float64 { return float64(r.Memory) },
-			func(a Area) float64 { return a.Memory }),
-		VCores: fluidBound(ep, float64(c.VCores), func(r berth.Resource) float64 { return float64(r.VCores) },
-			func(a Area) float64 { return a.VCores }),
-	}
 }
 
 // heldAtOnce is the most of one resource type a placement of def holds at
@@ -211,7 +191,11 @@ func heldAtOnce(def plan.Definition, get func(berth.Resource) float64) float64 {
 	return sum
 }
 
-// fluidBound is UpperBound for one resource type.
+// fluidBound is the yardstick's first, looser bound for one resource type:
+// every request's work spread over its window at a total rate no faster
+// than the smaller of the capacity and the sum of the open requests' rates
+// (earliest deadline first is optimal for it). The tests check that
+// [UpperBound] never exceeds it where both apply.
 func fluidBound(ep Episode, capacity float64, get func(berth.Resource) float64, work func(Area) float64) float64 {
 	type job struct {
 		arrival, deadline berth.Time

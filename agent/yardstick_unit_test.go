@@ -84,8 +84,9 @@ func maxFlowBound(capacity int64, jobs [][4]int64, perJob bool) int64 {
 }
 
 // Property: on random slot-aligned episodes UpperBound equals the max flow
-// of its relaxation, and is at least that of the stronger one with a rate
-// limit per request (so it never cuts below what agents could reach).
+// of its relaxation with a rate limit per request, computed here slot by
+// slot (UpperBound cuts time only at window ends), and is at most the
+// looser relaxation with one rate limit for all the open requests.
 func TestUpperBoundMatchesMaxFlow(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	for round := 0; round < 300; round++ {
@@ -104,11 +105,11 @@ func TestUpperBoundMatchesMaxFlow(t *testing.T) {
 			jobs = append(jobs, [4]int64{a, d, 1024 * n * dur * 1000, 1024 * n})
 		}
 		got := agent.UpperBound(ep)
-		want := float64(maxFlowBound(capMem, jobs, false))
+		want := float64(maxFlowBound(capMem, jobs, true))
 		require.InDelta(t, want, got.Memory, 1e-6*want+1e-6, "round %d: %v", round, jobs)
 		require.InDelta(t, want/1024, got.VCores, 1e-6*want+1e-6, "round %d", round)
-		stronger := float64(maxFlowBound(capMem, jobs, true))
-		require.LessOrEqual(t, stronger, got.Memory*(1+1e-9), "round %d", round)
+		looser := float64(maxFlowBound(capMem, jobs, false))
+		require.LessOrEqual(t, got.Memory, looser*(1+1e-9), "round %d", round)
 	}
 }
 
@@ -195,7 +196,8 @@ func TestMeasure(t *testing.T) {
 	assert.Equal(t, 2, r.Accepted, "two gangs of two fill the plan")
 	assert.Equal(t, agent.Area{Memory: 2 * 2048 * 2000, VCores: 2 * 2 * 2000}, r.Reserved)
 	assert.Equal(t, agent.Area{Memory: 7 * 1024 * 2000, VCores: 7 * 2000}, r.Offered)
-	assert.Equal(t, agent.Area{Memory: 2048 * 4000, VCores: 2 * 4000}, r.Bound, "the plan's capacity over the window")
+	assert.InDelta(t, 2048*4000, r.Bound.Memory, 1e-3, "the plan's capacity over the window")
+	assert.InDelta(t, 2*4000, r.Bound.VCores, 1e-6)
 	assert.Equal(t, time.Microsecond, r.MeanDecision)
 	assert.Equal(t, time.Microsecond, r.P99Decision)
 	assert.Zero(t, r.Fragmentation, "the plan is full")

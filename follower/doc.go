@@ -70,6 +70,18 @@
 // works on the kinds of package berth). A plan queue the scheduler does not
 // know is an error and nothing else is done for that plan.
 //
+// # Durable state
+//
+// [Follower.SaveState] writes a snapshot of kind "follower.Follower" (body
+// version 1) in Berth's durable-state format, and [RestoreFollower] reads
+// it back. Since a follower keeps nothing between runs, the body is its
+// flavor's name alone ("capacity", "fair", or a host flavor's String);
+// what it published (reservation queues, entitlements, the applications
+// in them) lives in the scheduler and is saved with it, and the plans are
+// saved with the reservation system. The host supplies the scheduler, the
+// plan source and the logger at restore, and its own flavor if it used
+// one; the built-in flavors come back by name.
+//
 // # Differences from YARN
 //
 // Deliberate fixes (YARN over-books, crashes or depends on hash order):

@@ -129,39 +129,53 @@ func intervalField(i int, sub string) string {
 // window, periodic ones no longer than the period, no negative resources,
 // sums within int64.
 func (a *Allocation) build() error {
+	if _, err := a.buildSteps(nil); err != nil {
+		return err
+	}
+	a.frozen = slices.Clone(a.Intervals)
+	return nil
+}
+
+// buildEvent is a change of an allocation's sum: r starts (or ends, neg) at t.
+type buildEvent struct {
+	t   berth.Time
+	r   berth.Resource
+	neg bool
+}
+
+// buildSteps is build without the frozen copy of the intervals, which the
+// caller makes (or shares, when the intervals are private already). evs is
+// a scratch buffer, returned for reuse.
+func (a *Allocation) buildSteps(evs []buildEvent) ([]buildEvent, error) {
 	p := a.Definition.Period
 	if p < 0 {
-		return berth.InvalidField(fieldRecurrence, p, "must not be negative")
+		return evs, berth.InvalidField(fieldRecurrence, p, "must not be negative")
 	}
-	type event struct {
-		t   berth.Time
-		r   berth.Resource
-		neg bool
-	}
-	evs := make([]event, 0, 2*len(a.Intervals)+2)
+	type event = buildEvent
+	evs = slices.Grow(evs[:0], 2*len(a.Intervals)+2)
 	push := func(iv berth.Interval, r berth.Resource) {
 		evs = append(evs, event{t: iv.Start, r: r}, event{t: iv.End, r: r, neg: true})
 	}
 	for i, e := range a.Intervals {
 		if !e.Interval.Valid() || e.Resource.IsZero() {
 			if e.Interval.Start > e.Interval.End {
-				return berth.InvalidField(intervalField(i, "interval"), e.Interval, "start must not exceed end")
+				return evs, berth.InvalidField(intervalField(i, "interval"), e.Interval, "start must not exceed end")
 			}
 			continue
 		}
 		if e.Resource.AnyNegative() {
-			return berth.InvalidField(intervalField(i, "resource"), e.Resource, "must not be negative")
+			return evs, berth.InvalidField(intervalField(i, "resource"), e.Resource, "must not be negative")
 		}
 		if p == 0 {
 			if e.Interval.Start < a.Start || e.Interval.End > a.End {
-				return berth.InvalidField(intervalField(i, "interval"), e.Interval,
+				return evs, berth.InvalidField(intervalField(i, "interval"), e.Interval,
 					fmt.Sprintf("must lie inside the reservation [%d, %d)", a.Start, a.End))
 			}
 			push(e.Interval, e.Resource)
 			continue
 		}
 		if l := e.Interval.Len(); l < 0 || l > p { // l < 0: the length overflowed
-			return berth.InvalidField(intervalField(i, "interval"), e.Interval, fmt.Sprintf("is longer than the period %d", p))
+			return evs, berth.InvalidField(intervalField(i, "interval"), e.Interval, fmt.Sprintf("is longer than the period %d", p))
 		}
 		for _, iv := range phase(e.Interval, p) {
 			if iv.Valid() {
@@ -180,7 +194,7 @@ func (a *Allocation) build() error {
 				continue
 			}
 			if sumOverflows(cur, evs[i].r) {
-				return berth.InvalidField("allocation.intervals", evs[i].r,
+				return evs, berth.InvalidField("allocation.intervals", evs[i].r,
 					fmt.Sprintf("the sum at %d overflows int64", t))
 			}
 			cur = cur.Add(evs[i].r)
@@ -198,9 +212,8 @@ func (a *Allocation) build() error {
 		}
 	}
 	a.steps, a.built = slices.Clip(steps), true
-	a.frozen = slices.Clone(a.Intervals)
 	a.frozenPeriod, a.frozenWindow = p, a.Window()
-	return nil
+	return evs, nil
 }
 
 // sumOverflows reports whether a + d overflows int64 in some component

@@ -95,6 +95,56 @@
 // and policy views have no observer, so an agent's speculative planning
 // reports nothing. Without an observer a change costs one nil check.
 //
+// # Durable state
+//
+// [System.SaveState] writes the whole reservation system as one snapshot
+// of kind "plan.System" in Berth's durable-state format (package berth:
+// versioned header, streamed body, length and CRC-32C trailer), and
+// [RestoreSystem] reads it back; [Plan.SaveState] and [RestorePlan] do the
+// same for one plan ("plan.Plan"). Body version 1 holds only primary data:
+//
+//	system       cluster timestamp, id sequence, the plans in queue order,
+//	             then every known reservation id with its queue, in id order
+//	plan         queue, configured capacity, step, max periodicity, minimum
+//	             and maximum allocation, move-on-expiry, exact periodic
+//	             minimum; the calculator's name and the agent's, policy's
+//	             and replanner's specs ([ComponentSpec]); the current
+//	             capacity; the allocations in id order
+//	allocation   id, user, start, end, acceptance time, gang flag, the
+//	             active span booked for its user (when any), the definition
+//	             (arrival, deadline, name, priority, period, interpreter,
+//	             stages) and the intervals as stored
+//
+// Every index and aggregate (the interval treaps and their ordered twins,
+// the periodic arcs, the end order, the load series and periodic patterns,
+// each user's load, active count and integral tree) is rebuilt on restore
+// by the transaction code that built it the first time, so it cannot drift
+// from the allocations; the treaps' shapes depend only on their keys, so
+// the restored plan is the original to the last node. The active span is
+// restored as stamped, not recomputed: it was computed against the
+// capacity of its acceptance. Nothing else needs saving: the sharing
+// policies, the replanner and the agents keep no state of their own (a
+// policy's history is the plan's reservations).
+//
+// The agent, policy, replanner, calculator and clock are Go values. A
+// snapshot records the calculator by name ("memory", "dominant") and the
+// others by [ComponentSpec], which built-ins fill through [Specified]
+// (packages agent and policy; their Resolve functions rebuild them). On
+// restore the host's [Resolver] supplies them from the saved [PlanSpec];
+// a component the plan had must be supplied, and one that reports a
+// different spec is refused, so a restored plan cannot silently decide
+// differently. A restore builds everything on the side and returns it
+// only after the trailer verified; a truncated, corrupted or inconsistent
+// snapshot (an allocation the plan would refuse, ids out of order, a
+// reservation mapped to an unknown queue) is a *berth.StateError wrapping
+// berth.ErrCorruptState and nothing is returned.
+//
+// With 10,000 reservations (bench_test's plan, durable_bench_test.go, on
+// a loaded 2-core machine) the snapshot is 1.4 MB; a save takes about 5 ms
+// and allocates 1.4% of the state's 14.5 MB heap, a restore about 50 ms of
+// CPU (70–105 ms wall) and allocates 1.16× the state, the restored state
+// (1.01× the original's heap) included.
+//
 // # Differences from YARN
 //
 // Deliberate fixes (YARN is wrong there):
@@ -156,6 +206,21 @@
 //     containers > 0 and a multiple of the gang, positive duration) are
 //     available in the validator as [Limits].StrictStages, off by default:
 //     YARN's LowCostAligned agent divides by a zero duration (§18 item 13).
+//
+// Durable state differs from YARN's RMStateStore by design:
+//
+//   - The system is saved as one checksummed snapshot, not one record per
+//     reservation written at each change; a host that journals its calls
+//     replays them from the snapshot (issue 11).
+//   - A restored system keeps its cluster timestamp and continues its id
+//     sequence, so a replay issues the same ids; YARN's counter starts
+//     again under the new ResourceManager's start time.
+//   - Acceptance times and active spans come back as stamped; YARN's
+//     recovery re-adds each reservation and recomputes its span against
+//     the capacity of the moment.
+//   - A snapshot also holds the plans' configuration scalars and capacity
+//     and records the plans' components, which a restore checks; YARN
+//     rebuilds plans from the configuration of the new ResourceManager.
 //
 // Kept as YARN (conservative or merely odd), documented:
 //

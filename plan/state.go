@@ -406,9 +406,23 @@ func (tx *txn) book(a *Allocation, s, us *rle.Series, remove bool) error {
 	return nil
 }
 
-// add books a (a private copy, series built) into the state; on error the
-// caller aborts.
+// add books a (a private copy, series built) into the state, its active
+// span computed now; on error the caller aborts.
 func (tx *txn) add(a *Allocation) error {
+	active, ok := tx.activeSpan(a)
+	return tx.insert(a, active, ok)
+}
+
+// restore books a restored allocation with the active span it was
+// accepted with (computed against the capacity of that time, which may
+// have changed since); on error the caller aborts.
+func (tx *txn) restore(a *Allocation, active berth.Interval, hasActive bool) error {
+	return tx.insert(a, active, hasActive)
+}
+
+// insert books a with the given active span: every index and aggregate
+// of the state, for add and restore alike.
+func (tx *txn) insert(a *Allocation, active berth.Interval, hasActive bool) error {
 	if _, dup := tx.st.get(a.ID); dup {
 		return &berth.FieldError{Field: "reservation-id", Value: a.ID, Kind: berth.ErrAlreadyExists,
 			Reason: fmt.Sprintf("The specified Reservation with ID %v already exists", a.ID)}
@@ -437,7 +451,7 @@ func (tx *txn) add(a *Allocation) error {
 		tx.indexInsert(&tx.st.byInterval, a)
 		tx.indexInsert(&us.byInterval, a)
 	}
-	a.active, a.hasActive = tx.activeSpan(a)
+	a.active, a.hasActive = active, hasActive
 	if a.hasActive {
 		if err := tx.seriesAdd(us.count, a.active, activeUnit); err != nil {
 			return fail(err)

@@ -27,6 +27,16 @@
 // a window: the cost follows the number of allocations involved, not the
 // length of the window.
 //
+// # Durable state
+//
+// The policies and the replanner keep no state of their own: the history
+// CapacityOverTime checks is the plan's accepted reservations, which the
+// plan's snapshot holds (plan.System.SaveState), and their scratch
+// buffers hold nothing an answer depends on. A plan snapshot records each
+// by name and configuration (StateSpec, a plan.ComponentSpec); [Resolve]
+// and [ResolveReplanner] rebuild them from that record on restore, and a
+// restore refuses a component whose record differs from the saved one.
+//
 // # Differences from YARN
 //
 // Fixed bugs (Berth answers differently, and correctly):

@@ -4,8 +4,10 @@
 // (R_ORDER) and a pair of alternatives (R_ANY); it prints where each
 // landed and the plan's timeline, then a request that cannot be placed and
 // its typed error. Last it compares YARN's default agent with Berth's
-// Portfolio agent on the same requests: how many each accepts and how much
-// of the area asked for it reserves.
+// Portfolio and LeastWaste agents on the same requests: how many each
+// accepts and how much of the area asked for it reserves; and, on a
+// contested plan, how LeastWaste declines a request that would cut the
+// free capacity into slivers, so that a later one fits.
 package main
 
 import (
@@ -102,7 +104,10 @@ func run(w io.Writer) error {
 		n := p.TotalCommitted(t).Memory / 1024
 		fmt.Fprintf(w, "  %3d min |%-16s| %2d\n", t/minute, strings.Repeat("#", int(n)), n)
 	}
-	return compare(w)
+	if err := compare(w); err != nil {
+		return err
+	}
+	return compareWaste(w)
 }
 
 // compare submits the same requests, in order, to two fresh plans, one
@@ -114,10 +119,6 @@ func compare(w io.Writer) error {
 	container := berth.New(1024, 1)
 	stage := func(n, gang, minutes int64) plan.Stage {
 		return plan.Stage{Capability: container, Containers: n, Concurrency: gang, Duration: minutes * minute}
-	}
-	type request struct {
-		name string
-		def  plan.Definition
 	}
 	window := func(from, to int64, k plan.Interpreter, stages ...plan.Stage) plan.Definition {
 		return plan.Definition{Arrival: from * minute, Deadline: to * minute, Interpreter: k, Stages: stages}
@@ -137,11 +138,31 @@ func compare(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "same requests, YARN's default agent vs Portfolio (container·minutes reserved / asked):")
-	for _, c := range []struct {
-		name string
-		ag   plan.Agent
-	}{{"AlignedPlannerWithGreedy", yarn}, {"Portfolio", portfolio}} {
+	leastWaste, err := agent.NewLeastWaste(agent.DefaultOptions(), agent.DefaultWasteOptions())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "same requests, YARN's default agent vs Berth's (container·minutes reserved / asked):")
+	return serve(w, requests, []named{{"AlignedPlannerWithGreedy", yarn}, {"Portfolio", portfolio}, {"LeastWaste", leastWaste}})
+}
+
+// named is an agent and the name printed for it.
+type named struct {
+	name string
+	ag   plan.Agent
+}
+
+// request is a definition and the name printed for it.
+type request struct {
+	name string
+	def  plan.Definition
+}
+
+// serve submits the requests, in order, to a fresh plan of 16 containers
+// per agent and prints what each accepted.
+func serve(w io.Writer, requests []request, agents []named) error {
+	container := berth.New(1024, 1)
+	for _, c := range agents {
 		cfg := plan.DefaultConfig("dedicated", berth.New(16*1024, 16), berth.NewManualClock(0))
 		cfg.Policy = policy.NoOverCommit{}
 		p, err := plan.New(cfg)
@@ -169,4 +190,37 @@ func compare(w io.Writer) error {
 			reserved/perContainerMinute, asked/perContainerMinute, 100*reserved/asked, strings.Join(accepted, ", "))
 	}
 	return nil
+}
+
+// compareWaste is a contested plan: 14 of 16 containers are held on the
+// first and the last hour of three, so the middle hour is the only room
+// for anything wide. A gang of 16 for 20 minutes fits there, but wherever
+// it goes it leaves the other 40 minutes of the middle hour too short for
+// an hour-long job; with a gap of an hour, LeastWaste sees the sliver and
+// declines it (the window is contested: less than half of it is free).
+// The hour-long gang of 14 that comes next then fits.
+func compareWaste(w io.Writer) error {
+	container := berth.New(1024, 1)
+	gang := func(name string, n, from, to, minutes int64) request {
+		return request{name, plan.Definition{Arrival: from * minute, Deadline: to * minute, Interpreter: plan.RAll,
+			Stages: []plan.Stage{{Capability: container, Containers: n, Concurrency: n, Duration: minutes * minute}}}}
+	}
+	requests := []request{
+		gang("morning", 14, 0, 60, 60),
+		gang("evening", 14, 120, 180, 60),
+		gang("spike", 16, 0, 180, 20),
+		gang("hour", 14, 60, 120, 60),
+	}
+	yarn, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	if err != nil {
+		return err
+	}
+	opts := agent.DefaultWasteOptions()
+	opts.Gap = 60 * minute
+	leastWaste, err := agent.NewLeastWaste(agent.DefaultOptions(), opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "a contested plan, YARN's default agent vs LeastWaste (gap 60 min):")
+	return serve(w, requests, []named{{"AlignedPlannerWithGreedy", yarn}, {"LeastWaste", leastWaste}})
 }

@@ -20,4 +20,9 @@ func TestRun(t *testing.T) {
 	// The comparison: the portfolio takes etl's larger alternative.
 	assert.Contains(t, out, "  AlignedPlannerWithGreedy 4 of 5 accepted, 2040 / 3720 ( 55 %): report, etl, train, backfill")
 	assert.Contains(t, out, "  Portfolio                3 of 5 accepted, 2520 / 3720 ( 68 %): report, etl, train")
+	assert.Contains(t, out, "  LeastWaste               3 of 5 accepted, 2520 / 3720 ( 68 %): report, etl, train")
+	// The contested plan: YARN's agent takes the spike that strands the
+	// middle hour; LeastWaste declines it and takes the hour-long gang.
+	assert.Contains(t, out, "  AlignedPlannerWithGreedy 3 of 4 accepted, 2000 / 2840 ( 70 %): morning, evening, spike")
+	assert.Contains(t, out, "  LeastWaste               3 of 4 accepted, 2520 / 2840 ( 89 %): morning, evening, hour")
 }
