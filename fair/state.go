@@ -16,7 +16,8 @@ import (
 // "fair.Scheduler", body version 1, in the berth framing. The body, in
 // order (resources, strings and floats as the framing writes them):
 //
-//	config        Config without Groups and Logger
+//	config        Config without Groups and Logger, then whether it had
+//	              Groups
 //	allocations   the AllocationFile in force: the queue tree as written
 //	              (every field, host policies by name), user limits,
 //	              defaults, the placement policy (host rules by name)
@@ -65,13 +66,16 @@ const (
 	maxStateDepth = 256
 )
 
-// RestoreOptions is what a snapshot cannot hold and the host supplies to
+// RestoreEnv is what a snapshot cannot hold and the host supplies to
 // [RestoreScheduler].
-type RestoreOptions struct {
+type RestoreEnv struct {
 	// Clock is the host's clock (required).
 	Clock berth.Clock
-	// Groups and Logger become Config.Groups and Config.Logger.
+	// Groups becomes Config.Groups: required when the saved scheduler had
+	// one (placement and ACLs must see the same groups), ignored when it
+	// had none.
 	Groups queue.Groups
+	// Logger becomes Config.Logger (nil: silent).
 	Logger *slog.Logger
 	// Rules resolves the host's placement rules saved in the allocation
 	// file's placement policy, by the name their Name method reported.
@@ -80,6 +84,12 @@ type RestoreOptions struct {
 	// the allocation file), by the name their Name method reported.
 	Policies *queue.Registry[SchedulingPolicy]
 }
+
+// RestoreOptions is the first name of [RestoreEnv], kept so that hosts
+// written against it still build.
+//
+// Deprecated: use RestoreEnv, the name packages plan and capacity use too.
+type RestoreOptions = RestoreEnv
 
 // policy tags of the body
 const (
@@ -319,6 +329,7 @@ func writeConfig(e *berth.StateEncoder, c *Config) {
 	e.Float64(c.PreemptionUtilizationThreshold)
 	e.Float64(c.ReservableNodes)
 	e.Float64(c.ReservationThresholdIncrementMultiple)
+	e.Bool(c.Groups != nil)
 }
 
 func writePolicy(e *berth.StateEncoder, p SchedulingPolicy) {
@@ -464,13 +475,13 @@ func writeAllocationFile(e *berth.StateEncoder, af *AllocationFile) {
 	}
 }
 
-// restorer carries a restore's decoder and the host's options. A host
-// rule or policy the options lack is kept aside and reported only once the
+// restorer carries a restore's decoder and the host's environment. A
+// host rule, policy or groups provider the environment lacks is kept aside and reported only once the
 // checksum verified, so that a damaged snapshot is always reported as
 // corrupt.
 type restorer struct {
 	d      *berth.StateDecoder
-	opts   RestoreOptions
+	env    RestoreEnv
 	envErr error
 }
 
@@ -486,21 +497,21 @@ func (r *restorer) needEnv(err error) {
 
 // RestoreScheduler reads a snapshot written by [Scheduler.SaveState] and
 // returns a new scheduler in the same state, which decides exactly as the
-// saved one would have. What a snapshot cannot hold comes from opts (see
-// [RestoreOptions]). Nothing is returned unless the whole snapshot
+// saved one would have. What a snapshot cannot hold comes from env (see
+// [RestoreEnv]). Nothing is returned unless the whole snapshot
 // verified: a damaged snapshot is an error wrapping berth.ErrCorruptState,
 // one of another kind or a newer version berth.ErrInvalidArgument or
-// berth.ErrUnsupportedVersion, and a host rule or policy opts cannot
+// berth.ErrUnsupportedVersion, and a host rule, policy or groups provider env cannot
 // resolve (or a nil clock) berth.ErrInvalidArgument naming it.
-func RestoreScheduler(rd io.Reader, opts RestoreOptions) (*Scheduler, error) {
-	if opts.Clock == nil {
+func RestoreScheduler(rd io.Reader, env RestoreEnv) (*Scheduler, error) {
+	if env.Clock == nil {
 		return nil, berth.InvalidField("clock", nil, "a clock is required")
 	}
 	d, err := berth.NewStateDecoder(rd, stateKind, stateVersion)
 	if err != nil {
 		return nil, err
 	}
-	r := &restorer{d: d, opts: opts}
+	r := &restorer{d: d, env: env}
 	s := r.restore()
 	if err := d.Finish(); err != nil {
 		return nil, err
@@ -549,6 +560,7 @@ func (r *restorer) readConfig() Config {
 	c.PreemptionUtilizationThreshold = d.Float64()
 	c.ReservableNodes = d.Float64()
 	c.ReservationThresholdIncrementMultiple = d.Float64()
+	hadGroups := d.Bool()
 	if d.Err() == nil {
 		if err := c.Validate(); err != nil {
 			r.fail("config: %w", err)
@@ -556,7 +568,13 @@ func (r *restorer) readConfig() Config {
 			r.fail("config: update interval %d", c.UpdateInterval)
 		}
 	}
-	c.Groups, c.Logger = r.opts.Groups, r.opts.Logger
+	c.Logger = r.env.Logger
+	if hadGroups {
+		if r.env.Groups == nil {
+			r.needEnv(berth.InvalidField("groups", nil, "the saved scheduler resolved groups with Config.Groups: RestoreEnv.Groups is required"))
+		}
+		c.Groups = r.env.Groups
+	}
 	return c
 }
 
@@ -576,9 +594,9 @@ func (r *restorer) readPolicy(field string) SchedulingPolicy {
 		if d.Err() != nil {
 			return nil
 		}
-		p, err := r.opts.Policies.Resolve(field, name)
+		p, err := r.env.Policies.Resolve(field, name)
 		if err != nil {
-			r.needEnv(berth.InvalidField(field, name, "the host's scheduling policy is not in RestoreOptions.Policies: "+err.Error()))
+			r.needEnv(berth.InvalidField(field, name, "the host's scheduling policy is not in RestoreEnv.Policies: "+err.Error()))
 			return builtinPolicy{PolicyFair}
 		}
 		return p
@@ -704,9 +722,9 @@ func (r *restorer) readRule(depth int) PlacementRule {
 	if d.Bool() {
 		name := d.String()
 		if d.Err() == nil {
-			rule, err := r.opts.Rules.Resolve("allocations.queuePlacementPolicy.rule", name)
+			rule, err := r.env.Rules.Resolve("allocations.queuePlacementPolicy.rule", name)
 			if err != nil {
-				r.needEnv(berth.InvalidField("allocations.queuePlacementPolicy.rule", name, "the host's placement rule is not in RestoreOptions.Rules: "+err.Error()))
+				r.needEnv(berth.InvalidField("allocations.queuePlacementPolicy.rule", name, "the host's placement rule is not in RestoreEnv.Rules: "+err.Error()))
 			}
 			pr.Custom = rule
 		}
@@ -800,7 +818,7 @@ func (r *restorer) restore() *Scheduler {
 	cfg := r.readConfig()
 	af := r.readAllocationFile()
 	s := &Scheduler{sortSmall: smallSet,
-		clock: r.opts.Clock, cfg: cfg, alloc: af, unbounded: Unbounded(cfg.ResourceTypes...),
+		clock: r.env.Clock, cfg: cfg, alloc: af, unbounded: Unbounded(cfg.ResourceTypes...),
 		queues: map[string]*fsQueue{}, pendingTypeChange: map[string]bool{},
 		nodes: map[string]*node{},
 		apps:  map[string]*app{}, users: map[string]*userApps{},
@@ -846,7 +864,8 @@ func (r *restorer) restore() *Scheduler {
 		s.cluster = s.cluster.Add(spec.Capability)
 	}
 
-	// Queues in pre-order, through newQueue (settings from the file).
+	// Queues in pre-order, through newQueue as every queue is made; their
+	// settings are applied again below, once the tree is whole.
 	type qstate struct {
 		demand, fair, steady berth.Resource
 		active               bool
@@ -898,18 +917,8 @@ func (r *restorer) restore() *Scheduler {
 				break
 			}
 		}
-		q := &fsQueue{path: path, parent: p, leaf: leaf, kidOrd: newOrdSet[*fsQueue](), appOrd: newOrdSet[*app]()}
-		q.setPolicy(pol)
-		q.ord.Value = q
-		q.Name = path
-		q.Queue = true
-		q.Priority = 1
-		q.MaxShare = s.unbounded
+		q := s.newQueue(path, p, leaf, pol)
 		q.dynamic, q.plan, q.reservation, q.entitlement = dynamic, plan, resv, ent
-		if p != nil {
-			p.children = append(p.children, q)
-		}
-		s.queues[path] = q
 		if i == 0 {
 			s.root = q
 		}
@@ -1159,6 +1168,8 @@ func (r *restorer) readApp(s *Scheduler, qs []*fsQueue) *app {
 	if d.Err() != nil {
 		return nil
 	}
+	// The fields SubmitApp sets and the snapshot does not hold; keep the
+	// two in step (TestStateRestoresEveryField names a field left out).
 	a.asks = *asks
 	a.Name = a.id
 	a.ord.Value = a

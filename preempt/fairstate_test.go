@@ -1,6 +1,7 @@
 package preempt
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -61,7 +62,37 @@ func newFairPair(t testing.TB, rng *rand.Rand) *fairPair {
 func pairOp(rng *rand.Rand, step int) func(fp *fairPair) string {
 	queues := []string{"a", "b", "c", "keep"}
 	app := fmt.Sprintf("app%d", rng.IntN(step/4+1))
-	switch rng.IntN(9) {
+	switch rng.IntN(12) {
+	case 9:
+		id := fmt.Sprintf("n%02d", rng.IntN(9))
+		add := rng.IntN(2) == 0
+		return func(fp *fairPair) string {
+			if add {
+				return fmt.Sprint(fp.s.AddNode(fair.NodeSpec{ID: id, Rack: "/r2", Capability: berth.New(8192, 8)}))
+			}
+			ended, err := fp.s.RemoveNode(id)
+			return fmt.Sprint(ended, err)
+		}
+	case 10:
+		q := []string{"a", "b", "c", "keep"}[rng.IntN(4)]
+		return func(fp *fairPair) string {
+			to, err := fp.s.MoveApp(app, q)
+			return fmt.Sprint(to, err)
+		}
+	case 11:
+		xml := fairStateAlloc
+		if rng.IntN(2) == 0 {
+			xml = `<allocations><queue name="a"><weight>3</weight></queue><queue name="c"/>
+<defaultFairSharePreemptionTimeout>2</defaultFairSharePreemptionTimeout></allocations>`
+		}
+		return func(fp *fairPair) string {
+			af, err := fair.ParseAllocationFile([]byte(xml), fair.ParseOptions{})
+			if err != nil {
+				return err.Error()
+			}
+			res, err := fp.s.Reload(af)
+			return fmt.Sprint(res, err)
+		}
 	case 0:
 		q := queues[rng.IntN(len(queues))]
 		am := rng.IntN(2) == 0
@@ -133,7 +164,7 @@ func savePair(t testing.TB, fp *fairPair) ([]byte, []byte) {
 func restorePair(t testing.TB, sb, pb []byte, now berth.Time) *fairPair {
 	t.Helper()
 	clock := berth.NewManualClock(now)
-	s, err := fair.RestoreScheduler(bytes.NewReader(sb), fair.RestoreOptions{Clock: clock})
+	s, err := fair.RestoreScheduler(bytes.NewReader(sb), fair.RestoreEnv{Clock: clock})
 	require.NoError(t, err)
 	p, err := RestoreFairPreemptor(bytes.NewReader(pb), s, nil)
 	require.NoError(t, err)
@@ -167,7 +198,11 @@ func TestFairStateRestoreDecidesAsOriginal(t *testing.T) {
 			sb2, pb2 := savePair(t, rp)
 			require.Equal(t, sb, sb2)
 			require.Equal(t, pb, pb2)
-			for i := range 250 {
+			for i := range 350 {
+				if i == 250 { // a restore of the restored pair, mid-run
+					sb, pb := savePair(t, rp)
+					rp = restorePair(t, sb, pb, rp.clock.Now())
+				}
 				step++
 				op := pairOp(rng, step)
 				want, got := op(fp), op(rp)
@@ -261,4 +296,26 @@ func FuzzRestoreFairPreemptor(f *testing.F) {
 		require.NoError(t, p2.SaveState(&b))
 		require.Equal(t, a.Bytes(), b.Bytes())
 	})
+}
+
+// A host writes the scheduler and the preemptor one after the other into
+// one stream and reads them back in order from one buffered reader.
+func TestFairStateOneStream(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	fp := newFairPair(t, rng)
+	for step := 1; step < 150; step++ {
+		pairOp(rng, step)(fp)
+	}
+	var stream bytes.Buffer
+	require.NoError(t, fp.s.SaveState(&stream))
+	require.NoError(t, fp.p.SaveState(&stream))
+	br := bufio.NewReader(&stream)
+	s, err := fair.RestoreScheduler(br, fair.RestoreEnv{Clock: berth.NewManualClock(fp.clock.Now())})
+	require.NoError(t, err)
+	p, err := RestoreFairPreemptor(br, s, nil)
+	require.NoError(t, err)
+	a, b := savePair(t, fp)
+	c, d := savePair(t, &fairPair{s: s, p: p})
+	require.Equal(t, a, c)
+	require.Equal(t, b, d)
 }
