@@ -146,6 +146,44 @@
 // point costs one nil check; with one, an event costs a call and no
 // allocation.
 //
+// # Durable state
+//
+// [Scheduler.SaveState] writes the scheduler as one snapshot of kind
+// "fair.Scheduler" (body version 1) in Berth's shared format (package
+// berth: versioned, streamed, CRC-checked), under the scheduler's lock so
+// that it is a consistent cut; [RestoreScheduler] builds a new scheduler
+// from it that decides exactly as the saved one would have: the same
+// allocations, reservations, placements, starvation and later snapshots,
+// byte for byte. The snapshot holds primary state only: the
+// configuration and the allocation file in force, nodes, the queues with
+// their kinds and policies, applications (user, queue, runnable or
+// waiting, in their lists' order, asks with every locality and count, AM
+// state, delay-scheduling state per request priority, starvation clocks
+// and back-off), live containers with the id counter, node reservations,
+// preemption marks and the room earmarked for starved applications. Fair
+// shares and demands are those of the last update, so they are saved as
+// they are: recomputing them would see asks made since. Usage, runnable
+// counts, AM usage, the shared queue tree and its books, the container
+// index, the per-node and per-application container lists and the walk's
+// kept orders are rebuilt on restore through the scheduler's own helpers
+// and then checked ([Scheduler.Check]); a snapshot whose books do not
+// add up is refused as corrupt. What is a Go value comes from the host
+// ([RestoreEnv]): the clock, the groups provider, the logger, and
+// host placement rules and scheduling policies, which are saved by their
+// Name and looked up in registries; an observer is set again with
+// SetObserver. A truncated or damaged snapshot is refused with
+// berth.ErrCorruptState, another kind with berth.ErrInvalidArgument, a
+// newer body with berth.ErrUnsupportedVersion, and nothing is returned
+// half-built. The body layout is documented in state.go.
+//
+// On a 10,000-node scheduler with 100,000 containers, 3,000 applications
+// and 100 leaves (a 26.5 MB heap) a save takes 11–13 ms of CPU (21–32 ms
+// of wall time) and allocates 0.4 MB; the snapshot is 2.0 MB; a restore
+// takes 124–126 ms of CPU (0.29–0.52 s of wall time) and allocates
+// 28.7 MB, the new scheduler included (1.08 times the state's heap)
+// (BenchmarkStateSave, BenchmarkStateRestore, on a shared, loaded 2-core
+// machine).
+//
 // # Differences from YARN
 //
 //   - A host's placement rule is a Go value registered by the host, not a
@@ -191,7 +229,11 @@
 //     is refused with berth.ErrCapacityExceeded; YARN's sum wraps negative.
 //   - A node that leaves ends its containers as Lost; an application whose
 //     AM was lost keeps its attempt (restarting it is the host's business).
-//     Recovery of running applications is not modelled.
+//     YARN's work-preserving recovery (rebuilding containers from node
+//     reports after a restart) is replaced by [Scheduler.SaveState] and
+//     [RestoreScheduler]: the whole scheduler, including what YARN
+//     loses on a restart (delay-scheduling counters, starvation clocks,
+//     node reservations, preemption marks), comes back as it was.
 //   - Starvation (fair-share and min-share, reference §4.13) is computed
 //     when Config.Preemption is on, because reservations depend on it;
 //     choosing and killing victims is left to a preemption policy (package

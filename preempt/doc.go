@@ -150,6 +150,20 @@
 // berth.ErrInvalidArgument, a set that takes a container twice, from
 // another node, or below its application's fair share.
 //
+// The fair preemptor's state survives a restart:
+// [FairPreemptor.SaveState] writes a snapshot of kind
+// "preempt.FairPreemptor" (body version 1) holding its configuration, the
+// round counter, the marked containers with the application each serves
+// and when it was marked (in the order later rounds walk them), the room
+// preempted on each node for each application and not yet handed over,
+// and each application's back-off. [RestoreFairPreemptor] rebuilds it over
+// the scheduler the host passes (typically one restored with
+// fair.RestoreScheduler from a snapshot taken between the same two
+// rounds) and the host's selector; the round's buffers and
+// [FairYARNSelector]'s per-round cache hold nothing a later round decides
+// with. The restored pair marks, kills and releases exactly as the
+// original would have.
+//
 // # Performance
 //
 // A round is linear in queues, applications and reservations, plus the
@@ -280,4 +294,8 @@
 //   - The preemptor keeps its own per-node "preempted for application"
 //     totals to compute a node's potential; containers marked by others are
 //     excluded as candidates but not counted.
+//   - Marks, their wait and the back-off survive a restart through
+//     [FairPreemptor.SaveState]; YARN keeps its kill timers and back-off
+//     in memory only, so a failover loses them and preemption starts
+//     over from the starvation the new ResourceManager computes.
 package preempt
