@@ -1172,6 +1172,7 @@ func (r *restorer) readApp(s *Scheduler, qs []*fsQueue) *app {
 	// two in step (TestStateRestoresEveryField names a field left out).
 	a.asks = *asks
 	a.Name = a.id
+	a.npre = namePrefix(a.Name)
 	a.ord.Value = a
 	a.Priority = 1
 	a.MaxShare = s.unbounded

@@ -7,6 +7,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -53,6 +54,8 @@ func run(w io.Writer) error {
 		{"4. The capacity scheduler (packages queue, capacity)", stepCapacity},
 		{"5. The fair scheduler (package fair)", stepFair},
 		{"6. Preemption: a starved queue takes back its guarantee (package preempt)", stepPreemption},
+		{"7. Observing decisions: typed events as metrics (packages queue, capacity)", stepObserve},
+		{"8. Durable state: save, restore, carry on identically (packages berth, capacity)", stepDurable},
 	} {
 		fmt.Fprintf(w, "== %s\n\n", s.title)
 		if err := s.fn(w); err != nil {
@@ -474,5 +477,123 @@ func stepPreemption(w io.Writer) error {
 			}
 		}
 	}
+	return nil
+}
+
+// tourScheduler is the small capacity scheduler steps 7 and 8 share: two
+// queues on two nodes, each with an application asking for 16 containers.
+func tourScheduler(clock berth.Clock) (*capacity.Scheduler, error) {
+	cfg := capacity.DefaultConfig()
+	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("prod", 70), capacity.Queue("dev", 30)}
+	cfg.MaxOffSwitchAssignments = 8
+	s, err := capacity.New(cfg, clock)
+	if err != nil {
+		return nil, err
+	}
+	err = s.AddNodes(
+		capacity.NodeSpec{ID: "n1", Rack: "/r1", Capability: berth.New(8192, 8)},
+		capacity.NodeSpec{ID: "n2", Rack: "/r1", Capability: berth.New(8192, 8)})
+	if err != nil {
+		return nil, err
+	}
+	for _, app := range []struct{ id, queue string }{{"etl", "prod"}, {"adhoc", "dev"}} {
+		if _, err := s.SubmitApp(capacity.AppSpec{ID: app.id, Queue: app.queue, User: app.id}); err != nil {
+			return nil, err
+		}
+		ask := capacity.Ask{Priority: 1, ResourceName: capacity.AnyResource, Capability: container, Count: 16}
+		if _, err := s.Allocate(app.id, []capacity.Ask{ask}, nil); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// counter is a host's observer: it counts containers per queue and
+// applications per event kind, the way a metrics exporter would, without
+// the library knowing about any metrics package.
+type counter struct {
+	queue.NopObserver
+	allocated map[string]int
+	ended     map[queue.ExitStatus]int
+	apps      map[queue.AppEventKind]int
+}
+
+func (c *counter) ObserveContainer(e queue.ContainerEvent) {
+	if e.Kind == queue.ContainerAllocated {
+		c.allocated[e.Container.Queue]++
+	} else {
+		c.ended[e.Status]++
+	}
+}
+
+func (c *counter) ObserveApp(e queue.AppEvent) { c.apps[e.Kind]++ }
+
+// stepObserve sets an observer on a scheduler and prints what it saw as
+// Prometheus-style lines.
+func stepObserve(w io.Writer) error {
+	clock := berth.NewManualClock(0)
+	s, err := tourScheduler(clock)
+	if err != nil {
+		return err
+	}
+	c := &counter{allocated: map[string]int{}, ended: map[queue.ExitStatus]int{}, apps: map[queue.AppEventKind]int{}}
+	s.SetObserver(c)
+	for _, n := range []string{"n1", "n2"} {
+		clock.Advance(1000)
+		if _, err := s.Heartbeat(n, nil); err != nil {
+			return err
+		}
+	}
+	if _, err := s.FinishApp("adhoc"); err != nil {
+		return err
+	}
+	for _, q := range []string{"root.dev", "root.prod"} {
+		fmt.Fprintf(w, "berth_containers_allocated_total{queue=%q} %d\n", q, c.allocated[q])
+	}
+	fmt.Fprintf(w, "berth_containers_ended_total{status=%q} %d\n", queue.Killed, c.ended[queue.Killed])
+	fmt.Fprintf(w, "berth_apps_finished_total %d\n", c.apps[queue.AppFinished])
+	return nil
+}
+
+// stepDurable saves a scheduler in the middle of a run, restores it into a
+// fresh one, drives both with the same heartbeats and compares; then shows
+// a damaged snapshot refused.
+func stepDurable(w io.Writer) error {
+	clock := berth.NewManualClock(0)
+	s, err := tourScheduler(clock)
+	if err != nil {
+		return err
+	}
+	clock.Advance(1000)
+	if _, err := s.Heartbeat("n1", nil); err != nil {
+		return err
+	}
+	var snap bytes.Buffer
+	if err := s.SaveState(&snap); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "snapshot after one heartbeat: %d bytes\n", snap.Len())
+	restored, err := capacity.RestoreScheduler(bytes.NewReader(snap.Bytes()), capacity.RestoreEnv{Clock: clock})
+	if err != nil {
+		return err
+	}
+	clock.Advance(1000)
+	a, err := s.Heartbeat("n2", nil)
+	if err != nil {
+		return err
+	}
+	b, err := restored.Heartbeat("n2", nil)
+	if err != nil {
+		return err
+	}
+	same := len(a) == len(b)
+	for i := 0; same && i < len(a); i++ {
+		same = a[i].ID == b[i].ID && a[i].App == b[i].App && a[i].Node == b[i].Node
+	}
+	fmt.Fprintf(w, "next heartbeat of n2: original %d containers, restored %d, identical: %v\n", len(a), len(b), same)
+	damaged := bytes.Clone(snap.Bytes())
+	damaged[len(damaged)/2] ^= 1
+	_, err = capacity.RestoreScheduler(bytes.NewReader(damaged), capacity.RestoreEnv{Clock: clock})
+	fmt.Fprintf(w, "a snapshot with one bit flipped is refused (corrupt: %v)\n", errors.Is(err, berth.ErrCorruptState))
 	return nil
 }

@@ -34,6 +34,11 @@ func TestTour(t *testing.T) {
 		"round 1 at t=1000: dev uses 16384 MB, ideal 6553 MB; 10 containers marked, 0 killed",
 		"round 2 at t=4000: dev uses 16384 MB, ideal 6553 MB; 0 containers marked, 10 killed",
 		"etl now holds 10240 MB",
+		"berth_containers_allocated_total{queue=\"root.prod\"} 11",
+		"berth_containers_ended_total{status=\"KILLED\"} 5",
+		"berth_apps_finished_total 1",
+		"next heartbeat of n2: original 8 containers, restored 8, identical: true",
+		"a snapshot with one bit flipped is refused (corrupt: true)",
 		"t3\n  dedicated-default            capacity 1.00  guaranteed <memory:81920, vCores:80>\n",
 	} {
 		assert.Contains(t, got, want)
