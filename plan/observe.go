@@ -8,7 +8,8 @@ import (
 
 // Observer receives a plan's decisions about reservations as they are
 // made: accepted, rejected, updated, deleted, expired. A host sets one per
-// plan with [Plan.SetObserver].
+// plan with [Plan.SetObserver], or on every plan of a system at once with
+// [System.SetObserver].
 //
 // The plan calls it synchronously, in decision order, with the plan's
 // write lock held: an observer must return quickly and must not call any
@@ -103,6 +104,20 @@ func (p *Plan) SetObserver(o Observer) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.obs = o
+}
+
+// SetObserver sets o (nil: none) on every plan of the system and on every
+// plan added to it later by [System.AddPlan] or [System.Reinitialize],
+// replacing what [Plan.SetObserver] set on them, so a host observes all
+// reservations with one call. The rules of [Observer] apply; the plans'
+// own locks, not the system's, are held during the calls.
+func (s *System) SetObserver(o Observer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.obs = o
+	for _, p := range s.plans {
+		p.SetObserver(o)
+	}
 }
 
 // emit reports a change made under the write lock; callers test p.obs.

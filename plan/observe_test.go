@@ -168,3 +168,40 @@ func TestObserverConcurrentSubmissions(t *testing.T) {
 	assert.Equal(t, p.Len(), accepted)
 	assert.Equal(t, 100, accepted+rejected)
 }
+
+// TestSystemObserverReachesEveryPlan: one System.SetObserver covers the
+// plans there are and the plans added later, by AddPlan and Reinitialize;
+// nil turns it off everywhere.
+func TestSystemObserverReachesEveryPlan(t *testing.T) {
+	const now, d = berth.Time(1_000_000), berth.Duration(60_000)
+	clock := berth.NewManualClock(now)
+	s := crmSystem(t, clock)
+	o := &lineObserver{}
+	s.SetObserver(o)
+
+	second := DefaultConfig("batch", berth.New(102400, 100), clock)
+	second.Policy, second.Agent = testNoOverCommit{}, testAgent{}
+	_, err := s.Reinitialize(second)
+	require.NoError(t, err)
+	third := DefaultConfig("adhoc", berth.New(102400, 100), clock)
+	third.Policy, third.Agent = testNoOverCommit{}, testAgent{}
+	p3, err := New(third)
+	require.NoError(t, err)
+	require.NoError(t, s.AddPlan(p3))
+
+	for i, q := range []string{"dedicated", "batch", "adhoc"} {
+		req := crmRequest(rid(int64(i+1)), 2, now, now+d, d)
+		req.Queue = q
+		require.NoError(t, s.Submit(req))
+	}
+	assert.Equal(t, []string{
+		"accepted dedicated r1 alice [1000000,1060000)",
+		"accepted batch r2 alice [1000000,1060000)",
+		"accepted adhoc r3 alice [1000000,1060000)",
+	}, o.lines)
+
+	s.SetObserver(nil)
+	req := crmRequest(rid(4), 2, now, now+d, d)
+	require.NoError(t, s.Submit(req))
+	assert.Len(t, o.lines, 3, "no observer after SetObserver(nil)")
+}

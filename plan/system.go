@@ -44,6 +44,7 @@ type System struct {
 	seq    int64
 	plans  map[string]*Plan
 	queues map[ReservationID]string
+	obs    Observer // given to every plan, current and added later; nil: none
 }
 
 // NewSystem returns a system with no plans.
@@ -75,6 +76,9 @@ func (s *System) AddPlan(p *Plan) error {
 		return &berth.FieldError{Field: "queue", Value: p.QueueName(), Kind: berth.ErrAlreadyExists,
 			Reason: "a plan for this queue exists already"}
 	}
+	if s.obs != nil {
+		p.SetObserver(s.obs)
+	}
 	s.plans[p.QueueName()] = p
 	return nil
 }
@@ -103,6 +107,9 @@ func (s *System) Reinitialize(cfgs ...Config) ([]string, error) {
 	}
 	added := make([]string, 0, len(fresh))
 	for q, p := range fresh {
+		if s.obs != nil {
+			p.SetObserver(s.obs)
+		}
 		s.plans[q] = p
 		added = append(added, q)
 	}
