@@ -245,20 +245,13 @@ func writeCapacity(e *berth.StateEncoder, c queue.Capacity) {
 	e.Resource(c.Resource)
 }
 
-func writeACL(e *berth.StateEncoder, a *queue.ACL) {
-	e.Bool(a != nil)
-	if a != nil {
-		e.String(a.String())
-	}
-}
-
 func writeQueueConfig(e *berth.StateEncoder, q *QueueConfig) {
 	e.String(q.Name)
 	writeCapacity(e, q.Capacity)
 	writeCapacity(e, q.MaxCapacity)
 	e.Uvarint(uint64(q.State))
-	writeACL(e, q.SubmitACL)
-	writeACL(e, q.AdminACL)
+	queue.WriteACL(e, q.SubmitACL)
+	queue.WriteACL(e, q.AdminACL)
 	e.Bool(q.Parent)
 	e.Bool(q.Reservable)
 	writeSettings(e, &q.Settings)
@@ -823,14 +816,6 @@ func (r *restorer) readCapacity() queue.Capacity {
 	return c
 }
 
-func (r *restorer) readACL() *queue.ACL {
-	if !r.d.Bool() {
-		return nil
-	}
-	a := queue.ParseACL(r.d.String())
-	return &a
-}
-
 func (r *restorer) readQueueConfig(depth int) QueueConfig {
 	d := r.d
 	var q QueueConfig
@@ -846,8 +831,8 @@ func (r *restorer) readQueueConfig(depth int) QueueConfig {
 		r.fail("queue %s: state %d", q.Name, st)
 	}
 	q.State = queue.State(st)
-	q.SubmitACL = r.readACL()
-	q.AdminACL = r.readACL()
+	q.SubmitACL = queue.ReadACL(d)
+	q.AdminACL = queue.ReadACL(d)
 	q.Parent = d.Bool()
 	q.Reservable = d.Bool()
 	q.Settings = r.readSettings()
