@@ -32,34 +32,7 @@ func TestPortfolioProperties(t *testing.T) {
 	if testing.Short() {
 		rounds = 40
 	}
-	s := portfolioSubject(t)
-	r := rand.New(rand.NewPCG(23, 29))
-	next := func(max int64) int64 { return r.Int64N(max + 1) }
-	accepted, rejected := 0, 0
-	for round := 0; round < rounds; round++ {
-		p := testPlan(t, policy.NoOverCommit{})
-		for k := int64(1); k <= 12; k++ {
-			def := randomDefinition(next)
-			err := checkSubmit(t, s, p, plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, def)
-			if err == nil {
-				accepted++
-				continue
-			}
-			rejected++
-			if errors.Is(err, berth.ErrNoPlacement) {
-				var np *NoPlacementError
-				require.ErrorAs(t, err, &np)
-			}
-		}
-		for _, a := range p.All() {
-			before := p.Snapshot()
-			err := s.agent.UpdateReservation(p, a.ID, a.User, randomDefinition(next))
-			if err != nil {
-				require.True(t, p.Equal(before), "a failed update changed the plan: %v", err)
-			}
-			break
-		}
-	}
+	accepted, rejected := propertyRounds(t, portfolioSubject(t), rand.New(rand.NewPCG(23, 29)), rounds)
 	require.Positive(t, accepted)
 	require.Positive(t, rejected, "the generator should also produce requests that do not fit")
 	t.Logf("%d accepted, %d rejected", accepted, rejected)
