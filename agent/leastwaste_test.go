@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -66,18 +65,7 @@ func FuzzLeastWaste(f *testing.F) {
 	f.Add([]byte("\x00\x00\x00\x00\x1e\x00\x01\x00\x02\x00\x02\x00\x02\x00\x08\x00\x02\x00\x01\x00\x02\x00\x02\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, s := range leastWasteSubjects(t) {
-			src := &bytesSource{b: append([]byte(nil), data...)}
-			p := testPlan(t, policy.NoOverCommit{})
-			for k := int64(1); k <= 6; k++ {
-				def := randomDefinition(src.n)
-				if err := plan.ValidateDefinition(&def, p.Limits(0)); err != nil {
-					if !errors.Is(err, berth.ErrInvalidArgument) {
-						t.Fatalf("validator: %v", err)
-					}
-					continue
-				}
-				_ = checkSubmit(t, s, p, plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, def)
-			}
+			fuzzSubmissions(t, s, &bytesSource{b: append([]byte(nil), data...)}, 6)
 		}
 	})
 }

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -69,19 +68,7 @@ func FuzzPortfolio(f *testing.F) {
 	f.Add([]byte("\xff\xff\xff\xff\x00\x00\x03\x00\x02\x00\x02\x00\x07\x00\x01\x00\x00\x00\x01\x00"))
 	f.Add([]byte("\x00\x00\x00\x00\x1e\x00\x00\x00\x02\x00\x02\x00\x02\x00\x08\x00\x02\x00\x01\x00\x02\x00\x02\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		src := &bytesSource{b: data}
-		s := portfolioSubject(t)
-		p := testPlan(t, policy.NoOverCommit{})
-		for k := int64(1); k <= 6; k++ {
-			def := randomDefinition(src.n)
-			if err := plan.ValidateDefinition(&def, p.Limits(0)); err != nil {
-				if !errors.Is(err, berth.ErrInvalidArgument) {
-					t.Fatalf("validator: %v", err)
-				}
-				continue
-			}
-			_ = checkSubmit(t, s, p, plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, def)
-		}
+		fuzzSubmissions(t, portfolioSubject(t), &bytesSource{b: data}, 6)
 	})
 }
 

@@ -270,20 +270,26 @@ func FuzzAgents(f *testing.F) {
 		src := &bytesSource{b: data}
 		ss := subjects(t)
 		for _, s := range ss {
-			src := &bytesSource{b: append([]byte(nil), src.b...)}
-			p := testPlan(t, policy.NoOverCommit{})
-			for k := int64(1); k <= 4; k++ {
-				def := randomDefinition(src.n)
-				if err := plan.ValidateDefinition(&def, p.Limits(0)); err != nil {
-					if !errors.Is(err, berth.ErrInvalidArgument) {
-						t.Fatalf("validator: %v", err)
-					}
-					continue
-				}
-				_ = checkSubmit(t, s, p, plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, def)
-			}
+			fuzzSubmissions(t, s, &bytesSource{b: append([]byte(nil), src.b...)}, 4)
 		}
 	})
+}
+
+// fuzzSubmissions submits n definitions drawn from src to a fresh plan:
+// the validator refuses a bad one with berth.ErrInvalidArgument, and
+// checkSubmit checks what the agent does with a good one.
+func fuzzSubmissions(t *testing.T, s subject, src *bytesSource, n int64) {
+	p := testPlan(t, policy.NoOverCommit{})
+	for k := int64(1); k <= n; k++ {
+		def := randomDefinition(src.n)
+		if err := plan.ValidateDefinition(&def, p.Limits(0)); err != nil {
+			if !errors.Is(err, berth.ErrInvalidArgument) {
+				t.Fatalf("validator: %v", err)
+			}
+			continue
+		}
+		_ = checkSubmit(t, s, p, plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, def)
+	}
 }
 
 func TestStageValidationErrors(t *testing.T) {
