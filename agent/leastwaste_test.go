@@ -265,29 +265,5 @@ func TestWasteOptionsValidate(t *testing.T) {
 func TestLeastWasteConcurrent(t *testing.T) {
 	lw, err := NewLeastWaste(DefaultOptions(), WasteOptions{Gap: 5000, Slack: 0.2, Contested: 2})
 	require.NoError(t, err)
-	r := rand.New(rand.NewPCG(103, 107))
-	next := func(max int64) int64 { return r.Int64N(max + 1) }
-	defs := make([]plan.Definition, 24)
-	for i := range defs {
-		defs[i] = randomDefinition(next)
-	}
-	run := func() []*plan.Allocation {
-		p := testPlan(t, policy.NoOverCommit{})
-		for i, d := range defs {
-			_ = lw.CreateReservation(p, plan.ReservationID{ClusterTimestamp: 1, Sequence: int64(i + 1)}, "u", d)
-		}
-		return p.All()
-	}
-	want := run()
-	require.NotEmpty(t, want)
-	for i := 0; i < 4; i++ {
-		t.Run("caller", func(t *testing.T) {
-			t.Parallel()
-			got := run()
-			require.Len(t, got, len(want))
-			for k := range got {
-				require.True(t, got[k].Equal(want[k]))
-			}
-		})
-	}
+	checkParallelCallers(t, lw, rand.New(rand.NewPCG(103, 107)))
 }

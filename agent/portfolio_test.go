@@ -142,7 +142,13 @@ func TestPortfolioAnyLargestFirst(t *testing.T) {
 func TestPortfolioConcurrent(t *testing.T) {
 	pf, err := NewPortfolio(DefaultOptions())
 	require.NoError(t, err)
-	r := rand.New(rand.NewPCG(41, 43))
+	checkParallelCallers(t, pf, rand.New(rand.NewPCG(41, 43)))
+}
+
+// checkParallelCallers places 24 random definitions drawn from r with ag,
+// once alone and then from four parallel callers, each on its own plan:
+// every caller's plan holds exactly the allocations of the lone run.
+func checkParallelCallers(t *testing.T, ag plan.Agent, r *rand.Rand) {
 	next := func(max int64) int64 { return r.Int64N(max + 1) }
 	defs := make([]plan.Definition, 24)
 	for i := range defs {
@@ -151,11 +157,12 @@ func TestPortfolioConcurrent(t *testing.T) {
 	run := func() []*plan.Allocation {
 		p := testPlan(t, policy.NoOverCommit{})
 		for i, d := range defs {
-			_ = pf.CreateReservation(p, plan.ReservationID{ClusterTimestamp: 1, Sequence: int64(i + 1)}, "u", d)
+			_ = ag.CreateReservation(p, plan.ReservationID{ClusterTimestamp: 1, Sequence: int64(i + 1)}, "u", d)
 		}
 		return p.All()
 	}
 	want := run()
+	require.NotEmpty(t, want)
 	for i := 0; i < 4; i++ {
 		t.Run("caller", func(t *testing.T) {
 			t.Parallel()
