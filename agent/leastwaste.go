@@ -118,21 +118,13 @@ func NewLeastWaste(o Options, w WasteOptions) (*LeastWaste, error) {
 
 // CreateReservation places def for user and adds it to p under id.
 func (lw *LeastWaste) CreateReservation(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
-	a, err := lw.Place(p, id, user, def)
-	if err != nil {
-		return err
-	}
-	return p.AddReservation(a)
+	return placeFunc(lw.Place).create(p, id, user, def)
 }
 
 // UpdateReservation replaces reservation id of p with a new placement of
 // def; the old version's resources are available to the new one.
 func (lw *LeastWaste) UpdateReservation(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
-	a, err := lw.Place(p, id, user, def)
-	if err != nil {
-		return err
-	}
-	return p.UpdateReservation(a)
+	return placeFunc(lw.Place).update(p, id, user, def)
 }
 
 // DeleteReservation removes reservation id from p.
@@ -147,11 +139,7 @@ func (lw *LeastWaste) Place(p *plan.Plan, id plan.ReservationID, user string, de
 	if err != nil {
 		return nil, err
 	}
-	ivs := make([]plan.IntervalResource, len(ps))
-	for i, x := range ps {
-		ivs[i] = plan.IntervalResource{Interval: x.iv, Resource: x.r}
-	}
-	return plan.NewAllocation(id, user, def, berth.Interval{Start: def.Arrival, End: def.Deadline}, ivs)
+	return allocationOf(ps, id, user, def, contractWindow(def))
 }
 
 // compute returns the canonical placement of def and each stage's.

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -49,33 +48,7 @@ func TestLeastWasteProperties(t *testing.T) {
 	}
 	for _, s := range leastWasteSubjects(t) {
 		t.Run(s.name, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(73, 79))
-			next := func(max int64) int64 { return r.Int64N(max + 1) }
-			accepted, rejected := 0, 0
-			for round := 0; round < rounds; round++ {
-				p := testPlan(t, policy.NoOverCommit{})
-				for k := int64(1); k <= 12; k++ {
-					def := randomDefinition(next)
-					err := checkSubmit(t, s, p, plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, def)
-					if err == nil {
-						accepted++
-						continue
-					}
-					rejected++
-					if errors.Is(err, berth.ErrNoPlacement) {
-						var np *NoPlacementError
-						require.ErrorAs(t, err, &np)
-					}
-				}
-				for _, a := range p.All() {
-					before := p.Snapshot()
-					err := s.agent.UpdateReservation(p, a.ID, a.User, randomDefinition(next))
-					if err != nil {
-						require.True(t, p.Equal(before), "a failed update changed the plan: %v", err)
-					}
-					break
-				}
-			}
+			accepted, rejected := propertyRounds(t, s, rand.New(rand.NewPCG(73, 79)), rounds)
 			require.Positive(t, accepted)
 			require.Positive(t, rejected)
 			t.Logf("%s: %d accepted, %d rejected", s.name, accepted, rejected)
@@ -92,18 +65,7 @@ func FuzzLeastWaste(f *testing.F) {
 	f.Add([]byte("\x00\x00\x00\x00\x1e\x00\x01\x00\x02\x00\x02\x00\x02\x00\x08\x00\x02\x00\x01\x00\x02\x00\x02\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, s := range leastWasteSubjects(t) {
-			src := &bytesSource{b: append([]byte(nil), data...)}
-			p := testPlan(t, policy.NoOverCommit{})
-			for k := int64(1); k <= 6; k++ {
-				def := randomDefinition(src.n)
-				if err := plan.ValidateDefinition(&def, p.Limits(0)); err != nil {
-					if !errors.Is(err, berth.ErrInvalidArgument) {
-						t.Fatalf("validator: %v", err)
-					}
-					continue
-				}
-				_ = checkSubmit(t, s, p, plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, def)
-			}
+			fuzzSubmissions(t, s, &bytesSource{b: append([]byte(nil), data...)}, 6)
 		}
 	})
 }
@@ -303,29 +265,5 @@ func TestWasteOptionsValidate(t *testing.T) {
 func TestLeastWasteConcurrent(t *testing.T) {
 	lw, err := NewLeastWaste(DefaultOptions(), WasteOptions{Gap: 5000, Slack: 0.2, Contested: 2})
 	require.NoError(t, err)
-	r := rand.New(rand.NewPCG(103, 107))
-	next := func(max int64) int64 { return r.Int64N(max + 1) }
-	defs := make([]plan.Definition, 24)
-	for i := range defs {
-		defs[i] = randomDefinition(next)
-	}
-	run := func() []*plan.Allocation {
-		p := testPlan(t, policy.NoOverCommit{})
-		for i, d := range defs {
-			_ = lw.CreateReservation(p, plan.ReservationID{ClusterTimestamp: 1, Sequence: int64(i + 1)}, "u", d)
-		}
-		return p.All()
-	}
-	want := run()
-	require.NotEmpty(t, want)
-	for i := 0; i < 4; i++ {
-		t.Run("caller", func(t *testing.T) {
-			t.Parallel()
-			got := run()
-			require.Len(t, got, len(want))
-			for k := range got {
-				require.True(t, got[k].Equal(want[k]))
-			}
-		})
-	}
+	checkParallelCallers(t, lw, rand.New(rand.NewPCG(103, 107)))
 }

@@ -30,20 +30,12 @@ var _ plan.Agent = (*LegacyGreedy)(nil)
 
 // CreateReservation places def for user and adds it to p under id.
 func (g *LegacyGreedy) CreateReservation(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
-	a, err := g.Place(p, id, user, def)
-	if err != nil {
-		return err
-	}
-	return p.AddReservation(a)
+	return placeFunc(g.Place).create(p, id, user, def)
 }
 
 // UpdateReservation replaces reservation id with a new placement of def.
 func (g *LegacyGreedy) UpdateReservation(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
-	a, err := g.Place(p, id, user, def)
-	if err != nil {
-		return err
-	}
-	return p.UpdateReservation(a)
+	return placeFunc(g.Place).update(p, id, user, def)
 }
 
 // DeleteReservation removes reservation id from p.
@@ -58,11 +50,7 @@ func (g *LegacyGreedy) Place(p *plan.Plan, id plan.ReservationID, user string, d
 	if err != nil {
 		return nil, err
 	}
-	ivs := make([]plan.IntervalResource, len(ps))
-	for i, x := range ps {
-		ivs[i] = plan.IntervalResource{Interval: x.iv, Resource: x.r}
-	}
-	return plan.NewAllocation(id, user, def, window, ivs)
+	return allocationOf(ps, id, user, def, window)
 }
 
 const legacyName = "LegacyGreedy"

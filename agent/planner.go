@@ -77,21 +77,13 @@ func (ip *IterativePlanner) label() string {
 
 // CreateReservation places def for user and adds it to p under id.
 func (ip *IterativePlanner) CreateReservation(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
-	a, err := ip.place(p, id, user, def)
-	if err != nil {
-		return err
-	}
-	return p.AddReservation(a)
+	return placeFunc(ip.place).create(p, id, user, def)
 }
 
 // UpdateReservation replaces reservation id of p with a new placement of
 // def; the old version's resources are available to the new one.
 func (ip *IterativePlanner) UpdateReservation(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
-	a, err := ip.place(p, id, user, def)
-	if err != nil {
-		return err
-	}
-	return p.UpdateReservation(a)
+	return placeFunc(ip.place).update(p, id, user, def)
 }
 
 // DeleteReservation removes reservation id from p.
@@ -111,13 +103,7 @@ func (ip *IterativePlanner) place(p *plan.Plan, id plan.ReservationID, user stri
 	if err != nil {
 		return nil, err
 	}
-	ivs := make([]plan.IntervalResource, len(ps))
-	for i, x := range ps {
-		ivs[i] = plan.IntervalResource{Interval: x.iv, Resource: x.r}
-	}
-	// As YARN's agents: the reservation spans the contract's window, not
-	// the allocation's.
-	return plan.NewAllocation(id, user, def, berth.Interval{Start: def.Arrival, End: def.Deadline}, ivs)
+	return allocationOf(ps, id, user, def, contractWindow(def))
 }
 
 // compute is YARN's computeJobAllocation: the canonical placement of def,

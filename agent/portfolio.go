@@ -80,21 +80,13 @@ func NewPortfolio(o Options) (*Portfolio, error) {
 
 // CreateReservation places def for user and adds it to p under id.
 func (f *Portfolio) CreateReservation(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
-	a, err := f.Place(p, id, user, def)
-	if err != nil {
-		return err
-	}
-	return p.AddReservation(a)
+	return placeFunc(f.Place).create(p, id, user, def)
 }
 
 // UpdateReservation replaces reservation id of p with a new placement of
 // def; the old version's resources are available to the new one.
 func (f *Portfolio) UpdateReservation(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
-	a, err := f.Place(p, id, user, def)
-	if err != nil {
-		return err
-	}
-	return p.UpdateReservation(a)
+	return placeFunc(f.Place).update(p, id, user, def)
 }
 
 // DeleteReservation removes reservation id from p.
@@ -109,12 +101,7 @@ func (f *Portfolio) Place(p *plan.Plan, id plan.ReservationID, user string, def 
 	if err != nil {
 		return nil, err
 	}
-	ivs := make([]plan.IntervalResource, len(ps))
-	for i, x := range ps {
-		ivs[i] = plan.IntervalResource{Interval: x.iv, Resource: x.r}
-	}
-	// As YARN's agents: the reservation spans the contract's window.
-	return plan.NewAllocation(id, user, def, berth.Interval{Start: def.Arrival, End: def.Deadline}, ivs)
+	return allocationOf(ps, id, user, def, contractWindow(def))
 }
 
 // compute returns the canonical placement of def and each stage's

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -32,34 +31,7 @@ func TestPortfolioProperties(t *testing.T) {
 	if testing.Short() {
 		rounds = 40
 	}
-	s := portfolioSubject(t)
-	r := rand.New(rand.NewPCG(23, 29))
-	next := func(max int64) int64 { return r.Int64N(max + 1) }
-	accepted, rejected := 0, 0
-	for round := 0; round < rounds; round++ {
-		p := testPlan(t, policy.NoOverCommit{})
-		for k := int64(1); k <= 12; k++ {
-			def := randomDefinition(next)
-			err := checkSubmit(t, s, p, plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, def)
-			if err == nil {
-				accepted++
-				continue
-			}
-			rejected++
-			if errors.Is(err, berth.ErrNoPlacement) {
-				var np *NoPlacementError
-				require.ErrorAs(t, err, &np)
-			}
-		}
-		for _, a := range p.All() {
-			before := p.Snapshot()
-			err := s.agent.UpdateReservation(p, a.ID, a.User, randomDefinition(next))
-			if err != nil {
-				require.True(t, p.Equal(before), "a failed update changed the plan: %v", err)
-			}
-			break
-		}
-	}
+	accepted, rejected := propertyRounds(t, portfolioSubject(t), rand.New(rand.NewPCG(23, 29)), rounds)
 	require.Positive(t, accepted)
 	require.Positive(t, rejected, "the generator should also produce requests that do not fit")
 	t.Logf("%d accepted, %d rejected", accepted, rejected)
@@ -96,19 +68,7 @@ func FuzzPortfolio(f *testing.F) {
 	f.Add([]byte("\xff\xff\xff\xff\x00\x00\x03\x00\x02\x00\x02\x00\x07\x00\x01\x00\x00\x00\x01\x00"))
 	f.Add([]byte("\x00\x00\x00\x00\x1e\x00\x00\x00\x02\x00\x02\x00\x02\x00\x08\x00\x02\x00\x01\x00\x02\x00\x02\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		src := &bytesSource{b: data}
-		s := portfolioSubject(t)
-		p := testPlan(t, policy.NoOverCommit{})
-		for k := int64(1); k <= 6; k++ {
-			def := randomDefinition(src.n)
-			if err := plan.ValidateDefinition(&def, p.Limits(0)); err != nil {
-				if !errors.Is(err, berth.ErrInvalidArgument) {
-					t.Fatalf("validator: %v", err)
-				}
-				continue
-			}
-			_ = checkSubmit(t, s, p, plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, def)
-		}
+		fuzzSubmissions(t, portfolioSubject(t), &bytesSource{b: data}, 6)
 	})
 }
 
@@ -182,7 +142,13 @@ func TestPortfolioAnyLargestFirst(t *testing.T) {
 func TestPortfolioConcurrent(t *testing.T) {
 	pf, err := NewPortfolio(DefaultOptions())
 	require.NoError(t, err)
-	r := rand.New(rand.NewPCG(41, 43))
+	checkParallelCallers(t, pf, rand.New(rand.NewPCG(41, 43)))
+}
+
+// checkParallelCallers places 24 random definitions drawn from r with ag,
+// once alone and then from four parallel callers, each on its own plan:
+// every caller's plan holds exactly the allocations of the lone run.
+func checkParallelCallers(t *testing.T, ag plan.Agent, r *rand.Rand) {
 	next := func(max int64) int64 { return r.Int64N(max + 1) }
 	defs := make([]plan.Definition, 24)
 	for i := range defs {
@@ -191,11 +157,12 @@ func TestPortfolioConcurrent(t *testing.T) {
 	run := func() []*plan.Allocation {
 		p := testPlan(t, policy.NoOverCommit{})
 		for i, d := range defs {
-			_ = pf.CreateReservation(p, plan.ReservationID{ClusterTimestamp: 1, Sequence: int64(i + 1)}, "u", d)
+			_ = ag.CreateReservation(p, plan.ReservationID{ClusterTimestamp: 1, Sequence: int64(i + 1)}, "u", d)
 		}
 		return p.All()
 	}
 	want := run()
+	require.NotEmpty(t, want)
 	for i := 0; i < 4; i++ {
 		t.Run("caller", func(t *testing.T) {
 			t.Parallel()

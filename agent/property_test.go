@@ -218,34 +218,45 @@ func TestAgentProperties(t *testing.T) {
 	}
 	for _, s := range subjects(t) {
 		t.Run(s.name, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(11, 17))
-			next := func(max int64) int64 { return r.Int64N(max + 1) }
-			accepted, rejected := 0, 0
-			for round := 0; round < rounds; round++ {
-				p := testPlan(t, policy.NoOverCommit{})
-				for k := int64(1); k <= 12; k++ {
-					def := randomDefinition(next)
-					if checkSubmit(t, s, p, plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, def) == nil {
-						accepted++
-					} else {
-						rejected++
-					}
-				}
-				// An update that fails leaves the plan as it was; one that
-				// succeeds keeps the plan within capacity.
-				for _, a := range p.All() {
-					before := p.Snapshot()
-					err := s.agent.UpdateReservation(p, a.ID, a.User, randomDefinition(next))
-					if err != nil {
-						require.True(t, p.Equal(before), "%s: a failed update changed the plan: %v", s.name, err)
-					}
-					break
-				}
-			}
+			accepted, rejected := propertyRounds(t, s, rand.New(rand.NewPCG(11, 17)), rounds)
 			require.Positive(t, accepted, "the generator should produce placeable requests")
 			t.Logf("%s: %d accepted, %d rejected", s.name, accepted, rejected)
 		})
 	}
+}
+
+// propertyRounds runs the agent property on rounds fresh plans, drawing
+// from r: twelve random submissions each (checkSubmit checks what is
+// accepted; a rejection for want of room is a *NoPlacementError), then a
+// random update of one reservation, which, when it fails, leaves the plan
+// as it was (one that succeeds keeps the plan within capacity).
+func propertyRounds(t *testing.T, s subject, r *rand.Rand, rounds int) (accepted, rejected int) {
+	next := func(max int64) int64 { return r.Int64N(max + 1) }
+	for round := 0; round < rounds; round++ {
+		p := testPlan(t, policy.NoOverCommit{})
+		for k := int64(1); k <= 12; k++ {
+			def := randomDefinition(next)
+			err := checkSubmit(t, s, p, plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, def)
+			if err == nil {
+				accepted++
+				continue
+			}
+			rejected++
+			if errors.Is(err, berth.ErrNoPlacement) {
+				var np *NoPlacementError
+				require.ErrorAs(t, err, &np, "%s", s.name)
+			}
+		}
+		for _, a := range p.All() {
+			before := p.Snapshot()
+			err := s.agent.UpdateReservation(p, a.ID, a.User, randomDefinition(next))
+			if err != nil {
+				require.True(t, p.Equal(before), "%s: a failed update changed the plan: %v", s.name, err)
+			}
+			break
+		}
+	}
+	return accepted, rejected
 }
 
 // Fuzz: arbitrary definitions through the plan's validator and every
@@ -259,20 +270,26 @@ func FuzzAgents(f *testing.F) {
 		src := &bytesSource{b: data}
 		ss := subjects(t)
 		for _, s := range ss {
-			src := &bytesSource{b: append([]byte(nil), src.b...)}
-			p := testPlan(t, policy.NoOverCommit{})
-			for k := int64(1); k <= 4; k++ {
-				def := randomDefinition(src.n)
-				if err := plan.ValidateDefinition(&def, p.Limits(0)); err != nil {
-					if !errors.Is(err, berth.ErrInvalidArgument) {
-						t.Fatalf("validator: %v", err)
-					}
-					continue
-				}
-				_ = checkSubmit(t, s, p, plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, def)
-			}
+			fuzzSubmissions(t, s, &bytesSource{b: append([]byte(nil), src.b...)}, 4)
 		}
 	})
+}
+
+// fuzzSubmissions submits n definitions drawn from src to a fresh plan:
+// the validator refuses a bad one with berth.ErrInvalidArgument, and
+// checkSubmit checks what the agent does with a good one.
+func fuzzSubmissions(t *testing.T, s subject, src *bytesSource, n int64) {
+	p := testPlan(t, policy.NoOverCommit{})
+	for k := int64(1); k <= n; k++ {
+		def := randomDefinition(src.n)
+		if err := plan.ValidateDefinition(&def, p.Limits(0)); err != nil {
+			if !errors.Is(err, berth.ErrInvalidArgument) {
+				t.Fatalf("validator: %v", err)
+			}
+			continue
+		}
+		_ = checkSubmit(t, s, p, plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, def)
+	}
 }
 
 func TestStageValidationErrors(t *testing.T) {

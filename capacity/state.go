@@ -245,20 +245,13 @@ func writeCapacity(e *berth.StateEncoder, c queue.Capacity) {
 	e.Resource(c.Resource)
 }
 
-func writeACL(e *berth.StateEncoder, a *queue.ACL) {
-	e.Bool(a != nil)
-	if a != nil {
-		e.String(a.String())
-	}
-}
-
 func writeQueueConfig(e *berth.StateEncoder, q *QueueConfig) {
 	e.String(q.Name)
 	writeCapacity(e, q.Capacity)
 	writeCapacity(e, q.MaxCapacity)
 	e.Uvarint(uint64(q.State))
-	writeACL(e, q.SubmitACL)
-	writeACL(e, q.AdminACL)
+	queue.WriteACL(e, q.SubmitACL)
+	queue.WriteACL(e, q.AdminACL)
 	e.Bool(q.Parent)
 	e.Bool(q.Reservable)
 	writeSettings(e, &q.Settings)
@@ -428,7 +421,7 @@ func (r *restorer) restore() *Scheduler {
 	nn := d.Len(maxStateCount)
 	specs := make([]NodeSpec, 0, min(nn, 1<<16))
 	for i := 0; i < nn && d.Err() == nil; i++ {
-		specs = append(specs, NodeSpec{ID: d.String(), Rack: d.String(), Capability: d.Resource()})
+		specs = append(specs, r.readNode())
 		if i > 0 && d.Err() == nil && specs[i].ID <= specs[i-1].ID {
 			r.fail("nodes[%d]: id %q out of order", i, specs[i].ID)
 		}
@@ -467,40 +460,33 @@ func (r *restorer) restore() *Scheduler {
 	held := make([]berth.Resource, len(apps))
 	var last ContainerID
 	for i := 0; i < nc && d.Err() == nil; i++ {
-		id := ContainerID(d.Uvarint())
-		ai, ni := r.index(len(apps), "application"), r.index(len(nodes), "node")
-		res := d.Resource()
-		prio := d.Varint()
-		loc := d.Uvarint()
-		am := d.Bool()
-		t := d.Varint()
-		pre := d.Bool()
+		rc := r.readContainer(len(apps), len(nodes))
 		if d.Err() != nil {
 			return nil
 		}
 		switch {
-		case id <= last:
-			r.fail("containers[%d]: id %d out of order", i, id)
-		case res.AnyNegative():
-			r.fail("containers[%d]: negative resource %v", i, res)
-		case prio < math.MinInt32 || prio > math.MaxInt32:
-			r.fail("containers[%d]: priority %d out of range", i, prio)
-		case loc > uint64(OffSwitch):
-			r.fail("containers[%d]: locality %d", i, loc)
+		case rc.id <= last:
+			r.fail("containers[%d]: id %d out of order", i, rc.id)
+		case rc.res.AnyNegative():
+			r.fail("containers[%d]: negative resource %v", i, rc.res)
+		case rc.prio < math.MinInt32 || rc.prio > math.MaxInt32:
+			r.fail("containers[%d]: priority %d out of range", i, rc.prio)
+		case rc.loc > uint64(OffSwitch):
+			r.fail("containers[%d]: locality %d", i, rc.loc)
 		}
 		if d.Err() != nil {
 			return nil
 		}
-		last = id
-		a, n := apps[ai], nodes[ni]
-		c := &container{node: n, app: a, preempt: pre}
-		c.c = Container{ID: id, App: a.id, Node: n.id, Queue: a.q.path, User: a.userName, Resource: res,
-			Priority: int32(prio), Locality: Locality(loc), AM: am, Time: t}
-		s.live.Put(id, c)
+		last = rc.id
+		a, n := apps[rc.app], nodes[rc.node]
+		c := &container{node: n, app: a, preempt: rc.preempt}
+		c.c = Container{ID: rc.id, App: a.id, Node: n.id, Queue: a.q.path, User: a.userName, Resource: rc.res,
+			Priority: int32(rc.prio), Locality: Locality(rc.loc), AM: rc.am, Time: rc.time}
+		s.live.Put(rc.id, c)
 		n.link(c)
 		a.link(c)
-		n.allocated = n.allocated.Add(res)
-		held[ai] = held[ai].Add(res)
+		n.allocated = n.allocated.Add(rc.res)
+		held[rc.app] = held[rc.app].Add(rc.res)
 	}
 	// Usage is charged once per application, not per container: the
 	// integer sums are the same, and the running float sums a charge
@@ -516,41 +502,36 @@ func (r *restorer) restore() *Scheduler {
 	nr := d.Len(maxStateCount)
 	var lastR ContainerID
 	for i := 0; i < nr && d.Err() == nil; i++ {
-		id := ContainerID(d.Uvarint())
-		ai, ni := r.index(len(apps), "application"), r.index(len(nodes), "node")
-		prio := d.Varint()
-		res := d.Resource()
-		loc := d.Uvarint()
-		t := d.Varint()
+		rc := r.readReservation(len(apps), len(nodes))
 		if d.Err() != nil {
 			return nil
 		}
-		a, n := apps[ai], nodes[ni]
+		a, n := apps[rc.app], nodes[rc.node]
 		var k *skey
-		if prio >= math.MinInt32 && prio <= math.MaxInt32 {
-			k = a.asks.Key(int32(prio))
+		if rc.prio >= math.MinInt32 && rc.prio <= math.MaxInt32 {
+			k = a.asks.Key(int32(rc.prio))
 		}
-		_, live := s.live.Get(id)
+		_, live := s.live.Get(rc.id)
 		switch {
-		case id <= lastR || live:
-			r.fail("reservations[%d]: id %d out of order or taken", i, id)
+		case rc.id <= lastR || live:
+			r.fail("reservations[%d]: id %d out of order or taken", i, rc.id)
 		case k == nil:
-			r.fail("reservations[%d]: application %s has no request priority %d", i, a.id, prio)
+			r.fail("reservations[%d]: application %s has no request priority %d", i, a.id, rc.prio)
 		case n.reserved != nil:
 			r.fail("reservations[%d]: node %s reserved twice", i, n.id)
-		case res.AnyNegative() || loc > uint64(OffSwitch):
+		case rc.res.AnyNegative() || rc.loc > uint64(OffSwitch):
 			r.fail("reservations[%d]: malformed", i)
 		}
 		if d.Err() != nil {
 			return nil
 		}
-		lastR = id
-		rv := &reservation{id: id, node: n, app: a, key: k, res: res, loc: Locality(loc), time: t}
+		lastR = rc.id
+		rv := &reservation{id: rc.id, node: n, app: a, key: k, res: rc.res, loc: Locality(rc.loc), time: rc.time}
 		n.reserved = rv
-		s.resvByID[id] = rv
+		s.resvByID[rc.id] = rv
 		a.resv = append(a.resv, rv)
-		a.reserved = a.reserved.Add(res)
-		s.charge(a.q, a.u, res, true)
+		a.reserved = a.reserved.Add(rc.res)
+		s.charge(a.q, a.u, rc.res, true)
 	}
 
 	d.Field("counters")
@@ -613,9 +594,7 @@ func (r *restorer) skipRest() {
 	d := r.d
 	nn := d.Len(maxStateCount)
 	for i := 0; i < nn && d.Err() == nil; i++ {
-		_ = d.String()
-		_ = d.String()
-		d.Resource()
+		r.readNode()
 	}
 	na := d.Len(maxStateCount)
 	for i := 0; i < na && d.Err() == nil; i++ {
@@ -624,25 +603,11 @@ func (r *restorer) skipRest() {
 	}
 	nc := d.Len(maxStateCount)
 	for i := 0; i < nc && d.Err() == nil; i++ {
-		d.Uvarint()
-		d.Uvarint()
-		d.Uvarint()
-		d.Resource()
-		d.Varint()
-		d.Uvarint()
-		d.Bool()
-		d.Varint()
-		d.Bool()
+		r.readContainer(-1, -1)
 	}
 	nr := d.Len(maxStateCount)
 	for i := 0; i < nr && d.Err() == nil; i++ {
-		d.Uvarint()
-		d.Uvarint()
-		d.Uvarint()
-		d.Varint()
-		d.Resource()
-		d.Uvarint()
-		d.Varint()
+		r.readReservation(-1, -1)
 	}
 	d.Uvarint()
 	d.Uvarint()
@@ -655,6 +620,55 @@ func (r *restorer) skipRest() {
 		d.Float64()
 		d.Float64()
 	}
+}
+
+// readNode reads a node record.
+func (r *restorer) readNode() NodeSpec {
+	return NodeSpec{ID: r.d.String(), Rack: r.d.String(), Capability: r.d.Resource()}
+}
+
+// containerRecord is a container as the snapshot holds it, before it is
+// checked; app and node index the application and node records.
+type containerRecord struct {
+	id        ContainerID
+	app, node int
+	res       berth.Resource
+	prio      int64
+	loc       uint64
+	am        bool
+	time      berth.Time
+	preempt   bool
+}
+
+// readContainer reads a container record from lists of apps and nodes
+// records (any index when negative, as when skipping). restore and
+// skipRest both read through it, so the layout is written once.
+func (r *restorer) readContainer(apps, nodes int) containerRecord {
+	d := r.d
+	var c containerRecord
+	c.id = ContainerID(d.Uvarint())
+	c.app, c.node = r.index(apps, "application"), r.index(nodes, "node")
+	c.res = d.Resource()
+	c.prio = d.Varint()
+	c.loc = d.Uvarint()
+	c.am = d.Bool()
+	c.time = d.Varint()
+	c.preempt = d.Bool()
+	return c
+}
+
+// readReservation reads a container reservation record as readContainer
+// does (its own field order; no AM flag or preemption mark).
+func (r *restorer) readReservation(apps, nodes int) containerRecord {
+	d := r.d
+	var c containerRecord
+	c.id = ContainerID(d.Uvarint())
+	c.app, c.node = r.index(apps, "application"), r.index(nodes, "node")
+	c.prio = d.Varint()
+	c.res = d.Resource()
+	c.loc = d.Uvarint()
+	c.time = d.Varint()
+	return c
 }
 
 // appFields is an application record before it is placed.
@@ -732,9 +746,13 @@ func (r *restorer) readApp(s *Scheduler, i int) (*app, bool) {
 	return a, f.active
 }
 
-// index reads an index into a list of n records.
+// index reads an index into a list of n records; any index when n is
+// negative.
 func (r *restorer) index(n int, what string) int {
 	v := r.d.Uvarint()
+	if n < 0 {
+		return int(min(v, math.MaxInt))
+	}
 	if r.d.Err() == nil && v >= uint64(n) {
 		r.fail("%s index %d of %d", what, v, n)
 	}
@@ -823,14 +841,6 @@ func (r *restorer) readCapacity() queue.Capacity {
 	return c
 }
 
-func (r *restorer) readACL() *queue.ACL {
-	if !r.d.Bool() {
-		return nil
-	}
-	a := queue.ParseACL(r.d.String())
-	return &a
-}
-
 func (r *restorer) readQueueConfig(depth int) QueueConfig {
 	d := r.d
 	var q QueueConfig
@@ -846,8 +856,8 @@ func (r *restorer) readQueueConfig(depth int) QueueConfig {
 		r.fail("queue %s: state %d", q.Name, st)
 	}
 	q.State = queue.State(st)
-	q.SubmitACL = r.readACL()
-	q.AdminACL = r.readACL()
+	q.SubmitACL = queue.ReadACL(d)
+	q.AdminACL = queue.ReadACL(d)
 	q.Parent = d.Bool()
 	q.Reservable = d.Bool()
 	q.Settings = r.readSettings()

@@ -56,48 +56,32 @@ func BenchmarkSaveRestore(b *testing.B) {
 		b.Fatal(err)
 	}
 	env := RestoreEnv{Clock: berth.NewManualClock(0)}
-	b.Run("save", func(b *testing.B) {
-		b.ReportAllocs()
-		var ms0, ms1 runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&ms0)
-		start, cpu0 := time.Now(), cpuTime()
-		for i := 0; i < b.N; i++ {
-			if err := s.SaveState(io.Discard); err != nil {
-				b.Fatal(err)
+	measure := func(op string, do func() error) {
+		b.Run(op, func(b *testing.B) {
+			b.ReportAllocs()
+			var ms0, ms1 runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&ms0)
+			start, cpu0 := time.Now(), cpuTime()
+			for i := 0; i < b.N; i++ {
+				if err := do(); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-		el := time.Since(start)
-		runtime.ReadMemStats(&ms1)
-		alloc := float64(ms1.TotalAlloc-ms0.TotalAlloc) / float64(b.N)
-		b.ReportMetric(float64(el.Milliseconds())/float64(b.N), "ms/save")
-		b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/save")
-		b.ReportMetric(alloc/(1<<20), "alloc-MB/save")
-		b.ReportMetric(alloc/float64(state), "alloc/state")
-		b.ReportMetric(float64(state)/(1<<20), "state-MB")
-		b.ReportMetric(float64(snap.Len())/(1<<20), "snapshot-MB")
-	})
-	b.Run("restore", func(b *testing.B) {
-		b.ReportAllocs()
-		var ms0, ms1 runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&ms0)
-		start, cpu0 := time.Now(), cpuTime()
-		for i := 0; i < b.N; i++ {
-			cp, err := RestoreScheduler(bytes.NewReader(snap.Bytes()), env)
-			if err != nil {
-				b.Fatal(err)
-			}
-			_ = cp
-		}
-		el := time.Since(start)
-		runtime.ReadMemStats(&ms1)
-		alloc := float64(ms1.TotalAlloc-ms0.TotalAlloc) / float64(b.N)
-		b.ReportMetric(float64(el.Milliseconds())/float64(b.N), "ms/restore")
-		b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/restore")
-		b.ReportMetric(alloc/(1<<20), "alloc-MB/restore")
-		b.ReportMetric(alloc/float64(state), "alloc/state")
-		b.ReportMetric(float64(state)/(1<<20), "state-MB")
-		b.ReportMetric(float64(snap.Len())/(1<<20), "snapshot-MB")
+			el := time.Since(start)
+			runtime.ReadMemStats(&ms1)
+			alloc := float64(ms1.TotalAlloc-ms0.TotalAlloc) / float64(b.N)
+			b.ReportMetric(float64(el.Milliseconds())/float64(b.N), "ms/"+op)
+			b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/"+op)
+			b.ReportMetric(alloc/(1<<20), "alloc-MB/"+op)
+			b.ReportMetric(alloc/float64(state), "alloc/state")
+			b.ReportMetric(float64(state)/(1<<20), "state-MB")
+			b.ReportMetric(float64(snap.Len())/(1<<20), "snapshot-MB")
+		})
+	}
+	measure("save", func() error { return s.SaveState(io.Discard) })
+	measure("restore", func() error {
+		_, err := RestoreScheduler(bytes.NewReader(snap.Bytes()), env)
+		return err
 	})
 }

@@ -14,35 +14,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// lineObserver records every event as one line, for exact sequences.
-type lineObserver struct{ lines []string }
-
-func (o *lineObserver) ObserveContainer(e queue.ContainerEvent) {
-	l := fmt.Sprintf("container %s %d %s %s", e.Kind, e.Container.ID, e.Container.App, e.Container.Queue)
-	if e.Kind == queue.ContainerEnded {
-		l += " " + e.Status.String()
-	}
-	o.lines = append(o.lines, l)
-}
-
-func (o *lineObserver) ObserveApp(e queue.AppEvent) {
-	l := fmt.Sprintf("app %s %s %s", e.Kind, e.App, e.Queue)
-	if e.From != "" {
-		l += " from " + e.From
-	}
-	o.lines = append(o.lines, l)
-}
-
-func (o *lineObserver) ObserveQueue(e queue.QueueEvent) {
-	l := fmt.Sprintf("queue %s %s", e.Kind, e.Queue)
-	if e.Kind == queue.QueueEntitlementChanged {
-		l += fmt.Sprintf(" %g/%g was %g/%g", e.Entitlement.Capacity, e.Entitlement.MaxCapacity, e.Previous.Capacity, e.Previous.MaxCapacity)
-	}
-	o.lines = append(o.lines, l)
-}
+// lineObserver records every event as one line, for exact sequences:
+// queue.EventLog's lines and the plan's reservations.
+type lineObserver struct{ queue.EventLog }
 
 func (o *lineObserver) ObserveReservation(e plan.ReservationEvent) {
-	o.lines = append(o.lines, fmt.Sprintf("reservation %s %s", e.Kind, e.ID))
+	o.Lines = append(o.Lines, fmt.Sprintf("reservation %s %s", e.Kind, e.ID))
 }
 
 func TestObserverSequences(t *testing.T) {
@@ -140,7 +117,7 @@ func TestObserverSequences(t *testing.T) {
 			o := &lineObserver{}
 			h.s.SetObserver(o)
 			c.run(t, h.s)
-			assert.Equal(t, c.want, o.lines)
+			assert.Equal(t, c.want, o.Lines)
 		})
 	}
 }
@@ -188,116 +165,38 @@ func TestObserverPlanFollower(t *testing.T) {
 		"queue entitlement-changed root.plan.plan-default 0/1 was 0.725001/1",
 		full,
 		"reservation expired " + id.String(), // no sharing policy: no archive window
-	}, o.lines)
+	}, o.Lines)
 }
 
-// eventModel is the state the events describe; it fails the test on any
-// event that contradicts what came before.
+// eventModel is the state the events describe (queue.EventState): it
+// checks that each event carries the clock's time and fails the test on
+// the first event that contradicts what came before.
 type eventModel struct {
-	t      *testing.T
-	clock  berth.Clock
-	live   map[ContainerID]queue.Container
-	perApp map[string]int // allocated − ended
-	apps   map[string]*appModel
-	queues map[string]bool
-	ent    map[string]queue.Entitlement
-	events int
-}
-
-type appModel struct {
-	queue  string
-	active bool
+	*queue.EventState
+	t     *testing.T
+	clock berth.Clock
 }
 
 func newEventModel(t *testing.T, clock berth.Clock, queues []string) *eventModel {
-	m := &eventModel{t: t, clock: clock, live: map[ContainerID]queue.Container{}, perApp: map[string]int{},
-		apps: map[string]*appModel{}, queues: map[string]bool{}, ent: map[string]queue.Entitlement{}}
-	for _, q := range queues {
-		m.queues[q] = true
-	}
-	return m
+	return &eventModel{EventState: queue.NewEventState(queues), t: t, clock: clock}
 }
 
 func (m *eventModel) ObserveContainer(e queue.ContainerEvent) {
-	t := m.t
-	m.events++
-	require.Equal(t, m.clock.Now(), e.Time)
-	id, app := e.Container.ID, e.Container.App
-	require.Contains(t, m.apps, app, "container event of an unknown application: %+v", e)
-	switch e.Kind {
-	case queue.ContainerAllocated:
-		require.NotContains(t, m.live, id, "allocated twice")
-		require.True(t, m.apps[app].active, "allocated to a waiting application")
-		require.Equal(t, m.apps[app].queue, e.Container.Queue)
-		m.live[id] = e.Container
-		m.perApp[app]++
-	case queue.ContainerEnded:
-		require.Contains(t, m.live, id, "ended a container that is not live")
-		delete(m.live, id)
-		m.perApp[app]--
-	default:
-		t.Fatalf("unknown container event %v", e.Kind)
-	}
+	require.Equal(m.t, m.clock.Now(), e.Time)
+	m.EventState.ObserveContainer(e)
+	require.NoError(m.t, m.Err())
 }
 
 func (m *eventModel) ObserveApp(e queue.AppEvent) {
-	t := m.t
-	m.events++
-	require.Equal(t, m.clock.Now(), e.Time)
-	require.True(t, m.queues[e.Queue], "application event in an unknown queue: %+v", e)
-	a := m.apps[e.App]
-	switch e.Kind {
-	case queue.AppAdded:
-		require.Nil(t, a, "added twice")
-		require.False(t, e.Active)
-		m.apps[e.App] = &appModel{queue: e.Queue}
-	case queue.AppActivated:
-		require.NotNil(t, a)
-		require.False(t, a.active, "activated twice")
-		require.True(t, e.Active)
-		a.active = true
-	case queue.AppMoved:
-		require.NotNil(t, a)
-		require.Equal(t, a.queue, e.From)
-		a.queue, a.active = e.Queue, e.Active
-		for id, c := range m.live {
-			if c.App == e.App {
-				c.Queue = e.Queue
-				m.live[id] = c
-			}
-		}
-	case queue.AppFinished, queue.AppKilled:
-		require.NotNil(t, a)
-		require.Zero(t, m.perApp[e.App], "removed with live containers")
-		delete(m.apps, e.App)
-		delete(m.perApp, e.App)
-	default:
-		t.Fatalf("unknown application event %v", e.Kind)
-	}
+	require.Equal(m.t, m.clock.Now(), e.Time)
+	m.EventState.ObserveApp(e)
+	require.NoError(m.t, m.Err())
 }
 
 func (m *eventModel) ObserveQueue(e queue.QueueEvent) {
-	t := m.t
-	m.events++
-	require.Equal(t, m.clock.Now(), e.Time)
-	switch e.Kind {
-	case queue.QueueAdded:
-		require.False(t, m.queues[e.Queue], "added twice: %s", e.Queue)
-		m.queues[e.Queue] = true
-	case queue.QueueRemoved:
-		require.True(t, m.queues[e.Queue], "removed an unknown queue: %s", e.Queue)
-		delete(m.queues, e.Queue)
-		delete(m.ent, e.Queue)
-	case queue.QueueEntitlementChanged:
-		require.True(t, m.queues[e.Queue])
-		if prev, ok := m.ent[e.Queue]; ok {
-			require.Equal(t, prev, e.Previous)
-		}
-		require.NotEqual(t, e.Previous, e.Entitlement)
-		m.ent[e.Queue] = e.Entitlement
-	default:
-		t.Fatalf("unexpected queue event %v", e.Kind)
-	}
+	require.Equal(m.t, m.clock.Now(), e.Time)
+	m.EventState.ObserveQueue(e)
+	require.NoError(m.t, m.Err())
 }
 
 // check compares the model with a snapshot.
@@ -307,32 +206,30 @@ func (m *eventModel) check(s *Scheduler) {
 	live := map[string]int{}
 	for _, c := range snap.Containers {
 		live[c.App]++
-		require.Equal(t, c.Container, m.live[c.ID], "container %d", c.ID)
+		mc, ok := m.Container(c.ID)
+		require.True(t, ok, "container %d never allocated", c.ID)
+		require.Equal(t, c.Container, mc, "container %d", c.ID)
 	}
-	require.Len(t, m.live, len(snap.Containers))
+	require.Equal(t, len(snap.Containers), m.NumContainers())
 	for _, a := range snap.Apps {
-		require.Equal(t, live[a.ID], m.perApp[a.ID], "allocated − ended of %s", a.ID)
-		am := m.apps[a.ID]
-		require.NotNil(t, am, "application %s never added", a.ID)
-		require.Equal(t, a.Queue, am.queue)
-		require.Equal(t, a.Runnable, am.active, "runnable %s", a.ID)
+		am, ok := m.App(a.ID)
+		require.True(t, ok, "application %s never added", a.ID)
+		require.Equal(t, live[a.ID], am.Containers, "allocated − ended of %s", a.ID)
+		require.Equal(t, a.Queue, am.Queue)
+		require.Equal(t, a.Runnable, am.Active, "runnable %s", a.ID)
 	}
-	require.Len(t, m.apps, len(snap.Apps))
-	var paths, model []string
+	require.Equal(t, len(snap.Apps), m.NumApps())
+	var paths []string
 	for _, q := range snap.Queues {
 		paths = append(paths, q.Path)
 	}
-	for q := range m.queues {
-		model = append(model, q)
-	}
 	slices.Sort(paths)
-	slices.Sort(model)
-	require.Equal(t, paths, model)
+	require.Equal(t, paths, m.Queues())
 	for _, p := range s.PlanQueues() {
 		infos, err := s.ReservationQueues(p)
 		require.NoError(t, err)
 		for _, in := range infos {
-			if e, ok := m.ent[in.Path]; ok {
+			if e, ok := m.Entitlement(in.Path); ok {
 				require.Equal(t, e, in.Entitlement, "entitlement of %s", in.Path)
 			}
 		}
@@ -363,7 +260,7 @@ func TestObserverProperty(t *testing.T) {
 			}
 			m.check(s)
 		})
-		require.Positive(t, m.events)
+		require.Positive(t, m.Events())
 	}
 }
 

@@ -356,73 +356,36 @@ func writeCRes(e *berth.StateEncoder, c ConfigurableResource) {
 	e.Float64(c.def)
 }
 
-func writeOptCRes(e *berth.StateEncoder, c *ConfigurableResource) {
-	e.Bool(c != nil)
-	if c != nil {
-		writeCRes(e, *c)
-	}
-}
-
-func writeOptRes(e *berth.StateEncoder, r *berth.Resource) {
-	e.Bool(r != nil)
-	if r != nil {
-		e.Resource(*r)
-	}
-}
-
-func writeOptACL(e *berth.StateEncoder, a *queue.ACL) {
-	e.Bool(a != nil)
-	if a != nil {
-		e.String(a.String())
-	}
-}
-
-func writeOptInt(e *berth.StateEncoder, v *int) {
+// writeOpt writes an optional value of the allocation file: a presence
+// flag, then the value with write. readOpt reads it back.
+func writeOpt[T any](e *berth.StateEncoder, v *T, write func(T)) {
 	e.Bool(v != nil)
 	if v != nil {
-		e.Int(*v)
-	}
-}
-
-func writeOptF32(e *berth.StateEncoder, v *float32) {
-	e.Bool(v != nil)
-	if v != nil {
-		e.Float64(float64(*v))
-	}
-}
-
-func writeOptDur(e *berth.StateEncoder, v *berth.Duration) {
-	e.Bool(v != nil)
-	if v != nil {
-		e.Varint(*v)
+		write(*v)
 	}
 }
 
 func writeQueueConfig(e *berth.StateEncoder, q *QueueConfig) {
 	e.String(q.Path)
 	e.Bool(q.Parent)
-	writeOptRes(e, q.MinResources)
-	writeOptCRes(e, q.MaxResources)
-	writeOptCRes(e, q.MaxChildResources)
-	writeOptRes(e, q.MaxContainerAllocation)
-	writeOptInt(e, q.MaxRunningApps)
-	writeOptF32(e, q.MaxAMShare)
-	writeOptF32(e, q.Weight)
-	e.Bool(q.Policy != nil)
-	if q.Policy != nil {
-		e.Uvarint(uint64(*q.Policy))
-	}
+	cres := func(c ConfigurableResource) { writeCRes(e, c) }
+	f32 := func(f float32) { e.Float64(float64(f)) }
+	writeOpt(e, q.MinResources, e.Resource)
+	writeOpt(e, q.MaxResources, cres)
+	writeOpt(e, q.MaxChildResources, cres)
+	writeOpt(e, q.MaxContainerAllocation, e.Resource)
+	writeOpt(e, q.MaxRunningApps, e.Int)
+	writeOpt(e, q.MaxAMShare, f32)
+	writeOpt(e, q.Weight, f32)
+	writeOpt(e, q.Policy, func(p Policy) { e.Uvarint(uint64(p)) })
 	writePolicy(e, q.SchedulingPolicy)
 	for _, a := range []*queue.ACL{q.SubmitACL, q.AdministerACL, q.AdministerReservationsACL, q.ListReservationsACL, q.SubmitReservationsACL} {
-		writeOptACL(e, a)
+		queue.WriteACL(e, a)
 	}
-	writeOptDur(e, q.MinSharePreemptionTimeout)
-	writeOptDur(e, q.FairSharePreemptionTimeout)
-	writeOptF32(e, q.FairSharePreemptionThreshold)
-	e.Bool(q.AllowPreemptionFrom != nil)
-	if q.AllowPreemptionFrom != nil {
-		e.Bool(*q.AllowPreemptionFrom)
-	}
+	writeOpt(e, q.MinSharePreemptionTimeout, e.Varint)
+	writeOpt(e, q.FairSharePreemptionTimeout, e.Varint)
+	writeOpt(e, q.FairSharePreemptionThreshold, f32)
+	writeOpt(e, q.AllowPreemptionFrom, e.Bool)
 	e.Bool(q.Reservable)
 	e.Len(len(q.Children))
 	for i := range q.Children {
@@ -620,51 +583,12 @@ func (r *restorer) readCRes() ConfigurableResource {
 	return c
 }
 
-func (r *restorer) optCRes() *ConfigurableResource {
-	if !r.d.Bool() {
+// readOpt reads a value written by writeOpt: nil when absent.
+func readOpt[T any](d *berth.StateDecoder, read func() T) *T {
+	if !d.Bool() {
 		return nil
 	}
-	c := r.readCRes()
-	return &c
-}
-
-func (r *restorer) optRes() *berth.Resource {
-	if !r.d.Bool() {
-		return nil
-	}
-	v := r.d.Resource()
-	return &v
-}
-
-func (r *restorer) optACL() *queue.ACL {
-	if !r.d.Bool() {
-		return nil
-	}
-	a := queue.ParseACL(r.d.String())
-	return &a
-}
-
-func (r *restorer) optInt() *int {
-	if !r.d.Bool() {
-		return nil
-	}
-	v := r.d.Int()
-	return &v
-}
-
-func (r *restorer) optF32() *float32 {
-	if !r.d.Bool() {
-		return nil
-	}
-	v := r.float32()
-	return &v
-}
-
-func (r *restorer) optDur() *berth.Duration {
-	if !r.d.Bool() {
-		return nil
-	}
-	v := r.d.Varint()
+	v := read()
 	return &v
 }
 
@@ -677,30 +601,24 @@ func (r *restorer) readQueueConfig(depth int) QueueConfig {
 	}
 	q.Path = d.String()
 	q.Parent = d.Bool()
-	q.MinResources = r.optRes()
-	q.MaxResources = r.optCRes()
-	q.MaxChildResources = r.optCRes()
-	q.MaxContainerAllocation = r.optRes()
-	q.MaxRunningApps = r.optInt()
-	q.MaxAMShare = r.optF32()
-	q.Weight = r.optF32()
-	if d.Bool() {
-		p := Policy(d.Uvarint())
-		q.Policy = &p
-	}
+	q.MinResources = readOpt(d, d.Resource)
+	q.MaxResources = readOpt(d, r.readCRes)
+	q.MaxChildResources = readOpt(d, r.readCRes)
+	q.MaxContainerAllocation = readOpt(d, d.Resource)
+	q.MaxRunningApps = readOpt(d, d.Int)
+	q.MaxAMShare = readOpt(d, r.float32)
+	q.Weight = readOpt(d, r.float32)
+	q.Policy = readOpt(d, func() Policy { return Policy(d.Uvarint()) })
 	q.SchedulingPolicy = r.readPolicy("allocations.queue[" + q.Path + "].schedulingPolicy")
-	q.SubmitACL = r.optACL()
-	q.AdministerACL = r.optACL()
-	q.AdministerReservationsACL = r.optACL()
-	q.ListReservationsACL = r.optACL()
-	q.SubmitReservationsACL = r.optACL()
-	q.MinSharePreemptionTimeout = r.optDur()
-	q.FairSharePreemptionTimeout = r.optDur()
-	q.FairSharePreemptionThreshold = r.optF32()
-	if d.Bool() {
-		v := d.Bool()
-		q.AllowPreemptionFrom = &v
-	}
+	q.SubmitACL = queue.ReadACL(d)
+	q.AdministerACL = queue.ReadACL(d)
+	q.AdministerReservationsACL = queue.ReadACL(d)
+	q.ListReservationsACL = queue.ReadACL(d)
+	q.SubmitReservationsACL = queue.ReadACL(d)
+	q.MinSharePreemptionTimeout = readOpt(d, d.Varint)
+	q.FairSharePreemptionTimeout = readOpt(d, d.Varint)
+	q.FairSharePreemptionThreshold = readOpt(d, r.float32)
+	q.AllowPreemptionFrom = readOpt(d, d.Bool)
 	q.Reservable = d.Bool()
 	n := d.Len(maxStateItems)
 	for i := 0; i < n && d.Err() == nil; i++ {

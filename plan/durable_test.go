@@ -417,26 +417,33 @@ func FuzzRestoreSystem(f *testing.F) {
 			}
 			return
 		}
-		for _, p := range s.Plans() {
-			if err := checkState(p); err != nil {
-				t.Fatal(err)
-			}
-		}
-		once := saveSystem(t, s)
-		r, err := RestoreSystem(bytes.NewReader(once), env)
-		if err != nil {
-			t.Fatalf("a restored system's snapshot does not restore: %v", err)
-		}
-		if !bytes.Equal(once, saveSystem(t, r)) {
-			t.Fatal("restoring twice is not stable")
-		}
-		for _, p := range s.Plans() {
-			q, _ := r.Plan(p.QueueName())
-			if err := statesEqual(p, q); err != nil {
-				t.Fatalf("plan %s restored twice: %v", p.QueueName(), err)
-			}
-		}
+		checkRestoredSystem(t, s, env)
 	})
+}
+
+// checkRestoredSystem checks a system a fuzzed snapshot restored: its
+// plans pass the invariant checks, and it saves and restores again to the
+// same bytes and the same plans.
+func checkRestoredSystem(t *testing.T, s *System, env RestoreEnv) {
+	for _, p := range s.Plans() {
+		if err := checkState(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	once := saveSystem(t, s)
+	r, err := RestoreSystem(bytes.NewReader(once), env)
+	if err != nil {
+		t.Fatalf("a restored system's snapshot does not restore: %v", err)
+	}
+	if !bytes.Equal(once, saveSystem(t, r)) {
+		t.Fatal("restoring twice is not stable")
+	}
+	for _, p := range s.Plans() {
+		q, _ := r.Plan(p.QueueName())
+		if err := statesEqual(p, q); err != nil {
+			t.Fatalf("plan %s restored twice: %v", p.QueueName(), err)
+		}
+	}
 }
 
 // seal frames body as a snapshot of kind with a valid trailer (the layout
@@ -489,25 +496,7 @@ func FuzzRestoreSystemBody(f *testing.F) {
 			}
 			return
 		}
-		for _, p := range s.Plans() {
-			if err := checkState(p); err != nil {
-				t.Fatal(err)
-			}
-		}
-		once := saveSystem(t, s)
-		r, err := RestoreSystem(bytes.NewReader(once), env)
-		if err != nil {
-			t.Fatalf("a restored system's snapshot does not restore: %v", err)
-		}
-		if !bytes.Equal(once, saveSystem(t, r)) {
-			t.Fatal("restoring twice is not stable")
-		}
-		for _, p := range s.Plans() {
-			q, _ := r.Plan(p.QueueName())
-			if err := statesEqual(p, q); err != nil {
-				t.Fatalf("plan %s restored twice: %v", p.QueueName(), err)
-			}
-		}
+		checkRestoredSystem(t, s, env)
 	})
 }
 

@@ -1,9 +1,11 @@
 package preempt
 
 import (
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -194,7 +196,7 @@ func (c ProportionalConfig) Validate() error {
 	if c.IntraQueueOrder > PriorityFirst {
 		return berth.InvalidField(MonitorPrefix+"intra-queue-preemption.preemption-order-policy", c.IntraQueueOrder, "unknown order")
 	}
-	for _, p := range sortedStrings(c.Queues) {
+	for _, p := range sortedKeys(c.Queues) {
 		if p == "" || strings.HasPrefix(p, ".") || strings.HasSuffix(p, ".") {
 			return berth.InvalidField(CapacityPrefix+p+".disable_preemption", p, "not a queue path")
 		}
@@ -202,13 +204,10 @@ func (c ProportionalConfig) Validate() error {
 	return nil
 }
 
-func sortedStrings[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+// sortedKeys returns m's keys in ascending order: every walk of a map
+// that decides or writes something goes through it, never map order.
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
+	return slices.Sorted(maps.Keys(m))
 }
 
 // ParseProportionalProperties reads the policy's keys from Hadoop
@@ -250,7 +249,7 @@ func ParseProportionalProperties(props map[string]string) (ProportionalConfig, e
 	p.bool(underutilized+"enabled", &c.PriorityPreemption)
 	p.dur(underutilized+"reserved-container-delay-ms", &c.PriorityReservedContainerDelay)
 	p.bool(underutilized+"allow-move-reservation", &c.PriorityAllowMoveReservation)
-	for _, k := range sortedStrings(props) {
+	for _, k := range sortedKeys(props) {
 		rest, ok := strings.CutPrefix(k, CapacityPrefix)
 		if !ok || p.err != nil {
 			continue

@@ -505,15 +505,6 @@ func (p *FairPreemptor) settleOwed(snap *fair.Snapshot, live *nodeLister) {
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // starvedApps are the applications with starvation and out of back-off,
 // the least starved first (YARN's starvation comparator: an application
 // whose starvation fits in another's goes first), ties in submission

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
@@ -331,7 +330,7 @@ func (p *Proportional) round(now berth.Time, observe bool) (*ProportionalReport,
 		}
 	}
 	if !observe {
-		for _, id := range sortedContainerIDs(p.marked) {
+		for _, id := range sortedKeys(p.marked) {
 			_, chosen := r.selIdx[id]
 			alive := p.sched.HasContainer(id)
 			// Twice the wait, without overflow for huge waits.
@@ -353,13 +352,4 @@ func (p *Proportional) round(now berth.Time, observe bool) (*ProportionalReport,
 		}
 	}
 	return rep, nil
-}
-
-func sortedContainerIDs(m map[ContainerID]berth.Time) []ContainerID {
-	ids := make([]ContainerID, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
 }

@@ -53,7 +53,7 @@ func (p *Proportional) SaveState(w io.Writer) error {
 	e.Varint(c.PriorityReservedContainerDelay)
 	e.Bool(c.PriorityAllowMoveReservation)
 	e.Bool(c.ForgetUnselected)
-	paths := sortedStrings(c.Queues)
+	paths := sortedKeys(c.Queues)
 	e.Len(len(paths))
 	for _, q := range paths {
 		e.String(q)
@@ -66,7 +66,7 @@ func (p *Proportional) SaveState(w io.Writer) error {
 	for _, s := range p.selectors {
 		e.String(s.Name())
 	}
-	ids := sortedContainerIDs(p.marked)
+	ids := sortedKeys(p.marked)
 	e.Len(len(ids))
 	for _, id := range ids {
 		e.Uvarint(uint64(id))

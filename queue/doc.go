@@ -134,7 +134,10 @@
 // removed, entitlement changed, reconfigured), each with the scheduler's
 // time. Packages plan and preempt have their own observers for
 // reservations and preemption marks and kills; their method names differ,
-// so one host type can implement all three.
+// so one host type can implement all three. Two ready-made observers:
+// [EventLog] keeps one line of text per event (a trace, a test's expected
+// sequence), and [EventState] rebuilds from the events alone the state
+// they describe and reports the first event that contradicts it.
 //
 // The shape: one interface method per event family, each taking a small
 // value struct with a Kind. Values, not pointers or interfaces, so that an

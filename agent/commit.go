@@ -1,0 +1,45 @@
+package agent
+
+import (
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/plan"
+)
+
+// placeFunc is an agent's Place. The agents differ only in how they place
+// a definition; adding, replacing and building the allocation are the same
+// for all of them and live here once.
+type placeFunc func(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error)
+
+// create adds the placement of def to p under id.
+func (place placeFunc) create(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
+	a, err := place(p, id, user, def)
+	if err != nil {
+		return err
+	}
+	return p.AddReservation(a)
+}
+
+// update replaces reservation id of p with the placement of def.
+func (place placeFunc) update(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
+	a, err := place(p, id, user, def)
+	if err != nil {
+		return err
+	}
+	return p.UpdateReservation(a)
+}
+
+// contractWindow is the span of the allocation YARN's agents add: the
+// contract's window, not the placement's.
+func contractWindow(def plan.Definition) berth.Interval {
+	return berth.Interval{Start: def.Arrival, End: def.Deadline}
+}
+
+// allocationOf turns the canonical placement ps of def into the allocation
+// of reservation id, spanning window.
+func allocationOf(ps []placement, id plan.ReservationID, user string, def plan.Definition, window berth.Interval) (*plan.Allocation, error) {
+	ivs := make([]plan.IntervalResource, len(ps))
+	for i, x := range ps {
+		ivs[i] = plan.IntervalResource{Interval: x.iv, Resource: x.r}
+	}
+	return plan.NewAllocation(id, user, def, window, ivs)
+}
