@@ -32,6 +32,9 @@ type Order[K, V any] struct {
 	// each entry's prefix: a search compares them in place and touches an
 	// item (large, scattered, mostly out of cache) only on equal prefixes.
 	small []orderSlot
+	// base is small's whole backing array: small may start past its front
+	// (see Rekey), and room reuses that space before it grows.
+	base []orderSlot
 	// ents holds the slice's entries by slot id: slots hold ids, not
 	// pointers, so the memmove of a change needs no GC write barriers.
 	ents  []*OrderEntry[K, V]
@@ -214,7 +217,7 @@ func (o *Order[K, V]) add(e *OrderEntry[K, V]) {
 		for _, x := range o.small {
 			o.tree.ReplaceOrInsert(o.ents[x.id])
 		}
-		o.small, o.ents, o.free = nil, nil, nil
+		o.small, o.base, o.ents, o.free = nil, nil, nil, nil
 	}
 	if o.tree != nil {
 		o.tree.ReplaceOrInsert(e)
@@ -229,10 +232,29 @@ func (o *Order[K, V]) add(e *OrderEntry[K, V]) {
 		o.ents = append(o.ents, e)
 	}
 	i := o.search(e, &e.pre, 0, len(o.small))
-	o.small = append(o.small, orderSlot{})
+	o.room()
+	o.small = o.small[:len(o.small)+1]
 	copy(o.small[i+1:], o.small[i:])
 	o.small[i] = orderSlot{pre: e.pre, id: e.sid}
 	e.idx = i
+}
+
+// room makes room for one more slot at the end of small: the space before
+// its start is reused when it is at least half its length (so the copy is
+// amortised over as many moves), else the slice grows.
+func (o *Order[K, V]) room() {
+	n := len(o.small)
+	if n < cap(o.small) {
+		return
+	}
+	if off := cap(o.base) - cap(o.small); off > 0 && 2*off >= n {
+		copy(o.base[:n], o.small)
+		o.small = o.base[:n]
+		return
+	}
+	b := make([]orderSlot, n, max(2*n, 4))
+	copy(b, o.small)
+	o.small, o.base = b, b[:cap(b)]
 }
 
 // del takes e, with the key it was added with, out of place.
@@ -320,7 +342,19 @@ func (o *Order[K, V]) Rekey(e *OrderEntry[K, V], k K) {
 		copy(o.small[j+1:i+1], o.small[j:i])
 	case i < n-1 && o.before(&o.small[i+1], e, &pre):
 		j = o.search(e, &pre, i+2, n) - 1
-		copy(o.small[i:j], o.small[i+1:j+1])
+		if i+(n-1-j) >= j-i {
+			copy(o.small[i:j], o.small[i+1:j+1])
+			break
+		}
+		// Fewer slots lie before i and after j than between them (an
+		// item served first and re-keyed to the back, the usual move):
+		// shift those instead, the front ones into i's place and the
+		// slice's start one further.
+		copy(o.small[1:i+1], o.small[:i])
+		o.small = o.small[1:]
+		o.room()
+		o.small = o.small[:n]
+		copy(o.small[j+1:], o.small[j:n-1])
 	}
 	o.small[j] = orderSlot{pre: pre, id: e.sid}
 	e.idx = j
@@ -352,5 +386,5 @@ func (o *Order[K, V]) Clear() {
 	for _, x := range o.small {
 		o.ents[x.id].in = nil
 	}
-	o.small, o.ents, o.free, o.tree = nil, nil, nil, nil
+	o.small, o.base, o.ents, o.free, o.tree = nil, nil, nil, nil, nil
 }
