@@ -28,12 +28,12 @@ type fsQueue struct {
 	policy             SchedulingPolicy
 	keyer              PolicyKeyer // policy's fast path, nil without one (setPolicy)
 	tq                 *tqueue     // the queue's node in the shared tree
-	// the walk's orders (order.go): the order of q's children (parents) or
-	// applications (leaves), and q's place in its parent's
-	kidOrd       *ordSet[*fsQueue]
-	appOrd       *ordSet[*app]
-	runnableApps []*app // leaves
-	ord          queue.OrderEntry[sortKey, *fsQueue]
+	runnableApps       []*app      // leaves
+	// the walk's orders (order.go): q's place in its parent's, and the
+	// order of q's children (parents) or applications (leaves)
+	ord    queue.OrderEntry[sortKey, *fsQueue]
+	appOrd ordSet[*app]
+	kidOrd ordSet[*fsQueue]
 
 	dynamic     bool    // created ad hoc, removed when empty
 	plan        bool    // reservable: holds reservation queues
@@ -108,7 +108,9 @@ func (q *fsQueue) fitsInMaxShare(extra berth.Resource) bool {
 
 // newQueue links a queue into the tree and the index.
 func (s *Scheduler) newQueue(path string, parent *fsQueue, leaf bool, policy SchedulingPolicy) *fsQueue {
-	q := &fsQueue{path: path, parent: parent, leaf: leaf, kidOrd: newOrdSet[*fsQueue](), appOrd: newOrdSet[*app]()}
+	q := &fsQueue{path: path, parent: parent, leaf: leaf}
+	q.kidOrd.init()
+	q.appOrd.init()
 	q.setPolicy(policy)
 	q.ord.Value = q
 	s.ordStale = true

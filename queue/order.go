@@ -24,26 +24,28 @@ import (
 // supplies the key and the comparison; the scheduler notifies the key's
 // changes. It is not safe for concurrent use; schedulers hold their lock.
 type Order[K, V any] struct {
-	cmp    func(a, b *K) int
-	prefix func(k *K) OrderPrefix // nil: every prefix is zero
+	// What every walk and re-key reads comes first (owners may hold an
+	// Order in place, in a larger record that is out of cache).
+	tree *btree.BTreeG[*OrderEntry[K, V]]
 	// Small sets live in a sorted slice (a binary search and a short
 	// memmove per change beat a btree's pointer chasing there); a set that
 	// grows past smallOrder moves to the btree for good. The slice holds
 	// each entry's prefix: a search compares them in place and touches an
 	// item (large, scattered, mostly out of cache) only on equal prefixes.
 	small []orderSlot
+	// ents holds the slice's entries by slot id: slots hold ids, not
+	// pointers, so the memmove of a change needs no GC write barriers.
+	ents   []*OrderEntry[K, V]
+	stop   int // where the last walk stopped: the entry most likely re-keyed next (find)
+	cmp    func(a, b *K) int
+	prefix func(k *K) OrderPrefix // nil: every prefix is zero
+	seq    uint64
+	limit  int // smallOrder; tests lower it
 	// base is small's whole backing array: small may start past its front
 	// (see Rekey), and room reuses that space before it grows.
 	base []orderSlot
-	// ents holds the slice's entries by slot id: slots hold ids, not
-	// pointers, so the memmove of a change needs no GC write barriers.
-	ents  []*OrderEntry[K, V]
-	free  []uint32 // ids of ents not in use
-	limit int      // smallOrder; tests lower it
-	tree  *btree.BTreeG[*OrderEntry[K, V]]
-	seq   uint64
-	stop  int // where the last walk stopped: the entry most likely re-keyed next (find)
-	tmp   K   // Rekey's new key: comparing it through a pointer to a local would allocate
+	free []uint32 // ids of ents not in use
+	tmp  K        // Rekey's new key: comparing it through a pointer to a local would allocate
 }
 
 // OrderPrefix is a compact summary of a key that an Order compares before
