@@ -8,39 +8,42 @@ import (
 )
 
 // app is one application attempt (YARN's FSAppAttempt).
+//
+// The fields are laid out by use: with thousands of applications the one a
+// heartbeat serves is cold, so what the walk, an allocation and the re-key
+// read (the front of Schedulable, then up to uref) is kept together, before
+// what only submissions, reservations and preemption read.
 type app struct {
 	Schedulable
-	id      string
-	user    string
-	q       *fsQueue
-	seq     uint64
-	npre    uint64 // namePrefix(Name), for the order's keys
-	appPrio int32  // the submitted priority (reported; YARN's FS orders every app as priority 1)
 
-	runnable bool
-	resID    string
-
-	asks queue.Requests[delayState] // outstanding asks by priority (YARN's AppSchedulingInfo)
-
-	amRes     berth.Resource // the AM container size once allocated
-	managedAM bool           // the scheduler allocates the AM (AppSpec.AMResource set)
+	// read on every allocation and re-key
+	q         *fsQueue
+	id        string
+	user      string
+	npre      uint64                     // namePrefix(Name), for the order's keys
+	asks      queue.Requests[delayState] // outstanding asks by priority (YARN's AppSchedulingInfo)
+	live      liveList                   // in id order (live.go)
+	set       *ordSet[*app]              // the order a is in, nil when none
+	runnable  bool
+	managedAM bool // the scheduler allocates the AM (AppSpec.AMResource set)
 	amRunning bool
-
-	live        liveList                // in id order (live.go)
-	uref        queue.UserRef[*fsQueue] // a's user's entries in the shared tree (accountApp)
-	reservedOn  map[string]*reservation // node id → reservation
-	reservedRes berth.Resource
-
-	// starvation (preemption enabled)
-	// the leaf walk's order (order.go)
-	ord queue.OrderEntry[sortKey, *app]
-	set *ordSet[*app] // the order a is in, nil when none
 	// ordBad is whether ord's key is bad (kept beside it: reading it
 	// through the entry copies the whole key).
 	ordBad bool
 	dirty  bool
-	gone   bool // removed from the scheduler
+	gone   bool                            // removed from the scheduler
+	ord    queue.OrderEntry[sortKey, *app] // the leaf walk's order (order.go)
+	uref   queue.UserRef[*fsQueue]         // a's user's entries in the shared tree (accountApp)
 
+	seq     uint64
+	appPrio int32 // the submitted priority (reported; YARN's FS orders every app as priority 1)
+	resID   string
+	amRes   berth.Resource // the AM container size once allocated
+
+	reservedOn  map[string]*reservation // node id → reservation
+	reservedRes berth.Resource
+
+	// starvation (preemption enabled)
 	lastTimeAtFairShare berth.Time
 	fairStarvation      berth.Resource
 	minStarvation       berth.Resource

@@ -284,19 +284,25 @@ func drfNKey(cluster berth.Resource, types []string, s *Schedulable) (float64, [
 
 // ordSet is one walk's order (a parent's children or a leaf's
 // applications) and the count of its members that only a sort can place.
+//
+// Queues hold theirs in place (the Order too), not behind pointers: a
+// heartbeat visiting a leaf that is out of cache then misses once for
+// its order rather than once per indirection.
 type ordSet[V any] struct {
-	o   *queue.Order[sortKey, V]
+	o   queue.Order[sortKey, V]
 	bad int
 }
 
-func newOrdSet[V any]() *ordSet[V] {
-	return &ordSet[V]{o: queue.NewOrderPrefix[sortKey, V](cmpKey, keyPrefix)}
+// init makes s an empty set; s must not move afterwards (members point to
+// s.o).
+func (s *ordSet[V]) init() {
+	*s = ordSet[V]{o: *queue.NewOrderPrefix[sortKey, V](cmpKey, keyPrefix)}
 }
 
 // put inserts or re-keys e; wasBad is whether e's key in the set (if it
 // is a member) is bad.
 func (s *ordSet[V]) put(e *queue.OrderEntry[sortKey, V], k *sortKey, wasBad bool) {
-	if wasBad && e.In(s.o) {
+	if wasBad && e.In(&s.o) {
 		s.bad--
 	}
 	if k.bad {
@@ -307,7 +313,7 @@ func (s *ordSet[V]) put(e *queue.OrderEntry[sortKey, V], k *sortKey, wasBad bool
 
 // drop removes e if it is a member.
 func (s *ordSet[V]) drop(e *queue.OrderEntry[sortKey, V]) {
-	if !e.In(s.o) {
+	if !e.In(&s.o) {
 		return
 	}
 	if e.Key().bad {
@@ -391,9 +397,9 @@ func (s *Scheduler) placeApp(a *app) {
 		q.appStale = true // sorted per visit; filled if it grows
 		return
 	}
-	if a.set != q.appOrd {
+	if a.set != &q.appOrd {
 		s.unplaceApp(a)
-		a.set = q.appOrd
+		a.set = &q.appOrd
 	}
 	k := &s.keyOut
 	policyKey(q.keyer, s.env(), &a.Schedulable, a.npre, &s.keyBuf, k)

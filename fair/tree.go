@@ -11,11 +11,29 @@ import (
 // fsQueue is one queue of the tree (YARN's FSParentQueue / FSLeafQueue).
 type fsQueue struct {
 	Schedulable
+
+	// What a heartbeat reads of the queues on its path (the walk, an
+	// allocation's charges, the re-keys) comes first, together: with many
+	// leaves the one served is mostly out of cache.
 	path     string
 	npre     uint64 // namePrefix(Name), for the order's keys
 	parent   *fsQueue
 	children []*fsQueue // creation order
 	leaf     bool
+	ordBad   bool // whether ord's key is bad (see app.ordBad)
+	dirty    bool
+	gone     bool // removed from the tree
+	// kidOrd / appOrd lack members: they were small (sorted per visit)
+	kidStale, appStale bool
+	policy             SchedulingPolicy
+	keyer              PolicyKeyer // policy's fast path, nil without one (setPolicy)
+	tq                 *tqueue     // the queue's node in the shared tree
+	runnableApps       []*app      // leaves
+	// the walk's orders (order.go): q's place in its parent's, and the
+	// order of q's children (parents) or applications (leaves)
+	ord    queue.OrderEntry[sortKey, *fsQueue]
+	appOrd ordSet[*app]
+	kidOrd ordSet[*fsQueue]
 
 	dynamic     bool    // created ad hoc, removed when empty
 	plan        bool    // reservable: holds reservation queues
@@ -23,9 +41,7 @@ type fsQueue struct {
 	entitlement float64 // a reservation queue's weight (its capacity)
 
 	settings     QueueSettings
-	policy       SchedulingPolicy
-	keyer        PolicyKeyer // policy's fast path, nil without one (setPolicy)
-	sharer       TypeSharer  // policy's per-type share fast path, nil without one (setPolicy)
+	sharer       TypeSharer // policy's per-type share fast path, nil without one (setPolicy)
 	maxRes       ConfigurableResource
 	maxContainer berth.Resource
 
@@ -40,22 +56,9 @@ type fsQueue struct {
 	kidsBuf []*fsQueue
 	appsBuf []*app
 
-	// the walk's orders (order.go): q's place in its parent's, and the
-	// order of q's children (parents) or applications (leaves)
-	ord    queue.OrderEntry[sortKey, *fsQueue]
-	ordBad bool // whether ord's key is bad (see app.ordBad)
-	kidOrd *ordSet[*fsQueue]
-	appOrd *ordSet[*app]
-	dirty  bool
-	gone   bool // removed from the tree
-	// kidOrd / appOrd lack members: they were small (sorted per visit)
-	kidStale, appStale bool
-
-	tq       *tqueue // the queue's node in the shared tree
-	inConfig bool    // configured in the shared tree (named by a file)
+	inConfig bool // configured in the shared tree (named by a file)
 
 	// leaves
-	runnableApps    []*app
 	nonRunnableApps []*app
 	amUsage         berth.Resource
 	lastAtMinShare  berth.Time
@@ -105,7 +108,9 @@ func (q *fsQueue) fitsInMaxShare(extra berth.Resource) bool {
 
 // newQueue links a queue into the tree and the index.
 func (s *Scheduler) newQueue(path string, parent *fsQueue, leaf bool, policy SchedulingPolicy) *fsQueue {
-	q := &fsQueue{path: path, parent: parent, leaf: leaf, kidOrd: newOrdSet[*fsQueue](), appOrd: newOrdSet[*app]()}
+	q := &fsQueue{path: path, parent: parent, leaf: leaf}
+	q.kidOrd.init()
+	q.appOrd.init()
 	q.setPolicy(policy)
 	q.ord.Value = q
 	s.ordStale = true

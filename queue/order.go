@@ -24,8 +24,9 @@ import (
 // supplies the key and the comparison; the scheduler notifies the key's
 // changes. It is not safe for concurrent use; schedulers hold their lock.
 type Order[K, V any] struct {
-	cmp    func(a, b *K) int
-	prefix func(k *K) OrderPrefix // nil: every prefix is zero
+	// What every walk and re-key reads comes first (owners may hold an
+	// Order in place, in a larger record that is out of cache).
+	tree *btree.BTreeG[*OrderEntry[K, V]]
 	// Small sets live in a sorted slice (a binary search and a short
 	// memmove per change beat a btree's pointer chasing there); a set that
 	// grows past smallOrder moves to the btree for good. The slice holds
@@ -34,13 +35,17 @@ type Order[K, V any] struct {
 	small []orderSlot
 	// ents holds the slice's entries by slot id: slots hold ids, not
 	// pointers, so the memmove of a change needs no GC write barriers.
-	ents  []*OrderEntry[K, V]
-	free  []uint32 // ids of ents not in use
-	limit int      // smallOrder; tests lower it
-	tree  *btree.BTreeG[*OrderEntry[K, V]]
-	seq   uint64
-	stop  int // where the last walk stopped: the entry most likely re-keyed next (find)
-	tmp   K   // Rekey's new key: comparing it through a pointer to a local would allocate
+	ents   []*OrderEntry[K, V]
+	stop   int // where the last walk stopped: the entry most likely re-keyed next (find)
+	cmp    func(a, b *K) int
+	prefix func(k *K) OrderPrefix // nil: every prefix is zero
+	seq    uint64
+	limit  int // smallOrder; tests lower it
+	// base is small's whole backing array: small may start past its front
+	// (see Rekey), and room reuses that space before it grows.
+	base []orderSlot
+	free []uint32 // ids of ents not in use
+	tmp  K        // Rekey's new key: comparing it through a pointer to a local would allocate
 }
 
 // OrderPrefix is a compact summary of a key that an Order compares before
@@ -214,7 +219,7 @@ func (o *Order[K, V]) add(e *OrderEntry[K, V]) {
 		for _, x := range o.small {
 			o.tree.ReplaceOrInsert(o.ents[x.id])
 		}
-		o.small, o.ents, o.free = nil, nil, nil
+		o.small, o.base, o.ents, o.free = nil, nil, nil, nil
 	}
 	if o.tree != nil {
 		o.tree.ReplaceOrInsert(e)
@@ -229,10 +234,29 @@ func (o *Order[K, V]) add(e *OrderEntry[K, V]) {
 		o.ents = append(o.ents, e)
 	}
 	i := o.search(e, &e.pre, 0, len(o.small))
-	o.small = append(o.small, orderSlot{})
+	o.room()
+	o.small = o.small[:len(o.small)+1]
 	copy(o.small[i+1:], o.small[i:])
 	o.small[i] = orderSlot{pre: e.pre, id: e.sid}
 	e.idx = i
+}
+
+// room makes room for one more slot at the end of small: the space before
+// its start is reused when it is at least half its length (so the copy is
+// amortised over as many moves), else the slice grows.
+func (o *Order[K, V]) room() {
+	n := len(o.small)
+	if n < cap(o.small) {
+		return
+	}
+	if off := cap(o.base) - cap(o.small); off > 0 && 2*off >= n {
+		copy(o.base[:n], o.small)
+		o.small = o.base[:n]
+		return
+	}
+	b := make([]orderSlot, n, max(2*n, 4))
+	copy(b, o.small)
+	o.small, o.base = b, b[:cap(b)]
 }
 
 // del takes e, with the key it was added with, out of place.
@@ -320,7 +344,19 @@ func (o *Order[K, V]) Rekey(e *OrderEntry[K, V], k K) {
 		copy(o.small[j+1:i+1], o.small[j:i])
 	case i < n-1 && o.before(&o.small[i+1], e, &pre):
 		j = o.search(e, &pre, i+2, n) - 1
-		copy(o.small[i:j], o.small[i+1:j+1])
+		if i+(n-1-j) >= j-i {
+			copy(o.small[i:j], o.small[i+1:j+1])
+			break
+		}
+		// Fewer slots lie before i and after j than between them (an
+		// item served first and re-keyed to the back, the usual move):
+		// shift those instead, the front ones into i's place and the
+		// slice's start one further.
+		copy(o.small[1:i+1], o.small[:i])
+		o.small = o.small[1:]
+		o.room()
+		o.small = o.small[:n]
+		copy(o.small[j+1:], o.small[j:n-1])
 	}
 	o.small[j] = orderSlot{pre: pre, id: e.sid}
 	e.idx = j
@@ -352,5 +388,5 @@ func (o *Order[K, V]) Clear() {
 	for _, x := range o.small {
 		o.ents[x.id].in = nil
 	}
-	o.small, o.ents, o.free, o.tree = nil, nil, nil, nil
+	o.small, o.base, o.ents, o.free, o.tree = nil, nil, nil, nil, nil
 }

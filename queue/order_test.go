@@ -162,3 +162,52 @@ func TestOrderMovesBetweenOrders(t *testing.T) {
 	b.Remove(e)
 	assert.Nil(t, e.Member())
 }
+
+// TestOrderRoundRobinRekeys is the schedulers' common pattern: the item
+// served first is re-keyed past all others, over and over, which moves the
+// slice's start forward (Rekey) and, when the end is reached, compacts it
+// back into its backing array (room). The walk stays sorted throughout and
+// the backing array stays within a small multiple of the set's size.
+func TestOrderRoundRobinRekeys(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 10, 100} {
+		o := NewOrder[int, int](func(a, b *int) int { return cmp.Compare(*a, *b) })
+		es := make([]OrderEntry[int, int], n)
+		keys := make([]int, n)
+		for i := range es {
+			es[i].Value = i
+			keys[i] = i
+			o.Insert(&es[i], i)
+		}
+		next := n
+		for step := range 20 * n {
+			var first int
+			o.Ascend(func(v int) bool { first = v; return false })
+			// Mostly to the back; every fifth move lands mid-way, which
+			// shifts the slots between the two places instead.
+			k := next
+			if step%5 == 4 {
+				k = keys[(first+n/2)%n]
+			} else {
+				next++
+			}
+			keys[first] = k
+			o.Rekey(&es[first], k)
+			var got []int
+			o.Ascend(func(v int) bool { got = append(got, v); return true })
+			want := make([]int, n)
+			for i := range want {
+				want[i] = i
+			}
+			// Ties (a mid-way move onto another item's key) go by
+			// insertion sequence, as Order promises.
+			slices.SortStableFunc(want, func(a, b int) int {
+				if c := cmp.Compare(keys[a], keys[b]); c != 0 {
+					return c
+				}
+				return cmp.Compare(es[a].seq, es[b].seq)
+			})
+			require.Equal(t, want, got, "n %d step %d", n, step)
+			assert.LessOrEqual(t, cap(o.base), max(4*n, 8), "n %d step %d: the backing array grows", n, step)
+		}
+	}
+}
