@@ -36,9 +36,7 @@
 // by the parts' own snapshots one after another: plan.System,
 // the scheduler, follower.Follower and the preemption policy.
 // [Restore] reads them back with what a snapshot cannot hold (agents,
-// sharing policies, groups, loggers) taken from the Config. A part that
-// cannot write its own snapshot makes the Cluster keep the encoded
-// history of its commands instead and snapshot that (replayed on restore).
+// sharing policies, groups, loggers) taken from the Config.
 //
 // # Journal and recovery
 //
