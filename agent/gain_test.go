@@ -41,12 +41,13 @@ func TestAgentGain(t *testing.T) {
 			// The portfolio decides as the late greedy agent on one-stage
 			// requests.
 			"portfolio": {want{agent.Area{}, 0.90}, want{agent.Area{Memory: -0.015, VCores: -0.015}, 0.83}},
-			// Least waste: +2.8 % (93.5 % of the bound); on the prefix +3.5 %.
-			"least-waste": {want{agent.Area{Memory: 0.025, VCores: 0.025}, 0.93}, want{agent.Area{Memory: 0.03, VCores: 0.03}, 0.88}},
+			// Least waste: +4.38 % (94.95 % of the bound, short of the 97 %
+			// aimed at); on the prefix +6.39 % (91.0 %).
+			"least-waste": {want{agent.Area{Memory: 0.043, VCores: 0.043}, 0.949}, want{agent.Area{Memory: 0.063, VCores: 0.063}, 0.90}},
 		}},
 		{"W4", w4Stream(w4n), map[string]figures{
 			"portfolio": {want{agent.Area{Memory: 0.10, VCores: 0.09}, 0.89}, want{agent.Area{Memory: 0.09, VCores: 0.09}, 0.85}},
-			// Least waste: +11.2 % and +10.07 %; on the prefix +10.07 % and +10.35 %.
+			// Least waste: +11.25 % and +10.12 %; on the prefix +10.11 % and +10.76 %.
 			"least-waste": {want{agent.Area{Memory: 0.11, VCores: 0.10}, 0.90}, want{agent.Area{Memory: 0.10, VCores: 0.10}, 0.86}},
 		}},
 	}
