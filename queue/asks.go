@@ -32,15 +32,43 @@ type Requests[S any] struct {
 // all satisfied stays, with nothing outstanding, so that a scheduler's
 // pointers to it (a container reservation) stay valid.
 type RequestKey[S any] struct {
+	// What a scheduler's walk reads on every offer comes first (the ANY
+	// ask, then the payload), next to the slot pointing to a table's
+	// first key (see keyBlock).
+	any      locationAsk
+	anySet   bool // an ANY entry exists (YARN's request map holds ANY)
+	priority int32
+
 	// Payload is the scheduler's per-key state; the table never reads it.
 	Payload S
 
-	priority   int32
 	capability berth.Resource
-	any        locationAsk
-	anySet     bool // an ANY entry exists (YARN's request map holds ANY)
 	racks      map[string]locationAsk
 	hosts      map[string]locationAsk
+}
+
+// keyBlock is a table's first key allocated together with the one-slot
+// array of the table's key list: most applications ask at one priority,
+// and a walk reading the list's slot then finds the key in the same
+// allocation instead of taking a second cache miss on a separate one.
+// The table holds only the slice, so copying a Requests stays safe.
+type keyBlock[S any] struct {
+	slot [1]*RequestKey[S]
+	key  RequestKey[S]
+}
+
+// insert puts k at position i of the key list and returns its address.
+func (r *Requests[S]) insert(i int, k RequestKey[S]) *RequestKey[S] {
+	if cap(r.keys) == 0 {
+		b := &keyBlock[S]{key: k}
+		b.slot[0] = &b.key
+		r.keys = b.slot[:1:1]
+		return &b.key
+	}
+	p := new(RequestKey[S])
+	*p = k
+	r.keys = slices.Insert(r.keys, i, p)
+	return p
 }
 
 // locationAsk is the count and relaxLocality flag of one resource name.
@@ -90,7 +118,7 @@ func (r *Requests[S]) Update(a Ask, rack bool) (*RequestKey[S], error) {
 	}
 	i, ok := r.search(a.Priority)
 	if !ok {
-		r.keys = slices.Insert(r.keys, i, &RequestKey[S]{priority: a.Priority, any: locationAsk{relax: true}})
+		r.insert(i, RequestKey[S]{priority: a.Priority, any: locationAsk{relax: true}})
 	}
 	k := r.keys[i]
 	entry := locationAsk{count: a.Count, relax: !a.StrictLocality}

@@ -178,6 +178,35 @@ func TestRequestsKeysOrderAndClear(t *testing.T) {
 	assert.Equal(t, 0, r.Key(3).UniqueLocationAsks())
 }
 
+// TestRequestKeysStayPut: a scheduler keeps pointers to keys (a
+// reservation's, the walk's), so a key's address must not change as
+// other priorities are added before or after it; the first key, allocated
+// with the list's first slot, included. A copied table shares the keys.
+func TestRequestKeysStayPut(t *testing.T) {
+	var r Requests[int]
+	first, err := r.Update(Ask{Priority: 5, ResourceName: AnyResource, Capability: berth.New(1, 1), Count: 2}, false)
+	require.NoError(t, err)
+	first.Payload = 42
+	seen := map[int32]*RequestKey[int]{5: first}
+	for _, p := range []int32{7, 1, 6, -3, 5, 2} {
+		k, err := r.Update(Ask{Priority: p, ResourceName: AnyResource, Capability: berth.New(1, 1), Count: 1}, false)
+		require.NoError(t, err)
+		if old, ok := seen[p]; ok {
+			assert.Same(t, old, k, "priority %d", p)
+		}
+		seen[p] = k
+		for q, want := range seen {
+			assert.Same(t, want, r.Key(q), "priority %d after adding %d", q, p)
+		}
+	}
+	assert.Equal(t, 42, r.Key(5).Payload)
+	cp := r
+	k, err := cp.Update(Ask{Priority: 5, ResourceName: AnyResource, Capability: berth.New(1, 1), Count: 9}, false)
+	require.NoError(t, err)
+	assert.Same(t, first, k, "a copy shares the keys")
+	assert.Equal(t, 9, r.Key(5).Outstanding())
+}
+
 // --- reference model: YARN's single request map per key ---
 
 type modelEntry struct {

@@ -62,7 +62,8 @@ func ReadRequests[S any](d *berth.StateDecoder, payload func(d *berth.StateDecod
 	r := &Requests[S]{}
 	for i := 0; i < n && d.Err() == nil; i++ {
 		prio := d.Varint()
-		k := &RequestKey[S]{capability: d.Resource()}
+		var k RequestKey[S]
+		k.capability = d.Resource()
 		k.anySet = d.Bool()
 		k.any.count = d.Int()
 		k.any.relax = d.Bool()
@@ -82,7 +83,7 @@ func ReadRequests[S any](d *berth.StateDecoder, payload func(d *berth.StateDecod
 		k.racks = readEntries(d)
 		k.hosts = readEntries(d)
 		payload(d, &k.Payload)
-		r.keys = append(r.keys, k)
+		r.insert(len(r.keys), k)
 	}
 	return r
 }
