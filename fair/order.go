@@ -308,7 +308,7 @@ func (s *ordSet[V]) put(e *queue.OrderEntry[sortKey, V], k *sortKey, wasBad bool
 	if k.bad {
 		s.bad++
 	}
-	s.o.Rekey(e, *k)
+	s.o.RekeyPtr(e, k)
 }
 
 // drop removes e if it is a member.
@@ -405,7 +405,7 @@ func (s *Scheduler) placeApp(a *app) {
 	policyKey(q.keyer, s.env(), &a.Schedulable, a.npre, &s.keyBuf, k)
 	a.set.put(&a.ord, k, a.ordBad)
 	a.ordBad = k.bad
-	*k = sortKey{} // hold no references
+	k.xs, k.name = nil, "" // hold no references (keyInto rewrites the rest)
 }
 
 func (s *Scheduler) unplaceApp(a *app) {
@@ -430,7 +430,7 @@ func (s *Scheduler) placeQueue(q *fsQueue) {
 	policyKey(p.keyer, s.env(), &q.Schedulable, q.npre, &s.keyBuf, k)
 	p.kidOrd.put(&q.ord, k, q.ordBad)
 	q.ordBad = k.bad
-	*k = sortKey{} // hold no references
+	k.xs, k.name = nil, "" // hold no references (keyInto rewrites the rest)
 }
 
 // keptKids reports whether the walk uses q's kept child order, filling it
