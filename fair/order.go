@@ -198,7 +198,7 @@ func (p Policy) keyInto(cluster berth.Resource, types []string, s *Schedulable, 
 		k.k[0] = -float64(s.Priority)
 	case PolicyDRF:
 		if len(types) == 0 {
-			k.k, k.bad = drf2Key(cluster, s)
+			k.bad = drf2Key(&cluster, s, &k.k)
 		} else {
 			k.k[0], k.xs, k.bad = drfNKey(cluster, types, s)
 		}
@@ -243,10 +243,11 @@ func fairKey(s *Schedulable) ([6]float64, bool) {
 }
 
 // drf2Key follows compareDRF2: needy first, then the dominant and the other
-// share (of usage per weight, or of usage per min share when needy).
-func drf2Key(cluster berth.Resource, s *Schedulable) ([6]float64, bool) {
-	var k [6]float64
-	sh, d := drfShares2(s, cluster)
+// share (of usage per weight, or of usage per min share when needy). It
+// writes into *k, which must be zero (keys are computed on every
+// allocation: returning the array would copy it), and reports a bad key.
+func drf2Key(cluster *berth.Resource, s *Schedulable, k *[6]float64) bool {
+	sh, d := drfShares2(s, *cluster)
 	u := [2]int64{s.Usage.Memory, s.Usage.VCores}
 	m := [2]int64{s.MinShare.Memory, s.MinShare.VCores}
 	if u[d] < m[d] {
@@ -255,7 +256,7 @@ func drf2Key(cluster berth.Resource, s *Schedulable) ([6]float64, bool) {
 	} else {
 		k[0], k[1], k[2] = 1, sh[d], sh[1-d]
 	}
-	return k, math.IsNaN(k[1]) || math.IsNaN(k[2])
+	return math.IsNaN(k[1]) || math.IsNaN(k[2])
 }
 
 // drfNKey follows compareDRFN: needy first, then the column compared there
@@ -308,7 +309,7 @@ func (s *ordSet[V]) put(e *queue.OrderEntry[sortKey, V], k *sortKey, wasBad bool
 	if k.bad {
 		s.bad++
 	}
-	s.o.Rekey(e, *k)
+	s.o.RekeyPtr(e, k)
 }
 
 // drop removes e if it is a member.
@@ -405,7 +406,7 @@ func (s *Scheduler) placeApp(a *app) {
 	policyKey(q.keyer, s.env(), &a.Schedulable, a.npre, &s.keyBuf, k)
 	a.set.put(&a.ord, k, a.ordBad)
 	a.ordBad = k.bad
-	*k = sortKey{} // hold no references
+	k.xs, k.name = nil, "" // hold no references (keyInto rewrites the rest)
 }
 
 func (s *Scheduler) unplaceApp(a *app) {
@@ -430,7 +431,7 @@ func (s *Scheduler) placeQueue(q *fsQueue) {
 	policyKey(p.keyer, s.env(), &q.Schedulable, q.npre, &s.keyBuf, k)
 	p.kidOrd.put(&q.ord, k, q.ordBad)
 	q.ordBad = k.bad
-	*k = sortKey{} // hold no references
+	k.xs, k.name = nil, "" // hold no references (keyInto rewrites the rest)
 }
 
 // keptKids reports whether the walk uses q's kept child order, filling it

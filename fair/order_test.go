@@ -312,3 +312,38 @@ func FuzzSortKey(f *testing.F) {
 		checkKeyAgrees(t, cl, []string{"gpu"}, a, b)
 	})
 }
+
+// TestDRFSharesExact: drfShares2 skips the division by a weight of 1; its
+// shares must be bit for bit those of dividing (the keys, and so every
+// decision, are then unchanged), for random and edge usages, clusters and
+// weights, NaN and infinities included.
+func TestDRFSharesExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 14))
+	edges := []int64{0, 1, -1, 3, 1 << 20, 327680000, 1<<53 + 1, math.MaxInt64, math.MinInt64}
+	val := func() int64 {
+		if rng.IntN(3) == 0 {
+			return edges[rng.IntN(len(edges))]
+		}
+		return rng.Int64N(1<<40) - 1<<20
+	}
+	weights := []float64{1, 1, 1, 0, -1, 2, 0.5, 3, math.Inf(1), math.NaN(), 1e-300}
+	same := func(x, y float64) bool {
+		return math.Float64bits(x) == math.Float64bits(y) || (math.IsNaN(x) && math.IsNaN(y))
+	}
+	for range 200000 {
+		s := &Schedulable{Usage: berth.New(val(), val()), Weight: weights[rng.IntN(len(weights))]}
+		cl := berth.New(val(), val())
+		got, d := drfShares2(s, cl)
+		m := float64(s.Usage.Memory) / float64(cl.Memory)
+		v := float64(s.Usage.VCores) / float64(cl.VCores)
+		wantD := 0
+		if v > m {
+			wantD = 1
+		}
+		want := [2]float64{m / s.Weight, v / s.Weight}
+		require.Equal(t, wantD, d)
+		if !same(got[0], want[0]) || !same(got[1], want[1]) {
+			t.Fatalf("usage %v cluster %v weight %v: shares %v, dividing gives %v", s.Usage, cl, s.Weight, got, want)
+		}
+	}
+}

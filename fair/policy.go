@@ -278,8 +278,12 @@ func drfShares2(s *Schedulable, cluster berth.Resource) ([2]float64, int) {
 	if v > m {
 		d = 1
 	}
-	w := s.Weight
-	return [2]float64{m / w, v / w}, d
+	if w := s.Weight; w != 1 {
+		return [2]float64{m / w, v / w}, d
+	}
+	// x/1 is x exactly (NaN and infinities too): the usual weight spares
+	// two divisions.
+	return [2]float64{m, v}, d
 }
 
 // drfRow is one resource type's ratios in the N-type DRF comparator:

@@ -311,22 +311,32 @@ func (o *Order[K, V]) Rekey(e *OrderEntry[K, V], k K) {
 		return
 	}
 	o.tmp = k
-	pre := o.prefixOf(&o.tmp)
-	same := pre == e.pre && o.cmp(&e.key, &o.tmp) == 0
+	o.RekeyPtr(e, &o.tmp)
 	var zero K
 	o.tmp = zero // hold no references
-	if same {
-		e.key = k
+}
+
+// RekeyPtr is Rekey with the new key passed by pointer: large keys are
+// then copied once, into e, rather than at every call. o does not retain
+// k.
+func (o *Order[K, V]) RekeyPtr(e *OrderEntry[K, V], k *K) {
+	if e.in != o {
+		o.Insert(e, *k)
+		return
+	}
+	pre := o.prefixOf(k)
+	if pre == e.pre && o.cmp(&e.key, k) == 0 {
+		e.key = *k
 		return
 	}
 	if o.tree != nil {
 		o.tree.Delete(e)
-		e.key, e.pre = k, pre
+		e.key, e.pre = *k, pre
 		o.tree.ReplaceOrInsert(e)
 		return
 	}
 	i, n := o.find(e), len(o.small)
-	e.key, e.pre = k, pre
+	e.key, e.pre = *k, pre
 	if i < 0 {
 		if int(e.sid) < len(o.ents) && o.ents[e.sid] == e {
 			o.ents[e.sid] = nil

@@ -82,7 +82,11 @@ func runOrder(t *testing.T, seed uint64, steps int) {
 			if old, ok := m.key[v]; ok && rng.IntN(2) == 0 {
 				k = old + rng.IntN(3) - 1 // small moves, and no move at all
 			}
-			o.Rekey(e, k)
+			if rng.IntN(2) == 0 {
+				o.Rekey(e, k)
+			} else {
+				o.RekeyPtr(e, &k) // the same notification, by pointer
+			}
 			if old, ok := m.key[v]; !ok || old != k {
 				if !ok {
 					m.seq++
