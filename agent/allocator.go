@@ -149,6 +149,8 @@ func (a LowCostAligned) Allocate(v *StageView, _ int, s plan.Stage, w berth.Inte
 		return nil, false, err
 	}
 	net := netp.p
+	// The answer is built from j.mods, never from net: hand it back.
+	defer v.Release(netp)
 	loads, err := v.PlanLoads()
 	if err != nil {
 		return nil, false, err

@@ -282,7 +282,9 @@ func yarnPlanLoads(p *plan.Plan, bufs *stepBuffers, old plan.ReservationID, cont
 		return nil, err
 	}
 	first := max(load.floor(ja), 0) // the run holding ja
-	out := &profile{end: contract.End}
+	// At most one breakpoint more than the runs read: one allocation.
+	n := len(load.ts) - first + 1
+	out := &profile{end: contract.End, ts: make([]berth.Time, 0, n), rs: make([]berth.Resource, 0, n)}
 	push := func(t berth.Time, r berth.Resource) {
 		if n := len(out.ts); n > 0 && out.rs[n-1].Equal(r) {
 			return

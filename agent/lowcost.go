@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"container/heap"
 	"math"
 
 	"github.com/berthsched/berth"
@@ -42,7 +41,7 @@ type diHeap struct {
 
 func (h *diHeap) Len() int { return len(h.items) }
 func (h *diHeap) Less(i, j int) bool {
-	a, b := h.items[i], h.items[j]
+	a, b := &h.items[i], &h.items[j]
 	if c := javaDoubleCompare(a.cost, b.cost); c != 0 {
 		return c < 0
 	}
@@ -52,12 +51,59 @@ func (h *diHeap) Less(i, j int) bool {
 	return a.end > b.end
 }
 func (h *diHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *diHeap) Push(x any)    { h.items = append(h.items, x.(durationInterval)) }
-func (h *diHeap) Pop() any {
+
+// The heap operations are container/heap's, step for step (so ties pop in
+// the same order), on the typed slice: no interface boxing per push and
+// pop, the allocator's hottest loop.
+
+func (h *diHeap) init() {
+	n := len(h.items)
+	for i := n/2 - 1; i >= 0; i-- {
+		h.down(i, n)
+	}
+}
+
+func (h *diHeap) push(x durationInterval) {
+	h.items = append(h.items, x)
+	h.up(len(h.items) - 1)
+}
+
+func (h *diHeap) pop() durationInterval {
 	n := len(h.items) - 1
+	h.Swap(0, n)
+	h.down(0, n)
 	x := h.items[n]
 	h.items = h.items[:n]
 	return x
+}
+
+func (h *diHeap) up(j int) {
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.Less(j, i) {
+			break
+		}
+		h.Swap(i, j)
+		j = i
+	}
+}
+
+func (h *diHeap) down(i, n int) {
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 {
+			break
+		}
+		j := j1
+		if j2 := j1 + 1; j2 < n && h.Less(j2, j1) {
+			j = j2
+		}
+		if !h.Less(j, i) {
+			break
+		}
+		h.Swap(i, j)
+		i = j
+	}
 }
 
 // pieces calls f for the canonical pieces of the sum of the profiles in
@@ -264,6 +310,13 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 		first = sd - berth.Time(n)*j.dur
 	}
 	costs, fits := in.sweep(first, n, j.dur, j.step, j.f)
+	kept := 0
+	for _, f := range fits {
+		if f > 0 {
+			kept++
+		}
+	}
+	h.items = make([]durationInterval, 0, kept+1)
 	if in.left {
 		for k := 0; k < n; k++ {
 			if fits[k] > 0 {
@@ -279,14 +332,14 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 			}
 		}
 	}
-	heap.Init(h)
+	h.init()
 	remaining := j.gangs
 	var placed []placement
 	for rounds := 1; remaining > 0 && h.Len() > 0; rounds++ {
 		if rounds > maxBatches {
 			break
 		}
-		best := heap.Pop(h).(durationInterval)
+		best := h.pop()
 		n := min(perUnit, remaining, best.canFit)
 		remaining -= n
 		iv := berth.Interval{Start: best.start, End: best.end}
@@ -294,7 +347,7 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 		in.mods.add(iv.Start, iv.End, r)
 		placed = append(placed, placement{iv: iv, r: r})
 		if di := build(best.start); di.canFit > 0 {
-			heap.Push(h, di)
+			h.push(di)
 		}
 	}
 	if remaining > 0 {
