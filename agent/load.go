@@ -68,11 +68,11 @@ func (b *stepBuffers) job() *job {
 	if j == nil {
 		return &job{mods: newFlat(berth.MinTime, berth.MaxTime, berth.Resource{})}
 	}
-	mods, out := j.mods, j.out[:0]
+	mods, out, lc := j.mods, j.out[:0], j.lc
 	mods.ts = append(mods.ts[:0], berth.MinTime)
 	mods.rs = append(mods.rs[:0], berth.Resource{})
 	mods.end = berth.MaxTime
-	*j = job{mods: mods, out: out}
+	*j = job{mods: mods, out: out, lc: lc}
 	return j
 }
 
@@ -80,7 +80,7 @@ func (b *stepBuffers) job() *job {
 // to the stage allocators are valid only during their calls, and the
 // answer was copied out.
 func (b *stepBuffers) putJob(j *job) {
-	if b != nil && cap(j.mods.ts) <= maxKept && cap(j.out) <= maxKept {
+	if b != nil && cap(j.mods.ts) <= maxKept && cap(j.out) <= maxKept && j.lc.small() {
 		j.view, j.planLoads = nil, nil // hold no plan
 		b.jobs.Put(j)
 	}

@@ -24,6 +24,33 @@ type lowCostInput struct {
 	calc     berth.Calculator
 	smooth   int64
 	left     bool
+	// scratch holds buffers recycled across runs (nil: allocate).
+	scratch *lowCostScratch
+}
+
+// lowCostScratch is the low-cost allocator's working storage, kept in a
+// planning run's recycled state: the candidate windows, the rounds placed,
+// and the sweep's per-window costs and gang counts. Nothing returned
+// shares it.
+type lowCostScratch struct {
+	items  []durationInterval
+	placed []placement
+	costs  []float64
+	fits   []int64
+}
+
+// small reports whether the scratch is small enough to keep.
+func (s *lowCostScratch) small() bool {
+	return cap(s.items) <= maxKept && cap(s.placed) <= maxKept && cap(s.costs) <= maxKept && cap(s.fits) <= maxKept
+}
+
+// sized returns buf resized to n (its contents to be set), reusing its
+// storage when large enough.
+func sized[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	return buf[:n]
 }
 
 // durationInterval is one aligned candidate window with its cost and how
@@ -215,10 +242,16 @@ func (in *lowCostInput) canFit(s, e berth.Time, f fitter) int64 {
 // each piece cut at the windows' ends, gives every window exactly the
 // pieces, in the same order, that cost and canFit read for it alone.
 func (in *lowCostInput) sweep(first berth.Time, n int, dur, step berth.Time, f fitter) ([]float64, []int64) {
-	costs := make([]float64, n)
-	fits := make([]int64, n)
+	var costs []float64
+	var fits []int64
+	if sc := in.scratch; sc != nil {
+		sc.costs, sc.fits = sized(sc.costs, n), sized(sc.fits, n)
+		costs, fits = sc.costs, sc.fits
+	} else {
+		costs, fits = make([]float64, n), make([]int64, n)
+	}
 	for k := range fits {
-		fits[k] = math.MaxInt32
+		costs[k], fits[k] = 0, math.MaxInt32
 	}
 	if n == 0 {
 		return costs, fits
@@ -316,7 +349,14 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 			kept++
 		}
 	}
-	h.items = make([]durationInterval, 0, kept+1)
+	var placed []placement
+	if sc := in.scratch; sc != nil {
+		h.items, placed = sized(sc.items, kept+1)[:0], sc.placed[:0]
+		// Hand the (possibly grown) buffers back for the next run.
+		defer func() { sc.items, sc.placed = h.items[:0], placed[:0] }()
+	} else {
+		h.items = make([]durationInterval, 0, kept+1)
+	}
 	if in.left {
 		for k := 0; k < n; k++ {
 			if fits[k] > 0 {
@@ -334,7 +374,6 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 	}
 	h.init()
 	remaining := j.gangs
-	var placed []placement
 	for rounds := 1; remaining > 0 && h.Len() > 0; rounds++ {
 		if rounds > maxBatches {
 			break

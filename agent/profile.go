@@ -121,11 +121,14 @@ func canonical(ps []placement) []placement {
 	if len(ps) == 0 {
 		return nil
 	}
-	acc := newFlat(berth.MinTime, berth.MaxTime, berth.Resource{})
+	// Sized once: each placement adds at most two breakpoints.
+	n := 2*len(ps) + 1
+	acc := &profile{ts: make([]berth.Time, 1, n), rs: make([]berth.Resource, 1, n), end: berth.MaxTime}
+	acc.ts[0] = berth.MinTime
 	for _, p := range ps {
 		acc.add(p.iv.Start, p.iv.End, p.r)
 	}
-	var out []placement
+	out := make([]placement, 0, len(acc.ts))
 	for i := range acc.ts {
 		if acc.rs[i].IsZero() {
 			continue
@@ -135,6 +138,9 @@ func canonical(ps []placement) []placement {
 			end = acc.ts[i+1]
 		}
 		out = append(out, placement{iv: berth.Interval{Start: acc.ts[i], End: end}, r: acc.rs[i]})
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

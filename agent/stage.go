@@ -62,6 +62,8 @@ type job struct {
 	placedStart, placedEnd berth.Time
 	// out is the scratch the built-in allocators answer in.
 	out []Placement
+	// lc is the low-cost allocator's scratch (lowcost.go).
+	lc lowCostScratch
 }
 
 func (j *job) stageJob(s plan.Stage) stageJob {
