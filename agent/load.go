@@ -80,6 +80,9 @@ func (b *stepBuffers) job() *job {
 // to the stage allocators are valid only during their calls, and the
 // answer was copied out.
 func (b *stepBuffers) putJob(j *job) {
+	if j.planLoads != nil && j.view != nil {
+		j.view.release(j.planLoads)
+	}
 	if b != nil && cap(j.mods.ts) <= maxKept && cap(j.out) <= maxKept && j.lc.small() {
 		j.view, j.planLoads = nil, nil // hold no plan
 		b.jobs.Put(j)
@@ -282,9 +285,10 @@ func yarnPlanLoads(p *plan.Plan, bufs *stepBuffers, old plan.ReservationID, cont
 		return nil, err
 	}
 	first := max(load.floor(ja), 0) // the run holding ja
-	// At most one breakpoint more than the runs read: one allocation.
-	n := len(load.ts) - first + 1
-	out := &profile{end: contract.End, ts: make([]berth.Time, 0, n), rs: make([]berth.Resource, 0, n)}
+	// At most one breakpoint more than the runs read, in a recycled
+	// profile (the run hands it back).
+	out := bufs.profile(len(load.ts)-first+1, contract.End)
+	out.ts, out.rs = out.ts[:0], out.rs[:0]
 	push := func(t berth.Time, r berth.Resource) {
 		if n := len(out.ts); n > 0 && out.rs[n-1].Equal(r) {
 			return

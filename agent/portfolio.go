@@ -109,7 +109,9 @@ func (f *Portfolio) Place(p *plan.Plan, id plan.ReservationID, user string, def 
 func (f *Portfolio) compute(v planView, id plan.ReservationID, user string, def plan.Definition) ([]placement, [][]placement, error) {
 	multi := len(def.Stages) > 1
 	if multi {
-		v = &loadsMemo{planView: v}
+		m := &loadsMemo{planView: v}
+		defer m.done()
+		v = m
 	}
 	if multi && stagesValid(v, def) && hopeless(v, id, user, def, f.all[0].Options) {
 		// Some stage every placement needs has no room: no planner runs.
@@ -259,4 +261,19 @@ func (m *loadsMemo) planLoads(old plan.ReservationID, contract berth.Interval) (
 	}
 	m.old, m.contract, m.memo = old, contract, p
 	return p, nil
+}
+
+// release hands p back unless it is the memo, which the memo keeps.
+func (m *loadsMemo) release(p *profile) {
+	if p != m.memo {
+		m.planView.release(p)
+	}
+}
+
+// done hands the memo back once the decision is made.
+func (m *loadsMemo) done() {
+	if m.memo != nil {
+		m.planView.release(m.memo)
+		m.memo = nil
+	}
 }
