@@ -37,11 +37,16 @@ type lowCostScratch struct {
 	placed []placement
 	costs  []float64
 	fits   []int64
+	// acc and runs hold the canonical form of the answer, which the
+	// caller copies out (job.exported) before the next run.
+	acc  profile
+	runs []placement
 }
 
 // small reports whether the scratch is small enough to keep.
 func (s *lowCostScratch) small() bool {
-	return cap(s.items) <= maxKept && cap(s.placed) <= maxKept && cap(s.costs) <= maxKept && cap(s.fits) <= maxKept
+	return cap(s.items) <= maxKept && cap(s.placed) <= maxKept && cap(s.costs) <= maxKept && cap(s.fits) <= maxKept &&
+		cap(s.acc.ts) <= maxKept && cap(s.runs) <= maxKept
 }
 
 // sized returns buf resized to n (its contents to be set), reusing its
@@ -397,5 +402,9 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 	}
 	// YARN returns its allocation series' intervals: adjacent windows with
 	// equal amounts merge.
+	if sc := in.scratch; sc != nil {
+		sc.runs = canonicalInto(sc.runs, &sc.acc, placed)
+		return sc.runs, true
+	}
 	return canonical(placed), true
 }
