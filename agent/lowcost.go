@@ -145,6 +145,11 @@ func pieces(s, e berth.Time, sign int64, a, b *profile, f func(s, e berth.Time, 
 	if s >= e {
 		return
 	}
+	if zeroOver(b, s, e) {
+		// b adds nothing here (this job's tentative load, often none in
+		// the window): read a alone. Same pieces, as a ± 0 = a.
+		b = nil
+	}
 	ca, cb := newCursor(a, s), newCursor(b, s)
 	cur := s
 	var runStart berth.Time
@@ -173,6 +178,19 @@ func pieces(s, e berth.Time, sign int64, a, b *profile, f func(s, e berth.Time, 
 	if open {
 		f(runStart, e, runVal)
 	}
+}
+
+// zeroOver reports whether p is zero (or undefined) throughout [s, e).
+func zeroOver(p *profile, s, e berth.Time) bool {
+	if p == nil || p.empty() || s >= p.end {
+		return true
+	}
+	for i := max(p.floor(s), 0); i < len(p.ts) && p.ts[i] < e; i++ {
+		if !p.rs[i].IsZero() {
+			return false
+		}
+	}
+	return true
 }
 
 // cursor reads a profile at non-decreasing times, one binary search to
@@ -262,29 +280,23 @@ func (in *lowCostInput) sweep(first berth.Time, n int, dur, step berth.Time, f f
 		return costs, fits
 	}
 	last := first + berth.Time(n)*dur
-	split := func(ps, pe berth.Time, each func(k int, s, e berth.Time)) {
-		k := int((ps - first) / dur)
-		for ps < pe {
-			e := min(pe, first+berth.Time(k+1)*dur)
-			each(k, ps, e)
-			ps = e
-			k++
-		}
-	}
+	// Each piece [ps, pe) is cut at the windows' ends: window k gets its
+	// part from ps up to first + (k+1)·dur.
 	pieces(first, last, -1, in.net, in.mods, func(ps, pe berth.Time, v berth.Resource) {
 		neg := v.AnyNegative()
 		var fit int64
 		if !neg {
 			fit = f.fit(v, math.MaxInt32)
 		}
-		split(ps, pe, func(k int, s, _ berth.Time) {
+		for k := int((ps - first) / dur); ps < pe; k++ {
 			switch {
-			case neg || !in.net.holds(s):
+			case neg || !in.net.holds(ps):
 				fits[k] = 0
 			default:
 				fits[k] = min(fits[k], fit)
 			}
-		})
+			ps = min(pe, first+berth.Time(k+1)*dur)
+		}
 	})
 	// Costs only over the span of the windows that fit a gang: the others
 	// are dropped unread.
@@ -302,9 +314,11 @@ func (in *lowCostInput) sweep(first berth.Time, n int, dur, step berth.Time, f f
 	}
 	pieces(first+berth.Time(kmin)*dur, first+berth.Time(kmax+1)*dur, 1, in.loads, in.mods, func(ps, pe berth.Time, v berth.Resource) {
 		c := float64(in.calc.Ratio(v, in.capacity))
-		split(ps, pe, func(k int, s, e berth.Time) {
-			costs[k] = costs[k] + c*float64(e-s)/float64(step)
-		})
+		for k := int((ps - first) / dur); ps < pe; k++ {
+			e := min(pe, first+berth.Time(k+1)*dur)
+			costs[k] = costs[k] + c*float64(e-ps)/float64(step)
+			ps = e
+		}
 	})
 	return costs, fits
 }
