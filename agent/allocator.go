@@ -149,6 +149,8 @@ func (a LowCostAligned) Allocate(v *StageView, _ int, s plan.Stage, w berth.Inte
 		return nil, false, err
 	}
 	net := netp.p
+	// The answer is built from j.mods, never from net: hand it back.
+	defer v.Release(netp)
 	loads, err := v.PlanLoads()
 	if err != nil {
 		return nil, false, err
@@ -158,7 +160,7 @@ func (a LowCostAligned) Allocate(v *StageView, _ int, s plan.Stage, w berth.Inte
 		smooth = DefaultSmoothnessFactor
 	}
 	in := &lowCostInput{loads: loads.p, mods: j.mods, net: net, capacity: j.view.capacity(),
-		calc: j.view.calculator(), smooth: smooth, left: j.left}
+		calc: j.view.calculator(), smooth: smooth, left: j.left, scratch: &j.lc}
 	ps, ok := lowCostAligned(in, j.stageJob(s), w.Start, w.End)
 	if !ok {
 		return nil, false, nil

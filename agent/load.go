@@ -68,11 +68,11 @@ func (b *stepBuffers) job() *job {
 	if j == nil {
 		return &job{mods: newFlat(berth.MinTime, berth.MaxTime, berth.Resource{})}
 	}
-	mods, out := j.mods, j.out[:0]
+	mods, out, lc := j.mods, j.out[:0], j.lc
 	mods.ts = append(mods.ts[:0], berth.MinTime)
 	mods.rs = append(mods.rs[:0], berth.Resource{})
 	mods.end = berth.MaxTime
-	*j = job{mods: mods, out: out}
+	*j = job{mods: mods, out: out, lc: lc}
 	return j
 }
 
@@ -80,7 +80,10 @@ func (b *stepBuffers) job() *job {
 // to the stage allocators are valid only during their calls, and the
 // answer was copied out.
 func (b *stepBuffers) putJob(j *job) {
-	if b != nil && cap(j.mods.ts) <= maxKept && cap(j.out) <= maxKept {
+	if j.planLoads != nil && j.view != nil {
+		j.view.release(j.planLoads)
+	}
+	if b != nil && cap(j.mods.ts) <= maxKept && cap(j.out) <= maxKept && j.lc.small() {
 		j.view, j.planLoads = nil, nil // hold no plan
 		b.jobs.Put(j)
 	}
@@ -282,7 +285,10 @@ func yarnPlanLoads(p *plan.Plan, bufs *stepBuffers, old plan.ReservationID, cont
 		return nil, err
 	}
 	first := max(load.floor(ja), 0) // the run holding ja
-	out := &profile{end: contract.End}
+	// At most one breakpoint more than the runs read, in a recycled
+	// profile (the run hands it back).
+	out := bufs.profile(len(load.ts)-first+1, contract.End)
+	out.ts, out.rs = out.ts[:0], out.rs[:0]
 	push := func(t berth.Time, r berth.Resource) {
 		if n := len(out.ts); n > 0 && out.rs[n-1].Equal(r) {
 			return

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"container/heap"
 	"math"
 
 	"github.com/berthsched/berth"
@@ -25,6 +24,38 @@ type lowCostInput struct {
 	calc     berth.Calculator
 	smooth   int64
 	left     bool
+	// scratch holds buffers recycled across runs (nil: allocate).
+	scratch *lowCostScratch
+}
+
+// lowCostScratch is the low-cost allocator's working storage, kept in a
+// planning run's recycled state: the candidate windows, the rounds placed,
+// and the sweep's per-window costs and gang counts. Nothing returned
+// shares it.
+type lowCostScratch struct {
+	items  []durationInterval
+	placed []placement
+	costs  []float64
+	fits   []int64
+	// acc and runs hold the canonical form of the answer, which the
+	// caller copies out (job.exported) before the next run.
+	acc  profile
+	runs []placement
+}
+
+// small reports whether the scratch is small enough to keep.
+func (s *lowCostScratch) small() bool {
+	return cap(s.items) <= maxKept && cap(s.placed) <= maxKept && cap(s.costs) <= maxKept && cap(s.fits) <= maxKept &&
+		cap(s.acc.ts) <= maxKept && cap(s.runs) <= maxKept
+}
+
+// sized returns buf resized to n (its contents to be set), reusing its
+// storage when large enough.
+func sized[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	return buf[:n]
 }
 
 // durationInterval is one aligned candidate window with its cost and how
@@ -42,7 +73,7 @@ type diHeap struct {
 
 func (h *diHeap) Len() int { return len(h.items) }
 func (h *diHeap) Less(i, j int) bool {
-	a, b := h.items[i], h.items[j]
+	a, b := &h.items[i], &h.items[j]
 	if c := javaDoubleCompare(a.cost, b.cost); c != 0 {
 		return c < 0
 	}
@@ -52,12 +83,59 @@ func (h *diHeap) Less(i, j int) bool {
 	return a.end > b.end
 }
 func (h *diHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *diHeap) Push(x any)    { h.items = append(h.items, x.(durationInterval)) }
-func (h *diHeap) Pop() any {
+
+// The heap operations are container/heap's, step for step (so ties pop in
+// the same order), on the typed slice: no interface boxing per push and
+// pop, the allocator's hottest loop.
+
+func (h *diHeap) init() {
+	n := len(h.items)
+	for i := n/2 - 1; i >= 0; i-- {
+		h.down(i, n)
+	}
+}
+
+func (h *diHeap) push(x durationInterval) {
+	h.items = append(h.items, x)
+	h.up(len(h.items) - 1)
+}
+
+func (h *diHeap) pop() durationInterval {
 	n := len(h.items) - 1
+	h.Swap(0, n)
+	h.down(0, n)
 	x := h.items[n]
 	h.items = h.items[:n]
 	return x
+}
+
+func (h *diHeap) up(j int) {
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.Less(j, i) {
+			break
+		}
+		h.Swap(i, j)
+		j = i
+	}
+}
+
+func (h *diHeap) down(i, n int) {
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 {
+			break
+		}
+		j := j1
+		if j2 := j1 + 1; j2 < n && h.Less(j2, j1) {
+			j = j2
+		}
+		if !h.Less(j, i) {
+			break
+		}
+		h.Swap(i, j)
+		i = j
+	}
 }
 
 // pieces calls f for the canonical pieces of the sum of the profiles in
@@ -66,6 +144,11 @@ func (h *diHeap) Pop() any {
 func pieces(s, e berth.Time, sign int64, a, b *profile, f func(s, e berth.Time, v berth.Resource)) {
 	if s >= e {
 		return
+	}
+	if zeroOver(b, s, e) {
+		// b adds nothing here (this job's tentative load, often none in
+		// the window): read a alone. Same pieces, as a ± 0 = a.
+		b = nil
 	}
 	ca, cb := newCursor(a, s), newCursor(b, s)
 	cur := s
@@ -95,6 +178,19 @@ func pieces(s, e berth.Time, sign int64, a, b *profile, f func(s, e berth.Time, 
 	if open {
 		f(runStart, e, runVal)
 	}
+}
+
+// zeroOver reports whether p is zero (or undefined) throughout [s, e).
+func zeroOver(p *profile, s, e berth.Time) bool {
+	if p == nil || p.empty() || s >= p.end {
+		return true
+	}
+	for i := max(p.floor(s), 0); i < len(p.ts) && p.ts[i] < e; i++ {
+		if !p.rs[i].IsZero() {
+			return false
+		}
+	}
+	return true
 }
 
 // cursor reads a profile at non-decreasing times, one binary search to
@@ -169,38 +265,38 @@ func (in *lowCostInput) canFit(s, e berth.Time, f fitter) int64 {
 // each piece cut at the windows' ends, gives every window exactly the
 // pieces, in the same order, that cost and canFit read for it alone.
 func (in *lowCostInput) sweep(first berth.Time, n int, dur, step berth.Time, f fitter) ([]float64, []int64) {
-	costs := make([]float64, n)
-	fits := make([]int64, n)
+	var costs []float64
+	var fits []int64
+	if sc := in.scratch; sc != nil {
+		sc.costs, sc.fits = sized(sc.costs, n), sized(sc.fits, n)
+		costs, fits = sc.costs, sc.fits
+	} else {
+		costs, fits = make([]float64, n), make([]int64, n)
+	}
 	for k := range fits {
-		fits[k] = math.MaxInt32
+		costs[k], fits[k] = 0, math.MaxInt32
 	}
 	if n == 0 {
 		return costs, fits
 	}
 	last := first + berth.Time(n)*dur
-	split := func(ps, pe berth.Time, each func(k int, s, e berth.Time)) {
-		k := int((ps - first) / dur)
-		for ps < pe {
-			e := min(pe, first+berth.Time(k+1)*dur)
-			each(k, ps, e)
-			ps = e
-			k++
-		}
-	}
+	// Each piece [ps, pe) is cut at the windows' ends: window k gets its
+	// part from ps up to first + (k+1)·dur.
 	pieces(first, last, -1, in.net, in.mods, func(ps, pe berth.Time, v berth.Resource) {
 		neg := v.AnyNegative()
 		var fit int64
 		if !neg {
 			fit = f.fit(v, math.MaxInt32)
 		}
-		split(ps, pe, func(k int, s, _ berth.Time) {
+		for k := int((ps - first) / dur); ps < pe; k++ {
 			switch {
-			case neg || !in.net.holds(s):
+			case neg || !in.net.holds(ps):
 				fits[k] = 0
 			default:
 				fits[k] = min(fits[k], fit)
 			}
-		})
+			ps = min(pe, first+berth.Time(k+1)*dur)
+		}
 	})
 	// Costs only over the span of the windows that fit a gang: the others
 	// are dropped unread.
@@ -218,9 +314,11 @@ func (in *lowCostInput) sweep(first berth.Time, n int, dur, step berth.Time, f f
 	}
 	pieces(first+berth.Time(kmin)*dur, first+berth.Time(kmax+1)*dur, 1, in.loads, in.mods, func(ps, pe berth.Time, v berth.Resource) {
 		c := float64(in.calc.Ratio(v, in.capacity))
-		split(ps, pe, func(k int, s, e berth.Time) {
-			costs[k] = costs[k] + c*float64(e-s)/float64(step)
-		})
+		for k := int((ps - first) / dur); ps < pe; k++ {
+			e := min(pe, first+berth.Time(k+1)*dur)
+			costs[k] = costs[k] + c*float64(e-ps)/float64(step)
+			ps = e
+		}
 	})
 	return costs, fits
 }
@@ -264,6 +362,20 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 		first = sd - berth.Time(n)*j.dur
 	}
 	costs, fits := in.sweep(first, n, j.dur, j.step, j.f)
+	kept := 0
+	for _, f := range fits {
+		if f > 0 {
+			kept++
+		}
+	}
+	var placed []placement
+	if sc := in.scratch; sc != nil {
+		h.items, placed = sized(sc.items, kept+1)[:0], sc.placed[:0]
+		// Hand the (possibly grown) buffers back for the next run.
+		defer func() { sc.items, sc.placed = h.items[:0], placed[:0] }()
+	} else {
+		h.items = make([]durationInterval, 0, kept+1)
+	}
 	if in.left {
 		for k := 0; k < n; k++ {
 			if fits[k] > 0 {
@@ -279,14 +391,13 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 			}
 		}
 	}
-	heap.Init(h)
+	h.init()
 	remaining := j.gangs
-	var placed []placement
 	for rounds := 1; remaining > 0 && h.Len() > 0; rounds++ {
 		if rounds > maxBatches {
 			break
 		}
-		best := heap.Pop(h).(durationInterval)
+		best := h.pop()
 		n := min(perUnit, remaining, best.canFit)
 		remaining -= n
 		iv := berth.Interval{Start: best.start, End: best.end}
@@ -294,7 +405,7 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 		in.mods.add(iv.Start, iv.End, r)
 		placed = append(placed, placement{iv: iv, r: r})
 		if di := build(best.start); di.canFit > 0 {
-			heap.Push(h, di)
+			h.push(di)
 		}
 	}
 	if remaining > 0 {
@@ -305,5 +416,9 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 	}
 	// YARN returns its allocation series' intervals: adjacent windows with
 	// equal amounts merge.
+	if sc := in.scratch; sc != nil {
+		sc.runs = canonicalInto(sc.runs, &sc.acc, placed)
+		return sc.runs, true
+	}
 	return canonical(placed), true
 }

@@ -121,11 +121,30 @@ func canonical(ps []placement) []placement {
 	if len(ps) == 0 {
 		return nil
 	}
-	acc := newFlat(berth.MinTime, berth.MaxTime, berth.Resource{})
+	// Sized once: each placement adds at most two breakpoints.
+	n := 2*len(ps) + 1
+	acc := &profile{ts: make([]berth.Time, 0, n), rs: make([]berth.Resource, 0, n)}
+	out := canonicalInto(nil, acc, ps)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// canonicalInto is canonical with its working storage given: acc is
+// overwritten and the runs are appended to dst[:0] (nil when there is
+// nothing to return is the caller's choice).
+func canonicalInto(dst []placement, acc *profile, ps []placement) []placement {
+	acc.ts = append(acc.ts[:0], berth.MinTime)
+	acc.rs = append(acc.rs[:0], berth.Resource{})
+	acc.end = berth.MaxTime
 	for _, p := range ps {
 		acc.add(p.iv.Start, p.iv.End, p.r)
 	}
-	var out []placement
+	out := dst[:0]
+	if cap(out) == 0 {
+		out = make([]placement, 0, len(acc.ts))
+	}
 	for i := range acc.ts {
 		if acc.rs[i].IsZero() {
 			continue

@@ -25,7 +25,7 @@ type planView interface {
 	loads(old plan.ReservationID, window berth.Interval) (*profile, error)
 	// planLoads is the plan's load as YARN's IterativePlanner hands it to
 	// the low-cost allocator, over the definition's window (see
-	// yarnPlanLoads).
+	// yarnPlanLoads); the run hands it back with release.
 	planLoads(old plan.ReservationID, contract berth.Interval) (*profile, error)
 	// freeAt is the plan's capacity minus what it holds at t, the old
 	// version of the reservation added back: an upper bound of available.
@@ -62,6 +62,8 @@ type job struct {
 	placedStart, placedEnd berth.Time
 	// out is the scratch the built-in allocators answer in.
 	out []Placement
+	// lc is the low-cost allocator's scratch (lowcost.go).
+	lc lowCostScratch
 }
 
 func (j *job) stageJob(s plan.Stage) stageJob {
