@@ -164,6 +164,10 @@ func (e *StateEncoder) Float64(v float64) {
 	e.room()
 }
 
+// Float32 writes a single-precision float, as the float64 it converts to
+// exactly (read back with [StateDecoder.Float32]).
+func (e *StateEncoder) Float32(v float32) { e.Float64(float64(v)) }
+
 // String writes a string.
 func (e *StateEncoder) String(s string) {
 	e.Uvarint(uint64(len(s)))
@@ -256,6 +260,7 @@ type StateDecoder struct {
 	version uint64
 	field   string
 	err     error
+	later   error // see Defer
 	done    bool
 }
 
@@ -323,6 +328,22 @@ func (d *StateDecoder) Fail(err error) {
 
 // Err returns the first error recorded so far.
 func (d *StateDecoder) Err() error { return d.err }
+
+// Defer records err (the first one only) to be returned by Finish if, and
+// only if, the snapshot itself verifies. Owners use it for a sound snapshot
+// that cannot be restored here, typically because the host did not supply
+// a value the snapshot names (a policy, a groups provider): the owner reads
+// on to the trailer, so that a damaged snapshot is still reported as
+// damaged rather than as a missing host value.
+func (d *StateDecoder) Defer(err error) {
+	if d.later == nil {
+		d.later = err
+	}
+}
+
+// Deferred returns the error recorded by Defer, if any; an owner checks it
+// to stop building objects it cannot complete.
+func (d *StateDecoder) Deferred() error { return d.later }
 
 func truncated(err error) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
@@ -509,18 +530,33 @@ func (d *StateDecoder) Resource() Resource {
 	return NewWithExtras(mem, vc, ext...)
 }
 
+// Float32 reads a float written with [StateEncoder.Float32]; a value no
+// float32 converts to is refused as corrupt.
+func (d *StateDecoder) Float32() float32 {
+	v := d.Float64()
+	if f := float32(v); float64(f) == v || math.IsNaN(v) {
+		return f
+	}
+	d.fail(fmt.Errorf("%w: %v is not a single-precision value", ErrCorruptState, v))
+	return 0
+}
+
 // Interval reads an interval.
 func (d *StateDecoder) Interval() Interval {
 	return Interval{Start: d.Varint(), End: d.Varint()}
 }
 
 // Finish reads and verifies the trailer: the end marker, the length and the
-// checksum. It returns the first error met while decoding, or a
-// [ErrCorruptState] error if the trailer does not match. Objects restored
-// from the snapshot may be used only when it returns nil.
+// checksum. It returns the first error met while decoding, a
+// [ErrCorruptState] error if the trailer does not match, or else the error
+// recorded by [StateDecoder.Defer]. Objects restored from the snapshot may
+// be used only when it returns nil.
 func (d *StateDecoder) Finish() error {
-	if d.done || d.err != nil {
+	if d.err != nil {
 		return d.err
+	}
+	if d.done {
+		return d.later
 	}
 	d.done = true
 	d.field = "trailer"
@@ -542,5 +578,5 @@ func (d *StateDecoder) Finish() error {
 	}
 	d.br.Discard(4)
 	d.off += 4
-	return nil
+	return d.later
 }

@@ -325,3 +325,44 @@ func BenchmarkStateEncodeDecode(b *testing.B) {
 		}
 	}
 }
+
+func TestStateDeferredErrorOnlyForSoundSnapshots(t *testing.T) {
+	var buf bytes.Buffer
+	e := berth.NewStateEncoder(&buf, "test.Kind", 1)
+	e.String("host-policy")
+	e.Float32(0.1)
+	require.NoError(t, e.Finish())
+	missing := berth.InvalidField("policy", "host-policy", "not supplied")
+
+	read := func(data []byte) error {
+		d, err := berth.NewStateDecoder(bytes.NewReader(data), "test.Kind", 1)
+		if err != nil {
+			return err
+		}
+		d.Defer(missing)
+		d.Defer(errors.New("a second one is dropped"))
+		assert.Equal(t, missing, d.Deferred())
+		_ = d.String() // the damaged copy differs here; only the checksum tells
+		assert.Equal(t, float32(0.1), d.Float32())
+		return d.Finish()
+	}
+	assert.Equal(t, missing, read(buf.Bytes()), "a sound snapshot reports the deferred error")
+	bad := bytes.Clone(buf.Bytes())
+	bad[25] ^= 4 // inside the string: only the checksum can tell
+	err := read(bad)
+	assert.ErrorIs(t, err, berth.ErrCorruptState, "damage wins over the deferred error")
+	assert.NotErrorIs(t, err, berth.ErrInvalidArgument)
+}
+
+func TestStateFloat32RefusesWiderValues(t *testing.T) {
+	var buf bytes.Buffer
+	e := berth.NewStateEncoder(&buf, "test.Kind", 1)
+	e.Float64(0.1) // not a float32
+	require.NoError(t, e.Finish())
+	d, err := berth.NewStateDecoder(&buf, "test.Kind", 1)
+	require.NoError(t, err)
+	assert.Equal(t, float32(0), d.Float32())
+	err = d.Finish()
+	assert.ErrorIs(t, err, berth.ErrCorruptState)
+	assert.Contains(t, err.Error(), "not a single-precision value")
+}

@@ -178,7 +178,7 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 		e.String(q.path)
 		e.Resource(lf.currentLimit)
 		e.Resource(lf.cachedLimit)
-		e.Float64(float64(lf.usageRatio))
+		e.Float32(lf.usageRatio)
 		e.Float64(lf.activeWeights)
 		e.Float64(lf.allWeights)
 	}
@@ -241,7 +241,7 @@ func (s *Scheduler) saveConfig(e *berth.StateEncoder) {
 
 func writeCapacity(e *berth.StateEncoder, c queue.Capacity) {
 	e.Uvarint(uint64(c.Kind))
-	e.Float64(float64(c.Percent))
+	e.Float32(c.Percent)
 	e.Resource(c.Resource)
 }
 
@@ -312,30 +312,23 @@ func (s *Scheduler) saveReservationQueues(e *berth.StateEncoder) {
 		e.String(q.parent.path)
 		e.String(q.name)
 		ent := q.tq.Entitlement()
-		e.Float64(float64(ent.Capacity))
-		e.Float64(float64(ent.MaxCapacity))
+		e.Float32(ent.Capacity)
+		e.Float32(ent.MaxCapacity)
 		writeSettings(e, q.set())
 	}
 }
 
-// restorer carries a restore's decoder and the host's environment. Errors
-// about the environment (a policy or calculator the host did not supply)
-// are kept aside and reported only once the checksum has verified, so
-// that a damaged snapshot is always reported as corrupt.
+// restorer carries a restore's decoder and the host's environment. A value
+// the environment lacks (a policy, calculator, rule or groups provider the
+// snapshot names) is reported through the decoder's Defer, so a damaged
+// snapshot is still reported as corrupt.
 type restorer struct {
-	d      *berth.StateDecoder
-	env    RestoreEnv
-	envErr error
+	d   *berth.StateDecoder
+	env RestoreEnv
 }
 
 func (r *restorer) fail(format string, args ...any) {
 	r.d.Fail(fmt.Errorf("%w: "+format, append([]any{berth.ErrCorruptState}, args...)...))
-}
-
-func (r *restorer) needEnv(err error) {
-	if r.envErr == nil {
-		r.envErr = err
-	}
 }
 
 // RestoreScheduler reads a snapshot written by [Scheduler.SaveState] and
@@ -358,9 +351,6 @@ func RestoreScheduler(rd io.Reader, env RestoreEnv) (*Scheduler, error) {
 	s := r.restore()
 	if err := d.Finish(); err != nil {
 		return nil, err
-	}
-	if r.envErr != nil {
-		return nil, r.envErr
 	}
 	if s == nil {
 		// only reachable through an error already reported
@@ -387,15 +377,15 @@ func (r *restorer) restore() *Scheduler {
 	var rqs []rqueue
 	for i := 0; i < nrq && d.Err() == nil; i++ {
 		q := rqueue{plan: d.String(), name: d.String()}
-		q.ent.Capacity = r.float32()
-		q.ent.MaxCapacity = r.float32()
+		q.ent.Capacity = r.d.Float32()
+		q.ent.MaxCapacity = r.d.Float32()
 		q.st = r.readSettings()
 		rqs = append(rqs, q)
 	}
 	if d.Err() != nil {
 		return nil
 	}
-	if r.envErr != nil {
+	if r.d.Deferred() != nil {
 		// The configuration cannot be built without the host's policies:
 		// read on only to verify the checksum.
 		r.skipRest()
@@ -569,7 +559,7 @@ func (r *restorer) restore() *Scheduler {
 	for i := 0; i < nl && d.Err() == nil; i++ {
 		path := d.String()
 		cur, cached := d.Resource(), d.Resource()
-		ratio := r.float32()
+		ratio := r.d.Float32()
 		aw, tw := d.Float64(), d.Float64()
 		if d.Err() != nil {
 			return nil
@@ -759,15 +749,6 @@ func (r *restorer) index(n int, what string) int {
 	return int(min(v, uint64(max(n-1, 0))))
 }
 
-func (r *restorer) float32() float32 {
-	v := r.d.Float64()
-	if f := float32(v); float64(f) == v || math.IsNaN(v) {
-		return f
-	}
-	r.fail("%v is not a single-precision value", v)
-	return 0
-}
-
 func (r *restorer) readConfig() Config {
 	d := r.d
 	var c Config
@@ -789,7 +770,7 @@ func (r *restorer) readConfig() Config {
 	case 2:
 		c.Calculator = r.env.Calculator
 		if c.Calculator == nil {
-			r.needEnv(berth.InvalidField("calculator", nil, "the snapshot used a host calculator: RestoreEnv.Calculator is required"))
+			r.d.Defer(berth.InvalidField("calculator", nil, "the snapshot used a host calculator: RestoreEnv.Calculator is required"))
 		}
 	default:
 		r.fail("calculator tag %d", tag)
@@ -819,7 +800,7 @@ func (r *restorer) readConfig() Config {
 	if d.Bool() {
 		c.Groups = r.env.Groups
 		if c.Groups == nil {
-			r.needEnv(berth.InvalidField("groups", nil, "the snapshot's configuration had a groups provider: RestoreEnv.Groups is required"))
+			r.d.Defer(berth.InvalidField("groups", nil, "the snapshot's configuration had a groups provider: RestoreEnv.Groups is required"))
 		}
 	}
 	c.Root = r.readQueueConfig(0)
@@ -836,7 +817,7 @@ func (r *restorer) readCapacity() queue.Capacity {
 		r.fail("capacity kind %d", k)
 	}
 	c.Kind = queue.CapacityKind(k)
-	c.Percent = r.float32()
+	c.Percent = r.d.Float32()
 	c.Resource = r.d.Resource()
 	return c
 }
@@ -885,7 +866,7 @@ func (r *restorer) readSettings() QueueSettings {
 		name := d.String()
 		pol, ok := r.env.AppOrderings.Lookup(name)
 		if !ok || pol == nil {
-			r.needEnv(berth.InvalidField("app ordering policy", name, "not in RestoreEnv.AppOrderings"))
+			r.d.Defer(berth.InvalidField("app ordering policy", name, "not in RestoreEnv.AppOrderings"))
 		}
 		st.AppOrderingPolicy = pol
 	default:
@@ -905,7 +886,7 @@ func (r *restorer) readSettings() QueueSettings {
 		name := d.String()
 		pol, ok := r.env.ChildOrderings.Lookup(name)
 		if !ok || pol == nil {
-			r.needEnv(berth.InvalidField("child ordering policy", name, "not in RestoreEnv.ChildOrderings"))
+			r.d.Defer(berth.InvalidField("child ordering policy", name, "not in RestoreEnv.ChildOrderings"))
 		}
 		st.ChildOrderingPolicy = pol
 	default:

@@ -369,14 +369,13 @@ func writeQueueConfig(e *berth.StateEncoder, q *QueueConfig) {
 	e.String(q.Path)
 	e.Bool(q.Parent)
 	cres := func(c ConfigurableResource) { writeCRes(e, c) }
-	f32 := func(f float32) { e.Float64(float64(f)) }
 	writeOpt(e, q.MinResources, e.Resource)
 	writeOpt(e, q.MaxResources, cres)
 	writeOpt(e, q.MaxChildResources, cres)
 	writeOpt(e, q.MaxContainerAllocation, e.Resource)
 	writeOpt(e, q.MaxRunningApps, e.Int)
-	writeOpt(e, q.MaxAMShare, f32)
-	writeOpt(e, q.Weight, f32)
+	writeOpt(e, q.MaxAMShare, e.Float32)
+	writeOpt(e, q.Weight, e.Float32)
 	writeOpt(e, q.Policy, func(p Policy) { e.Uvarint(uint64(p)) })
 	writePolicy(e, q.SchedulingPolicy)
 	for _, a := range []*queue.ACL{q.SubmitACL, q.AdministerACL, q.AdministerReservationsACL, q.ListReservationsACL, q.SubmitReservationsACL} {
@@ -384,7 +383,7 @@ func writeQueueConfig(e *berth.StateEncoder, q *QueueConfig) {
 	}
 	writeOpt(e, q.MinSharePreemptionTimeout, e.Varint)
 	writeOpt(e, q.FairSharePreemptionTimeout, e.Varint)
-	writeOpt(e, q.FairSharePreemptionThreshold, f32)
+	writeOpt(e, q.FairSharePreemptionThreshold, e.Float32)
 	writeOpt(e, q.AllowPreemptionFrom, e.Bool)
 	e.Bool(q.Reservable)
 	e.Len(len(q.Children))
@@ -420,12 +419,12 @@ func writeAllocationFile(e *berth.StateEncoder, af *AllocationFile) {
 	e.Int(af.UserMaxAppsDefault)
 	e.Int(af.QueueMaxAppsDefault)
 	writeCRes(e, af.QueueMaxResourcesDefault)
-	e.Float64(float64(af.QueueMaxAMShareDefault))
+	e.Float32(af.QueueMaxAMShareDefault)
 	e.Uvarint(uint64(af.DefaultPolicy))
 	writePolicy(e, af.DefaultSchedulingPolicy)
 	e.Varint(af.DefaultMinSharePreemptionTimeout)
 	e.Varint(af.DefaultFairSharePreemptionTimeout)
-	e.Float64(float64(af.DefaultFairSharePreemptionThreshold))
+	e.Float32(af.DefaultFairSharePreemptionThreshold)
 	e.String(af.ReservationAgent)
 	e.String(af.ReservationPolicy)
 	e.String(af.ReservationPlanner)
@@ -438,24 +437,17 @@ func writeAllocationFile(e *berth.StateEncoder, af *AllocationFile) {
 	}
 }
 
-// restorer carries a restore's decoder and the host's environment. A
-// host rule, policy or groups provider the environment lacks is kept aside and reported only once the
-// checksum verified, so that a damaged snapshot is always reported as
-// corrupt.
+// restorer carries a restore's decoder and the host's environment. A value
+// the environment lacks (a policy, calculator, rule or groups provider the
+// snapshot names) is reported through the decoder's Defer, so a damaged
+// snapshot is still reported as corrupt.
 type restorer struct {
-	d      *berth.StateDecoder
-	env    RestoreEnv
-	envErr error
+	d   *berth.StateDecoder
+	env RestoreEnv
 }
 
 func (r *restorer) fail(format string, args ...any) {
 	r.d.Fail(fmt.Errorf(format, args...))
-}
-
-func (r *restorer) needEnv(err error) {
-	if r.envErr == nil {
-		r.envErr = err
-	}
 }
 
 // RestoreScheduler reads a snapshot written by [Scheduler.SaveState] and
@@ -479,21 +471,10 @@ func RestoreScheduler(rd io.Reader, env RestoreEnv) (*Scheduler, error) {
 	if err := d.Finish(); err != nil {
 		return nil, err
 	}
-	if r.envErr != nil {
-		return nil, r.envErr
-	}
 	if err := s.Check(); err != nil {
 		return nil, &berth.StateError{Kind: stateKind, Field: "books", Err: fmt.Errorf("%w: %w", berth.ErrCorruptState, err)}
 	}
 	return s, nil
-}
-
-func (r *restorer) float32() float32 {
-	f := r.d.Float64()
-	if float64(float32(f)) != f && !math.IsNaN(f) {
-		r.fail("%v is not a float32", f)
-	}
-	return float32(f)
 }
 
 func (r *restorer) readConfig() Config {
@@ -534,7 +515,7 @@ func (r *restorer) readConfig() Config {
 	c.Logger = r.env.Logger
 	if hadGroups {
 		if r.env.Groups == nil {
-			r.needEnv(berth.InvalidField("groups", nil, "the saved scheduler resolved groups with Config.Groups: RestoreEnv.Groups is required"))
+			r.d.Defer(berth.InvalidField("groups", nil, "the saved scheduler resolved groups with Config.Groups: RestoreEnv.Groups is required"))
 		}
 		c.Groups = r.env.Groups
 	}
@@ -559,7 +540,7 @@ func (r *restorer) readPolicy(field string) SchedulingPolicy {
 		}
 		p, err := r.env.Policies.Resolve(field, name)
 		if err != nil {
-			r.needEnv(berth.InvalidField(field, name, "the host's scheduling policy is not in RestoreEnv.Policies: "+err.Error()))
+			r.d.Defer(berth.InvalidField(field, name, "the host's scheduling policy is not in RestoreEnv.Policies: "+err.Error()))
 			return builtinPolicy{PolicyFair}
 		}
 		return p
@@ -606,8 +587,8 @@ func (r *restorer) readQueueConfig(depth int) QueueConfig {
 	q.MaxChildResources = readOpt(d, r.readCRes)
 	q.MaxContainerAllocation = readOpt(d, d.Resource)
 	q.MaxRunningApps = readOpt(d, d.Int)
-	q.MaxAMShare = readOpt(d, r.float32)
-	q.Weight = readOpt(d, r.float32)
+	q.MaxAMShare = readOpt(d, d.Float32)
+	q.Weight = readOpt(d, d.Float32)
 	q.Policy = readOpt(d, func() Policy { return Policy(d.Uvarint()) })
 	q.SchedulingPolicy = r.readPolicy("allocations.queue[" + q.Path + "].schedulingPolicy")
 	q.SubmitACL = queue.ReadACL(d)
@@ -617,7 +598,7 @@ func (r *restorer) readQueueConfig(depth int) QueueConfig {
 	q.SubmitReservationsACL = queue.ReadACL(d)
 	q.MinSharePreemptionTimeout = readOpt(d, d.Varint)
 	q.FairSharePreemptionTimeout = readOpt(d, d.Varint)
-	q.FairSharePreemptionThreshold = readOpt(d, r.float32)
+	q.FairSharePreemptionThreshold = readOpt(d, d.Float32)
 	q.AllowPreemptionFrom = readOpt(d, d.Bool)
 	q.Reservable = d.Bool()
 	n := d.Len(maxStateItems)
@@ -642,7 +623,7 @@ func (r *restorer) readRule(depth int) PlacementRule {
 		if d.Err() == nil {
 			rule, err := r.env.Rules.Resolve("allocations.queuePlacementPolicy.rule", name)
 			if err != nil {
-				r.needEnv(berth.InvalidField("allocations.queuePlacementPolicy.rule", name, "the host's placement rule is not in RestoreEnv.Rules: "+err.Error()))
+				r.d.Defer(berth.InvalidField("allocations.queuePlacementPolicy.rule", name, "the host's placement rule is not in RestoreEnv.Rules: "+err.Error()))
 			}
 			pr.Custom = rule
 		}
@@ -669,12 +650,12 @@ func (r *restorer) readAllocationFile() *AllocationFile {
 	af.UserMaxAppsDefault = d.Int()
 	af.QueueMaxAppsDefault = d.Int()
 	af.QueueMaxResourcesDefault = r.readCRes()
-	af.QueueMaxAMShareDefault = r.float32()
+	af.QueueMaxAMShareDefault = r.d.Float32()
 	af.DefaultPolicy = Policy(d.Uvarint())
 	af.DefaultSchedulingPolicy = r.readPolicy("allocations.defaultQueueSchedulingPolicy")
 	af.DefaultMinSharePreemptionTimeout = d.Varint()
 	af.DefaultFairSharePreemptionTimeout = d.Varint()
-	af.DefaultFairSharePreemptionThreshold = r.float32()
+	af.DefaultFairSharePreemptionThreshold = r.d.Float32()
 	af.ReservationAgent = d.String()
 	af.ReservationPolicy = d.String()
 	af.ReservationPlanner = d.String()
