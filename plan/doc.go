@@ -189,10 +189,16 @@
 //     kept exactly, computed without int64 overflow.
 //   - [Allocation.Compare] breaks ties on the whole id, so distinct
 //     reservations never compare equal (YARN's TreeSet collapses them).
-//   - [System.Delete] and [System.ArchiveCompleted] forget the id's queue,
-//     so deleting twice fails in validation (berth.ErrNotFound) rather than
-//     in the plan (§18 item 17); a submission reusing an id of another
-//     queue is berth.ErrConflict.
+//   - The queue of a reservation id ([System.QueueOf]) is the plan holding
+//     it: YARN keeps a map from id to queue that is never emptied, so ids
+//     deleted, archived (by the plan follower too) or replanned away stay
+//     in it, and the map grows with every reservation ever submitted. In
+//     Berth an id its plan removed, whoever removed it, has no queue:
+//     deleting twice fails in validation (berth.ErrNotFound) rather than in
+//     the plan (§18 item 17), and the id may be submitted again to any
+//     queue. A submission reusing an id another queue holds, or is placing
+//     at that moment, is berth.ErrConflict. YARN's answer that an id's
+//     queue has no plan cannot arise, since plans are never removed.
 //   - The span an allocation adds to its user's active-reservation count
 //     is computed once, at acceptance, and removed as booked; YARN
 //     recomputes it on removal against the capacity of that moment.

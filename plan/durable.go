@@ -21,8 +21,14 @@ const (
 	SystemStateKind = "plan.System"
 	// PlanStateKind is the kind of the snapshot [Plan.SaveState] writes.
 	PlanStateKind = "plan.Plan"
-	// stateVersion is the body version of both kinds.
+	// stateVersion is the body version of plan.Plan snapshots.
 	stateVersion = 1
+	// systemStateVersion is the body version of plan.System snapshots.
+	// Version 1 also held a map from reservation id to queue, which could
+	// keep ids their plan had removed; version 2 has none (the plans say
+	// which queue holds an id), and a version 1 map is checked and
+	// dropped on restore.
+	systemStateVersion = 2
 	// maxStateCount bounds a count of plans, allocations, ids or stages
 	// read from a snapshot, so that a corrupt count fails fast.
 	maxStateCount = 1 << 28
@@ -164,10 +170,8 @@ func (p *Plan) SaveState(w io.Writer) error {
 // "plan.System" (see "Durable state" in the package documentation). It
 // holds the system's read lock and the read locks of all its plans for the
 // whole write, so the snapshot is a consistent cut of every plan and of
-// the id counter and queue map. A call in flight on another goroutine is
-// either wholly in the snapshot or not at all, except a submission or an
-// archival between its plan change and its queue-map update; hosts that
-// journal their calls serialize them and never see that.
+// the id counter. A call in flight on another goroutine is either wholly
+// in the snapshot or not at all.
 func (s *System) SaveState(w io.Writer) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -186,23 +190,12 @@ func (s *System) SaveState(w io.Writer) error {
 			p.mu.RUnlock()
 		}
 	}()
-	ids := make([]ReservationID, 0, len(s.queues))
-	for id := range s.queues {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, ReservationID.Compare)
-
-	e := berth.NewStateEncoder(w, SystemStateKind, stateVersion)
+	e := berth.NewStateEncoder(w, SystemStateKind, systemStateVersion)
 	e.Varint(s.cfg.ClusterTimestamp)
 	e.Varint(s.seq)
 	e.Len(len(plans))
 	for _, p := range plans {
 		p.encodeLocked(e)
-	}
-	e.Len(len(ids))
-	for _, id := range ids {
-		encodeID(e, id)
-		e.String(s.queues[id])
 	}
 	return e.Finish()
 }
@@ -304,14 +297,15 @@ func RestorePlan(r io.Reader, env RestoreEnv) (*Plan, error) {
 }
 
 // RestoreSystem reads a snapshot written by [System.SaveState] and returns
-// the system it holds: its cluster timestamp and id counter, the queue of
-// every known reservation id, and every plan with its allocations
-// (acceptance times included) and indexes rebuilt, with the Go values env
-// supplies. It returns a system only when the whole snapshot was read and
-// verified; errors are as for [RestorePlan], plus berth.ErrCorruptState for
-// a reservation id mapped to a queue without a plan.
+// the system it holds: its cluster timestamp and id counter, and every
+// plan with its allocations (acceptance times included) and indexes
+// rebuilt, with the Go values env supplies. It returns a system only when
+// the whole snapshot was read and verified; errors are as for
+// [RestorePlan], plus, for a snapshot of body version 1,
+// berth.ErrCorruptState for a reservation id mapped to a queue without a
+// plan.
 func RestoreSystem(r io.Reader, env RestoreEnv) (*System, error) {
-	d, err := berth.NewStateDecoder(r, SystemStateKind, stateVersion)
+	d, err := berth.NewStateDecoder(r, SystemStateKind, systemStateVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -340,6 +334,12 @@ func RestoreSystem(r io.Reader, env RestoreEnv) (*System, error) {
 		prev = p.cfg.Queue
 		s.plans[p.cfg.Queue] = p
 	}
+	if d.Version() >= 2 {
+		if err := d.Finish(); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 	d.Field("queues")
 	n = d.Len(maxStateCount)
 	var last ReservationID
@@ -357,7 +357,6 @@ func RestoreSystem(r io.Reader, env RestoreEnv) (*System, error) {
 			d.Fail(fmt.Errorf("reservation %v mapped to queue %q, which has no plan", id, q))
 		}
 		last = id
-		s.queues[id] = q
 	}
 	if err := d.Finish(); err != nil {
 		return nil, err

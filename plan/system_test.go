@@ -350,3 +350,79 @@ func TestSubmissionRequestJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"reservations":[]}`, string(b))
 }
+
+// TestSystemForgetsWhatItsPlansRemove: the queue of an id is the plan
+// holding it, so an id removed by its plan directly (the plan follower
+// archives, a replanner deletes) has no queue any more and can be used
+// again in another queue; the system keeps nothing per removed id (YARN's
+// map from id to queue keeps every id ever submitted).
+func TestSystemForgetsWhatItsPlansRemove(t *testing.T) {
+	s := testSystem(t)
+	a, _ := s.Plan("a")
+	ids := a.All()
+	require.GreaterOrEqual(t, len(ids), 3)
+	for _, al := range ids {
+		q, ok := s.QueueOf(al.ID)
+		require.True(t, ok)
+		require.Equal(t, "a", q)
+	}
+
+	deleted := ids[0].ID
+	require.NoError(t, a.DeleteReservation(deleted))
+	_, ok := s.QueueOf(deleted)
+	assert.False(t, ok, "deleted through the plan")
+	_, err := s.ValidateDelete(DeleteRequest{ID: deleted})
+	assert.ErrorIs(t, err, berth.ErrNotFound)
+
+	archived, err := a.ArchiveCompleted(berth.MaxTime)
+	require.NoError(t, err)
+	require.NotEmpty(t, archived)
+	for _, id := range archived {
+		_, ok := s.QueueOf(id)
+		assert.False(t, ok, "archived through the plan: %v", id)
+	}
+	assert.Empty(t, s.claims, "no submission in flight, nothing held per id")
+
+	// The removed id may now go to the other queue; one still held may not.
+	def := simpleDef(10, 100, 5, 0)
+	require.NoError(t, s.Submit(SubmissionRequest{Queue: "b", ID: deleted, Definition: &def, User: "u0"}))
+	q, ok := s.QueueOf(deleted)
+	assert.True(t, ok)
+	assert.Equal(t, "b", q)
+	err = s.Submit(SubmissionRequest{Queue: "a", ID: deleted, Definition: &def, User: "u0"})
+	assert.ErrorIs(t, err, berth.ErrConflict)
+}
+
+// TestSystemClaimsOneQueuePerID: submissions of one id to two queues at
+// once place it in one queue at most, and leave no claim behind.
+func TestSystemClaimsOneQueuePerID(t *testing.T) {
+	for round := 0; round < 50; round++ {
+		s := testSystem(t)
+		id := s.NewReservationID()
+		def := simpleDef(10, 100, 5, 0)
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for w := range errs {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				errs[w] = s.Submit(SubmissionRequest{Queue: []string{"a", "b"}[w%2], ID: id, Definition: &def, User: "u0"})
+			}(w)
+		}
+		wg.Wait()
+		held := 0
+		for _, q := range []string{"a", "b"} {
+			p, _ := s.Plan(q)
+			if _, ok := p.Reservation(id); ok {
+				held++
+			}
+		}
+		assert.Equal(t, 1, held, "round %d: %v", round, errs)
+		for _, err := range errs {
+			if err != nil {
+				assert.ErrorIs(t, err, berth.ErrConflict)
+			}
+		}
+		assert.Empty(t, s.claims)
+	}
+}
