@@ -176,6 +176,16 @@
 // and at the ends of the horizon, where few requests reach. The portfolio
 // decides there exactly as the late greedy agent.
 //
+// The bound itself is close to what placements can reach on W2-hot: the
+// same LeastWaste given the requests sorted by arrival reserves 98.2 % of
+// it, and 97.3 % given the largest areas first
+// (TestBoundNearlyReachedOffline). An agent must take requests in the
+// stream's order, where each placement lands among others at random times;
+// the 3 % between 95 % and those figures is the price of that order, and
+// further candidates (every block flush with a change of load, splitting a
+// stage of many gangs into best-fitting pieces, preferring blocks that
+// rest against load ending or starting) moved it by less than 1 %.
+//
 // # Durable state
 //
 // Agents keep no state between calls (their scratch buffers hold nothing

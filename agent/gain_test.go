@@ -1,6 +1,8 @@
 package agent_test
 
 import (
+	"cmp"
+	"slices"
 	"testing"
 
 	"github.com/berthsched/berth/agent"
@@ -90,6 +92,42 @@ func TestAgentGain(t *testing.T) {
 				b := got["portfolio"].Bound.Ratio(got["portfolio"].Offered)
 				assert.Less(t, b.Memory, 1.10*best.Memory)
 			}
+		})
+	}
+}
+
+// TestBoundNearlyReachedOffline shows the W2-hot bound is not loose: the
+// same least-waste agent, given W2-hot's requests sorted by arrival (which
+// no online agent may ask for, requests come in the stream's order),
+// reserves 98.2 % of the bound, and 97.3 % with the largest areas first.
+// What LeastWaste misses of the bound in the stream's own order (95 %) is
+// the cost of deciding in that order, not slack in the bound. Under -race
+// or -short it runs the first 2,500 requests (95.8 % and 94.2 %).
+func TestBoundNearlyReachedOffline(t *testing.T) {
+	n, want := 10000, map[string]float64{"arrival": 0.98, "largest-first": 0.97}
+	if testing.Short() || raceEnabled {
+		n, want = 2500, map[string]float64{"arrival": 0.955, "largest-first": 0.94}
+	}
+	area := func(r agent.Request) int64 {
+		s := r.Definition.Stages[0]
+		return int64(s.Duration) * int64(s.Containers)
+	}
+	orders := map[string]func(a, b agent.Request) int{
+		"arrival":       func(a, b agent.Request) int { return cmp.Compare(a.Definition.Arrival, b.Definition.Arrival) },
+		"largest-first": func(a, b agent.Request) int { return cmp.Compare(area(b), area(a)) },
+	}
+	for _, name := range []string{"arrival", "largest-first"} {
+		t.Run(name, func(t *testing.T) {
+			stream := w2HotStream(t, n)
+			slices.SortStableFunc(stream[0].Requests, orders[name])
+			lw, err := agent.NewLeastWaste(agent.DefaultOptions(), agent.DefaultWasteOptions())
+			require.NoError(t, err)
+			r, err := agent.Measure(lw, stream, nil)
+			require.NoError(t, err)
+			got := r.Reserved.Memory / r.Bound.Memory
+			t.Logf("%s order: %d accepted, %.2f %% of the bound", name, r.Accepted, 100*got)
+			assert.GreaterOrEqual(t, got, want[name])
+			assert.LessOrEqual(t, got, 1+1e-9)
 		})
 	}
 }
