@@ -56,6 +56,7 @@ func run(w io.Writer) error {
 		{"6. Preemption: a starved queue takes back its guarantee (package preempt)", stepPreemption},
 		{"7. Observing decisions: typed events as metrics (packages queue, capacity)", stepObserve},
 		{"8. Durable state: save, restore, carry on identically (packages berth, capacity)", stepDurable},
+		{"9. A better agent: more of the area asked than YARN's, against a bound (package agent)", stepAgents},
 	} {
 		fmt.Fprintf(w, "== %s\n\n", s.title)
 		if err := s.fn(w); err != nil {

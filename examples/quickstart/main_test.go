@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,4 +45,20 @@ func TestTour(t *testing.T) {
 	} {
 		assert.Contains(t, got, want)
 	}
+}
+
+// TestTourAgents checks step 9's claim from its own figures: LeastWaste
+// reserves more of the area asked than the best of YARN's agents, and no
+// more than the bound.
+func TestTourAgents(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, stepAgents(&out))
+	i := strings.Index(out.String(), "LeastWaste reserves ")
+	require.GreaterOrEqual(t, i, 0, out.String())
+	var gain, ofBound float64
+	_, err := fmt.Sscanf(out.String()[i:], "LeastWaste reserves %f %% more area than the best of YARN's agents, %f %% of the bound", &gain, &ofBound)
+	require.NoError(t, err)
+	assert.Greater(t, gain, 5.0)
+	assert.LessOrEqual(t, ofBound, 100.0)
+	assert.Contains(t, out.String(), "120 requests over 12 h to a plan of 32 containers")
 }
