@@ -33,7 +33,7 @@ func (s *Scheduler) userUsage(q *qnode, u *user, delta berth.Resource) {
 	}
 	var r float32
 	if !s.cluster.IsZero() {
-		r = s.rc.Divide(s.cluster, u.used, s.cluster)
+		r = s.divide(u.used, s.cluster)
 	}
 	lf.usageRatio += r - u.ratio
 	u.ratio = r
@@ -84,13 +84,13 @@ func (s *Scheduler) userActiveApp(q *qnode, u *user, d int) {
 // divCeilF is YARN's divideAndCeil(rc, resource, float).
 func (s *Scheduler) divCeilF(r berth.Resource, by float64) berth.Resource {
 	if by == 0 {
-		if _, ok := s.rc.(berth.MemoryCalculator); ok {
+		if s.mem {
 			return berth.FromMemory(0)
 		}
 		return berth.Resource{}
 	}
 	f := func(v int64) int64 { return int64(math.Ceil(float64(v) / by)) }
-	if _, ok := s.rc.(berth.MemoryCalculator); ok {
+	if s.mem {
 		return berth.FromMemory(f(r.Memory))
 	}
 	out := berth.New(f(r.Memory), f(r.VCores))
@@ -133,28 +133,27 @@ func (s *Scheduler) userLimit(q *qnode, u *user) berth.Resource {
 // leafUserLimit is userLimit before the user's weight is applied.
 func (s *Scheduler) leafUserLimit(q *qnode) berth.Resource {
 	lf, rc, cl, minA := q.leaf, s.rc, s.cluster, s.cfg.MinAllocation
-	queueCap := berth.Max(rc, cl, q.effMin, minA)
+	queueCap := s.rmax(q.effMin, minA)
 	consumed := rc.MultiplyAndNormalizeUp(cl, float64(lf.usageRatio), minA)
 	current := queueCap
-	if !berth.LessThan(rc, cl, consumed, queueCap) {
+	if s.cmp(&consumed, &queueCap) >= 0 {
 		current = consumed.Add(minA)
 	}
 	activeTerm := s.divCeilF(lf.activeUsed.Add(minA), lf.activeWeights)
 	pctTerm := rc.DivideAndCeil(current.Mul(lf.ulPct), 100)
-	ul := berth.Max(rc, cl, activeTerm, pctTerm)
+	ul := s.rmax(activeTerm, pctTerm)
 	maxUL := queueCap.Mul(lf.ulf)
-	return rc.RoundUp(berth.Min(rc, cl, ul, maxUL), minA)
+	return rc.RoundUp(s.rmin(ul, maxUL), minA)
 }
 
 // headroom is what the application is told it may still get: the smaller
 // of the user's and the queue's room, within the free cluster.
 func (s *Scheduler) headroom(q *qnode, u *user, ul berth.Resource) berth.Resource {
-	rc, cl := s.rc, s.cluster
 	h := berth.ComponentwiseMin(ul.SubNonNegative(u.used), q.leaf.cachedLimit.SubNonNegative(q.used))
-	h = rc.RoundDown(h, s.cfg.MinAllocation)
+	h = s.roundDown(h, s.cfg.MinAllocation)
 	// YARN subtracts plainly; clamping keeps a headroom from going negative
 	// when vcores are over-committed (memory calculator) or nodes left.
-	return berth.Min(rc, cl, cl.SubNonNegative(s.root.used), h)
+	return s.rmin(s.cluster.SubNonNegative(s.root.used), h)
 }
 
 // amLimit is the queue's AM resource limit on the default partition.

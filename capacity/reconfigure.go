@@ -28,7 +28,8 @@ func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
 		return Change{}, keyError(err)
 	}
 	global := !globalEqual(s.cfg, cfg)
-	s.cfg, s.rc = cfg, cfg.Calculator
+	s.cfg = cfg
+	s.setCalc(cfg.Calculator)
 	s.syncTree()
 	for _, q := range s.byPath {
 		if lf := q.leaf; lf != nil && lf.sched.Len() > 0 {

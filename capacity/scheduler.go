@@ -24,6 +24,7 @@ type Scheduler struct {
 	clock berth.Clock
 	cfg   Config
 	rc    berth.Calculator
+	mem   bool // rc is the memory calculator (calc.go)
 
 	tree   *qtree
 	root   *qnode
@@ -80,10 +81,11 @@ func New(cfg Config, clock berth.Clock) (*Scheduler, error) {
 		return nil, err
 	}
 	s := &Scheduler{tree: tree, sortFan: smallFan,
-		clock: clock, cfg: cfg, rc: cfg.Calculator,
+		clock: clock, cfg: cfg,
 		nodes: map[string]*node{}, apps: map[string]*app{},
 		resvByID: map[ContainerID]*reservation{},
 	}
+	s.setCalc(cfg.Calculator)
 	s.syncTree()
 	s.clusterChanged()
 	return s, nil

@@ -252,16 +252,16 @@ func (s *Scheduler) refreshLimits(q *qnode, limit berth.Resource) {
 // give plus what the child holds, capped by the child's maximum.
 func (s *Scheduler) childLimit(p, c *qnode, parentLimit berth.Resource) berth.Resource {
 	l := parentLimit.Sub(p.used).Add(c.used)
-	l = berth.Min(s.rc, s.cluster, l, c.effMaxDown)
-	return s.rc.RoundDown(l, s.cfg.MinAllocation)
+	l = s.rmin(l, c.effMaxDown)
+	return s.roundDown(l, s.cfg.MinAllocation)
 }
 
 func (s *Scheduler) refreshUsedCap(q *qnode) {
 	if s.cluster.IsZero() {
 		q.usedCap, q.absUsedCap = 0, 0
 	} else {
-		q.usedCap = s.rc.Divide(s.cluster, q.used, berth.Max(s.rc, s.cluster, q.effMin, s.cfg.MinAllocation))
-		q.absUsedCap = s.rc.Divide(s.cluster, q.used, s.cluster)
+		q.usedCap = s.divide(q.used, s.rmax(q.effMin, s.cfg.MinAllocation))
+		q.absUsedCap = s.divide(q.used, s.cluster)
 	}
 	s.rekeyChild(q)
 }
