@@ -216,7 +216,7 @@ func (s *Scheduler) startApp(q *qnode, a *app) {
 	lf.amUsed = lf.amUsed.Add(a.amRes)
 	u.amUsed = u.amUsed.Add(a.amRes)
 	s.accountUser(q, u, queue.Delta{PendingApps: -1, ActiveApps: 1})
-	s.addPending(q, u.name, a.pending)
+	s.addPending(q, u, a.pending)
 	s.syncSched(a)
 }
 

@@ -16,6 +16,7 @@ import (
 func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushAccounts() // the tree's accounting is read below
 	cfg = cfg.clone()
 	if err := cfg.validateGlobal(); err != nil {
 		return Change{}, err

@@ -34,6 +34,7 @@ func (s *Scheduler) planQueue(name string) (*qnode, error) {
 func (s *Scheduler) AddReservationQueue(plan, reservationID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushAccounts() // the tree's accounting is read below
 	p, err := s.planQueue(plan)
 	if err != nil {
 		return err
@@ -98,6 +99,7 @@ func (s *Scheduler) mirrorRemoved(q *qnode) {
 func (s *Scheduler) RemoveReservationQueue(reservationID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushAccounts() // the tree's accounting is read below
 	q, err := s.lookupQueue(reservationID)
 	if err != nil {
 		return err
@@ -124,6 +126,7 @@ func (s *Scheduler) RemoveReservationQueue(reservationID string) error {
 func (s *Scheduler) SetEntitlement(queueName string, e Entitlement) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushAccounts() // the tree's accounting is read below
 	q, err := s.lookupQueue(queueName)
 	if err != nil {
 		return err

@@ -54,6 +54,10 @@ type Scheduler struct {
 	// instead of growing a slice of large values step by step.
 	allocBuf []Allocation
 
+	// users whose allocations the tree's accounting has not been charged
+	// yet (deferAccount)
+	acctDirty []dirtyAcct
+
 	// tests: sort children on every visit, as YARN does (the reference
 	// the kept orders of order.go are checked against)
 	sortWalk bool
@@ -442,7 +446,7 @@ func (s *Scheduler) detach(a *app) {
 		if a.inSched {
 			schedRemove(q, a)
 		}
-		s.addPending(q, u.name, a.pending.Neg())
+		s.addPending(q, u, a.pending.Neg())
 		lf.numActive--
 		lf.amUsed = lf.amUsed.Sub(a.amRes)
 		u.amUsed = u.amUsed.Sub(a.amRes)
@@ -578,7 +582,7 @@ func (s *Scheduler) setPending(a *app, p berth.Resource) {
 	delta := p.Sub(a.pending)
 	a.pending = p
 	if a.state == appActive && !delta.IsZero() {
-		s.addPending(a.q, a.userName, delta)
+		s.addPending(a.q, a.u, delta)
 	}
 	now := a.hasPending()
 	if was != now {

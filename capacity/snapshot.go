@@ -84,6 +84,7 @@ type Snapshot struct {
 func (s *Scheduler) Snapshot() *Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushAccounts() // the tree's accounting is read below
 	out := &Snapshot{Time: s.clock.Now(), Cluster: s.cluster}
 	out.Queues = queue.SnapshotWith(s.tree, func(tq *tqueue) QueueInfo {
 		q := s.byTQ[tq]
@@ -180,6 +181,7 @@ func (s *Scheduler) KillReservation(id ContainerID) error {
 func (s *Scheduler) Check() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushAccounts() // the tree's accounting is read below
 	if s.bug != nil {
 		return s.bug
 	}

@@ -87,6 +87,9 @@ type user struct {
 	ulVal      berth.Resource // weighted user limit, valid while ulGen == the leaf's (userLimit)
 	ulGen      uint64
 	ref        queue.UserRef[QueueSettings] // u's entries in the shared tree (accountUser)
+	// What the tree's accounting has not been charged yet (deferAccount).
+	acct      queue.Delta
+	acctDirty bool
 }
 
 // syncTree rebuilds the mirror from the tree, reusing the qnode (and so the
@@ -289,8 +292,8 @@ func (s *Scheduler) chargeMirror(q *qnode, u *user, delta berth.Resource, res bo
 	}
 }
 
-// addPending adds delta to the outstanding demand of leaf q for userName.
-func (s *Scheduler) addPending(q *qnode, userName string, delta berth.Resource) {
+// addPending adds delta to the outstanding demand of leaf q for u.
+func (s *Scheduler) addPending(q *qnode, u *user, delta berth.Resource) {
 	for n := q; n != nil; n = n.parent {
 		n.pending = n.pending.Add(delta)
 	}
@@ -299,23 +302,26 @@ func (s *Scheduler) addPending(q *qnode, userName string, delta berth.Resource) 
 		s.pendDelta = s.pendDelta.Add(delta)
 		return
 	}
-	s.account(q, userName, queue.Delta{Pending: delta})
+	s.accountUser(q, u, queue.Delta{Pending: delta})
 }
 
-// account charges the tree; an error there means the mirror and the tree
-// disagree, which is a bug: it is kept for Check to report.
-func (s *Scheduler) account(q *qnode, userName string, d queue.Delta) {
-	s.accountRef(q, userName, nil, d)
-}
-
-// accountUser is account for u, a user of leaf q, through u's UserRef:
-// the tree skips its per-level user lookups on every container.
+// accountUser charges d, a change for u, a user of leaf q, to the tree's
+// accounting: resource amounts are deferred (deferAccount); a change of
+// application counts first charges what was deferred, then itself.
 func (s *Scheduler) accountUser(q *qnode, u *user, d queue.Delta) {
-	s.accountRef(q, u.name, &u.ref, d)
+	if d.PendingApps == 0 && d.ActiveApps == 0 {
+		s.deferAccount(q, u, d)
+		return
+	}
+	s.flushAccounts()
+	s.updateTree(q, u, d)
 }
 
-func (s *Scheduler) accountRef(q *qnode, userName string, ref *queue.UserRef[QueueSettings], d queue.Delta) {
-	if err := q.tq.UpdateRef(ref, userName, d); err != nil && s.bug == nil {
+// updateTree charges the tree through u's UserRef (the tree skips its
+// per-level user lookups); an error there means the mirror and the tree
+// disagree, which is a bug: it is kept for Check to report.
+func (s *Scheduler) updateTree(q *qnode, u *user, d queue.Delta) {
+	if err := q.tq.UpdateRef(&u.ref, u.name, d); err != nil && s.bug == nil {
 		s.bug = fmt.Errorf("capacity: queue accounting of %s: %w", q.path, err)
 	}
 }
@@ -408,4 +414,48 @@ func sortedUsers(lf *leafState) []*user {
 		out = append(out, lf.users[n])
 	}
 	return out
+}
+
+// dirtyAcct is a user of leaf q with changes the tree has not been
+// charged yet.
+type dirtyAcct struct {
+	q *qnode
+	u *user
+}
+
+// deferAccount records a change of u's used, pending or reserved
+// resources for the tree's accounting without charging it yet. The
+// scheduler decides from its own mirror (qnode, user); the tree's
+// accounting is read only by the tree's own checks and by Snapshot, Check,
+// Reconfigure and the reservation-queue calls, which charge what was
+// deferred first (flushAccounts), as does any change of application
+// counts. Between two such moments the changes of a user are summed, so a
+// user given many containers costs one tree update instead of one per
+// container and level.
+func (s *Scheduler) deferAccount(q *qnode, u *user, d queue.Delta) {
+	if !u.acctDirty {
+		u.acctDirty = true
+		s.acctDirty = append(s.acctDirty, dirtyAcct{q: q, u: u})
+	}
+	u.acct.Used = u.acct.Used.Add(d.Used)
+	u.acct.Pending = u.acct.Pending.Add(d.Pending)
+	u.acct.Reserved = u.acct.Reserved.Add(d.Reserved)
+}
+
+// flushAccounts charges the tree with every deferred change, users in the
+// order of their first deferred change.
+func (s *Scheduler) flushAccounts() {
+	if len(s.acctDirty) == 0 {
+		return
+	}
+	for i, e := range s.acctDirty {
+		u := e.u
+		d := u.acct
+		u.acct, u.acctDirty = queue.Delta{}, false
+		s.acctDirty[i] = dirtyAcct{}
+		if !d.IsZero() {
+			s.updateTree(e.q, u, d)
+		}
+	}
+	s.acctDirty = s.acctDirty[:0]
 }
