@@ -87,3 +87,35 @@ func (s *Scheduler) available(avail, req berth.Resource) int64 {
 func (s *Scheduler) availableAny(avail, req *berth.Resource) int64 {
 	return s.rc.AvailableContainers(*avail, *req)
 }
+
+// roundUp is s.rc.RoundUp(r, step).
+func (s *Scheduler) roundUp(r, step berth.Resource) berth.Resource {
+	if s.mem {
+		return berth.MemoryCalculator{}.RoundUp(r, step)
+	}
+	return s.rc.RoundUp(r, step)
+}
+
+// divideAndCeil is s.rc.DivideAndCeil(r, n).
+func (s *Scheduler) divideAndCeil(r berth.Resource, n int64) berth.Resource {
+	if s.mem {
+		return berth.MemoryCalculator{}.DivideAndCeil(r, n)
+	}
+	return s.rc.DivideAndCeil(r, n)
+}
+
+// mulNormUp is s.rc.MultiplyAndNormalizeUp(r, by, step).
+func (s *Scheduler) mulNormUp(r berth.Resource, by float64, step berth.Resource) berth.Resource {
+	if s.mem {
+		return berth.MemoryCalculator{}.MultiplyAndNormalizeUp(r, by, step)
+	}
+	return s.rc.MultiplyAndNormalizeUp(r, by, step)
+}
+
+// mulNormDown is s.rc.MultiplyAndNormalizeDown(r, by, step).
+func (s *Scheduler) mulNormDown(r berth.Resource, by float64, step berth.Resource) berth.Resource {
+	if s.mem {
+		return berth.MemoryCalculator{}.MultiplyAndNormalizeDown(r, by, step)
+	}
+	return s.rc.MultiplyAndNormalizeDown(r, by, step)
+}

@@ -115,7 +115,8 @@ func (s *Scheduler) divCeilF(r berth.Resource, by float64) berth.Resource {
 //   - a user's weighted limit (u.ulVal) is valid while u.ulGen equals
 //     lf.ulGen, which each recomputation of the leaf's limit advances; the
 //     weight itself only changes through setUserWeight, which clears
-//     lf.ulValid.
+//     lf.ulValid. Users of weight 1 (most) share one weighted value per
+//     generation (lf.ulOne, valid while lf.ulOneGen equals lf.ulGen).
 func (s *Scheduler) userLimit(q *qnode, u *user) berth.Resource {
 	lf := q.leaf
 	if !lf.ulValid {
@@ -124,7 +125,15 @@ func (s *Scheduler) userLimit(q *qnode, u *user) berth.Resource {
 		lf.ulGen++
 	}
 	if u.ulGen != lf.ulGen {
-		u.ulVal = s.rc.MultiplyAndNormalizeDown(lf.ulBase, u.weight, s.cfg.MinAllocation)
+		if u.weight == 1 {
+			if lf.ulOneGen != lf.ulGen {
+				lf.ulOne = s.mulNormDown(lf.ulBase, 1, s.cfg.MinAllocation)
+				lf.ulOneGen = lf.ulGen
+			}
+			u.ulVal = lf.ulOne
+		} else {
+			u.ulVal = s.mulNormDown(lf.ulBase, u.weight, s.cfg.MinAllocation)
+		}
 		u.ulGen = lf.ulGen
 	}
 	return u.ulVal
@@ -132,18 +141,18 @@ func (s *Scheduler) userLimit(q *qnode, u *user) berth.Resource {
 
 // leafUserLimit is userLimit before the user's weight is applied.
 func (s *Scheduler) leafUserLimit(q *qnode) berth.Resource {
-	lf, rc, cl, minA := q.leaf, s.rc, s.cluster, s.cfg.MinAllocation
+	lf, cl, minA := q.leaf, s.cluster, s.cfg.MinAllocation
 	queueCap := s.rmax(q.effMin, minA)
-	consumed := rc.MultiplyAndNormalizeUp(cl, float64(lf.usageRatio), minA)
+	consumed := s.mulNormUp(cl, float64(lf.usageRatio), minA)
 	current := queueCap
 	if s.cmp(&consumed, &queueCap) >= 0 {
 		current = consumed.Add(minA)
 	}
 	activeTerm := s.divCeilF(lf.activeUsed.Add(minA), lf.activeWeights)
-	pctTerm := rc.DivideAndCeil(current.Mul(lf.ulPct), 100)
+	pctTerm := s.divideAndCeil(current.Mul(lf.ulPct), 100)
 	ul := s.rmax(activeTerm, pctTerm)
 	maxUL := queueCap.Mul(lf.ulf)
-	return rc.RoundUp(s.rmin(ul, maxUL), minA)
+	return s.roundUp(s.rmin(ul, maxUL), minA)
 }
 
 // headroom is what the application is told it may still get: the smaller

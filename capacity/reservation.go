@@ -65,6 +65,7 @@ func (s *Scheduler) mirrorAdded(p *qnode, tq *tqueue) {
 	q.ent.Value = q
 	p.children = append(p.children, q)
 	p.order = append(p.order, q)
+	p.ordered = false
 	s.byTQ[tq] = q
 	s.byPath[q.path] = q
 	s.setKeyed(p)
@@ -89,6 +90,7 @@ func (s *Scheduler) mirrorRemoved(q *qnode) {
 	if i := slices.Index(p.order, q); i >= 0 {
 		p.order = slices.Delete(p.order, i, i+1)
 	}
+	p.ordered = false // positions changed
 	delete(s.byTQ, q.tq)
 	delete(s.byPath, q.path)
 	q.parent = nil

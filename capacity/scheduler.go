@@ -126,7 +126,7 @@ func (s *Scheduler) resortAll(q *qnode) {
 // where it is used.
 func (s *Scheduler) keepSorted(q *qnode) {
 	if s.sortWalk || !q.keyed {
-		sortChildren(q)
+		sortChildren(q, !s.sortWalk)
 	}
 }
 

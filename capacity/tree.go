@@ -31,6 +31,11 @@ type qnode struct {
 	keyed    bool                               // kids is kept (more than Scheduler.sortFan children)
 	ent      queue.OrderEntry[childKey, *qnode] // q's place in its parent's kids
 	pos      int                                // index in parent's children: last tie-break
+	// sortChildren's bookkeeping: ordered says order is as the last sort
+	// left it; moved counts the children whose usage changed since, each
+	// of which has movedSelf set (refreshUsedCap).
+	ordered, movedSelf bool
+	moved              int
 
 	absCap, absMax      float64 // fractions of the cluster
 	effMin, effMax      berth.Resource
@@ -67,9 +72,11 @@ type leafState struct {
 	allWeights    float64
 
 	// The cached user limit (userLimit documents the invalidation rule).
-	ulBase  berth.Resource
-	ulValid bool
-	ulGen   uint64
+	ulBase   berth.Resource
+	ulValid  bool
+	ulGen    uint64
+	ulOne    berth.Resource // ulBase weighted by 1
+	ulOneGen uint64
 
 	currentLimit berth.Resource // limit handed down by the parent at the last walk
 	cachedLimit  berth.Resource // min(effMaxDown, currentLimit): the headroom limit
@@ -123,6 +130,7 @@ func (s *Scheduler) syncTree() {
 			q.children = append(q.children, build(tq.Child(i), q, i))
 		}
 		q.order = slices.Clone(q.children)
+		q.ordered = false
 		return q
 	}
 	s.root = build(s.tree.Root(), nil, 0)
@@ -266,6 +274,10 @@ func (s *Scheduler) refreshUsedCap(q *qnode) {
 		q.usedCap = s.divide(q.used, s.rmax(q.effMin, s.cfg.MinAllocation))
 		q.absUsedCap = s.divide(q.used, s.cluster)
 	}
+	if p := q.parent; p != nil && !q.movedSelf {
+		q.movedSelf = true
+		p.moved++
+	}
 	s.rekeyChild(q)
 }
 
@@ -374,14 +386,29 @@ func cmpUtilization(u1, u2 float32, p1, p2 int) int {
 // sortChildren restores q.order. The order changes little between visits
 // (one child's usage moved), so a stable insertion sort is linear in the
 // common case. priority-utilization's comparator is not transitive, so it
-// re-sorts from configuration order, as YARN does on every walk.
-func sortChildren(q *qnode) {
+// re-sorts from configuration order, as YARN does on every walk. With
+// shortcut (all but the tests' reference), a utilization parent whose
+// children hold no NaN and of which at most one changed since the last
+// sort only moves that one (moveChanged).
+func sortChildren(q *qnode, shortcut bool) {
 	pol := childOrdering(q.set())
 	o := q.order
 	b, builtin := pol.(builtinKids)
 	if !builtin || b.prio {
 		copy(o, q.children) // only utilization is known to be transitive
 	}
+	if shortcut && builtin && !b.prio && q.ordered && q.moved <= 1 && !nanKids(o) {
+		// utilization is a strict total order (pos breaks every tie) on
+		// children without NaN, so the sorted order is unique and, with
+		// at most one child changed since the last sort, found by moving
+		// that child alone: what the insertion sort below would give.
+		if q.moved == 1 {
+			moveChanged(o)
+		}
+		q.moved = 0
+		return
+	}
+	defer resetMoved(q)
 	if builtin {
 		// The built-ins' comparator directly: this runs at every parent
 		// on every walk.
@@ -406,6 +433,40 @@ func sortChildren(q *qnode) {
 		}
 		o[j] = x
 	}
+}
+
+// resetMoved records that q.order was just sorted.
+func resetMoved(q *qnode) {
+	for _, c := range q.children {
+		c.movedSelf = false
+	}
+	q.moved, q.ordered = 0, true
+}
+
+// nanKids reports whether a child's key holds a NaN, which makes the
+// comparison no order: such parents keep to the insertion sort.
+func nanKids(o []*qnode) bool {
+	for _, c := range o {
+		if c.usedCap != c.usedCap || c.absUsedCap != c.absUsedCap || c.absCap != c.absCap {
+			return true
+		}
+	}
+	return false
+}
+
+// moveChanged puts the one child of sorted o flagged movedSelf in its
+// place by utilization, with a binary search among the others.
+func moveChanged(o []*qnode) {
+	i := slices.IndexFunc(o, func(c *qnode) bool { return c.movedSelf })
+	if i < 0 {
+		return
+	}
+	x := o[i]
+	x.movedSelf = false
+	rest := slices.Delete(o, i, i+1) // o[:len(o)-1], still sorted
+	j, _ := slices.BinarySearchFunc(rest, x, func(c, x *qnode) int { return cmpKidsBuiltin(c, x, false) })
+	copy(o[j+1:], o[j:len(o)-1])
+	o[j] = x
 }
 
 func sortedUsers(lf *leafState) []*user {

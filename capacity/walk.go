@@ -195,7 +195,10 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 		return true
 	}
 	if s.sortWalk || !q.keyed || q.kidsBad > 0 {
-		sortChildren(q)
+		sortChildren(q, !s.sortWalk)
+		if s.checkOrder {
+			s.checkSorted(q)
+		}
 		for _, c := range q.order {
 			if !visit(c) {
 				break
