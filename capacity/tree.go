@@ -82,21 +82,22 @@ type leafState struct {
 	cachedLimit  berth.Resource // min(effMaxDown, currentLimit): the headroom limit
 }
 
-// user is one user's accounting inside one leaf queue.
+// user is one user's accounting inside one leaf queue; what the walk and
+// the commit read first.
 type user struct {
-	name       string
-	weight     float64
 	used       berth.Resource // allocated plus reserved
-	amUsed     berth.Resource
-	apps       int // applications in the leaf
-	activeApps int // applications with outstanding asks: the user is active when > 0
-	ratio      float32
 	ulVal      berth.Resource // weighted user limit, valid while ulGen == the leaf's (userLimit)
 	ulGen      uint64
-	ref        queue.UserRef[QueueSettings] // u's entries in the shared tree (accountUser)
+	weight     float64
+	ratio      float32
+	activeApps int // applications with outstanding asks: the user is active when > 0
 	// What the tree's accounting has not been charged yet (deferAccount).
-	acct      queue.Delta
 	acctDirty bool
+	acct      queue.Delta
+	name      string
+	amUsed    berth.Resource
+	apps      int                          // applications in the leaf
+	ref       queue.UserRef[QueueSettings] // u's entries in the shared tree (accountUser)
 }
 
 // syncTree rebuilds the mirror from the tree, reusing the qnode (and so the
