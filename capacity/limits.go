@@ -119,6 +119,9 @@ func (s *Scheduler) divCeilF(r berth.Resource, by float64) berth.Resource {
 //     generation (lf.ulOne, valid while lf.ulOneGen equals lf.ulGen).
 func (s *Scheduler) userLimit(q *qnode, u *user) berth.Resource {
 	lf := q.leaf
+	if s.eagerLimits {
+		return s.mulNormDown(s.leafUserLimit(q), u.weight, s.cfg.MinAllocation)
+	}
 	if !lf.ulValid {
 		lf.ulBase = s.leafUserLimit(q)
 		lf.ulValid = true

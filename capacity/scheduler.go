@@ -66,6 +66,11 @@ type Scheduler struct {
 	// parents with at most sortFan children sort them on each visit (see
 	// smallFan); tests lower it
 	sortFan int
+	// tests: the eager reference of the lazy values: charge the tree's
+	// accounting at once (deferAccount), compute every visit's headroom
+	// before trying the application (assignLeaf), recompute the user limit
+	// on every read (userLimit)
+	eagerAcct, eagerHeadroom, eagerLimits bool
 }
 
 // New builds a scheduler from a validated copy of cfg. clock must not be nil.

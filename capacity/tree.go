@@ -322,7 +322,7 @@ func (s *Scheduler) addPending(q *qnode, u *user, delta berth.Resource) {
 // accounting: resource amounts are deferred (deferAccount); a change of
 // application counts first charges what was deferred, then itself.
 func (s *Scheduler) accountUser(q *qnode, u *user, d queue.Delta) {
-	if d.PendingApps == 0 && d.ActiveApps == 0 {
+	if d.PendingApps == 0 && d.ActiveApps == 0 && !s.eagerAcct {
 		s.deferAccount(q, u, d)
 		return
 	}

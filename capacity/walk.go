@@ -250,6 +250,9 @@ func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal
 			}
 			lim.needUnreserve = u.used.Sub(ul)
 		}
+		if s.eagerHeadroom {
+			a.headroom = s.headroom(q, u, ul)
+		}
 		p := s.assignApp(a, n, &lim)
 		// The headroom of the visit (YARN's computeUserLimitAndSetHeadroom)
 		// is what a stays told unless it gets a container: commit then
