@@ -19,34 +19,36 @@ type (
 // and charged to the tree's accounting as well (the tree is what snapshots
 // and reconfiguration read).
 type qnode struct {
-	tq       *tqueue
-	name     string
-	path     string
-	parent   *qnode
-	kind     queue.Kind
-	children []*qnode                           // tree (configuration, then creation) order
-	order    []*qnode                           // scheduling order of the reference walk (sortWalk) and of the fallback
-	kids     *childOrder                        // scheduling order, kept by key (order.go)
-	kidsBad  int                                // children only a sort can place (NaN usage)
-	keyed    bool                               // kids is kept (more than Scheduler.sortFan children)
-	ent      queue.OrderEntry[childKey, *qnode] // q's place in its parent's kids
-	pos      int                                // index in parent's children: last tie-break
+	// What a walk and a commit read at every level come first.
+	pending    berth.Resource // outstanding asks of active applications
+	used       berth.Resource // allocated plus reserved
+	reserved   berth.Resource
+	effMaxDown berth.Resource // effMax rounded down to the minimum allocation
+	leaf       *leafState
+	parent     *qnode
+	usedCap    float32
+	absUsedCap float32
+	absCap     float64 // fraction of the cluster
+	pos        int     // index in parent's children: last tie-break
+	keyed      bool    // kids is kept (more than Scheduler.sortFan children)
 	// sortChildren's bookkeeping: ordered says order is as the last sort
 	// left it; moved counts the children whose usage changed since, each
 	// of which has movedSelf set (refreshUsedCap).
 	ordered, movedSelf bool
 	moved              int
+	kidsBad            int         // children only a sort can place (NaN usage)
+	kids               *childOrder // scheduling order, kept by key (order.go)
+	order              []*qnode    // scheduling order of the reference walk (sortWalk) and of the fallback
+	effMin             berth.Resource
+	tq                 *tqueue
 
-	absCap, absMax      float64 // fractions of the cluster
-	effMin, effMax      berth.Resource
-	effMaxDown          berth.Resource // effMax rounded down to the minimum allocation
-	usedCap, absUsedCap float32
-
-	used     berth.Resource // allocated plus reserved
-	reserved berth.Resource
-	pending  berth.Resource // outstanding asks of active applications
-
-	leaf *leafState
+	ent      queue.OrderEntry[childKey, *qnode] // q's place in its parent's kids
+	children []*qnode                           // tree (configuration, then creation) order
+	name     string
+	path     string
+	kind     queue.Kind
+	absMax   float64 // fraction of the cluster
+	effMax   berth.Resource
 }
 
 func (q *qnode) isLeaf() bool        { return q.leaf != nil }
@@ -55,31 +57,33 @@ func (q *qnode) numApps() int        { return q.tq.NumApps() }
 
 // leafState is what only leaf queues carry.
 type leafState struct {
-	apps       []*app    // every application of the leaf, by submission order
-	sched      *appOrder // active applications with outstanding asks, in ordering-policy order
-	pendingAct []*app    // applications waiting for activation, by submission
+	// What a walk and a commit read first.
+	sched       *appOrder      // active applications with outstanding asks, in ordering-policy order
+	cachedLimit berth.Resource // min(effMaxDown, currentLimit): the headroom limit
+	// The cached user limit (userLimit documents the invalidation rule).
+	ulValid       bool
+	ulGen         uint64
+	ulBase        berth.Resource
+	ulOneGen      uint64
+	ulOne         berth.Resource // ulBase weighted by 1
+	usageRatio    float32        // Σ over users of ratio(user.used, cluster), kept incrementally as YARN does
+	activeUsed    berth.Resource
+	activeWeights float64
+	ulf, ulPct    float64
+
+	apps       []*app // every application of the leaf, by submission order
+	pendingAct []*app // applications waiting for activation, by submission
 	numActive  int
 	users      map[string]*user
 	amUsed     berth.Resource
 
 	maxApps, maxAppsPerUser int
-	ulf, ulPct, maxAMPct    float64
+	maxAMPct                float64
 
-	usageRatio    float32 // Σ over users of ratio(user.used, cluster), kept incrementally as YARN does
-	activeUsed    berth.Resource
-	activeUsers   int
-	activeWeights float64
-	allWeights    float64
-
-	// The cached user limit (userLimit documents the invalidation rule).
-	ulBase   berth.Resource
-	ulValid  bool
-	ulGen    uint64
-	ulOne    berth.Resource // ulBase weighted by 1
-	ulOneGen uint64
+	activeUsers int
+	allWeights  float64
 
 	currentLimit berth.Resource // limit handed down by the parent at the last walk
-	cachedLimit  berth.Resource // min(effMaxDown, currentLimit): the headroom limit
 }
 
 // user is one user's accounting inside one leaf queue; what the walk and
