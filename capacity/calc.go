@@ -6,9 +6,10 @@ import "github.com/berthsched/berth"
 // per container. Through the berth.Calculator interface each of those is
 // an indirect call copying its resources; with the memory calculator (the
 // default, YARN's DefaultResourceCalculator) the helpers below call its
-// methods on the concrete type instead, which the compiler inlines. The
-// results are the calculator's own in both cases: only the dispatch
-// differs.
+// methods on the concrete type instead, which the compiler inlines into
+// them (the other calculators' calls are kept out of line, the *Any
+// functions, so that each helper stays a short static call). The results
+// are the calculator's own in both cases: only the dispatch differs.
 
 // memCalc reports whether c is the memory calculator (as a value, the form
 // DefaultConfig and ParseXML give).
@@ -25,6 +26,7 @@ func (s *Scheduler) setCalc(c berth.Calculator) {
 // cmp is s.rc.Compare(s.cluster, a, b).
 func (s *Scheduler) cmp(a, b *berth.Resource) int {
 	if s.mem {
+		// The memory calculator compares without the cluster.
 		return berth.MemoryCalculator{}.Compare(berth.Resource{}, *a, *b)
 	}
 	return s.cmpAny(a, b)
