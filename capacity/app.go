@@ -14,37 +14,38 @@ const (
 	appActive
 )
 
-// app is the scheduler's view of one application attempt.
+// app is the scheduler's view of one application attempt. Fields are laid
+// out by use: a walk reads the first few cache lines of the applications
+// it visits (their order entry, user, asks and reservations), a commit the
+// next; with 10,000 applications each visit is a cache miss per line.
 type app struct {
-	id       string
-	seq      uint64 // submission order: FIFO tie-break, YARN's application id order
-	q        *qnode
+	sent     queue.OrderEntry[appKey, *app] // a's place in its leaf's order
 	u        *user
-	userName string
-	groups   []string
-	priority int32
-	state    appState
-	start    berth.Time
-	resID    string
-
-	amRes     berth.Resource
-	waitingAM bool // the next container is the AM
-
-	asks    queue.Requests[keyState] // outstanding asks by priority (YARN's AppSchedulingInfo)
-	pending berth.Resource
-
-	used     berth.Resource // allocated, without reservations
+	q        *qnode
+	asks     queue.Requests[keyState] // outstanding asks by priority (YARN's AppSchedulingInfo)
 	reserved berth.Resource
-	head     *container // live containers (intrusive list)
-	n        int
-	amLive   berth.Resource // the live AM container's resource (preemption.go)
-	prios    []prioCount    // live containers per request priority (preemption.go)
-	resv     []*reservation // in reservation order
-	headroom berth.Resource
+	pending  berth.Resource
+	used     berth.Resource // allocated, without reservations
 
 	inSched              bool
-	sortUsed, sortDemand int64                          // fair-ordering key captured at insertion
-	sent                 queue.OrderEntry[appKey, *app] // a's place in its leaf's order
+	state                appState
+	waitingAM            bool       // the next container is the AM
+	sortUsed, sortDemand int64      // fair-ordering key captured at insertion
+	head                 *container // live containers (intrusive list)
+	n                    int
+	prios                []prioCount // live containers per request priority (preemption.go)
+	headroom             berth.Resource
+	id                   string
+	userName             string
+
+	seq      uint64 // submission order: FIFO tie-break, YARN's application id order
+	groups   []string
+	priority int32
+	start    berth.Time
+	resID    string
+	amRes    berth.Resource
+	amLive   berth.Resource // the live AM container's resource (preemption.go)
+	resv     []*reservation // in reservation order
 }
 
 func (a *app) hasPending() bool { return !a.pending.IsZero() }

@@ -102,7 +102,19 @@
 // cheaper at that size. Queues and applications without
 // outstanding asks are skipped without being visited; containers live in
 // intrusive lists of their node and application, so a container costs
-// about two heap allocations. Adding, entitling and removing a reservation
+// about two heap allocations. Per container, the walk computes an
+// application's headroom only when the application gets nothing (the
+// allocation's own headroom replaces it otherwise); user limits are cached
+// per leaf until one of their inputs changes (usage, active users,
+// weights, capacities, cluster, configuration); a utilization parent whose
+// only changed child is the one just charged moves that child alone; the
+// queue tree's accounting (package queue) is charged lazily, summed per
+// user, before anything reads it (Snapshot, Check, Reconfigure, the
+// reservation-queue calls) or an application count changes; and the
+// default memory calculator is called directly rather than through the
+// interface. None of this changes a decision or a reported value
+// (TestLazyValuesMatchEager runs random streams against an eager
+// reference). Adding, entitling and removing a reservation
 // queue touches only that queue and its plan's child lists (a plan
 // follower does so every step), not the rest of the tree.
 //

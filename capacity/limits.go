@@ -33,7 +33,7 @@ func (s *Scheduler) userUsage(q *qnode, u *user, delta berth.Resource) {
 	}
 	var r float32
 	if !s.cluster.IsZero() {
-		r = s.rc.Divide(s.cluster, u.used, s.cluster)
+		r = s.divide(u.used, s.cluster)
 	}
 	lf.usageRatio += r - u.ratio
 	u.ratio = r
@@ -84,13 +84,13 @@ func (s *Scheduler) userActiveApp(q *qnode, u *user, d int) {
 // divCeilF is YARN's divideAndCeil(rc, resource, float).
 func (s *Scheduler) divCeilF(r berth.Resource, by float64) berth.Resource {
 	if by == 0 {
-		if _, ok := s.rc.(berth.MemoryCalculator); ok {
+		if s.mem {
 			return berth.FromMemory(0)
 		}
 		return berth.Resource{}
 	}
 	f := func(v int64) int64 { return int64(math.Ceil(float64(v) / by)) }
-	if _, ok := s.rc.(berth.MemoryCalculator); ok {
+	if s.mem {
 		return berth.FromMemory(f(r.Memory))
 	}
 	out := berth.New(f(r.Memory), f(r.VCores))
@@ -115,16 +115,28 @@ func (s *Scheduler) divCeilF(r berth.Resource, by float64) berth.Resource {
 //   - a user's weighted limit (u.ulVal) is valid while u.ulGen equals
 //     lf.ulGen, which each recomputation of the leaf's limit advances; the
 //     weight itself only changes through setUserWeight, which clears
-//     lf.ulValid.
+//     lf.ulValid. Users of weight 1 (most) share one weighted value per
+//     generation (lf.ulOne, valid while lf.ulOneGen equals lf.ulGen).
 func (s *Scheduler) userLimit(q *qnode, u *user) berth.Resource {
 	lf := q.leaf
+	if s.eagerLimits {
+		return s.mulNormDown(s.leafUserLimit(q), u.weight, s.cfg.MinAllocation)
+	}
 	if !lf.ulValid {
 		lf.ulBase = s.leafUserLimit(q)
 		lf.ulValid = true
 		lf.ulGen++
 	}
 	if u.ulGen != lf.ulGen {
-		u.ulVal = s.rc.MultiplyAndNormalizeDown(lf.ulBase, u.weight, s.cfg.MinAllocation)
+		if u.weight == 1 {
+			if lf.ulOneGen != lf.ulGen {
+				lf.ulOne = s.mulNormDown(lf.ulBase, 1, s.cfg.MinAllocation)
+				lf.ulOneGen = lf.ulGen
+			}
+			u.ulVal = lf.ulOne
+		} else {
+			u.ulVal = s.mulNormDown(lf.ulBase, u.weight, s.cfg.MinAllocation)
+		}
 		u.ulGen = lf.ulGen
 	}
 	return u.ulVal
@@ -132,29 +144,28 @@ func (s *Scheduler) userLimit(q *qnode, u *user) berth.Resource {
 
 // leafUserLimit is userLimit before the user's weight is applied.
 func (s *Scheduler) leafUserLimit(q *qnode) berth.Resource {
-	lf, rc, cl, minA := q.leaf, s.rc, s.cluster, s.cfg.MinAllocation
-	queueCap := berth.Max(rc, cl, q.effMin, minA)
-	consumed := rc.MultiplyAndNormalizeUp(cl, float64(lf.usageRatio), minA)
+	lf, cl, minA := q.leaf, s.cluster, s.cfg.MinAllocation
+	queueCap := s.rmax(q.effMin, minA)
+	consumed := s.mulNormUp(cl, float64(lf.usageRatio), minA)
 	current := queueCap
-	if !berth.LessThan(rc, cl, consumed, queueCap) {
+	if s.cmp(&consumed, &queueCap) >= 0 {
 		current = consumed.Add(minA)
 	}
 	activeTerm := s.divCeilF(lf.activeUsed.Add(minA), lf.activeWeights)
-	pctTerm := rc.DivideAndCeil(current.Mul(lf.ulPct), 100)
-	ul := berth.Max(rc, cl, activeTerm, pctTerm)
+	pctTerm := s.divideAndCeil(current.Mul(lf.ulPct), 100)
+	ul := s.rmax(activeTerm, pctTerm)
 	maxUL := queueCap.Mul(lf.ulf)
-	return rc.RoundUp(berth.Min(rc, cl, ul, maxUL), minA)
+	return s.roundUp(s.rmin(ul, maxUL), minA)
 }
 
 // headroom is what the application is told it may still get: the smaller
 // of the user's and the queue's room, within the free cluster.
 func (s *Scheduler) headroom(q *qnode, u *user, ul berth.Resource) berth.Resource {
-	rc, cl := s.rc, s.cluster
 	h := berth.ComponentwiseMin(ul.SubNonNegative(u.used), q.leaf.cachedLimit.SubNonNegative(q.used))
-	h = rc.RoundDown(h, s.cfg.MinAllocation)
+	h = s.roundDown(h, s.cfg.MinAllocation)
 	// YARN subtracts plainly; clamping keeps a headroom from going negative
 	// when vcores are over-committed (memory calculator) or nodes left.
-	return berth.Min(rc, cl, cl.SubNonNegative(s.root.used), h)
+	return s.rmin(s.cluster.SubNonNegative(s.root.used), h)
 }
 
 // amLimit is the queue's AM resource limit on the default partition.
@@ -217,7 +228,7 @@ func (s *Scheduler) startApp(q *qnode, a *app) {
 	lf.amUsed = lf.amUsed.Add(a.amRes)
 	u.amUsed = u.amUsed.Add(a.amRes)
 	s.accountUser(q, u, queue.Delta{PendingApps: -1, ActiveApps: 1})
-	s.addPending(q, u.name, a.pending)
+	s.addPending(q, u, a.pending)
 	s.syncSched(a)
 }
 

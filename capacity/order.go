@@ -206,3 +206,17 @@ func (s *Scheduler) checkKids(q *qnode) {
 		s.bug = fmt.Errorf("capacity: child order of %s differs from a sort (%d kept, %d children)", q.path, len(got), len(want))
 	}
 }
+
+// checkSorted compares the order a utilization parent's sort left with a
+// stable sort of its children by cmpChildren, when that comparison is a
+// total order (no NaN), and notes a difference as a bug (tests).
+func (s *Scheduler) checkSorted(q *qnode) {
+	if b, ok := childOrdering(q.set()).(builtinKids); !ok || b.prio || nanKids(q.children) {
+		return
+	}
+	want := slices.Clone(q.children)
+	slices.SortStableFunc(want, cmpKids(q))
+	if !slices.Equal(q.order, want) && s.bug == nil {
+		s.bug = fmt.Errorf("capacity: sorted children of %s differ from a sort", q.path)
+	}
+}

@@ -59,6 +59,24 @@ func orderConfig(variant int, dominant bool) Config {
 // visit, with the same random operations, and fails at the first result
 // that differs.
 func lockstep(t *testing.T, seed uint64, steps int) {
+	drive(t, seed, steps, func(inc, ref *Scheduler) {
+		inc.checkOrder, ref.sortWalk = true, true
+		if seed%4 != 3 {
+			inc.sortFan = int(seed % 3) // keep the orders of (nearly) every parent
+		}
+	}, func(inc, ref *Scheduler, step int) {
+		if err := inc.Check(); err != nil {
+			t.Fatalf("seed %d step %d: %v (ref: %v)", seed, step, err, ref.Check())
+		}
+	})
+}
+
+// drive runs the same random operations (submissions, asks, heartbeats,
+// releases, moves, finishes, node changes, reconfigurations,
+// reservation-queue changes, preemptions) through inc and ref, set up by
+// setup, failing at the first result that differs; after calls each step's
+// own checks. At the end both snapshots must be equal.
+func drive(t *testing.T, seed uint64, steps int, setup func(inc, ref *Scheduler), after func(inc, ref *Scheduler, step int)) {
 	rng := rand.New(rand.NewPCG(seed, 5))
 	dominant := rng.IntN(2) == 0
 	clock := berth.NewManualClock(0)
@@ -66,10 +84,7 @@ func lockstep(t *testing.T, seed uint64, steps int) {
 	require.NoError(t, err)
 	ref, err := New(orderConfig(0, dominant), clock)
 	require.NoError(t, err)
-	inc.checkOrder, ref.sortWalk = true, true
-	if seed%4 != 3 {
-		inc.sortFan = int(seed % 3) // keep the orders of (nearly) every parent
-	}
+	setup(inc, ref)
 	inc.resortAll(inc.root)
 	ref.resortAll(ref.root) // the reference keeps its sorted slices from now on
 	errText := func(err error) string {
@@ -188,9 +203,7 @@ func lockstep(t *testing.T, seed uint64, steps int) {
 				return fmt.Sprint(out, errText(err))
 			})
 		}
-		if err := inc.Check(); err != nil {
-			t.Fatalf("seed %d step %d: %v (ref: %v)", seed, step, err, ref.Check())
-		}
+		after(inc, ref, step)
 	}
 	assert.Equal(t, ref.Snapshot(), inc.Snapshot(), "seed %d", seed)
 }

@@ -16,6 +16,7 @@ import (
 func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushAccounts() // the tree's accounting is read below
 	cfg = cfg.clone()
 	if err := cfg.validateGlobal(); err != nil {
 		return Change{}, err
@@ -28,7 +29,8 @@ func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
 		return Change{}, keyError(err)
 	}
 	global := !globalEqual(s.cfg, cfg)
-	s.cfg, s.rc = cfg, cfg.Calculator
+	s.cfg = cfg
+	s.setCalc(cfg.Calculator)
 	s.syncTree()
 	for _, q := range s.byPath {
 		if lf := q.leaf; lf != nil && lf.sched.Len() > 0 {

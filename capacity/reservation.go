@@ -34,6 +34,7 @@ func (s *Scheduler) planQueue(name string) (*qnode, error) {
 func (s *Scheduler) AddReservationQueue(plan, reservationID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushAccounts() // the tree's accounting is read below
 	p, err := s.planQueue(plan)
 	if err != nil {
 		return err
@@ -64,6 +65,7 @@ func (s *Scheduler) mirrorAdded(p *qnode, tq *tqueue) {
 	q.ent.Value = q
 	p.children = append(p.children, q)
 	p.order = append(p.order, q)
+	p.ordered = false
 	s.byTQ[tq] = q
 	s.byPath[q.path] = q
 	s.setKeyed(p)
@@ -88,6 +90,7 @@ func (s *Scheduler) mirrorRemoved(q *qnode) {
 	if i := slices.Index(p.order, q); i >= 0 {
 		p.order = slices.Delete(p.order, i, i+1)
 	}
+	p.ordered = false // positions changed
 	delete(s.byTQ, q.tq)
 	delete(s.byPath, q.path)
 	q.parent = nil
@@ -98,6 +101,7 @@ func (s *Scheduler) mirrorRemoved(q *qnode) {
 func (s *Scheduler) RemoveReservationQueue(reservationID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushAccounts() // the tree's accounting is read below
 	q, err := s.lookupQueue(reservationID)
 	if err != nil {
 		return err
@@ -124,6 +128,7 @@ func (s *Scheduler) RemoveReservationQueue(reservationID string) error {
 func (s *Scheduler) SetEntitlement(queueName string, e Entitlement) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushAccounts() // the tree's accounting is read below
 	q, err := s.lookupQueue(queueName)
 	if err != nil {
 		return err

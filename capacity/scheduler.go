@@ -24,6 +24,7 @@ type Scheduler struct {
 	clock berth.Clock
 	cfg   Config
 	rc    berth.Calculator
+	mem   bool // rc is the memory calculator (calc.go)
 
 	tree   *qtree
 	root   *qnode
@@ -53,6 +54,10 @@ type Scheduler struct {
 	// instead of growing a slice of large values step by step.
 	allocBuf []Allocation
 
+	// users whose allocations the tree's accounting has not been charged
+	// yet (deferAccount)
+	acctDirty []dirtyAcct
+
 	// tests: sort children on every visit, as YARN does (the reference
 	// the kept orders of order.go are checked against)
 	sortWalk bool
@@ -61,6 +66,11 @@ type Scheduler struct {
 	// parents with at most sortFan children sort them on each visit (see
 	// smallFan); tests lower it
 	sortFan int
+	// tests: the eager reference of the lazy values: charge the tree's
+	// accounting at once (deferAccount), compute every visit's headroom
+	// before trying the application (assignLeaf), recompute the user limit
+	// on every read (userLimit)
+	eagerAcct, eagerHeadroom, eagerLimits bool
 }
 
 // New builds a scheduler from a validated copy of cfg. clock must not be nil.
@@ -80,10 +90,11 @@ func New(cfg Config, clock berth.Clock) (*Scheduler, error) {
 		return nil, err
 	}
 	s := &Scheduler{tree: tree, sortFan: smallFan,
-		clock: clock, cfg: cfg, rc: cfg.Calculator,
+		clock: clock, cfg: cfg,
 		nodes: map[string]*node{}, apps: map[string]*app{},
 		resvByID: map[ContainerID]*reservation{},
 	}
+	s.setCalc(cfg.Calculator)
 	s.syncTree()
 	s.clusterChanged()
 	return s, nil
@@ -120,7 +131,7 @@ func (s *Scheduler) resortAll(q *qnode) {
 // where it is used.
 func (s *Scheduler) keepSorted(q *qnode) {
 	if s.sortWalk || !q.keyed {
-		sortChildren(q)
+		sortChildren(q, !s.sortWalk)
 	}
 }
 
@@ -440,7 +451,7 @@ func (s *Scheduler) detach(a *app) {
 		if a.inSched {
 			schedRemove(q, a)
 		}
-		s.addPending(q, u.name, a.pending.Neg())
+		s.addPending(q, u, a.pending.Neg())
 		lf.numActive--
 		lf.amUsed = lf.amUsed.Sub(a.amRes)
 		u.amUsed = u.amUsed.Sub(a.amRes)
@@ -576,7 +587,7 @@ func (s *Scheduler) setPending(a *app, p berth.Resource) {
 	delta := p.Sub(a.pending)
 	a.pending = p
 	if a.state == appActive && !delta.IsZero() {
-		s.addPending(a.q, a.userName, delta)
+		s.addPending(a.q, a.u, delta)
 	}
 	now := a.hasPending()
 	if was != now {

@@ -84,6 +84,7 @@ type Snapshot struct {
 func (s *Scheduler) Snapshot() *Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushAccounts() // the tree's accounting is read below
 	out := &Snapshot{Time: s.clock.Now(), Cluster: s.cluster}
 	out.Queues = queue.SnapshotWith(s.tree, func(tq *tqueue) QueueInfo {
 		q := s.byTQ[tq]
@@ -180,6 +181,7 @@ func (s *Scheduler) KillReservation(id ContainerID) error {
 func (s *Scheduler) Check() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushAccounts() // the tree's accounting is read below
 	if s.bug != nil {
 		return s.bug
 	}
@@ -223,8 +225,11 @@ func (s *Scheduler) Check() error {
 			return fmt.Errorf("node %s holds an unknown reservation", id)
 		}
 	}
+	// The applications of each leaf, by id: sorted once for all leaves.
+	byLeaf := map[*qnode][]*app{}
 	for _, id := range sortedKeys(s.apps) {
 		a := s.apps[id]
+		byLeaf[a.q] = append(byLeaf[a.q], a)
 		if !a.used.Equal(appUsed[a]) || !a.reserved.Equal(appRes[a]) {
 			return fmt.Errorf("app %s used %v reserved %v, containers say %v %v", id, a.used, a.reserved, appUsed[a], appRes[a])
 		}
@@ -242,7 +247,7 @@ func (s *Scheduler) Check() error {
 				q.tq.Used(), q.tq.Reserved(), q.tq.Pending(), q.used, q.reserved, q.pending)
 		}
 		if lf := q.leaf; lf != nil {
-			if err := s.checkLeaf(q, userUsed); err != nil {
+			if err := s.checkLeaf(q, byLeaf[q], userUsed); err != nil {
 				return err
 			}
 		}
@@ -251,19 +256,16 @@ func (s *Scheduler) Check() error {
 }
 
 // checkLeaf recomputes a leaf's incremental aggregates from its
-// applications and users.
-func (s *Scheduler) checkLeaf(q *qnode, userUsed map[*user]berth.Resource) error {
+// applications (all the applications whose queue is q, by id) and users.
+func (s *Scheduler) checkLeaf(q *qnode, mine []*app, userUsed map[*user]berth.Resource) error {
 	lf, p := q.leaf, q.path
 	var pending, amUsed, activeUsed berth.Resource
 	numActive, activeUsers := 0, 0
 	var allW, activeW float64
 	apps := map[*user]int{}
 	withPending := map[*user]int{}
-	for _, id := range sortedKeys(s.apps) {
-		a := s.apps[id]
-		if a.q != q {
-			continue
-		}
+	for _, a := range mine {
+		id := a.id
 		apps[a.u]++
 		if a.hasPending() {
 			withPending[a.u]++

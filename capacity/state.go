@@ -946,6 +946,7 @@ func (s *Scheduler) restoreReservationQueue(plan, name string, ent Entitlement, 
 // request key's reservation count matches its reservations. It is linear,
 // unlike [Scheduler.Check].
 func (s *Scheduler) checkRestored() error {
+	s.flushAccounts() // so that a charge the tree refuses shows in s.bug
 	if s.bug != nil {
 		return s.bug
 	}

@@ -19,29 +19,36 @@ type (
 // and charged to the tree's accounting as well (the tree is what snapshots
 // and reconfiguration read).
 type qnode struct {
-	tq       *tqueue
+	// What a walk and a commit read at every level come first.
+	pending    berth.Resource // outstanding asks of active applications
+	used       berth.Resource // allocated plus reserved
+	reserved   berth.Resource
+	effMaxDown berth.Resource // effMax rounded down to the minimum allocation
+	leaf       *leafState
+	parent     *qnode
+	usedCap    float32
+	absUsedCap float32
+	absCap     float64 // fraction of the cluster
+	pos        int     // index in parent's children: last tie-break
+	keyed      bool    // kids is kept (more than Scheduler.sortFan children)
+	// sortChildren's bookkeeping: ordered says order is as the last sort
+	// left it; moved counts the children whose usage changed since, each
+	// of which has movedSelf set (refreshUsedCap).
+	ordered, movedSelf bool
+	moved              int
+	kidsBad            int         // children only a sort can place (NaN usage)
+	kids               *childOrder // scheduling order, kept by key (order.go)
+	order              []*qnode    // scheduling order of the reference walk (sortWalk) and of the fallback
+	effMin             berth.Resource
+	tq                 *tqueue
+
+	ent      queue.OrderEntry[childKey, *qnode] // q's place in its parent's kids
+	children []*qnode                           // tree (configuration, then creation) order
 	name     string
 	path     string
-	parent   *qnode
 	kind     queue.Kind
-	children []*qnode                           // tree (configuration, then creation) order
-	order    []*qnode                           // scheduling order of the reference walk (sortWalk) and of the fallback
-	kids     *childOrder                        // scheduling order, kept by key (order.go)
-	kidsBad  int                                // children only a sort can place (NaN usage)
-	keyed    bool                               // kids is kept (more than Scheduler.sortFan children)
-	ent      queue.OrderEntry[childKey, *qnode] // q's place in its parent's kids
-	pos      int                                // index in parent's children: last tie-break
-
-	absCap, absMax      float64 // fractions of the cluster
-	effMin, effMax      berth.Resource
-	effMaxDown          berth.Resource // effMax rounded down to the minimum allocation
-	usedCap, absUsedCap float32
-
-	used     berth.Resource // allocated plus reserved
-	reserved berth.Resource
-	pending  berth.Resource // outstanding asks of active applications
-
-	leaf *leafState
+	absMax   float64 // fraction of the cluster
+	effMax   berth.Resource
 }
 
 func (q *qnode) isLeaf() bool        { return q.leaf != nil }
@@ -50,43 +57,51 @@ func (q *qnode) numApps() int        { return q.tq.NumApps() }
 
 // leafState is what only leaf queues carry.
 type leafState struct {
-	apps       []*app    // every application of the leaf, by submission order
-	sched      *appOrder // active applications with outstanding asks, in ordering-policy order
-	pendingAct []*app    // applications waiting for activation, by submission
+	// What a walk and a commit read first.
+	sched       *appOrder      // active applications with outstanding asks, in ordering-policy order
+	cachedLimit berth.Resource // min(effMaxDown, currentLimit): the headroom limit
+	// The cached user limit (userLimit documents the invalidation rule).
+	ulValid       bool
+	ulGen         uint64
+	ulBase        berth.Resource
+	ulOneGen      uint64
+	ulOne         berth.Resource // ulBase weighted by 1
+	usageRatio    float32        // Σ over users of ratio(user.used, cluster), kept incrementally as YARN does
+	activeUsed    berth.Resource
+	activeWeights float64
+	ulf, ulPct    float64
+
+	apps       []*app // every application of the leaf, by submission order
+	pendingAct []*app // applications waiting for activation, by submission
 	numActive  int
 	users      map[string]*user
 	amUsed     berth.Resource
 
 	maxApps, maxAppsPerUser int
-	ulf, ulPct, maxAMPct    float64
+	maxAMPct                float64
 
-	usageRatio    float32 // Σ over users of ratio(user.used, cluster), kept incrementally as YARN does
-	activeUsed    berth.Resource
-	activeUsers   int
-	activeWeights float64
-	allWeights    float64
-
-	// The cached user limit (userLimit documents the invalidation rule).
-	ulBase  berth.Resource
-	ulValid bool
-	ulGen   uint64
+	activeUsers int
+	allWeights  float64
 
 	currentLimit berth.Resource // limit handed down by the parent at the last walk
-	cachedLimit  berth.Resource // min(effMaxDown, currentLimit): the headroom limit
 }
 
-// user is one user's accounting inside one leaf queue.
+// user is one user's accounting inside one leaf queue; what the walk and
+// the commit read first.
 type user struct {
-	name       string
-	weight     float64
 	used       berth.Resource // allocated plus reserved
-	amUsed     berth.Resource
-	apps       int // applications in the leaf
-	activeApps int // applications with outstanding asks: the user is active when > 0
-	ratio      float32
 	ulVal      berth.Resource // weighted user limit, valid while ulGen == the leaf's (userLimit)
 	ulGen      uint64
-	ref        queue.UserRef[QueueSettings] // u's entries in the shared tree (accountUser)
+	weight     float64
+	ratio      float32
+	activeApps int // applications with outstanding asks: the user is active when > 0
+	// What the tree's accounting has not been charged yet (deferAccount).
+	acctDirty bool
+	acct      queue.Delta
+	name      string
+	amUsed    berth.Resource
+	apps      int                          // applications in the leaf
+	ref       queue.UserRef[QueueSettings] // u's entries in the shared tree (accountUser)
 }
 
 // syncTree rebuilds the mirror from the tree, reusing the qnode (and so the
@@ -120,6 +135,7 @@ func (s *Scheduler) syncTree() {
 			q.children = append(q.children, build(tq.Child(i), q, i))
 		}
 		q.order = slices.Clone(q.children)
+		q.ordered = false
 		return q
 	}
 	s.root = build(s.tree.Root(), nil, 0)
@@ -252,16 +268,20 @@ func (s *Scheduler) refreshLimits(q *qnode, limit berth.Resource) {
 // give plus what the child holds, capped by the child's maximum.
 func (s *Scheduler) childLimit(p, c *qnode, parentLimit berth.Resource) berth.Resource {
 	l := parentLimit.Sub(p.used).Add(c.used)
-	l = berth.Min(s.rc, s.cluster, l, c.effMaxDown)
-	return s.rc.RoundDown(l, s.cfg.MinAllocation)
+	l = s.rmin(l, c.effMaxDown)
+	return s.roundDown(l, s.cfg.MinAllocation)
 }
 
 func (s *Scheduler) refreshUsedCap(q *qnode) {
 	if s.cluster.IsZero() {
 		q.usedCap, q.absUsedCap = 0, 0
 	} else {
-		q.usedCap = s.rc.Divide(s.cluster, q.used, berth.Max(s.rc, s.cluster, q.effMin, s.cfg.MinAllocation))
-		q.absUsedCap = s.rc.Divide(s.cluster, q.used, s.cluster)
+		q.usedCap = s.divide(q.used, s.rmax(q.effMin, s.cfg.MinAllocation))
+		q.absUsedCap = s.divide(q.used, s.cluster)
+	}
+	if p := q.parent; p != nil && !q.movedSelf {
+		q.movedSelf = true
+		p.moved++
 	}
 	s.rekeyChild(q)
 }
@@ -289,8 +309,8 @@ func (s *Scheduler) chargeMirror(q *qnode, u *user, delta berth.Resource, res bo
 	}
 }
 
-// addPending adds delta to the outstanding demand of leaf q for userName.
-func (s *Scheduler) addPending(q *qnode, userName string, delta berth.Resource) {
+// addPending adds delta to the outstanding demand of leaf q for u.
+func (s *Scheduler) addPending(q *qnode, u *user, delta berth.Resource) {
 	for n := q; n != nil; n = n.parent {
 		n.pending = n.pending.Add(delta)
 	}
@@ -299,23 +319,26 @@ func (s *Scheduler) addPending(q *qnode, userName string, delta berth.Resource) 
 		s.pendDelta = s.pendDelta.Add(delta)
 		return
 	}
-	s.account(q, userName, queue.Delta{Pending: delta})
+	s.accountUser(q, u, queue.Delta{Pending: delta})
 }
 
-// account charges the tree; an error there means the mirror and the tree
-// disagree, which is a bug: it is kept for Check to report.
-func (s *Scheduler) account(q *qnode, userName string, d queue.Delta) {
-	s.accountRef(q, userName, nil, d)
-}
-
-// accountUser is account for u, a user of leaf q, through u's UserRef:
-// the tree skips its per-level user lookups on every container.
+// accountUser charges d, a change for u, a user of leaf q, to the tree's
+// accounting: resource amounts are deferred (deferAccount); a change of
+// application counts first charges what was deferred, then itself.
 func (s *Scheduler) accountUser(q *qnode, u *user, d queue.Delta) {
-	s.accountRef(q, u.name, &u.ref, d)
+	if d.PendingApps == 0 && d.ActiveApps == 0 && !s.eagerAcct {
+		s.deferAccount(q, u, d)
+		return
+	}
+	s.flushAccounts()
+	s.updateTree(q, u, d)
 }
 
-func (s *Scheduler) accountRef(q *qnode, userName string, ref *queue.UserRef[QueueSettings], d queue.Delta) {
-	if err := q.tq.UpdateRef(ref, userName, d); err != nil && s.bug == nil {
+// updateTree charges the tree through u's UserRef (the tree skips its
+// per-level user lookups); an error there means the mirror and the tree
+// disagree, which is a bug: it is kept for Check to report.
+func (s *Scheduler) updateTree(q *qnode, u *user, d queue.Delta) {
+	if err := q.tq.UpdateRef(&u.ref, u.name, d); err != nil && s.bug == nil {
 		s.bug = fmt.Errorf("capacity: queue accounting of %s: %w", q.path, err)
 	}
 }
@@ -368,14 +391,29 @@ func cmpUtilization(u1, u2 float32, p1, p2 int) int {
 // sortChildren restores q.order. The order changes little between visits
 // (one child's usage moved), so a stable insertion sort is linear in the
 // common case. priority-utilization's comparator is not transitive, so it
-// re-sorts from configuration order, as YARN does on every walk.
-func sortChildren(q *qnode) {
+// re-sorts from configuration order, as YARN does on every walk. With
+// shortcut (all but the tests' reference), a utilization parent whose
+// children hold no NaN and of which at most one changed since the last
+// sort only moves that one (moveChanged).
+func sortChildren(q *qnode, shortcut bool) {
 	pol := childOrdering(q.set())
 	o := q.order
 	b, builtin := pol.(builtinKids)
 	if !builtin || b.prio {
 		copy(o, q.children) // only utilization is known to be transitive
 	}
+	if shortcut && builtin && !b.prio && q.ordered && q.moved <= 1 && !nanKids(o) {
+		// utilization is a strict total order (pos breaks every tie) on
+		// children without NaN, so the sorted order is unique and, with
+		// at most one child changed since the last sort, found by moving
+		// that child alone: what the insertion sort below would give.
+		if q.moved == 1 {
+			moveChanged(o)
+		}
+		q.moved = 0
+		return
+	}
+	defer resetMoved(q)
 	if builtin {
 		// The built-ins' comparator directly: this runs at every parent
 		// on every walk.
@@ -402,10 +440,88 @@ func sortChildren(q *qnode) {
 	}
 }
 
+// resetMoved records that q.order was just sorted.
+func resetMoved(q *qnode) {
+	for _, c := range q.children {
+		c.movedSelf = false
+	}
+	q.moved, q.ordered = 0, true
+}
+
+// nanKids reports whether a child's key holds a NaN, which makes the
+// comparison no order: such parents keep to the insertion sort.
+func nanKids(o []*qnode) bool {
+	for _, c := range o {
+		if c.usedCap != c.usedCap || c.absUsedCap != c.absUsedCap || c.absCap != c.absCap {
+			return true
+		}
+	}
+	return false
+}
+
+// moveChanged puts the one child of sorted o flagged movedSelf in its
+// place by utilization, with a binary search among the others.
+func moveChanged(o []*qnode) {
+	i := slices.IndexFunc(o, func(c *qnode) bool { return c.movedSelf })
+	if i < 0 {
+		return
+	}
+	x := o[i]
+	x.movedSelf = false
+	rest := slices.Delete(o, i, i+1) // o[:len(o)-1], still sorted
+	j, _ := slices.BinarySearchFunc(rest, x, func(c, x *qnode) int { return cmpKidsBuiltin(c, x, false) })
+	copy(o[j+1:], o[j:len(o)-1])
+	o[j] = x
+}
+
 func sortedUsers(lf *leafState) []*user {
 	out := make([]*user, 0, len(lf.users))
 	for _, n := range sortedKeys(lf.users) {
 		out = append(out, lf.users[n])
 	}
 	return out
+}
+
+// dirtyAcct is a user of leaf q with changes the tree has not been
+// charged yet.
+type dirtyAcct struct {
+	q *qnode
+	u *user
+}
+
+// deferAccount records a change of u's used, pending or reserved
+// resources for the tree's accounting without charging it yet. The
+// scheduler decides from its own mirror (qnode, user); the tree's
+// accounting is read only by the tree's own checks and by Snapshot, Check,
+// Reconfigure and the reservation-queue calls, which charge what was
+// deferred first (flushAccounts), as does any change of application
+// counts. Between two such moments the changes of a user are summed, so a
+// user given many containers costs one tree update instead of one per
+// container and level.
+func (s *Scheduler) deferAccount(q *qnode, u *user, d queue.Delta) {
+	if !u.acctDirty {
+		u.acctDirty = true
+		s.acctDirty = append(s.acctDirty, dirtyAcct{q: q, u: u})
+	}
+	u.acct.Used = u.acct.Used.Add(d.Used)
+	u.acct.Pending = u.acct.Pending.Add(d.Pending)
+	u.acct.Reserved = u.acct.Reserved.Add(d.Reserved)
+}
+
+// flushAccounts charges the tree with every deferred change, users in the
+// order of their first deferred change.
+func (s *Scheduler) flushAccounts() {
+	if len(s.acctDirty) == 0 {
+		return
+	}
+	for i, e := range s.acctDirty {
+		u := e.u
+		d := u.acct
+		u.acct, u.acctDirty = queue.Delta{}, false
+		s.acctDirty[i] = dirtyAcct{}
+		if !d.IsZero() {
+			s.updateTree(e.q, u, d)
+		}
+	}
+	s.acctDirty = s.acctDirty[:0]
 }

@@ -107,7 +107,7 @@ func (s *Scheduler) allocateOnce(n *node) (proposal, bool) {
 	if r := n.reserved; r != nil {
 		return s.serveReservation(r), true
 	}
-	if s.rc.AvailableContainers(n.total.Sub(n.allocated), s.cfg.MinAllocation) <= 0 {
+	if s.available(n.total.Sub(n.allocated), s.cfg.MinAllocation) <= 0 {
 		return proposal{}, true
 	}
 	return s.assignParent(s.root, n, s.cluster), false
@@ -139,12 +139,12 @@ func (s *Scheduler) serveReservation(r *reservation) proposal {
 // canAssignToQueue is YARN's canAssignToThisQueue for the default
 // partition; it sets the headroom in lim.
 func (s *Scheduler) canAssignToQueue(q *qnode, lim *limits, couldUnreserve berth.Resource) bool {
-	rc, cl := s.rc, s.cluster
-	limit := berth.Min(rc, cl, q.effMaxDown, lim.limit)
+	limit := s.rmin(q.effMaxDown, lim.limit)
 	lim.headroom = limit.Sub(q.used)
-	if berth.GreaterOrEqual(rc, cl, q.used, limit) {
+	if s.cmp(&q.used, &limit) >= 0 {
 		// YARN 3.x sets no amount to unreserve here: the negative headroom
 		// makes assignContainer ask for one.
+		rc, cl := s.rc, s.cluster
 		if s.cfg.ContinueLooking && berth.GreaterThan(rc, cl, couldUnreserve, berth.Resource{}) &&
 			berth.LessThan(rc, cl, q.used.Sub(couldUnreserve), limit) {
 			return true
@@ -195,7 +195,10 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 		return true
 	}
 	if s.sortWalk || !q.keyed || q.kidsBad > 0 {
-		sortChildren(q)
+		sortChildren(q, !s.sortWalk)
+		if s.checkOrder {
+			s.checkSorted(q)
+		}
 		for _, c := range q.order {
 			if !visit(c) {
 				break
@@ -221,7 +224,7 @@ func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal
 	lf, rc, cl := q.leaf, s.rc, s.cluster
 	// The walk refreshes the headroom limit only; the AM limit keeps the
 	// limit of the last cluster-resource update, as YARN's does.
-	lf.cachedLimit = berth.Min(rc, cl, q.effMaxDown, limit)
+	lf.cachedLimit = s.rmin(q.effMaxDown, limit)
 	lim := limits{limit: limit}
 	// As YARN: the queue check runs for the first application and keeps
 	// running while the applications checked hold reservations that
@@ -238,16 +241,26 @@ func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal
 		}
 		u := a.u
 		ul := s.userLimit(q, u)
-		a.headroom = s.headroom(q, u, ul)
 		// What must be unreserved is per application (canAssignToUser).
 		lim.needUnreserve = berth.Resource{}
-		if berth.GreaterThan(rc, cl, u.used, ul) {
+		if s.cmp(&u.used, &ul) > 0 {
 			if !(s.cfg.ContinueLooking && berth.LessOrEqual(rc, cl, u.used.Sub(a.reserved), ul)) {
+				a.headroom = s.headroom(q, u, ul)
 				return true
 			}
 			lim.needUnreserve = u.used.Sub(ul)
 		}
+		if s.eagerHeadroom {
+			a.headroom = s.headroom(q, u, ul)
+		}
 		p := s.assignApp(a, n, &lim)
+		// The headroom of the visit (YARN's computeUserLimitAndSetHeadroom)
+		// is what a stays told unless it gets a container: commit then
+		// replaces it with the headroom after the allocation, so it is only
+		// computed otherwise. assignApp changes none of its inputs.
+		if p.st != stAllocated {
+			a.headroom = s.headroom(q, u, ul)
+		}
 		switch p.st {
 		case stAllocated, stReserved:
 			out = p
@@ -267,7 +280,6 @@ func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal
 // assignApp is RegularContainerAllocator.allocate over the application's
 // priorities, most important first.
 func (s *Scheduler) assignApp(a *app, n *node, lim *limits) proposal {
-	rc, cl := s.rc, s.cluster
 	for _, k := range a.asks.Keys() {
 		if k.Outstanding() <= 0 {
 			continue
@@ -279,7 +291,7 @@ func (s *Scheduler) assignApp(a *app, n *node, lim *limits) proposal {
 		if s.cfg.ContinueLooking {
 			room = room.Add(a.reserved)
 		}
-		if !berth.GreaterOrEqual(rc, cl, room, k.Capability()) {
+		if capR := k.Capability(); s.cmp(&room, &capR) < 0 {
 			return proposal{st: stQueueSkipped, app: a}
 		}
 		k.Payload.missed++
@@ -383,15 +395,14 @@ func (s *Scheduler) shouldAllocOrReserve(k *skey) bool {
 
 // assignContainer decides between allocating, reserving and skipping.
 func (s *Scheduler) assignContainer(a *app, k *skey, n *node, lim *limits, from *reservation, loc Locality) proposal {
-	rc, cl := s.rc, s.cluster
 	capR := k.Capability()
-	if !berth.LessOrEqual(rc, cl, capR, n.total) {
+	if s.cmp(&capR, &n.total) > 0 {
 		return proposal{st: stLocalitySkipped}
 	}
 	shouldNew := s.shouldAllocOrReserve(k)
-	avail := rc.AvailableContainers(n.total.Sub(n.allocated), capR)
-	needRes := berth.Max(rc, cl, capR.Sub(lim.headroom), lim.needUnreserve)
-	need := berth.GreaterThan(rc, cl, needRes, berth.Resource{})
+	avail := s.available(n.total.Sub(n.allocated), capR)
+	needRes := s.rmax(capR.Sub(lim.headroom), lim.needUnreserve)
+	need := s.cmp(&needRes, &berth.Resource{}) > 0
 	if avail > 0 {
 		var unres *reservation
 		if from == nil && s.cfg.ContinueLooking && (!shouldNew || need) {
