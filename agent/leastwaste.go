@@ -555,6 +555,12 @@ func (b *bands) step(t berth.Time, h int64, edge bool) {
 // plan's load steps (see [StageView.AvailableForStage]), answering false
 // otherwise.
 func hopeless(v planView, id plan.ReservationID, user string, def plan.Definition, opts Options) bool {
+	m, memo := v.(*loadsMemo)
+	if memo {
+		// The portfolio's view of one decision: the plan under it, its
+		// load steps read once.
+		v = m.planView
+	}
 	pa, ok := v.(planAdapter)
 	if !ok || def.Period != 0 || len(def.Stages) == 0 {
 		return false
@@ -596,7 +602,16 @@ func hopeless(v planView, id plan.ReservationID, user string, def plan.Definitio
 			dur: stepRoundUp(s.Duration, step), rawDur: s.Duration, step: step,
 		}
 		need := newStretchNeed(sj)
-		none := !w.Valid() || uint64(w.End-w.Start) < uint64(sj.dur) || noRoom(p, pa.bufs, w, &need)
+		none := !w.Valid() || uint64(w.End-w.Start) < uint64(sj.dur)
+		if !none {
+			var ok bool
+			if memo {
+				none, ok = m.noRoom(id, w, &need)
+			}
+			if !ok {
+				none = noRoom(p, pa.bufs, w, &need)
+			}
+		}
 		switch {
 		case def.Interpreter == plan.RAny && !none:
 			return false

@@ -156,16 +156,19 @@ func pieces(s, e berth.Time, sign int64, a, b *profile, f func(s, e berth.Time, 
 	var runVal berth.Resource
 	open := false
 	for cur < e {
-		va, na := ca.valueAt(cur)
-		vb, nb := cb.valueAt(cur)
-		var v berth.Resource
-		if sign < 0 {
-			v = va.Sub(vb)
-		} else {
-			v = va.Add(vb)
+		v, next := ca.valueAt(cur)
+		next = min(next, e)
+		if cb.p != nil {
+			// b is zero where it is undefined: a ± 0 = a otherwise.
+			vb, nb := cb.valueAt(cur)
+			if sign < 0 {
+				v = v.Sub(vb)
+			} else {
+				v = v.Add(vb)
+			}
+			next = min(next, nb)
 		}
-		next := min(na, nb, e)
-		if open && v.Equal(runVal) {
+		if open && sameResource(v, runVal) {
 			cur = next
 			continue
 		}
@@ -179,6 +182,18 @@ func pieces(s, e berth.Time, sign int64, a, b *profile, f func(s, e berth.Time, 
 		f(runStart, e, runVal)
 	}
 }
+
+// sameResource is x.Equal(y), without a call when neither holds extended
+// types (the allocators' inner loops compare resources once per piece).
+func sameResource(x, y berth.Resource) bool {
+	if x.Memory != y.Memory || x.VCores != y.VCores {
+		return false
+	}
+	return !x.HasExtras() && !y.HasExtras() || equalExtras(x, y)
+}
+
+// equalExtras is x.Equal(y), out of line so that sameResource inlines.
+func equalExtras(x, y berth.Resource) bool { return x.Equal(y) }
 
 // zeroOver reports whether p is zero (or undefined) throughout [s, e).
 func zeroOver(p *profile, s, e berth.Time) bool {
@@ -214,16 +229,18 @@ func (c *cursor) valueAt(t berth.Time) (berth.Resource, berth.Time) {
 	if p == nil || t >= p.end {
 		return berth.Resource{}, berth.MaxTime
 	}
-	for c.i+1 < len(p.ts) && p.ts[c.i+1] <= t {
-		c.i++
+	i, ts := c.i, p.ts
+	for i+1 < len(ts) && ts[i+1] <= t {
+		i++
 	}
-	if c.i < 0 {
-		return berth.Resource{}, p.ts[0]
+	c.i = i
+	if i < 0 {
+		return berth.Resource{}, ts[0]
 	}
-	if c.i+1 < len(p.ts) {
-		return p.rs[c.i], p.ts[c.i+1]
+	if i+1 < len(ts) {
+		return p.rs[i], ts[i+1]
 	}
-	return p.rs[c.i], p.end
+	return p.rs[i], p.end
 }
 
 // cost is YARN's getDurationIntervalTotalCost: the sum over the window of
