@@ -164,14 +164,30 @@ func (m *loadsMemo) noRoom(id plan.ReservationID, w berth.Interval, need *stretc
 	return noStretch(steps, m.pa.p.Capacity(), need, w), true
 }
 
+// planLoads answers as the plan does (see yarnPlanLoads), once per
+// decision.
 func (m *loadsMemo) planLoads(old plan.ReservationID, contract berth.Interval) (*profile, error) {
 	if m.memo != nil && old == m.old && contract == m.contract {
 		return m.memo, nil
 	}
-	p, err := m.planView.planLoads(old, contract)
-	if err != nil {
-		return nil, err
+	var p *profile
+	// The steps stand for the plan's in yarnPlanLoads' unclipped case:
+	// no periodic reservation, old not held.
+	step := m.step()
+	ja, jd := stepRoundUp(contract.Start, step), stepRoundDown(contract.End, step)
+	if ja <= jd && jd < berth.MaxTime {
+		if steps, _, ok := m.steps(old, berth.Interval{Start: contract.Start, End: jd + 1}, 0); ok {
+			p = planLoadsOf(steps, m.pa.bufs, contract, ja)
+		}
 	}
+	if p == nil {
+		var err error
+		if p, err = m.planView.planLoads(old, contract); err != nil {
+			return nil, err
+		}
+	}
+	// A memo replaced (never within one decision) is handed back by the
+	// run holding it, as any profile not the memo.
 	m.old, m.contract, m.memo = old, contract, p
 	return p, nil
 }
