@@ -26,6 +26,19 @@ type lowCostInput struct {
 	left     bool
 	// scratch holds buffers recycled across runs (nil: allocate).
 	scratch *lowCostScratch
+	// recount makes every gang count read the profiles, never derived
+	// from the count before a batch (see countsDown); for tests.
+	recount bool
+}
+
+// countsDown reports whether f counts gangs so that taking n gangs out of
+// an amount leaves exactly n fewer that fit (below the cap of
+// math.MaxInt32): componentwise over memory and vcores (a gang of extended
+// types has none), where each count is floor(amount / gang) and
+// floor((a − n·g) / g) = floor(a / g) − n. The minimum over the pieces of
+// a window then drops by n too, as every piece loses the same batch.
+func countsDown(f fitter) bool {
+	return f.componentwise && !f.gang.HasExtras() && (f.gang.Memory > 0 || f.gang.VCores > 0)
 }
 
 // lowCostScratch is the low-cost allocator's working storage, kept in a
@@ -361,9 +374,19 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 		return nil, false
 	}
 	h := &diHeap{left: in.left}
-	build := func(s berth.Time) durationInterval {
+	counted := !in.recount && countsDown(j.f)
+	// build returns window s's entry once a batch of n gangs is placed in
+	// it, which fit before (fits of them).
+	build := func(s berth.Time, fits, n int64) durationInterval {
 		e := s + j.dur
-		di := durationInterval{start: s, end: e, canFit: in.canFit(s, e, j.f)}
+		di := durationInterval{start: s, end: e}
+		if counted && fits < math.MaxInt32 {
+			// The batch fills the whole window: every piece of it has n
+			// gangs less room, so the fewest gangs anywhere drop by n.
+			di.canFit = fits - n
+		} else {
+			di.canFit = in.canFit(s, e, j.f)
+		}
 		if di.canFit > 0 {
 			// Only windows that fit a gang are kept: the cost of the
 			// others is never read.
@@ -421,7 +444,12 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 		r := j.batch(n)
 		in.mods.add(iv.Start, iv.End, r)
 		placed = append(placed, placement{iv: iv, r: r})
-		if di := build(best.start); di.canFit > 0 {
+		if remaining == 0 {
+			// Done: the window is not offered again (the heap is
+			// dropped), so its new cost and count are not read.
+			break
+		}
+		if di := build(best.start, best.canFit, n); di.canFit > 0 {
 			h.push(di)
 		}
 	}

@@ -101,3 +101,61 @@ func TestPiecesMatchesModel(t *testing.T) {
 		}
 	}
 }
+
+// Property: the low-cost allocator places exactly the same with gang counts
+// derived after each batch (countsDown) as with every count read from the
+// profiles, on random availability, loads and earlier stages, left and
+// right, with the memory calculator's counts and componentwise ones.
+func TestLowCostDerivedCountsAreExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 13))
+	capacity := berth.New(16*1024, 16)
+	derived := 0
+	for round := 0; round < 3000; round++ {
+		const step = 1000
+		sa := r.Int64N(20) * step
+		sd := sa + (1+r.Int64N(40))*step + r.Int64N(2)*r.Int64N(step)
+		random := func(free bool) *profile {
+			p := &profile{end: sd + r.Int64N(2)*step}
+			for t := sa - r.Int64N(2)*step; t < p.end; t += (1 + r.Int64N(6)) * step / (1 + r.Int64N(2)) {
+				m := r.Int64N(17) * 1024
+				v := berth.New(m, min(16, m/1024+r.Int64N(3)))
+				if free && r.IntN(40) == 0 {
+					v = berth.New(-1024, 0) // an over-booked step: no gang fits
+				}
+				p.ts = append(p.ts, t)
+				p.rs = append(p.rs, v)
+			}
+			p.compact(0, len(p.ts))
+			return p
+		}
+		net, loads := random(true), random(false)
+		mods := newFlat(berth.MinTime, berth.MaxTime, berth.Resource{})
+		for k := r.IntN(3); k > 0; k-- {
+			s := sa + r.Int64N(sd-sa)
+			mods.add(s, s+1+r.Int64N(sd-s), berth.New(1024*r.Int64N(4), r.Int64N(4)))
+		}
+		conc := 1 + r.Int64N(3)
+		c := berth.New(1024*(1+r.Int64N(3)), r.Int64N(3))
+		sj := stageJob{f: fitter{calc: berth.MemoryCalculator{}, cluster: capacity, gang: c.MulInt(conc), componentwise: r.IntN(4) != 0},
+			cap: c, conc: conc, gangs: 1 + r.Int64N(30), dur: (1 + r.Int64N(8)) * step, step: step}
+		smooth, left := 1+r.Int64N(10), r.IntN(2) == 0
+		run := func(recount bool) ([]placement, bool, *profile) {
+			m := mods.clone()
+			in := &lowCostInput{loads: loads, mods: m, net: net, capacity: capacity, calc: berth.MemoryCalculator{},
+				smooth: smooth, left: left, recount: recount}
+			ps, ok := lowCostAligned(in, sj, sa, sd)
+			return ps, ok, m
+		}
+		want, wok, wmods := run(true)
+		got, gok, gmods := run(false)
+		require.Equal(t, wok, gok, "round %d", round)
+		require.Equal(t, want, got, "round %d", round)
+		require.Equal(t, wmods.ts, gmods.ts, "round %d", round)
+		require.Equal(t, wmods.rs, gmods.rs, "round %d", round)
+		if gok && countsDown(sj.f) && len(got) > 1 {
+			derived++
+		}
+	}
+	require.Greater(t, derived, 100, "the derived counts should be exercised")
+	t.Logf("%d placements of several batches with derived counts", derived)
+}
