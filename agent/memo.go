@@ -34,10 +34,31 @@ type loadsMemo struct {
 	// step i), built on first use; over reports an over-committed step.
 	free *profile
 	over bool
+	// cap is the plan's capacity, once capOK.
+	cap   berth.Resource
+	capOK bool
 	// The planLoads memo.
 	old      plan.ReservationID
 	contract berth.Interval
 	memo     *profile
+}
+
+// answers reports whether the memo stands for the plan's reads for the
+// reservation id (the policy leaves availability as it is, id is not
+// held, no periodic reservation).
+func (m *loadsMemo) answers(id plan.ReservationID) bool {
+	if m.state == memoUnread {
+		m.read()
+	}
+	return m.state == memoSteps && id == m.id
+}
+
+// capacity is the plan's, read once per decision.
+func (m *loadsMemo) capacity() berth.Resource {
+	if !m.capOK {
+		m.cap, m.capOK = m.planView.capacity(), true
+	}
+	return m.cap
 }
 
 const (
@@ -66,10 +87,7 @@ func newLoadsMemo(v planView, id plan.ReservationID, def plan.Definition) *loads
 // reservation). The first step may start before w.Start (the plan's read
 // starts it at w.Start); every step meets w.
 func (m *loadsMemo) steps(old plan.ReservationID, w berth.Interval, period berth.Duration) (steps []rle.Step, i int, ok bool) {
-	if m.state == memoUnread {
-		m.read()
-	}
-	if m.state != memoSteps || old != m.id || period != 0 || !w.Valid() || w.Start < m.span.Start || w.End > m.span.End {
+	if !m.answers(old) || period != 0 || !w.Valid() || w.Start < m.span.Start || w.End > m.span.End {
 		return nil, 0, false
 	}
 	all := *m.buf
@@ -121,8 +139,7 @@ func (m *loadsMemo) availableFor(user string, old plan.ReservationID, w berth.In
 	if !ok || m.freeProfile().over {
 		return m.planView.availableFor(user, old, w, period, need)
 	}
-	capacity := m.pa.p.Capacity()
-	if need != nil && noStretch(steps, capacity, need, w) {
+	if need != nil && noStretch(steps, m.capacity(), need, w) {
 		return nil, errNoStretch
 	}
 	// The steps' free capacity, the first step starting at w.Start.
@@ -143,7 +160,7 @@ func (m *loadsMemo) freeProfile() *loadsMemo {
 		return m
 	}
 	all := *m.buf
-	capacity := m.pa.p.Capacity()
+	capacity := m.capacity()
 	m.free = m.pa.bufs.profile(len(all), m.span.End)
 	for i, st := range all {
 		if !st.Value.FitsIn(capacity) {
@@ -161,7 +178,7 @@ func (m *loadsMemo) noRoom(id plan.ReservationID, w berth.Interval, need *stretc
 	if !ok {
 		return false, false
 	}
-	return noStretch(steps, m.pa.p.Capacity(), need, w), true
+	return noStretch(steps, m.capacity(), need, w), true
 }
 
 // planLoads answers as the plan does (see yarnPlanLoads), once per

@@ -43,7 +43,7 @@ func TestLoadsMemoAnswersAsThePlan(t *testing.T) {
 	cot, err := policy.NewCapacityOverTime(cfg)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(41, 43))
-	served, noStretchServed, overServed, noRoomServed, loadsServed := 0, 0, 0, 0, 0
+	served, noStretchServed, overServed, noRoomServed, loadsServed, hopelessSaid := 0, 0, 0, 0, 0, 0
 	for round := 0; round < 400; round++ {
 		var pol plan.SharingPolicy
 		switch round % 4 {
@@ -89,6 +89,13 @@ func TestLoadsMemoAnswersAsThePlan(t *testing.T) {
 			}
 			m := newLoadsMemo(direct, id, def)
 			var view planView = m
+			for _, o := range []Options{{ComponentwiseFit: true}, {}} {
+				want := hopeless(direct, id, "u", def, o)
+				require.Equal(t, want, hopeless(m, id, "u", def, o), "round %d: hopeless of %+v", round, def)
+				if want {
+					hopelessSaid++
+				}
+			}
 			contract := berth.Interval{Start: def.Arrival, End: def.Deadline}
 			for k := 0; k < 12; k++ {
 				w := contract
@@ -151,6 +158,7 @@ func TestLoadsMemoAnswersAsThePlan(t *testing.T) {
 	require.Positive(t, overServed, "some plans should be over-committed where the memo would answer")
 	require.Positive(t, noRoomServed, "some stretch tests the memo answers should find no room")
 	require.Greater(t, loadsServed, 100, "the memo should answer most plan loads")
-	t.Logf("%d reads answered by the memo (%d without a stretch, %d over-committed), %d stretch tests without room, %d plan loads",
-		served, noStretchServed, overServed, noRoomServed, loadsServed)
+	require.Positive(t, hopelessSaid, "some definitions should be hopeless")
+	t.Logf("%d reads answered by the memo (%d without a stretch, %d over-committed), %d stretch tests without room, %d plan loads, %d hopeless",
+		served, noStretchServed, overServed, noRoomServed, loadsServed, hopelessSaid)
 }
