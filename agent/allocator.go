@@ -143,14 +143,18 @@ func (LowCostAligned) Name() string { return "low-cost-aligned" }
 func (a LowCostAligned) Allocate(v *StageView, _ int, s plan.Stage, w berth.Interval) ([]Placement, bool, error) {
 	j := v.job()
 	// The plan's availability without earlier stages: the allocator
-	// subtracts them itself, step by step, as YARN's does.
-	netp, err := v.PlanAvailable(w)
-	if err != nil {
-		return nil, false, err
+	// subtracts them itself, step by step, as YARN's does. It only reads
+	// it, inside w.
+	net, shared := j.planFreeShared(w)
+	if !shared {
+		netp, err := v.PlanAvailable(w)
+		if err != nil {
+			return nil, false, err
+		}
+		net = netp.p
+		// The answer is built from j.mods, never from net: hand it back.
+		defer v.Release(netp)
 	}
-	net := netp.p
-	// The answer is built from j.mods, never from net: hand it back.
-	defer v.Release(netp)
 	loads, err := v.PlanLoads()
 	if err != nil {
 		return nil, false, err

@@ -171,6 +171,21 @@ func (m *loadsMemo) freeProfile() *loadsMemo {
 	return m
 }
 
+// planFreeShared is the plan's availability for the run, read-only and
+// kept by the memo, when the run's view is a memo answering for w: a
+// profile equal inside w to what [StageView.PlanAvailable] gives (its
+// domain may reach beyond w), for a reader that looks inside w only.
+func (j *job) planFreeShared(w berth.Interval) (*profile, bool) {
+	m, ok := j.view.(*loadsMemo)
+	if !ok {
+		return nil, false
+	}
+	if _, _, ok := m.steps(j.id, w, j.period); !ok || m.freeProfile().over {
+		return nil, false
+	}
+	return m.free, true
+}
+
 // noRoom is noRoom of the plan (hopeless's stretch test) from the steps;
 // ok is false when the memo does not answer for w.
 func (m *loadsMemo) noRoom(id plan.ReservationID, w berth.Interval, need *stretchNeed) (none, ok bool) {

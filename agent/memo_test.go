@@ -43,7 +43,7 @@ func TestLoadsMemoAnswersAsThePlan(t *testing.T) {
 	cot, err := policy.NewCapacityOverTime(cfg)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(41, 43))
-	served, noStretchServed, overServed, noRoomServed, loadsServed, hopelessSaid := 0, 0, 0, 0, 0, 0
+	served, noStretchServed, overServed, noRoomServed, loadsServed, hopelessSaid, sharedServed := 0, 0, 0, 0, 0, 0, 0
 	for round := 0; round < 400; round++ {
 		var pol plan.SharingPolicy
 		switch round % 4 {
@@ -135,6 +135,30 @@ func TestLoadsMemoAnswersAsThePlan(t *testing.T) {
 				want, werr = direct.available("u", old, w, period)
 				got, gerr = view.available("u", old, w, period)
 				requireSameProfile(t, want, got, werr, gerr, fmt.Sprintf("round %d window %v of %v", round, w, contract))
+				jm := &job{view: m, id: old, period: period}
+				if shared, ok := jm.planFreeShared(w); ok && werr == nil && needp == nil {
+					// The low-cost allocator places alike on the shared
+					// profile (domain beyond w) as on the plan's read of w.
+					sharedServed++
+					sj := j.stageJob(s)
+					loads, err := yarnPlanLoads(p, bufs, old, contract)
+					require.NoError(t, err)
+					smooth, left := 1+next(9), next(1) == 0
+					// What an earlier stage took.
+					ms := w.Start + next(w.Len())
+					me, mr := ms+next(w.End-ms), berth.New(1024*next(3), next(3))
+					place := func(net *profile) ([]placement, bool) {
+						mods := newFlat(berth.MinTime, berth.MaxTime, berth.Resource{})
+						mods.add(ms, me, mr)
+						in := &lowCostInput{loads: loads, mods: mods,
+							net: net, capacity: p.Capacity(), calc: p.Calculator(), smooth: smooth, left: left}
+						return lowCostAligned(in, sj, w.Start, w.End)
+					}
+					wp, wok := place(want)
+					gp, gok := place(shared)
+					require.Equal(t, wok, gok, "round %d window %v", round, w)
+					require.Equal(t, wp, gp, "round %d window %v", round, w)
+				}
 				if w.Valid() && w.Len() > 0 {
 					if none, ok := m.noRoom(old, w, &need); ok {
 						if none {
@@ -159,6 +183,7 @@ func TestLoadsMemoAnswersAsThePlan(t *testing.T) {
 	require.Positive(t, noRoomServed, "some stretch tests the memo answers should find no room")
 	require.Greater(t, loadsServed, 100, "the memo should answer most plan loads")
 	require.Positive(t, hopelessSaid, "some definitions should be hopeless")
-	t.Logf("%d reads answered by the memo (%d without a stretch, %d over-committed), %d stretch tests without room, %d plan loads, %d hopeless",
-		served, noStretchServed, overServed, noRoomServed, loadsServed, hopelessSaid)
+	require.Greater(t, sharedServed, 100, "the shared availability should be exercised")
+	t.Logf("%d reads answered by the memo (%d without a stretch, %d over-committed), %d stretch tests without room, %d plan loads, %d hopeless, %d low-cost placements on the shared availability",
+		served, noStretchServed, overServed, noRoomServed, loadsServed, hopelessSaid, sharedServed)
 }
