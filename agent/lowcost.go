@@ -262,11 +262,28 @@ func (c *cursor) valueAt(t berth.Time) (berth.Resource, berth.Time) {
 // (the float sums must round alike for ties to break alike).
 func (in *lowCostInput) cost(s, e, step berth.Time) float64 {
 	total := 0.0
+	mem := in.memoryRatio()
 	pieces(s, e, 1, in.loads, in.mods, func(ps, pe berth.Time, v berth.Resource) {
-		c := float64(in.calc.Ratio(v, in.capacity))
+		c := in.ratio(mem, v)
 		total = total + c*float64(pe-ps)/float64(step)
 	})
 	return total
+}
+
+// memoryRatio reports whether the calculator is the memory calculator,
+// whose Ratio the cost loops compute inline.
+func (in *lowCostInput) memoryRatio() bool {
+	_, ok := in.calc.(berth.MemoryCalculator)
+	return ok
+}
+
+// ratio is in.calc.Ratio(v, in.capacity) as a float64; mem says the
+// calculator is the memory calculator (see memoryRatio).
+func (in *lowCostInput) ratio(mem bool, v berth.Resource) float64 {
+	if mem {
+		return float64(memoryRatio(v.Memory, in.capacity.Memory))
+	}
+	return float64(in.calc.Ratio(v, in.capacity))
 }
 
 // canFit is YARN's getDurationIntervalGangsCanFit: the fewest gangs that fit
@@ -342,8 +359,9 @@ func (in *lowCostInput) sweep(first berth.Time, n int, dur, step berth.Time, f f
 	if kmin < 0 {
 		return costs, fits
 	}
+	mem := in.memoryRatio()
 	pieces(first+berth.Time(kmin)*dur, first+berth.Time(kmax+1)*dur, 1, in.loads, in.mods, func(ps, pe berth.Time, v berth.Resource) {
-		c := float64(in.calc.Ratio(v, in.capacity))
+		c := in.ratio(mem, v)
 		for k := int((ps - first) / dur); ps < pe; k++ {
 			e := min(pe, first+berth.Time(k+1)*dur)
 			costs[k] = costs[k] + c*float64(e-ps)/float64(step)

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -158,4 +159,68 @@ func TestLowCostDerivedCountsAreExact(t *testing.T) {
 	}
 	require.Greater(t, derived, 100, "the derived counts should be exercised")
 	t.Logf("%d placements of several batches with derived counts", derived)
+}
+
+// Property: one sweep gives every candidate window the gang count and (for
+// a window that fits a gang) the cost, bit for bit, that canFit and cost
+// read for it alone, with and without earlier stages' load, extended
+// resource types, and availability wider than the windows.
+func TestLowCostSweepMatchesWindows(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 19))
+	capacity := berth.New(16*1024, 16)
+	for round := 0; round < 3000; round++ {
+		const step = 1000
+		n := r.IntN(12)
+		dur := (1 + r.Int64N(6)) * step / (1 + r.Int64N(2))
+		first := r.Int64N(20) * step
+		last := first + berth.Time(n)*dur
+		random := func(free bool) *profile {
+			p := &profile{end: last + r.Int64N(2)*step}
+			for t := first - r.Int64N(2)*step; t < p.end; t += 1 + r.Int64N(4*step) {
+				m := r.Int64N(17) * 1024
+				v := berth.New(m, min(16, m/1024+r.Int64N(3)))
+				switch {
+				case free && r.IntN(30) == 0:
+					v = berth.New(-1024, 0)
+				case r.IntN(30) == 0:
+					v = berth.NewWithExtras(m, v.VCores, berth.Quantity{Name: "gpu", Value: 1 + r.Int64N(2)})
+				}
+				p.ts = append(p.ts, t)
+				p.rs = append(p.rs, v)
+			}
+			p.compact(0, len(p.ts))
+			return p
+		}
+		net, loads := random(true), random(false)
+		mods := newFlat(berth.MinTime, berth.MaxTime, berth.Resource{})
+		for k := r.IntN(3); k > 0 && n > 0; k-- {
+			s := first + r.Int64N(last-first)
+			mods.add(s, s+1+r.Int64N(last-s), berth.New(1024*r.Int64N(3), r.Int64N(3)))
+		}
+		c := berth.New(1024*(1+r.Int64N(3)), r.Int64N(3))
+		f := fitter{calc: berth.MemoryCalculator{}, cluster: capacity, gang: c.MulInt(1 + r.Int64N(2)), componentwise: r.IntN(2) == 0}
+		var calc berth.Calculator = berth.MemoryCalculator{}
+		if r.IntN(3) == 0 {
+			calc = berth.DominantCalculator{}
+		}
+		in := &lowCostInput{loads: loads, mods: mods, net: net, capacity: capacity, calc: calc}
+		if r.IntN(2) == 0 {
+			in.scratch = &lowCostScratch{}
+		}
+		costs, fits := in.sweep(first, n, dur, step, f)
+		require.Len(t, fits, n)
+		for k := 0; k < n; k++ {
+			s, e := first+berth.Time(k)*dur, first+berth.Time(k+1)*dur
+			require.Equal(t, in.canFit(s, e, f), fits[k], "round %d window %d", round, k)
+			if fits[k] > 0 {
+				require.Equal(t, math.Float64bits(in.cost(s, e, step)), math.Float64bits(costs[k]), "round %d window %d", round, k)
+				// YARN's sum, the calculator asked piece by piece.
+				want := 0.0
+				for _, p := range piecesModel(s, e, 1, loads, mods) {
+					want = want + float64(in.calc.Ratio(p.v, capacity))*float64(p.e-p.s)/float64(step)
+				}
+				require.Equal(t, math.Float64bits(want), math.Float64bits(costs[k]), "round %d window %d", round, k)
+			}
+		}
+	}
 }
