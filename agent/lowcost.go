@@ -327,24 +327,11 @@ func (in *lowCostInput) sweep(first berth.Time, n int, dur, step berth.Time, f f
 		return costs, fits
 	}
 	last := first + berth.Time(n)*dur
-	// Each piece [ps, pe) is cut at the windows' ends: window k gets its
-	// part from ps up to first + (k+1)·dur.
-	pieces(first, last, -1, in.net, in.mods, func(ps, pe berth.Time, v berth.Resource) {
-		neg := v.AnyNegative()
-		var fit int64
-		if !neg {
-			fit = f.fit(v, math.MaxInt32)
-		}
-		for k := int((ps - first) / dur); ps < pe; k++ {
-			switch {
-			case neg || !in.net.holds(ps):
-				fits[k] = 0
-			default:
-				fits[k] = min(fits[k], fit)
-			}
-			ps = min(pe, first+berth.Time(k+1)*dur)
-		}
-	})
+	if net := in.net; len(net.ts) > 0 && net.ts[0] <= first && last <= net.end {
+		in.sweepFits(first, last, dur, f, fits)
+	} else {
+		in.sweepFitsByPieces(first, last, dur, f, fits)
+	}
 	// Costs only over the span of the windows that fit a gang: the others
 	// are dropped unread.
 	kmin, kmax := -1, -1
@@ -369,6 +356,83 @@ func (in *lowCostInput) sweep(first berth.Time, n int, dur, step berth.Time, f f
 		}
 	})
 	return costs, fits
+}
+
+// sweepFitsByPieces sets fits[k] to the fewest gangs that fit anywhere in
+// window k of [first, last): each piece [ps, pe) of the availability less
+// this job's load is cut at the windows' ends, window k getting its part
+// from ps up to first + (k+1)·dur (canFit's pieces for each window).
+func (in *lowCostInput) sweepFitsByPieces(first, last, dur berth.Time, f fitter, fits []int64) {
+	pieces(first, last, -1, in.net, in.mods, func(ps, pe berth.Time, v berth.Resource) {
+		neg := v.AnyNegative()
+		var fit int64
+		if !neg {
+			fit = f.fit(v, math.MaxInt32)
+		}
+		for k := int((ps - first) / dur); ps < pe; k++ {
+			switch {
+			case neg || !in.net.holds(ps):
+				fits[k] = 0
+			default:
+				fits[k] = min(fits[k], fit)
+			}
+			ps = min(pe, first+berth.Time(k+1)*dur)
+		}
+	})
+}
+
+// sweepFits is sweepFitsByPieces where the availability is defined over
+// all of [first, last), without the pieces' merging: a window's count is
+// the least over the stretches of constant availability (less this job's
+// load) meeting it, whether equal neighbours are merged or not, so the
+// walk reads the breakpoints of both profiles directly.
+func (in *lowCostInput) sweepFits(first, last, dur berth.Time, f fitter, fits []int64) {
+	net, mods := in.net, in.mods
+	if zeroOver(mods, first, last) {
+		mods = nil
+	}
+	ia, ib := net.floor(first), -1
+	if mods != nil {
+		ib = mods.floor(first)
+	}
+	for cur := first; cur < last; {
+		for ia+1 < len(net.ts) && net.ts[ia+1] <= cur {
+			ia++
+		}
+		v, next := net.rs[ia], net.end
+		if ia+1 < len(net.ts) {
+			next = net.ts[ia+1]
+		}
+		if mods != nil && cur < mods.end {
+			// mods is zero outside its domain.
+			for ib+1 < len(mods.ts) && mods.ts[ib+1] <= cur {
+				ib++
+			}
+			switch {
+			case ib < 0:
+				next = min(next, mods.ts[0])
+			case ib+1 < len(mods.ts):
+				v, next = v.Sub(mods.rs[ib]), min(next, mods.ts[ib+1])
+			default:
+				v, next = v.Sub(mods.rs[ib]), min(next, mods.end)
+			}
+		}
+		next = min(next, last)
+		neg := v.AnyNegative()
+		var fit int64
+		if !neg {
+			fit = f.fit(v, math.MaxInt32)
+		}
+		for k, ps := int((cur-first)/dur), cur; ps < next; k++ {
+			if neg {
+				fits[k] = 0
+			} else {
+				fits[k] = min(fits[k], fit)
+			}
+			ps = min(next, first+berth.Time(k+1)*dur)
+		}
+		cur = next
+	}
 }
 
 // lowCostAligned is YARN's StageAllocatorLowCostAligned: split the stage

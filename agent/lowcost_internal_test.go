@@ -175,8 +175,10 @@ func TestLowCostSweepMatchesWindows(t *testing.T) {
 		first := r.Int64N(20) * step
 		last := first + berth.Time(n)*dur
 		random := func(free bool) *profile {
-			p := &profile{end: last + r.Int64N(2)*step}
-			for t := first - r.Int64N(2)*step; t < p.end; t += 1 + r.Int64N(4*step) {
+			// Mostly defined over all the windows, sometimes starting
+			// late or ending early.
+			p := &profile{end: last + r.Int64N(2)*step - r.Int64N(2)*r.Int64N(3*step)}
+			for t := first - r.Int64N(2)*step + r.Int64N(2)*r.Int64N(3*step); t < p.end; t += 1 + r.Int64N(4*step) {
 				m := r.Int64N(17) * 1024
 				v := berth.New(m, min(16, m/1024+r.Int64N(3)))
 				switch {
