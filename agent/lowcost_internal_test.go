@@ -226,3 +226,46 @@ func TestLowCostSweepMatchesWindows(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLowCostAligned places a stage of 4 gangs in a window of 10
+// candidate windows over an availability of 31 breakpoints (about a W4
+// stage), the allocator's scratch recycled as in a planning run.
+func BenchmarkLowCostAligned(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	capacity := berth.New(8192*20, 8*20)
+	sa, sd := berth.Time(0), berth.Time(36_000_000)
+	random := func(free bool) *profile {
+		p := &profile{end: sd}
+		for t := sa; t < sd; t += (sd - sa) / 31 {
+			m := r.Int64N(20) * 8192
+			v := berth.New(m, m/1024)
+			if free {
+				v = capacity.Sub(v)
+			}
+			p.ts = append(p.ts, t)
+			p.rs = append(p.rs, v)
+		}
+		p.compact(0, len(p.ts))
+		return p
+	}
+	net, loads := random(true), random(false)
+	mods := newFlat(berth.MinTime, berth.MaxTime, berth.Resource{})
+	sj := stageJob{f: fitter{calc: berth.MemoryCalculator{}, cluster: capacity, gang: berth.New(2048, 2), componentwise: true},
+		cap: berth.New(1024, 1), conc: 2, gangs: 4, dur: 3_600_000, step: 1000}
+	var sc lowCostScratch
+	b.ReportAllocs()
+	blocks := 0
+	for b.Loop() {
+		in := &lowCostInput{loads: loads, mods: mods, net: net, capacity: capacity, calc: berth.MemoryCalculator{}, smooth: 10, scratch: &sc}
+		ps, ok := lowCostAligned(in, sj, sa, sd)
+		if !ok {
+			b.Fatal("the stage should fit")
+		}
+		blocks = len(ps)
+		for _, p := range ps {
+			mods.sub(p.iv.Start, p.iv.End, p.r)
+		}
+	}
+	b.ReportMetric(float64(blocks), "blocks")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/10, "ns/candidate")
+}
