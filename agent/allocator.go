@@ -165,15 +165,11 @@ func (a LowCostAligned) Allocate(v *StageView, _ int, s plan.Stage, w berth.Inte
 	}
 	in := &lowCostInput{loads: loads.p, mods: j.mods, net: net, capacity: j.view.capacity(),
 		calc: j.view.calculator(), smooth: smooth, left: j.left, scratch: &j.lc}
+	// lowCostAligned leaves j.mods as it is: the planner records what it
+	// accepts.
 	ps, ok := lowCostAligned(in, j.stageJob(s), w.Start, w.End)
 	if !ok {
 		return nil, false, nil
-	}
-	// lowCostAligned recorded its placements in j.mods as it went (each
-	// round sees the earlier ones); take them out again: the planner
-	// records what it accepts.
-	for _, p := range ps {
-		j.mods.sub(p.iv.Start, p.iv.End, p.r)
 	}
 	return j.exported(ps), true, nil
 }

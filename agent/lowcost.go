@@ -16,7 +16,9 @@ type lowCostInput struct {
 	// loads is the plan's committed load as YARN's planner reads it
 	// (yarnPlanLoads); outside its domain it counts as 0.
 	loads *profile
-	// mods is what earlier stages (and batches) of this job took.
+	// mods is what earlier stages of this job took (read only: the
+	// allocator's own batches fill whole candidate windows, so it adds
+	// them to a window's values as it reads them).
 	mods *profile
 	// net is the stage window's availability, without mods.
 	net      *profile
@@ -77,6 +79,8 @@ type durationInterval struct {
 	start, end berth.Time
 	cost       float64
 	canFit     int64
+	// taken is how many gangs this run placed in the window so far.
+	taken int64
 }
 
 type diHeap struct {
@@ -259,12 +263,14 @@ func (c *cursor) valueAt(t berth.Time) (berth.Resource, berth.Time) {
 // cost is YARN's getDurationIntervalTotalCost: the sum over the window of
 // the load share (plan load plus this job's tentative load, relative to
 // capacity) per step, accumulated piece by piece in time order as YARN does
-// (the float sums must round alike for ties to break alike).
-func (in *lowCostInput) cost(s, e, step berth.Time) float64 {
+// (the float sums must round alike for ties to break alike). taken is what
+// this run placed all over [s, e) (a constant added to every piece leaves
+// the pieces as they are).
+func (in *lowCostInput) cost(s, e, step berth.Time, taken berth.Resource) float64 {
 	total := 0.0
 	mem := in.memoryRatio()
 	pieces(s, e, 1, in.loads, in.mods, func(ps, pe berth.Time, v berth.Resource) {
-		c := in.ratio(mem, v)
+		c := in.ratio(mem, v.Add(taken))
 		total = total + c*float64(pe-ps)/float64(step)
 	})
 	return total
@@ -290,10 +296,12 @@ func (in *lowCostInput) ratio(mem bool, v berth.Resource) float64 {
 // anywhere in [s, e) once this job's tentative load is taken away. Where the
 // job's load exceeds what is available in some resource type YARN throws
 // and abandons the whole allocator (§18 item 13); Berth counts that window
-// as full instead.
-func (in *lowCostInput) canFit(s, e berth.Time, f fitter) int64 {
+// as full instead. taken is what this run placed all over [s, e), as for
+// cost.
+func (in *lowCostInput) canFit(s, e berth.Time, f fitter, taken berth.Resource) int64 {
 	n := int64(math.MaxInt32)
 	pieces(s, e, -1, in.net, in.mods, func(ps, pe berth.Time, v berth.Resource) {
+		v = v.Sub(taken)
 		if v.AnyNegative() {
 			n = 0
 			return
@@ -439,7 +447,8 @@ func (in *lowCostInput) sweepFits(first, last, dur berth.Time, f fitter, fits []
 // window into aligned, non-overlapping candidate windows of one duration,
 // and repeatedly give a few gangs (at most maxGangsPerUnit, which the
 // smoothness factor divides) to the cheapest window that still fits one.
-// It records what it places in in.mods and rolls it back on failure.
+// It leaves in.mods as it is: each round sees the batches placed before it
+// through the windows' counts of gangs taken (the windows do not overlap).
 func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placement, bool) {
 	if j.dur <= 0 {
 		return nil, false
@@ -457,22 +466,23 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 	}
 	h := &diHeap{left: in.left}
 	counted := !in.recount && countsDown(j.f)
-	// build returns window s's entry once a batch of n gangs is placed in
-	// it, which fit before (fits of them).
-	build := func(s berth.Time, fits, n int64) durationInterval {
-		e := s + j.dur
-		di := durationInterval{start: s, end: e}
-		if counted && fits < math.MaxInt32 {
+	// build returns window best's entry once a batch of n more gangs is
+	// placed in it.
+	build := func(best durationInterval, n int64) durationInterval {
+		di := durationInterval{start: best.start, end: best.end, taken: best.taken + n}
+		// n gangs each time add up: batch(a) + batch(b) = batch(a + b).
+		taken := j.batch(di.taken)
+		if counted && best.canFit < math.MaxInt32 {
 			// The batch fills the whole window: every piece of it has n
 			// gangs less room, so the fewest gangs anywhere drop by n.
-			di.canFit = fits - n
+			di.canFit = best.canFit - n
 		} else {
-			di.canFit = in.canFit(s, e, j.f)
+			di.canFit = in.canFit(di.start, di.end, j.f, taken)
 		}
 		if di.canFit > 0 {
 			// Only windows that fit a gang are kept: the cost of the
 			// others is never read.
-			di.cost = in.cost(s, e, j.step)
+			di.cost = in.cost(di.start, di.end, j.step, taken)
 		}
 		return di
 	}
@@ -522,23 +532,17 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 		best := h.pop()
 		n := min(perUnit, remaining, best.canFit)
 		remaining -= n
-		iv := berth.Interval{Start: best.start, End: best.end}
-		r := j.batch(n)
-		in.mods.add(iv.Start, iv.End, r)
-		placed = append(placed, placement{iv: iv, r: r})
+		placed = append(placed, placement{iv: berth.Interval{Start: best.start, End: best.end}, r: j.batch(n)})
 		if remaining == 0 {
 			// Done: the window is not offered again (the heap is
 			// dropped), so its new cost and count are not read.
 			break
 		}
-		if di := build(best.start, best.canFit, n); di.canFit > 0 {
+		if di := build(best, n); di.canFit > 0 {
 			h.push(di)
 		}
 	}
 	if remaining > 0 {
-		for _, p := range placed {
-			in.mods.sub(p.iv.Start, p.iv.End, p.r)
-		}
 		return nil, false
 	}
 	// YARN returns its allocation series' intervals: adjacent windows with
