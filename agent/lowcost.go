@@ -2,6 +2,7 @@ package agent
 
 import (
 	"math"
+	"slices"
 
 	"github.com/berthsched/berth"
 )
@@ -52,16 +53,15 @@ type lowCostScratch struct {
 	placed []placement
 	costs  []float64
 	fits   []int64
-	// acc and runs hold the canonical form of the answer, which the
-	// caller copies out (job.exported) before the next run.
-	acc  profile
+	// runs holds the canonical form of the answer, which the caller
+	// copies out (job.exported) before the next run.
 	runs []placement
 }
 
 // small reports whether the scratch is small enough to keep.
 func (s *lowCostScratch) small() bool {
 	return cap(s.items) <= maxKept && cap(s.placed) <= maxKept && cap(s.costs) <= maxKept && cap(s.fits) <= maxKept &&
-		cap(s.acc.ts) <= maxKept && cap(s.runs) <= maxKept
+		cap(s.runs) <= maxKept
 }
 
 // sized returns buf resized to n (its contents to be set), reusing its
@@ -443,6 +443,30 @@ func (in *lowCostInput) sweepFits(first, last, dur berth.Time, f fitter, fits []
 	}
 }
 
+// alignedRuns is canonical for blocks whose intervals are equal or
+// disjoint (the candidate windows of one stage): the sum held in each
+// window, in time order, adjacent windows of equal sums merged, zero sums
+// dropped. It sorts ps in place and appends to dst[:0].
+func alignedRuns(dst, ps []placement) []placement {
+	slices.SortFunc(ps, func(a, b placement) int { return cmpTime(a.iv.Start, b.iv.Start) })
+	out := dst[:0]
+	for i := 0; i < len(ps); {
+		iv, r := ps[i].iv, ps[i].r
+		for i++; i < len(ps) && ps[i].iv.Start == iv.Start; i++ {
+			r = r.Add(ps[i].r)
+		}
+		if r.IsZero() {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].iv.End == iv.Start && out[n-1].r.Equal(r) {
+			out[n-1].iv.End = iv.End
+			continue
+		}
+		out = append(out, placement{iv: iv, r: r})
+	}
+	return out
+}
+
 // lowCostAligned is YARN's StageAllocatorLowCostAligned: split the stage
 // window into aligned, non-overlapping candidate windows of one duration,
 // and repeatedly give a few gangs (at most maxGangsPerUnit, which the
@@ -548,8 +572,12 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 	// YARN returns its allocation series' intervals: adjacent windows with
 	// equal amounts merge.
 	if sc := in.scratch; sc != nil {
-		sc.runs = canonicalInto(sc.runs, &sc.acc, placed)
+		sc.runs = alignedRuns(sc.runs, placed)
 		return sc.runs, true
 	}
-	return canonical(placed), true
+	out := alignedRuns(nil, placed)
+	if len(out) == 0 {
+		return nil, true
+	}
+	return out, true
 }

@@ -351,3 +351,28 @@ func BenchmarkLowCostAligned(b *testing.B) {
 	b.ReportMetric(float64(blocks), "blocks")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/10, "ns/candidate")
 }
+
+// Property: alignedRuns is canonical for blocks on equal or disjoint
+// windows, extended types and zero blocks included.
+func TestAlignedRunsMatchCanonical(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 29))
+	for round := 0; round < 20000; round++ {
+		dur := 1 + r.Int64N(5)
+		var ps []placement
+		for k := r.IntN(12); k > 0; k-- {
+			s := r.Int64N(8) * dur
+			v := berth.New(1024*r.Int64N(3), r.Int64N(2))
+			if r.IntN(8) == 0 {
+				v = berth.NewWithExtras(v.Memory, v.VCores, berth.Quantity{Name: "gpu", Value: r.Int64N(2)})
+			}
+			ps = append(ps, placement{iv: berth.Interval{Start: s, End: s + dur}, r: v})
+		}
+		want := canonical(slices.Clone(ps))
+		got := alignedRuns(nil, slices.Clone(ps))
+		if len(want) == 0 {
+			require.Empty(t, got, "round %d: %+v", round, ps)
+			continue
+		}
+		require.Equal(t, want, got, "round %d: %+v", round, ps)
+	}
+}
