@@ -143,14 +143,18 @@ func (LowCostAligned) Name() string { return "low-cost-aligned" }
 func (a LowCostAligned) Allocate(v *StageView, _ int, s plan.Stage, w berth.Interval) ([]Placement, bool, error) {
 	j := v.job()
 	// The plan's availability without earlier stages: the allocator
-	// subtracts them itself, step by step, as YARN's does.
-	netp, err := v.PlanAvailable(w)
-	if err != nil {
-		return nil, false, err
+	// subtracts them itself, step by step, as YARN's does. It only reads
+	// it, inside w.
+	net, shared := j.planFreeShared(w)
+	if !shared {
+		netp, err := v.PlanAvailable(w)
+		if err != nil {
+			return nil, false, err
+		}
+		net = netp.p
+		// The answer is built from j.mods, never from net: hand it back.
+		defer v.Release(netp)
 	}
-	net := netp.p
-	// The answer is built from j.mods, never from net: hand it back.
-	defer v.Release(netp)
 	loads, err := v.PlanLoads()
 	if err != nil {
 		return nil, false, err
@@ -161,15 +165,11 @@ func (a LowCostAligned) Allocate(v *StageView, _ int, s plan.Stage, w berth.Inte
 	}
 	in := &lowCostInput{loads: loads.p, mods: j.mods, net: net, capacity: j.view.capacity(),
 		calc: j.view.calculator(), smooth: smooth, left: j.left, scratch: &j.lc}
+	// lowCostAligned leaves j.mods as it is: the planner records what it
+	// accepts.
 	ps, ok := lowCostAligned(in, j.stageJob(s), w.Start, w.End)
 	if !ok {
 		return nil, false, nil
-	}
-	// lowCostAligned recorded its placements in j.mods as it went (each
-	// round sees the earlier ones); take them out again: the planner
-	// records what it accepts.
-	for _, p := range ps {
-		j.mods.sub(p.iv.Start, p.iv.End, p.r)
 	}
 	return j.exported(ps), true, nil
 }

@@ -555,21 +555,32 @@ func (b *bands) step(t berth.Time, h int64, edge bool) {
 // plan's load steps (see [StageView.AvailableForStage]), answering false
 // otherwise.
 func hopeless(v planView, id plan.ReservationID, user string, def plan.Definition, opts Options) bool {
+	m, memo := v.(*loadsMemo)
 	pa, ok := v.(planAdapter)
+	if memo {
+		// The portfolio's view of one decision: the plan under it, its
+		// load steps read once.
+		pa, ok = m.planView.(planAdapter)
+	}
 	if !ok || def.Period != 0 || len(def.Stages) == 0 {
 		return false
 	}
 	p := pa.p
-	if pol := p.Policy(); pol != nil {
-		if u, ok := pol.(unchangedAvailability); !ok || !u.AvailableUnchanged() {
+	// The memo, when it answers for id, checked the policy and the old
+	// version as below.
+	memo = memo && m.answers(id)
+	if !memo {
+		if pol := p.Policy(); pol != nil {
+			if u, ok := pol.(unchangedAvailability); !ok || !u.AvailableUnchanged() {
+				return false
+			}
+		}
+		if _, held := p.Reservation(id); held && !id.IsZero() {
 			return false
 		}
 	}
-	if _, held := p.Reservation(id); held && !id.IsZero() {
-		return false
-	}
 	_ = user
-	step := p.Step()
+	step, capacity, calc := p.Step(), v.capacity(), p.Calculator()
 	var total uint64
 	for _, s := range def.Stages {
 		if s.Duration <= 0 || s.Concurrency <= 0 || s.Containers <= 0 {
@@ -590,13 +601,22 @@ func hopeless(v planView, id plan.ReservationID, user string, def plan.Definitio
 		}
 		before += d
 		sj := stageJob{
-			f: fitter{calc: p.Calculator(), cluster: p.Capacity(), gang: s.Capability.MulInt(s.Concurrency),
+			f: fitter{calc: calc, cluster: capacity, gang: s.Capability.MulInt(s.Concurrency),
 				componentwise: opts.ComponentwiseFit},
 			cap: s.Capability, conc: s.Concurrency, gangs: s.Containers / s.Concurrency,
 			dur: stepRoundUp(s.Duration, step), rawDur: s.Duration, step: step,
 		}
 		need := newStretchNeed(sj)
-		none := !w.Valid() || uint64(w.End-w.Start) < uint64(sj.dur) || noRoom(p, pa.bufs, w, &need)
+		none := !w.Valid() || uint64(w.End-w.Start) < uint64(sj.dur)
+		if !none {
+			var ok bool
+			if memo {
+				none, ok = m.noRoom(id, w, &need)
+			}
+			if !ok {
+				none = noRoom(p, pa.bufs, w, &need)
+			}
+		}
 		switch {
 		case def.Interpreter == plan.RAny && !none:
 			return false

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"math"
+	"sort"
 	"sync"
 
 	"github.com/berthsched/berth"
@@ -280,14 +281,29 @@ func yarnPlanLoads(p *plan.Plan, bufs *stepBuffers, old plan.ReservationID, cont
 		return load, nil
 	}
 	// The read covers ja and jd, both inside [contract.Start, jd].
-	load, err := loadProfile(p, bufs, berth.Interval{Start: contract.Start, End: jd + 1}, false, nil)
+	buf := bufs.get()
+	defer bufs.put(buf)
+	steps, err := p.AppendLoadSteps((*buf)[:0], berth.Interval{Start: contract.Start, End: jd + 1}, "")
 	if err != nil {
 		return nil, err
 	}
-	first := max(load.floor(ja), 0) // the run holding ja
+	*buf = steps
+	if len(steps) == 0 {
+		steps = []rle.Step{{Interval: berth.Interval{Start: contract.Start, End: jd + 1}}}
+	}
+	return planLoadsOf(steps, bufs, contract, ja), nil
+}
+
+// planLoadsOf is yarnPlanLoads's answer in the unclipped case from the
+// plan's load steps meeting [contract.Start, jd+1), in time order (the
+// first may start before contract.Start).
+func planLoadsOf(steps []rle.Step, bufs *stepBuffers, contract berth.Interval, ja berth.Time) *profile {
+	start := func(i int) berth.Time { return max(steps[i].Interval.Start, contract.Start) }
+	// The run holding ja.
+	first := max(sort.Search(len(steps), func(i int) bool { return start(i) > ja })-1, 0)
 	// At most one breakpoint more than the runs read, in a recycled
 	// profile (the run hands it back).
-	out := bufs.profile(len(load.ts)-first+1, contract.End)
+	out := bufs.profile(len(steps)-first+1, contract.End)
 	out.ts, out.rs = out.ts[:0], out.rs[:0]
 	push := func(t berth.Time, r berth.Resource) {
 		if n := len(out.ts); n > 0 && out.rs[n-1].Equal(r) {
@@ -296,14 +312,13 @@ func yarnPlanLoads(p *plan.Plan, bufs *stepBuffers, old plan.ReservationID, cont
 		out.ts = append(out.ts, t)
 		out.rs = append(out.rs, r)
 	}
-	if load.ts[first] > contract.Start {
+	if start(first) > contract.Start {
 		push(contract.Start, berth.Resource{})
 	}
-	for i := first; i < len(load.ts) && load.ts[i] < contract.End; i++ {
-		push(load.ts[i], load.rs[i])
+	for i := first; i < len(steps) && start(i) < contract.End; i++ {
+		push(start(i), steps[i].Value)
 	}
-	bufs.release(load)
-	return out, nil
+	return out
 }
 
 // firstHeld is where the allocation first holds something.

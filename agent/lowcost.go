@@ -2,6 +2,7 @@ package agent
 
 import (
 	"math"
+	"slices"
 
 	"github.com/berthsched/berth"
 )
@@ -16,7 +17,9 @@ type lowCostInput struct {
 	// loads is the plan's committed load as YARN's planner reads it
 	// (yarnPlanLoads); outside its domain it counts as 0.
 	loads *profile
-	// mods is what earlier stages (and batches) of this job took.
+	// mods is what earlier stages of this job took (read only: the
+	// allocator's own batches fill whole candidate windows, so it adds
+	// them to a window's values as it reads them).
 	mods *profile
 	// net is the stage window's availability, without mods.
 	net      *profile
@@ -26,6 +29,19 @@ type lowCostInput struct {
 	left     bool
 	// scratch holds buffers recycled across runs (nil: allocate).
 	scratch *lowCostScratch
+	// recount makes every gang count read the profiles, never derived
+	// from the count before a batch (see countsDown); for tests.
+	recount bool
+}
+
+// countsDown reports whether f counts gangs so that taking n gangs out of
+// an amount leaves exactly n fewer that fit (below the cap of
+// math.MaxInt32): componentwise over memory and vcores (a gang of extended
+// types has none), where each count is floor(amount / gang) and
+// floor((a − n·g) / g) = floor(a / g) − n. The minimum over the pieces of
+// a window then drops by n too, as every piece loses the same batch.
+func countsDown(f fitter) bool {
+	return f.componentwise && !f.gang.HasExtras() && (f.gang.Memory > 0 || f.gang.VCores > 0)
 }
 
 // lowCostScratch is the low-cost allocator's working storage, kept in a
@@ -37,16 +53,15 @@ type lowCostScratch struct {
 	placed []placement
 	costs  []float64
 	fits   []int64
-	// acc and runs hold the canonical form of the answer, which the
-	// caller copies out (job.exported) before the next run.
-	acc  profile
+	// runs holds the canonical form of the answer, which the caller
+	// copies out (job.exported) before the next run.
 	runs []placement
 }
 
 // small reports whether the scratch is small enough to keep.
 func (s *lowCostScratch) small() bool {
 	return cap(s.items) <= maxKept && cap(s.placed) <= maxKept && cap(s.costs) <= maxKept && cap(s.fits) <= maxKept &&
-		cap(s.acc.ts) <= maxKept && cap(s.runs) <= maxKept
+		cap(s.runs) <= maxKept
 }
 
 // sized returns buf resized to n (its contents to be set), reusing its
@@ -64,6 +79,8 @@ type durationInterval struct {
 	start, end berth.Time
 	cost       float64
 	canFit     int64
+	// taken is how many gangs this run placed in the window so far.
+	taken int64
 }
 
 type diHeap struct {
@@ -156,16 +173,19 @@ func pieces(s, e berth.Time, sign int64, a, b *profile, f func(s, e berth.Time, 
 	var runVal berth.Resource
 	open := false
 	for cur < e {
-		va, na := ca.valueAt(cur)
-		vb, nb := cb.valueAt(cur)
-		var v berth.Resource
-		if sign < 0 {
-			v = va.Sub(vb)
-		} else {
-			v = va.Add(vb)
+		v, next := ca.valueAt(cur)
+		next = min(next, e)
+		if cb.p != nil {
+			// b is zero where it is undefined: a ± 0 = a otherwise.
+			vb, nb := cb.valueAt(cur)
+			if sign < 0 {
+				v = v.Sub(vb)
+			} else {
+				v = v.Add(vb)
+			}
+			next = min(next, nb)
 		}
-		next := min(na, nb, e)
-		if open && v.Equal(runVal) {
+		if open && sameResource(v, runVal) {
 			cur = next
 			continue
 		}
@@ -179,6 +199,18 @@ func pieces(s, e berth.Time, sign int64, a, b *profile, f func(s, e berth.Time, 
 		f(runStart, e, runVal)
 	}
 }
+
+// sameResource is x.Equal(y), without a call when neither holds extended
+// types (the allocators' inner loops compare resources once per piece).
+func sameResource(x, y berth.Resource) bool {
+	if x.Memory != y.Memory || x.VCores != y.VCores {
+		return false
+	}
+	return !x.HasExtras() && !y.HasExtras() || equalExtras(x, y)
+}
+
+// equalExtras is x.Equal(y), out of line so that sameResource inlines.
+func equalExtras(x, y berth.Resource) bool { return x.Equal(y) }
 
 // zeroOver reports whether p is zero (or undefined) throughout [s, e).
 func zeroOver(p *profile, s, e berth.Time) bool {
@@ -214,39 +246,62 @@ func (c *cursor) valueAt(t berth.Time) (berth.Resource, berth.Time) {
 	if p == nil || t >= p.end {
 		return berth.Resource{}, berth.MaxTime
 	}
-	for c.i+1 < len(p.ts) && p.ts[c.i+1] <= t {
-		c.i++
+	i, ts := c.i, p.ts
+	for i+1 < len(ts) && ts[i+1] <= t {
+		i++
 	}
-	if c.i < 0 {
-		return berth.Resource{}, p.ts[0]
+	c.i = i
+	if i < 0 {
+		return berth.Resource{}, ts[0]
 	}
-	if c.i+1 < len(p.ts) {
-		return p.rs[c.i], p.ts[c.i+1]
+	if i+1 < len(ts) {
+		return p.rs[i], ts[i+1]
 	}
-	return p.rs[c.i], p.end
+	return p.rs[i], p.end
 }
 
 // cost is YARN's getDurationIntervalTotalCost: the sum over the window of
 // the load share (plan load plus this job's tentative load, relative to
 // capacity) per step, accumulated piece by piece in time order as YARN does
-// (the float sums must round alike for ties to break alike).
-func (in *lowCostInput) cost(s, e, step berth.Time) float64 {
+// (the float sums must round alike for ties to break alike). taken is what
+// this run placed all over [s, e) (a constant added to every piece leaves
+// the pieces as they are).
+func (in *lowCostInput) cost(s, e, step berth.Time, taken berth.Resource) float64 {
 	total := 0.0
+	mem := in.memoryRatio()
 	pieces(s, e, 1, in.loads, in.mods, func(ps, pe berth.Time, v berth.Resource) {
-		c := float64(in.calc.Ratio(v, in.capacity))
+		c := in.ratio(mem, v.Add(taken))
 		total = total + c*float64(pe-ps)/float64(step)
 	})
 	return total
+}
+
+// memoryRatio reports whether the calculator is the memory calculator,
+// whose Ratio the cost loops compute inline.
+func (in *lowCostInput) memoryRatio() bool {
+	_, ok := in.calc.(berth.MemoryCalculator)
+	return ok
+}
+
+// ratio is in.calc.Ratio(v, in.capacity) as a float64; mem says the
+// calculator is the memory calculator (see memoryRatio).
+func (in *lowCostInput) ratio(mem bool, v berth.Resource) float64 {
+	if mem {
+		return float64(memoryRatio(v.Memory, in.capacity.Memory))
+	}
+	return float64(in.calc.Ratio(v, in.capacity))
 }
 
 // canFit is YARN's getDurationIntervalGangsCanFit: the fewest gangs that fit
 // anywhere in [s, e) once this job's tentative load is taken away. Where the
 // job's load exceeds what is available in some resource type YARN throws
 // and abandons the whole allocator (§18 item 13); Berth counts that window
-// as full instead.
-func (in *lowCostInput) canFit(s, e berth.Time, f fitter) int64 {
+// as full instead. taken is what this run placed all over [s, e), as for
+// cost.
+func (in *lowCostInput) canFit(s, e berth.Time, f fitter, taken berth.Resource) int64 {
 	n := int64(math.MaxInt32)
 	pieces(s, e, -1, in.net, in.mods, func(ps, pe berth.Time, v berth.Resource) {
+		v = v.Sub(taken)
 		if v.AnyNegative() {
 			n = 0
 			return
@@ -280,8 +335,42 @@ func (in *lowCostInput) sweep(first berth.Time, n int, dur, step berth.Time, f f
 		return costs, fits
 	}
 	last := first + berth.Time(n)*dur
-	// Each piece [ps, pe) is cut at the windows' ends: window k gets its
-	// part from ps up to first + (k+1)·dur.
+	if net := in.net; len(net.ts) > 0 && net.ts[0] <= first && last <= net.end {
+		in.sweepFits(first, last, dur, f, fits)
+	} else {
+		in.sweepFitsByPieces(first, last, dur, f, fits)
+	}
+	// Costs only over the span of the windows that fit a gang: the others
+	// are dropped unread.
+	kmin, kmax := -1, -1
+	for k, n := range fits {
+		if n > 0 {
+			if kmin < 0 {
+				kmin = k
+			}
+			kmax = k
+		}
+	}
+	if kmin < 0 {
+		return costs, fits
+	}
+	mem := in.memoryRatio()
+	pieces(first+berth.Time(kmin)*dur, first+berth.Time(kmax+1)*dur, 1, in.loads, in.mods, func(ps, pe berth.Time, v berth.Resource) {
+		c := in.ratio(mem, v)
+		for k := int((ps - first) / dur); ps < pe; k++ {
+			e := min(pe, first+berth.Time(k+1)*dur)
+			costs[k] = costs[k] + c*float64(e-ps)/float64(step)
+			ps = e
+		}
+	})
+	return costs, fits
+}
+
+// sweepFitsByPieces sets fits[k] to the fewest gangs that fit anywhere in
+// window k of [first, last): each piece [ps, pe) of the availability less
+// this job's load is cut at the windows' ends, window k getting its part
+// from ps up to first + (k+1)·dur (canFit's pieces for each window).
+func (in *lowCostInput) sweepFitsByPieces(first, last, dur berth.Time, f fitter, fits []int64) {
 	pieces(first, last, -1, in.net, in.mods, func(ps, pe berth.Time, v berth.Resource) {
 		neg := v.AnyNegative()
 		var fit int64
@@ -298,36 +387,92 @@ func (in *lowCostInput) sweep(first berth.Time, n int, dur, step berth.Time, f f
 			ps = min(pe, first+berth.Time(k+1)*dur)
 		}
 	})
-	// Costs only over the span of the windows that fit a gang: the others
-	// are dropped unread.
-	kmin, kmax := -1, -1
-	for k, n := range fits {
-		if n > 0 {
-			if kmin < 0 {
-				kmin = k
+}
+
+// sweepFits is sweepFitsByPieces where the availability is defined over
+// all of [first, last), without the pieces' merging: a window's count is
+// the least over the stretches of constant availability (less this job's
+// load) meeting it, whether equal neighbours are merged or not, so the
+// walk reads the breakpoints of both profiles directly.
+func (in *lowCostInput) sweepFits(first, last, dur berth.Time, f fitter, fits []int64) {
+	net, mods := in.net, in.mods
+	if zeroOver(mods, first, last) {
+		mods = nil
+	}
+	ia, ib := net.floor(first), -1
+	if mods != nil {
+		ib = mods.floor(first)
+	}
+	for cur := first; cur < last; {
+		for ia+1 < len(net.ts) && net.ts[ia+1] <= cur {
+			ia++
+		}
+		v, next := net.rs[ia], net.end
+		if ia+1 < len(net.ts) {
+			next = net.ts[ia+1]
+		}
+		if mods != nil && cur < mods.end {
+			// mods is zero outside its domain.
+			for ib+1 < len(mods.ts) && mods.ts[ib+1] <= cur {
+				ib++
 			}
-			kmax = k
+			switch {
+			case ib < 0:
+				next = min(next, mods.ts[0])
+			case ib+1 < len(mods.ts):
+				v, next = v.Sub(mods.rs[ib]), min(next, mods.ts[ib+1])
+			default:
+				v, next = v.Sub(mods.rs[ib]), min(next, mods.end)
+			}
 		}
-	}
-	if kmin < 0 {
-		return costs, fits
-	}
-	pieces(first+berth.Time(kmin)*dur, first+berth.Time(kmax+1)*dur, 1, in.loads, in.mods, func(ps, pe berth.Time, v berth.Resource) {
-		c := float64(in.calc.Ratio(v, in.capacity))
-		for k := int((ps - first) / dur); ps < pe; k++ {
-			e := min(pe, first+berth.Time(k+1)*dur)
-			costs[k] = costs[k] + c*float64(e-ps)/float64(step)
-			ps = e
+		next = min(next, last)
+		neg := v.AnyNegative()
+		var fit int64
+		if !neg {
+			fit = f.fit(v, math.MaxInt32)
 		}
-	})
-	return costs, fits
+		for k, ps := int((cur-first)/dur), cur; ps < next; k++ {
+			if neg {
+				fits[k] = 0
+			} else {
+				fits[k] = min(fits[k], fit)
+			}
+			ps = min(next, first+berth.Time(k+1)*dur)
+		}
+		cur = next
+	}
+}
+
+// alignedRuns is canonical for blocks whose intervals are equal or
+// disjoint (the candidate windows of one stage): the sum held in each
+// window, in time order, adjacent windows of equal sums merged, zero sums
+// dropped. It sorts ps in place and appends to dst[:0].
+func alignedRuns(dst, ps []placement) []placement {
+	slices.SortFunc(ps, func(a, b placement) int { return cmpTime(a.iv.Start, b.iv.Start) })
+	out := dst[:0]
+	for i := 0; i < len(ps); {
+		iv, r := ps[i].iv, ps[i].r
+		for i++; i < len(ps) && ps[i].iv.Start == iv.Start; i++ {
+			r = r.Add(ps[i].r)
+		}
+		if r.IsZero() {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].iv.End == iv.Start && out[n-1].r.Equal(r) {
+			out[n-1].iv.End = iv.End
+			continue
+		}
+		out = append(out, placement{iv: iv, r: r})
+	}
+	return out
 }
 
 // lowCostAligned is YARN's StageAllocatorLowCostAligned: split the stage
 // window into aligned, non-overlapping candidate windows of one duration,
 // and repeatedly give a few gangs (at most maxGangsPerUnit, which the
 // smoothness factor divides) to the cheapest window that still fits one.
-// It records what it places in in.mods and rolls it back on failure.
+// It leaves in.mods as it is: each round sees the batches placed before it
+// through the windows' counts of gangs taken (the windows do not overlap).
 func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placement, bool) {
 	if j.dur <= 0 {
 		return nil, false
@@ -344,13 +489,24 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 		return nil, false
 	}
 	h := &diHeap{left: in.left}
-	build := func(s berth.Time) durationInterval {
-		e := s + j.dur
-		di := durationInterval{start: s, end: e, canFit: in.canFit(s, e, j.f)}
+	counted := !in.recount && countsDown(j.f)
+	// build returns window best's entry once a batch of n more gangs is
+	// placed in it.
+	build := func(best durationInterval, n int64) durationInterval {
+		di := durationInterval{start: best.start, end: best.end, taken: best.taken + n}
+		// n gangs each time add up: batch(a) + batch(b) = batch(a + b).
+		taken := j.batch(di.taken)
+		if counted && best.canFit < math.MaxInt32 {
+			// The batch fills the whole window: every piece of it has n
+			// gangs less room, so the fewest gangs anywhere drop by n.
+			di.canFit = best.canFit - n
+		} else {
+			di.canFit = in.canFit(di.start, di.end, j.f, taken)
+		}
 		if di.canFit > 0 {
 			// Only windows that fit a gang are kept: the cost of the
 			// others is never read.
-			di.cost = in.cost(s, e, j.step)
+			di.cost = in.cost(di.start, di.end, j.step, taken)
 		}
 		return di
 	}
@@ -400,25 +556,28 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 		best := h.pop()
 		n := min(perUnit, remaining, best.canFit)
 		remaining -= n
-		iv := berth.Interval{Start: best.start, End: best.end}
-		r := j.batch(n)
-		in.mods.add(iv.Start, iv.End, r)
-		placed = append(placed, placement{iv: iv, r: r})
-		if di := build(best.start); di.canFit > 0 {
+		placed = append(placed, placement{iv: berth.Interval{Start: best.start, End: best.end}, r: j.batch(n)})
+		if remaining == 0 {
+			// Done: the window is not offered again (the heap is
+			// dropped), so its new cost and count are not read.
+			break
+		}
+		if di := build(best, n); di.canFit > 0 {
 			h.push(di)
 		}
 	}
 	if remaining > 0 {
-		for _, p := range placed {
-			in.mods.sub(p.iv.Start, p.iv.End, p.r)
-		}
 		return nil, false
 	}
 	// YARN returns its allocation series' intervals: adjacent windows with
 	// equal amounts merge.
 	if sc := in.scratch; sc != nil {
-		sc.runs = canonicalInto(sc.runs, &sc.acc, placed)
+		sc.runs = alignedRuns(sc.runs, placed)
 		return sc.runs, true
 	}
-	return canonical(placed), true
+	out := alignedRuns(nil, placed)
+	if len(out) == 0 {
+		return nil, true
+	}
+	return out, true
 }

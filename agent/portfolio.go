@@ -109,7 +109,7 @@ func (f *Portfolio) Place(p *plan.Plan, id plan.ReservationID, user string, def 
 func (f *Portfolio) compute(v planView, id plan.ReservationID, user string, def plan.Definition) ([]placement, [][]placement, error) {
 	multi := len(def.Stages) > 1
 	if multi {
-		m := &loadsMemo{planView: v}
+		m := newLoadsMemo(v, id, def)
 		defer m.done()
 		v = m
 	}
@@ -238,42 +238,4 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
-}
-
-// loadsMemo is a view that reads the plan's load for the low-cost
-// allocator once per decision: every planner of the portfolio (and every
-// stage tried of an R_ANY definition) costs against the same contract of
-// the same unchanged plan. The profile is read-only to its users.
-type loadsMemo struct {
-	planView
-	old      plan.ReservationID
-	contract berth.Interval
-	memo     *profile
-}
-
-func (m *loadsMemo) planLoads(old plan.ReservationID, contract berth.Interval) (*profile, error) {
-	if m.memo != nil && old == m.old && contract == m.contract {
-		return m.memo, nil
-	}
-	p, err := m.planView.planLoads(old, contract)
-	if err != nil {
-		return nil, err
-	}
-	m.old, m.contract, m.memo = old, contract, p
-	return p, nil
-}
-
-// release hands p back unless it is the memo, which the memo keeps.
-func (m *loadsMemo) release(p *profile) {
-	if p != m.memo {
-		m.planView.release(p)
-	}
-}
-
-// done hands the memo back once the decision is made.
-func (m *loadsMemo) done() {
-	if m.memo != nil {
-		m.planView.release(m.memo)
-		m.memo = nil
-	}
 }
