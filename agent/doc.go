@@ -183,9 +183,17 @@
 // (TestBoundNearlyReachedOffline). An agent must take requests in the
 // stream's order, where each placement lands among others at random times;
 // the 3 % between 95 % and those figures is the price of that order, and
-// further candidates (every block flush with a change of load, splitting a
-// stage of many gangs into best-fitting pieces, preferring blocks that
-// rest against load ending or starting) moved it by less than 1 %.
+// further candidates and scores (every block flush with a change of load,
+// splitting a stage of many gangs into best-fitting pieces, preferring
+// blocks that rest against load ending or starting, or that keep the load
+// smooth, by the least growth of its total variation; best and worst fit
+// by height; declining small requests early) moved it by less than 1 %.
+// The plan's shape is set by the first requests: the first 2,000 of
+// 10,000 fill it to 89 %, nearly all accepted into windows still mostly
+// free, and the 8,000 after them add 6 %; deciding those first requests
+// the way that pays on W2-hot needs to know the overload to come, which
+// neither the plan nor the request shows, and an agent keeping such
+// knowledge between calls would lose it on a restore.
 //
 // # Durable state
 //
