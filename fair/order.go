@@ -640,9 +640,9 @@ func (s *Scheduler) checkOrders(q *fsQueue) {
 	}
 }
 
-// checkWalk compares the walkable counts below q with a count from
-// scratch and notes the first difference as a bug; it returns whether q
-// is walkable.
+// checkWalk compares the walkable counts below q, and the counts of idle
+// children with bad keys of kept orders, with counts from scratch and
+// notes the first difference as a bug; it returns whether q is walkable.
 func (s *Scheduler) checkWalk(q *fsQueue) bool {
 	n := 0
 	for _, a := range q.runnableApps {
@@ -654,10 +654,20 @@ func (s *Scheduler) checkWalk(q *fsQueue) bool {
 			s.bug = fmt.Errorf("fair: application %s counted walkable %t, is %t", a.id, a.walkQ == q, w)
 		}
 	}
+	bad := 0
 	for _, c := range q.children {
 		if s.checkWalk(c) {
 			n++
+		} else if len(q.children) > s.sortSmall && !q.kidStale {
+			var k sortKey
+			policyKey(q.keyer, s.env(), &c.Schedulable, c.npre, &s.keyBuf, &k)
+			if k.bad {
+				bad++
+			}
 		}
+	}
+	if bad != q.idleBadN && len(q.children) > s.sortSmall && !q.kidStale && s.bug == nil {
+		s.bug = fmt.Errorf("fair: queue %s counts %d idle children with bad keys, has %d", q.path, q.idleBadN, bad)
 	}
 	if n != q.walkN && s.bug == nil {
 		s.bug = fmt.Errorf("fair: queue %s counts %d walkable, has %d", q.path, q.walkN, n)
