@@ -24,6 +24,7 @@ type app struct {
 	asks      queue.Requests[delayState] // outstanding asks by priority (YARN's AppSchedulingInfo)
 	live      liveList                   // in id order (live.go)
 	set       *ordSet[*app]              // the order a is in, nil when none
+	walkQ     *fsQueue                   // the leaf counting a as walkable, nil when not (order.go)
 	runnable  bool
 	managedAM bool // the scheduler allocates the AM (AppSpec.AMResource set)
 	amRunning bool

@@ -365,8 +365,14 @@ func (s *Scheduler) flushOrder() {
 	s.dirtyQueues = s.dirtyQueues[:0]
 }
 
-// resyncOrder re-keys every queue and application below q.
+// resyncOrder re-keys every queue and application below q, the root,
+// after counting the walkable ones afresh (recount).
 func (s *Scheduler) resyncOrder(q *fsQueue) {
+	s.recount(q)
+	s.replace(q)
+}
+
+func (s *Scheduler) replace(q *fsQueue) {
 	s.placeQueue(q)
 	for _, a := range q.runnableApps {
 		s.placeApp(a)
@@ -375,7 +381,90 @@ func (s *Scheduler) resyncOrder(q *fsQueue) {
 		s.placeApp(a)
 	}
 	for _, c := range q.children {
-		s.resyncOrder(c)
+		s.replace(c)
+	}
+}
+
+// The walk offers a node only to queues that have a walkable application
+// below them: a runnable one with pending demand, the applications a
+// leaf's walk visits (placeApp). Visiting any other queue cannot assign
+// or change anything, but costs as much as any visit, and idle queues
+// can be many: a plan keeps the queues of its finished reservations for
+// a day, and under DRF idle queues, using nothing, come first. So each
+// queue counts its walkable members (walkN: applications for a leaf,
+// children with walkN > 0 for a parent), a parent's kept order holds
+// only its walkable children, and its sorted walk skips the others:
+// heartbeats cost the same whatever the number of idle queues.
+//
+// Invariant (after each flushOrder, which every walk starts with):
+// a.walkQ is a.q when a is walkable, nil otherwise, and each queue's
+// walkN is as above. placeApp, which every change of an input of a's
+// walkability reaches through touchApp, keeps it (walkable); structural
+// changes mark the order stale and resyncOrder counts afresh (recount);
+// detachApp uncounts an application leaving the scheduler at once.
+// TestStateRestoresEveryField compares the counts kept so with a restored
+// scheduler's, counted afresh.
+
+// isWalkable reports whether the leaf walk visits a (see placeApp).
+func isWalkable(a *app) bool {
+	q := a.q
+	return a.runnable && q != nil && q.leaf && !a.gone && !a.Demand.Sub(a.Usage).IsZero()
+}
+
+// recount sets every walkQ and walkN below q from scratch.
+func (s *Scheduler) recount(q *fsQueue) {
+	q.walkN, q.idleBad, q.idleBadN = 0, false, 0 // placeQueue sets the last two again
+	for _, a := range q.runnableApps {
+		a.walkQ = nil
+		if isWalkable(a) {
+			a.walkQ = q
+			q.walkN++
+		}
+	}
+	for _, a := range q.nonRunnableApps {
+		a.walkQ = nil
+	}
+	for _, c := range q.children {
+		s.recount(c)
+		if c.walkN > 0 {
+			q.walkN++
+		}
+	}
+}
+
+// walkable records whether a is walkable (w), moving its count between
+// leaves as needed.
+func (s *Scheduler) walkable(a *app, w bool) {
+	var q *fsQueue
+	if w {
+		q = a.q
+	}
+	if a.walkQ == q {
+		return
+	}
+	if a.walkQ != nil {
+		s.addWalk(a.walkQ, -1)
+	}
+	if q != nil {
+		s.addWalk(q, 1)
+	}
+	a.walkQ = q
+}
+
+// addWalk adds d (1 or -1) to q's walkN, and to its ancestors' while a
+// queue becomes walkable or idle; such a queue joins or leaves its
+// parent's kept order at the next flush.
+func (s *Scheduler) addWalk(q *fsQueue, d int) {
+	for ; q != nil; q = q.parent {
+		was := q.walkN > 0
+		q.walkN += d
+		if q.walkN > 0 == was || q.parent == nil {
+			return
+		}
+		if !q.dirty {
+			q.dirty = true
+			s.dirtyQueues = append(s.dirtyQueues, q)
+		}
 	}
 }
 
@@ -389,7 +478,9 @@ const smallSet = 8
 // is runnable with pending demand, nowhere otherwise.
 func (s *Scheduler) placeApp(a *app) {
 	q := a.q
-	if !a.runnable || q == nil || !q.leaf || a.gone || a.Demand.Sub(a.Usage).IsZero() {
+	w := isWalkable(a)
+	s.walkable(a, w)
+	if !w {
 		s.unplaceApp(a)
 		return
 	}
@@ -428,10 +519,34 @@ func (s *Scheduler) placeQueue(q *fsQueue) {
 		return
 	}
 	k := &s.keyOut
+	if q.walkN == 0 {
+		// Idle: out of the order (the walk skips it, see isWalkable), but
+		// a bad key still sends the parent's walk to a sort of every
+		// child (keptKids), as it would if q were a member.
+		p.kidOrd.drop(&q.ord)
+		policyKey(p.keyer, s.env(), &q.Schedulable, q.npre, &s.keyBuf, k)
+		s.setIdleBad(q, k.bad)
+		k.xs, k.name = nil, ""
+		return
+	}
+	s.setIdleBad(q, false)
 	policyKey(p.keyer, s.env(), &q.Schedulable, q.npre, &s.keyBuf, k)
 	p.kidOrd.put(&q.ord, k, q.ordBad)
 	q.ordBad = k.bad
 	k.xs, k.name = nil, "" // hold no references (keyInto rewrites the rest)
+}
+
+// setIdleBad records whether q, idle, has a bad key.
+func (s *Scheduler) setIdleBad(q *fsQueue, bad bool) {
+	if q.idleBad == bad {
+		return
+	}
+	q.idleBad = bad
+	if bad {
+		q.parent.idleBadN++
+	} else {
+		q.parent.idleBadN--
+	}
 }
 
 // keptKids reports whether the walk uses q's kept child order, filling it
@@ -446,7 +561,7 @@ func (s *Scheduler) keptKids(q *fsQueue) bool {
 			s.placeQueue(c)
 		}
 	}
-	return q.kidOrd.bad == 0
+	return q.kidOrd.bad == 0 && q.idleBadN == 0
 }
 
 // keptApps is keptKids for a leaf's applications.
@@ -465,6 +580,8 @@ func (s *Scheduler) keptApps(q *fsQueue) bool {
 
 // sortedKids is the reference order of q's children: a sort with Compare,
 // as YARN does on every visit.
+// Idle children are sorted too: with a comparator that is not a strict
+// weak order (bad keys), leaving them out could change the others' order.
 func (s *Scheduler) sortedKids(q *fsQueue) []*fsQueue {
 	kids := append(q.kidsBuf[:0], q.children...)
 	q.kidsBuf = kids
@@ -495,6 +612,9 @@ func (s *Scheduler) sortedApps(q *fsQueue) []*app {
 // checkOrders compares the kept orders with the reference sorts and notes
 // the first difference as a bug (tests turn checking on).
 func (s *Scheduler) checkOrders(q *fsQueue) {
+	if q.parent == nil {
+		s.checkWalk(q)
+	}
 	if q.leaf {
 		if !s.keptApps(q) {
 			return
@@ -508,7 +628,7 @@ func (s *Scheduler) checkOrders(q *fsQueue) {
 		return
 	}
 	if s.keptKids(q) {
-		want := slices.Clone(s.sortedKids(q))
+		want := slices.DeleteFunc(slices.Clone(s.sortedKids(q)), func(c *fsQueue) bool { return c.walkN == 0 })
 		var got []*fsQueue
 		q.kidOrd.o.Ascend(func(c *fsQueue) bool { got = append(got, c); return true })
 		if !slices.Equal(got, want) {
@@ -518,4 +638,39 @@ func (s *Scheduler) checkOrders(q *fsQueue) {
 	for _, c := range q.children {
 		s.checkOrders(c)
 	}
+}
+
+// checkWalk compares the walkable counts below q, and the counts of idle
+// children with bad keys of kept orders, with counts from scratch and
+// notes the first difference as a bug; it returns whether q is walkable.
+func (s *Scheduler) checkWalk(q *fsQueue) bool {
+	n := 0
+	for _, a := range q.runnableApps {
+		w := isWalkable(a)
+		if w {
+			n++
+		}
+		if (a.walkQ == q) != w && s.bug == nil {
+			s.bug = fmt.Errorf("fair: application %s counted walkable %t, is %t", a.id, a.walkQ == q, w)
+		}
+	}
+	bad := 0
+	for _, c := range q.children {
+		if s.checkWalk(c) {
+			n++
+		} else if len(q.children) > s.sortSmall && !q.kidStale {
+			var k sortKey
+			policyKey(q.keyer, s.env(), &c.Schedulable, c.npre, &s.keyBuf, &k)
+			if k.bad {
+				bad++
+			}
+		}
+	}
+	if bad != q.idleBadN && len(q.children) > s.sortSmall && !q.kidStale && s.bug == nil {
+		s.bug = fmt.Errorf("fair: queue %s counts %d idle children with bad keys, has %d", q.path, q.idleBadN, bad)
+	}
+	if n != q.walkN && s.bug == nil {
+		s.bug = fmt.Errorf("fair: queue %s counts %d walkable, has %d", q.path, q.walkN, n)
+	}
+	return n > 0
 }

@@ -78,7 +78,7 @@ func lockstep(t *testing.T, seed uint64, steps int) {
 		t.Helper()
 		a, b := f(inc), f(ref)
 		if !reflect.DeepEqual(a, b) {
-			t.Fatalf("seed %d step %d %s: incremental %v, reference %v", seed, step, what, a, b)
+			t.Fatalf("seed %d step %d %s: incremental %v, reference %v (bug %v)", seed, step, what, a, b, inc.bug)
 		}
 		if inc.bug != nil {
 			t.Fatalf("seed %d step %d %s: %v", seed, step, what, inc.bug)

@@ -90,7 +90,16 @@ func (s *Scheduler) AddReservationQueue(plan, reservationID string) error {
 	q.reservation = true
 	s.applySettings(q)
 	s.recomputeSteady()
-	s.syncTree()
+	// Every other change syncs the shared tree at once, so only q is
+	// missing there: add it alone (a full sync costs O(queues), and a
+	// plan keeps its finished reservations' queues for a day).
+	if p.tq != nil && s.tree.Queue(mustPath(name)) == nil {
+		tq, err := s.tree.AddReservationQueue(p.tq, reservationID, q)
+		s.noteBug(err)
+		q.tq = tq
+	} else {
+		s.syncTree()
+	}
 	return nil
 }
 

@@ -513,6 +513,7 @@ func (s *Scheduler) removeApp(appID string, how queue.AppEventKind) ([]Ended, er
 func (s *Scheduler) detachApp(a *app) {
 	q := a.q
 	s.unplaceApp(a)
+	s.walkable(a, false)
 	if a.runnable {
 		s.account(q, a.user, queue.Delta{ActiveApps: -1})
 	} else {

@@ -21,6 +21,13 @@ type fsQueue struct {
 	children []*fsQueue // creation order
 	leaf     bool
 	ordBad   bool // whether ord's key is bad (see app.ordBad)
+	// walkN counts the walkable applications (leaves) or children
+	// (parents) below q; the walk skips queues with none (order.go).
+	walkN int
+	// idleBad: q is idle and its key is bad; idleBadN counts such
+	// children (keptKids).
+	idleBad  bool
+	idleBadN int
 	dirty    bool
 	gone     bool // removed from the tree
 	// kidOrd / appOrd lack members: they were small (sorted per visit)

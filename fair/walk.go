@@ -102,6 +102,9 @@ func (s *Scheduler) assignParent(q *fsQueue, n *node) (berth.Resource, outcome, 
 	}
 	if !s.keptKids(q) {
 		for _, c := range s.sortedKids(q) {
+			if c.walkN == 0 && !s.sortWalk {
+				continue // idle: nothing to offer the node to (order.go)
+			}
 			if r, oc, al := s.assignParent(c, n); oc != none {
 				return r, oc, al
 			}
