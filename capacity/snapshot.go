@@ -250,6 +250,8 @@ func (s *Scheduler) Check() error {
 			if err := s.checkLeaf(q, byLeaf[q], userUsed); err != nil {
 				return err
 			}
+		} else if err := s.checkMembers(q); err != nil {
+			return err
 		}
 	}
 	return nil
