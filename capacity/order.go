@@ -233,8 +233,9 @@ func (s *Scheduler) checkKids(q *qnode) {
 // kept order holds exactly the walkable children, kidsBad counts the
 // children flagged badKey, and under a built-in ordering (or any, in tests
 // that check orders) each flag is what the child's key, computed afresh,
-// says (a host's policy is not asked again otherwise: it may answer
-// differently each time); a parent that sorts keeps no order.
+// says, as the kept order is a sort's (a host's policy is not asked again
+// otherwise: it may answer differently each time); a parent that sorts
+// keeps no order.
 func (s *Scheduler) checkMembers(q *qnode) error {
 	_, builtin := childOrdering(q.set()).(builtinKids)
 	bad := 0
@@ -267,6 +268,22 @@ func (s *Scheduler) checkMembers(q *qnode) error {
 	}
 	if n != q.kids.Len() {
 		return fmt.Errorf("queue %s keeps %d children, %d of them its own", q.path, q.kids.Len(), n)
+	}
+	if q.keyed && q.kidsBad == 0 && (builtin || s.checkOrder) {
+		want := slices.Clone(q.children)
+		slices.SortStableFunc(want, cmpKids(q))
+		want = slices.DeleteFunc(want, func(c *qnode) bool { return c.pending.IsZero() })
+		i := 0
+		q.kids.Ascend(func(c *qnode) bool {
+			if want[i] != c {
+				return false
+			}
+			i++
+			return true
+		})
+		if i != len(want) {
+			return fmt.Errorf("queue %s: kept child order differs from a sort at %d", q.path, i)
+		}
 	}
 	return nil
 }

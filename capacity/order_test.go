@@ -348,3 +348,76 @@ func FuzzOrderPrefixes(f *testing.F) {
 		checkPrefixes(t, a, a, ca, ca)
 	})
 }
+
+// TestIdleChildrenLeaveTheOrder: a plan's kept order holds only its
+// reservation queues with pending demand; an idle queue whose usage
+// changed while it was out comes back keyed afresh, in its sorted place.
+func TestIdleChildrenLeaveTheOrder(t *testing.T) {
+	for _, child := range []ChildOrdering{OrderUtilization, OrderPriorityUtilization} {
+		t.Run(child.String(), func(t *testing.T) {
+			s, _, _ := idleQueuesWorld(t, child, 40)
+			s.checkOrder = true
+			plan := s.byPath["root.plan"]
+			require.True(t, plan.keyed)
+			kept := func() []string {
+				var out []string
+				plan.kids.Ascend(func(c *qnode) bool { out = append(out, c.name); return true })
+				return out
+			}
+			assert.Equal(t, []string{"busy"}, kept(), "the idle queues are left out")
+			require.NoError(t, s.Check())
+
+			// idle_00007 gets one container, then goes idle holding it:
+			// its used capacity changes while it is out of the order.
+			ask := func(app string, n int) {
+				_, err := s.Allocate(app, []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(1024, 1), Count: n}}, nil)
+				require.NoError(t, err)
+			}
+			_, err := s.SubmitApp(AppSpec{ID: "late", Queue: "idle_00007", User: "v"})
+			require.NoError(t, err)
+			ask("late", 1)
+			assert.Equal(t, []string{"idle_00007", "busy"}, kept(), "demand brings it in, before the busier queue")
+			require.NoError(t, s.Check())
+			als, err := s.Heartbeat("spare", nil)
+			require.NoError(t, err)
+			require.Len(t, als, 1)
+			assert.Equal(t, "late", als[0].App)
+			assert.Equal(t, []string{"busy"}, kept(), "served, it leaves again")
+			require.NoError(t, s.Check())
+
+			// busy releases everything, so uses less than late's queue,
+			// which comes back after busy, on its key of now (on its key of
+			// when it left, using nothing, it would come first).
+			var done []ContainerID
+			for _, c := range s.Snapshot().Containers {
+				if c.App == "app" {
+					done = append(done, c.ID)
+				}
+			}
+			_, err = s.Allocate("app", nil, done)
+			require.NoError(t, err)
+			ask("late", 1)
+			assert.Equal(t, []string{"busy", "idle_00007"}, kept())
+			require.NoError(t, s.Check())
+
+			// Cancelling the ask takes it out; releasing its container while
+			// it is out changes its key again (using nothing, it goes first).
+			ask("late", 0)
+			assert.Equal(t, []string{"busy"}, kept())
+			_, err = s.Allocate("late", nil, []ContainerID{als[0].ID})
+			require.NoError(t, err)
+			ask("late", 1)
+			assert.Equal(t, []string{"idle_00007", "busy"}, kept(), "keyed afresh when it comes back")
+			require.NoError(t, s.Check())
+
+			// Cancelling the ask takes it out, finishing brings nothing back.
+			ask("late", 0)
+			assert.Equal(t, []string{"busy"}, kept())
+			_, err = s.FinishApp("late")
+			require.NoError(t, err)
+			assert.Equal(t, []string{"busy"}, kept())
+			require.NoError(t, s.Check())
+			require.NoError(t, s.bug)
+		})
+	}
+}
