@@ -100,9 +100,21 @@
 // with a NaN used capacity makes its parent sort as before). Parents with
 // at most 16 children still insertion-sort them per visit, which is
 // cheaper at that size. Queues and applications without
-// outstanding asks are skipped without being visited; containers live in
-// intrusive lists of their node and application, so a container costs
-// about two heap allocations. Per container, the walk computes an
+// outstanding asks are skipped without being visited: a kept child order
+// holds only the children with pending demand (a child joins it, keyed
+// afresh, when its demand becomes non-zero and leaves it when its demand
+// becomes zero), so a heartbeat costs the same beside 10 or 10,000 idle
+// sibling queues, as a plan has when it keeps its finished reservations'
+// queues until they are archived; YARN walks past each of them, and idle
+// queues, using nothing, come first under both orderings
+// (BenchmarkHeartbeatByIdleQueues, beside 10,000 idle reservation queues:
+// a placing heartbeat 130 µs of CPU before, 3–5 µs now, as beside 10; one
+// that places nothing 120 µs before, 0.7 µs now). A parent whose child ordering has no key, or one of whose
+// children's keys fails (NaN, refused), idle ones included, sorts every
+// child on each visit as before: with a comparison that is not a strict
+// weak order, leaving the idle children out could reorder the others.
+// Containers live in intrusive lists of their node and application, so a
+// container costs about two heap allocations. Per container, the walk computes an
 // application's headroom only when the application gets nothing (the
 // allocation's own headroom replaces it otherwise); user limits are cached
 // per leaf until one of their inputs changes (usage, active users,
@@ -113,8 +125,9 @@
 // reservation-queue calls) or an application count changes; and the
 // default memory calculator is called directly rather than through the
 // interface. None of this changes a decision or a reported value
-// (TestLazyValuesMatchEager runs random streams against an eager
-// reference). Adding, entitling and removing a reservation
+// (TestLazyValuesMatchEager and TestIncrementalOrderMatchesSort run random
+// streams against references that compute eagerly and sort every child on
+// every visit). Adding, entitling and removing a reservation
 // queue touches only that queue and its plan's child lists (a plan
 // follower does so every step), not the rest of the tree.
 //

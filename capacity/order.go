@@ -22,7 +22,8 @@ import (
 //     (refreshUsedCap, called on every charge along the path and by
 //     applyCapacities after every guarantee change) and with the
 //     configuration (clusterChanged re-keys every child after a
-//     reconfiguration or a node change).
+//     reconfiguration or a node change); only children with pending demand
+//     are kept (see rekeyChild).
 
 // appKey is a leaf's application order as a lexicographic key: cmpFair's
 // (usage magnitude, start time, demand, submission) or fifoBefore's
@@ -161,50 +162,130 @@ func (s *Scheduler) setKeyed(q *qnode) {
 	q.keyed = want
 	q.kids.Clear()
 	q.kidsBad = 0
-	if want {
-		for _, c := range q.children {
+	for _, c := range q.children {
+		c.badKey = false
+		if want {
 			s.rekeyChild(c)
 		}
 	}
 }
 
-// rekeyChild is the "key changed" notification for q in its parent's order.
+// A parent's kept order holds only its walkable children, those with
+// pending demand: the walk skips the others (assignParent), and they can
+// be many (a plan keeps its finished reservations' queues for a day) and,
+// using nothing, come first under both child orderings. So a heartbeat
+// costs the same whatever the number of idle siblings. A child joins the
+// order, keyed afresh, when its demand becomes non-zero and leaves it when
+// its demand becomes zero (addPending). Its key is still computed while it
+// is idle, for badKey alone: a bad key anywhere, idle or not, sends the
+// walk to a sort of every child (kidsBad), as before, since a comparison
+// that is no strict weak order could place the walkable children
+// differently without the idle ones.
+
+// rekeyChild is the "key changed" notification for q in its parent's
+// order, and the "walkable changed" one.
 func (s *Scheduler) rekeyChild(q *qnode) {
 	p := q.parent
 	if p == nil || !p.keyed {
 		return
 	}
-	if q.ent.In(p.kids) && q.ent.Key().bad {
-		p.kidsBad--
-	}
 	k := parentChildKey(p, q)
-	if k.bad {
-		p.kidsBad++
+	if k.bad != q.badKey {
+		q.badKey = k.bad
+		if k.bad {
+			p.kidsBad++
+		} else {
+			p.kidsBad--
+		}
+	}
+	if q.pending.IsZero() {
+		p.kids.Remove(&q.ent) // nothing when q is no member
+		return
 	}
 	p.kids.Rekey(&q.ent, k)
 }
 
-// dropChild takes q out of its parent's order.
+// dropChild takes q out of its parent's order and bad count.
 func (s *Scheduler) dropChild(p, q *qnode) {
-	if p.kids == nil || !q.ent.In(p.kids) {
-		return
-	}
-	if q.ent.Key().bad {
+	if q.badKey {
+		q.badKey = false
 		p.kidsBad--
 	}
-	p.kids.Remove(&q.ent)
+	if p.kids != nil {
+		p.kids.Remove(&q.ent)
+	}
 }
 
-// checkKids compares q's kept child order with a sort of its children by
-// cmpChildren and notes the first difference as a bug (tests).
+// checkKids compares q's kept child order with a sort of its walkable
+// children by cmpChildren and notes the first difference as a bug (tests).
 func (s *Scheduler) checkKids(q *qnode) {
 	want := slices.Clone(q.children)
 	slices.SortStableFunc(want, cmpKids(q))
+	want = slices.DeleteFunc(want, func(c *qnode) bool { return c.pending.IsZero() })
 	got := make([]*qnode, 0, len(want))
 	q.kids.Ascend(func(c *qnode) bool { got = append(got, c); return true })
 	if !slices.Equal(got, want) && s.bug == nil {
-		s.bug = fmt.Errorf("capacity: child order of %s differs from a sort (%d kept, %d children)", q.path, len(got), len(want))
+		s.bug = fmt.Errorf("capacity: child order of %s differs from a sort (%d kept, %d walkable children)", q.path, len(got), len(want))
 	}
+}
+
+// checkMembers verifies q's order bookkeeping against its children: a
+// kept order holds exactly the walkable children, kidsBad counts the
+// children flagged badKey, and under a built-in ordering (or any, in tests
+// that check orders) each flag is what the child's key, computed afresh,
+// says, as the kept order is a sort's (a host's policy is not asked again
+// otherwise: it may answer differently each time); a parent that sorts
+// keeps no order.
+func (s *Scheduler) checkMembers(q *qnode) error {
+	_, builtin := childOrdering(q.set()).(builtinKids)
+	bad := 0
+	for _, c := range q.children {
+		member := c.ent.In(q.kids)
+		isBad := c.badKey
+		if builtin || s.checkOrder || !q.keyed {
+			isBad = q.keyed && parentChildKey(q, c).bad
+		}
+		switch {
+		case !q.keyed && (member || c.badKey):
+			return fmt.Errorf("queue %s sorts its children but keeps %s (bad %v)", q.path, c.path, c.badKey)
+		case q.keyed && member == c.pending.IsZero():
+			return fmt.Errorf("queue %s: child %s kept %v with pending %v", q.path, c.path, member, c.pending)
+		case c.badKey != isBad:
+			return fmt.Errorf("queue %s: child %s counted bad %v, its key says %v", q.path, c.path, c.badKey, isBad)
+		}
+		if isBad {
+			bad++
+		}
+	}
+	if bad != q.kidsBad {
+		return fmt.Errorf("queue %s counts %d bad children, has %d", q.path, q.kidsBad, bad)
+	}
+	n := 0
+	for _, c := range q.children {
+		if c.ent.In(q.kids) {
+			n++
+		}
+	}
+	if n != q.kids.Len() {
+		return fmt.Errorf("queue %s keeps %d children, %d of them its own", q.path, q.kids.Len(), n)
+	}
+	if q.keyed && q.kidsBad == 0 && (builtin || s.checkOrder) {
+		want := slices.Clone(q.children)
+		slices.SortStableFunc(want, cmpKids(q))
+		want = slices.DeleteFunc(want, func(c *qnode) bool { return c.pending.IsZero() })
+		i := 0
+		q.kids.Ascend(func(c *qnode) bool {
+			if want[i] != c {
+				return false
+			}
+			i++
+			return true
+		})
+		if i != len(want) {
+			return fmt.Errorf("queue %s: kept child order differs from a sort at %d", q.path, i)
+		}
+	}
+	return nil
 }
 
 // checkSorted compares the order a utilization parent's sort left with a

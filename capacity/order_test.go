@@ -17,7 +17,8 @@ import (
 // either child ordering, queue priorities, leaves with FIFO and fair
 // ordering (with and without size-based weight), a plan queue, and a
 // zero-capacity leaf (the class cmpChildren puts last). variant changes
-// orderings, priorities and capacities the way a reconfiguration would.
+// orderings, priorities and capacities the way a reconfiguration would;
+// variant 3 orders the root and the plan queue by pickyKids.
 func orderConfig(variant int, dominant bool) Config {
 	cfg := DefaultConfig()
 	child := []ChildOrdering{OrderPriorityUtilization, OrderUtilization}[variant%2]
@@ -42,6 +43,10 @@ func orderConfig(variant int, dominant bool) Config {
 	c.Settings.Priority = 2
 	cfg.Root.Children = []QueueConfig{a, b, c, z}
 	cfg.Root.Settings.ChildOrdering = child
+	if variant == 3 {
+		cfg.Root.Settings.ChildOrderingPolicy = pickyKids{}
+		cfg.Root.Children[2].Settings.ChildOrderingPolicy = pickyKids{}
+	}
 	if variant == 2 {
 		cfg.Root.Children[0].Capacity = queueP(30)
 		cfg.Root.Children[1].Capacity = queueP(40)
@@ -52,6 +57,21 @@ func orderConfig(variant int, dominant bool) Config {
 		cfg.Calculator = berth.DominantCalculator{}
 	}
 	return cfg
+}
+
+// pickyKids is utilization whose keyer refuses the children using an odd
+// number of GB: their parent then sorts every child (kidsBad), so the
+// lock-step runs move between the kept order and the sort as children,
+// idle ones among them, gain and lose usage.
+type pickyKids struct{}
+
+func (pickyKids) Name() string               { return "picky" }
+func (pickyKids) Compare(a, b QueueView) int { return utilKids.Compare(a, b) }
+func (pickyKids) ChildSortKey(v QueueView) (ChildSortKey, bool) {
+	if v.Used().Memory/1024%2 == 1 {
+		return ChildSortKey{}, false
+	}
+	return utilKids.(ChildKeyer).ChildSortKey(v)
 }
 
 // lockstep drives an incremental scheduler (which also compares its child
@@ -75,7 +95,10 @@ func lockstep(t *testing.T, seed uint64, steps int) {
 // releases, moves, finishes, node changes, reconfigurations,
 // reservation-queue changes, preemptions) through inc and ref, set up by
 // setup, failing at the first result that differs; after calls each step's
-// own checks. At the end both snapshots must be equal.
+// own checks. At the end both snapshots must be equal. Queues go idle and
+// busy again all along (asks cancelled or served, applications moved or
+// finished, reservation queues added and removed, up to six under the
+// plan), which moves children in and out of their parents' kept orders.
 func drive(t *testing.T, seed uint64, steps int, setup func(inc, ref *Scheduler), after func(inc, ref *Scheduler, step int)) {
 	rng := rand.New(rand.NewPCG(seed, 5))
 	dominant := rng.IntN(2) == 0
@@ -103,12 +126,12 @@ func drive(t *testing.T, seed uint64, steps int, setup func(inc, ref *Scheduler)
 			t.Fatalf("seed %d step %d %s: %v", seed, step, what, inc.bug)
 		}
 	}
-	leaves := []string{"a1", "a2", "a3", "b", "z", "c", "r0", "r1"}
+	leaves := []string{"a1", "a2", "a3", "b", "z", "c", "r0", "r1", "r2", "r3", "r4"}
 	var nodes, apps []string
 	var live []ContainerID
 	for step := range steps {
 		clock.Advance(int64(rng.IntN(50)))
-		switch op := rng.IntN(14); {
+		switch op := rng.IntN(15); {
 		case op < 2 || len(nodes) == 0:
 			id := fmt.Sprintf("n%d", step)
 			spec := NodeSpec{ID: id, Rack: fmt.Sprintf("/r%d", rng.IntN(3)), Capability: berth.New(int64(2+rng.IntN(15))*1024, int64(2+rng.IntN(15)))}
@@ -178,13 +201,13 @@ func drive(t *testing.T, seed uint64, steps int, setup func(inc, ref *Scheduler)
 				apps = append(apps[:i], apps[i+1:]...)
 			}
 		case op == 11:
-			v := rng.IntN(3)
+			v := rng.IntN(4)
 			both(step, "reconfigure", func(s *Scheduler) any {
 				ch, err := s.Reconfigure(orderConfig(v, dominant))
 				return fmt.Sprint(ch, errText(err))
 			})
-		case op == 12:
-			r := fmt.Sprintf("r%d", rng.IntN(2))
+		case op == 12 || op == 14:
+			r := fmt.Sprintf("r%d", rng.IntN(5))
 			c := float32(rng.IntN(3)) / 4
 			k := rng.IntN(3)
 			both(step, "reservation queue", func(s *Scheduler) any {
@@ -324,4 +347,77 @@ func FuzzOrderPrefixes(f *testing.F) {
 		checkPrefixes(t, a, b, ca, cb)
 		checkPrefixes(t, a, a, ca, ca)
 	})
+}
+
+// TestIdleChildrenLeaveTheOrder: a plan's kept order holds only its
+// reservation queues with pending demand; an idle queue whose usage
+// changed while it was out comes back keyed afresh, in its sorted place.
+func TestIdleChildrenLeaveTheOrder(t *testing.T) {
+	for _, child := range []ChildOrdering{OrderUtilization, OrderPriorityUtilization} {
+		t.Run(child.String(), func(t *testing.T) {
+			s, _, _ := idleQueuesWorld(t, child, 40)
+			s.checkOrder = true
+			plan := s.byPath["root.plan"]
+			require.True(t, plan.keyed)
+			kept := func() []string {
+				var out []string
+				plan.kids.Ascend(func(c *qnode) bool { out = append(out, c.name); return true })
+				return out
+			}
+			assert.Equal(t, []string{"busy"}, kept(), "the idle queues are left out")
+			require.NoError(t, s.Check())
+
+			// idle_00007 gets one container, then goes idle holding it:
+			// its used capacity changes while it is out of the order.
+			ask := func(app string, n int) {
+				_, err := s.Allocate(app, []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(1024, 1), Count: n}}, nil)
+				require.NoError(t, err)
+			}
+			_, err := s.SubmitApp(AppSpec{ID: "late", Queue: "idle_00007", User: "v"})
+			require.NoError(t, err)
+			ask("late", 1)
+			assert.Equal(t, []string{"idle_00007", "busy"}, kept(), "demand brings it in, before the busier queue")
+			require.NoError(t, s.Check())
+			als, err := s.Heartbeat("spare", nil)
+			require.NoError(t, err)
+			require.Len(t, als, 1)
+			assert.Equal(t, "late", als[0].App)
+			assert.Equal(t, []string{"busy"}, kept(), "served, it leaves again")
+			require.NoError(t, s.Check())
+
+			// busy releases everything, so uses less than late's queue,
+			// which comes back after busy, on its key of now (on its key of
+			// when it left, using nothing, it would come first).
+			var done []ContainerID
+			for _, c := range s.Snapshot().Containers {
+				if c.App == "app" {
+					done = append(done, c.ID)
+				}
+			}
+			_, err = s.Allocate("app", nil, done)
+			require.NoError(t, err)
+			ask("late", 1)
+			assert.Equal(t, []string{"busy", "idle_00007"}, kept())
+			require.NoError(t, s.Check())
+
+			// Cancelling the ask takes it out; releasing its container while
+			// it is out changes its key again (using nothing, it goes first).
+			ask("late", 0)
+			assert.Equal(t, []string{"busy"}, kept())
+			_, err = s.Allocate("late", nil, []ContainerID{als[0].ID})
+			require.NoError(t, err)
+			ask("late", 1)
+			assert.Equal(t, []string{"idle_00007", "busy"}, kept(), "keyed afresh when it comes back")
+			require.NoError(t, s.Check())
+
+			// Cancelling the ask takes it out, finishing brings nothing back.
+			ask("late", 0)
+			assert.Equal(t, []string{"busy"}, kept())
+			_, err = s.FinishApp("late")
+			require.NoError(t, err)
+			assert.Equal(t, []string{"busy"}, kept())
+			require.NoError(t, s.Check())
+			require.NoError(t, s.bug)
+		})
+	}
 }

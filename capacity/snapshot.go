@@ -176,8 +176,10 @@ func (s *Scheduler) KillReservation(id ContainerID) error {
 // Check verifies the scheduler's internal invariants: every container and
 // reservation is counted once in its node, application, user and queue
 // (and the queue tree's accounting agrees), no node is over its
-// capability, and no queue holds more than its maximum plus one container's
-// slack where YARN allows it. It is meant for tests and debugging.
+// capability, no queue holds more than its maximum plus one container's
+// slack where YARN allows it, and each parent's kept child order holds
+// exactly its children with pending demand. It is meant for tests and
+// debugging.
 func (s *Scheduler) Check() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -250,6 +252,8 @@ func (s *Scheduler) Check() error {
 			if err := s.checkLeaf(q, byLeaf[q], userUsed); err != nil {
 				return err
 			}
+		} else if err := s.checkMembers(q); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -31,16 +31,23 @@ type qnode struct {
 	absCap     float64 // fraction of the cluster
 	pos        int     // index in parent's children: last tie-break
 	keyed      bool    // kids is kept (more than Scheduler.sortFan children)
+	// badKey: q's key in its parent's order is bad (counted in the
+	// parent's kidsBad); kept for idle children too, which are no members.
+	badKey bool
 	// sortChildren's bookkeeping: ordered says order is as the last sort
 	// left it; moved counts the children whose usage changed since, each
 	// of which has movedSelf set (refreshUsedCap).
 	ordered, movedSelf bool
 	moved              int
-	kidsBad            int         // children only a sort can place (NaN usage)
-	kids               *childOrder // scheduling order, kept by key (order.go)
-	order              []*qnode    // scheduling order of the reference walk (sortWalk) and of the fallback
-	effMin             berth.Resource
-	tq                 *tqueue
+	// kidsBad counts the children only a sort can place (a bad key: NaN
+	// usage, or a policy without keys), idle ones included (badKey).
+	kidsBad int
+	// kids is the scheduling order of the walkable children (those with
+	// pending demand), kept by key (order.go).
+	kids   *childOrder
+	order  []*qnode // scheduling order of the reference walk (sortWalk) and of the fallback
+	effMin berth.Resource
+	tq     *tqueue
 
 	ent      queue.OrderEntry[childKey, *qnode] // q's place in its parent's kids
 	children []*qnode                           // tree (configuration, then creation) order
@@ -127,7 +134,7 @@ func (s *Scheduler) syncTree() {
 		// The children are re-keyed into a fresh order once their
 		// capacities are known (applyCapacities, resortAll).
 		q.ent.Value = q
-		q.kids, q.kidsBad, q.keyed = newChildOrder(), 0, false
+		q.kids, q.kidsBad, q.keyed, q.badKey = newChildOrder(), 0, false, false
 		s.byTQ[tq] = q
 		s.byPath[q.path] = q
 		q.children = q.children[:0]
@@ -309,10 +316,16 @@ func (s *Scheduler) chargeMirror(q *qnode, u *user, delta berth.Resource, res bo
 	}
 }
 
-// addPending adds delta to the outstanding demand of leaf q for u.
+// addPending adds delta to the outstanding demand of leaf q for u. A
+// queue whose demand becomes zero or non-zero leaves or joins its parent's
+// order (rekeyChild).
 func (s *Scheduler) addPending(q *qnode, u *user, delta berth.Resource) {
 	for n := q; n != nil; n = n.parent {
+		was := n.pending.IsZero()
 		n.pending = n.pending.Add(delta)
+		if n.pending.IsZero() != was {
+			s.rekeyChild(n)
+		}
 	}
 	if s.pendFold {
 		// commit folds this into its one accounting call

@@ -173,7 +173,7 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 	var won proposal
 	visit := func(c *qnode) bool {
 		if c.pending.IsZero() {
-			return true
+			return true // idle: kept orders hold no such child (rekeyChild)
 		}
 		cl := s.childLimit(q, c, net)
 		var p proposal
