@@ -132,6 +132,10 @@
 // them (visiting them decides nothing): a parent's kept order holds only
 // its children with such demand, so a heartbeat costs the same with 10 or
 // 10,000 idle sibling queues, e.g. a plan's finished reservations.
+// A node added or removed re-resolves only what depends on the cluster's
+// size (each queue's maximum share and the steady shares), not every
+// queue's settings: 16 µs CPU per node event in the many-applications
+// tree, from 42 µs (BenchmarkNodeEvent).
 //
 // # Observing decisions
 //

@@ -139,8 +139,21 @@ func (s *Scheduler) ClusterResource() berth.Resource {
 }
 
 func (s *Scheduler) clusterChanged() {
-	s.reinit(s.root)
+	s.resolveMaxShares(s.root)
+	s.ordStale = true // DRF keys read the cluster
 	s.recomputeSteady()
+}
+
+// resolveMaxShares re-resolves every queue's maximum share against the
+// cluster, the one setting that depends on its size (a maximum given as a
+// share of the cluster). The settings themselves are those applySettings
+// took from the allocation file; looking them up again for every queue on
+// every node added or removed made a node event cost O(queues) lookups.
+func (s *Scheduler) resolveMaxShares(q *fsQueue) {
+	q.MaxShare = berth.ComponentwiseMax(q.maxRes.Resolve(s.cluster, s.cfg.ResourceTypes), q.MinShare)
+	for _, c := range q.children {
+		s.resolveMaxShares(c)
+	}
 }
 
 // AddNode adds a node to the cluster.

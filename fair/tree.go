@@ -180,6 +180,8 @@ func (s *Scheduler) applySettings(q *fsQueue) {
 		}
 		q.preemptable = q.preemptable && p.preemptable
 	}
+	// The one value read from the cluster; resolveMaxShares redoes it alone
+	// when only the cluster changes.
 	q.MaxShare = berth.ComponentwiseMax(q.maxRes.Resolve(s.cluster, s.cfg.ResourceTypes), q.MinShare)
 }
 
