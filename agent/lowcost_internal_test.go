@@ -185,14 +185,7 @@ func TestLowCostMatchesModel(t *testing.T) {
 		random := func(free bool) *profile {
 			p := &profile{end: sd + r.Int64N(2)*step}
 			for t := sa - r.Int64N(2)*step; t < p.end; t += (1 + r.Int64N(6)) * step / (1 + r.Int64N(2)) {
-				m := r.Int64N(17) * 1024
-				v := berth.New(m, min(16, m/1024+r.Int64N(3)))
-				switch {
-				case free && r.IntN(40) == 0:
-					v = berth.New(-1024, 0) // an over-booked step: no gang fits
-				case r.IntN(40) == 0:
-					v = berth.NewWithExtras(m, v.VCores, berth.Quantity{Name: "gpu", Value: 1 + r.Int64N(2)})
-				}
+				v := randomAvailability(r, free, 40)
 				p.ts = append(p.ts, t)
 				p.rs = append(p.rs, v)
 			}
@@ -261,14 +254,7 @@ func TestLowCostSweepMatchesWindows(t *testing.T) {
 			// late or ending early.
 			p := &profile{end: last + r.Int64N(2)*step - r.Int64N(2)*r.Int64N(3*step)}
 			for t := first - r.Int64N(2)*step + r.Int64N(2)*r.Int64N(3*step); t < p.end; t += 1 + r.Int64N(4*step) {
-				m := r.Int64N(17) * 1024
-				v := berth.New(m, min(16, m/1024+r.Int64N(3)))
-				switch {
-				case free && r.IntN(30) == 0:
-					v = berth.New(-1024, 0)
-				case r.IntN(30) == 0:
-					v = berth.NewWithExtras(m, v.VCores, berth.Quantity{Name: "gpu", Value: 1 + r.Int64N(2)})
-				}
+				v := randomAvailability(r, free, 30)
 				p.ts = append(p.ts, t)
 				p.rs = append(p.rs, v)
 			}
@@ -375,4 +361,19 @@ func TestAlignedRunsMatchCanonical(t *testing.T) {
 		}
 		require.Equal(t, want, got, "round %d: %+v", round, ps)
 	}
+}
+
+// randomAvailability is one value of the low-cost tests' random profiles
+// on a 16-container plan: now and then (one in oneIn) an over-booked step
+// where free is set, or a value holding an extended type.
+func randomAvailability(r *rand.Rand, free bool, oneIn int) berth.Resource {
+	m := r.Int64N(17) * 1024
+	v := berth.New(m, min(16, m/1024+r.Int64N(3)))
+	switch {
+	case free && r.IntN(oneIn) == 0:
+		v = berth.New(-1024, 0) // an over-booked step: no gang fits
+	case r.IntN(oneIn) == 0:
+		v = berth.NewWithExtras(m, v.VCores, berth.Quantity{Name: "gpu", Value: 1 + r.Int64N(2)})
+	}
+	return v
 }
