@@ -101,10 +101,13 @@
 // of kind "plan.System" in Berth's durable-state format (package berth:
 // versioned header, streamed body, length and CRC-32C trailer), and
 // [RestoreSystem] reads it back; [Plan.SaveState] and [RestorePlan] do the
-// same for one plan ("plan.Plan"). Body version 1 holds only primary data:
+// same for one plan ("plan.Plan"). The bodies (system version 2, plan
+// version 1) hold only primary data:
 //
-//	system       cluster timestamp, id sequence, the plans in queue order,
-//	             then every known reservation id with its queue, in id order
+//	system       cluster timestamp, id sequence, the plans in queue order
+//	             (version 1 added every known reservation id with its
+//	             queue; restore checks and drops it, since the plans say
+//	             which queue holds an id)
 //	plan         queue, configured capacity, step, max periodicity, minimum
 //	             and maximum allocation, move-on-expiry, exact periodic
 //	             minimum; the calculator's name and the agent's, policy's
@@ -135,8 +138,9 @@
 // different spec is refused, so a restored plan cannot silently decide
 // differently. A restore builds everything on the side and returns it
 // only after the trailer verified; a truncated, corrupted or inconsistent
-// snapshot (an allocation the plan would refuse, ids out of order, a
-// reservation mapped to an unknown queue) is a *berth.StateError wrapping
+// snapshot (an allocation the plan would refuse, ids out of order, in
+// version 1 a reservation mapped to an unknown queue) is a
+// *berth.StateError wrapping
 // berth.ErrCorruptState and nothing is returned.
 //
 // With 10,000 reservations (bench_test's plan, durable_bench_test.go, on
