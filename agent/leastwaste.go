@@ -581,6 +581,16 @@ func hopeless(v planView, id plan.ReservationID, user string, def plan.Definitio
 	}
 	_ = user
 	step, capacity, calc := p.Step(), v.capacity(), p.Calculator()
+	// An over-committed plan makes the planners answer
+	// berth.ErrCapacityExceeded (YARN's availability computation throws);
+	// the arithmetic below would answer ErrNoPlacement instead.
+	if memo {
+		if m.freeProfile().over {
+			return false
+		}
+	} else if pk, err := p.PeakLoad(berth.Interval{Start: def.Arrival, End: def.Deadline}); err != nil || !pk.FitsIn(capacity) {
+		return false
+	}
 	var total uint64
 	for _, s := range def.Stages {
 		if s.Duration <= 0 || s.Concurrency <= 0 || s.Containers <= 0 {

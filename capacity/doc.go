@@ -121,8 +121,8 @@
 // weights, capacities, cluster, configuration); a utilization parent whose
 // only changed child is the one just charged moves that child alone; the
 // queue tree's accounting (package queue) is charged lazily, summed per
-// user, before anything reads it (Snapshot, Check, Reconfigure, the
-// reservation-queue calls) or an application count changes; and the
+// user, before anything reads it (Snapshot, Check, Reconfigure, removing
+// a reservation queue) or an application count changes; and the
 // default memory calculator is called directly rather than through the
 // interface. None of this changes a decision or a reported value
 // (TestLazyValuesMatchEager and TestIncrementalOrderMatchesSort run random

@@ -26,6 +26,17 @@ func orderConfig(variant int, dominant bool) Config {
 		q := Queue(name, pct)
 		q.Settings.Priority = prio
 		q.Settings.UserLimitFactor = 2
+		// Users of other weights than 1, changing with the variant, so that
+		// the weight-1 shared user limit (userLimit) meets weight changes.
+		switch variant {
+		case 1:
+			q.Settings.UserWeights = map[string]float64{"u1": 2.5}
+		case 2:
+			q.Settings.UserWeights = map[string]float64{"u0": 0.5, "u1": 1}
+		case 3:
+			q.Settings.UserWeights = map[string]float64{"u2": 3}
+		}
+		q.Settings.MinUserLimitPercent = float64(100 / (1 + variant))
 		if fair {
 			q.Settings.AppOrdering = OrderFair
 			q.Settings.FairSizeBasedWeight = variant == 2

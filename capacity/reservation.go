@@ -34,7 +34,6 @@ func (s *Scheduler) planQueue(name string) (*qnode, error) {
 func (s *Scheduler) AddReservationQueue(plan, reservationID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.flushAccounts() // the tree's accounting is read below
 	p, err := s.planQueue(plan)
 	if err != nil {
 		return err
@@ -128,7 +127,6 @@ func (s *Scheduler) RemoveReservationQueue(reservationID string) error {
 func (s *Scheduler) SetEntitlement(queueName string, e Entitlement) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.flushAccounts() // the tree's accounting is read below
 	q, err := s.lookupQueue(queueName)
 	if err != nil {
 		return err

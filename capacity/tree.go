@@ -458,7 +458,9 @@ func resetMoved(q *qnode) {
 	for _, c := range q.children {
 		c.movedSelf = false
 	}
-	q.moved, q.ordered = 0, true
+	// A sort among NaN keys is no order to move one child in later: the
+	// next sort is a full one.
+	q.moved, q.ordered = 0, !nanKids(q.order)
 }
 
 // nanKids reports whether a child's key holds a NaN, which makes the
@@ -506,7 +508,7 @@ type dirtyAcct struct {
 // resources for the tree's accounting without charging it yet. The
 // scheduler decides from its own mirror (qnode, user); the tree's
 // accounting is read only by the tree's own checks and by Snapshot, Check,
-// Reconfigure and the reservation-queue calls, which charge what was
+// Reconfigure and RemoveReservationQueue, which charge what was
 // deferred first (flushAccounts), as does any change of application
 // counts. Between two such moments the changes of a user are summed, so a
 // user given many containers costs one tree update instead of one per

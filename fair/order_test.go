@@ -83,6 +83,13 @@ func lockstep(t *testing.T, seed uint64, steps int) {
 		if inc.bug != nil {
 			t.Fatalf("seed %d step %d %s: %v", seed, step, what, inc.bug)
 		}
+		// The shared tree is always in step: a full sync changes nothing
+		// (AddReservationQueue adds its queue alone).
+		before := inc.tree.Snapshot()
+		inc.syncTree()
+		if !reflect.DeepEqual(before, inc.tree.Snapshot()) || inc.bug != nil {
+			t.Fatalf("seed %d step %d %s: a full sync changes the shared tree (bug %v)", seed, step, what, inc.bug)
+		}
 	}
 	errText := func(err error) string {
 		if err == nil {

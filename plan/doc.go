@@ -101,13 +101,11 @@
 // of kind "plan.System" in Berth's durable-state format (package berth:
 // versioned header, streamed body, length and CRC-32C trailer), and
 // [RestoreSystem] reads it back; [Plan.SaveState] and [RestorePlan] do the
-// same for one plan ("plan.Plan"). The bodies (system version 2, plan
-// version 1) hold only primary data:
+// same for one plan ("plan.Plan"). Body version 1 holds only primary data:
 //
-//	system       cluster timestamp, id sequence, the plans in queue order
-//	             (version 1 added every known reservation id with its
-//	             queue; restore checks and drops it, since the plans say
-//	             which queue holds an id)
+//	system       cluster timestamp, id sequence, the plans in queue order,
+//	             then every reservation id its plans hold with its queue,
+//	             in id order
 //	plan         queue, configured capacity, step, max periodicity, minimum
 //	             and maximum allocation, move-on-expiry, exact periodic
 //	             minimum; the calculator's name and the agent's, policy's
@@ -138,9 +136,8 @@
 // different spec is refused, so a restored plan cannot silently decide
 // differently. A restore builds everything on the side and returns it
 // only after the trailer verified; a truncated, corrupted or inconsistent
-// snapshot (an allocation the plan would refuse, ids out of order, in
-// version 1 a reservation mapped to an unknown queue) is a
-// *berth.StateError wrapping
+// snapshot (an allocation the plan would refuse, ids out of order, a
+// reservation mapped to an unknown queue) is a *berth.StateError wrapping
 // berth.ErrCorruptState and nothing is returned.
 //
 // With 10,000 reservations (bench_test's plan, durable_bench_test.go, on
@@ -193,16 +190,15 @@
 //     kept exactly, computed without int64 overflow.
 //   - [Allocation.Compare] breaks ties on the whole id, so distinct
 //     reservations never compare equal (YARN's TreeSet collapses them).
-//   - The queue of a reservation id ([System.QueueOf]) is the plan holding
-//     it: YARN keeps a map from id to queue that is never emptied, so ids
-//     deleted, archived (by the plan follower too) or replanned away stay
-//     in it, and the map grows with every reservation ever submitted. In
-//     Berth an id its plan removed, whoever removed it, has no queue:
-//     deleting twice fails in validation (berth.ErrNotFound) rather than in
-//     the plan (§18 item 17), and the id may be submitted again to any
-//     queue. A submission reusing an id another queue holds, or is placing
-//     at that moment, is berth.ErrConflict. YARN's answer that an id's
-//     queue has no plan cannot arise, since plans are never removed.
+//   - YARN's map from reservation id to queue is emptied only by its own
+//     delete: ids archived by the plan follower or removed by the
+//     replanner stay in it, and it grows with every reservation ever
+//     submitted. A Berth plan tells its [System] what it removed, whoever
+//     removed it, and the system forgets those ids at its next call: an id
+//     its plan no longer holds has no queue ([System.QueueOf]), deleting it
+//     again fails in validation (berth.ErrNotFound) rather than in the plan
+//     (§18 item 17), and it may be submitted again to any queue. A
+//     submission reusing an id another queue holds is berth.ErrConflict.
 //   - The span an allocation adds to its user's active-reservation count
 //     is computed once, at acceptance, and removed as booked; YARN
 //     recomputes it on removal against the capacity of that moment.

@@ -21,14 +21,8 @@ const (
 	SystemStateKind = "plan.System"
 	// PlanStateKind is the kind of the snapshot [Plan.SaveState] writes.
 	PlanStateKind = "plan.Plan"
-	// stateVersion is the body version of plan.Plan snapshots.
+	// stateVersion is the body version of both kinds.
 	stateVersion = 1
-	// systemStateVersion is the body version of plan.System snapshots.
-	// Version 1 also held a map from reservation id to queue, which could
-	// keep ids their plan had removed; version 2 has none (the plans say
-	// which queue holds an id), and a version 1 map is checked and
-	// dropped on restore.
-	systemStateVersion = 2
 	// maxStateCount bounds a count of plans, allocations, ids or stages
 	// read from a snapshot, so that a corrupt count fails fast.
 	maxStateCount = 1 << 28
@@ -170,8 +164,10 @@ func (p *Plan) SaveState(w io.Writer) error {
 // "plan.System" (see "Durable state" in the package documentation). It
 // holds the system's read lock and the read locks of all its plans for the
 // whole write, so the snapshot is a consistent cut of every plan and of
-// the id counter. A call in flight on another goroutine is either wholly
-// in the snapshot or not at all.
+// the id counter and queue map. A call in flight on another goroutine is
+// either wholly in the snapshot or not at all, except a submission or an
+// archival between its plan change and its queue-map update; hosts that
+// journal their calls serialize them and never see that.
 func (s *System) SaveState(w io.Writer) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -190,12 +186,33 @@ func (s *System) SaveState(w io.Writer) error {
 			p.mu.RUnlock()
 		}
 	}()
-	e := berth.NewStateEncoder(w, SystemStateKind, systemStateVersion)
+	// Ids their plan removed and the system has yet to forget are left
+	// out: the snapshot holds the ids the plans hold.
+	gone := map[ReservationID]string{}
+	for _, p := range plans {
+		for _, id := range p.gone.peek() {
+			gone[id] = p.cfg.Queue
+		}
+	}
+	ids := make([]ReservationID, 0, len(s.queues))
+	for id, q := range s.queues {
+		if g, ok := gone[id]; !ok || g != q {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, ReservationID.Compare)
+
+	e := berth.NewStateEncoder(w, SystemStateKind, stateVersion)
 	e.Varint(s.cfg.ClusterTimestamp)
 	e.Varint(s.seq)
 	e.Len(len(plans))
 	for _, p := range plans {
 		p.encodeLocked(e)
+	}
+	e.Len(len(ids))
+	for _, id := range ids {
+		encodeID(e, id)
+		e.String(s.queues[id])
 	}
 	return e.Finish()
 }
@@ -297,15 +314,14 @@ func RestorePlan(r io.Reader, env RestoreEnv) (*Plan, error) {
 }
 
 // RestoreSystem reads a snapshot written by [System.SaveState] and returns
-// the system it holds: its cluster timestamp and id counter, and every
-// plan with its allocations (acceptance times included) and indexes
-// rebuilt, with the Go values env supplies. It returns a system only when
-// the whole snapshot was read and verified; errors are as for
-// [RestorePlan], plus, for a snapshot of body version 1,
-// berth.ErrCorruptState for a reservation id mapped to a queue without a
-// plan.
+// the system it holds: its cluster timestamp and id counter, the queue of
+// every known reservation id, and every plan with its allocations
+// (acceptance times included) and indexes rebuilt, with the Go values env
+// supplies. It returns a system only when the whole snapshot was read and
+// verified; errors are as for [RestorePlan], plus berth.ErrCorruptState for
+// a reservation id mapped to a queue without a plan.
 func RestoreSystem(r io.Reader, env RestoreEnv) (*System, error) {
-	d, err := berth.NewStateDecoder(r, SystemStateKind, systemStateVersion)
+	d, err := berth.NewStateDecoder(r, SystemStateKind, stateVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -332,13 +348,8 @@ func RestoreSystem(r io.Reader, env RestoreEnv) (*System, error) {
 			break
 		}
 		prev = p.cfg.Queue
+		p.gone.track()
 		s.plans[p.cfg.Queue] = p
-	}
-	if d.Version() >= 2 {
-		if err := d.Finish(); err != nil {
-			return nil, err
-		}
-		return s, nil
 	}
 	d.Field("queues")
 	n = d.Len(maxStateCount)
@@ -357,6 +368,7 @@ func RestoreSystem(r io.Reader, env RestoreEnv) (*System, error) {
 			d.Fail(fmt.Errorf("reservation %v mapped to queue %q, which has no plan", id, q))
 		}
 		last = id
+		s.queues[id] = q
 	}
 	if err := d.Finish(); err != nil {
 		return nil, err

@@ -35,6 +35,9 @@ func benchSystem(b *testing.B) (*System, uint64) {
 	if err := s.AddPlan(p); err != nil {
 		b.Fatal(err)
 	}
+	for _, a := range p.All() {
+		s.queues[a.ID] = p.QueueName()
+	}
 	s.seq = 10_000
 	return s, heapInUse() - before
 }

@@ -313,7 +313,7 @@ func TestRestoreRefusesWrongKindAndVersion(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 
 	buf.Reset()
-	newer := berth.NewStateEncoder(&buf, SystemStateKind, systemStateVersion+1)
+	newer := berth.NewStateEncoder(&buf, SystemStateKind, stateVersion+1)
 	require.NoError(t, newer.Finish())
 	_, err = RestoreSystem(bytes.NewReader(buf.Bytes()), env)
 	assert.ErrorIs(t, err, berth.ErrUnsupportedVersion)
@@ -450,20 +450,11 @@ func checkRestoredSystem(t *testing.T, s *System, env RestoreEnv) {
 // documented in package berth), so that the fuzz target below reaches the
 // body decoding rather than stopping at the checksum.
 func seal(kind string, body []byte) []byte {
-	v := uint64(stateVersion)
-	if kind == SystemStateKind {
-		v = systemStateVersion
-	}
-	return sealVersion(kind, v, body)
-}
-
-// sealVersion is seal with the body version v.
-func sealVersion(kind string, v uint64, body []byte) []byte {
 	b := []byte("BERTHSS\x00")
 	b = binary.AppendUvarint(b, berth.StateFormatVersion)
 	b = binary.AppendUvarint(b, uint64(len(kind)))
 	b = append(b, kind...)
-	b = binary.AppendUvarint(b, v)
+	b = binary.AppendUvarint(b, stateVersion)
 	b = append(b, body...)
 	n := len(b)
 	b = append(b, "BEND"...)
@@ -480,54 +471,6 @@ func unseal(kind string, snap []byte) []byte {
 func TestSealMatchesTheEncoder(t *testing.T) {
 	snap := saveSystem(t, testSystem(t))
 	assert.Equal(t, snap, seal(SystemStateKind, unseal(SystemStateKind, snap)))
-}
-
-// TestRestoreSystemVersion1 restores snapshots of body version 1, which
-// end with a map from reservation id to queue: the map is checked (ids
-// in order, queues with a plan) and dropped, stale ids included, since
-// the plans say which queue holds an id.
-func TestRestoreSystemVersion1(t *testing.T) {
-	env := RestoreEnv{Clock: berth.NewManualClock(1), Resolver: testResolver}
-	s := testSystem(t)
-	body := unseal(SystemStateKind, saveSystem(t, s))
-	var held []ReservationID
-	for _, p := range s.Plans() {
-		for _, a := range p.All() {
-			held = append(held, a.ID)
-		}
-	}
-	require.NotEmpty(t, held)
-	stale := ReservationID{ClusterTimestamp: held[0].ClusterTimestamp, Sequence: 1 << 40}
-	v1 := func(entries []ReservationID, queue string) []byte {
-		slices.SortFunc(entries, ReservationID.Compare)
-		b := binary.AppendUvarint(slices.Clone(body), uint64(len(entries)))
-		for _, id := range entries {
-			b = binary.AppendVarint(b, id.ClusterTimestamp)
-			b = binary.AppendVarint(b, id.Sequence)
-			q := queue
-			if q == "" {
-				q = s.Plans()[0].QueueName()
-			}
-			b = binary.AppendUvarint(b, uint64(len(q)))
-			b = append(b, q...)
-		}
-		return sealVersion(SystemStateKind, 1, b)
-	}
-	r, err := RestoreSystem(bytes.NewReader(v1(append(slices.Clone(held), stale), "")), env)
-	require.NoError(t, err)
-	assert.Equal(t, saveSystem(t, s), saveSystem(t, r), "a version 1 snapshot restores to the same system")
-	_, ok := r.QueueOf(stale)
-	assert.False(t, ok, "a stale id of the version 1 map is dropped")
-	for _, id := range held {
-		want, _ := s.QueueOf(id)
-		got, ok := r.QueueOf(id)
-		assert.True(t, ok)
-		assert.Equal(t, want, got)
-	}
-
-	_, err = RestoreSystem(bytes.NewReader(v1([]ReservationID{stale}, "nowhere")), env)
-	assert.ErrorIs(t, err, berth.ErrCorruptState)
-	assert.ErrorContains(t, err, "has no plan")
 }
 
 // FuzzRestoreSystemBody feeds arbitrary bodies, validly framed, to
@@ -614,6 +557,7 @@ func TestRestoreRefusesInconsistentState(t *testing.T) {
 		tamper func(s *System)
 		want   string
 	}{
+		{"queue without a plan", func(s *System) { s.queues[rid(99)] = "nowhere" }, "has no plan"},
 		{"no user", func(s *System) { first(s).User = "" }, "has no user"},
 		{"inverted window", func(s *System) { a := first(s); a.Start, a.End = a.End+1, a.Start }, "before its start"},
 		{"empty active span", func(s *System) { a := first(s); a.active = berth.Interval{Start: 5, End: 5} }, "empty active span"},

@@ -39,6 +39,8 @@ type Plan struct {
 	// tx is the transaction of the current change (under the write lock),
 	// kept so that its journal buffer is reused.
 	tx txn
+	// gone collects removed ids for the System holding the plan.
+	gone goneIDs
 }
 
 // New returns an empty plan with the given context (see [Config]).
@@ -782,6 +784,7 @@ func (p *Plan) DeleteReservation(id ReservationID) error {
 		tx.abort()
 		return err
 	}
+	p.gone.add(id)
 	if p.obs != nil {
 		p.emit(ReservationDeleted, old)
 	}
@@ -822,6 +825,7 @@ func (p *Plan) ArchiveCompleted(now berth.Time) ([]ReservationID, error) {
 		}
 		ids[i] = a.ID
 	}
+	p.gone.add(ids...)
 	if p.obs != nil {
 		for _, a := range done {
 			p.emit(ReservationExpired, a)
@@ -877,4 +881,46 @@ func (p *Plan) String() string {
 	defer p.mu.RUnlock()
 	return fmt.Sprintf("In-memory Plan: Parent Queue: %s Total Capacity: %v Step: %d Reservations: %d",
 		p.cfg.Queue, p.st.capacity, p.cfg.Step, p.st.table.Len())
+}
+
+// goneIDs collects the ids a plan removes while a [System] holds it, so
+// that the system can forget their queues whoever removed them. Its lock
+// is a leaf: nothing else is locked while it is held, so the plan (under
+// its own lock) and the system (under its own) can both take it.
+type goneIDs struct {
+	mu      sync.Mutex
+	tracked bool
+	ids     []ReservationID
+}
+
+// track starts collecting (a system took the plan).
+func (g *goneIDs) track() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.tracked = true
+}
+
+// add records removed ids when tracked.
+func (g *goneIDs) add(ids ...ReservationID) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.tracked {
+		g.ids = append(g.ids, ids...)
+	}
+}
+
+// take returns and clears what was collected.
+func (g *goneIDs) take() []ReservationID {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ids := g.ids
+	g.ids = nil
+	return ids
+}
+
+// peek returns a copy of what was collected, leaving it in place.
+func (g *goneIDs) peek() []ReservationID {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.ids)
 }

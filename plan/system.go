@@ -39,23 +39,12 @@ type SystemConfig struct {
 // Only [NewSystem] makes a usable System: the zero value is not one (it
 // has no clock, and adding a plan to it panics).
 type System struct {
-	cfg   SystemConfig
-	mu    sync.RWMutex
-	seq   int64
-	plans map[string]*Plan
-	// claims holds the ids of submissions in flight and their queue, so
-	// that one id sent to two queues at once is placed in one only. Which
-	// queue an id is in is read from the plans themselves: an id a plan
-	// removes (a deletion, an archival by the plan follower, a replan)
-	// leaves nothing behind here.
-	claims map[ReservationID]claim
+	cfg    SystemConfig
+	mu     sync.RWMutex
+	seq    int64
+	plans  map[string]*Plan
+	queues map[ReservationID]string
 	obs    Observer // given to every plan, current and added later; nil: none
-}
-
-// claim is a queue and the submissions in flight for one id there.
-type claim struct {
-	queue string
-	n     int
 }
 
 // NewSystem returns a system with no plans.
@@ -63,7 +52,7 @@ func NewSystem(cfg SystemConfig) (*System, error) {
 	if cfg.Clock == nil {
 		return nil, berth.InvalidField("system.clock", nil, "a clock is required")
 	}
-	return &System{cfg: cfg, plans: map[string]*Plan{}, claims: map[ReservationID]claim{}}, nil
+	return &System{cfg: cfg, plans: map[string]*Plan{}, queues: map[ReservationID]string{}}, nil
 }
 
 // PlanCapacity is the capacity the CapacityScheduler reservation system
@@ -90,6 +79,7 @@ func (s *System) AddPlan(p *Plan) error {
 	if s.obs != nil {
 		p.SetObserver(s.obs)
 	}
+	p.gone.track()
 	s.plans[p.QueueName()] = p
 	return nil
 }
@@ -121,6 +111,7 @@ func (s *System) Reinitialize(cfgs ...Config) ([]string, error) {
 		if s.obs != nil {
 			p.SetObserver(s.obs)
 		}
+		p.gone.track()
 		s.plans[q] = p
 		added = append(added, q)
 	}
@@ -171,33 +162,32 @@ func (s *System) NewReservation() NewReservationResponse {
 	return NewReservationResponse{ID: s.NewReservationID()}
 }
 
-// QueueOf returns the queue of the plan holding reservation id (YARN's
-// getQueueForReservation); false when no plan holds it, which includes an
-// id whose reservation was deleted, archived or replanned away.
+// QueueOf returns the queue of the reservation id (YARN's
+// getQueueForReservation).
 func (s *System) QueueOf(id ReservationID) (string, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	p := s.holderLocked(id)
-	if p == nil {
-		return "", false
-	}
-	return p.QueueName(), true
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.forgetGoneLocked()
+	q, ok := s.queues[id]
+	return q, ok
 }
 
-// holderLocked is QueueOf under s.mu. Plans are searched in queue order,
-// so the answer is deterministic even if a host put one id into two plans
-// directly; a system has few plans.
-func (s *System) holderLocked(id ReservationID) *Plan {
-	var best *Plan
+// forgetGoneLocked drops the queue of every id a plan of the system
+// removed since the last call (a deletion, an archival, a replan, through
+// the system or the plan directly, as the plan follower and the replanner
+// do), so the map holds the ids the plans hold and no more. It reads only
+// the plans' removal lists, never their state, so it waits on no plan's
+// change. Called with s.mu held for writing.
+func (s *System) forgetGoneLocked() {
 	for q, p := range s.plans {
-		if best != nil && q > best.QueueName() {
-			continue
-		}
-		if _, ok := p.Reservation(id); ok {
-			best = p
+		for _, id := range p.gone.take() {
+			// An id resubmitted since has been claimed again after this
+			// removal was taken: the claim path calls this first.
+			if s.queues[id] == q {
+				delete(s.queues, id)
+			}
 		}
 	}
-	return best
 }
 
 // NewReservationResponse is the body of REST new-reservation.
@@ -393,14 +383,15 @@ func (s *System) planForID(id ReservationID) (*Plan, error) {
 		return nil, berth.InvalidField("reservation-id", id,
 			"Missing reservation id. Please try again by specifying a reservation id.")
 	}
-	// YARN can also answer that the id's queue has no plan; in Berth the
-	// queue of an id is the plan holding it, and plans are never removed.
-	s.mu.RLock()
-	p := s.holderLocked(id)
-	s.mu.RUnlock()
-	if p == nil {
+	q, ok := s.QueueOf(id)
+	if !ok || q == "" {
 		return nil, &berth.FieldError{Field: "reservation-id", Value: id, Kind: berth.ErrNotFound,
 			Reason: fmt.Sprintf("The specified reservation with ID: %v is unknown. Please try again with a valid reservation.", id)}
+	}
+	p, ok := s.Plan(q)
+	if !ok {
+		return nil, &berth.FieldError{Field: "reservation-id", Value: id, Kind: berth.ErrNotFound,
+			Reason: fmt.Sprintf("The specified reservation: %v is not associated with any valid plan. Please try again with a valid reservation.", id)}
 	}
 	return p, nil
 }
@@ -487,14 +478,8 @@ func (s *System) Submit(req SubmissionRequest) error {
 	// Claim the id for this queue first, so that concurrent submissions of
 	// one id to two queues cannot both place it.
 	s.mu.Lock()
-	var q string
-	had := false
-	if hp := s.holderLocked(req.ID); hp != nil {
-		q, had = hp.QueueName(), true
-	}
-	if c, ok := s.claims[req.ID]; ok {
-		q, had = c.queue, true
-	}
+	s.forgetGoneLocked()
+	q, had := s.queues[req.ID]
 	if had && q != req.Queue {
 		s.mu.Unlock()
 		err := &berth.FieldError{Field: "reservation-id", Value: req.ID, Kind: berth.ErrConflict,
@@ -502,19 +487,16 @@ func (s *System) Submit(req SubmissionRequest) error {
 		p.rejected(ReservationRejected, req.ID, req.User, err)
 		return err
 	}
-	c := s.claims[req.ID]
-	c.queue, c.n = req.Queue, c.n+1
-	s.claims[req.ID] = c
+	s.queues[req.ID] = req.Queue
 	s.mu.Unlock()
 	err = s.place(p, req)
-	s.mu.Lock()
-	if c := s.claims[req.ID]; c.n > 1 {
-		c.n--
-		s.claims[req.ID] = c
-	} else {
-		delete(s.claims, req.ID)
+	if err != nil && !had {
+		s.mu.Lock()
+		if _, held := p.Reservation(req.ID); !held {
+			delete(s.queues, req.ID)
+		}
+		s.mu.Unlock()
 	}
-	s.mu.Unlock()
 	if err != nil {
 		p.rejected(ReservationRejected, req.ID, req.User, err)
 	}
@@ -610,6 +592,9 @@ func (s *System) Delete(req DeleteRequest) error {
 	if err := ag.DeleteReservation(p, req.ID, req.User); err != nil {
 		return berth.Wrap(err, "Could not delete reservation", req.ID)
 	}
+	s.mu.Lock()
+	s.forgetGoneLocked() // the plan reported the deletion
+	s.mu.Unlock()
 	return nil
 }
 
@@ -634,17 +619,23 @@ func (s *System) List(req ListRequest) (ListResponse, error) {
 }
 
 // ArchiveCompleted archives completed reservations in every plan
-// ([Plan.ArchiveCompleted]); it returns the ids archived, plan by plan in
-// queue order. An archived id has no queue any more, as when its plan
-// archives it itself (the plan follower does).
+// ([Plan.ArchiveCompleted]) and forgets their ids; it returns the ids
+// archived, plan by plan in queue order. (A plan archiving by itself, as
+// the plan follower has it do, is forgotten the same way.)
 func (s *System) ArchiveCompleted(now berth.Time) ([]ReservationID, error) {
 	var all []ReservationID
 	for _, p := range s.Plans() {
 		ids, err := p.ArchiveCompleted(now)
 		if err != nil {
+			s.mu.Lock()
+			s.forgetGoneLocked()
+			s.mu.Unlock()
 			return all, berth.Wrap(err, "archiving plan", p.QueueName())
 		}
 		all = append(all, ids...)
 	}
+	s.mu.Lock()
+	s.forgetGoneLocked() // the plans reported the archivals
+	s.mu.Unlock()
 	return all, nil
 }

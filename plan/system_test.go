@@ -1,10 +1,13 @@
 package plan
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/berthsched/berth"
 	"github.com/stretchr/testify/assert"
@@ -351,11 +354,10 @@ func TestSubmissionRequestJSON(t *testing.T) {
 	assert.JSONEq(t, `{"reservations":[]}`, string(b))
 }
 
-// TestSystemForgetsWhatItsPlansRemove: the queue of an id is the plan
-// holding it, so an id removed by its plan directly (the plan follower
-// archives, a replanner deletes) has no queue any more and can be used
-// again in another queue; the system keeps nothing per removed id (YARN's
-// map from id to queue keeps every id ever submitted).
+// TestSystemForgetsWhatItsPlansRemove: an id removed by its plan directly
+// (the plan follower archives, a replanner deletes) has no queue any more
+// and can be used again in another queue; the system keeps nothing per
+// removed id (YARN's map from id to queue keeps every id ever submitted).
 func TestSystemForgetsWhatItsPlansRemove(t *testing.T) {
 	s := testSystem(t)
 	a, _ := s.Plan("a")
@@ -381,7 +383,13 @@ func TestSystemForgetsWhatItsPlansRemove(t *testing.T) {
 		_, ok := s.QueueOf(id)
 		assert.False(t, ok, "archived through the plan: %v", id)
 	}
-	assert.Empty(t, s.claims, "no submission in flight, nothing held per id")
+	held := 0
+	for _, p := range s.Plans() {
+		held += p.Len()
+	}
+	s.mu.Lock()
+	assert.Len(t, s.queues, held, "the system keeps one entry per id its plans hold")
+	s.mu.Unlock()
 
 	// The removed id may now go to the other queue; one still held may not.
 	def := simpleDef(10, 100, 5, 0)
@@ -394,7 +402,7 @@ func TestSystemForgetsWhatItsPlansRemove(t *testing.T) {
 }
 
 // TestSystemClaimsOneQueuePerID: submissions of one id to two queues at
-// once place it in one queue at most, and leave no claim behind.
+// once place it in one queue, which is the queue the system then gives.
 func TestSystemClaimsOneQueuePerID(t *testing.T) {
 	for round := 0; round < 50; round++ {
 		s := testSystem(t)
@@ -423,6 +431,91 @@ func TestSystemClaimsOneQueuePerID(t *testing.T) {
 				assert.ErrorIs(t, err, berth.ErrConflict)
 			}
 		}
-		assert.Empty(t, s.claims)
+		q, ok := s.QueueOf(id)
+		require.True(t, ok)
+		p, _ := s.Plan(q)
+		_, inPlan := p.Reservation(id)
+		assert.True(t, inPlan, "the id's queue is the plan holding it")
 	}
+}
+
+// stallPolicy admits everything, but its Validate (run under the plan's
+// write lock) waits for release once entered is signalled.
+type stallPolicy struct {
+	testNoOverCommit
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (p stallPolicy) Validate(view *Plan, a *Allocation) error {
+	select {
+	case p.entered <- struct{}{}:
+		<-p.release
+	default:
+	}
+	return nil
+}
+
+// TestSystemCallsDoNotWaitOnAnotherPlan: while one plan is held by a long
+// change (its policy's check, under the plan's write lock), submissions to
+// another plan and lookups of its ids go through.
+func TestSystemCallsDoNotWaitOnAnotherPlan(t *testing.T) {
+	clock := berth.NewManualClock(1)
+	s, err := NewSystem(SystemConfig{ClusterTimestamp: 1, Clock: clock})
+	require.NoError(t, err)
+	stall := stallPolicy{entered: make(chan struct{}), release: make(chan struct{})}
+	for _, q := range []string{"a", "b"} {
+		cfg := testPlanConfig()
+		cfg.Queue, cfg.Clock = q, clock
+		if q == "a" {
+			cfg.Policy = stall
+		}
+		p, err := New(cfg)
+		require.NoError(t, err)
+		require.NoError(t, s.AddPlan(p))
+	}
+	def := simpleDef(10, 100, 5, 0)
+	held := make(chan error, 1)
+	go func() {
+		held <- s.Submit(SubmissionRequest{Queue: "a", ID: s.NewReservationID(), Definition: &def, User: "u"})
+	}()
+	<-stall.entered // plan a's write lock is held from here until release
+
+	done := make(chan error, 1)
+	other := s.NewReservationID()
+	go func() {
+		err := s.Submit(SubmissionRequest{Queue: "b", ID: other, Definition: &def, User: "u"})
+		if err == nil {
+			if q, ok := s.QueueOf(other); !ok || q != "b" {
+				err = fmt.Errorf("QueueOf = %q, %v", q, ok)
+			}
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		close(stall.release)
+		t.Fatal("a submission to plan b waited on plan a's change")
+	}
+	close(stall.release)
+	require.NoError(t, <-held)
+}
+
+// TestSystemSnapshotLeavesOutRemovedIDs: ids a plan removed directly and
+// the system has not yet forgotten are not written, so a restored system
+// does not answer for them either.
+func TestSystemSnapshotLeavesOutRemovedIDs(t *testing.T) {
+	s := testSystem(t)
+	a, _ := s.Plan("a")
+	gone := a.All()[0].ID
+	require.NoError(t, a.DeleteReservation(gone)) // no system call since
+	r, err := RestoreSystem(bytes.NewReader(saveSystem(t, s)), RestoreEnv{Clock: berth.NewManualClock(1), Resolver: testResolver})
+	require.NoError(t, err)
+	_, ok := r.QueueOf(gone)
+	assert.False(t, ok)
+	_, ok = s.QueueOf(gone)
+	assert.False(t, ok)
+	assert.Equal(t, saveSystem(t, s), saveSystem(t, r), "the same system either way")
 }

@@ -342,13 +342,8 @@ func TestVectorsValidator(t *testing.T) {
 		p, err := New(cfg)
 		require.NoError(t, err)
 		require.NoError(t, s.AddPlan(p))
-		// YARN's tests mock getQueueForReservation(any) = "test-reservation";
-		// in Berth the queue of an id is the plan holding it, so the id
-		// gets a small reservation there.
 		id := s.NewReservationID()
-		held := Definition{Arrival: 1000, Deadline: 2000, Interpreter: RAll,
-			Stages: []Stage{{Capability: berth.New(512, 1), Containers: 1, Concurrency: 1, Duration: 10}}}
-		require.NoError(t, testAgent{}.CreateReservation(p, id, "u", held))
+		s.queues[id] = "test-reservation" // getQueueForReservation(any) = "test-reservation"
 		return s, id
 	}
 	total := berth.New(10240, 10)
@@ -451,6 +446,14 @@ func TestVectorsValidator(t *testing.T) {
 		_, err = s.ValidateDelete(DeleteRequest{ID: unknown})
 		requireReason(t, err, check{exact: "The specified reservation with ID: reservation_7_0099 is unknown. Please try again with a valid reservation."})
 		assert.ErrorIs(t, err, berth.ErrNotFound)
+	})
+	t.Run("VAL-18/31 no plan", func(t *testing.T) {
+		s, id := newSys(t, total)
+		s.queues[id] = "gone"
+		_, err := s.ValidateUpdate(UpdateRequest{ID: id, Definition: mkDef(reqSpec{1, 1, 1, 5, 4, "0"})})
+		requireReason(t, err, check{suffix: " is not associated with any valid plan. Please try again with a valid reservation."})
+		_, err = s.ValidateDelete(DeleteRequest{ID: id})
+		requireReason(t, err, check{suffix: " is not associated with any valid plan. Please try again with a valid reservation."})
 	})
 	t.Run("VAL-28 delete ok", func(t *testing.T) {
 		s, id := newSys(t, total)
