@@ -57,21 +57,9 @@ func TestLoadsMemoAnswersAsThePlan(t *testing.T) {
 		pc.MaxPeriodicity = 100_000
 		p, err := plan.New(pc)
 		require.NoError(t, err)
-		for k := int64(1); k <= 10; k++ {
-			s := r.Int64N(40_000)
-			iv := berth.Interval{Start: s, End: s + 1 + r.Int64N(10_000)}
-			def := plan.Definition{}
-			if round%8 == 7 && k == 1 {
-				def.Period = 50_000
-				iv = berth.Interval{Start: r.Int64N(20_000), End: 20_000 + r.Int64N(30_000)}
-			}
-			// Without a policy the plan takes any load: some steps end up
-			// over-committed.
-			a, err := plan.NewAllocation(plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, "u",
-				def, iv, []plan.IntervalResource{{Interval: iv, Resource: berth.New(1024, 1).MulInt(1 + r.Int64N(6))}})
-			require.NoError(t, err)
-			_ = p.AddReservation(a)
-		}
+		// Without a policy the plan takes any load: some steps end up
+		// over-committed.
+		addRandomLoad(t, r, p, 10, round%8 == 7, "u")
 		bufs := newStepBuffers()
 		direct := planAdapter{p: p, bufs: bufs}
 		next := func(max int64) int64 { return r.Int64N(max + 1) }
@@ -186,4 +174,25 @@ func TestLoadsMemoAnswersAsThePlan(t *testing.T) {
 	require.Greater(t, sharedServed, 100, "the shared availability should be exercised")
 	t.Logf("%d reads answered by the memo (%d without a stretch, %d over-committed), %d stretch tests without room, %d plan loads, %d hopeless, %d low-cost placements on the shared availability",
 		served, noStretchServed, overServed, noRoomServed, loadsServed, hopelessSaid, sharedServed)
+}
+
+// addRandomLoad adds n random one-interval allocations to p: 1 to 6
+// containers of <1024, 1>, starting in the first 40 s and lasting up to
+// 10 s, the first repeating every 50 s when periodic; the k-th belongs to
+// users[k % len(users)]. The plan's policy may refuse some.
+func addRandomLoad(t *testing.T, r *rand.Rand, p *plan.Plan, n int64, periodic bool, users ...string) {
+	t.Helper()
+	for k := int64(1); k <= n; k++ {
+		s := r.Int64N(40_000)
+		iv := berth.Interval{Start: s, End: s + 1 + r.Int64N(10_000)}
+		def := plan.Definition{}
+		if periodic && k == 1 {
+			def.Period = 50_000
+			iv = berth.Interval{Start: r.Int64N(20_000), End: 20_000 + r.Int64N(30_000)}
+		}
+		a, err := plan.NewAllocation(plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, users[k%int64(len(users))],
+			def, iv, []plan.IntervalResource{{Interval: iv, Resource: berth.New(1024, 1).MulInt(1 + r.Int64N(6))}})
+		require.NoError(t, err)
+		_ = p.AddReservation(a)
+	}
 }

@@ -15,7 +15,7 @@ import (
 // updates, archivals, queue look-ups and snapshots on one system: no
 // deadlock (s.mu then plan locks only), no race, every snapshot restores,
 // no claim left behind, and an id is held by one plan at most.
-func TestReviewSystemConcurrentCalls(t *testing.T) {
+func TestSystemConcurrentCalls(t *testing.T) {
 	s := testSystem(t)
 	ids := make([]ReservationID, 8)
 	for i := range ids {
@@ -75,7 +75,7 @@ func TestReviewSystemConcurrentCalls(t *testing.T) {
 // A second submission of an id its queue holds succeeds unchanged with an
 // equal definition and is ErrConflict with another; both leave the
 // reservation and its queue as they were.
-func TestReviewSystemResubmitSameQueue(t *testing.T) {
+func TestSystemResubmitSameQueue(t *testing.T) {
 	s := testSystem(t)
 	id := s.NewReservationID()
 	def := simpleDef(10, 100, 5, 0)

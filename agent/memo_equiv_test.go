@@ -79,7 +79,7 @@ func refPortfolio(f *Portfolio, v planView, id plan.ReservationID, user string, 
 // decision of its planners reading the plan directly: same placement, and
 // for a refusal the same kind (no placement vs. an error such as an
 // over-committed plan).
-func TestReviewPortfolioMemoSameDecisions(t *testing.T) {
+func TestPortfolioMemoSameDecisions(t *testing.T) {
 	mk := func(inst float32) plan.SharingPolicy {
 		cfg := policy.DefaultCapacityOverTimeConfig()
 		cfg.InstantaneousMaxPercent = inst
@@ -106,23 +106,7 @@ func TestReviewPortfolioMemoSameDecisions(t *testing.T) {
 		pc.MaxPeriodicity = 100_000
 		p, err := plan.New(pc)
 		require.NoError(t, err)
-		for k := int64(1); k <= 8; k++ {
-			s := r.Int64N(40_000)
-			iv := berth.Interval{Start: s, End: s + 1 + r.Int64N(10_000)}
-			def := plan.Definition{}
-			if round%8 == 7 && k == 1 {
-				def.Period = 50_000
-				iv = berth.Interval{Start: r.Int64N(20_000), End: 20_000 + r.Int64N(30_000)}
-			}
-			user := "u"
-			if k%2 == 0 {
-				user = "v"
-			}
-			a, err := plan.NewAllocation(plan.ReservationID{ClusterTimestamp: 1, Sequence: k}, user,
-				def, iv, []plan.IntervalResource{{Interval: iv, Resource: berth.New(1024, 1).MulInt(1 + r.Int64N(6))}})
-			require.NoError(t, err)
-			_ = p.AddReservation(a)
-		}
+		addRandomLoad(t, r, p, 8, round%8 == 7, "v", "u")
 		for q := 0; q < 4; q++ {
 			def := randomDefinition(next)
 			if len(def.Stages) < 2 {
@@ -165,7 +149,7 @@ func TestReviewPortfolioMemoSameDecisions(t *testing.T) {
 // Parallel multi-stage placements on ONE plan (Place does not change it)
 // answer as a lone caller does: the memo and its pooled buffers are per
 // decision, never shared between goroutines.
-func TestReviewPortfolioParallelOnePlan(t *testing.T) {
+func TestPortfolioParallelOnePlan(t *testing.T) {
 	f, err := NewPortfolio(Options{})
 	require.NoError(t, err)
 	lw, err := NewLeastWaste(DefaultOptions(), DefaultWasteOptions())
@@ -230,13 +214,12 @@ func TestReviewPortfolioParallelOnePlan(t *testing.T) {
 	}
 }
 
-// Finding: on an over-committed plan, a multi-stage request hopeless
-// refuses by arithmetic (its stage cannot fit the window) is now
-// berth.ErrNoPlacement, where the portfolio's planners (and main at
-// 8a8f5b5, where hopeless never ran under the memo) answer the plan's
-// over-commit error berth.ErrCapacityExceeded, as YARN's
-// getAvailableResourceOverTime throws.
-func TestReviewHopelessHidesOverCommit(t *testing.T) {
+// On an over-committed plan, a multi-stage request that hopeless could
+// refuse by arithmetic alone (a stage cannot fit its window) is refused
+// as the portfolio's planners refuse it: with the plan's over-commit
+// error, berth.ErrCapacityExceeded, as YARN's
+// getAvailableResourceOverTime throws, not berth.ErrNoPlacement.
+func TestHopelessLeavesOverCommitToThePlanners(t *testing.T) {
 	// A plan under NoOverCommit whose capacity shrank (the plan follower
 	// does this when the cluster shrinks): over-committed until replanned.
 	pc := plan.DefaultConfig("q", berth.New(16*1024, 16), berth.NewManualClock(0))
