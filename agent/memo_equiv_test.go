@@ -135,7 +135,7 @@ func TestPortfolioMemoSameDecisions(t *testing.T) {
 			}
 			if errors.Is(werr, berth.ErrNoPlacement) != errors.Is(gerr, berth.ErrNoPlacement) {
 				// Only on an over-committed plan (see
-				// TestReviewHopelessHidesOverCommit): both refuse.
+				// TestHopelessLeavesOverCommitToThePlanners): both refuse.
 				kindDiff++
 				require.ErrorIs(t, werr, berth.ErrCapacityExceeded, where)
 				require.ErrorIs(t, gerr, berth.ErrNoPlacement, where)
