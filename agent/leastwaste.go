@@ -581,16 +581,6 @@ func hopeless(v planView, id plan.ReservationID, user string, def plan.Definitio
 	}
 	_ = user
 	step, capacity, calc := p.Step(), v.capacity(), p.Calculator()
-	// An over-committed plan makes the planners answer
-	// berth.ErrCapacityExceeded (YARN's availability computation throws);
-	// the arithmetic below would answer ErrNoPlacement instead.
-	if memo {
-		if m.freeProfile().over {
-			return false
-		}
-	} else if pk, err := p.PeakLoad(berth.Interval{Start: def.Arrival, End: def.Deadline}); err != nil || !pk.FitsIn(capacity) {
-		return false
-	}
 	var total uint64
 	for _, s := range def.Stages {
 		if s.Duration <= 0 || s.Concurrency <= 0 || s.Containers <= 0 {
@@ -599,6 +589,28 @@ func hopeless(v planView, id plan.ReservationID, user string, def plan.Definitio
 		total += uint64(stepRoundUp(s.Duration, step))
 	}
 	ordered := def.Interpreter == plan.ROrder || def.Interpreter == plan.ROrderNoGap
+	// An over-committed plan makes the planners answer
+	// berth.ErrCapacityExceeded where they read it (YARN's availability
+	// computation throws); the arithmetic below would answer ErrNoPlacement
+	// instead. They read the contract, and an ordered request longer than
+	// its window from its deadline less its stages back.
+	read := berth.Interval{Start: def.Arrival, End: def.Deadline}
+	if ordered && total > uint64(def.Deadline-def.Arrival) {
+		if total > uint64(def.Deadline-berth.MinTime) {
+			return false
+		}
+		read.Start = def.Deadline - berth.Time(total)
+	}
+	if read.End < berth.MaxTime {
+		read.End++
+	}
+	if memo && read.Start == def.Arrival {
+		if m.freeProfile().over {
+			return false
+		}
+	} else if pk, err := p.PeakLoad(read); err != nil || !pk.FitsIn(capacity) {
+		return false
+	}
 	var before uint64
 	for _, s := range def.Stages {
 		d := uint64(stepRoundUp(s.Duration, step))
