@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"cmp"
 	"errors"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/berthsched/berth"
@@ -326,24 +328,9 @@ func (sc *wasteScorer) flushStarts(w berth.Interval, dur berth.Duration, need be
 		}
 	}
 	add(w.Start)
-	// Latest first, no repeats (the list is nearly sorted already).
-	sortDesc(out)
-	k := 0
-	for i, s := range out {
-		if i == 0 || s != out[k-1] {
-			out[k] = s
-			k++
-		}
-	}
-	return out[:k]
-}
-
-func sortDesc(ts []berth.Time) {
-	for i := 1; i < len(ts); i++ {
-		for k := i; k > 0 && ts[k] > ts[k-1]; k-- {
-			ts[k], ts[k-1] = ts[k-1], ts[k]
-		}
-	}
+	// Latest first, no repeats.
+	slices.SortFunc(out, func(a, b berth.Time) int { return cmp.Compare(b, a) })
+	return slices.Compact(out)
 }
 
 // wasteScorer measures the free area placements strand in one profile of

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -142,7 +143,7 @@ func Open(dir string, opts Options) (*Journal, error) {
 			os.Remove(filepath.Join(dir, name))
 		}
 	}
-	slices.SortFunc(j.segs, func(a, b segInfo) int { return cmpU(a.first, b.first) })
+	slices.SortFunc(j.segs, func(a, b segInfo) int { return cmp.Compare(a.first, b.first) })
 	if err := j.check(); err != nil {
 		return nil, err
 	}
@@ -150,16 +151,6 @@ func Open(dir string, opts Options) (*Journal, error) {
 		return nil, err
 	}
 	return j, nil
-}
-
-func cmpU(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // check reads every segment, cuts a torn tail of the last one, and checks
