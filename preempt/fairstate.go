@@ -33,7 +33,6 @@ import (
 const (
 	fairStateKind    = "preempt.FairPreemptor"
 	fairStateVersion = 1
-	maxFairItems     = 1 << 28
 )
 
 // SaveState writes the preemptor's state to w as one snapshot. Like
@@ -129,7 +128,7 @@ func RestoreFairPreemptor(r io.Reader, sched FairScheduler, sel FairVictimSelect
 	d.Field("seq")
 	p.seq = d.Uvarint()
 	d.Field("marks")
-	n := d.Len(maxFairItems)
+	n := d.Len(maxStateRecords)
 	seen := map[fair.ContainerID]bool{}
 	for i := 0; i < n && d.Err() == nil; i++ {
 		var m fairPending
@@ -147,10 +146,10 @@ func RestoreFairPreemptor(r io.Reader, sched FairScheduler, sel FairVictimSelect
 		p.marks = append(p.marks, m)
 	}
 	d.Field("owed")
-	n = d.Len(maxFairItems)
+	n = d.Len(maxStateRecords)
 	for i := 0; i < n && d.Err() == nil; i++ {
 		node := d.String()
-		k := d.Len(maxFairItems)
+		k := d.Len(maxStateRecords)
 		if d.Err() == nil && (k == 0 || p.owed[node] != nil) {
 			d.Fail(fmt.Errorf("node %q: empty or repeated", node))
 		}
@@ -166,7 +165,7 @@ func RestoreFairPreemptor(r io.Reader, sched FairScheduler, sel FairVictimSelect
 		p.owed[node] = m
 	}
 	d.Field("backoff")
-	n = d.Len(maxFairItems)
+	n = d.Len(maxStateRecords)
 	for i := 0; i < n && d.Err() == nil; i++ {
 		app := d.String()
 		t := d.Varint()

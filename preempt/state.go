@@ -24,7 +24,9 @@ import (
 const (
 	proportionalKind    = "preempt.Proportional"
 	proportionalVersion = 1
-	maxStateRecords     = 1 << 28
+	// maxStateRecords bounds a count read from either preemptor's
+	// snapshot, so a corrupt count fails fast.
+	maxStateRecords = 1 << 28
 )
 
 // SaveState writes the policy's configuration, its selector chain's names
