@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,11 +87,19 @@ func formatRow(stream, name string, r, greedy agent.Report) string {
 		100*f.Memory, 100*f.VCores, times(r.MeanDecision, greedy.MeanDecision), times(r.P99Decision, greedy.P99Decision), r.Fragmentation)
 }
 
-var yardstickRuns = flag.Int("yardstick", 0, "TestYardstickTable: runs per agent (0: one run, no table)")
+var (
+	yardstickRuns   = flag.Int("yardstick", 0, "TestYardstickTable: runs per agent (0: one run, no table)")
+	yardstickStream = flag.String("yardstick.stream", "", "TestYardstickTable: run only the stream of this name (W2-hot or W4)")
+	yardstickAgent  = flag.String("yardstick.agent", "", "TestYardstickTable: run only greedy-early (the unit of the times) and the agent of this name")
+)
 
 // TestYardstickTable prints the table of the package documentation:
 //
 //	go test ./agent -run TestYardstickTable -v -count=1 -args -yardstick=5
+//
+// -yardstick.stream=W2-hot and -yardstick.agent=least-waste narrow the
+// table to one stream and one agent (beside greedy-early, whose times are
+// the unit), for a quicker measurement of one row.
 //
 // Times are thread CPU time on Linux (wall clock elsewhere), the best of
 // the runs of each agent (the machine may be shared); every run must
@@ -105,15 +114,27 @@ func TestYardstickTable(t *testing.T) {
 	if runs <= 0 {
 		runs, w2n, w4n = 1, 500, 5
 	}
-	streams := []struct {
+	type namedStream struct {
 		name   string
 		stream []agent.Episode
-	}{{"W2-hot", w2HotStream(t, w2n)}, {"W4", w4Stream(w4n)}}
+	}
+	var streams []namedStream
+	if *yardstickStream == "" || *yardstickStream == "W2-hot" {
+		streams = append(streams, namedStream{"W2-hot", w2HotStream(t, w2n)})
+	}
+	if *yardstickStream == "" || *yardstickStream == "W4" {
+		streams = append(streams, namedStream{"W4", w4Stream(w4n)})
+	}
+	require.NotEmpty(t, streams, "-yardstick.stream names no stream")
+	agents := slices.DeleteFunc(yardstickAgents(t), func(a namedAgent) bool {
+		return *yardstickAgent != "" && a.name != "greedy-early" && a.name != *yardstickAgent
+	})
+	require.Greater(t, len(agents), 1, "-yardstick.agent names no agent other than greedy-early")
 	var b strings.Builder
 	b.WriteString("| stream | agent               | accepted      | memory   | vcores   | mean            | p99             | frag  |\n")
 	for _, s := range streams {
 		var last, greedy agent.Report
-		for _, a := range yardstickAgents(t) {
+		for _, a := range agents {
 			var best agent.Report
 			for run := 0; run < runs; run++ {
 				clock, _ := decisionClock()
