@@ -35,6 +35,9 @@ type app struct {
 	gone   bool                            // removed from the scheduler
 	ord    queue.OrderEntry[sortKey, *app] // the leaf walk's order (order.go)
 	uref   queue.UserRef[*fsQueue]         // a's user's entries in the shared tree (accountApp)
+	// What the shared tree has not been charged yet (accountApp).
+	acctUsed, acctReserved berth.Resource
+	acctDirty              bool
 
 	seq     uint64
 	appPrio int32 // the submitted priority (reported; YARN's FS orders every app as priority 1)

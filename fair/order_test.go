@@ -84,7 +84,9 @@ func lockstep(t *testing.T, seed uint64, steps int) {
 			t.Fatalf("seed %d step %d %s: %v", seed, step, what, inc.bug)
 		}
 		// The shared tree is always in step: a full sync changes nothing
-		// (AddReservationQueue adds its queue alone).
+		// (AddReservationQueue adds its queue alone), once the deferred
+		// charges are in (accountApp).
+		inc.flushAccounts()
 		before := inc.tree.Snapshot()
 		inc.syncTree()
 		if !reflect.DeepEqual(before, inc.tree.Snapshot()) || inc.bug != nil {

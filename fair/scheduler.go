@@ -59,6 +59,9 @@ type Scheduler struct {
 	bug     error                 // first inconsistency with it, for Check
 	polErr  error                 // first result of a scheduling policy rejected (PolicyError)
 	loading bool                  // inside loadAllocation: sync once at the end
+	// the applications with changes the tree has not been charged yet
+	// (accountApp)
+	acctDirty []*app
 
 	// the walk's orders (order.go)
 	dirtyApps   []*app
@@ -594,6 +597,7 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 	if runnable {
 		d = queue.Delta{Used: usage, Reserved: a.reservedRes, ActiveApps: 1}
 	}
+	s.flushAccounts() // the move checks and moves a's charges in the tree
 	if err := queue.Move(old.tq, t.tq, a.user, d); err != nil {
 		return "", err
 	}
