@@ -62,6 +62,7 @@ type Scheduler struct {
 	// the applications with changes the tree has not been charged yet
 	// (accountApp)
 	acctDirty []*app
+	eagerAcct bool // tests: charge the tree at once (the reference of the deferral)
 
 	// the walk's orders (order.go)
 	dirtyApps   []*app

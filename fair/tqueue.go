@@ -164,6 +164,10 @@ func (s *Scheduler) account(q *fsQueue, user string, d queue.Delta) {
 // changes would have been (the tree mirrors the scheduler, which never
 // releases what it did not allocate).
 func (s *Scheduler) accountApp(a *app, d queue.Delta) {
+	if s.eagerAcct {
+		s.accountRef(a.q, a.user, &a.uref, d)
+		return
+	}
 	if !a.acctDirty {
 		a.acctDirty = true
 		s.acctDirty = append(s.acctDirty, a)
