@@ -94,7 +94,6 @@ func (s *Scheduler) AddReservationQueue(plan, reservationID string) error {
 	// missing there: add it alone (a full sync costs O(queues), and a
 	// plan keeps its finished reservations' queues for a day).
 	if p.tq != nil && s.tree.Queue(mustPath(name)) == nil {
-		s.flushAccounts() // as every change of the tree's shape does (syncTree)
 		tq, err := s.tree.AddReservationQueue(p.tq, reservationID, q)
 		s.noteBug(err)
 		q.tq = tq

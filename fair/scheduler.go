@@ -598,7 +598,7 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 	if runnable {
 		d = queue.Delta{Used: usage, Reserved: a.reservedRes, ActiveApps: 1}
 	}
-	s.flushAccounts() // the move checks and moves a's charges in the tree
+	s.flushApp(a) // the move checks and moves a's charges in the tree
 	if err := queue.Move(old.tq, t.tq, a.user, d); err != nil {
 		return "", err
 	}

@@ -144,10 +144,10 @@ func (s *Scheduler) noteBug(err error) {
 	}
 }
 
-// account charges a delta to q's books in the shared tree, after what
-// was deferred (accountApp).
+// account charges a delta to q's books in the shared tree at once. The
+// deferred charges (accountApp) need not go first: they carry resources,
+// these application counts, and each sum is checked on its own.
 func (s *Scheduler) account(q *fsQueue, user string, d queue.Delta) {
-	s.flushAccounts()
 	s.accountRef(q, user, nil, d)
 }
 
@@ -155,9 +155,9 @@ func (s *Scheduler) account(q *fsQueue, user string, d queue.Delta) {
 // the change is added to a's uncharged amounts and the tree is charged by
 // flushAccounts. The scheduler decides from its own mirror (fsQueue,
 // app); the tree's books are read only by the tree's own checks and
-// moves, Snapshot's tree part, Check, and the tree's reconfiguration and
-// queue removal, which charge what was deferred first, as does any other
-// charge (account: application counts). Between two such moments the
+// moves of an application, Snapshot's tree part, Check, and the tree's
+// reconfiguration and queue removals, which charge what was deferred
+// first (a move: the application's own). Between two such moments the
 // changes of an application are summed, so one given many containers
 // costs one tree update (O(depth), with its checks) instead of one per
 // container. A sum the tree refuses is noted as a bug as the single
@@ -191,14 +191,24 @@ func addRes(r, d *berth.Resource) {
 // changes (accountApp), in the order of their first deferred change.
 func (s *Scheduler) flushAccounts() {
 	for i, a := range s.acctDirty {
-		d := queue.Delta{Used: a.acctUsed, Reserved: a.acctReserved}
-		a.acctUsed, a.acctReserved, a.acctDirty = berth.Resource{}, berth.Resource{}, false
+		s.flushApp(a)
+		a.acctDirty = false
 		s.acctDirty[i] = nil
-		if !d.IsZero() {
-			s.accountRef(a.q, a.user, &a.uref, d)
-		}
 	}
 	s.acctDirty = s.acctDirty[:0]
+}
+
+// flushApp charges the tree with a's deferred changes; a stays in
+// s.acctDirty (flushAccounts then finds nothing to charge).
+func (s *Scheduler) flushApp(a *app) {
+	if !a.acctDirty {
+		return
+	}
+	d := queue.Delta{Used: a.acctUsed, Reserved: a.acctReserved}
+	a.acctUsed, a.acctReserved = berth.Resource{}, berth.Resource{}
+	if !d.IsZero() {
+		s.accountRef(a.q, a.user, &a.uref, d)
+	}
 }
 
 func (s *Scheduler) accountRef(q *fsQueue, user string, ref *queue.UserRef[*fsQueue], d queue.Delta) {
