@@ -30,14 +30,14 @@ type app struct {
 	amRunning bool
 	// ordBad is whether ord's key is bad (kept beside it: reading it
 	// through the entry copies the whole key).
-	ordBad bool
-	dirty  bool
-	gone   bool                            // removed from the scheduler
-	ord    queue.OrderEntry[sortKey, *app] // the leaf walk's order (order.go)
-	uref   queue.UserRef[*fsQueue]         // a's user's entries in the shared tree (accountApp)
+	ordBad    bool
+	dirty     bool
+	gone      bool                            // removed from the scheduler
+	acctDirty bool                            // in Scheduler.acctDirty
+	ord       queue.OrderEntry[sortKey, *app] // the leaf walk's order (order.go)
 	// What the shared tree has not been charged yet (accountApp).
 	acctUsed, acctReserved berth.Resource
-	acctDirty              bool
+	uref                   queue.UserRef[*fsQueue] // a's user's entries in the shared tree (flushApp)
 
 	seq     uint64
 	appPrio int32 // the submitted priority (reported; YARN's FS orders every app as priority 1)

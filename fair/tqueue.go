@@ -173,7 +173,9 @@ func (s *Scheduler) accountApp(a *app, d queue.Delta) {
 		s.acctDirty = append(s.acctDirty, a)
 	}
 	addRes(&a.acctUsed, &d.Used)
-	addRes(&a.acctReserved, &d.Reserved)
+	if !d.Reserved.IsZero() {
+		addRes(&a.acctReserved, &d.Reserved) // its line is cold: containers change only Used
+	}
 }
 
 // addRes adds d to *r in place (memory and vcores alone when neither has
