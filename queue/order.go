@@ -95,10 +95,12 @@ type orderSlot struct {
 // per item and passes it to the Order's methods; an entry belongs to at most
 // one Order at a time.
 type OrderEntry[K, V any] struct {
-	// What a walk and a re-key read comes first, together (one cache
-	// line where V is a pointer): the key, written on re-keys, after.
+	// What a walk and a re-key read comes first, together, in 32 bytes
+	// where V is a pointer (an owner can fit the entry's start in a
+	// cache line with fields its walk reads): the key, written on
+	// re-keys, after.
 	in  *Order[K, V]
-	idx int    // a hint of the position in the sorted slice (small sets); see find
+	idx int32  // a hint of the position in the sorted slice (small sets, at most smallOrder); see find
 	sid uint32 // its id in Order.ents (small sets)
 	seq uint64
 	// Value is the item the entry stands for, returned by the walks.
@@ -195,7 +197,7 @@ func (o *Order[K, V]) search(e *OrderEntry[K, V], pre *OrderPrefix, lo, hi int) 
 // (never, while e.in == o).
 func (o *Order[K, V]) find(e *OrderEntry[K, V]) int {
 	id := e.sid
-	if i := e.idx; i < len(o.small) && o.small[i].id == id {
+	if i := int(e.idx); i < len(o.small) && o.small[i].id == id {
 		return i
 	}
 	if i := o.stop; i < len(o.small) && o.small[i].id == id {
@@ -238,7 +240,7 @@ func (o *Order[K, V]) add(e *OrderEntry[K, V]) {
 	o.small = o.small[:len(o.small)+1]
 	copy(o.small[i+1:], o.small[i:])
 	o.small[i] = orderSlot{pre: e.pre, id: e.sid}
-	e.idx = i
+	e.idx = int32(i)
 }
 
 // room makes room for one more slot at the end of small: the space before
@@ -369,7 +371,7 @@ func (o *Order[K, V]) RekeyPtr(e *OrderEntry[K, V], k *K) {
 		copy(o.small[j+1:], o.small[j:n-1])
 	}
 	o.small[j] = orderSlot{pre: pre, id: e.sid}
-	e.idx = j
+	e.idx = int32(j)
 }
 
 // Ascend calls f on the items in order until f returns false. f must not
