@@ -11,11 +11,13 @@ import (
 //
 // The fields are laid out by use: with thousands of applications the one a
 // heartbeat serves is cold, a cache miss per line, and the walk's misses
-// come one after another (each read finds the next address). So the first
-// line holds what the walk reads first: the flags and the asks' slice
-// beside the start of the order entry (the Order's walk reads its value).
-// Then the entry's prefix and key (the re-key), what an allocation reads,
-// and Schedulable, whose front holds the key's inputs; what only updates,
+// come one after another (each read finds the next address). The leaf's
+// order hands the walk the record itself (queue.Order keeps its values
+// beside its slots), so the first lines hold what the walk reads first —
+// the flags, the asks' table and, in place, its first key (most
+// applications ask at one priority) — then the order entry (the re-key
+// reads its header, prefix and key), what an allocation reads, and
+// Schedulable, whose front holds the key's inputs; what only updates,
 // submissions, reservations and preemption read comes last.
 type app struct {
 	runnable  bool
@@ -28,6 +30,7 @@ type app struct {
 	gone      bool                            // removed from the scheduler
 	acctDirty bool                            // in Scheduler.acctDirty
 	asks      queue.Requests[delayState]      // outstanding asks by priority (YARN's AppSchedulingInfo)
+	askBlk    queue.RequestBlock[delayState]  // asks' first key (queue.RequestsIn)
 	ord       queue.OrderEntry[sortKey, *app] // the leaf walk's order (order.go)
 
 	// read on every allocation and re-key

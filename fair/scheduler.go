@@ -321,6 +321,7 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	a.Name = spec.ID
 	a.npre = namePrefix(a.Name)
 	a.ord.Value = a
+	a.asks = queue.RequestsIn(&a.askBlk)
 	a.StartTime = s.clock.Now()
 	a.Priority = 1
 	a.Weight = 1

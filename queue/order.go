@@ -35,7 +35,10 @@ type Order[K, V any] struct {
 	small []orderSlot
 	// ents holds the slice's entries by slot id: slots hold ids, not
 	// pointers, so the memmove of a change needs no GC write barriers.
-	ents   []*OrderEntry[K, V]
+	ents []*OrderEntry[K, V]
+	// vals holds their values by slot id: a walk reads them without
+	// touching the entries (held by owners' records, mostly out of cache).
+	vals   []V
 	stop   int // where the last walk stopped: the entry most likely re-keyed next (find)
 	cmp    func(a, b *K) int
 	prefix func(k *K) OrderPrefix // nil: every prefix is zero
@@ -95,15 +98,16 @@ type orderSlot struct {
 // per item and passes it to the Order's methods; an entry belongs to at most
 // one Order at a time.
 type OrderEntry[K, V any] struct {
-	// What a walk and a re-key read comes first, together, in 32 bytes
-	// where V is a pointer (an owner can fit the entry's start in a
-	// cache line with fields its walk reads): the key, written on
-	// re-keys, after.
+	// What a re-key reads first comes first, together, in 32 bytes (an
+	// owner can fit them in a cache line with other fields it reads):
+	// the key, written on re-keys, after.
 	in  *Order[K, V]
 	idx int32  // a hint of the position in the sorted slice (small sets, at most smallOrder); see find
 	sid uint32 // its id in Order.ents (small sets)
 	seq uint64
-	// Value is the item the entry stands for, returned by the walks.
+	// Value is the item the entry stands for, returned by the walks. It
+	// must not change while the entry is in an Order (small sets keep a
+	// copy, see Order.vals).
 	Value V
 	pre   OrderPrefix
 	key   K
@@ -221,7 +225,7 @@ func (o *Order[K, V]) add(e *OrderEntry[K, V]) {
 		for _, x := range o.small {
 			o.tree.ReplaceOrInsert(o.ents[x.id])
 		}
-		o.small, o.base, o.ents, o.free = nil, nil, nil, nil
+		o.small, o.base, o.ents, o.vals, o.free = nil, nil, nil, nil, nil
 	}
 	if o.tree != nil {
 		o.tree.ReplaceOrInsert(e)
@@ -231,9 +235,11 @@ func (o *Order[K, V]) add(e *OrderEntry[K, V]) {
 		e.sid = o.free[n-1]
 		o.free = o.free[:n-1]
 		o.ents[e.sid] = e
+		o.vals[e.sid] = e.Value
 	} else {
 		e.sid = uint32(len(o.ents))
 		o.ents = append(o.ents, e)
+		o.vals = append(o.vals, e.Value)
 	}
 	i := o.search(e, &e.pre, 0, len(o.small))
 	o.room()
@@ -274,6 +280,8 @@ func (o *Order[K, V]) del(e *OrderEntry[K, V]) {
 	copy(o.small[i:], o.small[i+1:])
 	o.small = o.small[:n-1]
 	o.ents[e.sid] = nil // hold no reference
+	var zero V
+	o.vals[e.sid] = zero
 	o.free = append(o.free, e.sid)
 }
 
@@ -342,6 +350,8 @@ func (o *Order[K, V]) RekeyPtr(e *OrderEntry[K, V], k *K) {
 	if i < 0 {
 		if int(e.sid) < len(o.ents) && o.ents[e.sid] == e {
 			o.ents[e.sid] = nil
+			var zero V
+			o.vals[e.sid] = zero
 			o.free = append(o.free, e.sid)
 		}
 		o.add(e)
@@ -382,7 +392,7 @@ func (o *Order[K, V]) Ascend(f func(V) bool) {
 		return
 	}
 	for i := range o.small {
-		if !f(o.ents[o.small[i].id].Value) {
+		if !f(o.vals[o.small[i].id]) {
 			o.stop = i
 			return
 		}
@@ -400,5 +410,5 @@ func (o *Order[K, V]) Clear() {
 	for _, x := range o.small {
 		o.ents[x.id].in = nil
 	}
-	o.small, o.base, o.ents, o.free, o.tree = nil, nil, nil, nil, nil
+	o.small, o.base, o.ents, o.vals, o.free, o.tree = nil, nil, nil, nil, nil, nil
 }
