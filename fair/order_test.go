@@ -264,6 +264,32 @@ func TestDeferredAccountsMatchEager(t *testing.T) {
 	}
 }
 
+// TestDeferredAccountsBounded: applications that come and go while the
+// host never reads the tree do not pile up in the deferred list (each
+// keeps its record alive until charged).
+func TestDeferredAccountsBounded(t *testing.T) {
+	s, err := New(DefaultConfig(), nil, berth.NewManualClock(0))
+	require.NoError(t, err)
+	require.NoError(t, s.AddNode(NodeSpec{ID: "n", Rack: "/r", Capability: berth.New(8192, 8)}))
+	for i := range 300 {
+		id := fmt.Sprintf("app%d", i)
+		_, err := s.SubmitApp(AppSpec{ID: id, Queue: "default", User: "u"})
+		require.NoError(t, err)
+		_, err = s.Allocate(id, []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(1024, 1), Count: 1}}, nil)
+		require.NoError(t, err)
+		s.Update()
+		als, err := s.Heartbeat("n", nil)
+		require.NoError(t, err)
+		require.Len(t, als, 1, "app %d", i)
+		_, err = s.FinishApp(id)
+		require.NoError(t, err)
+		// at most one more than the most applications alive at once
+		require.LessOrEqual(t, len(s.acctDirty), 2, "after app %d", i)
+	}
+	require.NoError(t, s.Check())
+	assert.True(t, s.SnapshotOf(SnapshotTree).Tree.Queues[0].Usage.Used.IsZero(), "every container released in the books")
+}
+
 func FuzzIncrementalOrder(f *testing.F) {
 	for _, s := range []uint64{1, 7, 42, 1234} {
 		f.Add(s, uint16(300))

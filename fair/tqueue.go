@@ -169,6 +169,12 @@ func (s *Scheduler) accountApp(a *app, d queue.Delta) {
 		return
 	}
 	if !a.acctDirty {
+		if len(s.acctDirty) > len(s.apps) {
+			// Removed applications stay listed until a flush: bound the
+			// list (and what it keeps alive) by the live ones, at an
+			// amortized O(1) per charge, for hosts that rarely read.
+			s.flushAccounts()
+		}
 		a.acctDirty = true
 		s.acctDirty = append(s.acctDirty, a)
 	}
