@@ -33,13 +33,14 @@ type Order[K, V any] struct {
 	// each entry's prefix: a search compares them in place and touches an
 	// item (large, scattered, mostly out of cache) only on equal prefixes.
 	small []orderSlot
+	// vals holds the slice's values by slot id: a walk reads them without
+	// touching the entries (held by owners' records, mostly out of cache).
+	vals []V
+	stop int // where the last walk stopped: the entry most likely re-keyed next (find)
+	// (a walk reads the fields above: 64 bytes where V is a pointer)
 	// ents holds the slice's entries by slot id: slots hold ids, not
 	// pointers, so the memmove of a change needs no GC write barriers.
-	ents []*OrderEntry[K, V]
-	// vals holds their values by slot id: a walk reads them without
-	// touching the entries (held by owners' records, mostly out of cache).
-	vals   []V
-	stop   int // where the last walk stopped: the entry most likely re-keyed next (find)
+	ents   []*OrderEntry[K, V]
 	cmp    func(a, b *K) int
 	prefix func(k *K) OrderPrefix // nil: every prefix is zero
 	seq    uint64
