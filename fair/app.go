@@ -10,31 +10,46 @@ import (
 // app is one application attempt (YARN's FSAppAttempt).
 //
 // The fields are laid out by use: with thousands of applications the one a
-// heartbeat serves is cold, so what the walk, an allocation and the re-key
-// read (the front of Schedulable, then up to uref) is kept together, before
-// what only submissions, reservations and preemption read.
+// heartbeat serves is cold, a cache miss per line, and the walk's misses
+// come one after another (each read finds the next address). The leaf's
+// order hands the walk the record itself (queue.Order keeps its values
+// beside its slots), so the first lines hold what the walk reads first —
+// the flags, the asks' table and, in place, its first key (most
+// applications ask at one priority) — then the order entry (the re-key
+// reads its header, prefix and key), what an allocation reads, and
+// Schedulable, whose front holds the key's inputs; what only updates,
+// submissions, reservations and preemption read comes last.
 type app struct {
-	Schedulable
-
-	// read on every allocation and re-key
-	q         *fsQueue
-	id        string
-	user      string
-	npre      uint64                     // namePrefix(Name), for the order's keys
-	asks      queue.Requests[delayState] // outstanding asks by priority (YARN's AppSchedulingInfo)
-	live      liveList                   // in id order (live.go)
-	set       *ordSet[*app]              // the order a is in, nil when none
-	walkQ     *fsQueue                   // the leaf counting a as walkable, nil when not (order.go)
 	runnable  bool
 	managedAM bool // the scheduler allocates the AM (AppSpec.AMResource set)
 	amRunning bool
-	// ordBad is whether ord's key is bad (kept beside it: reading it
-	// through the entry copies the whole key).
-	ordBad bool
-	dirty  bool
-	gone   bool                            // removed from the scheduler
-	ord    queue.OrderEntry[sortKey, *app] // the leaf walk's order (order.go)
-	uref   queue.UserRef[*fsQueue]         // a's user's entries in the shared tree (accountApp)
+	// ordBad is whether ord's key is bad (kept apart: reading it through
+	// the entry copies the whole key).
+	ordBad    bool
+	dirty     bool
+	gone      bool                            // removed from the scheduler
+	acctDirty bool                            // in Scheduler.acctDirty
+	asks      queue.Requests[delayState]      // outstanding asks by priority (YARN's AppSchedulingInfo)
+	askBlk    queue.RequestBlock[delayState]  // asks' first key (queue.RequestsIn)
+	ord       queue.OrderEntry[sortKey, *app] // the leaf walk's order (order.go)
+
+	// read on every allocation and re-key
+	q     *fsQueue
+	live  liveList      // in id order (live.go)
+	set   *ordSet[*app] // the order a is in, nil when none
+	walkQ *fsQueue      // the leaf counting a as walkable, nil when not (order.go)
+	id    string
+	user  string
+	npre  uint64 // namePrefix(Name), for the order's keys
+	// What the shared tree has not been charged yet (accountApp).
+	acctUsed berth.Resource
+
+	// Its front (name, demand, usage, min share, max share, weight,
+	// start) is read by every re-key, the rest by updates.
+	Schedulable
+
+	acctReserved berth.Resource          // as acctUsed
+	uref         queue.UserRef[*fsQueue] // a's user's entries in the shared tree (flushApp)
 
 	seq     uint64
 	appPrio int32 // the submitted priority (reported; YARN's FS orders every app as priority 1)

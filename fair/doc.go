@@ -119,8 +119,12 @@
 // heartbeat therefore costs about the same with 100 or 100,000 runnable
 // applications. The built-in policies' keys also carry an order-preserving
 // prefix (a queue.OrderPrefix), so most comparisons inside a set are
-// decided without reading the items, and an application charges its
-// containers to the shared tree through a queue.UserRef. Sets of at most
+// decided without reading the items. The shared tree's books are charged
+// when read (a snapshot of the tree, Check, a move, a reload or a queue's
+// removal), each application's containers and reservations since then in
+// one update through a queue.UserRef, rather than per container and
+// level: the scheduler decides from its own queue nodes, never from the
+// books. Sets of at most
 // eight (a parent's children, a leaf's applications) are still sorted per
 // visit, which is cheaper at that size.
 // Where a policy's comparator is not a strict weak order on

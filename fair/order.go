@@ -349,18 +349,25 @@ func (s *Scheduler) touchPath(q *fsQueue) {
 
 // flushOrder brings every order up to date before a walk.
 func (s *Scheduler) flushOrder() {
-	if s.ordStale {
+	stale := s.ordStale
+	if stale {
 		s.ordStale = false
 		s.resyncOrder(s.root)
 	}
+	// After a resync every item is in place, the dirty ones included:
+	// placing them again would only re-read their (cold) records.
 	for _, a := range s.dirtyApps {
 		a.dirty = false
-		s.placeApp(a)
+		if !stale {
+			s.placeApp(a)
+		}
 	}
 	s.dirtyApps = s.dirtyApps[:0]
 	for _, q := range s.dirtyQueues {
 		q.dirty = false
-		s.placeQueue(q)
+		if !stale {
+			s.placeQueue(q)
+		}
 	}
 	s.dirtyQueues = s.dirtyQueues[:0]
 }

@@ -45,7 +45,15 @@ var orderAllocs = []string{`<allocations>
 // orders with sorts on every walk) and a reference that sorts on every
 // visit, as YARN does, with the same random operations, and fails at the
 // first result that differs.
-func lockstep(t *testing.T, seed uint64, steps int) {
+//
+// With lazy set, the reference also charges the shared tree's books at once
+// (eagerAcct) while the incremental scheduler defers them (accountApp), and
+// the trees' books are compared only now and then (each comparison charges
+// what was deferred), so deferred charges live across operations of every
+// kind.
+func lockstep(t *testing.T, seed uint64, steps int) { lockstepMode(t, seed, steps, false) }
+
+func lockstepMode(t *testing.T, seed uint64, steps int, lazy bool) {
 	rng := rand.New(rand.NewPCG(seed, 11))
 	cfg := DefaultConfig()
 	cfg.AssignMultiple = rng.IntN(2) == 0
@@ -70,9 +78,15 @@ func lockstep(t *testing.T, seed uint64, steps int) {
 	require.NoError(t, err)
 	ref, err := New(cfg, parse(first), clock)
 	require.NoError(t, err)
-	inc.checkOrder, ref.sortWalk = true, true
+	inc.checkOrder, ref.sortWalk, ref.eagerAcct = true, true, lazy
 	if seed%4 != 3 {
 		inc.sortSmall = int(seed % 3) // keep the orders of (nearly) every set
+	}
+	errText := func(err error) string {
+		if err == nil {
+			return ""
+		}
+		return err.Error()
 	}
 	both := func(step int, what string, f func(s *Scheduler) any) {
 		t.Helper()
@@ -83,19 +97,24 @@ func lockstep(t *testing.T, seed uint64, steps int) {
 		if inc.bug != nil {
 			t.Fatalf("seed %d step %d %s: %v", seed, step, what, inc.bug)
 		}
+		if lazy {
+			if rng.IntN(8) == 0 {
+				assert.Equal(t, errText(ref.Check()), errText(inc.Check()), "seed %d step %d %s", seed, step, what)
+				if got, want := inc.SnapshotOf(SnapshotTree).Tree, ref.SnapshotOf(SnapshotTree).Tree; !reflect.DeepEqual(got, want) {
+					t.Fatalf("seed %d step %d %s: deferred books %v, eager %v", seed, step, what, got, want)
+				}
+			}
+			return
+		}
 		// The shared tree is always in step: a full sync changes nothing
-		// (AddReservationQueue adds its queue alone).
+		// (AddReservationQueue adds its queue alone), once the deferred
+		// charges are in (accountApp).
+		inc.flushAccounts()
 		before := inc.tree.Snapshot()
 		inc.syncTree()
 		if !reflect.DeepEqual(before, inc.tree.Snapshot()) || inc.bug != nil {
 			t.Fatalf("seed %d step %d %s: a full sync changes the shared tree (bug %v)", seed, step, what, inc.bug)
 		}
-	}
-	errText := func(err error) string {
-		if err == nil {
-			return ""
-		}
-		return err.Error()
 	}
 	queues := []string{"a", "b", "c", "p.x", "p.y", "plan", "default", "a.x"}
 	var nodes, apps []string
@@ -230,6 +249,45 @@ func TestIncrementalOrderMatchesSort(t *testing.T) {
 	for seed := range uint64(n) {
 		lockstep(t, seed, 400)
 	}
+}
+
+// TestDeferredAccountsMatchEager is the property of the deferred charges
+// of the shared tree (accountApp): every result, every check and the books
+// whenever read are those of a scheduler charging at once.
+func TestDeferredAccountsMatchEager(t *testing.T) {
+	n := 60
+	if testing.Short() {
+		n = 10
+	}
+	for seed := range uint64(n) {
+		lockstepMode(t, seed, 400, true)
+	}
+}
+
+// TestDeferredAccountsBounded: applications that come and go while the
+// host never reads the tree do not pile up in the deferred list (each
+// keeps its record alive until charged).
+func TestDeferredAccountsBounded(t *testing.T) {
+	s, err := New(DefaultConfig(), nil, berth.NewManualClock(0))
+	require.NoError(t, err)
+	require.NoError(t, s.AddNode(NodeSpec{ID: "n", Rack: "/r", Capability: berth.New(8192, 8)}))
+	for i := range 300 {
+		id := fmt.Sprintf("app%d", i)
+		_, err := s.SubmitApp(AppSpec{ID: id, Queue: "default", User: "u"})
+		require.NoError(t, err)
+		_, err = s.Allocate(id, []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(1024, 1), Count: 1}}, nil)
+		require.NoError(t, err)
+		s.Update()
+		als, err := s.Heartbeat("n", nil)
+		require.NoError(t, err)
+		require.Len(t, als, 1, "app %d", i)
+		_, err = s.FinishApp(id)
+		require.NoError(t, err)
+		// at most one more than the most applications alive at once
+		require.LessOrEqual(t, len(s.acctDirty), 2, "after app %d", i)
+	}
+	require.NoError(t, s.Check())
+	assert.True(t, s.SnapshotOf(SnapshotTree).Tree.Queues[0].Usage.Used.IsZero(), "every container released in the books")
 }
 
 func FuzzIncrementalOrder(f *testing.F) {

@@ -59,6 +59,10 @@ type Scheduler struct {
 	bug     error                 // first inconsistency with it, for Check
 	polErr  error                 // first result of a scheduling policy rejected (PolicyError)
 	loading bool                  // inside loadAllocation: sync once at the end
+	// the applications with changes the tree has not been charged yet
+	// (accountApp)
+	acctDirty []*app
+	eagerAcct bool // tests: charge the tree at once (the reference of the deferral)
 
 	// the walk's orders (order.go)
 	dirtyApps   []*app
@@ -317,6 +321,7 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	a.Name = spec.ID
 	a.npre = namePrefix(a.Name)
 	a.ord.Value = a
+	a.asks = queue.RequestsIn(&a.askBlk)
 	a.StartTime = s.clock.Now()
 	a.Priority = 1
 	a.Weight = 1
@@ -594,6 +599,7 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 	if runnable {
 		d = queue.Delta{Used: usage, Reserved: a.reservedRes, ActiveApps: 1}
 	}
+	s.flushApp(a) // the move checks and moves a's charges in the tree
 	if err := queue.Move(old.tq, t.tq, a.user, d); err != nil {
 		return "", err
 	}

@@ -129,6 +129,7 @@ func (s *Scheduler) SnapshotOf(parts SnapshotParts) *Snapshot {
 	defer s.mu.Unlock()
 	out := &Snapshot{Time: s.clock.Now(), Cluster: s.cluster}
 	if s.tree != nil && parts&SnapshotTree != 0 {
+		s.flushAccounts() // the tree's books are read below
 		out.Tree = s.tree.Snapshot()
 	}
 	if parts&SnapshotQueues != 0 {

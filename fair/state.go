@@ -1051,7 +1051,7 @@ func (r *restorer) readApp(s *Scheduler, qs []*fsQueue) *app {
 	a.fairStarvation = d.Resource()
 	a.minStarvation = d.Resource()
 	a.nextStarvationCheck = d.Varint()
-	asks := queue.ReadRequests(d, readDelay)
+	asks := queue.ReadRequestsIn(d, readDelay, &a.askBlk)
 	if d.Err() != nil {
 		return nil
 	}

@@ -74,6 +74,7 @@ func (s *Scheduler) treeConfig() queue.Config[*fsQueue] {
 // queues that are gone are removed, the configured part is reconfigured,
 // and new ad-hoc and reservation queues are added.
 func (s *Scheduler) syncTree() {
+	s.flushAccounts() // the tree's reconfiguration and removals check its books
 	if s.tree == nil {
 		t, err := queue.New(s.treeConfig(), queue.Options[*fsQueue]{})
 		if err != nil {
@@ -143,15 +144,79 @@ func (s *Scheduler) noteBug(err error) {
 	}
 }
 
-// account charges a delta to q's books in the shared tree.
+// account charges a delta to q's books in the shared tree at once. The
+// deferred charges (accountApp) need not go first: they carry resources,
+// these application counts, and each sum is checked on its own.
 func (s *Scheduler) account(q *fsQueue, user string, d queue.Delta) {
 	s.accountRef(q, user, nil, d)
 }
 
-// accountApp is account for a's containers and reservations: a's UserRef
-// spares the tree its per-level user lookups on every allocation.
+// accountApp is account for a's containers and reservations, deferred:
+// the change is added to a's uncharged amounts and the tree is charged by
+// flushAccounts. The scheduler decides from its own mirror (fsQueue,
+// app); the tree's books are read only by the tree's own checks and
+// moves of an application, Snapshot's tree part, Check, and the tree's
+// reconfiguration and queue removals, which charge what was deferred
+// first (a move: the application's own). Between two such moments the
+// changes of an application are summed, so one given many containers
+// costs one tree update (O(depth), with its checks) instead of one per
+// container. A sum the tree refuses is noted as a bug as the single
+// changes would have been (the tree mirrors the scheduler, which never
+// releases what it did not allocate).
 func (s *Scheduler) accountApp(a *app, d queue.Delta) {
-	s.accountRef(a.q, a.user, &a.uref, d)
+	if s.eagerAcct {
+		s.accountRef(a.q, a.user, &a.uref, d)
+		return
+	}
+	if !a.acctDirty {
+		if len(s.acctDirty) > len(s.apps) {
+			// Removed applications stay listed until a flush: bound the
+			// list (and what it keeps alive) by the live ones, at an
+			// amortized O(1) per charge, for hosts that rarely read.
+			s.flushAccounts()
+		}
+		a.acctDirty = true
+		s.acctDirty = append(s.acctDirty, a)
+	}
+	addRes(&a.acctUsed, &d.Used)
+	if !d.Reserved.IsZero() {
+		addRes(&a.acctReserved, &d.Reserved) // its line is cold: containers change only Used
+	}
+}
+
+// addRes adds d to *r in place (memory and vcores alone when neither has
+// extended types: this runs for every container).
+func addRes(r, d *berth.Resource) {
+	if d.HasExtras() || r.HasExtras() {
+		*r = r.Add(*d)
+		return
+	}
+	r.Memory += d.Memory
+	r.VCores += d.VCores
+}
+
+// flushAccounts charges the tree with every application's deferred
+// changes (accountApp), in the order of their first deferred change.
+func (s *Scheduler) flushAccounts() {
+	for i, a := range s.acctDirty {
+		s.flushApp(a)
+		a.acctDirty = false
+		s.acctDirty[i] = nil
+	}
+	s.acctDirty = s.acctDirty[:0]
+}
+
+// flushApp charges the tree with a's deferred changes; a stays in
+// s.acctDirty (flushAccounts then finds nothing to charge).
+func (s *Scheduler) flushApp(a *app) {
+	if !a.acctDirty {
+		return
+	}
+	d := queue.Delta{Used: a.acctUsed, Reserved: a.acctReserved}
+	a.acctUsed, a.acctReserved = berth.Resource{}, berth.Resource{}
+	if !d.IsZero() {
+		s.accountRef(a.q, a.user, &a.uref, d)
+	}
 }
 
 func (s *Scheduler) accountRef(q *fsQueue, user string, ref *queue.UserRef[*fsQueue], d queue.Delta) {
@@ -164,6 +229,7 @@ func (s *Scheduler) accountRef(q *fsQueue, user string, ref *queue.UserRef[*fsQu
 
 // checkTree compares the shared tree's books with the live tree.
 func (s *Scheduler) checkTree() error {
+	s.flushAccounts() // the tree's books are read below
 	if s.bug != nil {
 		return s.bug
 	}

@@ -20,11 +20,28 @@ import (
 // per-SchedulerRequestKey maps of SchedulerApplicationAttempt); it lives in
 // RequestKey.Payload so that hot paths need no side table.
 //
-// The zero value is an empty table. A Requests is not safe for concurrent
-// use: it belongs to its scheduler, which serializes access.
+// The zero value is an empty table; [RequestsIn] makes one whose first key
+// lives in its owner's record. A Requests is not safe for concurrent use:
+// it belongs to its scheduler, which serializes access.
 type Requests[S any] struct {
 	keys []*RequestKey[S] // ascending priority: the most important first
+	// first is where the first key goes while the table has none; nil: a
+	// new allocation (RequestsIn).
+	first *keyBlock[S]
 }
+
+// RequestBlock is room for a table's first key, for a scheduler to keep in
+// its application record beside the table (see [RequestsIn]). Most
+// applications ask at one priority, and a walk reads the table and then
+// its key: with thousands of applications both are out of cache, and a
+// key in the record is read from lines next to the table's rather than
+// from an allocation of its own. Its zero value is ready.
+type RequestBlock[S any] struct{ b keyBlock[S] }
+
+// RequestsIn returns an empty table whose first key will live in b. b must
+// not move (it is held in place, as a field of a heap record) and serves
+// one table: copy the table only once it has a key.
+func RequestsIn[S any](b *RequestBlock[S]) Requests[S] { return Requests[S]{first: &b.b} }
 
 // RequestKey is one request priority of an application (YARN's
 // SchedulerRequestKey) with its asks by locality. Keys are created by
@@ -51,7 +68,8 @@ type RequestKey[S any] struct {
 // array of the table's key list: most applications ask at one priority,
 // and a walk reading the list's slot then finds the key in the same
 // allocation instead of taking a second cache miss on a separate one.
-// The table holds only the slice, so copying a Requests stays safe.
+// Once it holds its key the table refers to it through the slice only, so
+// copying a Requests stays safe.
 type keyBlock[S any] struct {
 	slot [1]*RequestKey[S]
 	key  RequestKey[S]
@@ -60,7 +78,12 @@ type keyBlock[S any] struct {
 // insert puts k at position i of the key list and returns its address.
 func (r *Requests[S]) insert(i int, k RequestKey[S]) *RequestKey[S] {
 	if cap(r.keys) == 0 {
-		b := &keyBlock[S]{key: k}
+		b := r.first
+		if b == nil {
+			b = new(keyBlock[S])
+		}
+		r.first = nil // a block serves one key (its table keeps it for good)
+		b.key = k
 		b.slot[0] = &b.key
 		r.keys = b.slot[:1:1]
 		return &b.key

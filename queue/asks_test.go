@@ -326,9 +326,15 @@ var askNames = []string{AnyResource, "h1", "h2", "/r1", "/r2"}
 
 // runAsks drives a table and the model with decisions from next and checks
 // them after every step. A name's rack-ness is fixed, as a topology is.
-func runAsks(t *testing.T, next func(n int) int, steps int) {
+// With blk the table is made by RequestsIn: it must answer the same, and
+// its first key (the first asked for) must live in blk.
+func runAsks(t *testing.T, next func(n int) int, steps int, blk *RequestBlock[int]) {
 	var r Requests[int]
+	if blk != nil {
+		r = RequestsIn(blk)
+	}
 	m := asksModel{}
+	var first *RequestKey[int]
 	for range steps {
 		switch next(8) {
 		case 0:
@@ -357,6 +363,15 @@ func runAsks(t *testing.T, next func(n int) int, steps int) {
 			m.update(a, rack)
 		}
 		m.check(t, &r, []string{"h1", "h2", "h3", "/r1", "/r2"})
+		if first == nil && len(r.Keys()) > 0 {
+			first = r.Keys()[0]
+			if blk != nil {
+				require.Same(t, &blk.b.key, first, "the first key lives in the block")
+			}
+		}
+		if first != nil {
+			require.Contains(t, r.Keys(), first, "keys stay put")
+		}
 	}
 }
 
@@ -365,7 +380,11 @@ func runAsks(t *testing.T, next func(n int) int, steps int) {
 func TestRequestsAgainstModel(t *testing.T) {
 	for seed := range uint64(200) {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		runAsks(t, rng.IntN, 60)
+		var blk *RequestBlock[int]
+		if seed%2 == 1 {
+			blk = new(RequestBlock[int])
+		}
+		runAsks(t, rng.IntN, 60, blk)
 	}
 }
 
@@ -386,7 +405,11 @@ func FuzzRequests(f *testing.F) {
 			i++
 			return v
 		}
-		runAsks(t, next, min(len(data), 300))
+		var blk *RequestBlock[int]
+		if len(data) > 0 && data[0]%2 == 1 {
+			blk = new(RequestBlock[int])
+		}
+		runAsks(t, next, min(len(data), 300), blk)
 	})
 }
 

@@ -33,10 +33,14 @@ type Order[K, V any] struct {
 	// each entry's prefix: a search compares them in place and touches an
 	// item (large, scattered, mostly out of cache) only on equal prefixes.
 	small []orderSlot
+	// vals holds the slice's values by slot id: a walk reads them without
+	// touching the entries (held by owners' records, mostly out of cache).
+	vals []V
+	stop int // where the last walk stopped: the entry most likely re-keyed next (find)
+	// (a walk reads the fields above: 64 bytes where V is a pointer)
 	// ents holds the slice's entries by slot id: slots hold ids, not
 	// pointers, so the memmove of a change needs no GC write barriers.
 	ents   []*OrderEntry[K, V]
-	stop   int // where the last walk stopped: the entry most likely re-keyed next (find)
 	cmp    func(a, b *K) int
 	prefix func(k *K) OrderPrefix // nil: every prefix is zero
 	seq    uint64
@@ -95,13 +99,16 @@ type orderSlot struct {
 // per item and passes it to the Order's methods; an entry belongs to at most
 // one Order at a time.
 type OrderEntry[K, V any] struct {
-	// What a walk and a re-key read comes first, together (one cache
-	// line where V is a pointer): the key, written on re-keys, after.
+	// What a re-key reads first comes first, together, in 32 bytes (an
+	// owner can fit them in a cache line with other fields it reads):
+	// the key, written on re-keys, after.
 	in  *Order[K, V]
-	idx int    // a hint of the position in the sorted slice (small sets); see find
+	idx int32  // a hint of the position in the sorted slice (small sets, at most smallOrder); see find
 	sid uint32 // its id in Order.ents (small sets)
 	seq uint64
-	// Value is the item the entry stands for, returned by the walks.
+	// Value is the item the entry stands for, returned by the walks. It
+	// must not change while the entry is in an Order (small sets keep a
+	// copy, see Order.vals).
 	Value V
 	pre   OrderPrefix
 	key   K
@@ -195,7 +202,7 @@ func (o *Order[K, V]) search(e *OrderEntry[K, V], pre *OrderPrefix, lo, hi int) 
 // (never, while e.in == o).
 func (o *Order[K, V]) find(e *OrderEntry[K, V]) int {
 	id := e.sid
-	if i := e.idx; i < len(o.small) && o.small[i].id == id {
+	if i := int(e.idx); i < len(o.small) && o.small[i].id == id {
 		return i
 	}
 	if i := o.stop; i < len(o.small) && o.small[i].id == id {
@@ -219,7 +226,7 @@ func (o *Order[K, V]) add(e *OrderEntry[K, V]) {
 		for _, x := range o.small {
 			o.tree.ReplaceOrInsert(o.ents[x.id])
 		}
-		o.small, o.base, o.ents, o.free = nil, nil, nil, nil
+		o.small, o.base, o.ents, o.vals, o.free = nil, nil, nil, nil, nil
 	}
 	if o.tree != nil {
 		o.tree.ReplaceOrInsert(e)
@@ -229,16 +236,18 @@ func (o *Order[K, V]) add(e *OrderEntry[K, V]) {
 		e.sid = o.free[n-1]
 		o.free = o.free[:n-1]
 		o.ents[e.sid] = e
+		o.vals[e.sid] = e.Value
 	} else {
 		e.sid = uint32(len(o.ents))
 		o.ents = append(o.ents, e)
+		o.vals = append(o.vals, e.Value)
 	}
 	i := o.search(e, &e.pre, 0, len(o.small))
 	o.room()
 	o.small = o.small[:len(o.small)+1]
 	copy(o.small[i+1:], o.small[i:])
 	o.small[i] = orderSlot{pre: e.pre, id: e.sid}
-	e.idx = i
+	e.idx = int32(i)
 }
 
 // room makes room for one more slot at the end of small: the space before
@@ -272,6 +281,8 @@ func (o *Order[K, V]) del(e *OrderEntry[K, V]) {
 	copy(o.small[i:], o.small[i+1:])
 	o.small = o.small[:n-1]
 	o.ents[e.sid] = nil // hold no reference
+	var zero V
+	o.vals[e.sid] = zero
 	o.free = append(o.free, e.sid)
 }
 
@@ -340,6 +351,8 @@ func (o *Order[K, V]) RekeyPtr(e *OrderEntry[K, V], k *K) {
 	if i < 0 {
 		if int(e.sid) < len(o.ents) && o.ents[e.sid] == e {
 			o.ents[e.sid] = nil
+			var zero V
+			o.vals[e.sid] = zero
 			o.free = append(o.free, e.sid)
 		}
 		o.add(e)
@@ -369,7 +382,7 @@ func (o *Order[K, V]) RekeyPtr(e *OrderEntry[K, V], k *K) {
 		copy(o.small[j+1:], o.small[j:n-1])
 	}
 	o.small[j] = orderSlot{pre: pre, id: e.sid}
-	e.idx = j
+	e.idx = int32(j)
 }
 
 // Ascend calls f on the items in order until f returns false. f must not
@@ -380,7 +393,7 @@ func (o *Order[K, V]) Ascend(f func(V) bool) {
 		return
 	}
 	for i := range o.small {
-		if !f(o.ents[o.small[i].id].Value) {
+		if !f(o.vals[o.small[i].id]) {
 			o.stop = i
 			return
 		}
@@ -398,5 +411,5 @@ func (o *Order[K, V]) Clear() {
 	for _, x := range o.small {
 		o.ents[x.id].in = nil
 	}
-	o.small, o.base, o.ents, o.free, o.tree = nil, nil, nil, nil, nil
+	o.small, o.base, o.ents, o.vals, o.free, o.tree = nil, nil, nil, nil, nil, nil
 }

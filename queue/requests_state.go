@@ -58,8 +58,17 @@ func writeEntries(e *berth.StateEncoder, m map[string]locationAsk) {
 // recorded on d as corrupt state; the table returned is then partial and
 // must be dropped with the rest of the snapshot.
 func ReadRequests[S any](d *berth.StateDecoder, payload func(d *berth.StateDecoder, s *S)) *Requests[S] {
+	return ReadRequestsIn(d, payload, nil)
+}
+
+// ReadRequestsIn is ReadRequests into a table made by [RequestsIn] with b
+// (nil: a zero table).
+func ReadRequestsIn[S any](d *berth.StateDecoder, payload func(d *berth.StateDecoder, s *S), b *RequestBlock[S]) *Requests[S] {
 	n := d.Len(maxStateKeys)
 	r := &Requests[S]{}
+	if b != nil {
+		*r = RequestsIn(b)
+	}
 	for i := 0; i < n && d.Err() == nil; i++ {
 		prio := d.Varint()
 		var k RequestKey[S]

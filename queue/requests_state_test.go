@@ -18,8 +18,15 @@ func roundTrip(t *testing.T, r *Requests[int]) *Requests[int] {
 	require.NoError(t, e.Finish())
 	d, err := berth.NewStateDecoder(&buf, "queue.Requests", 1)
 	require.NoError(t, err)
-	out := ReadRequests(d, func(d *berth.StateDecoder, p *int) { *p = d.Int() })
+	var blk *RequestBlock[int]
+	if len(r.keys)%2 == 1 {
+		blk = new(RequestBlock[int]) // the copy's first key in a block
+	}
+	out := ReadRequestsIn(d, func(d *berth.StateDecoder, p *int) { *p = d.Int() }, blk)
 	require.NoError(t, d.Finish())
+	if blk != nil {
+		require.Same(t, &blk.b.key, out.Keys()[0])
+	}
 	return out
 }
 
