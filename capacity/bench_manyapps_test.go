@@ -120,7 +120,7 @@ func BenchmarkManyApps(b *testing.B) {
 func BenchmarkHeartbeatByApps(b *testing.B) {
 	for _, apps := range []int{100, 1000, 10000, 100000} {
 		b.Run(fmt.Sprintf("apps=%d", apps), func(b *testing.B) {
-			s, ids, _ := manyAppsWorld(b, OrderPriorityUtilization, 5000, apps, 1000, 1)
+			s, ids, _ := manyAppsWorld(b, OrderPriorityUtilization, 5000, apps, asksPerApp(apps), 1)
 			last := make([][]ContainerID, len(ids))
 			b.ReportAllocs()
 			cpu0 := cpuTime()
@@ -130,6 +130,9 @@ func BenchmarkHeartbeatByApps(b *testing.B) {
 				als, err := s.Heartbeat(ids[j], last[j])
 				if err != nil {
 					b.Fatal(err)
+				}
+				if len(als) == 0 {
+					b.Fatalf("heartbeat %d placed nothing: the pending asks ran out", i)
 				}
 				last[j] = last[j][:0]
 				for _, al := range als {
@@ -142,6 +145,12 @@ func BenchmarkHeartbeatByApps(b *testing.B) {
 		})
 	}
 }
+
+// asksPerApp is how many containers each of apps applications asks for in
+// BenchmarkHeartbeatByApps: 10 million in all (at least 1,000 each), so the
+// asks outlast any benchtime; with fewer, the walk past applications with
+// nothing left to place, not the heartbeat, would be measured.
+func asksPerApp(apps int) int { return max(1000, 10_000_000/apps) }
 
 // cpuTime is the process's user and system CPU time so far.
 func cpuTime() time.Duration {
