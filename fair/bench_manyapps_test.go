@@ -16,16 +16,7 @@ import (
 // each asking perApp containers of <k GB, k> with k cycling 1, 2, 4. The
 // demands are computed (one update) before it returns.
 func manyAppsWorld(tb testing.TB, pol string, nodes, apps, perApp int) (*Scheduler, []string, int) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "<defaultQueueSchedulingPolicy>%s</defaultQueueSchedulingPolicy>", pol)
-	for p := 0; p < 10; p++ {
-		fmt.Fprintf(&b, `<queue name="p%d">`, p)
-		for l := 0; l < 10; l++ {
-			fmt.Fprintf(&b, `<queue name="l%d"/>`, l)
-		}
-		b.WriteString(`</queue>`)
-	}
-	af, err := ParseAllocationFile([]byte(allocXML(b.String())), ParseOptions{})
+	af, err := ParseAllocationFile([]byte(allocXML(manyAppsQueues(pol))), ParseOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -53,6 +44,21 @@ func manyAppsWorld(tb testing.TB, pol string, nodes, apps, perApp int) (*Schedul
 	}
 	s.Update()
 	return s, ids, apps * perApp
+}
+
+// manyAppsQueues is the allocation file body of manyAppsWorld: 10 parents
+// of 10 leaves each, policy pol everywhere.
+func manyAppsQueues(pol string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<defaultQueueSchedulingPolicy>%s</defaultQueueSchedulingPolicy>", pol)
+	for p := 0; p < 10; p++ {
+		fmt.Fprintf(&b, `<queue name="p%d">`, p)
+		for l := 0; l < 10; l++ {
+			fmt.Fprintf(&b, `<queue name="l%d"/>`, l)
+		}
+		b.WriteString(`</queue>`)
+	}
+	return b.String()
 }
 
 // BenchmarkManyApps places the 100,000 containers of 10,000 applications

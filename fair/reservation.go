@@ -165,7 +165,17 @@ func (s *Scheduler) RemoveReservationQueue(name string) error {
 	}
 	s.removeQueue(q)
 	s.recomputeSteady()
-	s.syncTree()
+	// As in AddReservationQueue, only q differs from the shared tree: take
+	// it out alone rather than re-sync every queue (O(queues) per removal,
+	// and a plan follower removes a queue whenever a reservation's day
+	// after its end is over).
+	if q.tq != nil && !q.tq.Removed() {
+		s.flushAccounts() // the tree checks the queue's books are empty
+		s.noteBug(s.tree.RemoveReservationQueue(q.tq))
+		q.tq = nil
+	} else {
+		s.syncTree()
+	}
 	return nil
 }
 

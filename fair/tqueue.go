@@ -246,5 +246,21 @@ func (s *Scheduler) checkTree() error {
 				q.tq.ActiveApps(), q.tq.PendingApps(), len(q.runnableApps), len(q.nonRunnableApps))
 		}
 	}
+	// And the converse: no queue the scheduler dropped lingers there. (The
+	// tree makes a plan's default queue with the plan; the scheduler may
+	// make it only on the plan's first submission.)
+	for tq := range s.tree.All() {
+		path := tq.Path().String()
+		mq := s.queues[path]
+		if tq.Removed() || mq != nil && mq.tq == tq {
+			continue
+		}
+		if tp := tq.Parent(); mq == nil && tp != nil {
+			if p := s.queues[tp.Path().String()]; p != nil && p.plan && path == defaultReservationQueue(p.path) {
+				continue
+			}
+		}
+		return kindErr(berth.ErrInvalidState, "queue", path, "in the shared tree but not the scheduler's")
+	}
 	return nil
 }
