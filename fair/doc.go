@@ -124,9 +124,9 @@
 // removal), each application's containers and reservations since then in
 // one update through a queue.UserRef, rather than per container and
 // level: the scheduler decides from its own queue nodes, never from the
-// books. Sets of at most
-// eight (a parent's children, a leaf's applications) are still sorted per
-// visit, which is cheaper at that size.
+// books. Sets of at most eight (a parent's children, a leaf's
+// applications) are still sorted per visit, which is cheaper at that
+// size.
 // Where a policy's comparator is not a strict weak order on
 // some items (NaN ratios, e.g. DRF with zero weights or a resource type the
 // cluster lacks) their queue or leaf is sorted as YARN does, so decisions
