@@ -40,7 +40,8 @@ type RequestBlock[S any] struct{ b keyBlock[S] }
 
 // RequestsIn returns an empty table whose first key will live in b. b must
 // not move (it is held in place, as a field of a heap record) and serves
-// one table: copy the table only once it has a key.
+// one key: of copies made while the table is empty, the first to get a
+// key uses the block and the others allocate their own.
 func RequestsIn[S any](b *RequestBlock[S]) Requests[S] { return Requests[S]{first: &b.b} }
 
 // RequestKey is one request priority of an application (YARN's
@@ -79,10 +80,12 @@ type keyBlock[S any] struct {
 func (r *Requests[S]) insert(i int, k RequestKey[S]) *RequestKey[S] {
 	if cap(r.keys) == 0 {
 		b := r.first
-		if b == nil {
+		r.first = nil // a block serves one key (its table keeps it for good)
+		if b == nil || b.slot[0] != nil {
+			// A copy of the table made before its first key would
+			// otherwise write into the block its original already uses.
 			b = new(keyBlock[S])
 		}
-		r.first = nil // a block serves one key (its table keeps it for good)
 		b.key = k
 		b.slot[0] = &b.key
 		r.keys = b.slot[:1:1]

@@ -434,3 +434,22 @@ func BenchmarkRequestsAllocate(b *testing.B) {
 		}
 	}
 }
+
+// Copies of an empty table made by RequestsIn share its block: the first
+// to get a key keeps it there, the other allocates, and neither sees the
+// other's asks.
+func TestRequestsInCopiesDoNotShareKeys(t *testing.T) {
+	var blk RequestBlock[int]
+	a := RequestsIn(&blk)
+	b := a
+	_, err := a.Update(Ask{Priority: 1, ResourceName: AnyResource, Capability: berth.New(1024, 1), Count: 3}, false)
+	require.NoError(t, err)
+	_, err = b.Update(Ask{Priority: 2, ResourceName: AnyResource, Capability: berth.New(2048, 2), Count: 5}, false)
+	require.NoError(t, err)
+	require.Len(t, a.Keys(), 1)
+	require.Len(t, b.Keys(), 1)
+	assert.Same(t, &blk.b.key, a.Keys()[0], "the first to ask keeps its key in the block")
+	assert.NotSame(t, a.Keys()[0], b.Keys()[0])
+	assert.Equal(t, int32(1), a.Keys()[0].Priority())
+	assert.Equal(t, int32(2), b.Keys()[0].Priority())
+}

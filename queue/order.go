@@ -294,7 +294,8 @@ func (o *Order[K, V]) prefixOf(k *K) OrderPrefix {
 }
 
 // Insert adds e with key k; an entry already in another Order is moved, one
-// already in o is re-keyed.
+// already in o is re-keyed. e.Value must be set before and stay as it is
+// while e is in o: walks of small sets return a copy taken here.
 func (o *Order[K, V]) Insert(e *OrderEntry[K, V], k K) {
 	if e.in != nil {
 		e.in.Remove(e)
