@@ -135,8 +135,8 @@ func (s *Scheduler) assignPreempted(n *node, out []Allocation) []Allocation {
 			if s.overAMShareLimit(p.app) {
 				break
 			}
-			_, oc, al := s.assignApp(p.app, n, nil)
-			if oc != assigned || al.Resource.IsZero() { // a zero-size container would pay nothing back
+			var al Allocation
+			if s.assignApp(p.app, n, nil, &al) != assigned || al.Resource.IsZero() { // a zero-size container would pay nothing back
 				break
 			}
 			out = append(out, al) // allocate paid the debt back

@@ -61,13 +61,14 @@ func (s *Scheduler) attemptScheduling(n *node) []Allocation {
 		if s.checkOrder {
 			s.checkOrders(s.root)
 		}
-		res, oc, al := s.assignParent(s.root, n)
+		var al Allocation
+		oc := s.assignParent(s.root, n, &al)
 		if oc == none {
 			break
 		}
 		if oc == assigned {
 			out = append(out, al)
-			total = total.Add(res)
+			total = total.Add(al.Container.Resource)
 		} else {
 			total = total.Sub(berth.New(1, 0)) // YARN's CONTAINER_RESERVED is <-1, 0>
 		}
@@ -92,66 +93,61 @@ func preCheck(q *fsQueue, n *node) bool {
 	return n.reserved == nil && q.Usage.FitsIn(q.MaxShare)
 }
 
-// assignParent offers the node to the children in policy order.
-func (s *Scheduler) assignParent(q *fsQueue, n *node) (berth.Resource, outcome, Allocation) {
+// assignParent offers the node to the children in policy order. The walk
+// returns what happened; a container allocated is written to *al, which
+// only the allocation writes (copying it up every level cost more than
+// the rest of a heartbeat's return path).
+func (s *Scheduler) assignParent(q *fsQueue, n *node, al *Allocation) outcome {
 	if !preCheck(q, n) {
-		return berth.Resource{}, none, Allocation{}
+		return none
 	}
 	if q.leaf {
-		return s.assignLeaf(q, n)
+		return s.assignLeaf(q, n, al)
 	}
 	if !s.keptKids(q) {
 		for _, c := range s.sortedKids(q) {
 			if c.walkN == 0 && !s.sortWalk {
 				continue // idle: nothing to offer the node to (order.go)
 			}
-			if r, oc, al := s.assignParent(c, n); oc != none {
-				return r, oc, al
+			if oc := s.assignParent(c, n, al); oc != none {
+				return oc
 			}
 		}
-		return berth.Resource{}, none, Allocation{}
+		return none
 	}
-	var (
-		res berth.Resource
-		oc  outcome
-		al  Allocation
-	)
+	oc := none
 	q.kidOrd.o.Ascend(func(c *fsQueue) bool {
-		res, oc, al = s.assignParent(c, n)
+		oc = s.assignParent(c, n, al)
 		return oc == none
 	})
-	return res, oc, al
+	return oc
 }
 
 // assignLeaf offers the node to the runnable applications with pending
 // demand, in policy order.
-func (s *Scheduler) assignLeaf(q *fsQueue, n *node) (berth.Resource, outcome, Allocation) {
+func (s *Scheduler) assignLeaf(q *fsQueue, n *node, al *Allocation) outcome {
 	if !s.keptApps(q) {
 		for _, a := range s.sortedApps(q) {
-			if r, oc, al := s.tryApp(a, n); oc != none {
-				return r, oc, al
+			if oc := s.tryApp(a, n, al); oc != none {
+				return oc
 			}
 		}
-		return berth.Resource{}, none, Allocation{}
+		return none
 	}
-	var (
-		res berth.Resource
-		oc  outcome
-		al  Allocation
-	)
+	oc := none
 	q.appOrd.o.Ascend(func(a *app) bool {
-		res, oc, al = s.tryApp(a, n)
+		oc = s.tryApp(a, n, al)
 		return oc == none
 	})
-	return res, oc, al
+	return oc
 }
 
 // tryApp offers the node to one application of the leaf walk.
-func (s *Scheduler) tryApp(a *app, n *node) (berth.Resource, outcome, Allocation) {
+func (s *Scheduler) tryApp(a *app, n *node, al *Allocation) outcome {
 	if s.overAMShareLimit(a) {
-		return berth.Resource{}, none, Allocation{}
+		return none
 	}
-	return s.assignApp(a, n, nil)
+	return s.assignApp(a, n, nil, al)
 }
 
 // overAMShareLimit is FSAppAttempt.isOverAMShareLimit: a managed AM that
@@ -266,13 +262,13 @@ func (s *Scheduler) allowedLocality(a *app, k *skey, now berth.Time) Locality {
 
 // assignApp is FSAppAttempt.assignContainer(node, reserved): from is the
 // node's reservation when serving it.
-func (s *Scheduler) assignApp(a *app, n *node, from *reservation) (berth.Resource, outcome, Allocation) {
+func (s *Scheduler) assignApp(a *app, n *node, from *reservation, al *Allocation) outcome {
 	now := s.clock.Now()
 	keys := a.asks.Keys()
 	if from != nil {
 		k := a.asks.Key(from.prio)
 		if k == nil {
-			return berth.Resource{}, none, Allocation{}
+			return none
 		}
 		keys = []*skey{k}
 	}
@@ -286,26 +282,26 @@ func (s *Scheduler) assignApp(a *app, n *node, from *reservation) (berth.Resourc
 		anyCount, anyRelax := k.AnyAsk()
 		allowed := s.allowedLocality(a, k, now)
 		if rackCount > 0 && nodeCount > 0 {
-			return s.assignContainer(a, k, n, NodeLocal, from)
+			return s.assignContainer(a, k, n, NodeLocal, from, al)
 		}
 		if !rackRelax {
 			continue
 		}
 		if rackCount > 0 && allowed >= RackLocal {
-			return s.assignContainer(a, k, n, RackLocal, from)
+			return s.assignContainer(a, k, n, RackLocal, from, al)
 		}
 		if !anyRelax {
 			continue
 		}
 		if anyCount > 0 && (k.UniqueLocationAsks() <= 1 || allowed == OffSwitch) {
-			return s.assignContainer(a, k, n, OffSwitch, from)
+			return s.assignContainer(a, k, n, OffSwitch, from, al)
 		}
 	}
-	return berth.Resource{}, none, Allocation{}
+	return none
 }
 
 // assignContainer allocates k's container on n, or reserves n for it.
-func (s *Scheduler) assignContainer(a *app, k *skey, n *node, loc Locality, from *reservation) (berth.Resource, outcome, Allocation) {
+func (s *Scheduler) assignContainer(a *app, k *skey, n *node, loc Locality, from *reservation, al *Allocation) outcome {
 	capRes := k.Capability()
 	if capRes.FitsIn(n.unallocated()) {
 		if d := &k.Payload; d.allowedSet && loc < d.allowed {
@@ -315,22 +311,22 @@ func (s *Scheduler) assignContainer(a *app, k *skey, n *node, loc Locality, from
 			if from != nil {
 				s.unreserve(from)
 			}
-			return berth.Resource{}, none, Allocation{}
+			return none
 		}
 		if from != nil {
 			s.unreserve(from)
 		}
-		al := s.allocate(a, k, n, loc)
-		return capRes, assigned, al
+		s.allocate(a, k, n, loc, al)
+		return assigned
 	}
 	if s.isReservable(a, capRes) && s.reserve(a, k, n, loc, from) {
-		return berth.Resource{}, reserved, Allocation{}
+		return reserved
 	}
-	return berth.Resource{}, none, Allocation{}
+	return none
 }
 
-// allocate creates the container and charges it.
-func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality) Allocation {
+// allocate creates the container, charges it and writes it to *al.
+func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality, al *Allocation) {
 	s.nextID++
 	c := &container{Container: Container{ID: s.nextID, App: a.id, Node: n.ID, Queue: a.q.path, User: a.user,
 		Resource: k.Capability(), Priority: k.Priority(), Locality: loc, Time: s.clock.Now()}, app: a, node: n}
@@ -356,7 +352,7 @@ func (s *Scheduler) allocate(a *app, k *skey, n *node, loc Locality) Allocation 
 	if s.obs != nil {
 		s.obs.ObserveContainer(queue.ContainerEvent{Kind: queue.ContainerAllocated, Container: c.Container, Time: c.Time})
 	}
-	return Allocation{Container: c.Container, Headroom: s.headroom(a)}
+	*al = Allocation{Container: c.Container, Headroom: s.headroom(a)}
 }
 
 // releaseContainer ends a live container.
@@ -446,7 +442,8 @@ func (s *Scheduler) assignReservedContainer(r *reservation, out []Allocation) (b
 		return false, out
 	}
 	if r.res.FitsIn(n.unallocated()) {
-		if _, oc, al := s.assignApp(a, n, r); oc == assigned {
+		var al Allocation
+		if s.assignApp(a, n, r, &al) == assigned {
 			out = append(out, al)
 		}
 	}
