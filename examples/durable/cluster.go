@@ -8,12 +8,11 @@ import (
 	"sync"
 
 	"github.com/berthsched/berth"
-	"github.com/berthsched/berth/agent"
 	"github.com/berthsched/berth/capacity"
+	"github.com/berthsched/berth/examples/internal/yarnplan"
 	"github.com/berthsched/berth/fair"
 	"github.com/berthsched/berth/follower"
 	"github.com/berthsched/berth/plan"
-	"github.com/berthsched/berth/policy"
 	"github.com/berthsched/berth/preempt"
 	"github.com/berthsched/berth/queue"
 )
@@ -255,20 +254,10 @@ func newPlan(ps PlanSpec, clock berth.Clock) (*plan.Plan, error) {
 // planConfig is a plan's configuration: YARN's default agent, policy and
 // replanner unless the spec configures its own.
 func planConfig(ps PlanSpec, clock berth.Clock) (plan.Config, error) {
-	pc := plan.DefaultConfig(ps.Queue, ps.Capacity, clock)
-	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	pc, err := yarnplan.Config(ps.Queue, ps.Capacity, clock)
 	if err != nil {
 		return pc, err
 	}
-	pol, err := policy.NewCapacityOverTime(policy.DefaultCapacityOverTimeConfig())
-	if err != nil {
-		return pc, err
-	}
-	rp, err := policy.NewSimpleCapacityReplanner(policy.DefaultReplannerConfig())
-	if err != nil {
-		return pc, err
-	}
-	pc.Agent, pc.Policy, pc.Replanner = ag, pol, rp
 	if ps.Configure != nil {
 		if err := ps.Configure(&pc); err != nil {
 			return pc, err

@@ -78,15 +78,14 @@ import (
 	"strings"
 
 	"github.com/berthsched/berth"
-	"github.com/berthsched/berth/agent"
 	"github.com/berthsched/berth/capacity"
+	"github.com/berthsched/berth/examples/internal/yarnplan"
 	"github.com/berthsched/berth/examples/sim/engine"
 	"github.com/berthsched/berth/examples/sim/metrics"
 	"github.com/berthsched/berth/examples/sim/trace"
 	"github.com/berthsched/berth/fair"
 	"github.com/berthsched/berth/follower"
 	"github.com/berthsched/berth/plan"
-	"github.com/berthsched/berth/policy"
 	"github.com/berthsched/berth/preempt"
 	"github.com/berthsched/berth/queue"
 )
@@ -397,20 +396,10 @@ func newPlan(pq planQueue, cluster berth.Resource, clock berth.Clock) (*plan.Pla
 	// until its follower runs; the fair follower never sets the capacity,
 	// so both types are scaled here.)
 	capa := berth.New(int64(float64(cluster.Memory)*pq.abs)/1024*1024, int64(float64(cluster.VCores)*pq.abs))
-	cfg := plan.DefaultConfig(pq.name, capa, clock)
-	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	cfg, err := yarnplan.Config(pq.name, capa, clock)
 	if err != nil {
 		return nil, err
 	}
-	pol, err := policy.NewCapacityOverTime(policy.DefaultCapacityOverTimeConfig())
-	if err != nil {
-		return nil, err
-	}
-	rp, err := policy.NewSimpleCapacityReplanner(policy.DefaultReplannerConfig())
-	if err != nil {
-		return nil, err
-	}
-	cfg.Agent, cfg.Policy, cfg.Replanner = ag, pol, rp
 	return plan.New(cfg)
 }
 
