@@ -467,6 +467,17 @@ func alignedRuns(dst, ps []placement) []placement {
 	return out
 }
 
+// gangsPerUnit is the most gangs one round gives a window: the stage's
+// gangs spread evenly over its window candidate windows (at least one),
+// divided by the smoothness factor.
+func gangsPerUnit(gangs int64, window int32, smooth int64) int64 {
+	perUnit := int64(math.MaxInt32)
+	if window > 0 {
+		perUnit = max(int64(math.Floor(float64(gangs)/float64(window))), 1)
+	}
+	return max(perUnit/max(smooth, 1), 1)
+}
+
 // lowCostAligned is YARN's StageAllocatorLowCostAligned: split the stage
 // window into aligned, non-overlapping candidate windows of one duration,
 // and repeatedly give a few gangs (at most maxGangsPerUnit, which the
@@ -478,13 +489,7 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 		return nil, false
 	}
 	window := int32((sd - sa) / j.dur) // Java's (int) cast wraps
-	perUnit := int64(1)
-	if window > 0 {
-		perUnit = max(int64(math.Floor(float64(j.gangs)/float64(window))), 1)
-	} else {
-		perUnit = math.MaxInt32
-	}
-	perUnit = max(perUnit/max(in.smooth, 1), 1)
+	perUnit := gangsPerUnit(j.gangs, window, in.smooth)
 	if window <= 0 || int64(window) > maxCandidates {
 		return nil, false
 	}

@@ -109,13 +109,7 @@ func TestPiecesMatchesModel(t *testing.T) {
 // again after each batch.
 func lowCostModel(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placement, bool) {
 	window := int32((sd - sa) / j.dur)
-	perUnit := int64(1)
-	if window > 0 {
-		perUnit = max(int64(math.Floor(float64(j.gangs)/float64(window))), 1)
-	} else {
-		perUnit = math.MaxInt32
-	}
-	perUnit = max(perUnit/max(in.smooth, 1), 1)
+	perUnit := gangsPerUnit(j.gangs, window, in.smooth)
 	if window <= 0 || int64(window) > maxCandidates {
 		return nil, false
 	}

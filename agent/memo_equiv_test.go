@@ -41,15 +41,8 @@ func refPortfolio(f *Portfolio, v planView, id plan.ReservationID, user string, 
 		}
 		return nil, last
 	}
-	planners := f.single
-	switch {
-	case multi && def.Interpreter == plan.RAll:
-		planners = f.all
-	case multi:
-		planners = f.ordered
-	}
 	var last error
-	for _, ip := range planners {
+	for _, ip := range f.planners(def) {
 		ps, _, err := ip.compute(v, id, user, def)
 		if err == nil {
 			return ps, nil

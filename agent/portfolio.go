@@ -104,6 +104,19 @@ func (f *Portfolio) Place(p *plan.Plan, id plan.ReservationID, user string, def 
 	return allocationOf(ps, id, user, def, contractWindow(def))
 }
 
+// planners are the planners tried in turn on def (R_ANY of several stages
+// goes stage by stage through anyOf instead).
+func (f *Portfolio) planners(def plan.Definition) []*IterativePlanner {
+	switch {
+	case len(def.Stages) <= 1:
+		return f.single
+	case def.Interpreter == plan.RAll:
+		return f.all
+	default:
+		return f.ordered
+	}
+}
+
 // compute returns the canonical placement of def and each stage's
 // placement (indexed as def.Stages, nil for a stage not placed).
 func (f *Portfolio) compute(v planView, id plan.ReservationID, user string, def plan.Definition) ([]placement, [][]placement, error) {
@@ -120,15 +133,8 @@ func (f *Portfolio) compute(v planView, id plan.ReservationID, user string, def 
 	if multi && def.Interpreter == plan.RAny {
 		return f.anyStage(v, id, user, def)
 	}
-	planners := f.single
-	switch {
-	case multi && def.Interpreter == plan.RAll:
-		planners = f.all
-	case multi:
-		planners = f.ordered
-	}
 	var last error
-	for _, ip := range planners {
+	for _, ip := range f.planners(def) {
 		ps, stages, err := ip.compute(v, id, user, def)
 		if err == nil {
 			return ps, stages, nil
