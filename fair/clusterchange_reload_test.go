@@ -73,20 +73,7 @@ func TestClusterChangeMatchesReinitAcrossReloads(t *testing.T) {
 			case op == 4:
 				s.Update()
 			default:
-				if len(live) == 0 || rng.IntN(3) > 0 {
-					id := fmt.Sprintf("n%d", step)
-					require.NoError(t, s.AddNode(NodeSpec{ID: id, Capability: berth.New(int64(1+rng.IntN(64))*1024, int64(1+rng.IntN(32)))}))
-					live = append(live, id)
-				} else {
-					i := rng.IntN(len(live))
-					_, err := s.RemoveNode(live[i])
-					require.NoError(t, err)
-					live = slices.Delete(live, i, i+1)
-				}
-				got := queueSettled(s)
-				s.reinit(s.root)
-				s.recomputeSteady()
-				require.Equal(t, queueSettled(s), got, "seed %d step %d", seed, step)
+				live = nodeEventMatchesReinit(t, s, rng, live, step, fmt.Sprintf("seed %d step %d", seed, step))
 			}
 			require.NoError(t, s.Check(), "seed %d step %d", seed, step)
 		}

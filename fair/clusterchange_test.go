@@ -58,21 +58,7 @@ func TestClusterChangeMatchesReinit(t *testing.T) {
 			require.NoError(t, s.AddReservationQueue("root.plan", "r1"))
 			var live []string
 			for step := 0; step < 60; step++ {
-				if len(live) == 0 || rng.IntN(3) > 0 {
-					id := fmt.Sprintf("n%d", step)
-					mem, vc := int64(1+rng.IntN(64))*1024, int64(1+rng.IntN(32))
-					require.NoError(t, s.AddNode(NodeSpec{ID: id, Capability: berth.New(mem, vc)}))
-					live = append(live, id)
-				} else {
-					i := rng.IntN(len(live))
-					_, err := s.RemoveNode(live[i])
-					require.NoError(t, err)
-					live = slices.Delete(live, i, i+1)
-				}
-				got := queueSettled(s)
-				s.reinit(s.root)
-				s.recomputeSteady()
-				require.Equal(t, queueSettled(s), got, "step %d", step)
+				live = nodeEventMatchesReinit(t, s, rng, live, step, fmt.Sprintf("step %d", step))
 			}
 			assert.NotEmpty(t, live)
 		})
@@ -96,4 +82,28 @@ func BenchmarkNodeEvent(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/2, "cpu-ns/event")
+}
+
+// nodeEventMatchesReinit adds a random node (named for step) or removes
+// one of live, then checks every queue's cluster-dependent settings are
+// what a full re-application of the file gives (failing with where); it
+// returns the live nodes.
+func nodeEventMatchesReinit(t *testing.T, s *Scheduler, rng *rand.Rand, live []string, step int, where string) []string {
+	t.Helper()
+	if len(live) == 0 || rng.IntN(3) > 0 {
+		id := fmt.Sprintf("n%d", step)
+		mem, vc := int64(1+rng.IntN(64))*1024, int64(1+rng.IntN(32))
+		require.NoError(t, s.AddNode(NodeSpec{ID: id, Capability: berth.New(mem, vc)}))
+		live = append(live, id)
+	} else {
+		i := rng.IntN(len(live))
+		_, err := s.RemoveNode(live[i])
+		require.NoError(t, err)
+		live = slices.Delete(live, i, i+1)
+	}
+	got := queueSettled(s)
+	s.reinit(s.root)
+	s.recomputeSteady()
+	require.Equal(t, queueSettled(s), got, where)
+	return live
 }

@@ -46,14 +46,8 @@ func TestDeferredChargesAcrossSaveRestore(t *testing.T) {
 	for seed := range uint64(seeds) {
 		rng := rand.New(rand.NewPCG(seed, 29))
 		cfg := stateConfig(rng)
-		af, err := ParseAllocationFile([]byte(stateAlloc), ParseOptions{})
-		require.NoError(t, err)
-		clock := berth.NewManualClock(0)
-		s, err := New(cfg, af, clock)
-		require.NoError(t, err)
-		eclock := berth.NewManualClock(0)
-		e, err := New(cfg, af, eclock)
-		require.NoError(t, err)
+		s, clock := stateScheduler(t, cfg)
+		e, eclock := stateScheduler(t, cfg)
 		e.eagerAcct = true
 		w := &stateWorld{}
 		for step := range 400 {

@@ -73,6 +73,18 @@ func stateConfig(rng *rand.Rand) Config {
 	return cfg
 }
 
+// stateScheduler is a scheduler of cfg on the property test's file
+// (stateAlloc) and its manual clock, at time 0.
+func stateScheduler(t testing.TB, cfg Config) (*Scheduler, *berth.ManualClock) {
+	t.Helper()
+	af, err := ParseAllocationFile([]byte(stateAlloc), ParseOptions{})
+	require.NoError(t, err)
+	clock := berth.NewManualClock(0)
+	s, err := New(cfg, af, clock)
+	require.NoError(t, err)
+	return s, clock
+}
+
 // drawOp draws the next operation against the model.
 func drawOp(rng *rand.Rand, w *stateWorld) stateOp {
 	w.step++
@@ -300,12 +312,7 @@ func TestStateRestoreDecidesAsOriginal(t *testing.T) {
 	for seed := range uint64(seeds) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 11))
-			cfg := stateConfig(rng)
-			af, err := ParseAllocationFile([]byte(stateAlloc), ParseOptions{})
-			require.NoError(t, err)
-			clock := berth.NewManualClock(0)
-			s, err := New(cfg, af, clock)
-			require.NoError(t, err)
+			s, clock := stateScheduler(t, stateConfig(rng))
 			// Odd seeds keep every set of more than one item in an
 			// incrementally maintained order (the walk's fast path) and
 			// check it against a sort on every walk.
@@ -378,12 +385,7 @@ func assertSameSnapshot(t *testing.T, a, b *Scheduler) {
 // ErrCorruptState; another kind and a newer version are refused too.
 func TestStateCorruptionRefused(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 11))
-	cfg := stateConfig(rng)
-	af, err := ParseAllocationFile([]byte(stateAlloc), ParseOptions{})
-	require.NoError(t, err)
-	clock := berth.NewManualClock(0)
-	s, err := New(cfg, af, clock)
-	require.NoError(t, err)
+	s, clock := stateScheduler(t, stateConfig(rng))
 	w := &stateWorld{}
 	for range 200 {
 		op := drawOp(rng, w)
@@ -413,7 +415,7 @@ func TestStateCorruptionRefused(t *testing.T) {
 	var other bytes.Buffer
 	e := berth.NewStateEncoder(&other, "capacity.Scheduler", 1)
 	require.NoError(t, e.Finish())
-	_, err = RestoreScheduler(&other, restoreEnv(clock))
+	_, err := RestoreScheduler(&other, restoreEnv(clock))
 	require.ErrorIs(t, err, berth.ErrInvalidArgument)
 	var newer bytes.Buffer
 	e = berth.NewStateEncoder(&newer, stateKind, stateVersion+1)
@@ -473,12 +475,7 @@ func stateStats(s *Scheduler) stateCounts {
 func stateSample(t testing.TB, seed uint64, steps int) (*Scheduler, *berth.ManualClock, []byte) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 11))
-	cfg := stateConfig(rng)
-	af, err := ParseAllocationFile([]byte(stateAlloc), ParseOptions{})
-	require.NoError(t, err)
-	clock := berth.NewManualClock(0)
-	s, err := New(cfg, af, clock)
-	require.NoError(t, err)
+	s, clock := stateScheduler(t, stateConfig(rng))
 	w := &stateWorld{}
 	for range steps {
 		op := drawOp(rng, w)
