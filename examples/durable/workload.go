@@ -166,29 +166,20 @@ func (w *Workload) newRound() {
 	if len(w.apps) > w.Apps/2 && r.IntN(2) == 0 {
 		acts = append(acts, actFinish)
 	}
-	if r.IntN(50) == 0 {
-		acts = append(acts, actAddNode)
+	// Actions a round holds with probability 1/oneIn each, drawn in this
+	// order.
+	occasional := [...]struct {
+		oneIn int
+		act   action
+	}{
+		{50, actAddNode}, {60, actRemoveNode}, {120, actNewReservation},
+		{400, actUpdateReservation}, {400, actDeleteReservation},
+		{20, actKill}, {60, actMove}, {500, actReload},
 	}
-	if r.IntN(60) == 0 {
-		acts = append(acts, actRemoveNode)
-	}
-	if r.IntN(120) == 0 {
-		acts = append(acts, actNewReservation)
-	}
-	if r.IntN(400) == 0 {
-		acts = append(acts, actUpdateReservation)
-	}
-	if r.IntN(400) == 0 {
-		acts = append(acts, actDeleteReservation)
-	}
-	if r.IntN(20) == 0 {
-		acts = append(acts, actKill)
-	}
-	if r.IntN(60) == 0 {
-		acts = append(acts, actMove)
-	}
-	if r.IntN(500) == 0 {
-		acts = append(acts, actReload)
+	for _, o := range occasional {
+		if r.IntN(o.oneIn) == 0 {
+			acts = append(acts, o.act)
+		}
 	}
 	r.Shuffle(len(acts), func(i, j int) { acts[i], acts[j] = acts[j], acts[i] })
 	acts = append(acts, actFollower)
