@@ -42,7 +42,12 @@ type RequestBlock[S any] struct{ b keyBlock[S] }
 // not move (it is held in place, as a field of a heap record) and serves
 // one key: of copies made while the table is empty, the first to get a
 // key uses the block and the others allocate their own.
-func RequestsIn[S any](b *RequestBlock[S]) Requests[S] { return Requests[S]{first: &b.b} }
+func RequestsIn[S any](b *RequestBlock[S]) Requests[S] {
+	if b == nil {
+		return Requests[S]{} // no block: the first key is allocated, as in a zero table
+	}
+	return Requests[S]{first: &b.b}
+}
 
 // RequestKey is one request priority of an application (YARN's
 // SchedulerRequestKey) with its asks by locality. Keys are created by

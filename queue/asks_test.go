@@ -453,3 +453,11 @@ func TestRequestsInCopiesDoNotShareKeys(t *testing.T) {
 	assert.Equal(t, int32(1), a.Keys()[0].Priority())
 	assert.Equal(t, int32(2), b.Keys()[0].Priority())
 }
+
+// RequestsIn without a block is a zero table.
+func TestRequestsInNilBlock(t *testing.T) {
+	r := RequestsIn[int](nil)
+	_, err := r.Update(Ask{Priority: 1, ResourceName: AnyResource, Capability: berth.New(1024, 1), Count: 1}, false)
+	require.NoError(t, err)
+	assert.Len(t, r.Keys(), 1)
+}
