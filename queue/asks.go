@@ -41,7 +41,8 @@ type RequestBlock[S any] struct{ b keyBlock[S] }
 // RequestsIn returns an empty table whose first key will live in b. b must
 // not move (it is held in place, as a field of a heap record) and serves
 // one key: of copies made while the table is empty, the first to get a
-// key uses the block and the others allocate their own.
+// key uses the block and the others allocate their own. A nil b gives a
+// zero table.
 func RequestsIn[S any](b *RequestBlock[S]) Requests[S] {
 	if b == nil {
 		return Requests[S]{} // no block: the first key is allocated, as in a zero table
