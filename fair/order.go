@@ -526,20 +526,18 @@ func (s *Scheduler) placeQueue(q *fsQueue) {
 		return
 	}
 	k := &s.keyOut
+	policyKey(p.keyer, s.env(), &q.Schedulable, q.npre, &s.keyBuf, k)
 	if q.walkN == 0 {
 		// Idle: out of the order (the walk skips it, see isWalkable), but
 		// a bad key still sends the parent's walk to a sort of every
 		// child (keptKids), as it would if q were a member.
 		p.kidOrd.drop(&q.ord)
-		policyKey(p.keyer, s.env(), &q.Schedulable, q.npre, &s.keyBuf, k)
 		s.setIdleBad(q, k.bad)
-		k.xs, k.name = nil, ""
-		return
+	} else {
+		s.setIdleBad(q, false)
+		p.kidOrd.put(&q.ord, k, q.ordBad)
+		q.ordBad = k.bad
 	}
-	s.setIdleBad(q, false)
-	policyKey(p.keyer, s.env(), &q.Schedulable, q.npre, &s.keyBuf, k)
-	p.kidOrd.put(&q.ord, k, q.ordBad)
-	q.ordBad = k.bad
 	k.xs, k.name = nil, "" // hold no references (keyInto rewrites the rest)
 }
 
