@@ -660,10 +660,11 @@ func (s *Scheduler) checkWalk(q *fsQueue) bool {
 		}
 	}
 	bad := 0
+	kept := len(q.children) > s.sortSmall && !q.kidStale // idleBadN is kept
 	for _, c := range q.children {
 		if s.checkWalk(c) {
 			n++
-		} else if len(q.children) > s.sortSmall && !q.kidStale {
+		} else if kept {
 			var k sortKey
 			policyKey(q.keyer, s.env(), &c.Schedulable, c.npre, &s.keyBuf, &k)
 			if k.bad {
@@ -671,7 +672,7 @@ func (s *Scheduler) checkWalk(q *fsQueue) bool {
 			}
 		}
 	}
-	if bad != q.idleBadN && len(q.children) > s.sortSmall && !q.kidStale && s.bug == nil {
+	if kept && bad != q.idleBadN && s.bug == nil {
 		s.bug = fmt.Errorf("fair: queue %s counts %d idle children with bad keys, has %d", q.path, q.idleBadN, bad)
 	}
 	if n != q.walkN && s.bug == nil {
