@@ -219,9 +219,7 @@ func (s *Scheduler) dropChild(p, q *qnode) {
 // checkKids compares q's kept child order with a sort of its walkable
 // children by cmpChildren and notes the first difference as a bug (tests).
 func (s *Scheduler) checkKids(q *qnode) {
-	want := slices.Clone(q.children)
-	slices.SortStableFunc(want, cmpKids(q))
-	want = slices.DeleteFunc(want, func(c *qnode) bool { return c.pending.IsZero() })
+	want := walkableKids(q)
 	got := make([]*qnode, 0, len(want))
 	q.kids.Ascend(func(c *qnode) bool { got = append(got, c); return true })
 	if !slices.Equal(got, want) && s.bug == nil {
@@ -238,9 +236,12 @@ func (s *Scheduler) checkKids(q *qnode) {
 // keeps no order.
 func (s *Scheduler) checkMembers(q *qnode) error {
 	_, builtin := childOrdering(q.set()).(builtinKids)
-	bad := 0
+	bad, n := 0, 0 // children counted bad, members
 	for _, c := range q.children {
 		member := c.ent.In(q.kids)
+		if member {
+			n++
+		}
 		isBad := c.badKey
 		if builtin || s.checkOrder || !q.keyed {
 			isBad = q.keyed && parentChildKey(q, c).bad
@@ -260,19 +261,11 @@ func (s *Scheduler) checkMembers(q *qnode) error {
 	if bad != q.kidsBad {
 		return fmt.Errorf("queue %s counts %d bad children, has %d", q.path, q.kidsBad, bad)
 	}
-	n := 0
-	for _, c := range q.children {
-		if c.ent.In(q.kids) {
-			n++
-		}
-	}
 	if n != q.kids.Len() {
 		return fmt.Errorf("queue %s keeps %d children, %d of them its own", q.path, q.kids.Len(), n)
 	}
 	if q.keyed && q.kidsBad == 0 && (builtin || s.checkOrder) {
-		want := slices.Clone(q.children)
-		slices.SortStableFunc(want, cmpKids(q))
-		want = slices.DeleteFunc(want, func(c *qnode) bool { return c.pending.IsZero() })
+		want := walkableKids(q)
 		i := 0
 		q.kids.Ascend(func(c *qnode) bool {
 			if want[i] != c {
@@ -295,9 +288,21 @@ func (s *Scheduler) checkSorted(q *qnode) {
 	if b, ok := childOrdering(q.set()).(builtinKids); !ok || b.prio || nanKids(q.children) {
 		return
 	}
-	want := slices.Clone(q.children)
-	slices.SortStableFunc(want, cmpKids(q))
-	if !slices.Equal(q.order, want) && s.bug == nil {
+	if !slices.Equal(q.order, sortedKids(q)) && s.bug == nil {
 		s.bug = fmt.Errorf("capacity: sorted children of %s differ from a sort", q.path)
 	}
+}
+
+// sortedKids is a stable sort of q's children by cmpKids: the reference
+// the checks compare the kept and sorted orders with.
+func sortedKids(q *qnode) []*qnode {
+	want := slices.Clone(q.children)
+	slices.SortStableFunc(want, cmpKids(q))
+	return want
+}
+
+// walkableKids is sortedKids without the children with no pending demand,
+// which kept orders leave out (rekeyChild).
+func walkableKids(q *qnode) []*qnode {
+	return slices.DeleteFunc(sortedKids(q), func(c *qnode) bool { return c.pending.IsZero() })
 }

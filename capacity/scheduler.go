@@ -34,11 +34,6 @@ type Scheduler struct {
 
 	obs Observer // the host's observer (observe.go); nil: none
 
-	// While committing an allocation, pending changes are gathered here
-	// for one accounting call.
-	pendFold  bool
-	pendDelta berth.Resource
-
 	nodes    map[string]*node
 	racks    queue.Racks // nodes per rack
 	cluster  berth.Resource

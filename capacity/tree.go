@@ -327,11 +327,6 @@ func (s *Scheduler) addPending(q *qnode, u *user, delta berth.Resource) {
 			s.rekeyChild(n)
 		}
 	}
-	if s.pendFold {
-		// commit folds this into its one accounting call
-		s.pendDelta = s.pendDelta.Add(delta)
-		return
-	}
 	s.accountUser(q, u, queue.Delta{Pending: delta})
 }
 

@@ -486,11 +486,11 @@ func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 	// setPending below re-keys a in its leaf's order from both its usage
 	// and its demand: one re-key instead of appUsage's and setPending's.
 	a.used = a.used.Add(capR)
+	// The two charges to the tree's accounting are summed there until it
+	// is read (deferAccount).
 	s.chargeMirror(q, u, capR, false)
-	s.pendFold, s.pendDelta = true, berth.Resource{}
 	s.setPending(a, a.pending.Sub(capR))
-	s.pendFold = false
-	s.accountUser(q, u, queue.Delta{Used: capR, Pending: s.pendDelta})
+	s.accountUser(q, u, queue.Delta{Used: capR})
 	a.headroom = s.headroom(q, u, s.userLimit(q, u))
 	if s.obs != nil {
 		s.obs.ObserveContainer(queue.ContainerEvent{Kind: queue.ContainerAllocated, Container: c.c, Time: c.c.Time})

@@ -15,13 +15,7 @@ import (
 // queue, for comparing the two ways a cluster change can be applied.
 func queueSettled(s *Scheduler) []string {
 	var out []string
-	for _, path := range slices.Sorted(func(yield func(string) bool) {
-		for p := range s.queues {
-			if !yield(p) {
-				return
-			}
-		}
-	}) {
+	for _, path := range sortedKeys(s.queues) {
 		q := s.queues[path]
 		out = append(out, fmt.Sprintf("%s max %v min %v w %v maxc %v steady %v timeouts %v/%v/%v pre %v plan %v",
 			path, q.MaxShare, q.MinShare, q.Weight, q.maxContainer, q.SteadyFairShare,

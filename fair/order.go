@@ -526,20 +526,18 @@ func (s *Scheduler) placeQueue(q *fsQueue) {
 		return
 	}
 	k := &s.keyOut
+	policyKey(p.keyer, s.env(), &q.Schedulable, q.npre, &s.keyBuf, k)
 	if q.walkN == 0 {
 		// Idle: out of the order (the walk skips it, see isWalkable), but
 		// a bad key still sends the parent's walk to a sort of every
 		// child (keptKids), as it would if q were a member.
 		p.kidOrd.drop(&q.ord)
-		policyKey(p.keyer, s.env(), &q.Schedulable, q.npre, &s.keyBuf, k)
 		s.setIdleBad(q, k.bad)
-		k.xs, k.name = nil, ""
-		return
+	} else {
+		s.setIdleBad(q, false)
+		p.kidOrd.put(&q.ord, k, q.ordBad)
+		q.ordBad = k.bad
 	}
-	s.setIdleBad(q, false)
-	policyKey(p.keyer, s.env(), &q.Schedulable, q.npre, &s.keyBuf, k)
-	p.kidOrd.put(&q.ord, k, q.ordBad)
-	q.ordBad = k.bad
 	k.xs, k.name = nil, "" // hold no references (keyInto rewrites the rest)
 }
 
@@ -662,10 +660,11 @@ func (s *Scheduler) checkWalk(q *fsQueue) bool {
 		}
 	}
 	bad := 0
+	kept := len(q.children) > s.sortSmall && !q.kidStale // idleBadN is kept
 	for _, c := range q.children {
 		if s.checkWalk(c) {
 			n++
-		} else if len(q.children) > s.sortSmall && !q.kidStale {
+		} else if kept {
 			var k sortKey
 			policyKey(q.keyer, s.env(), &c.Schedulable, c.npre, &s.keyBuf, &k)
 			if k.bad {
@@ -673,7 +672,7 @@ func (s *Scheduler) checkWalk(q *fsQueue) bool {
 			}
 		}
 	}
-	if bad != q.idleBadN && len(q.children) > s.sortSmall && !q.kidStale && s.bug == nil {
+	if kept && bad != q.idleBadN && s.bug == nil {
 		s.bug = fmt.Errorf("fair: queue %s counts %d idle children with bad keys, has %d", q.path, q.idleBadN, bad)
 	}
 	if n != q.walkN && s.bug == nil {

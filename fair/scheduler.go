@@ -154,7 +154,7 @@ func (s *Scheduler) clusterChanged() {
 // took from the allocation file; looking them up again for every queue on
 // every node added or removed made a node event cost O(queues) lookups.
 func (s *Scheduler) resolveMaxShares(q *fsQueue) {
-	q.MaxShare = berth.ComponentwiseMax(q.maxRes.Resolve(s.cluster, s.cfg.ResourceTypes), q.MinShare)
+	s.resolveMaxShare(q)
 	for _, c := range q.children {
 		s.resolveMaxShares(c)
 	}

@@ -184,10 +184,11 @@ func (s *Scheduler) accountApp(a *app, d queue.Delta) {
 	}
 }
 
-// addRes adds d to *r in place (memory and vcores alone when neither has
-// extended types: this runs for every container).
+// addRes adds d to *r in place: memory and vcores alone when d has no
+// extended types (Resource.Add then keeps r's as they are), as the shared
+// tree's own accounting does; this runs for every container.
 func addRes(r, d *berth.Resource) {
-	if d.HasExtras() || r.HasExtras() {
+	if d.HasExtras() {
 		*r = r.Add(*d)
 		return
 	}

@@ -182,6 +182,11 @@ func (s *Scheduler) applySettings(q *fsQueue) {
 	}
 	// The one value read from the cluster; resolveMaxShares redoes it alone
 	// when only the cluster changes.
+	s.resolveMaxShare(q)
+}
+
+// resolveMaxShare resolves q's maximum share against the cluster.
+func (s *Scheduler) resolveMaxShare(q *fsQueue) {
 	q.MaxShare = berth.ComponentwiseMax(q.maxRes.Resolve(s.cluster, s.cfg.ResourceTypes), q.MinShare)
 }
 

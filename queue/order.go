@@ -350,12 +350,11 @@ func (o *Order[K, V]) RekeyPtr(e *OrderEntry[K, V], k *K) {
 	i, n := o.find(e), len(o.small)
 	e.key, e.pre = *k, pre
 	if i < 0 {
-		if int(e.sid) < len(o.ents) && o.ents[e.sid] == e {
-			o.ents[e.sid] = nil
-			var zero V
-			o.vals[e.sid] = zero
-			o.free = append(o.free, e.sid)
-		}
+		// Not reached while e.in == o is kept (find); a safety net for an
+		// owner's misuse (a copied entry whose original left o): e is
+		// added afresh rather than indexing past the slice. e holds no
+		// slot id then (ents[e.sid] != e: only del frees an id), so there
+		// is nothing to release.
 		o.add(e)
 		return
 	}

@@ -65,10 +65,8 @@ func ReadRequests[S any](d *berth.StateDecoder, payload func(d *berth.StateDecod
 // (nil: a zero table).
 func ReadRequestsIn[S any](d *berth.StateDecoder, payload func(d *berth.StateDecoder, s *S), b *RequestBlock[S]) *Requests[S] {
 	n := d.Len(maxStateKeys)
-	r := &Requests[S]{}
-	if b != nil {
-		*r = RequestsIn(b)
-	}
+	r := new(Requests[S])
+	*r = RequestsIn(b)
 	for i := 0; i < n && d.Err() == nil; i++ {
 		prio := d.Varint()
 		var k RequestKey[S]
