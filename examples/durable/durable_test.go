@@ -184,6 +184,14 @@ func TestApplyRefusals(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.Apply(NewReservationID{})
 	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+	for _, cmd := range []Command{SubmitReservation{}, UpdateReservation{}, DeleteReservation{}} {
+		_, err = c.Apply(cmd)
+		var ce *CommandError
+		require.ErrorAs(t, err, &ce, "%s without plans", cmd.Kind())
+		assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+		assert.Equal(t, cmd.Kind(), ce.Kind)
+		assert.Equal(t, "Config.Plans", ce.Field)
+	}
 	r, err := c.Apply(RunFollower{})
 	assert.NoError(t, err)
 	assert.Empty(t, r.Follower)
