@@ -433,3 +433,25 @@ func smallWorkload(seed uint64, k SchedulerKind) *Workload {
 	w.Nodes, w.Apps = 12, 10
 	return w
 }
+
+// TestRestoreRefusesUnknownScheduler: a sound header and a Config that
+// agree on a scheduler kind New refuses give an error, not a Cluster
+// without a scheduler (whose first command would panic).
+func TestRestoreRefusesUnknownScheduler(t *testing.T) {
+	const bogus = SchedulerKind(7)
+	var buf bytes.Buffer
+	e := berth.NewStateEncoder(&buf, SnapshotKind, snapshotVersion)
+	e.Uvarint(uint64(bogus))
+	e.Len(0)
+	e.Bool(false)
+	e.Uvarint(0)
+	e.Varint(0)
+	e.Uvarint(modeParts)
+	require.NoError(t, e.Finish())
+	c, err := Restore(&buf, Config{Scheduler: bogus})
+	assert.Nil(t, c)
+	var fe *berth.FieldError
+	require.ErrorAs(t, err, &fe)
+	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+	assert.Equal(t, "Config.Scheduler", fe.Field)
+}
