@@ -513,17 +513,15 @@ func (j *Journal) WriteSnapshot(seq uint64, write func(w io.Writer) error) error
 			return j.fail(err)
 		}
 	}
-	keep := j.segs[:0]
-	for i, s := range j.segs {
-		if i < len(j.segs)-1 && s.first+s.count-1 <= seq {
-			if err := os.Remove(s.path); err != nil {
-				return err
-			}
-			continue
+	// The segments follow each other, so those the snapshot covers are a
+	// prefix; the list drops each one as its file goes, and stays true if
+	// a removal fails. The last segment is the current one.
+	for len(j.segs) > 1 && j.segs[0].first+j.segs[0].count-1 <= seq {
+		if err := os.Remove(j.segs[0].path); err != nil {
+			return err
 		}
-		keep = append(keep, s)
+		j.segs = j.segs[1:]
 	}
-	j.segs = keep
 	return syncPath(j.dir)
 }
 
