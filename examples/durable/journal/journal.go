@@ -221,19 +221,35 @@ func readFile(path string, fn func(uint64, []byte) error) (Segment, error) {
 // cutTail keeps the bytes past good in path+".torn" and truncates the
 // segment to good bytes.
 func cutTail(path string, good int64) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	if err := saveTail(path, good); err != nil {
 		return err
-	}
-	if good < int64(len(data)) {
-		if err := os.WriteFile(path+".torn", data[good:], 0o644); err != nil {
-			return err
-		}
 	}
 	if err := os.Truncate(path, good); err != nil {
 		return err
 	}
 	return syncPath(path)
+}
+
+// saveTail writes the bytes of path past good to path+".torn", reading
+// only those (a segment can be large, its torn tail is not).
+func saveTail(path string, good int64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if good >= st.Size() {
+		return nil
+	}
+	tail := make([]byte, st.Size()-good)
+	if _, err := f.ReadAt(tail, good); err != nil {
+		return err
+	}
+	return os.WriteFile(path+".torn", tail, 0o644)
 }
 
 func syncPath(path string) error {

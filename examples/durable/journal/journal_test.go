@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -189,6 +190,14 @@ func TestTornTail(t *testing.T) {
 		j, err := Open(dir, Options{})
 		require.NoError(t, err, "cut at %d", cut)
 		assert.Equal(t, seqs(1, whole), replayAll(t, j), "cut at %d", cut)
+		good := ends[whole-1]
+		torn, err := os.ReadFile(filepath.Join(dir, filepath.Base(seg)) + ".torn")
+		if good == cut {
+			assert.ErrorIs(t, err, fs.ErrNotExist, "nothing torn at %d", cut)
+		} else {
+			require.NoError(t, err)
+			assert.Equal(t, full[good:cut], torn, "the torn bytes are kept, cut at %d", cut)
+		}
 		appendN(t, j, 3)
 		require.NoError(t, j.Close())
 		j, err = Open(dir, Options{})
@@ -202,6 +211,9 @@ func TestTornTail(t *testing.T) {
 	j, err = Open(dir, Options{})
 	require.NoError(t, err)
 	assert.Equal(t, seqs(1, 20), replayAll(t, j))
+	torn, err := os.ReadFile(filepath.Join(dir, filepath.Base(seg)) + ".torn")
+	require.NoError(t, err)
+	assert.Equal(t, make([]byte, 300), torn)
 	require.NoError(t, j.Close())
 }
 
