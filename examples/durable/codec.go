@@ -201,7 +201,7 @@ func (d *dec) resource() berth.Resource {
 	if n == 0 || d.err != nil {
 		return berth.New(mem, vc)
 	}
-	ext := make([]berth.Quantity, 0, n)
+	ext := make([]berth.Quantity, 0, min(n, 64)) // grown as types decode, as in list
 	for i := 0; i < n && d.err == nil; i++ {
 		name := d.string()
 		v := d.varint()
