@@ -325,3 +325,37 @@ func FuzzReadSegment(f *testing.F) {
 		}
 	})
 }
+
+// TestZeroHeaderTail: a zero record header is a torn tail when nothing
+// good follows and corruption when a good record does, however long the
+// run of zeros (longer or shorter than the read buffer, or than what
+// recovery scans).
+func TestZeroHeaderTail(t *testing.T) {
+	seg := AppendRecord(appendSegmentHeader(nil, 1), 1, []byte("hello"))
+	garbage := bytes.Repeat([]byte{0xab}, 100)
+	for _, tc := range []struct {
+		name  string
+		zeros int
+		after []byte
+		torn  bool
+	}{
+		{"short zeros, garbage", 100, garbage, true},
+		{"zeros past the buffer, garbage", 300 << 10, garbage, true},
+		{"zeros only", 300 << 10, nil, true},
+		{"zeros past the scan", maxTornScan + 1, nil, true},
+		{"short zeros, a good record", 100, AppendRecord(nil, 2, []byte("lost")), false},
+		{"zeros past the buffer, a good record", 300 << 10, AppendRecord(nil, 2, []byte("lost")), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := append(append(bytes.Clone(seg), make([]byte, tc.zeros)...), tc.after...)
+			got, err := ReadSegment(bytes.NewReader(b), int64(len(b)), nil)
+			assert.Equal(t, Segment{First: 1, Count: 1, Good: int64(len(seg))}, got)
+			if tc.torn {
+				assert.ErrorIs(t, err, ErrTornTail)
+			} else {
+				assert.ErrorIs(t, err, berth.ErrCorruptState)
+				assert.NotErrorIs(t, err, ErrTornTail)
+			}
+		})
+	}
+}
