@@ -308,6 +308,13 @@ func (c *Cluster) Apply(cmd Command) (Result, error) {
 }
 
 func (c *Cluster) apply(cmd Command, r *Result) error {
+	// The reservation commands all need the reservation system.
+	switch cmd.(type) {
+	case NewReservationID, SubmitReservation, UpdateReservation, DeleteReservation:
+		if c.sys == nil {
+			return errInvalid(cmd.Kind(), "Config.Plans", "the cluster has no reservation system")
+		}
+	}
 	var err error
 	switch cmd := cmd.(type) {
 	case AdvanceClock:
@@ -338,24 +345,12 @@ func (c *Cluster) apply(cmd Command, r *Result) error {
 			r.Ended = []queue.Ended{e}
 		}
 	case NewReservationID:
-		if c.sys == nil {
-			return errInvalid(KindNewReservationID, "Config.Plans", "the cluster has no reservation system")
-		}
 		r.Reservation = c.sys.NewReservationID()
 	case SubmitReservation:
-		if c.sys == nil {
-			return errInvalid(KindSubmitReservation, "Config.Plans", "the cluster has no reservation system")
-		}
 		err = c.sys.Submit(cmd.Request)
 	case UpdateReservation:
-		if c.sys == nil {
-			return errInvalid(KindUpdateReservation, "Config.Plans", "the cluster has no reservation system")
-		}
 		err = c.sys.Update(cmd.Request)
 	case DeleteReservation:
-		if c.sys == nil {
-			return errInvalid(KindDeleteReservation, "Config.Plans", "the cluster has no reservation system")
-		}
 		err = c.sys.Delete(cmd.Request)
 	case RunFollower:
 		if c.fol == nil {

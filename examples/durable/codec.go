@@ -201,7 +201,7 @@ func (d *dec) resource() berth.Resource {
 	if n == 0 || d.err != nil {
 		return berth.New(mem, vc)
 	}
-	ext := make([]berth.Quantity, 0, n)
+	ext := make([]berth.Quantity, 0, min(n, 64)) // grown as types decode, as in list
 	for i := 0; i < n && d.err == nil; i++ {
 		name := d.string()
 		v := d.varint()
@@ -214,32 +214,30 @@ func (d *dec) resource() berth.Resource {
 	return berth.NewWithExtras(mem, vc, ext...)
 }
 
-func (d *dec) strings() []string {
+// list reads a count and then that many elements with read (nil for
+// none). It grows the slice as the elements decode instead of allocating
+// the count up front: a corrupt count then costs no more memory than the
+// bytes that follow it, whatever the size of an element.
+func list[T any](d *dec, read func() T) []T {
 	n := d.length()
 	if n == 0 || d.err != nil {
 		return nil
 	}
-	out := make([]string, n)
-	for i := range out {
-		out[i] = d.string()
+	out := make([]T, 0, min(n, 64))
+	for i := 0; i < n && d.err == nil; i++ {
+		out = append(out, read())
 	}
 	return out
 }
+
+func (d *dec) strings() []string { return list(d, d.string) }
 
 func (d *dec) reservationID() plan.ReservationID {
 	return plan.ReservationID{ClusterTimestamp: d.varint(), Sequence: d.varint()}
 }
 
 func (d *dec) containerIDs() []queue.ContainerID {
-	n := d.length()
-	if n == 0 || d.err != nil {
-		return nil
-	}
-	out := make([]queue.ContainerID, n)
-	for i := range out {
-		out[i] = queue.ContainerID(d.uvarint())
-	}
-	return out
+	return list(d, func() queue.ContainerID { return queue.ContainerID(d.uvarint()) })
 }
 
 // DecodeCommand reads one command written by [Command.AppendBinary]. The

@@ -236,17 +236,10 @@ func decodeAllocate(d *dec) Command {
 	d.field = "App"
 	c.App = d.string()
 	d.field = "Asks"
-	if n := d.length(); n > 0 {
-		c.Asks = make([]queue.Ask, n)
-		for i := range c.Asks {
-			a := &c.Asks[i]
-			a.Priority = d.int32()
-			a.ResourceName = d.string()
-			a.Capability = d.resource()
-			a.Count = int(d.varint())
-			a.StrictLocality = d.bool()
-		}
-	}
+	c.Asks = list(d, func() queue.Ask {
+		return queue.Ask{Priority: d.int32(), ResourceName: d.string(), Capability: d.resource(),
+			Count: int(d.varint()), StrictLocality: d.bool()}
+	})
 	d.field = "Release"
 	c.Release = d.containerIDs()
 	return c
@@ -348,16 +341,9 @@ func (d *dec) definition() *plan.Definition {
 	def.Priority = d.int32()
 	def.Period = d.varint()
 	d.field = "Definition.Stages"
-	if n := d.length(); n > 0 {
-		def.Stages = make([]plan.Stage, n)
-		for i := range def.Stages {
-			s := &def.Stages[i]
-			s.Capability = d.resource()
-			s.Containers = d.varint()
-			s.Concurrency = d.varint()
-			s.Duration = d.varint()
-		}
-	}
+	def.Stages = list(d, func() plan.Stage {
+		return plan.Stage{Capability: d.resource(), Containers: d.varint(), Concurrency: d.varint(), Duration: d.varint()}
+	})
 	d.field = "Definition.Interpreter"
 	def.Interpreter = plan.Interpreter(d.varint())
 	return def

@@ -184,6 +184,14 @@ func TestApplyRefusals(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.Apply(NewReservationID{})
 	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+	for _, cmd := range []Command{SubmitReservation{}, UpdateReservation{}, DeleteReservation{}} {
+		_, err = c.Apply(cmd)
+		var ce *CommandError
+		require.ErrorAs(t, err, &ce, "%s without plans", cmd.Kind())
+		assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+		assert.Equal(t, cmd.Kind(), ce.Kind)
+		assert.Equal(t, "Config.Plans", ce.Field)
+	}
 	r, err := c.Apply(RunFollower{})
 	assert.NoError(t, err)
 	assert.Empty(t, r.Follower)
@@ -424,4 +432,26 @@ func smallWorkload(seed uint64, k SchedulerKind) *Workload {
 	w := NewWorkload(seed, k)
 	w.Nodes, w.Apps = 12, 10
 	return w
+}
+
+// TestRestoreRefusesUnknownScheduler: a sound header and a Config that
+// agree on a scheduler kind New refuses give an error, not a Cluster
+// without a scheduler (whose first command would panic).
+func TestRestoreRefusesUnknownScheduler(t *testing.T) {
+	const bogus = SchedulerKind(7)
+	var buf bytes.Buffer
+	e := berth.NewStateEncoder(&buf, SnapshotKind, snapshotVersion)
+	e.Uvarint(uint64(bogus))
+	e.Len(0)
+	e.Bool(false)
+	e.Uvarint(0)
+	e.Varint(0)
+	e.Uvarint(modeParts)
+	require.NoError(t, e.Finish())
+	c, err := Restore(&buf, Config{Scheduler: bogus})
+	assert.Nil(t, c)
+	var fe *berth.FieldError
+	require.ErrorAs(t, err, &fe)
+	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+	assert.Equal(t, "Config.Scheduler", fe.Field)
 }

@@ -2,7 +2,9 @@ package durable
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -91,4 +93,23 @@ func TestClusterConcurrent(t *testing.T) {
 		_, err := Restore(bytes.NewReader(b), cfg)
 		assert.NoError(t, err, "a snapshot taken under concurrent callers is a consistent cut")
 	}
+}
+
+// TestDecodeCountCostsOnlyItsBytes: a count that the bytes after it do
+// not bear out is refused without first allocating room for that many
+// elements (an Ask is far larger than the byte its count needs).
+func TestDecodeCountCostsOnlyItsBytes(t *testing.T) {
+	const n = 1 << 20
+	data := []byte{CommandVersion, byte(KindAllocate), 0}
+	data = binary.AppendUvarint(data, n)
+	data = append(data, bytes.Repeat([]byte{0xff}, n)...) // no ask decodes from these
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := DecodeCommand(data)
+	runtime.ReadMemStats(&after)
+	var ce *CommandError
+	require.ErrorAs(t, err, &ce)
+	assert.ErrorIs(t, err, berth.ErrCorruptState)
+	assert.Equal(t, KindAllocate, ce.Kind)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(n), "bytes allocated to decode a bogus count of %d asks", n)
 }

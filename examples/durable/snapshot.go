@@ -164,6 +164,11 @@ func restoreParts(br *bufio.Reader, cfg Config, seq uint64, now berth.Time) (*Cl
 			return nil, fmt.Errorf("durable: restoring the fair scheduler: %w", err)
 		}
 		c.fairS, c.sched, fs = s, s, s
+	default:
+		// A snapshot names the scheduler its Config had; New refuses any
+		// other value, and so does Restore rather than return a Cluster
+		// without a scheduler.
+		return nil, &berth.FieldError{Field: "Config.Scheduler", Value: cfg.Scheduler.String(), Err: berth.ErrInvalidArgument}
 	}
 	if len(cfg.Plans) > 0 {
 		f, err := follower.RestoreFollower(br, follower.Config{Scheduler: fs, Plans: follower.Plans(c.plans), Logger: cfg.Logger})

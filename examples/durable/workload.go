@@ -79,11 +79,11 @@ type Workload struct {
 	nodes []string // alive
 	down  []string
 	apps  []string
-	// live containers: by node (for completions) and by app (releases)
+	// live containers: by node (for completions), by app (releases), and
+	// each one's node and app
 	byNode   map[string][]queue.ContainerID
 	byApp    map[string][]queue.ContainerID
-	ctrNode  map[queue.ContainerID]string
-	ctrApp   map[queue.ContainerID]string
+	live     map[queue.ContainerID]placed
 	resv     []plan.ReservationID
 	newResv  bool // the last command drew a reservation id
 	drawn    plan.ReservationID
@@ -104,8 +104,11 @@ type Workload struct {
 func NewWorkload(seed uint64, kind SchedulerKind) *Workload {
 	return &Workload{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), kind: kind, Nodes: 96, Apps: 48,
 		byNode: map[string][]queue.ContainerID{}, byApp: map[string][]queue.ContainerID{},
-		ctrNode: map[queue.ContainerID]string{}, ctrApp: map[queue.ContainerID]string{}}
+		live: map[queue.ContainerID]placed{}}
 }
+
+// placed is where a live container runs and whose it is.
+type placed struct{ node, app string }
 
 func (w *Workload) queueName(short string) string {
 	if w.kind == Fair {
@@ -336,15 +339,13 @@ func remove[T comparable](s []T, v T) []T {
 }
 
 func (w *Workload) forget(id queue.ContainerID) {
-	n, ok := w.ctrNode[id]
+	p, ok := w.live[id]
 	if !ok {
 		return
 	}
-	a := w.ctrApp[id]
-	delete(w.ctrNode, id)
-	delete(w.ctrApp, id)
-	w.byNode[n] = remove(w.byNode[n], id)
-	w.byApp[a] = remove(w.byApp[a], id)
+	delete(w.live, id)
+	w.byNode[p.node] = remove(w.byNode[p.node], id)
+	w.byApp[p.app] = remove(w.byApp[p.app], id)
 }
 
 // Observe tells the workload what the last command returned.
@@ -377,7 +378,7 @@ func (w *Workload) Observe(r Result, err error) {
 		for _, a := range r.Allocations {
 			w.byNode[a.Node] = append(w.byNode[a.Node], a.ID)
 			w.byApp[a.App] = append(w.byApp[a.App], a.ID)
-			w.ctrNode[a.ID], w.ctrApp[a.ID] = a.Node, a.App
+			w.live[a.ID] = placed{node: a.Node, app: a.App}
 		}
 	case SubmitApp:
 		if err == nil {
@@ -389,19 +390,10 @@ func (w *Workload) Observe(r Result, err error) {
 				w.forget(id)
 			}
 		}
-	case FinishApp, KillApp:
-		app := ""
-		if f, ok := c.(FinishApp); ok {
-			app = f.App
-		} else {
-			app = c.(KillApp).App
-		}
-		if err == nil {
-			w.apps = remove(w.apps, app)
-			for _, id := range append([]queue.ContainerID(nil), w.byApp[app]...) {
-				w.forget(id)
-			}
-		}
+	case FinishApp:
+		w.ended(c.App, err)
+	case KillApp:
+		w.ended(c.App, err)
 	case NewReservationID:
 		if err == nil {
 			w.newResv, w.drawn = true, r.Reservation
@@ -410,5 +402,17 @@ func (w *Workload) Observe(r Result, err error) {
 		if err == nil {
 			w.resv = append(w.resv, c.Request.ID)
 		}
+	}
+}
+
+// ended forgets an application that finished or was killed, and its
+// containers.
+func (w *Workload) ended(app string, err error) {
+	if err != nil {
+		return
+	}
+	w.apps = remove(w.apps, app)
+	for _, id := range append([]queue.ContainerID(nil), w.byApp[app]...) {
+		w.forget(id)
 	}
 }

@@ -259,6 +259,8 @@ func TestFSMAppliesARequestOnce(t *testing.T) {
 
 	bad := g.Apply(&raft.Log{Type: raft.LogCommand, Data: []byte{2, 99}}).(Response)
 	assert.Error(t, bad.Err, "an entry that does not decode is refused")
+	assert.ErrorIs(t, bad.Err, berth.ErrCorruptState)
+	assert.Equal(t, uint64(1), g.Cluster().Seq(), "and changes nothing")
 }
 
 type memSink struct{ bytes.Buffer }

@@ -221,19 +221,35 @@ func readFile(path string, fn func(uint64, []byte) error) (Segment, error) {
 // cutTail keeps the bytes past good in path+".torn" and truncates the
 // segment to good bytes.
 func cutTail(path string, good int64) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	if err := saveTail(path, good); err != nil {
 		return err
-	}
-	if good < int64(len(data)) {
-		if err := os.WriteFile(path+".torn", data[good:], 0o644); err != nil {
-			return err
-		}
 	}
 	if err := os.Truncate(path, good); err != nil {
 		return err
 	}
 	return syncPath(path)
+}
+
+// saveTail writes the bytes of path past good to path+".torn", reading
+// only those (a segment can be large, its torn tail is not).
+func saveTail(path string, good int64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if good >= st.Size() {
+		return nil
+	}
+	tail := make([]byte, st.Size()-good)
+	if _, err := f.ReadAt(tail, good); err != nil {
+		return err
+	}
+	return os.WriteFile(path+".torn", tail, 0o644)
 }
 
 func syncPath(path string) error {
@@ -513,17 +529,15 @@ func (j *Journal) WriteSnapshot(seq uint64, write func(w io.Writer) error) error
 			return j.fail(err)
 		}
 	}
-	keep := j.segs[:0]
-	for i, s := range j.segs {
-		if i < len(j.segs)-1 && s.first+s.count-1 <= seq {
-			if err := os.Remove(s.path); err != nil {
-				return err
-			}
-			continue
+	// The segments follow each other, so those the snapshot covers are a
+	// prefix; the list drops each one as its file goes, and stays true if
+	// a removal fails. The last segment is the current one.
+	for len(j.segs) > 1 && j.segs[0].first+j.segs[0].count-1 <= seq {
+		if err := os.Remove(j.segs[0].path); err != nil {
+			return err
 		}
-		keep = append(keep, s)
+		j.segs = j.segs[1:]
 	}
-	j.segs = keep
 	return syncPath(j.dir)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -189,6 +190,14 @@ func TestTornTail(t *testing.T) {
 		j, err := Open(dir, Options{})
 		require.NoError(t, err, "cut at %d", cut)
 		assert.Equal(t, seqs(1, whole), replayAll(t, j), "cut at %d", cut)
+		good := ends[whole-1]
+		torn, err := os.ReadFile(filepath.Join(dir, filepath.Base(seg)) + ".torn")
+		if good == cut {
+			assert.ErrorIs(t, err, fs.ErrNotExist, "nothing torn at %d", cut)
+		} else {
+			require.NoError(t, err)
+			assert.Equal(t, full[good:cut], torn, "the torn bytes are kept, cut at %d", cut)
+		}
 		appendN(t, j, 3)
 		require.NoError(t, j.Close())
 		j, err = Open(dir, Options{})
@@ -202,6 +211,9 @@ func TestTornTail(t *testing.T) {
 	j, err = Open(dir, Options{})
 	require.NoError(t, err)
 	assert.Equal(t, seqs(1, 20), replayAll(t, j))
+	torn, err := os.ReadFile(filepath.Join(dir, filepath.Base(seg)) + ".torn")
+	require.NoError(t, err)
+	assert.Equal(t, make([]byte, 300), torn)
 	require.NoError(t, j.Close())
 }
 
@@ -312,4 +324,38 @@ func FuzzReadSegment(f *testing.F) {
 			t.Fatalf("untyped error %v", err)
 		}
 	})
+}
+
+// TestZeroHeaderTail: a zero record header is a torn tail when nothing
+// good follows and corruption when a good record does, however long the
+// run of zeros (longer or shorter than the read buffer, or than what
+// recovery scans).
+func TestZeroHeaderTail(t *testing.T) {
+	seg := AppendRecord(appendSegmentHeader(nil, 1), 1, []byte("hello"))
+	garbage := bytes.Repeat([]byte{0xab}, 100)
+	for _, tc := range []struct {
+		name  string
+		zeros int
+		after []byte
+		torn  bool
+	}{
+		{"short zeros, garbage", 100, garbage, true},
+		{"zeros past the buffer, garbage", 300 << 10, garbage, true},
+		{"zeros only", 300 << 10, nil, true},
+		{"zeros past the scan", maxTornScan + 1, nil, true},
+		{"short zeros, a good record", 100, AppendRecord(nil, 2, []byte("lost")), false},
+		{"zeros past the buffer, a good record", 300 << 10, AppendRecord(nil, 2, []byte("lost")), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := append(append(bytes.Clone(seg), make([]byte, tc.zeros)...), tc.after...)
+			got, err := ReadSegment(bytes.NewReader(b), int64(len(b)), nil)
+			assert.Equal(t, Segment{First: 1, Count: 1, Good: int64(len(seg))}, got)
+			if tc.torn {
+				assert.ErrorIs(t, err, ErrTornTail)
+			} else {
+				assert.ErrorIs(t, err, berth.ErrCorruptState)
+				assert.NotErrorIs(t, err, ErrTornTail)
+			}
+		})
+	}
 }

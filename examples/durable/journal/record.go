@@ -171,16 +171,17 @@ func ReadSegment(r io.Reader, size int64, fn func(seq uint64, payload []byte) er
 		}
 		n := int64(binary.LittleEndian.Uint32(rh[:4]))
 		want := binary.LittleEndian.Uint32(rh[4:])
-		if n == 0 && want == 0 && zeros(br, left-recHeaderSize) {
-			// A crash can leave the end of a file zero-filled (the size
-			// was updated, the data never written).
-			return fail(fmt.Errorf("%w: zero-filled tail of %d bytes", ErrTornTail, left))
-		}
 		if n == 0 || n > left-recHeaderSize {
+			rest, ok := readRest(br, left-recHeaderSize)
+			if n == 0 && want == 0 && (ok && allZero(rest) || !ok && zeros(br, left-recHeaderSize)) {
+				// A crash can leave the end of a file zero-filled (the
+				// size was updated, the data never written). zeros reads
+				// a tail too long for readRest; readRest left it unread.
+				return fail(fmt.Errorf("%w: zero-filled tail of %d bytes", ErrTornTail, left))
+			}
 			// Either a record cut short by a crash or a damaged length
 			// field in the middle: it is torn only if no good record
 			// follows anywhere in the rest of the segment.
-			rest, ok := readRest(br, left-recHeaderSize)
 			if ok && !laterRecord(rh[:], rest, seq) {
 				return fail(fmt.Errorf("%w: length %d with %d bytes left", ErrTornTail, n, left-recHeaderSize))
 			}
@@ -210,20 +211,28 @@ func ReadSegment(r io.Reader, size int64, fn func(seq uint64, payload []byte) er
 }
 
 // zeros reports whether the next n bytes of br are all zero (consuming
-// them); only called once the segment cannot be read further.
+// them, or some of them when not); only called once the segment cannot be
+// read further.
 func zeros(br *bufio.Reader, n int64) bool {
 	for n > 0 {
 		b, err := br.Peek(int(min(n, int64(br.Size()))))
 		if len(b) == 0 {
 			return err == nil
 		}
-		for _, c := range b {
-			if c != 0 {
-				return false
-			}
+		if !allZero(b) {
+			return false
 		}
 		br.Discard(len(b))
 		n -= int64(len(b))
+	}
+	return true
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
 	}
 	return true
 }
