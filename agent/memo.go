@@ -111,15 +111,7 @@ func (m *loadsMemo) read() {
 		return
 	}
 	p := pa.p
-	if pol := p.Policy(); pol != nil {
-		if u, ok := pol.(unchangedAvailability); !ok || !u.AvailableUnchanged() {
-			return
-		}
-	}
-	if _, held := p.Reservation(m.id); held && !m.id.IsZero() {
-		return
-	}
-	if p.HoldsPeriodic() {
+	if !physicalFor(p, m.id) || p.HoldsPeriodic() {
 		return
 	}
 	buf := pa.bufs.get()
