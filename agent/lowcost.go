@@ -542,19 +542,16 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 	} else {
 		h.items = make([]durationInterval, 0, kept+1)
 	}
-	if in.left {
-		for k := 0; k < len(fits); k++ {
-			if fits[k] > 0 {
-				h.items = append(h.items, durationInterval{start: first + berth.Time(k)*j.dur,
-					end: first + berth.Time(k+1)*j.dur, cost: costs[k], canFit: fits[k]})
-			}
+	// The windows that fit a gang, in the order YARN adds them (from the
+	// side the stage fills first).
+	for i := range fits {
+		k := i
+		if !in.left {
+			k = len(fits) - 1 - i
 		}
-	} else {
-		for k := len(fits) - 1; k >= 0; k-- {
-			if fits[k] > 0 {
-				h.items = append(h.items, durationInterval{start: first + berth.Time(k)*j.dur,
-					end: first + berth.Time(k+1)*j.dur, cost: costs[k], canFit: fits[k]})
-			}
+		if fits[k] > 0 {
+			h.items = append(h.items, durationInterval{start: first + berth.Time(k)*j.dur,
+				end: first + berth.Time(k+1)*j.dur, cost: costs[k], canFit: fits[k]})
 		}
 	}
 	h.init()
