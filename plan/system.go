@@ -76,12 +76,19 @@ func (s *System) AddPlan(p *Plan) error {
 		return &berth.FieldError{Field: "queue", Value: p.QueueName(), Kind: berth.ErrAlreadyExists,
 			Reason: "a plan for this queue exists already"}
 	}
+	s.holdLocked(p)
+	return nil
+}
+
+// holdLocked makes p the plan of its queue: the system's observer, if
+// any, observes it and its removals are tracked. Called with s.mu held for
+// writing (or on a system not yet shared, as RestoreSystem does).
+func (s *System) holdLocked(p *Plan) {
 	if s.obs != nil {
 		p.SetObserver(s.obs)
 	}
 	p.gone.track()
-	s.plans[p.QueueName()] = p
-	return nil
+	s.plans[p.cfg.Queue] = p
 }
 
 // Reinitialize creates a plan for every configuration whose queue has none
@@ -108,11 +115,7 @@ func (s *System) Reinitialize(cfgs ...Config) ([]string, error) {
 	}
 	added := make([]string, 0, len(fresh))
 	for q, p := range fresh {
-		if s.obs != nil {
-			p.SetObserver(s.obs)
-		}
-		p.gone.track()
-		s.plans[q] = p
+		s.holdLocked(p)
 		added = append(added, q)
 	}
 	slices.Sort(added)
