@@ -175,6 +175,13 @@ func (s *System) QueueOf(id ReservationID) (string, bool) {
 	return q, ok
 }
 
+// forgetGone is forgetGoneLocked under s.mu.
+func (s *System) forgetGone() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.forgetGoneLocked()
+}
+
 // forgetGoneLocked drops the queue of every id a plan of the system
 // removed since the last call (a deletion, an archival, a replan, through
 // the system or the plan directly, as the plan follower and the replanner
@@ -595,9 +602,7 @@ func (s *System) Delete(req DeleteRequest) error {
 	if err := ag.DeleteReservation(p, req.ID, req.User); err != nil {
 		return berth.Wrap(err, "Could not delete reservation", req.ID)
 	}
-	s.mu.Lock()
-	s.forgetGoneLocked() // the plan reported the deletion
-	s.mu.Unlock()
+	s.forgetGone() // the plan reported the deletion
 	return nil
 }
 
@@ -626,19 +631,15 @@ func (s *System) List(req ListRequest) (ListResponse, error) {
 // archived, plan by plan in queue order. (A plan archiving by itself, as
 // the plan follower has it do, is forgotten the same way.)
 func (s *System) ArchiveCompleted(now berth.Time) ([]ReservationID, error) {
+	// The plans report their archivals, the ones before an error too.
+	defer s.forgetGone()
 	var all []ReservationID
 	for _, p := range s.Plans() {
 		ids, err := p.ArchiveCompleted(now)
 		if err != nil {
-			s.mu.Lock()
-			s.forgetGoneLocked()
-			s.mu.Unlock()
 			return all, berth.Wrap(err, "archiving plan", p.QueueName())
 		}
 		all = append(all, ids...)
 	}
-	s.mu.Lock()
-	s.forgetGoneLocked() // the plans reported the archivals
-	s.mu.Unlock()
 	return all, nil
 }
