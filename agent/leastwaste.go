@@ -585,7 +585,7 @@ func hopeless(v planView, id plan.ReservationID, user string, def plan.Definitio
 		read.End++
 	}
 	if memo && read.Start == def.Arrival {
-		if m.freeProfile().over {
+		if m.overCommitted() {
 			return false
 		}
 	} else if pk, err := p.PeakLoad(read); err != nil || !pk.FitsIn(capacity) {
