@@ -178,14 +178,9 @@ func TestLowCostMatchesModel(t *testing.T) {
 		sa := r.Int64N(20) * step
 		sd := sa + (1+r.Int64N(40))*step + r.Int64N(2)*r.Int64N(step)
 		random := func(free bool) *profile {
-			p := &profile{end: sd + r.Int64N(2)*step}
-			for t := sa - r.Int64N(2)*step; t < p.end; t += (1 + r.Int64N(6)) * step / (1 + r.Int64N(2)) {
-				v := randomAvailability(r, free, 40)
-				p.ts = append(p.ts, t)
-				p.rs = append(p.rs, v)
-			}
-			p.compact(0, len(p.ts))
-			return p
+			end := sd + r.Int64N(2)*step
+			start := sa - r.Int64N(2)*step
+			return randomProfile(r, start, end, func() berth.Time { return (1 + r.Int64N(6)) * step / (1 + r.Int64N(2)) }, free, 40)
 		}
 		net, loads := random(true), random(false)
 		mods := newFlat(berth.MinTime, berth.MaxTime, berth.Resource{})
@@ -247,14 +242,9 @@ func TestLowCostSweepMatchesWindows(t *testing.T) {
 		random := func(free bool) *profile {
 			// Mostly defined over all the windows, sometimes starting
 			// late or ending early.
-			p := &profile{end: last + r.Int64N(2)*step - r.Int64N(2)*r.Int64N(3*step)}
-			for t := first - r.Int64N(2)*step + r.Int64N(2)*r.Int64N(3*step); t < p.end; t += 1 + r.Int64N(4*step) {
-				v := randomAvailability(r, free, 30)
-				p.ts = append(p.ts, t)
-				p.rs = append(p.rs, v)
-			}
-			p.compact(0, len(p.ts))
-			return p
+			end := last + r.Int64N(2)*step - r.Int64N(2)*r.Int64N(3*step)
+			start := first - r.Int64N(2)*step + r.Int64N(2)*r.Int64N(3*step)
+			return randomProfile(r, start, end, func() berth.Time { return 1 + r.Int64N(4*step) }, free, 30)
 		}
 		net, loads := random(true), random(false)
 		mods := newFlat(berth.MinTime, berth.MaxTime, berth.Resource{})
@@ -356,6 +346,19 @@ func TestAlignedRunsMatchCanonical(t *testing.T) {
 		}
 		require.Equal(t, want, got, "round %d: %+v", round, ps)
 	}
+}
+
+// randomProfile draws a profile over [start, end): a breakpoint at start
+// and then every gap(), each value from randomAvailability (drawn before
+// the gap that follows it).
+func randomProfile(r *rand.Rand, start, end berth.Time, gap func() berth.Time, free bool, oneIn int) *profile {
+	p := &profile{end: end}
+	for t := start; t < end; t += gap() {
+		p.ts = append(p.ts, t)
+		p.rs = append(p.rs, randomAvailability(r, free, oneIn))
+	}
+	p.compact(0, len(p.ts))
+	return p
 }
 
 // randomAvailability is one value of the low-cost tests' random profiles
