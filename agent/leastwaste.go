@@ -556,15 +556,8 @@ func hopeless(v planView, id plan.ReservationID, user string, def plan.Definitio
 	// The memo, when it answers for id, checked the policy and the old
 	// version as below.
 	memo = memo && m.answers(id)
-	if !memo {
-		if pol := p.Policy(); pol != nil {
-			if u, ok := pol.(unchangedAvailability); !ok || !u.AvailableUnchanged() {
-				return false
-			}
-		}
-		if _, held := p.Reservation(id); held && !id.IsZero() {
-			return false
-		}
+	if !memo && !physicalFor(p, id) {
+		return false
 	}
 	_ = user
 	step, capacity, calc := p.Step(), v.capacity(), p.Calculator()
@@ -592,7 +585,7 @@ func hopeless(v planView, id plan.ReservationID, user string, def plan.Definitio
 		read.End++
 	}
 	if memo && read.Start == def.Arrival {
-		if m.freeProfile().over {
+		if m.overCommitted() {
 			return false
 		}
 	} else if pk, err := p.PeakLoad(read); err != nil || !pk.FitsIn(capacity) {
@@ -662,12 +655,7 @@ func (j *job) noRoomCheap(w berth.Interval, sj stageJob) (cheap, none bool) {
 		return false, false
 	}
 	p := pa.p
-	if pol := p.Policy(); pol != nil {
-		if u, ok := pol.(unchangedAvailability); !ok || !u.AvailableUnchanged() {
-			return false, false
-		}
-	}
-	if _, held := p.Reservation(j.id); held && !j.id.IsZero() {
+	if !physicalFor(p, j.id) {
 		return false, false
 	}
 	need := newStretchNeed(sj)

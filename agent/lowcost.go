@@ -488,9 +488,15 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 	if j.dur <= 0 {
 		return nil, false
 	}
-	window := int32((sd - sa) / j.dur) // Java's (int) cast wraps
+	// The candidate windows; window is their count as YARN's (int) cast
+	// has it (it wraps), which only the gangs per round read.
+	n := (sd - sa) / j.dur
+	window := int32(n)
 	perUnit := gangsPerUnit(j.gangs, window, in.smooth)
-	if window <= 0 || int64(window) > maxCandidates {
+	if window <= 0 || n <= 0 || n > maxCandidates {
+		// n out of range while window is in range is a count that wrapped
+		// (in the cast, or in sd − sa): not placed, as any count beyond
+		// the bound.
 		return nil, false
 	}
 	h := &diHeap{left: in.left}
@@ -517,12 +523,11 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 	}
 	// Every candidate window's cost and gang count in one sweep of the
 	// profiles (the same pieces, summed in the same order, as build).
-	n := int((sd - sa) / j.dur)
 	first := sa
 	if !in.left {
-		first = sd - berth.Time(n)*j.dur
+		first = sd - n*j.dur
 	}
-	costs, fits := in.sweep(first, n, j.dur, j.step, j.f)
+	costs, fits := in.sweep(first, int(n), j.dur, j.step, j.f)
 	kept := 0
 	for _, f := range fits {
 		if f > 0 {
@@ -537,19 +542,16 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 	} else {
 		h.items = make([]durationInterval, 0, kept+1)
 	}
-	if in.left {
-		for k := 0; k < n; k++ {
-			if fits[k] > 0 {
-				h.items = append(h.items, durationInterval{start: first + berth.Time(k)*j.dur,
-					end: first + berth.Time(k+1)*j.dur, cost: costs[k], canFit: fits[k]})
-			}
+	// The windows that fit a gang, in the order YARN adds them (from the
+	// side the stage fills first).
+	for i := range fits {
+		k := i
+		if !in.left {
+			k = len(fits) - 1 - i
 		}
-	} else {
-		for k := n - 1; k >= 0; k-- {
-			if fits[k] > 0 {
-				h.items = append(h.items, durationInterval{start: first + berth.Time(k)*j.dur,
-					end: first + berth.Time(k+1)*j.dur, cost: costs[k], canFit: fits[k]})
-			}
+		if fits[k] > 0 {
+			h.items = append(h.items, durationInterval{start: first + berth.Time(k)*j.dur,
+				end: first + berth.Time(k+1)*j.dur, cost: costs[k], canFit: fits[k]})
 		}
 	}
 	h.init()

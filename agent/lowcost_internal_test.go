@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/berthsched/berth"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -110,7 +111,7 @@ func TestPiecesMatchesModel(t *testing.T) {
 func lowCostModel(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placement, bool) {
 	window := int32((sd - sa) / j.dur)
 	perUnit := gangsPerUnit(j.gangs, window, in.smooth)
-	if window <= 0 || int64(window) > maxCandidates {
+	if n := (sd - sa) / j.dur; window <= 0 || n <= 0 || n > maxCandidates {
 		return nil, false
 	}
 	mods := in.mods.clone()
@@ -177,14 +178,9 @@ func TestLowCostMatchesModel(t *testing.T) {
 		sa := r.Int64N(20) * step
 		sd := sa + (1+r.Int64N(40))*step + r.Int64N(2)*r.Int64N(step)
 		random := func(free bool) *profile {
-			p := &profile{end: sd + r.Int64N(2)*step}
-			for t := sa - r.Int64N(2)*step; t < p.end; t += (1 + r.Int64N(6)) * step / (1 + r.Int64N(2)) {
-				v := randomAvailability(r, free, 40)
-				p.ts = append(p.ts, t)
-				p.rs = append(p.rs, v)
-			}
-			p.compact(0, len(p.ts))
-			return p
+			end := sd + r.Int64N(2)*step
+			start := sa - r.Int64N(2)*step
+			return randomProfile(r, start, end, func() berth.Time { return (1 + r.Int64N(6)) * step / (1 + r.Int64N(2)) }, free, 40)
 		}
 		net, loads := random(true), random(false)
 		mods := newFlat(berth.MinTime, berth.MaxTime, berth.Resource{})
@@ -246,14 +242,9 @@ func TestLowCostSweepMatchesWindows(t *testing.T) {
 		random := func(free bool) *profile {
 			// Mostly defined over all the windows, sometimes starting
 			// late or ending early.
-			p := &profile{end: last + r.Int64N(2)*step - r.Int64N(2)*r.Int64N(3*step)}
-			for t := first - r.Int64N(2)*step + r.Int64N(2)*r.Int64N(3*step); t < p.end; t += 1 + r.Int64N(4*step) {
-				v := randomAvailability(r, free, 30)
-				p.ts = append(p.ts, t)
-				p.rs = append(p.rs, v)
-			}
-			p.compact(0, len(p.ts))
-			return p
+			end := last + r.Int64N(2)*step - r.Int64N(2)*r.Int64N(3*step)
+			start := first - r.Int64N(2)*step + r.Int64N(2)*r.Int64N(3*step)
+			return randomProfile(r, start, end, func() berth.Time { return 1 + r.Int64N(4*step) }, free, 30)
 		}
 		net, loads := random(true), random(false)
 		mods := newFlat(berth.MinTime, berth.MaxTime, berth.Resource{})
@@ -357,6 +348,19 @@ func TestAlignedRunsMatchCanonical(t *testing.T) {
 	}
 }
 
+// randomProfile draws a profile over [start, end): a breakpoint at start
+// and then every gap(), each value from randomAvailability (drawn before
+// the gap that follows it).
+func randomProfile(r *rand.Rand, start, end berth.Time, gap func() berth.Time, free bool, oneIn int) *profile {
+	p := &profile{end: end}
+	for t := start; t < end; t += gap() {
+		p.ts = append(p.ts, t)
+		p.rs = append(p.rs, randomAvailability(r, free, oneIn))
+	}
+	p.compact(0, len(p.ts))
+	return p
+}
+
 // randomAvailability is one value of the low-cost tests' random profiles
 // on a 16-container plan: now and then (one in oneIn) an over-booked step
 // where free is set, or a value holding an extended type.
@@ -370,4 +374,37 @@ func randomAvailability(r *rand.Rand, free bool, oneIn int) berth.Resource {
 		v = berth.NewWithExtras(m, v.VCores, berth.Quantity{Name: "gpu", Value: 1 + r.Int64N(2)})
 	}
 	return v
+}
+
+// A stage window whose count of candidate windows wraps, in YARN's int32
+// cast (2^32+5 windows) or in the subtraction (a window from before zero
+// to the end of time), to a small positive number is beyond
+// maxCandidates: not placed, and nothing sized by the true count is
+// built.
+func TestLowCostWrappedCandidateCount(t *testing.T) {
+	capacity := berth.New(16*1024, 16)
+	c := berth.New(1024, 1)
+	for _, tc := range []struct {
+		name         string
+		sa, sd, step berth.Time
+	}{
+		{"cast", 0, (1<<32 + 5) * 1000, 1000},
+		// MaxTime + 6 wraps to MinTime + 5, whose int32 is 5.
+		{"subtraction", -6, berth.MaxTime, 1},
+	} {
+		sj := stageJob{f: fitter{calc: berth.MemoryCalculator{}, cluster: capacity, gang: c},
+			cap: c, conc: 1, gangs: 3, dur: tc.step, step: tc.step}
+		window := int32((tc.sd - tc.sa) / tc.step)
+		require.True(t, window > 0 && window <= maxCandidates, "%s: the wrapped count %d must pass YARN's bound", tc.name, window)
+		net := &profile{ts: []berth.Time{tc.sa}, rs: []berth.Resource{capacity}, end: tc.sd}
+		loads := &profile{ts: []berth.Time{tc.sa}, rs: []berth.Resource{{}}, end: tc.sd}
+		for _, left := range []bool{false, true} {
+			in := &lowCostInput{loads: loads, mods: newFlat(berth.MinTime, berth.MaxTime, berth.Resource{}), net: net,
+				capacity: capacity, calc: berth.MemoryCalculator{}, smooth: 1, left: left, scratch: &lowCostScratch{}}
+			ps, ok := lowCostAligned(in, sj, tc.sa, tc.sd)
+			assert.False(t, ok, "%s left %v", tc.name, left)
+			assert.Nil(t, ps, "%s left %v", tc.name, left)
+			assert.Zero(t, cap(in.scratch.costs), "%s left %v: scratch sized by the wrapped count", tc.name, left)
+		}
+	}
 }

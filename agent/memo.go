@@ -111,15 +111,7 @@ func (m *loadsMemo) read() {
 		return
 	}
 	p := pa.p
-	if pol := p.Policy(); pol != nil {
-		if u, ok := pol.(unchangedAvailability); !ok || !u.AvailableUnchanged() {
-			return
-		}
-	}
-	if _, held := p.Reservation(m.id); held && !m.id.IsZero() {
-		return
-	}
-	if p.HoldsPeriodic() {
+	if !physicalFor(p, m.id) || p.HoldsPeriodic() {
 		return
 	}
 	buf := pa.bufs.get()
@@ -136,7 +128,7 @@ func (m *loadsMemo) read() {
 // availableFor answers as the plan does (see planAdapter.availableFor).
 func (m *loadsMemo) availableFor(user string, old plan.ReservationID, w berth.Interval, period berth.Duration, need *stretchNeed) (*profile, error) {
 	steps, i, ok := m.steps(old, w, period)
-	if !ok || m.freeProfile().over {
+	if !ok || m.overCommitted() {
 		return m.planView.availableFor(user, old, w, period, need)
 	}
 	if need != nil && noStretch(steps, m.capacity(), need, w) {
@@ -154,10 +146,12 @@ func (m *loadsMemo) available(user string, old plan.ReservationID, w berth.Inter
 	return m.availableFor(user, old, w, period, nil)
 }
 
-// freeProfile builds free once.
-func (m *loadsMemo) freeProfile() *loadsMemo {
+// overCommitted builds free once and reports whether some step's load
+// exceeds the capacity (the plan's reads then fail, which the memo leaves
+// to the plan).
+func (m *loadsMemo) overCommitted() bool {
 	if m.free != nil {
-		return m
+		return m.over
 	}
 	all := *m.buf
 	capacity := m.capacity()
@@ -168,7 +162,7 @@ func (m *loadsMemo) freeProfile() *loadsMemo {
 		}
 		m.free.ts[i], m.free.rs[i] = st.Interval.Start, capacity.Sub(st.Value)
 	}
-	return m
+	return m.over
 }
 
 // planFreeShared is the plan's availability for the run, read-only and
@@ -180,7 +174,7 @@ func (j *job) planFreeShared(w berth.Interval) (*profile, bool) {
 	if !ok {
 		return nil, false
 	}
-	if _, _, ok := m.steps(j.id, w, j.period); !ok || m.freeProfile().over {
+	if _, _, ok := m.steps(j.id, w, j.period); !ok || m.overCommitted() {
 		return nil, false
 	}
 	return m.free, true

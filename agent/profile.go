@@ -123,28 +123,13 @@ func canonical(ps []placement) []placement {
 	}
 	// Sized once: each placement adds at most two breakpoints.
 	n := 2*len(ps) + 1
-	acc := &profile{ts: make([]berth.Time, 0, n), rs: make([]berth.Resource, 0, n)}
-	out := canonicalInto(nil, acc, ps)
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
-// canonicalInto is canonical with its working storage given: acc is
-// overwritten and the runs are appended to dst[:0] (nil when there is
-// nothing to return is the caller's choice).
-func canonicalInto(dst []placement, acc *profile, ps []placement) []placement {
-	acc.ts = append(acc.ts[:0], berth.MinTime)
-	acc.rs = append(acc.rs[:0], berth.Resource{})
-	acc.end = berth.MaxTime
+	acc := &profile{ts: make([]berth.Time, 0, n), rs: make([]berth.Resource, 0, n), end: berth.MaxTime}
+	acc.ts = append(acc.ts, berth.MinTime)
+	acc.rs = append(acc.rs, berth.Resource{})
 	for _, p := range ps {
 		acc.add(p.iv.Start, p.iv.End, p.r)
 	}
-	out := dst[:0]
-	if cap(out) == 0 {
-		out = make([]placement, 0, len(acc.ts))
-	}
+	out := make([]placement, 0, len(acc.ts))
 	for i := range acc.ts {
 		if acc.rs[i].IsZero() {
 			continue
@@ -154,6 +139,9 @@ func canonicalInto(dst []placement, acc *profile, ps []placement) []placement {
 			end = acc.ts[i+1]
 		}
 		out = append(out, placement{iv: berth.Interval{Start: acc.ts[i], End: end}, r: acc.rs[i]})
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

@@ -28,6 +28,20 @@ type unchangedAvailability interface {
 	AvailableUnchanged() bool
 }
 
+// physicalFor reports whether the plan's availability for the reservation
+// id is its free capacity as the load steps give it: no policy changing
+// availability, and no old version of id held (a zero id holds none).
+// The shortcuts that read the load steps directly apply only then.
+func physicalFor(p *plan.Plan, id plan.ReservationID) bool {
+	if pol := p.Policy(); pol != nil {
+		if u, ok := pol.(unchangedAvailability); !ok || !u.AvailableUnchanged() {
+			return false
+		}
+	}
+	_, held := p.Reservation(id)
+	return !held || id.IsZero()
+}
+
 func (v planAdapter) available(user string, old plan.ReservationID, w berth.Interval, period berth.Duration) (*profile, error) {
 	return v.availableFor(user, old, w, period, nil)
 }
@@ -48,12 +62,8 @@ func (v planAdapter) availableFor(user string, old plan.ReservationID, w berth.I
 		return profileOf(s, w), nil
 	}
 	pol := v.p.Policy()
-	if need != nil {
-		if u, ok := pol.(unchangedAvailability); pol != nil && (!ok || !u.AvailableUnchanged()) {
-			need = nil
-		} else if _, held := v.p.Reservation(old); held && !old.IsZero() {
-			need = nil
-		}
+	if need != nil && !physicalFor(v.p, old) {
+		need = nil
 	}
 	prof, err := physicalAvailable(v.p, v.bufs, old, w, need)
 	if err != nil {
@@ -103,12 +113,7 @@ func (v planAdapter) leastFree(_ string, old plan.ReservationID, w berth.Interva
 	if period != 0 || !w.Valid() {
 		return berth.Resource{}, false
 	}
-	if pol := v.p.Policy(); pol != nil {
-		if u, ok := pol.(unchangedAvailability); !ok || !u.AvailableUnchanged() {
-			return berth.Resource{}, false
-		}
-	}
-	if _, held := v.p.Reservation(old); held && !old.IsZero() {
+	if !physicalFor(v.p, old) {
 		return berth.Resource{}, false
 	}
 	peak, err := v.p.PeakLoad(w)

@@ -348,8 +348,7 @@ func RestoreSystem(r io.Reader, env RestoreEnv) (*System, error) {
 			break
 		}
 		prev = p.cfg.Queue
-		p.gone.track()
-		s.plans[p.cfg.Queue] = p
+		s.holdLocked(p)
 	}
 	d.Field("queues")
 	n = d.Len(maxStateCount)

@@ -76,12 +76,19 @@ func (s *System) AddPlan(p *Plan) error {
 		return &berth.FieldError{Field: "queue", Value: p.QueueName(), Kind: berth.ErrAlreadyExists,
 			Reason: "a plan for this queue exists already"}
 	}
+	s.holdLocked(p)
+	return nil
+}
+
+// holdLocked makes p the plan of its queue: the system's observer, if
+// any, observes it and its removals are tracked. Called with s.mu held for
+// writing (or on a system not yet shared, as RestoreSystem does).
+func (s *System) holdLocked(p *Plan) {
 	if s.obs != nil {
 		p.SetObserver(s.obs)
 	}
 	p.gone.track()
-	s.plans[p.QueueName()] = p
-	return nil
+	s.plans[p.cfg.Queue] = p
 }
 
 // Reinitialize creates a plan for every configuration whose queue has none
@@ -108,11 +115,7 @@ func (s *System) Reinitialize(cfgs ...Config) ([]string, error) {
 	}
 	added := make([]string, 0, len(fresh))
 	for q, p := range fresh {
-		if s.obs != nil {
-			p.SetObserver(s.obs)
-		}
-		p.gone.track()
-		s.plans[q] = p
+		s.holdLocked(p)
 		added = append(added, q)
 	}
 	slices.Sort(added)
@@ -170,6 +173,13 @@ func (s *System) QueueOf(id ReservationID) (string, bool) {
 	s.forgetGoneLocked()
 	q, ok := s.queues[id]
 	return q, ok
+}
+
+// forgetGone is forgetGoneLocked under s.mu.
+func (s *System) forgetGone() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.forgetGoneLocked()
 }
 
 // forgetGoneLocked drops the queue of every id a plan of the system
@@ -592,9 +602,7 @@ func (s *System) Delete(req DeleteRequest) error {
 	if err := ag.DeleteReservation(p, req.ID, req.User); err != nil {
 		return berth.Wrap(err, "Could not delete reservation", req.ID)
 	}
-	s.mu.Lock()
-	s.forgetGoneLocked() // the plan reported the deletion
-	s.mu.Unlock()
+	s.forgetGone() // the plan reported the deletion
 	return nil
 }
 
@@ -623,19 +631,15 @@ func (s *System) List(req ListRequest) (ListResponse, error) {
 // archived, plan by plan in queue order. (A plan archiving by itself, as
 // the plan follower has it do, is forgotten the same way.)
 func (s *System) ArchiveCompleted(now berth.Time) ([]ReservationID, error) {
+	// The plans report their archivals, the ones before an error too.
+	defer s.forgetGone()
 	var all []ReservationID
 	for _, p := range s.Plans() {
 		ids, err := p.ArchiveCompleted(now)
 		if err != nil {
-			s.mu.Lock()
-			s.forgetGoneLocked()
-			s.mu.Unlock()
 			return all, berth.Wrap(err, "archiving plan", p.QueueName())
 		}
 		all = append(all, ids...)
 	}
-	s.mu.Lock()
-	s.forgetGoneLocked() // the plans reported the archivals
-	s.mu.Unlock()
 	return all, nil
 }

@@ -440,7 +440,10 @@ func TestSystemClaimsOneQueuePerID(t *testing.T) {
 }
 
 // stallPolicy admits everything, but its Validate (run under the plan's
-// write lock) waits for release once entered is signalled.
+// write lock) waits for release once entered is signalled. entered has
+// room for one signal, so the first Validate stalls whether or not the
+// test is receiving yet (unbuffered, a Validate that came first skipped
+// the stall and the test waited for entered for ever).
 type stallPolicy struct {
 	testNoOverCommit
 	entered chan struct{}
@@ -463,7 +466,7 @@ func TestSystemCallsDoNotWaitOnAnotherPlan(t *testing.T) {
 	clock := berth.NewManualClock(1)
 	s, err := NewSystem(SystemConfig{ClusterTimestamp: 1, Clock: clock})
 	require.NoError(t, err)
-	stall := stallPolicy{entered: make(chan struct{}), release: make(chan struct{})}
+	stall := stallPolicy{entered: make(chan struct{}, 1), release: make(chan struct{})}
 	for _, q := range []string{"a", "b"} {
 		cfg := testPlanConfig()
 		cfg.Queue, cfg.Clock = q, clock
