@@ -198,7 +198,12 @@
 //     its plan no longer holds has no queue ([System.QueueOf]), deleting it
 //     again fails in validation (berth.ErrNotFound) rather than in the plan
 //     (§18 item 17), and it may be submitted again to any queue. A
-//     submission reusing an id another queue holds is berth.ErrConflict.
+//     submission reusing an id another queue holds, or another queue's
+//     submission is still placing, is berth.ErrConflict: the system checks
+//     a claim against what the plan holds (a ledger the plan keeps under a
+//     lock of its own, so the check never waits on a change in progress),
+//     so an id is never placed in two plans, even when a plan removes it
+//     while a submission of it is under way.
 //   - The span an allocation adds to its user's active-reservation count
 //     is computed once, at acceptance, and removed as booked; YARN
 //     recomputes it on removal against the capacity of that moment.

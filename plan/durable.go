@@ -186,19 +186,16 @@ func (s *System) SaveState(w io.Writer) error {
 			p.mu.RUnlock()
 		}
 	}()
-	// Ids their plan removed and the system has yet to forget are left
-	// out: the snapshot holds the ids the plans hold.
-	gone := map[ReservationID]string{}
-	for _, p := range plans {
-		for _, id := range p.gone.peek() {
-			gone[id] = p.cfg.Queue
-		}
-	}
+	// The snapshot holds the ids the plans hold: claims of submissions
+	// still placing and removals the system has yet to see are left out.
 	ids := make([]ReservationID, 0, len(s.queues))
 	for id, q := range s.queues {
-		if g, ok := gone[id]; !ok || g != q {
-			ids = append(ids, id)
+		if p := s.plans[q]; p != nil {
+			if _, held := p.st.get(id); !held {
+				continue
+			}
 		}
+		ids = append(ids, id)
 	}
 	slices.SortFunc(ids, ReservationID.Compare)
 

@@ -39,8 +39,8 @@ type Plan struct {
 	// tx is the transaction of the current change (under the write lock),
 	// kept so that its journal buffer is reused.
 	tx txn
-	// gone collects removed ids for the System holding the plan.
-	gone goneIDs
+	// ids tells the System holding the plan what it holds and removed.
+	ids idLedger
 }
 
 // New returns an empty plan with the given context (see [Config]).
@@ -708,6 +708,7 @@ func (p *Plan) addLocked(c *Allocation, validate bool) error {
 		tx.abort()
 		return err
 	}
+	p.ids.added(c.ID)
 	if p.obs != nil {
 		p.emit(ReservationAccepted, c)
 	}
@@ -784,7 +785,7 @@ func (p *Plan) DeleteReservation(id ReservationID) error {
 		tx.abort()
 		return err
 	}
-	p.gone.add(id)
+	p.ids.removed(id)
 	if p.obs != nil {
 		p.emit(ReservationDeleted, old)
 	}
@@ -825,7 +826,7 @@ func (p *Plan) ArchiveCompleted(now berth.Time) ([]ReservationID, error) {
 		}
 		ids[i] = a.ID
 	}
-	p.gone.add(ids...)
+	p.ids.removed(ids...)
 	if p.obs != nil {
 		for _, a := range done {
 			p.emit(ReservationExpired, a)
@@ -883,44 +884,78 @@ func (p *Plan) String() string {
 		p.cfg.Queue, p.st.capacity, p.cfg.Step, p.st.table.Len())
 }
 
-// goneIDs collects the ids a plan removes while a [System] holds it, so
-// that the system can forget their queues whoever removed them. Its lock
-// is a leaf: nothing else is locked while it is held, so the plan (under
-// its own lock) and the system (under its own) can both take it.
-type goneIDs struct {
+// idLedger tells a [System] holding the plan which ids the plan holds and
+// which it removed, whoever added or removed them (the system, or the plan
+// follower and the replanner calling the plan directly). Its lock is a
+// leaf: nothing else is locked while it is held, so the plan (under its
+// own lock) and the system (under its own) can both take it, and the
+// system reads what the plan holds without waiting on a change in
+// progress (a policy may take its time validating one).
+type idLedger struct {
 	mu      sync.Mutex
 	tracked bool
-	ids     []ReservationID
+	held    map[ReservationID]struct{}
+	gone    []ReservationID // removed since the system last took them
 }
 
-// track starts collecting (a system took the plan).
-func (g *goneIDs) track() {
+// track starts keeping the ledger (a system took the plan), with the ids
+// the plan holds. The caller holds the plan's lock, so no change is missed.
+func (g *idLedger) track(ids []ReservationID) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.tracked = true
-}
-
-// add records removed ids when tracked.
-func (g *goneIDs) add(ids ...ReservationID) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.tracked {
-		g.ids = append(g.ids, ids...)
+	g.held = make(map[ReservationID]struct{}, len(ids))
+	for _, id := range ids {
+		g.held[id] = struct{}{}
 	}
 }
 
-// take returns and clears what was collected.
-func (g *goneIDs) take() []ReservationID {
+// added records an id the plan took.
+func (g *idLedger) added(id ReservationID) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	ids := g.ids
-	g.ids = nil
+	if g.tracked {
+		g.held[id] = struct{}{}
+	}
+}
+
+// removed records ids the plan dropped.
+func (g *idLedger) removed(ids ...ReservationID) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.tracked {
+		for _, id := range ids {
+			delete(g.held, id)
+		}
+		g.gone = append(g.gone, ids...)
+	}
+}
+
+// holds reports whether the plan holds id now.
+func (g *idLedger) holds(id ReservationID) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	_, ok := g.held[id]
+	return ok
+}
+
+// take returns and clears the ids removed since the last call.
+func (g *idLedger) take() []ReservationID {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ids := g.gone
+	g.gone = nil
 	return ids
 }
 
-// peek returns a copy of what was collected, leaving it in place.
-func (g *goneIDs) peek() []ReservationID {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return slices.Clone(g.ids)
+// trackIDs starts p's ledger with the ids p holds.
+func (p *Plan) trackIDs() {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	ids := make([]ReservationID, 0, p.st.table.Len())
+	p.st.table.Ascend(func(e idEntry) bool {
+		ids = append(ids, e.id)
+		return true
+	})
+	p.ids.track(ids)
 }

@@ -43,8 +43,11 @@ type System struct {
 	mu     sync.RWMutex
 	seq    int64
 	plans  map[string]*Plan
-	queues map[ReservationID]string
-	obs    Observer // given to every plan, current and added later; nil: none
+	queues map[ReservationID]string // the queue each id is claimed for
+	// inflight counts the submissions of an id placing it now: their
+	// claim stands whatever the plan holds until they are done.
+	inflight map[ReservationID]int
+	obs      Observer // given to every plan, current and added later; nil: none
 }
 
 // NewSystem returns a system with no plans.
@@ -52,7 +55,7 @@ func NewSystem(cfg SystemConfig) (*System, error) {
 	if cfg.Clock == nil {
 		return nil, berth.InvalidField("system.clock", nil, "a clock is required")
 	}
-	return &System{cfg: cfg, plans: map[string]*Plan{}, queues: map[ReservationID]string{}}, nil
+	return &System{cfg: cfg, plans: map[string]*Plan{}, queues: map[ReservationID]string{}, inflight: map[ReservationID]int{}}, nil
 }
 
 // PlanCapacity is the capacity the CapacityScheduler reservation system
@@ -81,13 +84,13 @@ func (s *System) AddPlan(p *Plan) error {
 }
 
 // holdLocked makes p the plan of its queue: the system's observer, if
-// any, observes it and its removals are tracked. Called with s.mu held for
+// any, observes it and its ledger of ids is kept. Called with s.mu held for
 // writing (or on a system not yet shared, as RestoreSystem does).
 func (s *System) holdLocked(p *Plan) {
 	if s.obs != nil {
 		p.SetObserver(s.obs)
 	}
-	p.gone.track()
+	p.trackIDs()
 	s.plans[p.cfg.Queue] = p
 }
 
@@ -185,19 +188,30 @@ func (s *System) forgetGone() {
 // forgetGoneLocked drops the queue of every id a plan of the system
 // removed since the last call (a deletion, an archival, a replan, through
 // the system or the plan directly, as the plan follower and the replanner
-// do), so the map holds the ids the plans hold and no more. It reads only
-// the plans' removal lists, never their state, so it waits on no plan's
-// change. Called with s.mu held for writing.
+// do), so the map holds the ids the plans hold, and those a submission
+// in flight has claimed, and no more. A removal is checked against what
+// the plan holds now (its ledger), so one followed by a new placement of
+// the id forgets nothing; it reads the plans' ledgers only, never their
+// state, so it waits on no plan's change. Called with s.mu held for
+// writing.
 func (s *System) forgetGoneLocked() {
 	for q, p := range s.plans {
-		for _, id := range p.gone.take() {
-			// An id resubmitted since has been claimed again after this
-			// removal was taken: the claim path calls this first.
-			if s.queues[id] == q {
-				delete(s.queues, id)
-			}
+		for _, id := range p.ids.take() {
+			s.forgetLocked(id, q)
 		}
 	}
+}
+
+// forgetLocked drops id's claim on queue q unless a submission of id is
+// in flight or q's plan holds id.
+func (s *System) forgetLocked(id ReservationID, q string) {
+	if s.queues[id] != q || s.inflight[id] > 0 {
+		return
+	}
+	if p := s.plans[q]; p != nil && p.ids.holds(id) {
+		return
+	}
+	delete(s.queues, id)
 }
 
 // NewReservationResponse is the body of REST new-reservation.
@@ -489,8 +503,13 @@ func (s *System) Submit(req SubmissionRequest) error {
 	// one id to two queues cannot both place it.
 	s.mu.Lock()
 	s.forgetGoneLocked()
-	q, had := s.queues[req.ID]
-	if had && q != req.Queue {
+	if q, had := s.queues[req.ID]; had && q != req.Queue {
+		// A claim whose plan no longer holds the id and that no
+		// submission is placing is stale: a removal since the last
+		// look, not yet seen.
+		s.forgetLocked(req.ID, q)
+	}
+	if q, had := s.queues[req.ID]; had && q != req.Queue {
 		s.mu.Unlock()
 		err := &berth.FieldError{Field: "reservation-id", Value: req.ID, Kind: berth.ErrConflict,
 			Reason: fmt.Sprintf("the reservation id is already used in queue %s", q)}
@@ -498,15 +517,15 @@ func (s *System) Submit(req SubmissionRequest) error {
 		return err
 	}
 	s.queues[req.ID] = req.Queue
+	s.inflight[req.ID]++
 	s.mu.Unlock()
 	err = s.place(p, req)
-	if err != nil && !had {
-		s.mu.Lock()
-		if _, held := p.Reservation(req.ID); !held {
-			delete(s.queues, req.ID)
-		}
-		s.mu.Unlock()
+	s.mu.Lock()
+	if s.inflight[req.ID]--; s.inflight[req.ID] == 0 {
+		delete(s.inflight, req.ID)
 	}
+	s.forgetLocked(req.ID, req.Queue) // a failed placement, or a removal while in flight
+	s.mu.Unlock()
 	if err != nil {
 		p.rejected(ReservationRejected, req.ID, req.User, err)
 	}
