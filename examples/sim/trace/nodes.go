@@ -79,13 +79,15 @@ func nodeResource(o obj, def berth.Resource) (berth.Resource, error) {
 	return resourceFields(o, "", def)
 }
 
-// GenerateNodes builds the cluster SLS generates from a topology: n nodes
-// spread evenly over the racks, named "node<i>" on "/rack<j>".
+// GenerateNodes builds the cluster SLS generates from a topology
+// (SLSUtils.generateNodes): node i is "node<i>" on rack "/rack<i mod
+// racks>", the racks taken round-robin; racks are at least 1 and at most
+// the number of nodes.
 func GenerateNodes(t Topology, d Defaults) []Node {
-	out := make([]Node, t.Nodes)
+	racks := min(max(t.Racks, 1), max(t.Nodes, 1))
+	out := make([]Node, max(t.Nodes, 0))
 	for i := range out {
-		rack := i * t.Racks / t.Nodes
-		out[i] = Node{ID: fmt.Sprintf("node%d", i), Rack: fmt.Sprintf("/rack%d", rack), Resource: d.Node}
+		out[i] = Node{ID: fmt.Sprintf("node%d", i), Rack: fmt.Sprintf("/rack%d", i%racks), Resource: d.Node}
 	}
 	return out
 }

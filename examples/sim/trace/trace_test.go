@@ -130,7 +130,8 @@ func TestSynthSemantics(t *testing.T) {
 		}
 	}
 	require.NotNil(t, s.Generate(DefaultDefaults(), nil).Topology)
-	assert.Equal(t, Topology{Nodes: 6, Racks: 2}, *s.Generate(DefaultDefaults(), nil).Topology)
+	// SLS's racks: num_nodes / nodes_per_rack, rounded down (6 / 4).
+	assert.Equal(t, Topology{Nodes: 6, Racks: 1}, *s.Generate(DefaultDefaults(), nil).Topology)
 }
 
 func TestBadInput(t *testing.T) {
