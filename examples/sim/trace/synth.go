@@ -249,8 +249,8 @@ func readClass(o obj) (JobClass, error) {
 	if c.Type, err = o.str("type", AMMapReduce); err != nil {
 		return c, err
 	}
-	if c.Type != AMMapReduce && c.Type != AMStream {
-		return c, o.err("type", c.Type, `must be "mapreduce" or "stream"`, nil)
+	if c.Type == "" { // any other name is mapped to an AM by the scenario, as SLS's AMRunner does
+		return c, o.err("type", c.Type, "empty", nil)
 	}
 	if po, ok, err := o.object("params"); err != nil {
 		return c, err

@@ -119,8 +119,10 @@ type Node struct {
 	Rack string
 	// Resource is the node's capability ("resource", or the default node).
 	Resource berth.Resource
-	// Labels are the node's labels ("labels", comma-separated); carried.
-	Labels []string
+	// Labels are the node's labels ("labels", see ParseLabels). The
+	// schedulers do not model partitions yet: the scenario says so and
+	// runs the node in the default partition.
+	Labels []Label
 }
 
 // Topology is the size of a generated cluster: SLS's "num.nodes" /
