@@ -142,8 +142,15 @@ type Inputs struct {
 // Scenario is a validated set of inputs, ready to build engines from.
 type Scenario struct {
 	in         Inputs
-	Jobs       []trace.Job
-	Nodes      []trace.Node
+	Jobs  []trace.Job
+	Nodes []trace.Node
+	// Dropped are the jobs left out, as SLS and YARN leave them out: a
+	// Rumen job SLS cannot build, an am.type no key names, a queue the
+	// scheduler refuses, an ask past the maximum allocation.
+	Dropped []trace.Drop
+	// Notes tell how the inputs were read where a user may not expect it
+	// (SLS's "null" host names, node labels not simulated, ...).
+	Notes      []trace.Note
 	NodeEvents []engine.NodeEvent
 	Defaults   trace.Defaults
 	// Settings from the site file.
@@ -165,6 +172,9 @@ type Scenario struct {
 // Load parses and validates every input.
 func Load(in Inputs) (*Scenario, error) {
 	sc := &Scenario{in: in, Defaults: trace.DefaultDefaults()}
+	if in.End < 0 {
+		return nil, &InputError{File: "flags", Field: "end-ms", Value: in.End, Reason: "must not be negative (0: run until every job finished)"}
+	}
 	var site *Site
 	if in.Site != nil {
 		var err error
@@ -221,7 +231,7 @@ func Load(in Inputs) (*Scenario, error) {
 	if len(in.Traces) == 0 {
 		return nil, &InputError{File: "flags", Field: "tracelocation", Reason: "no trace given"}
 	}
-	var topology *trace.Topology
+	var traces []*trace.Trace
 	for _, f := range in.Traces {
 		var t *trace.Trace
 		switch strings.ToUpper(in.TraceType) {
@@ -240,10 +250,10 @@ func Load(in Inputs) (*Scenario, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.Topology != nil && topology == nil {
-			topology = t.Topology
-		}
+		traces = append(traces, t)
 		sc.Jobs = append(sc.Jobs, t.Jobs...)
+		sc.Dropped = append(sc.Dropped, t.Dropped...)
+		sc.Notes = append(sc.Notes, t.Notes...)
 	}
 	seen := map[string]string{}
 	for _, j := range sc.Jobs {
@@ -252,19 +262,24 @@ func Load(in Inputs) (*Scenario, error) {
 		}
 		seen[j.ID] = in.Traces[0].Name
 	}
-	switch {
-	case in.Nodes != nil:
-		if sc.Nodes, err = trace.ReadNodes(bytes.NewReader(in.Nodes.Data), in.Nodes.Name, sc.Defaults); err != nil {
+	var notes []trace.Note
+	if in.Nodes != nil {
+		if sc.Nodes, notes, err = trace.ReadNodes(bytes.NewReader(in.Nodes.Data), in.Nodes.Name, sc.Defaults); err != nil {
 			return nil, err
 		}
-	case topology != nil:
-		sc.Nodes = trace.GenerateNodes(*topology, sc.Defaults)
-	default:
-		all := &trace.Trace{Jobs: sc.Jobs}
-		sc.Nodes = trace.NodesFromHosts(all.Hosts(), sc.Defaults)
+		notes = append(notes, labelNotes(sc.Nodes, in.Nodes.Name)...)
+	} else {
+		sc.Nodes, notes = trace.ClusterNodes(traces, sc.Defaults)
 	}
+	sc.Notes = append(sc.Notes, notes...)
 	if len(sc.Nodes) == 0 {
 		return nil, &InputError{File: "flags", Field: "nodes", Reason: "no nodes: give a node file, or a trace with hosts or a topology"}
+	}
+	if err := sc.resolveAMTypes(site); err != nil {
+		return nil, err
+	}
+	if err := sc.admitJobs(); err != nil {
+		return nil, err
 	}
 	if in.NodeEvents != nil {
 		if sc.NodeEvents, err = readNodeEvents(in.NodeEvents, sc.Nodes); err != nil {
@@ -413,7 +428,7 @@ func (sc *Scenario) Run(o Options) (*metrics.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Config = sc.ConfigNotes()
+	r.Config = append(sc.ConfigNotes(), sc.InputNotes()...)
 	return r, nil
 }
 

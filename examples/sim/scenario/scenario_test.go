@@ -163,6 +163,7 @@ func TestLoadErrors(t *testing.T) {
 		{"scheduler", "flags", "scheduler", with(func(in *Inputs) { in.Scheduler = "fifo" })},
 		{"trace type", "flags", "tracetype", with(func(in *Inputs) { in.TraceType = "CSV" })},
 		{"no trace", "flags", "tracelocation", with(func(in *Inputs) { in.Traces = nil })},
+		{"negative end", "flags", "end-ms", with(func(in *Inputs) { in.End = -1 })},
 		{"site value", "site.xml", KeyNMHeartbeat, with(func(in *Inputs) { in.Site = site(KeyNMHeartbeat + "</name><value>-5</value>") })},
 		{"site bool", "site.xml", KeyReservationEnable, with(func(in *Inputs) { in.Site = site(KeyReservationEnable + "</name><value>yes</value>") })},
 		{"site xml", "site.xml", "", with(func(in *Inputs) { in.Site = &File{Name: "site.xml", Data: []byte("<configuration><property>")} })},
