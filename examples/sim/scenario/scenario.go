@@ -141,7 +141,7 @@ type Inputs struct {
 
 // Scenario is a validated set of inputs, ready to build engines from.
 type Scenario struct {
-	in         Inputs
+	in    Inputs
 	Jobs  []trace.Job
 	Nodes []trace.Node
 	// Dropped are the jobs left out, as SLS and YARN leave them out: a
