@@ -74,10 +74,27 @@ type options struct {
 	strictConfig                                   bool
 }
 
+// traceExamples is --help's example command per trace type (Hadoop's SLS
+// samples' file names).
+const traceExamples = `
+One example per trace type:
+  sim --tracetype=SLS --tracelocation=inputsls.json --nodes=nodes.json \
+      --scheduler-conf=capacity-scheduler.xml --conf=sls-runner.xml --output-dir=out
+  sim --tracetype=RUMEN --tracelocation=2jobs2min-rumen-jh.json \
+      --scheduler-conf=capacity-scheduler.xml --conf=sls-runner.xml --output-dir=out
+  sim --tracetype=SYNTH --tracelocation=syn.json --seed=2 --scheduler=fair \
+      --scheduler-conf=fair-scheduler-allocation.xml --conf=sls-runner.xml --output-dir=out
+`
+
 func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage of sim:")
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), traceExamples)
+	}
 	fs.StringVar(&o.traceType, "tracetype", "", "trace type: SLS, RUMEN or SYNTH (SLS's --tracetype)")
 	fs.StringVar(&o.traceLocation, "tracelocation", "", "trace files, comma-separated (SLS's --tracelocation)")
 	fs.StringVar(&o.inputRumen, "input-rumen", "", "deprecated: --tracetype=RUMEN --tracelocation=FILES")
@@ -194,6 +211,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if in.Site != nil {
 		printConfigReport(stderr, in.Site.Name, sc.SiteReport)
 	}
+	printInputNotes(stderr, sc)
 	if o.printSimulation {
 		printSimulation(stdout, sc)
 	}
@@ -218,6 +236,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	printSummary(stdout, res, o.trackJobs, prog.elapsed())
+	if len(sc.Dropped) > 0 {
+		fmt.Fprintf(stdout, "dropped jobs %d (not run, as SLS and YARN leave them out; listed on stderr and in the report)\n", len(sc.Dropped))
+	}
 	fmt.Fprintf(stdout, "\nreport: %s\n", filepath.Join(o.outputDir, "report.html"))
 	return nil
 }
@@ -289,6 +310,17 @@ func printConfigReport(w io.Writer, file string, r queue.ConfigReport) {
 	}
 	if !r.Clean() {
 		fmt.Fprintln(w, "  (--strict-config refuses to run on such a configuration)")
+	}
+}
+
+// printInputNotes says how the inputs were read where a user may not
+// expect it, and which jobs are left out and why.
+func printInputNotes(w io.Writer, sc *scenario.Scenario) {
+	for _, n := range sc.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	for _, d := range sc.Dropped {
+		fmt.Fprintf(w, "dropped job %s (queue %s): %v\n", d.Job, d.Queue, d.Reason)
 	}
 }
 
