@@ -21,6 +21,17 @@
 // the fair preemption keys of package preempt, and
 // yarn.scheduler.fair.update-interval-ms (500).
 //
+// Jobs are read as SLS reads them and checked as YARN checks them, before
+// anything runs: a trace's am.type names its AM through SLS's
+// yarn.sls.am.type.<type> keys (MRAMSimulator and StreamAMSimulator are
+// modelled; DAGAMSimulator refuses the run); a job whose queue the
+// scheduler refuses (unknown, a parent, an ACL) or whose AM or task ask
+// exceeds the maximum allocation is left out with the reason
+// (Scenario.Dropped), as are the jobs the trace readers leave out. How
+// the inputs were read where a user may not expect it (a node record {}
+// as host "null", node labels not simulated) is in Scenario.Notes. Both
+// reach the report through Run.
+//
 // The scheduler's configuration is parsed with its report
 // (capacity.ParseXMLReport, fair.ParseAllocationFileReport):
 // Scenario.ConfigReport lists what Berth does not model, what no one knows
@@ -69,6 +80,9 @@
 //     preferred host, which with relaxed locality is an any-host ask
 //     that delays scheduling by its locality wait).
 //   - Node events are a Berth addition (SLS has no node failures).
+//   - Node labels are parsed and kept on the nodes (trace.Node.Labels);
+//     the schedulers do not model partitions yet, so every node runs in
+//     the default partition, and a note says so.
 package scenario
 
 import (
