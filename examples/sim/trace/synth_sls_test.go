@@ -140,3 +140,15 @@ func TestSynthMatchesSLS(t *testing.T) {
 	})
 	t.Run("mixed", func(t *testing.T) { assert.Equal(t, slsMixed, gen(t, mixedSynth, "mixed.json")) })
 }
+
+// BenchmarkGenerate draws 10,000 jobs of the mixed file.
+func BenchmarkGenerate(b *testing.B) {
+	s, err := ReadSynth(strings.NewReader(strings.Replace(mixedSynth, `"num_jobs": 12`, `"num_jobs": 10000`, 1)), "mixed.json")
+	require.NoError(b, err)
+	b.ReportAllocs()
+	tasks := 0
+	for b.Loop() {
+		tasks = s.Generate(DefaultDefaults(), nil).Containers()
+	}
+	b.ReportMetric(float64(tasks)*float64(b.N)/b.Elapsed().Seconds(), "tasks/s")
+}
