@@ -7,6 +7,7 @@ require (
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hashicorp/raft v1.8.0
 	github.com/stretchr/testify v1.12.1
+	go.etcd.io/bbolt v1.4.3
 )
 
 require (

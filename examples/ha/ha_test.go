@@ -1,18 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"reflect"
 	"testing"
 	"time"
 
-	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/examples/durable"
 	"github.com/berthsched/berth/queue"
 )
@@ -66,11 +62,6 @@ func TestReplicasAgree(t *testing.T) {
 			}
 		})
 	}
-}
-
-type acked struct {
-	containers map[queue.ContainerID]bool
-	resv       int
 }
 
 // TestLeaderFailover kills the leader mid-stream, once between commands
@@ -228,43 +219,3 @@ func smallWorkload(seed uint64, k durable.SchedulerKind) *durable.Workload {
 	w.Nodes, w.Apps = 12, 10
 	return w
 }
-
-// TestFSMAppliesARequestOnce: a retried request (same number) is answered
-// with the first answer and not applied again; the request number
-// survives a snapshot.
-func TestFSMAppliesARequestOnce(t *testing.T) {
-	cfg, err := durable.DemoConfig(durable.Capacity)
-	require.NoError(t, err)
-	f, err := NewFSM(cfg)
-	require.NoError(t, err)
-	add, err := Entry(1, durable.AddNode{Node: queue.NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(8192, 8)}})
-	require.NoError(t, err)
-	first := f.Apply(&raft.Log{Type: raft.LogCommand, Data: add}).(Response)
-	require.NoError(t, first.Err)
-	again := f.Apply(&raft.Log{Type: raft.LogCommand, Data: add}).(Response)
-	assert.True(t, again.Duplicate)
-	assert.Equal(t, first.Result, again.Result)
-	assert.Equal(t, uint64(1), f.Cluster().Seq(), "applied once")
-
-	snap, err := f.Snapshot()
-	require.NoError(t, err)
-	sink := &memSink{}
-	require.NoError(t, snap.Persist(sink))
-	g, err := NewFSM(cfg)
-	require.NoError(t, err)
-	require.NoError(t, g.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))))
-	dup := g.Apply(&raft.Log{Type: raft.LogCommand, Data: add}).(Response)
-	assert.True(t, dup.Duplicate, "the restored FSM knows the request")
-	assert.Equal(t, uint64(1), g.Cluster().Seq())
-
-	bad := g.Apply(&raft.Log{Type: raft.LogCommand, Data: []byte{2, 99}}).(Response)
-	assert.Error(t, bad.Err, "an entry that does not decode is refused")
-	assert.ErrorIs(t, bad.Err, berth.ErrCorruptState)
-	assert.Equal(t, uint64(1), g.Cluster().Seq(), "and changes nothing")
-}
-
-type memSink struct{ bytes.Buffer }
-
-func (s *memSink) ID() string    { return "mem" }
-func (s *memSink) Cancel() error { return nil }
-func (s *memSink) Close() error  { return nil }
