@@ -36,9 +36,6 @@ type backend interface {
 	// waits until it is applied there. sent reports whether the entry may
 	// have reached a leader's log (so may yet be applied) when err is set.
 	submit(entry []byte, timeout time.Duration) (resp Response, sent bool, err error)
-	// read runs a linearizable read on the leader: it returns once the
-	// leader has applied every entry committed before read was called.
-	read(timeout time.Duration, fn func(*durable.Cluster, Ledger) error) error
 }
 
 var (
@@ -86,31 +83,6 @@ func (c *Client) Apply(cmd durable.Command) (durable.Result, error, error) {
 		return durable.Result{}, nil, resp.Rejected
 	}
 	return resp.Result, resp.Err, nil
-}
-
-// Read calls fn with the leader's Cluster and ledger once the leader has
-// applied every entry committed before Read was called: the read sees
-// every acknowledged command, and only committed ones. The leader proves
-// it still leads by committing a barrier entry, so a leader cut off from
-// the majority cannot answer. fn must be quick: the replica applies
-// nothing while it runs.
-func (c *Client) Read(fn func(*durable.Cluster, Ledger) error) error {
-	deadline := time.Now().Add(c.Timeout)
-	for {
-		var fnErr error
-		ran := false
-		err := c.b.read(time.Until(deadline), func(cl *durable.Cluster, l Ledger) error {
-			ran, fnErr = true, fn(cl, l)
-			return nil
-		})
-		switch {
-		case ran:
-			return fnErr
-		case time.Now().Add(c.Backoff).After(deadline):
-			return fmt.Errorf("%w: %w", ErrUnavailable, err)
-		}
-		time.Sleep(c.Backoff)
-	}
 }
 
 // Close closes the session, freeing its cached answer on the replicas.

@@ -35,23 +35,36 @@ func (l *ackLog) add(a acked) {
 
 // checkExactlyOnce asserts that the replicas applied exactly the
 // acknowledged commands, each once, in the order of the sequence numbers
-// their answers carry: a reference Cluster that applies them alone in
-// that order answers each as the replicas did and ends in the state every
-// replica is in.
+// their answers carry (see replayAcked), and are all in the state that
+// gives.
 func checkExactlyOnce(t *testing.T, g *Group, cfg durable.Config, log []acked) {
 	t.Helper()
+	want, seq := replayAcked(t, cfg, log)
+	agree(t, g, seq, want, "after the concurrent clients")
+}
+
+// replayAcked applies the acknowledged commands alone, in the order of
+// their answers' sequence numbers, to a reference Cluster, and asserts
+// that they hold every position once (a lost or doubled command breaks
+// the run) and that the reference answers each as the replicas did (by
+// encoding: a remote or replayed answer names a preemption decision's
+// queue by path only). It returns the reference's digest and sequence
+// number.
+func replayAcked(t *testing.T, cfg durable.Config, log []acked) (string, uint64) {
+	t.Helper()
+	log = slices.Clone(log)
 	slices.SortFunc(log, func(a, b acked) int { return cmp.Compare(a.r.Seq, b.r.Seq) })
 	ref, err := durable.New(cfg)
 	require.NoError(t, err)
 	for i, a := range log {
-		require.Equal(t, uint64(i+1), a.r.Seq, "acknowledged commands hold every position once (a lost or doubled one breaks the run)")
+		require.Equal(t, uint64(i+1), a.r.Seq, "acknowledged commands hold every position once")
 		r, callErr := ref.Apply(a.cmd)
-		require.True(t, reflect.DeepEqual(r, a.r), "command %d: answered differently from the reference", a.r.Seq)
-		require.Equal(t, callErr == nil, a.callErr == nil, "command %d", a.r.Seq)
+		require.Equal(t, encodeAnswerBytes(t, Response{Result: r, Err: callErr}), encodeAnswerBytes(t, Response{Result: a.r, Err: a.callErr}),
+			"command %d: answered differently from the reference", a.r.Seq)
 	}
 	want, err := Digest(ref)
 	require.NoError(t, err)
-	agree(t, g, ref.Seq(), want, "after the concurrent clients")
+	return want, ref.Seq()
 }
 
 // TestConcurrentClients: commands from many goroutines at once are each

@@ -42,14 +42,14 @@ const maxAnswerLen = 1 << 24
 // encodeAnswer writes r and the call's error.
 func encodeAnswer(e *berth.StateEncoder, r durable.Result, callErr error) {
 	encodeValue(e, reflect.ValueOf(r))
-	encodeError(e, callErr)
+	encodeError(e, callErr, errorKinds)
 }
 
 // decodeAnswer reads what encodeAnswer wrote.
 func decodeAnswer(d *berth.StateDecoder) (durable.Result, error) {
 	var r durable.Result
 	decodeValue(d, reflect.ValueOf(&r).Elem())
-	return r, decodeError(d)
+	return r, decodeError(d, errorKinds)
 }
 
 func encodeValue(e *berth.StateEncoder, v reflect.Value) {
@@ -186,12 +186,13 @@ var errorKinds = []error{
 	berth.ErrInvalidState, berth.ErrCorruptState, berth.ErrUnsupportedVersion,
 }
 
-// CallError is a durable call's error as a replayed or remote answer
-// carries it: its message, and the berth error kind it wrapped (errors.Is
-// still reaches it). The error's own type and fields do not travel.
+// CallError is an error as a replayed or remote answer carries it: its
+// message, and the error kind it wrapped (one of berth's Err… kinds, or
+// for a rejected request ErrSessionExpired or ErrStaleRequest), which
+// errors.Is still reaches. The error's own type and fields do not travel.
 type CallError struct {
 	Msg  string
-	Kind error // one of berth's Err… kinds, or nil
+	Kind error // the kind, or nil
 }
 
 func (e *CallError) Error() string { return e.Msg }
@@ -199,14 +200,16 @@ func (e *CallError) Error() string { return e.Msg }
 // Unwrap returns the berth error kind.
 func (e *CallError) Unwrap() error { return e.Kind }
 
-func encodeError(e *berth.StateEncoder, err error) {
+// encodeError writes err's message and the index of the first of kinds
+// it wraps.
+func encodeError(e *berth.StateEncoder, err error, kinds []error) {
 	e.Bool(err != nil)
 	if err == nil {
 		return
 	}
 	e.String(err.Error())
 	kind := 0
-	for i, k := range errorKinds {
+	for i, k := range kinds {
 		if errors.Is(err, k) {
 			kind = i + 1
 			break
@@ -215,14 +218,14 @@ func encodeError(e *berth.StateEncoder, err error) {
 	e.Uvarint(uint64(kind))
 }
 
-func decodeError(d *berth.StateDecoder) error {
+func decodeError(d *berth.StateDecoder, kinds []error) error {
 	if !d.Bool() {
 		return nil
 	}
 	ce := &CallError{Msg: d.String()}
-	k := d.Len(len(errorKinds))
+	k := d.Len(len(kinds))
 	if k > 0 {
-		ce.Kind = errorKinds[k-1]
+		ce.Kind = kinds[k-1]
 	}
 	if d.Err() != nil {
 		return nil

@@ -140,7 +140,7 @@ func TestIsolatedLeader(t *testing.T) {
 		return nil
 	}))
 	assert.Less(t, old.FSM.Cluster().Seq(), acked, "the old leader's own state is stale")
-	err = p.Read(func(c *durable.Cluster, l Ledger) error {
+	err = groupBackend{g: g, on: old}.readWithin(600*time.Millisecond, func(c *durable.Cluster, l Ledger) error {
 		t.Errorf("the isolated leader served a read at command %d (acknowledged: %d)", c.Seq(), acked)
 		return nil
 	})

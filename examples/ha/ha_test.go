@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"reflect"
 	"testing"
 	"time"
@@ -38,9 +39,9 @@ func agree(t *testing.T, g *Group, seq uint64, want string, msg string) {
 	}
 }
 
-// TestReplicasAgree: after every command, every replica is in the state
-// of a reference Cluster that applied the same commands alone, and the
-// leader's answer is the reference's.
+// TestReplicasAgree: every 20 commands, every replica is in the state of
+// a reference Cluster that applied the same commands alone, and the
+// leader's answer to every command is the reference's.
 func TestReplicasAgree(t *testing.T) {
 	for _, k := range kinds {
 		t.Run(k.String(), func(t *testing.T) {
@@ -56,9 +57,11 @@ func TestReplicasAgree(t *testing.T) {
 				assert.Equal(t, rerr == nil, callErr == nil, "command %d: %v vs %v", i, rerr, callErr)
 				require.True(t, reflect.DeepEqual(rr, r), "command %d: the leader answered differently from the reference", i)
 				w.Observe(rr, rerr)
-				want, err := Digest(ref)
-				require.NoError(t, err)
-				agree(t, g, ref.Seq(), want, fmt.Sprintf("after command %d", i))
+				if i%20 == 19 {
+					want, err := Digest(ref)
+					require.NoError(t, err)
+					agree(t, g, ref.Seq(), want, fmt.Sprintf("after command %d", i))
+				}
 			}
 		})
 	}
@@ -208,7 +211,7 @@ func TestCatchUpFromSnapshot(t *testing.T) {
 }
 
 func TestDemo(t *testing.T) {
-	require.NoError(t, run())
+	require.NoError(t, run(io.Discard, durable.Capacity))
 }
 
 // smallWorkload is a workload on a dozen nodes, so that a few hundred

@@ -394,10 +394,15 @@ func (g *Group) Apply(cmd durable.Command) (durable.Result, error, error) {
 	return r, callErr, err
 }
 
-// Read is [Client.Read] on the leader, with no session needed.
+// Read calls fn with the leader's Cluster and ledger once the leader has
+// applied every entry committed before Read was called: the read sees
+// every acknowledged command, and only committed ones. The leader proves
+// it still leads by committing a barrier entry, so a leader cut off from
+// the majority cannot answer: Read tries the next leader until the
+// Group's Timeout. fn must be quick: the replica applies nothing while it
+// runs.
 func (g *Group) Read(fn func(*durable.Cluster, Ledger) error) error {
-	c := &Client{b: groupBackend{g: g}, Timeout: g.Timeout, Backoff: 5 * time.Millisecond}
-	return c.Read(fn)
+	return groupBackend{g: g}.readWithin(g.Timeout, fn)
 }
 
 // groupBackend sends a Client's entries to the Group's leader, or to one
@@ -434,18 +439,33 @@ func (b groupBackend) submit(entry []byte, timeout time.Duration) (Response, boo
 	return f.Response().(Response), true, nil
 }
 
-func (b groupBackend) read(timeout time.Duration, fn func(*durable.Cluster, Ledger) error) error {
+// readWithin reads through the target (see Group.Read), again until
+// timeout; fn's own error is returned as it is.
+func (b groupBackend) readWithin(timeout time.Duration, fn func(*durable.Cluster, Ledger) error) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		fsm, err := b.barrier(time.Until(deadline))
+		if err == nil {
+			return fsm.Read(fn)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// barrier commits a barrier on the target and returns its FSM, which has
+// then applied every entry committed before.
+func (b groupBackend) barrier(timeout time.Duration) (*FSM, error) {
 	l, err := b.target(timeout)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	b.g.mu.Lock()
 	rf, fsm := l.Raft, l.FSM
 	b.g.mu.Unlock()
-	if err := rf.Barrier(timeout).Error(); err != nil {
-		return err
-	}
-	return fsm.Read(fn)
+	return fsm, rf.Barrier(timeout).Error()
 }
 
 // WaitApplied waits until every running replica has applied seq commands.
