@@ -79,22 +79,19 @@ func TestBoltStoreMatchesInmem(t *testing.T) {
 			}
 			require.NoError(t, s.StoreLogs(logs))
 			require.NoError(t, ref.StoreLogs(logs))
-		case op < 8: // drop a tail
+		default: // drop a tail (a follower's conflicting entries) or compact a head
 			last, _ := ref.LastIndex()
 			first, _ := ref.FirstIndex()
 			if last > first {
-				from := first + uint64(rng.IntN(int(last-first)))
-				require.NoError(t, s.DeleteRange(from, last))
-				require.NoError(t, ref.DeleteRange(from, last))
-				next = from
-			}
-		default: // compact a head
-			last, _ := ref.LastIndex()
-			first, _ := ref.FirstIndex()
-			if last > first {
-				to := first + uint64(rng.IntN(int(last-first)))
-				require.NoError(t, s.DeleteRange(first, to))
-				require.NoError(t, ref.DeleteRange(first, to))
+				cut := first + uint64(rng.IntN(int(last-first)))
+				lo, hi := cut, last
+				if op >= 8 {
+					lo, hi = first, cut
+				} else {
+					next = cut
+				}
+				require.NoError(t, s.DeleteRange(lo, hi))
+				require.NoError(t, ref.DeleteRange(lo, hi))
 			}
 		}
 		check(step)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -29,6 +30,18 @@ func newGroupWith(t *testing.T, n int, opts GroupOptions) (*Group, durable.Confi
 // deposed leader behaves.
 func pinned(g *Group, c *Client, r *Replica, timeout time.Duration) *Client {
 	return &Client{b: groupBackend{g: g, on: r}, id: c.id, seq: c.seq, Timeout: timeout, Backoff: 5 * time.Millisecond}
+}
+
+// otherThan returns a running replica that is none of not.
+func otherThan(t *testing.T, g *Group, not ...*Replica) *Replica {
+	t.Helper()
+	for _, r := range g.Running() {
+		if !slices.Contains(not, r) {
+			return r
+		}
+	}
+	require.Fail(t, "no other replica running")
+	return nil
 }
 
 // sessionSeq is the last request of a session a replica applied (0: none,
@@ -80,13 +93,7 @@ func TestMinorityLeaderCannotAcknowledge(t *testing.T) {
 	d.run(50)
 	old, err := g.Leader()
 	require.NoError(t, err)
-	var buddy *Replica
-	for _, r := range g.Replicas {
-		if r != old {
-			buddy = r
-			break
-		}
-	}
+	buddy := otherThan(t, g, old)
 	stray, err := g.NewClient()
 	require.NoError(t, err)
 	g.Partition(old, buddy)
@@ -168,13 +175,7 @@ func TestRestartFromDisk(t *testing.T) {
 		require.NoError(t, r.Raft.Snapshot().Error(), "snapshot on %s", r.ID)
 	}
 	d.run(40)
-	var down *Replica
-	for _, r := range g.Replicas {
-		if r != l {
-			down = r
-			break
-		}
-	}
+	down := otherThan(t, g, l)
 	require.NoError(t, g.Stop(down))
 	d.run(40)
 	require.NoError(t, g.Restart(down))
@@ -212,13 +213,7 @@ func TestSnapshotDuringHeavyApplies(t *testing.T) {
 	}
 	l, err := g.Leader()
 	require.NoError(t, err)
-	var down *Replica
-	for _, r := range g.Replicas {
-		if r != l {
-			down = r
-			break
-		}
-	}
+	down := otherThan(t, g, l)
 	var snaps atomic.Int64
 	stop := make(chan struct{})
 	snapDone := make(chan struct{})
@@ -282,13 +277,7 @@ func TestMembership(t *testing.T) {
 
 	l, err = g.Leader()
 	require.NoError(t, err)
-	var follower *Replica
-	for _, r := range g.Replicas {
-		if r != l && r != added {
-			follower = r
-			break
-		}
-	}
+	follower := otherThan(t, g, l, added)
 	require.NoError(t, g.Remove(follower))
 	d.run(20)
 	requireVoters(t, g, 3)

@@ -319,11 +319,7 @@ func (f *FSM) writeSessions(w io.Writer) error {
 	e := berth.NewStateEncoder(w, fsmSnapshotKind, fsmSnapshotVersion)
 	e.Uvarint(f.ledger.Applied)
 	e.Bytes(f.ledger.Digest[:])
-	ids := make([]uint64, 0, len(f.sessions))
-	for id := range f.sessions {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
+	ids := f.sessionIDsLocked()
 	e.Len(len(ids))
 	for _, id := range ids {
 		s := f.sessions[id]
@@ -389,10 +385,14 @@ func readSessions(br *bufio.Reader) (Ledger, map[uint64]*session, error) {
 	return l, sessions, nil
 }
 
-// sessionIDs lists the open sessions, for tests and status.
+// sessionIDs lists the open sessions in id order.
 func (f *FSM) sessionIDs() []uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.sessionIDsLocked()
+}
+
+func (f *FSM) sessionIDsLocked() []uint64 {
 	ids := make([]uint64, 0, len(f.sessions))
 	for id := range f.sessions {
 		ids = append(ids, id)

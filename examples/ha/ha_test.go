@@ -177,13 +177,7 @@ func TestCatchUpFromSnapshot(t *testing.T) {
 			run(200)
 			l, err := g.Leader()
 			require.NoError(t, err)
-			var down *Replica
-			for _, r := range g.Replicas {
-				if r != l {
-					down = r
-					break
-				}
-			}
+			down := otherThan(t, g, l)
 			require.NoError(t, g.WaitApplied(ref.Seq()))
 			require.NoError(t, g.Stop(down))
 			run(600)

@@ -263,13 +263,7 @@ func nemesis(t *testing.T, g *Group, d time.Duration) map[string]int {
 		pause()
 		l, err := g.Leader()
 		require.NoError(t, err)
-		var follower *Replica
-		for _, r := range g.Running() {
-			if r != l {
-				follower = r
-				break
-			}
-		}
+		follower := otherThan(t, g, l)
 		switch rng.IntN(4) {
 		case 0:
 			done["isolate leader"]++

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -54,6 +55,7 @@ type Status struct {
 	Ledger       Ledger
 	Digest       string
 	AppliedIndex uint64 // the raft log index applied
+	Term         uint64 // the raft term: how many elections there were
 	Restores     int64  // snapshots installed since the process started
 }
 
@@ -196,6 +198,7 @@ func (s *server) status(w http.ResponseWriter, req *http.Request) {
 	_, leader := s.raft.LeaderWithID()
 	st := Status{ID: string(s.id), State: s.raft.State().String(), Leader: string(leader),
 		AppliedIndex: s.raft.AppliedIndex(), Restores: s.fsm.Restores()}
+	st.Term, _ = strconv.ParseUint(s.raft.Stats()["term"], 10, 64)
 	err := s.fsm.Read(func(c *durable.Cluster, l Ledger) error {
 		d, err := Digest(c)
 		st.Applied, st.Ledger, st.Digest = c.Seq(), l, d
@@ -221,8 +224,9 @@ type Remote struct {
 	addrs map[raft.ServerID]string
 	http  *http.Client
 
-	mu    sync.Mutex
-	guess int
+	mu     sync.Mutex
+	guess  int
+	served raft.ServerID // the replica that answered the last request
 }
 
 // NewRemote reaches the replicas at the given HTTP addresses (host:port)
@@ -292,7 +296,17 @@ func (r *Remote) submit(entry []byte, timeout time.Duration) (Response, bool, er
 		return Response{}, resp.Header.Get(headerSent) != "false", fmt.Errorf("%s: %s: %s", id, resp.Status, strings.TrimSpace(string(body)))
 	}
 	out, err := decodeResponse(body)
+	r.mu.Lock()
+	r.served = id
+	r.mu.Unlock()
 	return out, true, err
+}
+
+// ServedBy is the replica that answered the last request.
+func (r *Remote) ServedBy() raft.ServerID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.served
 }
 
 // Read runs a linearizable read on the leader, trying again (on the
