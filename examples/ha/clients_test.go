@@ -148,4 +148,9 @@ func TestClientRetryIsAnsweredOnce(t *testing.T) {
 		assert.Equal(t, uint64(1), l.Applied)
 		return nil
 	}))
+
+	// Closed, the session takes no more requests.
+	require.NoError(t, c.Close())
+	_, _, err = c.Apply(addNode("n2"))
+	assert.ErrorIs(t, err, ErrSessionExpired)
 }

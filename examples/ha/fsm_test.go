@@ -329,14 +329,13 @@ func FuzzDecodeEntry(f *testing.F) {
 // FuzzRestoreSessions: a damaged session section is refused with an
 // error, never a panic or an unbounded allocation.
 func FuzzRestoreSessions(f *testing.F) {
-	l := &fsmLog{t: &testing.T{}}
 	cfg, _ := durable.DemoConfig(durable.Capacity)
-	l.f, _ = NewFSM(cfg)
-	s := l.apply(OpenEntry()).Session
+	fsm, _ := NewFSM(cfg)
+	s := fsm.Apply(&raft.Log{Index: 1, Type: raft.LogCommand, Data: OpenEntry()}).(Response).Session
 	b, _ := CommandEntry(s, 1, addNode("n1"))
-	l.apply(b)
+	fsm.Apply(&raft.Log{Index: 2, Type: raft.LogCommand, Data: b})
 	var buf bytes.Buffer
-	if err := l.f.writeSessions(&buf); err != nil {
+	if err := fsm.writeSessions(&buf); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())

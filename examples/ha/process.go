@@ -45,9 +45,12 @@ type ProcessOptions struct {
 // pauses that matter are the Go runtime's and the scheduler's on a busy
 // machine (tens of milliseconds with eight processes on two cores), so
 // 250 ms keeps false elections rare while a failover takes a few hundred
-// milliseconds; raft's defaults (1 s, for a network) take 1–3 s. The
-// leader steps down after LeaderLeaseTimeout without a majority, well
-// before a new leader can be elected.
+// milliseconds: 0.59 s median, 0.85 s p99 over 30 SIGKILLed leaders at
+// load 20 on two cores, with no election but those the kills caused.
+// 100 ms halved that (0.25 s, 0.46 s) but added five elections nothing
+// caused; raft's defaults (1 s, for a network) take 1–3 s. The leader
+// steps down after LeaderLeaseTimeout without a majority, well before a
+// new leader can be elected.
 const (
 	LoopbackHeartbeatTimeout   = 250 * time.Millisecond
 	LoopbackElectionTimeout    = 250 * time.Millisecond
