@@ -17,7 +17,9 @@ import (
 // Concurrent callers use a Client each (or [Group.Apply], which keeps a
 // pool of them).
 type Client struct {
-	// Timeout bounds one call, retries included.
+	// Timeout bounds one call, retries included (an attempt on a leader
+	// that has taken the entry waits for the commit, or for the leader to
+	// step down, which its lease bounds).
 	Timeout time.Duration
 	// Backoff is the pause between two attempts.
 	Backoff time.Duration
@@ -98,7 +100,8 @@ func (c *Client) submit(entry []byte) (Response, error) {
 	deadline := time.Now().Add(c.Timeout)
 	maybe := false
 	for {
-		resp, sent, err := c.b.submit(entry, time.Until(deadline))
+		// A zero or negative timeout means none to raft and net/http.
+		resp, sent, err := c.b.submit(entry, max(time.Until(deadline), time.Millisecond))
 		if err == nil {
 			return resp, nil
 		}

@@ -195,6 +195,7 @@ type CallError struct {
 	Kind error // the kind, or nil
 }
 
+// Error returns the original error's message.
 func (e *CallError) Error() string { return e.Msg }
 
 // Unwrap returns the berth error kind.

@@ -187,6 +187,7 @@ type EntryError struct {
 	Err   error
 }
 
+// Error names the field and the cause.
 func (e *EntryError) Error() string { return fmt.Sprintf("ha: log entry, %s: %v", e.Field, e.Err) }
 
 // Unwrap returns the cause.

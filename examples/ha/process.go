@@ -155,7 +155,9 @@ func RunProcess(ctx context.Context, o ProcessOptions) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: (&server{raft: rf, fsm: fsm, id: o.ID, timeout: 5 * time.Second}).handler()}
+	stop := make(chan struct{})
+	defer close(stop)
+	srv := &http.Server{Handler: (&server{raft: rf, fsm: fsm, id: o.ID, timeout: 5 * time.Second, stop: stop}).handler()}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("replica up", "raft", o.RaftAddr, "http", ln.Addr(), "data", o.DataDir, "restarted", existing)

@@ -129,6 +129,7 @@ type server struct {
 	fsm     *FSM
 	id      raft.ServerID
 	timeout time.Duration
+	stop    <-chan struct{} // closed when the replica shuts down
 }
 
 func (s *server) handler() http.Handler {
@@ -160,7 +161,7 @@ func (s *server) apply(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	f := s.raft.Apply(body, s.timeout)
-	if err := f.Error(); err != nil {
+	if err := waitFuture(f, s.timeout, s.stop); err != nil {
 		sent := !errors.Is(err, raft.ErrNotLeader) && !errors.Is(err, raft.ErrEnqueueTimeout) &&
 			!errors.Is(err, raft.ErrLeadershipTransferInProgress)
 		w.Header().Set(headerSent, fmt.Sprint(sent))
@@ -181,7 +182,7 @@ func (s *server) read(w http.ResponseWriter, req *http.Request) {
 	if s.notLeader(w) {
 		return
 	}
-	if err := s.raft.Barrier(s.timeout).Error(); err != nil {
+	if err := waitFuture(s.raft.Barrier(s.timeout), s.timeout, s.stop); err != nil {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
 	}

@@ -25,7 +25,8 @@ type Replica struct {
 	FSM   *FSM
 	Raft  *raft.Raft
 	trans *raft.InmemTransport
-	side  int // the replica's side of a partition (0: the main one)
+	side  int           // the replica's side of a partition (0: the main one)
+	stop  chan struct{} // closed when the replica stops
 	stores
 }
 
@@ -44,7 +45,7 @@ type stores struct {
 func openStores(dir string, noSync bool) (stores, error) {
 	if dir == "" {
 		m := raft.NewInmemStore()
-		return stores{logs: m, stable: m, snaps: raft.NewInmemSnapshotStore(), close: func() error { return nil }}, nil
+		return stores{logs: m, stable: m, snaps: &memSnapshotStore{}, close: func() error { return nil }}, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return stores{}, err
@@ -194,7 +195,7 @@ func (g *Group) start(r *Replica) error {
 		return err
 	}
 	g.mu.Lock()
-	r.trans, r.FSM, r.Raft = t, fsm, rf
+	r.trans, r.FSM, r.Raft, r.stop = t, fsm, rf, make(chan struct{})
 	g.rewireLocked()
 	g.mu.Unlock()
 	return nil
@@ -251,6 +252,7 @@ func (g *Group) Stop(r *Replica) error {
 	}
 	t.DisconnectAll()
 	r.trans = nil
+	close(r.stop)
 	g.mu.Unlock()
 	err := r.Raft.Shutdown().Error()
 	t.Close()
@@ -426,10 +428,10 @@ func (b groupBackend) submit(entry []byte, timeout time.Duration) (Response, boo
 		return Response{}, false, err
 	}
 	b.g.mu.Lock()
-	rf := l.Raft
+	rf, stop := l.Raft, l.stop
 	b.g.mu.Unlock()
 	f := rf.Apply(entry, timeout)
-	if err := f.Error(); err != nil {
+	if err := waitFuture(f, timeout, stop); err != nil {
 		// Only a refusal before the leader took the entry proves it is
 		// not in any log.
 		sent := !errors.Is(err, raft.ErrNotLeader) && !errors.Is(err, raft.ErrEnqueueTimeout) &&
@@ -444,7 +446,7 @@ func (b groupBackend) submit(entry []byte, timeout time.Duration) (Response, boo
 func (b groupBackend) readWithin(timeout time.Duration, fn func(*durable.Cluster, Ledger) error) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		fsm, err := b.barrier(time.Until(deadline))
+		fsm, err := b.barrier(max(time.Until(deadline), time.Millisecond))
 		if err == nil {
 			return fsm.Read(fn)
 		}
@@ -463,9 +465,33 @@ func (b groupBackend) barrier(timeout time.Duration) (*FSM, error) {
 		return nil, err
 	}
 	b.g.mu.Lock()
-	rf, fsm := l.Raft, l.FSM
+	rf, fsm, stop := l.Raft, l.FSM, l.stop
 	b.g.mu.Unlock()
-	return fsm, rf.Barrier(timeout).Error()
+	return fsm, waitFuture(rf.Barrier(timeout), timeout, stop)
+}
+
+// errFutureTimeout: raft did not answer within the caller's timeout.
+var errFutureTimeout = errors.New("ha: no answer from raft in time")
+
+// waitFuture waits for f, at most timeout and no longer than its replica
+// runs. raft v1.8 can leave a future unanswered for ever: entries
+// committed but not yet applied when it shuts down stay in its FSM
+// goroutine's queue, their futures with them (clients of a killed leader
+// hung there). Only the goroutine waiting on such a future is left
+// behind.
+func waitFuture(f raft.Future, timeout time.Duration, stop <-chan struct{}) error {
+	done := make(chan error, 1)
+	go func() { done <- f.Error() }()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-stop:
+		return raft.ErrRaftShutdown
+	case <-t.C:
+		return errFutureTimeout
+	}
 }
 
 // WaitApplied waits until every running replica has applied seq commands.
