@@ -247,7 +247,7 @@ func TestAnswerCodec(t *testing.T) {
 			require.NoError(t, err)
 			w := smallWorkload(8, k)
 			deep, reports, errs := 0, 0, 0
-			for i := range 2000 {
+			for i := range 1200 {
 				var cmd durable.Command = durable.RemoveNode{ID: "no-such-node"} // refused
 				if i%50 != 0 {
 					cmd = w.Next()

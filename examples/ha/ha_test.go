@@ -94,7 +94,7 @@ func TestLeaderFailover(t *testing.T) {
 						w.Observe(rr, rerr)
 					}
 				}
-				run(700)
+				run(400)
 				old, err := g.Leader()
 				require.NoError(t, err)
 				if inFlight {
@@ -147,7 +147,7 @@ func TestLeaderFailover(t *testing.T) {
 				for i := range refPlans {
 					assert.Equal(t, refPlans[i].Len(), gotPlans[i].Len(), "reservations in plan %s", refPlans[i].QueueName())
 				}
-				run(700)
+				run(400)
 				want, err = Digest(ref)
 				require.NoError(t, err)
 				agree(t, g, ref.Seq(), want, "decisions continue identically")
