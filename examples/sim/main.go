@@ -227,7 +227,7 @@ func outputs(r *metrics.Run, title string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for name, w := range map[string]func(io.Writer, *metrics.Run) error{
 		"jobruntime.csv": metrics.WriteJobRuntime, "jobs.csv": metrics.WriteJobs, "cluster.csv": metrics.WriteCluster,
-		"queues.csv": metrics.WriteQueues, "reservations.csv": metrics.WriteReservations,
+		"queues.csv": metrics.WriteQueues, "reservations.csv": metrics.WriteReservations, "timeline.csv": metrics.WriteTimeline,
 	} {
 		var b strings.Builder
 		if err := w(&b, r); err != nil {

@@ -237,6 +237,7 @@ type Engine struct {
 	preempted int
 	lost      int
 	marked    int
+	kills     []metrics.Event // the current preemption round's, per queue
 	// Per reported queue (run.Queues): containers marked and preempted so
 	// far; queueIdx finds a queue's index, reservation queues counting
 	// for their plan.
@@ -422,6 +423,8 @@ func (e *Engine) Run() (*metrics.Run, error) {
 		}
 		if ev.at-e.lastChange > e.cfg.StallTimeout && ev.at > e.lastJobEvent {
 			e.run.Stalled = true
+			e.record(metrics.Event{Time: e.lastChange, Kind: metrics.Stalled, Containers: e.open,
+				Detail: fmt.Sprintf("nothing changed for more than %d ms with %d jobs unfinished", e.cfg.StallTimeout, e.open)})
 			break
 		}
 		now = ev.at
@@ -480,6 +483,7 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 			e.log.Warn("preemption round", "time", now, "err", err)
 		}
 		e.ended(ended, now)
+		e.flushKills()
 		e.push(event{at: now + e.cfg.PreemptionInterval, kind: evPreempt})
 	case evSample:
 		e.sample(now)
@@ -497,12 +501,15 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 			if err != nil {
 				e.log.Warn("remove node", "node", n.spec.ID, "err", err)
 			}
+			e.nodeLost(n, ended, now)
 			e.ended(ended, now)
 		}
 	case evNodeUp:
 		if n := e.nodes[ev.i]; n.down {
 			if err := e.nodeUp(n, now); err != nil {
 				e.log.Warn("add node", "node", n.spec.ID, "err", err)
+			} else {
+				e.record(metrics.Event{Time: now, Kind: metrics.NodeReturned, Node: n.spec.ID, Rack: n.spec.Rack, Resource: n.spec.Capability})
 			}
 		}
 	}
@@ -1184,6 +1191,11 @@ func (e *Engine) followerRound(now berth.Time) {
 		e.lastEnt[r.PlanQueue] = ent
 		if r.Replanned || r.Resized {
 			e.run.Replans++
+			how := "replanned"
+			if !r.Replanned {
+				how = "resized"
+			}
+			e.record(metrics.Event{Time: now, Kind: metrics.PlanReplanned, Queue: e.reportedQueue(r.PlanQueue), Resource: r.PlanResources, Detail: how})
 		}
 		e.ended(r.Ended, now)
 		for _, app := range r.Killed {

@@ -73,6 +73,7 @@ package scenario
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -146,6 +147,9 @@ type Scenario struct {
 	Nodes      []trace.Node
 	NodeEvents []engine.NodeEvent
 	Defaults   trace.Defaults
+	// Description is the scenario's own account of itself (the first
+	// SYNTH trace's description), for the report.
+	Description string
 	// Settings from the site file.
 	Heartbeat, FollowerStep, PreemptInterval, SampleInterval berth.Duration
 	Reservations, Preemption                                 bool
@@ -233,6 +237,7 @@ func Load(in Inputs) (*Scenario, error) {
 			var s *trace.Synth
 			if s, err = trace.ReadSynth(bytes.NewReader(f.Data), f.Name); err == nil {
 				t = s.Generate(sc.Defaults, in.Seed)
+				sc.Description = cmp.Or(sc.Description, s.Description)
 			}
 		default:
 			return nil, &InputError{File: "flags", Field: "tracetype", Value: in.TraceType, Reason: "must be SLS, RUMEN or SYNTH"}
@@ -414,6 +419,7 @@ func (sc *Scenario) Run(o Options) (*metrics.Run, error) {
 		return nil, err
 	}
 	r.Config = sc.ConfigNotes()
+	r.Description = sc.Description
 	return r, nil
 }
 
