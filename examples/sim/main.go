@@ -318,7 +318,7 @@ func printSummary(w io.Writer, r *metrics.Run, track string, wall time.Duration)
 	fmt.Fprintf(w, "reservations %d: accepted %d, removed by replanning %d (follower runs that replanned or resized %d); deadlines met %d\n\n",
 		s.Reservations, s.Accepted, s.Removed, s.Replans, s.DeadlinesMet)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "queue\tjobs\tfinished\twait mean s\twait p95 s\truntime mean s\truntime p95 s\tused GB\tguaranteed GB\tmarked\tpreempted\t")
+	fmt.Fprintf(tw, "queue\tjobs\tfinished\twait mean s\twait p95 s\truntime mean s\truntime p95 s\tused GB\t%s GB\tmarked\tpreempted\t\n", s.ShareLabel)
 	for _, q := range s.Queues {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t%d\t\n", q.Queue, q.Jobs, q.Finished, q.WaitMean, q.WaitP95, q.RunMean, q.RunP95, q.MeanUsedGB, q.MeanGuaranteedGB, q.Marked, q.Preempted)
 	}
