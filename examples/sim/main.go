@@ -16,7 +16,16 @@
 //	    --conf=sls-runner.xml --output-dir=out
 //
 // The output directory receives report.html, jobruntime.csv (SLS's
-// columns), jobs.csv, cluster.csv, queues.csv and reservations.csv.
+// columns), jobs.csv, cluster.csv, queues.csv, reservations.csv and
+// timeline.csv. --help says more.
+//
+// --compare runs the same trace under several configurations at once and
+// writes compare.html beside one directory per configuration; --shard
+// runs a part of them and --merge builds the comparison from the parts
+// (package compare, and README.md for running the parts on a batch
+// engine):
+//
+//	go run ./examples/sim --compare=capacity,fair --output-dir=cmp
 // Preemption runs as the configuration says, as in YARN: under the
 // capacity scheduler when yarn.resourcemanager.scheduler.monitor.enable is
 // true (the policy's yarn.resourcemanager.monitor.capacity.preemption.*
@@ -72,6 +81,10 @@ type options struct {
 	quiet                                          bool
 	writeDefault                                   string
 	strictConfig                                   bool
+	// --compare, --shard, --merge, --workers (main_compare.go).
+	compare, shard string
+	merge          bool
+	workers        int
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error) {
@@ -95,10 +108,15 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress display")
 	fs.BoolVar(&o.strictConfig, "strict-config", false, "refuse to run when the scheduler's file or the site file has keys Berth does not model or that no one knows")
 	fs.StringVar(&o.writeDefault, "write-default-scenario", "", "write the embedded default scenario's files to this directory and exit")
+	fs.StringVar(&o.compare, "compare", "", "run the trace under several configurations and compare them: a comparison file (JSON), or a comma-separated list of schedulers (capacity, fair) or scheduler files")
+	fs.StringVar(&o.shard, "shard", "", "with --compare: run only part i/n of the configurations (0 ≤ i < n), for --merge")
+	fs.BoolVar(&o.merge, "merge", false, "build the comparison from the output directories of --shard runs, given as arguments")
+	fs.IntVar(&o.workers, "workers", 0, "with --compare: configurations run at once (0: one per core)")
+	fs.Usage = func() { usage(fs) }
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
-	if fs.NArg() > 0 {
+	if fs.NArg() > 0 && !o.merge {
 		return nil, nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
 	return o, fs, nil
@@ -170,12 +188,20 @@ func (o *options) inputs() (scenario.Inputs, string, error) {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	o, _, err := parseFlags(args, stderr)
+	o, fs, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
 	if o.writeDefault != "" {
 		return writeFiles(o.writeDefault, scenario.DefaultFiles())
+	}
+	switch {
+	case o.merge:
+		return runMerge(o, fs.Args(), stdout)
+	case o.compare != "":
+		return runCompare(o, stdout, stderr)
+	case o.shard != "" || o.workers != 0:
+		return errors.New("--shard and --workers go with --compare")
 	}
 	in, title, err := o.inputs()
 	if err != nil {

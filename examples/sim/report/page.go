@@ -153,7 +153,8 @@ p.description{font-style:italic;color:#444}
 table{table-layout:fixed;width:100%;border-collapse:collapse;margin:1em 0;font-size:.82em}
 td,th{border:1px solid #ccc;padding:.3em .5em;text-align:right;overflow-wrap:anywhere;word-break:break-word;vertical-align:top}
 th{background:#f3f3f3;font-weight:600}td:first-child,th:first-child{text-align:left}
-#timeline td,#timeline th,#config td,#config th{text-align:left}
+#timeline td,#timeline th,#config td,#config th,table.diff td,table.diff th{text-align:left}
+h3{font-size:1.05em;margin-top:1.5em}
 figure{margin:1.5em 0}figcaption{color:#555;font-size:.9em}svg{max-width:100%;height:auto}
 `
 
