@@ -26,6 +26,7 @@
 // engine):
 //
 //	go run ./examples/sim --compare=capacity,fair --output-dir=cmp
+//
 // Preemption runs as the configuration says, as in YARN: under the
 // capacity scheduler when yarn.resourcemanager.scheduler.monitor.enable is
 // true (the policy's yarn.resourcemanager.monitor.capacity.preemption.*
@@ -269,37 +270,9 @@ func outputs(r *metrics.Run, title string) (map[string][]byte, error) {
 	return files, nil
 }
 
-// writeFiles writes the files into a fresh temporary directory beside dir,
-// then moves them into dir (created if missing): each file appears whole
-// or not at all.
-func writeFiles(dir string, files map[string][]byte) error {
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, ".sim-tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(tmp, name), data, 0o644); err != nil {
-			return err
-		}
-	}
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		if err := os.Chmod(tmp, 0o755); err != nil {
-			return err
-		}
-		return os.Rename(tmp, dir)
-	}
-	for name := range files {
-		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(dir, name)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// writeFiles writes the files into dir (created if missing), all or
+// nothing: see writeTree.
+func writeFiles(dir string, files map[string][]byte) error { return writeTree(dir, files) }
 
 // printConfigReport tells the user what the scheduler's configuration
 // says that the simulation does not model or that no one knows (issue 15):

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -313,7 +314,7 @@ func (m marks) Plot(c draw.Canvas, p *plot.Plot) {
 // leaving out a label that would overlap the one before.
 func drawLabels(c draw.Canvas, trX func(float64) vg.Length, top vg.Length, m []mark) {
 	byTime := slices.Clone(m)
-	slices.SortStableFunc(byTime, func(a, b mark) int { return cmpFloat(a.from, b.from) })
+	slices.SortStableFunc(byTime, func(a, b mark) int { return cmp.Compare(a.from, b.from) })
 	end := c.Min.X - 1
 	for _, k := range byTime {
 		if k.label == "" {
@@ -324,16 +325,6 @@ func drawLabels(c draw.Canvas, trX func(float64) vg.Length, top vg.Length, m []m
 			end = x + w + vg.Points(4)
 		}
 	}
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // draw draws the mark between heights lo and hi; a tick is tickH tall
