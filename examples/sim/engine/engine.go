@@ -238,6 +238,10 @@ type Engine struct {
 	lost      int
 	marked    int
 	kills     []metrics.Event // the current preemption round's, per queue
+	// Per plan queue: the follower's last run found it over-committed,
+	// and the plan's resources when it last went on the timeline.
+	overCommitted map[string]bool
+	planRes       map[string]berth.Resource
 	// Per reported queue (run.Queues): containers marked and preempted so
 	// far; queueIdx finds a queue's index, reservation queues counting
 	// for their plan.
@@ -298,7 +302,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, clock: cfg.Clock, s: cfg.Scheduler, nodeByID: map[string]*node{}, appByID: map[string]*app{},
 		ctrs: map[queue.ContainerID]*ctr{}, pending: map[capKey]int{}, resIdx: map[string]int{}, log: cfg.Logger,
-		wakeAt: -1, lastEnt: map[string]map[string]queue.Entitlement{}}
+		wakeAt: -1, lastEnt: map[string]map[string]queue.Entitlement{}, overCommitted: map[string]bool{}, planRes: map[string]berth.Resource{}}
 	if cfg.IdleBackoff < 0 {
 		return nil, &ConfigError{"IdleBackoff", "must not be negative"}
 	}
@@ -1189,14 +1193,7 @@ func (e *Engine) followerRound(now berth.Time) {
 			e.bump()
 		}
 		e.lastEnt[r.PlanQueue] = ent
-		if r.Replanned || r.Resized {
-			e.run.Replans++
-			how := "replanned"
-			if !r.Replanned {
-				how = "resized"
-			}
-			e.record(metrics.Event{Time: now, Kind: metrics.PlanReplanned, Queue: e.reportedQueue(r.PlanQueue), Resource: r.PlanResources, Detail: how})
-		}
+		e.replanned(&r, now)
 		e.ended(r.Ended, now)
 		for _, app := range r.Killed {
 			if a := e.appByIDOrNil(app); a != nil && a.state != finished {

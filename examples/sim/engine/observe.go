@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/examples/sim/metrics"
+	"github.com/berthsched/berth/follower"
 	"github.com/berthsched/berth/plan"
 	"github.com/berthsched/berth/preempt"
 	"github.com/berthsched/berth/queue"
@@ -172,6 +173,30 @@ func (e *Engine) flushKills() {
 		e.record(k)
 	}
 	e.kills = e.kills[:0]
+}
+
+// replanned counts a follower run that replanned or resized a plan and
+// records it on the timeline. A
+// plan that stays over-committed is replanned or resized at every
+// follower step: such a run goes on the timeline only when it starts a
+// stretch of them or the plan's resources changed, so that the timeline
+// says what happened, not how often the follower ran.
+func (e *Engine) replanned(r *follower.Result, now berth.Time) {
+	was := e.overCommitted[r.PlanQueue]
+	e.overCommitted[r.PlanQueue] = r.Replanned || r.Resized
+	if !r.Replanned && !r.Resized {
+		return
+	}
+	e.run.Replans++
+	if was && e.planRes[r.PlanQueue].Equal(r.PlanResources) {
+		return
+	}
+	how := "replanned"
+	if !r.Replanned {
+		how = "resized"
+	}
+	e.planRes[r.PlanQueue] = r.PlanResources
+	e.record(metrics.Event{Time: now, Kind: metrics.PlanReplanned, Queue: e.reportedQueue(r.PlanQueue), Resource: r.PlanResources, Detail: how})
 }
 
 // reportedQueue names a queue as the run reports it (Run.Queues): a

@@ -6,6 +6,7 @@ import (
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
 	"github.com/berthsched/berth/examples/sim/metrics"
+	"github.com/berthsched/berth/follower"
 	"github.com/berthsched/berth/queue"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -71,4 +72,32 @@ func TestTimeline(t *testing.T) {
 	assert.Equal(t, metrics.Event{Time: 8_000, Kind: metrics.NodeReturned, Node: "node0", Rack: lost.Rack, Resource: berth.New(4096, 4)}, back)
 	assert.Equal(t, metrics.Event{Time: 12_000, Kind: metrics.Preempted, Queue: "root.a", Containers: 2, Resource: berth.New(2048, 2)}, killed)
 	assert.Equal(t, 2, run.Samples[len(run.Samples)-1].Preempted)
+}
+
+// TestReplanningOnTheTimeline: a plan over-committed at every follower
+// step goes on the timeline when that starts and when its resources
+// change, not at every step; every step is counted.
+func TestReplanningOnTheTimeline(t *testing.T) {
+	clock := berth.NewManualClock(0)
+	s := capacitySched(t, clock)
+	e, err := New(Config{Clock: clock, Scheduler: s, Stats: NewCapacityStats(s), Nodes: nodes(1)})
+	require.NoError(t, err)
+	big, small := berth.New(8192, 8), berth.New(4096, 4)
+	steps := []follower.Result{
+		{PlanQueue: "p", Replanned: true, PlanResources: big},   // starts: recorded
+		{PlanQueue: "p", Replanned: true, PlanResources: big},   // the same: not
+		{PlanQueue: "p", Resized: true, PlanResources: big},     // the same stretch: not
+		{PlanQueue: "p", Replanned: true, PlanResources: small}, // resources changed: recorded
+		{PlanQueue: "p", PlanResources: small},                  // fits again
+		{PlanQueue: "p", Resized: true, PlanResources: small},   // a new stretch: recorded
+	}
+	for i := range steps {
+		e.replanned(&steps[i], berth.Time(i*1000))
+	}
+	assert.Equal(t, []metrics.Event{
+		{Time: 0, Kind: metrics.PlanReplanned, Queue: "p", Resource: big, Detail: "replanned"},
+		{Time: 3000, Kind: metrics.PlanReplanned, Queue: "p", Resource: small, Detail: "replanned"},
+		{Time: 5000, Kind: metrics.PlanReplanned, Queue: "p", Resource: small, Detail: "resized"},
+	}, e.run.Timeline)
+	assert.Equal(t, 5, e.run.Replans, "every step that replanned or resized counts")
 }

@@ -24,7 +24,9 @@ const (
 	QueueReconfigured
 	// PlanReplanned: the plan follower found Queue's plan over-committed
 	// and replanned or shrank its reservations (Detail says which);
-	// Resource is what the scheduler now guarantees the plan.
+	// Resource is what the scheduler now guarantees the plan. A plan that
+	// stays over-committed step after step is recorded when that starts
+	// and whenever its resources change.
 	PlanReplanned
 	// Preempted: one preemption round killed Containers containers of
 	// Queue, holding Resource between them.

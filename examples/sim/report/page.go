@@ -23,13 +23,16 @@ func (t *timeline) happenings() []Happening {
 	var out []Happening
 	add := func(from, to berth.Time, span bool, what string) {
 		h := Happening{At: clock(from, t.end), What: what, at: from}
-		if span {
+		if span && to > from {
 			h.For = dur(to - from)
 		}
 		out = append(out, h)
 	}
 	for _, o := range t.outages {
 		what := fmt.Sprintf("%s down (%s): %s ended", o.what(), memory(o.Resource.Memory), count(o.Containers, "container", "containers"))
+		if o.Containers == 0 {
+			what = fmt.Sprintf("%s down (%s), none running a container", o.what(), memory(o.Resource.Memory))
+		}
 		if o.AMs > 0 {
 			what += fmt.Sprintf(", %s restarted", count(o.AMs, "application", "applications"))
 		}
@@ -48,8 +51,20 @@ func (t *timeline) happenings() []Happening {
 	for _, p := range t.preemption {
 		add(p.From, p.To, true, fmt.Sprintf("preemption: %s killed %s", count(p.Rounds, "round", "rounds"), victims(p.Victims)))
 	}
-	for _, ev := range t.replans {
-		add(ev.Time, ev.Time, false, fmt.Sprintf("plan %s over-committed and %s to %s", ev.Queue, ev.Detail, memory(ev.Resource.Memory)))
+	// Replanning: one row per plan and burst (a follower may resize at
+	// every step while the plan stays over-committed).
+	for i := 0; i < len(t.replans); {
+		j := i
+		for j+1 < len(t.replans) && t.replans[j+1].Queue == t.replans[i].Queue && t.replans[j+1].Time-t.replans[j].Time <= t.gap() {
+			j++
+		}
+		first, last := t.replans[i], t.replans[j]
+		what := fmt.Sprintf("plan %s over-committed and %s to %s", first.Queue, first.Detail, memory(first.Resource.Memory))
+		if j > i {
+			what = fmt.Sprintf("plan %s over-committed %d times, replanned or resized to %s at last", first.Queue, j-i+1, memory(last.Resource.Memory))
+		}
+		add(first.Time, last.Time, true, what)
+		i = j + 1
 	}
 	// Reservations: one row per plan, and one per burst of removals.
 	var plans []string
@@ -88,7 +103,7 @@ func (t *timeline) happenings() []Happening {
 			for j+1 < len(removed) && removed[j+1].Time-removed[j].Time <= t.gap() {
 				j++
 			}
-			add(removed[i].Time, removed[j].Time, removed[j].Time > removed[i].Time, fmt.Sprintf("plan %s: the replanner removed %s", pl, count(j-i+1, "reservation", "reservations")))
+			add(removed[i].Time, removed[j].Time, true, fmt.Sprintf("plan %s: the replanner removed %s", pl, count(j-i+1, "reservation", "reservations")))
 			i = j + 1
 		}
 	}

@@ -47,7 +47,11 @@ func (t *timeline) story(s Summary) []string {
 	}
 	for k, p := range t.preemption {
 		if !told[k] {
-			out = append(out, fmt.Sprintf("From %s to %s preemption killed %s.", clock(p.From, t.end), clock(p.To, t.end), victims(p.Victims)))
+			when := fmt.Sprintf("From %s to %s", clock(p.From, t.end), clock(p.To, t.end))
+			if p.From == p.To {
+				when = "At " + clock(p.From, t.end)
+			}
+			out = append(out, fmt.Sprintf("%s preemption killed %s.", when, victims(p.Victims)))
 		}
 	}
 	if line := t.reservationStory(); line != "" {
@@ -82,7 +86,11 @@ func (t *timeline) outageStory(o *outage) string {
 	} else {
 		b.WriteString(") and did not come back")
 	}
-	fmt.Fprintf(&b, ": the loss ended %s", count(o.Containers, "running container", "running containers"))
+	if o.Containers == 0 {
+		b.WriteString(": no container was running on them")
+	} else {
+		fmt.Fprintf(&b, ": the loss ended %s", count(o.Containers, "running container", "running containers"))
+	}
 	if o.AMs > 0 {
 		fmt.Fprintf(&b, ", %s whose %s restarted", count(o.AMs, "of them an application master", "of them application masters"),
 			map[bool]string{true: "application", false: "applications"}[o.AMs == 1])
