@@ -31,8 +31,8 @@ Examples:
   sim --output-dir=out
   sim --scheduler=fair --output-dir=out-fair
 
-  # An SLS trace (SLS's sls-jobs.json format) on a node file.
-  sim --tracetype=SLS --tracelocation=sls-jobs.json --nodes=nodes.json \
+  # An SLS trace (SLS's own format, as its sample inputsls.json) on a node file.
+  sim --tracetype=SLS --tracelocation=inputsls.json --nodes=nodes.json \
       --scheduler-conf=capacity-scheduler.xml --conf=sls-runner.xml --output-dir=out
 
   # A Rumen trace (job history turned into JSON by Rumen's TraceBuilder).
@@ -46,7 +46,7 @@ Examples:
   # What if: the default scenario under both schedulers, or a trace under
   # the configurations a comparison file lists (see examples/sim/README.md).
   sim --compare=capacity,fair --output-dir=cmp
-  sim --compare=whatif.json --tracetype=SLS --tracelocation=sls-jobs.json \
+  sim --compare=whatif.json --tracetype=SLS --tracelocation=inputsls.json \
       --scheduler-conf=capacity-scheduler.xml --output-dir=cmp
 
   # The same comparison across machines (a Kubernetes Indexed Job, a Slurm
@@ -78,6 +78,8 @@ Differences from SLS:
     events in (time, sequence) order, deterministically, thousands of times
     faster. Metrics are sampled every yarn.sls.metrics.record.interval.ms of
     simulated time.
+  - Application masters are SLS's MapReduce and streaming models
+    (yarn.sls.am.type.*); a type Berth does not model (dag) is refused.
   - Application masters act on a heartbeat's containers at once (no
     yarn.sls.am.heartbeat.interval.ms delay); a container starts when it is
     allocated.

@@ -221,6 +221,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if in.Site != nil {
 		printConfigReport(stderr, in.Site.Name, sc.SiteReport)
 	}
+	printInputNotes(stderr, sc)
 	if o.printSimulation {
 		printSimulation(stdout, sc)
 	}
@@ -245,6 +246,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	printSummary(stdout, res, o.trackJobs, prog.elapsed())
+	if len(sc.Dropped) > 0 {
+		fmt.Fprintf(stdout, "dropped jobs %d (not run, as SLS and YARN leave them out; listed on stderr and in the report)\n", len(sc.Dropped))
+	}
 	fmt.Fprintf(stdout, "\nreport: %s\n", filepath.Join(o.outputDir, "report.html"))
 	return nil
 }
@@ -288,6 +292,17 @@ func printConfigReport(w io.Writer, file string, r queue.ConfigReport) {
 	}
 	if !r.Clean() {
 		fmt.Fprintln(w, "  (--strict-config refuses to run on such a configuration)")
+	}
+}
+
+// printInputNotes says how the inputs were read where a user may not
+// expect it, and which jobs are left out and why.
+func printInputNotes(w io.Writer, sc *scenario.Scenario) {
+	for _, n := range sc.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	for _, d := range sc.Dropped {
+		fmt.Fprintf(w, "dropped job %s (queue %s): %v\n", d.Job, d.Queue, d.Reason)
 	}
 }
 

@@ -21,6 +21,17 @@
 // the fair preemption keys of package preempt, and
 // yarn.scheduler.fair.update-interval-ms (500).
 //
+// Jobs are read as SLS reads them and checked as YARN checks them, before
+// anything runs: a trace's am.type names its AM through SLS's
+// yarn.sls.am.type.<type> keys (MRAMSimulator and StreamAMSimulator are
+// modelled; DAGAMSimulator refuses the run); a job whose queue the
+// scheduler refuses (unknown, a parent, an ACL) or whose AM or task ask
+// exceeds the maximum allocation is left out with the reason
+// (Scenario.Dropped), as are the jobs the trace readers leave out. How
+// the inputs were read where a user may not expect it (a node record {}
+// as host "null", node labels not simulated) is in Scenario.Notes. Both
+// reach the report through Run.
+//
 // The scheduler's configuration is parsed with its report
 // (capacity.ParseXMLReport, fair.ParseAllocationFileReport):
 // Scenario.ConfigReport lists what Berth does not model, what no one knows
@@ -69,6 +80,9 @@
 //     preferred host, which with relaxed locality is an any-host ask
 //     that delays scheduling by its locality wait).
 //   - Node events are a Berth addition (SLS has no node failures).
+//   - Node labels are parsed and kept on the nodes (trace.Node.Labels);
+//     the schedulers do not model partitions yet, so every node runs in
+//     the default partition, and a note says so.
 package scenario
 
 import (
@@ -142,9 +156,16 @@ type Inputs struct {
 
 // Scenario is a validated set of inputs, ready to build engines from.
 type Scenario struct {
-	in         Inputs
-	Jobs       []trace.Job
-	Nodes      []trace.Node
+	in    Inputs
+	Jobs  []trace.Job
+	Nodes []trace.Node
+	// Dropped are the jobs left out, as SLS and YARN leave them out: a
+	// Rumen job SLS cannot build, an am.type no key names, a queue the
+	// scheduler refuses, an ask past the maximum allocation.
+	Dropped []trace.Drop
+	// Notes tell how the inputs were read where a user may not expect it
+	// (SLS's "null" host names, node labels not simulated, ...).
+	Notes      []trace.Note
 	NodeEvents []engine.NodeEvent
 	Defaults   trace.Defaults
 	// Description is the scenario's own account of itself (the first
@@ -169,6 +190,9 @@ type Scenario struct {
 // Load parses and validates every input.
 func Load(in Inputs) (*Scenario, error) {
 	sc := &Scenario{in: in, Defaults: trace.DefaultDefaults()}
+	if in.End < 0 {
+		return nil, &InputError{File: "flags", Field: "end-ms", Value: in.End, Reason: "must not be negative (0: run until every job finished)"}
+	}
 	var site *Site
 	if in.Site != nil {
 		var err error
@@ -225,7 +249,7 @@ func Load(in Inputs) (*Scenario, error) {
 	if len(in.Traces) == 0 {
 		return nil, &InputError{File: "flags", Field: "tracelocation", Reason: "no trace given"}
 	}
-	var topology *trace.Topology
+	var traces []*trace.Trace
 	for _, f := range in.Traces {
 		var t *trace.Trace
 		switch strings.ToUpper(in.TraceType) {
@@ -245,10 +269,10 @@ func Load(in Inputs) (*Scenario, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.Topology != nil && topology == nil {
-			topology = t.Topology
-		}
+		traces = append(traces, t)
 		sc.Jobs = append(sc.Jobs, t.Jobs...)
+		sc.Dropped = append(sc.Dropped, t.Dropped...)
+		sc.Notes = append(sc.Notes, t.Notes...)
 	}
 	seen := map[string]string{}
 	for _, j := range sc.Jobs {
@@ -257,19 +281,24 @@ func Load(in Inputs) (*Scenario, error) {
 		}
 		seen[j.ID] = in.Traces[0].Name
 	}
-	switch {
-	case in.Nodes != nil:
-		if sc.Nodes, err = trace.ReadNodes(bytes.NewReader(in.Nodes.Data), in.Nodes.Name, sc.Defaults); err != nil {
+	var notes []trace.Note
+	if in.Nodes != nil {
+		if sc.Nodes, notes, err = trace.ReadNodes(bytes.NewReader(in.Nodes.Data), in.Nodes.Name, sc.Defaults); err != nil {
 			return nil, err
 		}
-	case topology != nil:
-		sc.Nodes = trace.GenerateNodes(*topology, sc.Defaults)
-	default:
-		all := &trace.Trace{Jobs: sc.Jobs}
-		sc.Nodes = trace.NodesFromHosts(all.Hosts(), sc.Defaults)
+		notes = append(notes, labelNotes(sc.Nodes, in.Nodes.Name)...)
+	} else {
+		sc.Nodes, notes = trace.ClusterNodes(traces, sc.Defaults)
 	}
+	sc.Notes = append(sc.Notes, notes...)
 	if len(sc.Nodes) == 0 {
 		return nil, &InputError{File: "flags", Field: "nodes", Reason: "no nodes: give a node file, or a trace with hosts or a topology"}
+	}
+	if err := sc.resolveAMTypes(site); err != nil {
+		return nil, err
+	}
+	if err := sc.admitJobs(); err != nil {
+		return nil, err
 	}
 	if in.NodeEvents != nil {
 		if sc.NodeEvents, err = readNodeEvents(in.NodeEvents, sc.Nodes); err != nil {
@@ -418,7 +447,7 @@ func (sc *Scenario) Run(o Options) (*metrics.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Config = sc.ConfigNotes()
+	r.Config = append(sc.ConfigNotes(), sc.InputNotes()...)
 	r.Description = sc.Description
 	return r, nil
 }

@@ -86,7 +86,12 @@ func TestDefaultReservations(t *testing.T) {
 	for i := range run.Jobs {
 		jobs[run.Jobs[i].ID] = &run.Jobs[i]
 	}
-	accepted, removed, inWindow := 0, 0, 0
+	// The planner places a job's last stage right before its deadline, and
+	// each stage's containers start at the node heartbeats after it
+	// begins while task times are in ms: a job may end up to a heartbeat
+	// per stage (maps, reduces) after its deadline.
+	slack := 2 * sc.Heartbeat
+	accepted, removed, inWindow, hit := 0, 0, 0, 0
 	for _, v := range run.Reservations {
 		if !v.Accepted {
 			continue
@@ -103,14 +108,21 @@ func TestDefaultReservations(t *testing.T) {
 		require.NotNil(t, j, v.Job)
 		assert.Equal(t, v.ID, j.Reservation)
 		assert.GreaterOrEqual(t, j.FirstTask, v.Arrival, v.Job)
-		if assert.Positive(t, j.Finished, v.Job) && assert.LessOrEqual(t, j.Finished, v.Deadline, v.Job) {
+		if j.Lost > 0 {
+			// Its reservation stood, but the failed racks ended some of
+			// its containers: they run again, possibly past the deadline.
+			hit++
+			continue
+		}
+		if assert.Positive(t, j.Finished, v.Job) && assert.LessOrEqual(t, j.Finished, v.Deadline+slack, v.Job) {
 			inWindow++
 		}
 	}
 	assert.Greater(t, accepted, 100)
 	assert.Positive(t, removed, "the rack failure should make the replanner remove reservations")
 	assert.Positive(t, run.Replans)
-	assert.Equal(t, accepted-removed, inWindow)
+	assert.Less(t, hit, accepted/10, "few standing reservations lose containers")
+	assert.Equal(t, accepted-removed-hit, inWindow)
 	// The plan never holds more than its capacity once the follower ran.
 	for _, s := range run.Samples {
 		for k := range run.Plans {
@@ -163,6 +175,7 @@ func TestLoadErrors(t *testing.T) {
 		{"scheduler", "flags", "scheduler", with(func(in *Inputs) { in.Scheduler = "fifo" })},
 		{"trace type", "flags", "tracetype", with(func(in *Inputs) { in.TraceType = "CSV" })},
 		{"no trace", "flags", "tracelocation", with(func(in *Inputs) { in.Traces = nil })},
+		{"negative end", "flags", "end-ms", with(func(in *Inputs) { in.End = -1 })},
 		{"site value", "site.xml", KeyNMHeartbeat, with(func(in *Inputs) { in.Site = site(KeyNMHeartbeat + "</name><value>-5</value>") })},
 		{"site bool", "site.xml", KeyReservationEnable, with(func(in *Inputs) { in.Site = site(KeyReservationEnable + "</name><value>yes</value>") })},
 		{"site xml", "site.xml", "", with(func(in *Inputs) { in.Site = &File{Name: "site.xml", Data: []byte("<configuration><property>")} })},
