@@ -87,6 +87,7 @@ package scenario
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -167,6 +168,9 @@ type Scenario struct {
 	Notes      []trace.Note
 	NodeEvents []engine.NodeEvent
 	Defaults   trace.Defaults
+	// Description is the scenario's own account of itself (the first
+	// SYNTH trace's description), for the report.
+	Description string
 	// Settings from the site file.
 	Heartbeat, FollowerStep, PreemptInterval, SampleInterval berth.Duration
 	Reservations, Preemption                                 bool
@@ -257,6 +261,7 @@ func Load(in Inputs) (*Scenario, error) {
 			var s *trace.Synth
 			if s, err = trace.ReadSynth(bytes.NewReader(f.Data), f.Name); err == nil {
 				t = s.Generate(sc.Defaults, in.Seed)
+				sc.Description = cmp.Or(sc.Description, s.Description)
 			}
 		default:
 			return nil, &InputError{File: "flags", Field: "tracetype", Value: in.TraceType, Reason: "must be SLS, RUMEN or SYNTH"}
@@ -443,6 +448,7 @@ func (sc *Scenario) Run(o Options) (*metrics.Run, error) {
 		return nil, err
 	}
 	r.Config = append(sc.ConfigNotes(), sc.InputNotes()...)
+	r.Description = sc.Description
 	return r, nil
 }
 
