@@ -32,7 +32,11 @@
 //   - [Scheduler] satisfies follower.Scheduler as it is: plan and
 //     reservation queue resources are steady fair shares, an entitlement's
 //     capacity is the reservation queue's weight (YARN's
-//     FairSchedulerPlanFollower), each accessor O(1) or O(answer).
+//     FairSchedulerPlanFollower), each accessor O(1) or O(answer). A plan
+//     for a reservable queue is created with [Scheduler.PlanResources] as
+//     its capacity and [Scheduler.ResourceCalculator] as its calculator
+//     (YARN's FairReservationSystem), and the follower keeps the capacity
+//     in step with the cluster.
 //   - [Scheduler] keeps the queue tree (ad-hoc queues created by placement
 //     and removed when empty), enforces maxRunningApps per queue and user,
 //     recomputes instantaneous and steady fair shares, and allocates on
@@ -229,6 +233,14 @@
 //     with the element named; YARN reads them and then starves the queue
 //     or preempts at once. Kept as in YARN: maxAMShare -1 (no AM limit),
 //     thresholds clamped to [0, 1], weight 0 and maxRunningApps 0.
+//   - The resources a plan follower reads ([Scheduler.PlanResources],
+//     [Scheduler.ReservationQueueState]) are the steady fair share with
+//     every resource type a policy above the queue does not divide (the
+//     fair policy divides memory alone) set to the share's fraction of the
+//     cluster's memory times the cluster's amount. YARN reports 0 vcores
+//     there (or what a previous policy left), and since the reservation
+//     system checks every type, a plan sized by it refuses every
+//     reservation asking for vcores.
 //   - Reservation queues are removed only by RemoveReservationQueue (or
 //     with their plan when a reload drops it), never by the update's
 //     clean-up of empty ad-hoc queues. A plan's default queue

@@ -510,6 +510,12 @@ func (r *run) expire(q string, move bool) {
 func (r Result) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "plan %s at %d: resources %v, reserved %v", r.PlanQueue, r.Now, r.PlanResources, r.Reserved)
+	if r.Replanned {
+		b.WriteString(", replanned")
+	}
+	if r.Resized {
+		b.WriteString(", resized")
+	}
 	if len(r.Created) > 0 {
 		fmt.Fprintf(&b, ", created %v", r.Created)
 	}

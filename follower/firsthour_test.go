@@ -1,0 +1,176 @@
+package follower
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/agent"
+	"github.com/berthsched/berth/capacity"
+	"github.com/berthsched/berth/fair"
+	"github.com/berthsched/berth/plan"
+	"github.com/berthsched/berth/policy"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The traps a new host meets in its first hour, on the documented path:
+// the scheduler reports what a plan gets (PlanResources), the plan is
+// built from it with YARN's default agent and a sharing policy, and the
+// follower keeps the plan in step with the scheduler.
+
+// yarnPlan is the plan YARN's reservation system creates for a plan queue
+// of capacity capa: AlignedPlannerWithGreedy and the given sharing policy.
+func yarnPlan(t testing.TB, queue string, capa berth.Resource, calc berth.Calculator, pol plan.SharingPolicy, clock berth.Clock) *plan.Plan {
+	t.Helper()
+	cfg := plan.DefaultConfig(queue, capa, clock)
+	cfg.Calculator = calc
+	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	require.NoError(t, err)
+	rp, err := policy.NewSimpleCapacityReplanner(policy.DefaultReplannerConfig())
+	require.NoError(t, err)
+	cfg.Agent, cfg.Policy, cfg.Replanner = ag, pol, rp
+	p, err := plan.New(cfg)
+	require.NoError(t, err)
+	return p
+}
+
+func sharingPolicies(t testing.TB) map[string]plan.SharingPolicy {
+	cot, err := policy.NewCapacityOverTime(policy.DefaultCapacityOverTimeConfig())
+	require.NoError(t, err)
+	return map[string]plan.SharingPolicy{"CapacityOverTime": cot, "NoOverCommit": policy.NoOverCommit{}}
+}
+
+// fairCluster is a fair scheduler of ten <8 GB, 8> nodes with the reservable
+// queue "dedicated" at weight 4 of 5, every queue under policy pol.
+func fairCluster(t testing.TB, pol string, clock berth.Clock) *fair.Scheduler {
+	t.Helper()
+	af, err := fair.ParseAllocationFile([]byte(`<allocations>
+  <queue name="default"><weight>1</weight></queue>
+  <queue name="dedicated"><weight>4</weight><reservation/></queue>
+  <defaultQueueSchedulingPolicy>`+pol+`</defaultQueueSchedulingPolicy>
+</allocations>`), fair.ParseOptions{})
+	require.NoError(t, err)
+	s, err := fair.New(fair.DefaultConfig(), af, clock)
+	require.NoError(t, err)
+	for i := range 10 {
+		require.NoError(t, s.AddNode(fair.NodeSpec{ID: fmt.Sprintf("n%d", i), Rack: "/r", Capability: berth.New(8192, 8)}))
+	}
+	return s
+}
+
+// A plan sized by the fair scheduler's plan resources admits reservations
+// under the fair policy as under DRF, with either sharing policy. The fair
+// policy divides memory alone; the plan resources used to carry 0 vcores,
+// and every reservation (each asks for vcores) was refused.
+func TestFairPlanAcceptsReservations(t *testing.T) {
+	const minute = 60_000
+	for _, schedPol := range []string{"fair", "drf"} {
+		for name, sharing := range sharingPolicies(t) {
+			t.Run(schedPol+"/"+name, func(t *testing.T) {
+				clock := berth.NewManualClock(0)
+				s := fairCluster(t, schedPol, clock)
+				capa, err := s.PlanResources("root.dedicated")
+				require.NoError(t, err)
+				assert.Equal(t, berth.New(65536, 64), capa, "4/5 of <80 GB, 80>")
+				p := yarnPlan(t, "root.dedicated", capa, s.ResourceCalculator(), sharing, clock)
+				sys, err := plan.NewSystem(plan.SystemConfig{ClusterTimestamp: 1, Clock: clock})
+				require.NoError(t, err)
+				require.NoError(t, sys.AddPlan(p))
+				accepted := 0
+				for i := range 22 {
+					def := plan.Definition{Arrival: berth.Time(i) * 10 * minute, Deadline: berth.Time(i)*10*minute + 60*minute,
+						Interpreter: plan.RAll, Stages: []plan.Stage{{Capability: berth.New(2048, 2), Containers: 4, Concurrency: 2, Duration: 20 * minute}}}
+					err := sys.Submit(plan.SubmissionRequest{Queue: "root.dedicated", ID: sys.NewReservationID(), User: "alice", Definition: &def})
+					if assert.NoError(t, err, "reservation %d", i) {
+						accepted++
+					}
+				}
+				assert.Equal(t, 22, accepted)
+
+				// The follower sizes the reservations' queues from the same
+				// plan resources.
+				f := mustFollower(t, s, FairFlavor, p)
+				res, err := f.Run(20 * minute)
+				require.NoError(t, err)
+				require.Len(t, res, 1)
+				assert.NotEmpty(t, res[0].Active)
+				var total float32
+				for _, a := range res[0].Assignments[1 : len(res[0].Assignments)-1] {
+					total += a.Capacity
+				}
+				assert.Positive(t, res[0].Reserved.Memory)
+				assert.InDelta(t, float64(res[0].Reserved.Memory)/float64(capa.Memory), total, 1e-4)
+				require.NoError(t, s.Check())
+			})
+		}
+	}
+}
+
+// Plans of both flavors follow the cluster: after 7 of 10 nodes are lost,
+// the next follower run sets each plan's capacity to what its queue now
+// gets, and a reservation the old capacity would hold is refused.
+func TestPlansFollowTheCluster(t *testing.T) {
+	const minute = 60_000
+	type cluster struct {
+		sched      Scheduler
+		planQ      string
+		flavor     Flavor
+		removeNode func(id string) error
+		capa       berth.Resource // the plan's capacity at creation
+	}
+	build := map[string]func(t *testing.T, clock berth.Clock) cluster{
+		"capacity": func(t *testing.T, clock berth.Clock) cluster {
+			cfg := capacity.DefaultConfig()
+			ded := capacity.Queue("dedicated", 80)
+			ded.Reservable = true
+			cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("default", 20), ded}
+			s, err := capacity.New(cfg, clock)
+			require.NoError(t, err)
+			for i := range 10 {
+				require.NoError(t, s.AddNode(capacity.NodeSpec{ID: fmt.Sprintf("n%d", i), Rack: "/r", Capability: berth.New(8192, 8)}))
+			}
+			capa := plan.PlanCapacity(berth.MemoryCalculator{}, s.ClusterResource(), 0.8, berth.New(1024, 1))
+			return cluster{s, "dedicated", CapacityFlavor, func(id string) error { _, err := s.RemoveNode(id); return err }, capa}
+		},
+		"fair": func(t *testing.T, clock berth.Clock) cluster {
+			s := fairCluster(t, "fair", clock)
+			capa, err := s.PlanResources("root.dedicated")
+			require.NoError(t, err)
+			return cluster{s, "root.dedicated", FairFlavor, func(id string) error { _, err := s.RemoveNode(id); return err }, capa}
+		},
+	}
+	for _, name := range []string{"capacity", "fair"} {
+		t.Run(name, func(t *testing.T) {
+			clock := berth.NewManualClock(0)
+			c := build[name](t, clock)
+			cot, err := policy.NewCapacityOverTime(policy.DefaultCapacityOverTimeConfig())
+			require.NoError(t, err)
+			p := yarnPlan(t, c.planQ, c.capa, berth.MemoryCalculator{}, cot, clock)
+			f := mustFollower(t, c.sched, c.flavor, p)
+			_, err = f.Run(0)
+			require.NoError(t, err)
+			assert.Equal(t, int64(65536), p.Capacity().Memory, "80%% of 80 GB")
+
+			for i := range 7 {
+				require.NoError(t, c.removeNode(fmt.Sprintf("n%d", i)))
+			}
+			clock.Set(1000)
+			res, err := f.Run(1000)
+			require.NoError(t, err)
+			planRes := res[0].PlanResources
+			assert.InDelta(t, 0.8*3*8192, float64(planRes.Memory), 1, "80%% of the 24 GB left")
+			assert.Equal(t, planRes, p.Capacity(), "the plan follows its queue")
+
+			// 40 containers of 1 GB at once fit the old 64 GB, not the
+			// 19.2 GB left; 8 do.
+			submit := func(n int64) error {
+				def := plan.Definition{Arrival: 2 * minute, Deadline: 12 * minute, Interpreter: plan.RAll,
+					Stages: []plan.Stage{{Capability: berth.New(1024, 1), Containers: n, Concurrency: n, Duration: 10 * minute}}}
+				return p.Agent().CreateReservation(p, plan.ReservationID{ClusterTimestamp: 1, Sequence: n}, "alice", def)
+			}
+			assert.Error(t, submit(40), "refused against the capacity the plan has now")
+			assert.NoError(t, submit(8))
+		})
+	}
+}
