@@ -174,3 +174,30 @@ func TestPlansFollowTheCluster(t *testing.T) {
 		})
 	}
 }
+
+// The two schedulers answer alike: an application naming a reservation
+// whose queue does not exist (not yet active, or expired) is refused with
+// berth.ErrNotFound on the reservation id, on either scheduler.
+func TestSchedulersRefuseInactiveReservationAlike(t *testing.T) {
+	clock := berth.NewManualClock(0)
+	cs := newPFCapacity(t, berth.New(10240, 10))
+	fs := fairCluster(t, "fair", clock)
+	for name, submit := range map[string]func() error{
+		"capacity": func() error {
+			_, err := cs.SubmitApp(capacity.AppSpec{ID: "app_1", Queue: "dedicated", User: "alice", ReservationID: rid(9).String()})
+			return err
+		},
+		"fair": func() error {
+			_, err := fs.SubmitApp(fair.AppSpec{ID: "app_1", Queue: "root.dedicated", User: "alice", ReservationID: rid(9).String()})
+			return err
+		},
+	} {
+		err := submit()
+		assert.ErrorIs(t, err, berth.ErrNotFound, name)
+		var fe *berth.FieldError
+		if assert.ErrorAs(t, err, &fe, name) {
+			assert.Equal(t, "app.reservation-id", fe.Field, name)
+		}
+		assert.ErrorContains(t, err, "not", name)
+	}
+}
