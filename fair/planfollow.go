@@ -32,6 +32,11 @@ func (s *Scheduler) PlanResources(plan string) (berth.Resource, error) {
 	return s.planShare(p), nil
 }
 
+// FollowerFlavor names the plan follower flavor whose queue names this
+// scheduler takes, "fair" (reservation queues named by full path):
+// follower.New refuses the capacity flavor for it.
+func (s *Scheduler) FollowerFlavor() string { return "fair" }
+
 // ResourceCalculator is the calculator the fair scheduler's reservation
 // system plans with (YARN's FairScheduler.getResourceCalculator, the
 // memory-only DefaultResourceCalculator, whatever the queues' policies):

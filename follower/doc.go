@@ -49,6 +49,10 @@
 //     capacity to them too (YARN's leaves it alone). An entitlement is the
 //     queue's weight.
 //
+// Both schedulers name their flavor ([FlavorReporter]): [New] takes it when
+// Config.Flavor is nil and refuses the other one, as YARN's followers
+// refuse a scheduler of the other kind.
+//
 // # One run
 //
 // With now rounded up to the plan step: read the plan resources and

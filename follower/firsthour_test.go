@@ -201,3 +201,40 @@ func TestSchedulersRefuseInactiveReservationAlike(t *testing.T) {
 		assert.ErrorContains(t, err, "not", name)
 	}
 }
+
+// A follower of the other scheduler's flavor is refused: the fair flavor
+// would name a capacity scheduler's reservation queues by full path. A nil
+// flavor takes the scheduler's own; a host's flavor is left to the host.
+func TestFollowerFlavorMustMatchScheduler(t *testing.T) {
+	cs := newPFCapacity(t, berth.New(10240, 10))
+	fs := newPFFair(t, berth.New(10240, 10))
+	for _, c := range []struct {
+		name   string
+		sched  Scheduler
+		flavor Flavor
+		want   Flavor // nil: refused
+	}{
+		{"capacity/capacity", cs, CapacityFlavor, CapacityFlavor},
+		{"capacity/fair", cs, FairFlavor, nil},
+		{"capacity/nil", cs, nil, CapacityFlavor},
+		{"fair/fair", fs, FairFlavor, FairFlavor},
+		{"fair/capacity", fs, CapacityFlavor, nil},
+		{"fair/nil", fs, nil, FairFlavor},
+		{"fair/host", fs, hostFlavor{}, hostFlavor{}},
+		{"funcs/nil", Funcs{}, nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := New(Config{Scheduler: c.sched, Flavor: c.flavor})
+			if c.want == nil {
+				assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+				var fe *berth.FieldError
+				require.ErrorAs(t, err, &fe)
+				assert.Equal(t, "follower.flavor", fe.Field)
+				assert.Nil(t, f)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.want, f.cfg.Flavor)
+		})
+	}
+}

@@ -42,6 +42,26 @@ var CapacityFlavor Flavor = capacityFlavor{}
 // differences from YARN).
 var FairFlavor Flavor = fairFlavor{}
 
+// FlavorReporter is implemented by a scheduler that names the built-in
+// flavor whose queue names it takes: *capacity.Scheduler reports
+// "capacity", *fair.Scheduler "fair". [New] takes the reported flavor when
+// Config.Flavor is nil and refuses the other built-in one (a host's own
+// flavor is the host's business).
+type FlavorReporter interface {
+	FollowerFlavor() string
+}
+
+// builtinFlavor returns the built-in flavor named name, or nil.
+func builtinFlavor(name string) Flavor {
+	switch name {
+	case CapacityFlavor.String():
+		return CapacityFlavor
+	case FairFlavor.String():
+		return FairFlavor
+	}
+	return nil
+}
+
 type capacityFlavor struct{}
 
 func (capacityFlavor) QueueName(_, reservation string) string { return reservation }
