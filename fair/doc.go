@@ -100,6 +100,23 @@
 // names always win, and an unknown name is a *berth.FieldError naming the
 // element that also matches *queue.UnknownNameError.
 //
+// # A host's loop
+//
+// Each tick of its clock, a host applies node events ([Scheduler.AddNode],
+// [Scheduler.RemoveNode], stopping the containers it ends); runs the plan
+// follower when a plan step has passed; takes reservation requests
+// (plan.System: with SystemConfig.Publish set to the follower's
+// Synchronize, a reservation arriving within a step has its queue when
+// Submit returns, as in YARN); submits applications ([AppSpec] naming the
+// reservation; one whose queue does not exist yet is refused with
+// berth.ErrNotFound, as YARN refuses it) and their asks
+// ([Scheduler.Allocate]); sends each node's [Scheduler.Heartbeat] (which
+// runs [Scheduler.Update] when the update interval has passed) and starts
+// the containers it returns; and runs fair preemption (package preempt)
+// after the update, stopping what a round kills. Package follower's
+// Example (HostLoop) is this loop on the capacity scheduler; the fair
+// scheduler takes the same calls.
+//
 // # Time
 //
 // The scheduler never reads the wall clock and starts no goroutine. YARN's

@@ -12,15 +12,38 @@
 //
 // The host drives it: call [Follower.Run] every plan step (YARN runs it on
 // a timer with period yarn.resourcemanager.reservation-system.planfollower.time-step,
-// 1 s by default), and [Follower.Refresh] right after accepting a
-// reservation: it synchronizes the plan at once when the reservation
-// arrives within a step, as YARN's ClientRMService does, so the queue
-// exists before applications arrive. [Follower.Synchronize] runs one plan;
-// [Follower.Recover]
-// is the run YARN does after restoring plans on a restart. Nothing runs in
-// the background and the follower keeps no state between runs: each run
-// compares the plan with the scheduler's queues, so it copes with any run
-// frequency, with restarts and with plans edited in between.
+// 1 s by default), and publish a reservation accepted for the next step at
+// once, as YARN's ClientRMService does, so that its queue exists before
+// its applications arrive: set plan.SystemConfig.Publish to
+// [Follower.Synchronize] and System.Submit does it, or call
+// [Follower.Refresh] after accepting a reservation by other means.
+// [Follower.Recover] is the run YARN does after restoring plans on a
+// restart. Nothing runs in the background and the follower keeps no state
+// between runs: each run compares the plan with the scheduler's queues, so
+// it copes with any run frequency, with restarts and with plans edited in
+// between.
+//
+// # A host's loop
+//
+// Each tick of its clock, a host does, in this order (Example (HostLoop)):
+//
+//  1. node events (AddNode, RemoveNode): the cluster plans are sized by;
+//  2. [Follower.Run], once a plan step has passed: plans take their queue's
+//     resources, reservations now active get queues, ended ones lose them;
+//  3. reservation requests (plan.System's Submit, Update, Delete), which
+//     publish a reservation arriving within a step at once;
+//  4. applications (SubmitApp, naming the reservation) and their asks;
+//  5. node heartbeats, which hand out containers;
+//  6. preemption rounds (package preempt), the fair scheduler's Update
+//     first.
+//
+// An application submitted to a reservation whose queue does not exist
+// yet (it arrives later than one step from its acceptance, or the host
+// publishes nothing) is refused with berth.ErrNotFound, as YARN refuses it
+// ("not yet currently active"); YARN's clients submit once the reservation
+// is active. Every call that ends containers returns them — RemoveNode, a
+// run's [Result].Ended, a preemption round's report — and the host stops
+// them.
 //
 // # Schedulers and flavors
 //

@@ -238,3 +238,95 @@ func TestFollowerFlavorMustMatchScheduler(t *testing.T) {
 		})
 	}
 }
+
+// Applications submitted right after their reservation, in the same tick
+// and before the follower's next run, are accepted on both schedulers: the
+// system publishes a reservation that arrives within one plan step at once
+// (SystemConfig.Publish, YARN's refreshScheduler). One arriving later has
+// no queue until it is active, and an application submitted to it early
+// is refused as YARN refuses it (not yet active: berth.ErrNotFound).
+func TestApplicationsInTheTickOfTheirReservation(t *testing.T) {
+	type cluster struct {
+		sched  Scheduler
+		planQ  string
+		submit func(app, reservation string) error
+	}
+	build := map[string]func(clock berth.Clock) cluster{
+		"capacity": func(clock berth.Clock) cluster {
+			cfg := capacity.DefaultConfig()
+			ded := capacity.Queue("dedicated", 80)
+			ded.Reservable = true
+			cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("default", 20), ded}
+			s, err := capacity.New(cfg, clock)
+			require.NoError(t, err)
+			require.NoError(t, s.AddNode(capacity.NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(80*1024, 80)}))
+			return cluster{s, "dedicated", func(app, r string) error {
+				_, err := s.SubmitApp(capacity.AppSpec{ID: app, Queue: "dedicated", User: "alice", ReservationID: r})
+				return err
+			}}
+		},
+		"fair": func(clock berth.Clock) cluster {
+			s := fairCluster(t, "fair", clock)
+			return cluster{s, "root.dedicated", func(app, r string) error {
+				_, err := s.SubmitApp(fair.AppSpec{ID: app, Queue: "root.dedicated", User: "alice", ReservationID: r})
+				return err
+			}}
+		},
+	}
+	for _, name := range []string{"capacity", "fair"} {
+		t.Run(name, func(t *testing.T) {
+			clock := berth.NewManualClock(0)
+			c := build[name](clock)
+			cot, err := policy.NewCapacityOverTime(policy.DefaultCapacityOverTimeConfig())
+			require.NoError(t, err)
+			capa, err := c.sched.PlanResources(c.planQ)
+			require.NoError(t, err)
+			p := yarnPlan(t, c.planQ, capa, berth.MemoryCalculator{}, cot, clock)
+			var f *Follower
+			published := 0
+			sys, err := plan.NewSystem(plan.SystemConfig{ClusterTimestamp: 1, Clock: clock, Publish: func(p *plan.Plan, now berth.Time) {
+				published++
+				_, err := f.Synchronize(p, now)
+				assert.NoError(t, err)
+			}})
+			require.NoError(t, err)
+			require.NoError(t, sys.AddPlan(p))
+			f, err = New(Config{Scheduler: c.sched, Plans: sys})
+			require.NoError(t, err)
+
+			reserve := func(arrival berth.Time) plan.ReservationID {
+				def := plan.Definition{Arrival: arrival, Deadline: arrival + 600_000, Stages: []plan.Stage{
+					{Capability: berth.New(1024, 1), Containers: 2, Concurrency: 2, Duration: 60_000}}}
+				id := sys.NewReservationID()
+				require.NoError(t, sys.Submit(plan.SubmissionRequest{Queue: c.planQ, ID: id, User: "alice", Definition: &def}))
+				return id
+			}
+			refused := 0
+			for i := range 22 {
+				clock.Set(berth.Time(i) * 1500) // mid-step ticks too
+				id := reserve(clock.Now())
+				if err := c.submit(fmt.Sprintf("app_%d", i), id.String()); err != nil {
+					refused++
+					t.Log(err)
+				}
+				if i%3 == 0 { // the follower runs on its own steps
+					_, err := f.Run(clock.Now())
+					require.NoError(t, err)
+				}
+			}
+			assert.Zero(t, refused, "22 of 22 accepted")
+			assert.Equal(t, 22, published)
+
+			// A reservation five steps ahead is not published yet.
+			now := clock.Now()
+			later := reserve(now + 5000)
+			assert.Equal(t, 22, published)
+			err = c.submit("early", later.String())
+			assert.ErrorIs(t, err, berth.ErrNotFound)
+			clock.Set(now + 5000)
+			_, err = f.Run(clock.Now())
+			require.NoError(t, err)
+			assert.NoError(t, c.submit("on-time", later.String()))
+		})
+	}
+}
