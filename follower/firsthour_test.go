@@ -59,6 +59,22 @@ func fairCluster(t testing.TB, pol string, clock berth.Clock) *fair.Scheduler {
 	return s
 }
 
+// capacityCluster is fairCluster's twin: a capacity scheduler of ten
+// <8 GB, 8> nodes with the reservable queue "dedicated" at 80%.
+func capacityCluster(t testing.TB, clock berth.Clock) *capacity.Scheduler {
+	t.Helper()
+	cfg := capacity.DefaultConfig()
+	ded := capacity.Queue("dedicated", 80)
+	ded.Reservable = true
+	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("default", 20), ded}
+	s, err := capacity.New(cfg, clock)
+	require.NoError(t, err)
+	for i := range 10 {
+		require.NoError(t, s.AddNode(capacity.NodeSpec{ID: fmt.Sprintf("n%d", i), Rack: "/r", Capability: berth.New(8192, 8)}))
+	}
+	return s
+}
+
 // A plan sized by the fair scheduler's plan resources admits reservations
 // under the fair policy as under DRF, with either sharing policy. The fair
 // policy divides memory alone; the plan resources used to carry 0 vcores,
@@ -121,15 +137,7 @@ func TestPlansFollowTheCluster(t *testing.T) {
 	}
 	build := map[string]func(t *testing.T, clock berth.Clock) cluster{
 		"capacity": func(t *testing.T, clock berth.Clock) cluster {
-			cfg := capacity.DefaultConfig()
-			ded := capacity.Queue("dedicated", 80)
-			ded.Reservable = true
-			cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("default", 20), ded}
-			s, err := capacity.New(cfg, clock)
-			require.NoError(t, err)
-			for i := range 10 {
-				require.NoError(t, s.AddNode(capacity.NodeSpec{ID: fmt.Sprintf("n%d", i), Rack: "/r", Capability: berth.New(8192, 8)}))
-			}
+			s := capacityCluster(t, clock)
 			capa := plan.PlanCapacity(berth.MemoryCalculator{}, s.ClusterResource(), 0.8, berth.New(1024, 1))
 			return cluster{s, "dedicated", CapacityFlavor, func(id string) error { _, err := s.RemoveNode(id); return err }, capa}
 		},
@@ -253,13 +261,7 @@ func TestApplicationsInTheTickOfTheirReservation(t *testing.T) {
 	}
 	build := map[string]func(clock berth.Clock) cluster{
 		"capacity": func(clock berth.Clock) cluster {
-			cfg := capacity.DefaultConfig()
-			ded := capacity.Queue("dedicated", 80)
-			ded.Reservable = true
-			cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("default", 20), ded}
-			s, err := capacity.New(cfg, clock)
-			require.NoError(t, err)
-			require.NoError(t, s.AddNode(capacity.NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(80*1024, 80)}))
+			s := capacityCluster(t, clock)
 			return cluster{s, "dedicated", func(app, r string) error {
 				_, err := s.SubmitApp(capacity.AppSpec{ID: app, Queue: "dedicated", User: "alice", ReservationID: r})
 				return err
