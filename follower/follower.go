@@ -296,7 +296,8 @@ func (f *Follower) sync(p *plan.Plan, rawNow berth.Time, replan bool) (Result, e
 	r.res.PlanQueue, r.res.Now = r.planQ, now
 	r.debug("running plan follower edit policy", "now", now)
 
-	// The plan's share of the cluster, published to the plan (CS).
+	// The plan's share of the cluster, published to the plan (both
+	// built-in flavors; YARN's fair follower does not).
 	planRes, err := r.s.PlanResources(r.planQ)
 	if err != nil {
 		return r.res, opError("find plan queue", r.planQ, err)
