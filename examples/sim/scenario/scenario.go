@@ -56,8 +56,6 @@
 //     CapacityOverTimePolicy, SimpleCapacityReplanner); the per-queue
 //     reservation keys of capacity-scheduler.xml (reservation-agent,
 //     average-capacity, ...) are not read yet.
-//   - A fair-scheduler plan's capacity is its weight's share of its
-//     siblings over the whole cluster, in memory and vcores.
 //   - Preemption as a YARN user switches it on (SLS runs whatever the
 //     ResourceManager's configuration says): under the capacity scheduler
 //     package preempt's proportional policy runs every monitoring_interval
@@ -346,8 +344,14 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		cfg.Scheduler, cfg.Stats, fs, flavor = s, engine.NewCapacityStats(s), s, follower.CapacityFlavor
 		for _, q := range s.Snapshot().Queues.Queues {
 			if q.Kind == queue.KindPlan {
+				// The cluster × the queue's share, memory rounded down to
+				// the minimum allocation. (plan.PlanCapacity gives one
+				// vcore, as YARN's CS does until its follower runs; both
+				// types are scaled here.)
+				abs := float64(q.AbsoluteCapacity)
+				capa := berth.New(int64(float64(cluster.Memory)*abs)/1024*1024, int64(float64(cluster.VCores)*abs))
 				name := q.Path.String()
-				planQueues = append(planQueues, planQueue{name: name[strings.LastIndexByte(name, '.')+1:], abs: float64(q.AbsoluteCapacity)})
+				planQueues = append(planQueues, planQueue{name: name[strings.LastIndexByte(name, '.')+1:], capacity: capa})
 			}
 		}
 	case "fair":
@@ -362,23 +366,14 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "fair scheduler refused the allocation file", Err: err}
 		}
 		cfg.Scheduler, cfg.Stats, fs, flavor = s, engine.NewFairStats(s), s, follower.FairFlavor
-		// A plan's capacity starts at its weight's share of its siblings;
-		// the fair follower does not change it afterwards.
-		sn := s.Snapshot()
-		for _, q := range sn.Queues {
-			if q.Plan {
-				total := 0.0
-				for _, o := range sn.Queues {
-					if o.Parent == q.Parent {
-						total += o.Weight
-					}
-				}
-				share := 0.0
-				if total > 0 {
-					share = q.Weight / total
-				}
-				planQueues = append(planQueues, planQueue{name: q.Path, abs: share})
+		// FairReservationSystem's plan: the queue's plan resources (its
+		// steady fair share), which the follower keeps up to date.
+		for _, name := range s.PlanQueues() {
+			capa, err := s.PlanResources(name)
+			if err != nil {
+				return nil, err
 			}
+			planQueues = append(planQueues, planQueue{name: name, capacity: capa})
 		}
 	}
 	if sc.Reservations && len(planQueues) > 0 {
@@ -388,7 +383,7 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		}
 		var plans follower.Plans
 		for _, pq := range planQueues {
-			p, err := newPlan(pq, cluster, clock)
+			p, err := newPlan(pq, clock)
 			if err != nil {
 				return nil, fmt.Errorf("plan %s: %w", pq.name, err)
 			}
@@ -418,19 +413,14 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 }
 
 type planQueue struct {
-	name string
-	abs  float64
+	name     string
+	capacity berth.Resource
 }
 
 // newPlan builds a plan with YARN's defaults: AlignedPlannerWithGreedy,
 // CapacityOverTimePolicy and SimpleCapacityReplanner.
-func newPlan(pq planQueue, cluster berth.Resource, clock berth.Clock) (*plan.Plan, error) {
-	// The cluster × the queue's share, memory rounded down to the minimum
-	// allocation. (plan.PlanCapacity gives one vcore, as YARN's CS does
-	// until its follower runs; the fair follower never sets the capacity,
-	// so both types are scaled here.)
-	capa := berth.New(int64(float64(cluster.Memory)*pq.abs)/1024*1024, int64(float64(cluster.VCores)*pq.abs))
-	cfg, err := yarnplan.Config(pq.name, capa, clock)
+func newPlan(pq planQueue, clock berth.Clock) (*plan.Plan, error) {
+	cfg, err := yarnplan.Config(pq.name, pq.capacity, clock)
 	if err != nil {
 		return nil, err
 	}

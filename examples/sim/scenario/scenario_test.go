@@ -156,6 +156,25 @@ func TestFairScheduler(t *testing.T) {
 	}
 	assert.Positive(t, acc)
 	assert.Contains(t, run.Queues, "root.dedicated")
+	// The plan is sized by the scheduler (its steady fair share, vcores
+	// included) and follows the cluster: while three racks are down the
+	// other queues' minimum shares take the whole smaller cluster, so the
+	// plan has nothing and holds nothing.
+	require.Len(t, run.Plans, 1)
+	var before, during []berth.Resource
+	for _, s := range run.Samples {
+		switch {
+		case s.Time > 43_200_000+60_000 && s.Time < 50_400_000:
+			during = append(during, s.PlanCapacity[0])
+			assert.Zero(t, s.PlanCommitted[0].Memory, "t=%d", s.Time)
+		case s.Time < 43_200_000:
+			before = append(before, s.PlanCapacity[0])
+		}
+	}
+	require.NotEmpty(t, before)
+	require.NotEmpty(t, during)
+	assert.Equal(t, berth.New(1872458, 914), before[len(before)-1], "20/100 of the cluster, vcores in proportion")
+	assert.True(t, during[len(during)-1].IsZero(), "%v", during[len(during)-1])
 }
 
 func TestLoadErrors(t *testing.T) {
