@@ -160,7 +160,7 @@
 // # Durable state
 //
 // [Scheduler.SaveState] writes the whole scheduler as one snapshot of kind
-// "capacity.Scheduler" (body version 1) in the berth framing (versioned,
+// "capacity.Scheduler" (body version 2) in the berth framing (versioned,
 // streaming, CRC-32C checked); [RestoreScheduler] reads it into a new
 // scheduler that decides exactly as the saved one would have: the same
 // allocations, reservations, headrooms, activations and later snapshots

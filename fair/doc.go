@@ -162,7 +162,7 @@
 // # Durable state
 //
 // [Scheduler.SaveState] writes the scheduler as one snapshot of kind
-// "fair.Scheduler" (body version 1) in Berth's shared format (package
+// "fair.Scheduler" (body version 2) in Berth's shared format (package
 // berth: versioned, streamed, CRC-checked), under the scheduler's lock so
 // that it is a consistent cut; [RestoreScheduler] builds a new scheduler
 // from it that decides exactly as the saved one would have: the same

@@ -95,6 +95,9 @@ func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) 
 	if af == nil {
 		af = DefaultAllocationFile()
 	}
+	if err := af.validateReservation(); err != nil {
+		return nil, err
+	}
 	s := &Scheduler{sortSmall: smallSet,
 		clock: clock, cfg: cfg, alloc: af, unbounded: Unbounded(cfg.ResourceTypes...),
 		queues: map[string]*fsQueue{}, pendingTypeChange: map[string]bool{},
@@ -122,6 +125,9 @@ func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) 
 func (s *Scheduler) Reload(af *AllocationFile) (ReloadResult, error) {
 	if af == nil {
 		return ReloadResult{}, berth.InvalidField("allocations", nil, "allocation file is required")
+	}
+	if err := af.validateReservation(); err != nil {
+		return ReloadResult{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -571,6 +571,11 @@ func TestStateConfigRoundTrip(t *testing.T) {
 	cfg.Preemption, cfg.SizeBasedWeight, cfg.AssignMultiple = true, true, true
 	cfg.UpdateInterval, cfg.MaxAssign = 250, 7
 	cfg.ReservableNodes, cfg.ReservationThresholdIncrementMultiple = 0.125, 3
+	rs := queue.DefaultReservationSystemSettings()
+	rs.Enabled, rs.Step, rs.ReservationACLEnable = true, 2500, true
+	cfg.ReservationSystem = &rs
+	// Settings the file cannot give, set in Go, are kept too.
+	af.Reservation.AveragePercent, af.Reservation.MoveOnExpiry = 60, false
 	clock := berth.NewManualClock(5)
 	s, err := New(cfg, af, clock)
 	require.NoError(t, err)

@@ -129,6 +129,9 @@ const (
 	// NoteElsewhere: YARN knows the key and another Berth package reads
 	// it; informational, never an error in strict mode.
 	NoteElsewhere
+	// NoteRead: the parser read the key into the typed configuration;
+	// such notes are kept apart, in [ConfigReport].Read.
+	NoteRead
 )
 
 // String names the kind.
@@ -140,6 +143,8 @@ func (k NoteKind) String() string {
 		return "unknown"
 	case NoteElsewhere:
 		return "read elsewhere"
+	case NoteRead:
+		return "read"
 	}
 	return fmt.Sprintf("NoteKind(%d)", uint8(k))
 }
@@ -171,34 +176,69 @@ func (n ConfigNote) String() string {
 		return "unknown key " + n.Key
 	case NoteElsewhere:
 		return fmt.Sprintf("%s: read by %s", n.Key, n.Instead)
+	case NoteRead:
+		return fmt.Sprintf("read %s = %q", n.Key, n.Value)
 	}
 	return fmt.Sprintf("not modelled: %s: %s", n.Key, n.Instead)
 }
 
 // ConfigReport lists what a parser read but does not turn into Berth's
-// typed configuration, in key order. The zero value is an empty report.
+// typed configuration, in key order, and apart from it the keys it did
+// read. The zero value is an empty report.
 type ConfigReport struct {
-	// Notes in key order.
+	// Notes in key order: keys not modelled, unknown, or read elsewhere.
 	Notes []ConfigNote
+	// Read lists, in key order, the keys the parser read into the typed
+	// configuration, each with its value (kind NoteRead). They are no
+	// finding: String, Clean and the strict mode ignore them.
+	Read []ConfigNote
 }
 
-// Add appends a note.
-func (r *ConfigReport) Add(n ConfigNote) { r.Notes = append(r.Notes, n) }
+// Add appends a note (to Read when its kind is NoteRead).
+func (r *ConfigReport) Add(n ConfigNote) {
+	if n.Kind == NoteRead {
+		r.Read = append(r.Read, n)
+		return
+	}
+	r.Notes = append(r.Notes, n)
+}
+
+// Merge appends the notes of o.
+func (r *ConfigReport) Merge(o ConfigReport) {
+	r.Notes = append(r.Notes, o.Notes...)
+	r.Read = append(r.Read, o.Read...)
+}
 
 // Sort orders the notes by key, then kind, so that a report never depends
 // on map order.
 func (r *ConfigReport) Sort() {
-	sort.SliceStable(r.Notes, func(i, j int) bool {
-		a, b := r.Notes[i], r.Notes[j]
-		if a.Key != b.Key {
-			return a.Key < b.Key
-		}
-		return a.Kind < b.Kind
-	})
+	for _, ns := range [][]ConfigNote{r.Notes, r.Read} {
+		sort.SliceStable(ns, func(i, j int) bool {
+			a, b := ns[i], ns[j]
+			if a.Key != b.Key {
+				return a.Key < b.Key
+			}
+			return a.Kind < b.Kind
+		})
+	}
 }
 
-// Of returns the notes of one kind.
+// ReadValue returns the value the parser read for key, and whether it read
+// the key.
+func (r ConfigReport) ReadValue(key string) (string, bool) {
+	for _, n := range r.Read {
+		if n.Key == key {
+			return n.Value, true
+		}
+	}
+	return "", false
+}
+
+// Of returns the notes of one kind (Read for NoteRead).
 func (r ConfigReport) Of(kind NoteKind) []ConfigNote {
+	if kind == NoteRead {
+		return append([]ConfigNote(nil), r.Read...)
+	}
 	var out []ConfigNote
 	for _, n := range r.Notes {
 		if n.Kind == kind {
