@@ -3,6 +3,7 @@ package capacity
 import (
 	"bytes"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -141,4 +142,23 @@ func TestReservationSettingsSaveRestore(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, cfg, r.Config())
 	assert.Equal(t, saveBytes(t, s), saveBytes(t, r))
+}
+
+// A version 1 snapshot (written before the reservation settings were
+// kept) still restores, with the settings unset: YARN's defaults.
+func TestRestoreVersion1Snapshot(t *testing.T) {
+	b, err := os.ReadFile("testdata/capacity-v1.snap")
+	require.NoError(t, err)
+	s, err := RestoreScheduler(bytes.NewReader(b), RestoreEnv{Clock: berth.NewManualClock(0)})
+	require.NoError(t, err)
+	cfg := s.Config()
+	assert.Nil(t, cfg.ReservationSystem)
+	require.Len(t, cfg.Root.Children, 2)
+	assert.True(t, cfg.Root.Children[1].Reservable)
+	assert.Nil(t, cfg.Root.Children[1].Settings.Reservation)
+	names, err := s.ReservationQueueNames("dedicated")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"dedicated-default", "reservation_1"}, names)
+	assert.Equal(t, berth.New(8192, 8), s.ClusterResource())
+	require.NoError(t, s.Check())
 }

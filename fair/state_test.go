@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"math/rand/v2"
 	"reflect"
+	"os"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -725,4 +726,20 @@ func TestStateRestoresEveryField(t *testing.T) {
 			compareFields(t, fmt.Sprint("container ", c.ID), reflect.ValueOf(c).Elem(), reflect.ValueOf(rc).Elem(), skip)
 		})
 	}
+}
+
+// A version 1 snapshot (written before the reservation settings were
+// kept whole) restores its agent name over YARN's other defaults.
+func TestRestoreVersion1Snapshot(t *testing.T) {
+	b, err := os.ReadFile("testdata/fair-v1.snap")
+	require.NoError(t, err)
+	s, err := RestoreScheduler(bytes.NewReader(b), RestoreEnv{Clock: berth.NewManualClock(0)})
+	require.NoError(t, err)
+	want := queue.DefaultReservationSettings()
+	want.Agent = "GreedyReservationAgent"
+	require.NotNil(t, s.alloc.Reservation)
+	assert.Equal(t, want, *s.alloc.Reservation)
+	assert.Nil(t, s.Config().ReservationSystem)
+	assert.Equal(t, []string{"root.plan"}, s.PlanQueues())
+	require.NoError(t, s.Check())
 }
