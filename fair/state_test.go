@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
-	"reflect"
 	"os"
+	"reflect"
 	"testing"
 
 	"github.com/berthsched/berth"
