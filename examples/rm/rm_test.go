@@ -253,13 +253,22 @@ func TestBadInputs(t *testing.T) {
 	clock := berth.NewManualClock(0)
 	for name, call := range map[string]func() error{
 		"no scheduler file": func() error { _, err := rm.LoadCapacity(rm.Files{}, clock, rm.Options{}); return err },
-		"bad site":          func() error { _, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile(), Site: []byte("<x")}, clock, rm.Options{}); return err },
-		"nil clock":         func() error { _, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile()}, nil, rm.Options{}); return err },
-		"fair nil clock":    func() error { _, err := rm.NewFair(fair.DefaultConfig(), nil, nil, rm.Options{}); return err },
-		"bad step":          func() error { _, err := rm.LoadFair(rm.Files{Scheduler: []byte(fairFile), Site: conf(queue.KeyPlanFollowerStep, "x")}, clock, rm.Options{}); return err },
-		"no scheduler":      func() error { _, err := rm.NewReservations(rm.SystemSpec{}, clock, rm.Options{}); return err },
-		"nil capacity":      func() error { _, err := rm.CapacitySpec(nil); return err },
-		"nil fair":          func() error { _, err := rm.FairSpec(nil, nil); return err },
+		"bad site": func() error {
+			_, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile(), Site: []byte("<x")}, clock, rm.Options{})
+			return err
+		},
+		"nil clock": func() error {
+			_, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile()}, nil, rm.Options{})
+			return err
+		},
+		"fair nil clock": func() error { _, err := rm.NewFair(fair.DefaultConfig(), nil, nil, rm.Options{}); return err },
+		"bad step": func() error {
+			_, err := rm.LoadFair(rm.Files{Scheduler: []byte(fairFile), Site: conf(queue.KeyPlanFollowerStep, "x")}, clock, rm.Options{})
+			return err
+		},
+		"no scheduler": func() error { _, err := rm.NewReservations(rm.SystemSpec{}, clock, rm.Options{}); return err },
+		"nil capacity": func() error { _, err := rm.CapacitySpec(nil); return err },
+		"nil fair":     func() error { _, err := rm.FairSpec(nil, nil); return err },
 	} {
 		err := call()
 		var fe *berth.FieldError
