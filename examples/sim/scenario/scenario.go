@@ -41,10 +41,10 @@
 //
 // # Differences from SLS
 //
-//   - Plans use YARN's defaults (AlignedPlannerWithGreedy,
-//     CapacityOverTimePolicy, SimpleCapacityReplanner); the per-queue
-//     reservation keys of capacity-scheduler.xml (reservation-agent,
-//     average-capacity, ...) are not read yet.
+//   - Plans are built by package examples/rm from the reservation keys
+//     of the scheduler's file (reservation-agent, average-capacity, ...;
+//     the fair file's reservation-agent, -policy, -planner), with YARN's
+//     defaults for the keys not set.
 //   - A fair-scheduler plan's capacity is its weight's share of its
 //     siblings over the whole cluster, in memory and vcores.
 //   - Preemption as a YARN user switches it on (SLS runs whatever the
@@ -79,13 +79,11 @@ import (
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
-	"github.com/berthsched/berth/examples/internal/yarnplan"
+	"github.com/berthsched/berth/examples/rm"
 	"github.com/berthsched/berth/examples/sim/engine"
 	"github.com/berthsched/berth/examples/sim/metrics"
 	"github.com/berthsched/berth/examples/sim/trace"
 	"github.com/berthsched/berth/fair"
-	"github.com/berthsched/berth/follower"
-	"github.com/berthsched/berth/plan"
 	"github.com/berthsched/berth/preempt"
 	"github.com/berthsched/berth/queue"
 )
@@ -301,15 +299,13 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		SampleInterval: sc.SampleInterval, NodeEvents: sc.NodeEvents, End: sc.in.End,
 		Progress: o.Progress, Logger: o.Logger}
 	var planQueues []planQueue
-	var fs follower.Scheduler
-	var flavor follower.Flavor
 	switch sc.in.Scheduler {
 	case "capacity":
 		s, err := capacity.New(sc.capCfg, clock)
 		if err != nil {
 			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "capacity scheduler refused the configuration", Err: err}
 		}
-		cfg.Scheduler, cfg.Stats, fs, flavor = s, engine.NewCapacityStats(s), s, follower.CapacityFlavor
+		cfg.Scheduler, cfg.Stats = s, engine.NewCapacityStats(s)
 		for _, q := range s.Snapshot().Queues.Queues {
 			if q.Kind == queue.KindPlan {
 				name := q.Path.String()
@@ -327,7 +323,7 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		if err != nil {
 			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "fair scheduler refused the allocation file", Err: err}
 		}
-		cfg.Scheduler, cfg.Stats, fs, flavor = s, engine.NewFairStats(s), s, follower.FairFlavor
+		cfg.Scheduler, cfg.Stats = s, engine.NewFairStats(s)
 		// A plan's capacity starts at its weight's share of its siblings;
 		// the fair follower does not change it afterwards.
 		sn := s.Snapshot()
@@ -348,26 +344,11 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		}
 	}
 	if sc.Reservations && len(planQueues) > 0 {
-		sys, err := plan.NewSystem(plan.SystemConfig{ClusterTimestamp: 1, Clock: clock})
+		res, err := sc.reservations(cfg.Scheduler, planQueues, cluster, clock, o)
 		if err != nil {
 			return nil, err
 		}
-		var plans follower.Plans
-		for _, pq := range planQueues {
-			p, err := newPlan(pq, cluster, clock)
-			if err != nil {
-				return nil, fmt.Errorf("plan %s: %w", pq.name, err)
-			}
-			if err := sys.AddPlan(p); err != nil {
-				return nil, err
-			}
-			plans = append(plans, p)
-		}
-		f, err := follower.New(follower.Config{Scheduler: fs, Flavor: flavor, Plans: plans, Logger: o.Logger})
-		if err != nil {
-			return nil, err
-		}
-		cfg.Reservations, cfg.Follower = sys, f
+		cfg.Reservations, cfg.Follower = res.System, res.Follower
 	}
 	if sc.Preemption {
 		if o.Preemptor != nil {
@@ -388,19 +369,43 @@ type planQueue struct {
 	abs  float64
 }
 
-// newPlan builds a plan with YARN's defaults: AlignedPlannerWithGreedy,
-// CapacityOverTimePolicy and SimpleCapacityReplanner.
-func newPlan(pq planQueue, cluster berth.Resource, clock berth.Clock) (*plan.Plan, error) {
-	// The cluster × the queue's share, memory rounded down to the minimum
-	// allocation. (plan.PlanCapacity gives one vcore, as YARN's CS does
-	// until its follower runs; the fair follower never sets the capacity,
-	// so both types are scaled here.)
-	capa := berth.New(int64(float64(cluster.Memory)*pq.abs)/1024*1024, int64(float64(cluster.VCores)*pq.abs))
-	cfg, err := yarnplan.Config(pq.name, capa, clock)
+// reservations builds the reservation system of the scheduler with
+// package rm: a plan per reservable queue with the agent, policy and
+// replanner its keys name, and the follower. Each plan starts at the
+// cluster × its queue's share, memory rounded down to the minimum
+// allocation. (plan.PlanCapacity gives one vcore, as YARN's CS does until
+// its follower runs; the fair follower never sets the capacity, so both
+// types are scaled here.)
+func (sc *Scenario) reservations(s engine.Scheduler, pqs []planQueue, cluster berth.Resource, clock berth.Clock, o Options) (*rm.Reservations, error) {
+	var spec rm.SystemSpec
+	var err error
+	switch s := s.(type) {
+	case *capacity.Scheduler:
+		spec, err = rm.CapacitySpec(s)
+	case *fair.Scheduler:
+		spec, err = rm.FairSpec(s, sc.fairAF)
+	default:
+		err = fmt.Errorf("no reservation system for scheduler %T", s)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return plan.New(cfg)
+	abs := make(map[string]float64, len(pqs))
+	for _, pq := range pqs {
+		abs[pq.name] = pq.abs
+	}
+	for i := range spec.Plans {
+		a := abs[spec.Plans[i].Queue]
+		spec.Plans[i].Capacity = berth.New(int64(float64(cluster.Memory)*a)/1024*1024, int64(float64(cluster.VCores)*a))
+	}
+	if sc.FollowerStep > 0 {
+		spec.Settings.Step = sc.FollowerStep // the site's planfollower.time-step is the plans' step too
+	}
+	res, err := rm.NewReservations(spec, clock, rm.Options{ClusterTimestamp: 1, Logger: o.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("reservation system: %w", err)
+	}
+	return res, nil
 }
 
 // Run builds an engine and runs it.
