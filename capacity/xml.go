@@ -64,6 +64,9 @@ type XMLOptions struct {
 // of the ResourceManager included. The report is returned with the error of a file
 // that fails to parse only when the failure is the strict mode's.
 func ParseXMLReport(r io.Reader, opts XMLOptions) (Config, queue.ConfigReport, error) {
+	if r == nil {
+		return Config{}, queue.ConfigReport{}, berth.InvalidField("reader", nil, "must not be nil")
+	}
 	var doc xmlConf
 	if err := xml.NewDecoder(r).Decode(&doc); err != nil {
 		return Config{}, queue.ConfigReport{}, &berth.FieldError{Field: "configuration", Value: nil, Reason: "not a Hadoop configuration file", Err: err}

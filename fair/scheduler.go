@@ -442,6 +442,17 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		k.Capability = c
 		norm[i] = k
 	}
+	if _, ok := a.asks.PendingAfter(norm); !ok {
+		i := 0
+		for i < len(norm)-1 {
+			if _, ok := a.asks.PendingAfter(norm[:i+1]); !ok {
+				break
+			}
+			i++
+		}
+		return berth.Resource{}, kindErr(berth.ErrCapacityExceeded, fmt.Sprintf("asks[%d].count", i), norm[i].Count,
+			"the application's outstanding demand would overflow int64")
+	}
 	if err := queue.CheckRelease(release, func(id ContainerID) bool {
 		c, live := s.live.Get(id)
 		r, reserved := s.resvByID[id]

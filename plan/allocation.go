@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/berthsched/berth"
@@ -218,19 +217,7 @@ func (a *Allocation) buildSteps(evs []buildEvent) ([]buildEvent, error) {
 
 // sumOverflows reports whether a + d overflows int64 in some component
 // (d is not negative).
-func sumOverflows(a, d berth.Resource) bool {
-	if a.Memory > math.MaxInt64-d.Memory || a.VCores > math.MaxInt64-d.VCores {
-		return true
-	}
-	if d.HasExtras() {
-		for _, q := range d.Extras() {
-			if a.Extra(q.Name) > math.MaxInt64-q.Value {
-				return true
-			}
-		}
-	}
-	return false
-}
+func sumOverflows(a, d berth.Resource) bool { return a.AddOverflows(d) }
 
 // builtFromCurrent reports whether the series still matches the exported
 // fields (the caller may have changed them since NewAllocation).

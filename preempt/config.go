@@ -292,6 +292,9 @@ func ParseProportionalProperties(props map[string]string) (ProportionalConfig, e
 // [ParseProportionalProperties]. The capacity scheduler's own keys in the
 // same file are read by capacity.ParseXML.
 func ParseProportionalXML(r io.Reader) (ProportionalConfig, error) {
+	if r == nil {
+		return ProportionalConfig{}, berth.InvalidField("reader", nil, "must not be nil")
+	}
 	var doc struct {
 		XMLName    xml.Name `xml:"configuration"`
 		Properties []struct {
