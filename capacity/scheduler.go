@@ -34,16 +34,16 @@ type Scheduler struct {
 
 	obs Observer // the host's observer (observe.go); nil: none
 
-	nodes    map[string]*node
-	racks    queue.Racks // nodes per rack
-	cluster  berth.Resource
-	apps     map[string]*app
+	nodes   map[string]*node
+	racks   queue.Racks // nodes per rack
+	cluster berth.Resource
+	apps    map[string]*app
 	// pendingAll is the outstanding demand of every application: Allocate
 	// refuses asks that would make it overflow, so no sum of pending
 	// demand the books keep (per user, queue, the root) can wrap.
 	pendingAll berth.Resource
-	live     queue.IDIndex[container]
-	resvByID map[ContainerID]*reservation
+	live       queue.IDIndex[container]
+	resvByID   map[ContainerID]*reservation
 
 	nextID  ContainerID
 	nextSeq uint64
