@@ -266,6 +266,17 @@
 //     negative when vcores are over-committed under the memory calculator.
 //   - Under the dominant calculator a queue can exceed its maximum in a
 //     non-dominant resource, as in YARN (comparisons are by dominant share).
+//   - Amounts that would overflow int64 are refused rather than wrapped:
+//     a node that would take the cluster total past it
+//     (berth.ErrCapacityExceeded, as in package fair), and an ask after
+//     which the outstanding demand of all applications would pass it
+//     (berth.ErrCapacityExceeded naming the ask: an ask of 2^53
+//     containers left YARN's pending memory at −9.2e18).
+//   - The reservation keys of each queue (reservation-window,
+//     average-capacity, reservation-agent, …) and the ResourceManager's
+//     reservation-system keys are read into QueueSettings.Reservation and
+//     Config.ReservationSystem; the scheduler only carries them for the
+//     host that builds the plans (examples/rm does, in one call).
 //   - Unknown or foreign container ids in a heartbeat's completed list are
 //     ignored (the application may have released them first); releasing an
 //     unknown container through Allocate is an error.

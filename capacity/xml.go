@@ -1,7 +1,6 @@
 package capacity
 
 import (
-	"encoding/xml"
 	"fmt"
 	"io"
 	"slices"
@@ -11,15 +10,6 @@ import (
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/queue"
 )
-
-// xmlConf is Hadoop's configuration file format.
-type xmlConf struct {
-	XMLName    xml.Name `xml:"configuration"`
-	Properties []struct {
-		Name  string `xml:"name"`
-		Value string `xml:"value"`
-	} `xml:"property"`
-}
 
 // maxQueueDepth bounds the queue tree read from a file, so that a hostile
 // file cannot recurse without end.
@@ -64,16 +54,9 @@ type XMLOptions struct {
 // of the ResourceManager included. The report is returned with the error of a file
 // that fails to parse only when the failure is the strict mode's.
 func ParseXMLReport(r io.Reader, opts XMLOptions) (Config, queue.ConfigReport, error) {
-	if r == nil {
-		return Config{}, queue.ConfigReport{}, berth.InvalidField("reader", nil, "must not be nil")
-	}
-	var doc xmlConf
-	if err := xml.NewDecoder(r).Decode(&doc); err != nil {
-		return Config{}, queue.ConfigReport{}, &berth.FieldError{Field: "configuration", Value: nil, Reason: "not a Hadoop configuration file", Err: err}
-	}
-	props := make(map[string]string, len(doc.Properties))
-	for _, p := range doc.Properties {
-		props[strings.TrimSpace(p.Name)] = strings.TrimSpace(p.Value)
+	props, err := queue.ReadHadoopConf(r)
+	if err != nil {
+		return Config{}, queue.ConfigReport{}, err
 	}
 	cfg, err := parsePropsWith(props, opts)
 	if err != nil {

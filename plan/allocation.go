@@ -414,9 +414,11 @@ func unrollSteps(steps []rle.Step, p berth.Duration, window berth.Interval) (*rl
 // Compare orders allocations as YARN's getAllReservations does: later
 // acceptance first, then larger sequence first; Berth breaks the remaining
 // ties on the larger cluster timestamp first, so distinct ids never compare
-// equal (YARN's TreeSet would collapse them).
+// equal (YARN's TreeSet would collapse them). A nil allocation sorts last.
 func (a *Allocation) Compare(o *Allocation) int {
 	switch {
+	case a == nil || o == nil:
+		return cmpNil(a == nil, o == nil)
 	case a.AcceptedAt > o.AcceptedAt:
 		return -1
 	case a.AcceptedAt < o.AcceptedAt:
@@ -425,9 +427,24 @@ func (a *Allocation) Compare(o *Allocation) int {
 	return -a.ID.Compare(o.ID)
 }
 
+// cmpNil orders nil allocations after every other (two nil are equal).
+func cmpNil(aNil, oNil bool) int {
+	switch {
+	case aNil && oNil:
+		return 0
+	case aNil:
+		return 1
+	}
+	return -1
+}
+
 // Equal compares the identity and content of two allocations: id, user,
 // queue, window, gang flag, acceptance time, definition and intervals.
+// A nil allocation equals only nil.
 func (a *Allocation) Equal(o *Allocation) bool {
+	if a == nil || o == nil {
+		return a == o
+	}
 	return a.ID == o.ID && a.User == o.User && a.Queue == o.Queue && a.Start == o.Start &&
 		a.End == o.End && a.Gang == o.Gang && a.AcceptedAt == o.AcceptedAt &&
 		a.Definition.Equal(o.Definition) &&

@@ -1,7 +1,9 @@
 package queue
 
 import (
+	"encoding/xml"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -360,4 +362,30 @@ func EditDistance(a, b string, limit int) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// ReadHadoopConf reads a Hadoop configuration file (capacity-scheduler.xml,
+// yarn-site.xml: <configuration> with <property> name/value pairs) into
+// properties; names and values are trimmed and a later property wins, as
+// in Hadoop. A file that is not one, or a nil r, is a *berth.FieldError
+// naming "configuration" (kind berth.ErrInvalidArgument).
+func ReadHadoopConf(r io.Reader) (map[string]string, error) {
+	if r == nil {
+		return nil, berth.InvalidField("reader", nil, "must not be nil")
+	}
+	var doc struct {
+		XMLName    xml.Name `xml:"configuration"`
+		Properties []struct {
+			Name  string `xml:"name"`
+			Value string `xml:"value"`
+		} `xml:"property"`
+	}
+	if err := xml.NewDecoder(r).Decode(&doc); err != nil {
+		return nil, &berth.FieldError{Field: "configuration", Reason: "not a Hadoop configuration file", Err: err}
+	}
+	props := make(map[string]string, len(doc.Properties))
+	for _, p := range doc.Properties {
+		props[strings.TrimSpace(p.Name)] = strings.TrimSpace(p.Value)
+	}
+	return props, nil
 }

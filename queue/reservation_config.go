@@ -346,8 +346,12 @@ func PropInt64(key, v string) (int64, error) {
 }
 
 // WriteReservationSettings writes optional reservation settings to a
-// snapshot body: a presence flag, then the fields.
+// snapshot body: a presence flag, then the fields (a nil e writes
+// nothing; a nil d reads nil).
 func WriteReservationSettings(e *berth.StateEncoder, s *ReservationSettings) {
+	if e == nil {
+		return
+	}
 	e.Bool(s != nil)
 	if s == nil {
 		return
@@ -371,7 +375,7 @@ func WriteReservationSettings(e *berth.StateEncoder, s *ReservationSettings) {
 
 // ReadReservationSettings reads what [WriteReservationSettings] wrote.
 func ReadReservationSettings(d *berth.StateDecoder) *ReservationSettings {
-	if !d.Bool() {
+	if d == nil || !d.Bool() {
 		return nil
 	}
 	s := &ReservationSettings{
@@ -394,6 +398,9 @@ func ReadReservationSettings(d *berth.StateDecoder) *ReservationSettings {
 // WriteReservationSystemSettings writes optional reservation-system
 // settings to a snapshot body: a presence flag, then the fields.
 func WriteReservationSystemSettings(e *berth.StateEncoder, s *ReservationSystemSettings) {
+	if e == nil {
+		return
+	}
 	e.Bool(s != nil)
 	if s == nil {
 		return
@@ -412,7 +419,7 @@ func WriteReservationSystemSettings(e *berth.StateEncoder, s *ReservationSystemS
 // ReadReservationSystemSettings reads what
 // [WriteReservationSystemSettings] wrote.
 func ReadReservationSystemSettings(d *berth.StateDecoder) *ReservationSystemSettings {
-	if !d.Bool() {
+	if d == nil || !d.Bool() {
 		return nil
 	}
 	s := &ReservationSystemSettings{Enabled: d.Bool(), Class: d.String(), PlanFollower: d.String(),

@@ -168,8 +168,12 @@ func LoadFair(files Files, clock berth.Clock, opts Options) (*Fair, error) {
 	if opts.Fair != nil {
 		cfg = *opts.Fair
 	}
-	if cfg.ReservationSystem, err = queue.ParseReservationSystem(site); err != nil {
+	rs, err := queue.ParseReservationSystem(site)
+	if err != nil {
 		return nil, err
+	}
+	if rs != nil { // the site's keys; without any, Options.Fair's settings stay
+		cfg.ReservationSystem = rs
 	}
 	fp, err := preempt.ParseFairConfig(site)
 	if err != nil {
@@ -296,9 +300,9 @@ func readConf(data []byte, file string) (map[string]string, error) {
 		}
 		return nil, &berth.FieldError{Field: file, Reason: "the scheduler's file is required", Err: errNoFile}
 	}
-	props, err := parseConf(data)
+	props, err := queue.ReadHadoopConf(bytes.NewReader(data))
 	if err != nil {
-		return nil, &berth.FieldError{Field: file, Reason: "not a Hadoop configuration file", Err: err}
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return props, nil
 }

@@ -1,32 +1,12 @@
 package rm
 
 import (
-	"encoding/xml"
 	"slices"
 	"strings"
 
 	"github.com/berthsched/berth/preempt"
 	"github.com/berthsched/berth/queue"
 )
-
-// parseConf reads Hadoop's configuration format into properties.
-func parseConf(data []byte) (map[string]string, error) {
-	var doc struct {
-		XMLName    xml.Name `xml:"configuration"`
-		Properties []struct {
-			Name  string `xml:"name"`
-			Value string `xml:"value"`
-		} `xml:"property"`
-	}
-	if err := xml.Unmarshal(data, &doc); err != nil {
-		return nil, err
-	}
-	props := make(map[string]string, len(doc.Properties))
-	for _, p := range doc.Properties {
-		props[strings.TrimSpace(p.Name)] = strings.TrimSpace(p.Value)
-	}
-	return props, nil
-}
 
 // fairPreemptKeys are the fair preemption policy's yarn-site keys.
 var fairPreemptKeys = []string{preempt.FairKeyPreemption, preempt.FairKeyUtilizationThreshold,
