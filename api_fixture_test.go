@@ -286,7 +286,7 @@ func (g *apiGen) values(t reflect.Type, depth int) []reflect.Value {
 			}
 		}
 	}
-	if len(out) > 0 && t.Kind() != reflect.Interface && t.Kind() != reflect.Pointer {
+	if len(out) > 0 && t.Kind() != reflect.Interface && t.Kind() != reflect.Pointer && t.Kind() != reflect.Struct {
 		return out
 	}
 	zero := reflect.Zero(t)
@@ -375,6 +375,9 @@ func (g *apiGen) values(t reflect.Type, depth int) []reflect.Value {
 			return res
 		}), zero)
 	case reflect.Struct:
+		// Registered samples first (a valid one leads), then the zero
+		// value and two fills of every exported field: small values, and
+		// extremes.
 		out = append(out, zero)
 		if depth < 2 {
 			for _, k := range []int{1, 3} {
