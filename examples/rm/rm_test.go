@@ -317,3 +317,18 @@ func TestHostShapedPlans(t *testing.T) {
 	_, err = rm.PlanResolver(rm.CapacityConfigSpec(cfg), clock, opts).ResolvePlan(plan.PlanSpec{Queue: "other"})
 	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
 }
+
+// Without reservation-system keys in yarn-site.xml, LoadFair keeps the
+// settings the host gave in Options.Fair.
+func TestLoadFairKeepsTypedSystemSettings(t *testing.T) {
+	cfg := fair.DefaultConfig()
+	cfg.ReservationSystem = &queue.ReservationSystemSettings{Enabled: true, Step: 3000}
+	r, err := rm.LoadFair(rm.Files{Scheduler: []byte(fairFile)}, berth.NewManualClock(0), rm.Options{Fair: &cfg})
+	require.NoError(t, err)
+	require.NotNil(t, r.Reservations)
+	assert.Equal(t, berth.Duration(3000), r.Reservations.Step())
+	r, err = rm.LoadFair(rm.Files{Scheduler: []byte(fairFile), Site: conf(queue.KeyReservationSystemEnable, "false")},
+		berth.NewManualClock(0), rm.Options{Fair: &cfg})
+	require.NoError(t, err)
+	assert.Nil(t, r.Reservations, "the site's keys win")
+}
