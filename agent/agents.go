@@ -98,7 +98,7 @@ func (t *TryMany) UpdateReservation(p *plan.Plan, id plan.ReservationID, user st
 
 // DeleteReservation removes reservation id from p.
 func (t *TryMany) DeleteReservation(p *plan.Plan, id plan.ReservationID, _ string) error {
-	return p.DeleteReservation(id)
+	return deleteReservation(p, id)
 }
 
 func (t *TryMany) try(f func(plan.Agent) error) error {

@@ -40,12 +40,15 @@ func (g *LegacyGreedy) UpdateReservation(p *plan.Plan, id plan.ReservationID, us
 
 // DeleteReservation removes reservation id from p.
 func (g *LegacyGreedy) DeleteReservation(p *plan.Plan, id plan.ReservationID, _ string) error {
-	return p.DeleteReservation(id)
+	return deleteReservation(p, id)
 }
 
 // Place computes the allocation CreateReservation would add, without
 // changing p.
 func (g *LegacyGreedy) Place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
+	if err := checkPlan(p); err != nil {
+		return nil, err
+	}
 	ps, stages, window, err := g.compute(newView(p), id, def)
 	if err != nil {
 		return nil, err

@@ -91,12 +91,15 @@ func (f *Portfolio) UpdateReservation(p *plan.Plan, id plan.ReservationID, user 
 
 // DeleteReservation removes reservation id from p.
 func (f *Portfolio) DeleteReservation(p *plan.Plan, id plan.ReservationID, _ string) error {
-	return p.DeleteReservation(id)
+	return deleteReservation(p, id)
 }
 
 // Place computes where def would go in p without changing p: the
 // allocation CreateReservation would add.
 func (f *Portfolio) Place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
+	if err := checkPlan(p); err != nil {
+		return nil, err
+	}
 	ps, stages, err := f.compute(planAdapter{p: p, bufs: f.single[0].bufs}, id, user, def)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"testing"
 
@@ -571,6 +572,11 @@ func TestStateConfigRoundTrip(t *testing.T) {
 	cfg.Preemption, cfg.SizeBasedWeight, cfg.AssignMultiple = true, true, true
 	cfg.UpdateInterval, cfg.MaxAssign = 250, 7
 	cfg.ReservableNodes, cfg.ReservationThresholdIncrementMultiple = 0.125, 3
+	rs := queue.DefaultReservationSystemSettings()
+	rs.Enabled, rs.Step, rs.ReservationACLEnable = true, 2500, true
+	cfg.ReservationSystem = &rs
+	// Settings the file cannot give, set in Go, are kept too.
+	af.Reservation.AveragePercent, af.Reservation.MoveOnExpiry = 60, false
 	clock := berth.NewManualClock(5)
 	s, err := New(cfg, af, clock)
 	require.NoError(t, err)
@@ -720,4 +726,20 @@ func TestStateRestoresEveryField(t *testing.T) {
 			compareFields(t, fmt.Sprint("container ", c.ID), reflect.ValueOf(c).Elem(), reflect.ValueOf(rc).Elem(), skip)
 		})
 	}
+}
+
+// A version 1 snapshot (written before the reservation settings were
+// kept whole) restores its agent name over YARN's other defaults.
+func TestRestoreVersion1Snapshot(t *testing.T) {
+	b, err := os.ReadFile("testdata/fair-v1.snap")
+	require.NoError(t, err)
+	s, err := RestoreScheduler(bytes.NewReader(b), RestoreEnv{Clock: berth.NewManualClock(0)})
+	require.NoError(t, err)
+	want := queue.DefaultReservationSettings()
+	want.Agent = "GreedyReservationAgent"
+	require.NotNil(t, s.alloc.Reservation)
+	assert.Equal(t, want, *s.alloc.Reservation)
+	assert.Nil(t, s.Config().ReservationSystem)
+	assert.Equal(t, []string{"root.plan"}, s.PlanQueues())
+	require.NoError(t, s.Check())
 }

@@ -1,7 +1,8 @@
 // Command quickstart tours Berth on an embedded default scenario: the worked
 // example of YARN's reservation system (a reservable queue of two
 // containers holding three reservations), then each capability of the
-// library in turn. Run it with:
+// library in turn, and last the one call (package examples/rm) that builds
+// them all from YARN's configuration files. Run it with:
 //
 //	go run ./examples/quickstart
 package main
@@ -57,6 +58,8 @@ func run(w io.Writer) error {
 		{"7. Observing decisions: typed events as metrics (packages queue, capacity)", stepObserve},
 		{"8. Durable state: save, restore, carry on identically (packages berth, capacity)", stepDurable},
 		{"9. A better agent: more of the area asked than YARN's, against a bound (package agent)", stepAgents},
+		{"10. One call: a ResourceManager from capacity-scheduler.xml and yarn-site.xml (package examples/rm)", stepRMCapacity},
+		{"11. One call on the fair scheduler: fair-scheduler.xml and yarn-site.xml (package examples/rm)", stepRMFair},
 	} {
 		fmt.Fprintf(w, "== %s\n\n", s.title)
 		if err := s.fn(w); err != nil {
