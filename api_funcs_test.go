@@ -84,6 +84,8 @@ var apiFuncs = map[string]any{
 	"plan.DefaultConfig":                     plan.DefaultConfig,
 	"plan.InfoOf":                            plan.InfoOf,
 	"plan.New":                               plan.New,
+	"plan.CheckInterpreter":                  plan.CheckInterpreter,
+	"plan.InterpreterOf":                     plan.InterpreterOf,
 	"plan.NewAllocation":                     plan.NewAllocation,
 	"plan.NewSystem":                         plan.NewSystem,
 	"plan.ParseRecurrence":                   plan.ParseRecurrence,
