@@ -25,6 +25,20 @@ func quick() (journal.Options, *journaltest.FaultFS) {
 	return journal.Options{SegmentBytes: 16 << 10, FS: fsys}, fsys
 }
 
+// filled opens a Store of kind k in a new directory, in 8 KiB segments
+// on a quick file system, and applies the first n commands of workload
+// seed through it.
+func filled(t *testing.T, k SchedulerKind, seed uint64, n int) (string, *Store, journal.Options, *journaltest.FaultFS) {
+	t.Helper()
+	opts, fsys := quick()
+	opts.SegmentBytes = 8 << 10
+	dir := t.TempDir()
+	st, err := Open(dir, demo(t, k), opts)
+	require.NoError(t, err)
+	applied(t, st, seed, n)
+	return dir, st, opts, fsys
+}
+
 // applied runs n workload commands through st and returns their stream.
 func applied(t *testing.T, st *Store, seed uint64, n int) {
 	t.Helper()
@@ -78,12 +92,7 @@ func TestStoreOneWriter(t *testing.T) {
 func TestStoreLostTail(t *testing.T) {
 	const n = 1500
 	cfg := demo(t, Capacity)
-	opts, _ := quick()
-	opts.SegmentBytes = 8 << 10
-	src := t.TempDir()
-	st, err := Open(src, cfg, opts)
-	require.NoError(t, err)
-	applied(t, st, 3, n)
+	src, st, opts, _ := filled(t, Capacity, 3, n)
 	require.NoError(t, st.Close())
 	segs, _ := filepath.Glob(filepath.Join(src, "seg-*.wal"))
 	sort.Strings(segs)
@@ -137,11 +146,7 @@ func copyFiles(t *testing.T, src, dst string) {
 // snapshot with another Config still is one.
 func TestSnapshotDamageIsCorruption(t *testing.T) {
 	cfg := demo(t, Capacity)
-	opts, _ := quick()
-	src := t.TempDir()
-	st, err := Open(src, cfg, opts)
-	require.NoError(t, err)
-	applied(t, st, 3, 400)
+	src, st, opts, _ := filled(t, Capacity, 3, 400)
 	require.NoError(t, st.Checkpoint())
 	require.NoError(t, st.Close())
 	snaps, _ := filepath.Glob(filepath.Join(src, "snap-*.snap"))
@@ -177,18 +182,14 @@ func TestApplySyncFailure(t *testing.T) {
 	for _, machine := range []bool{false, true} {
 		t.Run(fmt.Sprintf("machine=%t", machine), func(t *testing.T) {
 			cfg := demo(t, Fair)
-			opts, fsys := quick()
-			dir := t.TempDir()
-			st, err := Open(dir, cfg, opts)
-			require.NoError(t, err)
-			applied(t, st, 5, 200)
+			dir, st, opts, fsys := filled(t, Fair, 5, 200)
 			fsys.FailSync(syscall.EIO)
 			w := smallWorkload(5, Fair)
 			ref := reference(t, Fair, 5, 0)
 			for range 200 {
 				w.Observe(ref.Apply(w.Next()))
 			}
-			_, err = st.Apply(w.Next())
+			_, err := st.Apply(w.Next())
 			assert.ErrorIs(t, err, journal.ErrSyncFailed)
 			assert.ErrorIs(t, err, syscall.EIO)
 			assert.Contains(t, err.Error(), "command 201")

@@ -164,29 +164,27 @@ func (ff *faultFile) WriteAt(p []byte, off int64) (int, error) {
 
 // Allocate reserves space unless the disk is full.
 func (ff *faultFile) Allocate(size int64) error {
-	ff.fs.mu.Lock()
-	defer ff.fs.mu.Unlock()
-	if ff.fs.full && size > ff.size {
-		return ff.fail("fallocate", syscall.ENOSPC)
-	}
-	if err := ff.File.Allocate(size); err != nil {
-		return err
-	}
-	ff.size = max(ff.size, size)
-	return nil
+	return ff.resize("fallocate", size, ff.File.Allocate, max(ff.size, size))
 }
 
 // Truncate changes the size; growing it needs space.
 func (ff *faultFile) Truncate(size int64) error {
+	return ff.resize("truncate", size, ff.File.Truncate, size)
+}
+
+// resize runs op to give the file size bytes, unless the disk is full
+// and that needs more space than the file holds; the file then holds
+// after.
+func (ff *faultFile) resize(name string, size int64, op func(int64) error, after int64) error {
 	ff.fs.mu.Lock()
 	defer ff.fs.mu.Unlock()
 	if ff.fs.full && size > ff.size {
-		return ff.fail("truncate", syscall.ENOSPC)
+		return ff.fail(name, syscall.ENOSPC)
 	}
-	if err := ff.File.Truncate(size); err != nil {
+	if err := op(size); err != nil {
 		return err
 	}
-	ff.size = size
+	ff.size = after
 	return nil
 }
 
