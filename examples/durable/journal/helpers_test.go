@@ -87,8 +87,13 @@ type noSyncFile struct{ File }
 
 func (noSyncFile) Sync() error { return nil }
 
-// fast is o on the file system without fsync.
+// fast is o on the file system without fsync, in 64 KiB segments unless
+// o says otherwise (a default 64 MiB segment takes a while to allocate
+// and to read back on a busy machine).
 func fast(o Options) Options {
 	o.FS = noSync{}
+	if o.SegmentBytes == 0 {
+		o.SegmentBytes = 64 << 10
+	}
 	return o
 }
