@@ -499,13 +499,13 @@ func (j *Journal) Close() error {
 		return nil
 	}
 	var err error
-	if j.f != nil {
-		if j.failed == nil {
-			err = j.sync()
-			if m := j.manifestNow(); err == nil && m != j.man {
-				err = j.writeManifest(m)
-			}
+	if j.failed == nil && j.readOnly == nil {
+		err = j.sync()
+		if m := j.manifestNow(); err == nil && m != j.man {
+			err = j.writeManifest(m)
 		}
+	}
+	if j.f != nil {
 		if cerr := j.f.Close(); err == nil && j.failed == nil {
 			err = cerr
 		}

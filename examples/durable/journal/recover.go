@@ -347,7 +347,8 @@ func (j *Journal) plan(d dirScan, man manifest, hasMan bool) (plan, error) {
 			break
 		}
 		p.kept = append(p.kept, *s)
-		p.last = s.first + s.seg.Count - 1
+		// Records up to the snapshot are in it, wherever the segment ends.
+		p.last = max(j.snap, s.first+s.seg.Count-1)
 		if s.capacity > 0 && s.size < s.capacity && s.size-s.seg.Data < recHeaderSize {
 			p.problems = append(p.problems, fmt.Sprintf("%s is %d bytes, created with %d: cut after record %d",
 				s.name, s.size, s.capacity, p.last))
