@@ -243,7 +243,9 @@ func (j *Journal) recover() error {
 		if !j.opts.AcceptTruncation {
 			return err
 		}
+		// A damaged manifest holds no record: go on as without one.
 		problems = append(problems, err.Error())
+		man, hasMan = manifest{}, false
 	}
 	if n := len(d.snaps); n > 0 {
 		j.snap = d.snaps[n-1]

@@ -458,3 +458,22 @@ func rewriteManifest(t *testing.T, dir string, m manifest) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, manifestName), m.encode(), 0o644))
 }
+
+// TestDamagedManifest: a manifest that fails its checksum is corruption;
+// AcceptTruncation goes on as without one, keeps every record, and
+// writes a new one.
+func TestDamagedManifest(t *testing.T) {
+	src := ackedJournal(t, 100, true)
+	dir := withFile(t, src, manifestName, func(b []byte) []byte { b[20] ^= 4; return b })
+	_, err := Open(dir, fast(Options{}))
+	assert.ErrorIs(t, err, berth.ErrCorruptState)
+	assert.ErrorContains(t, err, manifestName)
+	j, err := Open(dir, fast(Options{AcceptTruncation: true}))
+	require.NoError(t, err)
+	assert.Equal(t, seqs(1, 100), replayAll(t, j))
+	require.NotNil(t, j.Recovery().Lost)
+	require.NoError(t, j.Close())
+	j, err = Open(dir, fast(Options{}))
+	require.NoError(t, err, "a new manifest was written")
+	require.NoError(t, j.Close())
+}
