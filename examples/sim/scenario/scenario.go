@@ -1,4 +1,6 @@
-// Package scenario turns the simulator's input files — a trace (SLS JSON,
+// Package scenario turns the simulator's input files into a configured engine.
+//
+// It turns the inputs — a trace (SLS JSON,
 // Rumen or SYNTH), an optional node file, the scheduler's configuration
 // (capacity-scheduler.xml or fair-scheduler.xml), the yarn-site /
 // sls-runner keys the run needs and an optional node-events file — into a
