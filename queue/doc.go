@@ -164,6 +164,21 @@
 //     allocation, the live containers of an application are its
 //     allocated events minus its ended ones.
 //
+// # Why a walk skipped: activities
+//
+// Both schedulers' allocation walks speak one vocabulary: a step comes to
+// a [Result], an [Outcome] (skipped, allocated, reserved, unreserved) and
+// a [Reason] — the limit that held it back, one of YARN's
+// ActivityDiagnosticConstant diagnostics (queue limit, user limit, AM
+// share, locality, locality delay, node full, reservation, partition, …).
+// The walks compute the reasons anyway to decide; on demand they record
+// them, as YARN's ActivitiesManager does for its scheduler-activities and
+// app-activities calls, in an [ActivityLog]: the next heartbeat of chosen
+// nodes, the last attempts of chosen applications. A recorded step is an
+// [Activity]; an observer that also implements [ActivityObserver] receives
+// them as events. Nothing is recorded unless a host asked: the walk then
+// pays one boolean test per heartbeat.
+//
 // # Concurrency
 //
 // A Tree and its Queues are not safe for concurrent use: the tree is
