@@ -56,6 +56,7 @@ type Scheduler struct {
 
 	tree    *queue.Tree[*fsQueue] // the shared tree (package queue)
 	obs     Observer              // the host's observer (observe.go); nil: none
+	acts    queue.ActivityLog     // the walk's record, kept on demand (explain.go)
 	bug     error                 // first inconsistency with it, for Check
 	polErr  error                 // first result of a scheduling policy rejected (PolicyError)
 	loading bool                  // inside loadAllocation: sync once at the end
@@ -222,6 +223,7 @@ func (s *Scheduler) RemoveNode(id string) ([]Ended, error) {
 		}
 	}
 	delete(s.nodes, id)
+	s.acts.ForgetNode(id)
 	if i, ok := slices.BinarySearch(s.nodeIDs, id); ok {
 		s.nodeIDs = slices.Delete(s.nodeIDs, i, i+1)
 		s.byID = slices.Delete(s.byID, i, i+1)
@@ -535,6 +537,7 @@ func (s *Scheduler) removeApp(appID string, how queue.AppEventKind) ([]Ended, er
 	s.detachApp(a)
 	a.gone = true
 	delete(s.apps, appID)
+	s.acts.ForgetApp(appID)
 	if s.obs != nil {
 		s.emitApp(how, a, "")
 	}
