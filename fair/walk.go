@@ -1,6 +1,8 @@
 package fair
 
 import (
+	"slices"
+
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/queue"
 )
@@ -189,11 +191,15 @@ func (s *Scheduler) children(q *fsQueue) seq[*fsQueue] {
 	if s.keptKids(q) {
 		return seq[*fsQueue]{kept: &q.kidOrd.o}
 	}
-	return seq[*fsQueue]{sorted: s.sortedKids(q), withIdle: s.sortWalk}
+	kids := s.sortedKids(q)
+	if !s.sortWalk {
+		kids = slices.DeleteFunc(kids, (*fsQueue).idle) // sortedKids' own buffer
+	}
+	return seq[*fsQueue]{sorted: kids}
 }
 
-// leafApps is leaf q's runnable applications with pending demand, in policy
-// order.
+// leafApps is leaf q's runnable applications with pending demand, in
+// policy order.
 func (s *Scheduler) leafApps(q *fsQueue) seq[*app] {
 	if s.keptApps(q) {
 		return seq[*app]{kept: &q.appOrd.o}
@@ -201,32 +207,25 @@ func (s *Scheduler) leafApps(q *fsQueue) seq[*app] {
 	return seq[*app]{sorted: s.sortedApps(q)}
 }
 
-// seq is one visit's order: a kept Order, or a sorted slice whose idle
-// members are skipped unless withIdle.
-type seq[V visited] struct {
-	kept     *queue.Order[sortKey, V]
-	sorted   []V
-	withIdle bool
-}
-
-// visited is what a walk visits: queues and applications.
-type visited interface{ idle() bool }
-
 // idle: no walkable application below q.
 func (q *fsQueue) idle() bool { return q.walkN == 0 }
 
-// idle is false: sortedApps lists only the walkable applications.
-func (a *app) idle() bool { return false }
+// seq is one visit's order: a kept Order or a sorted slice.
+type seq[V any] struct {
+	kept   *queue.Order[sortKey, V]
+	sorted []V
+}
 
-// each yields the sequence (a range-over-func iterator; a method, not a
-// func value, so that the walk's loop body stays on the stack).
+// each yields the sequence, as a range-over-func iterator. A method
+// rather than a closure the order returns: the walk's loop body then
+// stays on the stack (a returned closure cost 13 allocations a heartbeat).
 func (o seq[V]) each(yield func(V) bool) {
 	if o.kept != nil {
 		o.kept.Ascend(yield)
 		return
 	}
 	for _, v := range o.sorted {
-		if (o.withIdle || !v.idle()) && !yield(v) {
+		if !yield(v) {
 			return
 		}
 	}

@@ -232,7 +232,7 @@ func (l *ActivityLog) End(resolve func(app string) (leaf string, walkable bool))
 		if l.beats == nil {
 			l.beats = map[string][]Activity{}
 		}
-		l.beats[l.node] = slices.Clone(l.cur)
+		l.beats[l.node] = append([]Activity{}, l.cur...) // recorded, even if empty
 		l.last = l.node
 		l.anyNode = false
 		delete(l.nodes, l.node)
