@@ -28,7 +28,9 @@ func (t *attempt) app(a *app) proposal {
 			}
 			return p
 		}
-		if first == queue.ReasonNone {
+		// The first request with demand tells why (an empty one says
+		// nothing).
+		if first == queue.ReasonNone || first == queue.ReasonNoDemand && p.Reason != first {
 			first, firstKey = p.Reason, k
 		}
 	}
@@ -69,7 +71,7 @@ func (t *attempt) request(a *app, k *skey) (p proposal, decided bool) {
 }
 
 func (t *attempt) passOver(k *skey, r queue.Reason) {
-	if t.rec != nil {
+	if t.rec != nil && r != queue.ReasonNoDemand { // an empty request is not passed over
 		t.rec.PassOver(k.Priority(), k.Capability(), r)
 	}
 }

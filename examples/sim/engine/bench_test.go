@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
 	"github.com/berthsched/berth/examples/sim/trace"
+	"github.com/berthsched/berth/fair"
 )
 
 // syntheticDay builds a day of MapReduce jobs over four queues: jobs
@@ -102,4 +104,52 @@ func BenchmarkSyntheticDay5000(b *testing.B) {
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 		b.ReportMetric(float64(run.Events), "events")
 	}
+}
+
+// BenchmarkFairDayWaitReasons replays a tenth of the synthetic day (2,000
+// jobs, ~100,000 containers) on 500 nodes through the fair scheduler, with
+// and without the run counting why applications waited (Config.NoWaitReasons),
+// and reports simulated seconds per wall second and CPU seconds per run.
+func BenchmarkFairDayWaitReasons(b *testing.B) {
+	jobs, _ := syntheticDay(2000, 1)
+	nodes := trace.GenerateNodes(trace.Topology{Nodes: 500, Racks: 20}, trace.Defaults{Node: berth.New(65536, 32)})
+	for _, off := range []bool{true, false} {
+		b.Run(fmt.Sprintf("reasons=%t", !off), func(b *testing.B) {
+			var cpu time.Duration
+			for b.Loop() {
+				clock := berth.NewManualClock(0)
+				af, err := fair.ParseAllocationFile([]byte(`<allocations><queue name="a"><weight>4</weight></queue><queue name="b"><weight>3</weight></queue><queue name="c"><weight>2</weight></queue><queue name="d"/></allocations>`), fair.ParseOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				s, err := fair.New(fair.DefaultConfig(), af, clock)
+				if err != nil {
+					b.Fatal(err)
+				}
+				e, err := New(Config{Clock: clock, Scheduler: s, Stats: NewFairStats(s), Nodes: nodes, Jobs: jobs, SampleInterval: 300_000, NoWaitReasons: off})
+				if err != nil {
+					b.Fatal(err)
+				}
+				cpu0 := cpuTime()
+				run, err := e.Run()
+				cpu += cpuTime() - cpu0
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !off && len(run.Waits) == 0 {
+					b.Fatal("no reasons counted")
+				}
+			}
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/run")
+		})
+	}
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
+	"github.com/berthsched/berth/examples/sim/metrics"
 	"github.com/berthsched/berth/examples/sim/trace"
 	"github.com/berthsched/berth/fair"
 	"github.com/stretchr/testify/assert"
@@ -177,4 +178,49 @@ func TestObservedCountsAgree(t *testing.T) {
 		sawLost = sawLost || lost > 0
 	}
 	assert.True(t, sawLost, "the node loss took containers")
+}
+
+// A fair run counts why applications waited, per queue; the counting
+// changes nothing the run decides; a scheduler that does not record its
+// reasons (the capacity scheduler) leaves Waits nil.
+func TestWaitReasons(t *testing.T) {
+	run := func(noReasons bool) *metrics.Run {
+		clock := berth.NewManualClock(0)
+		af, err := fair.ParseAllocationFile([]byte(`<allocations><queue name="a"><maxResources>2048 mb, 2 vcores</maxResources></queue><queue name="b"/></allocations>`), fair.ParseOptions{})
+		require.NoError(t, err)
+		fs, err := fair.New(fair.DefaultConfig(), af, clock)
+		require.NoError(t, err)
+		e, err := New(Config{Clock: clock, Scheduler: fs, Stats: NewFairStats(fs), Nodes: nodes(2), Jobs: smallJobs(), NoWaitReasons: noReasons})
+		require.NoError(t, err)
+		r, err := e.Run()
+		require.NoError(t, err)
+		return r
+	}
+	with, without := run(false), run(true)
+	require.NotEmpty(t, with.Waits)
+	assert.Nil(t, without.Waits)
+	assert.Equal(t, without.Jobs, with.Jobs, "counting the reasons changes no decision")
+	assert.Equal(t, without.Samples, with.Samples)
+	var a *metrics.QueueWaits
+	for i := range with.Waits {
+		w := &with.Waits[i]
+		sum := 0
+		for _, rc := range w.Reasons {
+			sum += rc.Attempts
+		}
+		assert.Equal(t, w.Attempts, sum, w.Queue)
+		if w.Queue == "root.a" {
+			a = w
+		}
+	}
+	require.NotNil(t, a, "queue a waits at its maximum: %+v", with.Waits)
+	assert.Equal(t, "queue-limit", a.Reasons[0].Reason)
+
+	clock := berth.NewManualClock(0)
+	cs := capacitySched(t, clock)
+	e, err := New(Config{Clock: clock, Scheduler: cs, Stats: NewCapacityStats(cs), Nodes: nodes(2), Jobs: smallJobs()})
+	require.NoError(t, err)
+	r, err := e.Run()
+	require.NoError(t, err)
+	assert.Nil(t, r.Waits)
 }
