@@ -74,12 +74,6 @@ type Scheduler struct {
 	sortSmall   int  // sets of at most this many are sorted per visit (smallSet); tests lower it
 }
 
-// userApps tracks a user's runnable count and waiting applications.
-type userApps struct {
-	runnable    int
-	nonRunnable []*app
-}
-
 // New builds a scheduler from cfg and an allocation file (nil: an empty
 // <allocations/>). clock must not be nil.
 func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) {
@@ -376,15 +370,6 @@ func (s *Scheduler) addAppToQueue(a *app, q *fsQueue) {
 		u := s.user(a.user)
 		u.nonRunnable = append(u.nonRunnable, a)
 	}
-}
-
-func (s *Scheduler) user(name string) *userApps {
-	u := s.users[name]
-	if u == nil {
-		u = &userApps{}
-		s.users[name] = u
-	}
-	return u
 }
 
 // normalize rounds an ask up to the increment within [min, max] as the
