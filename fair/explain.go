@@ -81,11 +81,8 @@ func (s *Scheduler) Explain(appID string, n int) ([]Activity, error) {
 }
 
 // DryRun is what a heartbeat of a node would do now: the containers it
-// would allocate and the walk's activities.
-type DryRun struct {
-	Allocations []Allocation
-	Activities  []Activity
-}
+// would allocate and the walk's activities (package queue's).
+type DryRun = queue.DryRun
 
 // DryRun answers what node nodeID would get from a heartbeat now (with no
 // container completed) without changing anything: it runs the heartbeat,

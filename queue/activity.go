@@ -234,6 +234,14 @@ func (a Activity) String() string {
 	return s
 }
 
+// DryRun is what a heartbeat of a node would do now, asked without
+// changing anything (the schedulers' DryRun methods): the containers it
+// would allocate, in order, and the activities of its walk.
+type DryRun struct {
+	Allocations []Allocation
+	Activities  []Activity
+}
+
 // ActivityObserver is the optional family of an [Observer] that receives
 // the activities a scheduler records: an observer that implements it gets
 // every activity of the heartbeats and applications recorded (see the
