@@ -15,7 +15,10 @@ import (
 // its requests are tried, most important first.
 func (t *attempt) app(a *app) proposal {
 	if t.s.overAMShareLimit(a) {
-		ask, _ := a.asks.NextPending()
+		var ask berth.Resource
+		if t.rec != nil {
+			ask, _ = a.asks.NextPending()
+		}
 		return t.skipped(a, queue.ReasonAMLimit, 0, ask)
 	}
 	var first queue.Reason
