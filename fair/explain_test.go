@@ -3,6 +3,7 @@ package fair
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -298,4 +299,39 @@ func TestDryRunWithHostPolicy(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, d.Allocations, 1)
 	assert.Equal(t, "b", d.Allocations[0].Container.App, "the host policy (newest first) ordered the copy's walk")
+}
+
+// The explain calls are safe beside heartbeats from other goroutines
+// (run with -race): each holds the scheduler's lock, and DryRun's copy is
+// its own.
+func TestExplainUnderConcurrentCallers(t *testing.T) {
+	s, ids := throughputWorld(t, 20)
+	require.NoError(t, s.RecordApp("", 2))
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				node := ids[(g*7+i)%len(ids)]
+				switch g {
+				case 0:
+					_, err := s.Heartbeat(node, nil)
+					assert.NoError(t, err)
+				case 1:
+					assert.NoError(t, s.RecordHeartbeat(node))
+					_ = s.HeartbeatRecord(node)
+				case 2:
+					_, err := s.Explain("app0", 1)
+					assert.NoError(t, err)
+					s.SetObserver(&activitySink{})
+				default:
+					_, err := s.DryRun(node)
+					assert.NoError(t, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, s.Check())
 }
