@@ -1,8 +1,6 @@
 package fair
 
 import (
-	"slices"
-
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/queue"
 )
@@ -193,7 +191,13 @@ func (s *Scheduler) children(q *fsQueue) seq[*fsQueue] {
 	}
 	kids := s.sortedKids(q)
 	if !s.sortWalk {
-		kids = slices.DeleteFunc(kids, (*fsQueue).idle) // sortedKids' own buffer
+		walkable := kids[:0] // sortedKids' own buffer
+		for _, c := range kids {
+			if c.walkN > 0 {
+				walkable = append(walkable, c)
+			}
+		}
+		kids = walkable
 	}
 	return seq[*fsQueue]{sorted: kids}
 }
@@ -206,9 +210,6 @@ func (s *Scheduler) leafApps(q *fsQueue) seq[*app] {
 	}
 	return seq[*app]{sorted: s.sortedApps(q)}
 }
-
-// idle: no walkable application below q.
-func (q *fsQueue) idle() bool { return q.walkN == 0 }
 
 // seq is one visit's order: a kept Order or a sorted slice.
 type seq[V any] struct {
