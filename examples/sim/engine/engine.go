@@ -190,20 +190,21 @@ const (
 )
 
 type app struct {
-	job   *trace.Job
-	rec   *metrics.Job
-	idx   int
-	id    string // current attempt's application id
-	gen   uint32
-	state appState
-	am    *ctr
-	// per task: done, and whether it is pending (not allocated)
-	done    []bool
-	running int // task containers running
-	// pending tasks by priority, and the ask size of each priority
-	pending map[int32][]int
-	askCap  map[int32]berth.Resource
-	prios   []int32 // sorted priorities of the job
+	job     *trace.Job
+	rec     *metrics.Job
+	idx     int
+	id      string // current attempt's application id
+	gen     uint32
+	state   appState
+	am      *ctr
+	done    []bool // per task: its work is done
+	running int    // task containers running
+	// asks holds the pending tasks per priority of the job, in priority
+	// order (pending.go); tgen and tflag are per task: the generation of
+	// its latest ask and whether it is pending and located.
+	asks  []*prioAsks
+	tgen  []uint32
+	tflag []uint8
 	// MapReduce phases: maps (everything but reduces) first, then reduces.
 	mapsLeft, reducesLeft int
 	reducesAsked          bool
@@ -348,22 +349,22 @@ func New(cfg Config) (*Engine, error) {
 		e.run.Jobs[i] = metrics.Job{ID: j.ID, Queue: j.Queue, User: j.User, AMType: j.AMType,
 			TraceStart: j.Start, TraceEnd: j.End, Deadline: j.Deadline}
 		a := &app{job: j, rec: &e.run.Jobs[i], idx: i, id: j.ID, done: make([]bool, len(j.Tasks)),
-			pending: map[int32][]int{}, askCap: map[int32]berth.Resource{}}
-		for k, t := range j.Tasks {
-			if prev, ok := a.askCap[t.Priority]; ok {
-				a.askCap[t.Priority] = berth.ComponentwiseMax(prev, t.Resource)
+			tgen: make([]uint32, len(j.Tasks)), tflag: make([]uint8, len(j.Tasks))}
+		for _, t := range j.Tasks {
+			if q := a.asksOf(t.Priority); q != nil {
+				q.capab = berth.ComponentwiseMax(q.capab, t.Resource)
 			} else {
-				a.askCap[t.Priority] = t.Resource
-				a.prios = append(a.prios, t.Priority)
+				q = newPrioAsks(t.Priority)
+				q.capab = t.Resource
+				a.asks = append(a.asks, q)
 			}
 			if t.Type == trace.TypeReduce {
 				a.reducesLeft++
 			} else {
 				a.mapsLeft++
 			}
-			_ = k
 		}
-		slices.Sort(a.prios)
+		slices.SortFunc(a.asks, func(x, y *prioAsks) int { return int(x.prio) - int(y.prio) })
 		e.apps = append(e.apps, a)
 	}
 	e.observe()
@@ -463,8 +464,8 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 	case evAsk:
 		a := e.apps[ev.i]
 		if a.gen == ev.gen && a.state == running {
-			e.addPending(a, []int{int(ev.j)})
-			e.ask(a, true)
+			e.addPending(a, []int{int(ev.j)}, true)
+			e.ask(a)
 		}
 	case evStreamEnd:
 		a := e.apps[ev.i]
@@ -782,67 +783,6 @@ func (e *Engine) addPendingKey(k capKey, n int) {
 	}
 }
 
-// addPending makes tasks pending (not yet asked).
-func (e *Engine) addPending(a *app, tasks []int) {
-	for _, t := range tasks {
-		p := a.job.Tasks[t].Priority
-		a.pending[p] = append(a.pending[p], t)
-		e.addPendingKey(keyOf(a.askCap[p]), 1)
-	}
-}
-
-// ask sends the app's outstanding totals per priority. With locality,
-// the first ask of a task names its host and rack too (SLS's
-// packageRequests); re-asks are off-switch only.
-func (e *Engine) ask(a *app, locality bool) {
-	var asks []queue.Ask // fresh: a scheduler may keep the slice
-	for _, p := range a.prios {
-		tasks := a.pending[p]
-		capab := a.askCap[p]
-		if locality {
-			hosts := map[string]int{}
-			racks := map[string]int{}
-			var order []string
-			for _, t := range tasks {
-				h := a.job.Tasks[t].Host
-				if h == "" {
-					continue
-				}
-				rack, host, err := trace.SplitHost(h)
-				if err != nil {
-					continue
-				}
-				if _, ok := e.nodeByID[host]; !ok {
-					continue
-				}
-				if hosts[host] == 0 {
-					order = append(order, host)
-				}
-				hosts[host]++
-				if racks[rack] == 0 {
-					order = append(order, rack)
-				}
-				racks[rack]++
-			}
-			for _, name := range order {
-				c := hosts[name]
-				if strings.HasPrefix(name, "/") {
-					c = racks[name]
-				}
-				asks = append(asks, queue.Ask{Priority: p, ResourceName: name, Capability: capab, Count: c})
-			}
-		}
-		asks = append(asks, queue.Ask{Priority: p, ResourceName: queue.AnyResource, Capability: capab, Count: len(tasks)})
-	}
-	if locality && !a.local && len(asks) > len(a.prios) {
-		a.local = true
-		e.localApps++
-	}
-	if _, err := e.s.Allocate(a.id, asks, nil); err != nil {
-		e.log.Warn("allocate refused", "app", a.id, "err", err)
-	}
-}
-
 func (e *Engine) amStarted(a *app, now berth.Time) {
 	a.state = running
 	if a.rec.AMStarted == 0 {
@@ -865,10 +805,10 @@ func (e *Engine) amStarted(a *app, now berth.Time) {
 	for _, t := range delayed {
 		e.push(event{at: now + a.job.Tasks[t].RequestDelay, kind: evAsk, i: int32(a.idx), j: int32(t), gen: a.gen})
 	}
-	e.addPending(a, first)
+	e.addPending(a, first, true)
 	a.reducesAsked = false
 	e.maybeReduces(a)
-	e.ask(a, true)
+	e.ask(a)
 	e.maybeFinish(a, now)
 }
 
@@ -886,8 +826,8 @@ func (e *Engine) maybeReduces(a *app) {
 		}
 	}
 	if len(reds) > 0 {
-		e.addPending(a, reds)
-		e.ask(a, true)
+		e.addPending(a, reds, true)
+		e.ask(a)
 	}
 }
 
@@ -908,23 +848,6 @@ func (e *Engine) finish(a *app, now berth.Time) {
 	a.rec.Finished = now
 	e.open--
 	e.ended(ended, now)
-}
-
-func (e *Engine) clearPending(a *app) {
-	e.bump()
-	if a.local {
-		a.local = false
-		e.localApps--
-	}
-	for _, p := range a.prios {
-		if n := len(a.pending[p]); n > 0 {
-			e.addPendingKey(keyOf(a.askCap[p]), -n)
-			a.pending[p] = a.pending[p][:0]
-		}
-	}
-	if a.state == submitted {
-		e.addPendingKey(keyOf(a.job.AMResource), -1)
-	}
 }
 
 // ---- containers
@@ -951,22 +874,12 @@ func (e *Engine) allocated(al *queue.Allocation, n *node, now berth.Time) {
 		e.amStarted(a, now)
 		return
 	}
-	tasks := a.pending[al.Priority]
-	if len(tasks) == 0 {
+	t, ok := e.takePending(a, al.Priority, n.spec.ID)
+	if !ok {
 		e.release(c, now) // more than asked (a stale count): give it back
 		e.run.Released++
 		return
 	}
-	pick := 0
-	for i, t := range tasks {
-		if h := a.job.Tasks[t].Host; h != "" && strings.HasSuffix(h, "/"+n.spec.ID) {
-			pick = i
-			break
-		}
-	}
-	t := tasks[pick]
-	a.pending[al.Priority] = slices.Delete(tasks, pick, pick+1)
-	e.addPendingKey(keyOf(a.askCap[al.Priority]), -1)
 	c.task = t
 	a.running++
 	a.rec.Containers++
@@ -1043,13 +956,13 @@ func (e *Engine) taskEnded(c *ctr, success bool, now berth.Time) {
 	k := a.job.Tasks[t]
 	if a.job.AMType == trace.AMStream {
 		// Streams are kept running until the job's lifetime ends.
-		e.addPending(a, []int{t})
-		e.ask(a, false)
+		e.addPending(a, []int{t}, false)
+		e.ask(a)
 		return
 	}
 	if !success {
-		e.addPending(a, []int{t})
-		e.ask(a, false)
+		e.addPending(a, []int{t}, false)
+		e.ask(a)
 		return
 	}
 	a.done[t] = true
