@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 
@@ -91,6 +93,20 @@ type Config struct {
 	Jobs  []trace.Job
 	// NodeHeartbeat is yarn.sls.nm.heartbeat.interval.ms (default 1000).
 	NodeHeartbeat berth.Duration
+	// Seed draws each node's heartbeat phase, its first heartbeat in
+	// [0, NodeHeartbeat), as SLS's NMRunner draws random.nextInt(interval)
+	// per node, and each job's submission offset (ExactSubmissions): the
+	// same seed gives the same run.
+	Seed int64
+	// ExactSubmissions submits every application at its trace time. By
+	// default each is submitted at an offset drawn per job from Seed
+	// within one NodeHeartbeat after it: SLS rebases each AM simulator's
+	// clock when SLSRunner schedules it, so a job's submission falls at an
+	// arbitrary point of the nodes' heartbeat cycle. Without the offset,
+	// jobs submitted on the same instant of the cycle (SYNTH's whole
+	// seconds) all meet the same node's heartbeat first and their AMs pile
+	// up on it. The wait and runtime of a job count from its submission.
+	ExactSubmissions bool
 	// Reservations, when set, receives the deadline jobs' reservation
 	// requests; Follower publishes its plans at FollowerInterval
 	// (yarn.resourcemanager.reservation-system.planfollower.time-step,
@@ -149,6 +165,12 @@ func (e *ConfigError) Error() string { return "engine config: " + e.Field + ": "
 
 // Unwrap makes it an invalid argument.
 func (e *ConfigError) Unwrap() error { return berth.ErrInvalidArgument }
+
+// phaseStream separates the phase draws from any other stream of the seed.
+const phaseStream = 0x4e4d_5048_4153_4553 // "NMPHASES"
+
+// submitStream draws the jobs' submission offsets.
+const submitStream = 0x5355_424d_4954_4a54 // "SUBMITJT"
 
 // capKey is a container size, as a comparable key.
 type capKey struct{ mem, vc int64 }
@@ -209,6 +231,8 @@ type app struct {
 	mapsLeft, reducesLeft int
 	reducesAsked          bool
 	resID                 string
+	submitAt              berth.Time // when the AM submits (the trace's start, plus the offset)
+	recorded              bool       // the submission time is recorded
 	local                 bool // sent host or rack asks
 	planQueue             *plan.Plan
 }
@@ -220,6 +244,7 @@ type Engine struct {
 	s          Scheduler
 	q          events
 	nodes      []*node
+	byPhase    []*node // the nodes in heartbeat order within an interval
 	nodeByID   map[string]*node
 	apps       []*app
 	appByID    map[string]*app
@@ -305,15 +330,19 @@ func New(cfg Config) (*Engine, error) {
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
+	phases := rand.New(rand.NewPCG(uint64(cfg.Seed), phaseStream))
+	offsets := rand.New(rand.NewPCG(uint64(cfg.Seed), submitStream))
 	for i, n := range cfg.Nodes {
 		if _, dup := e.nodeByID[n.ID]; dup {
 			return nil, &ConfigError{"Nodes", "duplicate node " + n.ID}
 		}
 		nd := &node{spec: queue.NodeSpec{ID: n.ID, Rack: n.Rack, Capability: n.Resource}, idx: i,
-			phase: berth.Time(int64(i) * cfg.NodeHeartbeat / int64(len(cfg.Nodes))), down: true, lastBeat: -1}
+			phase: phases.Int64N(cfg.NodeHeartbeat), down: true, lastBeat: -1}
 		e.nodes = append(e.nodes, nd)
 		e.nodeByID[n.ID] = nd
 	}
+	e.byPhase = slices.Clone(e.nodes)
+	slices.SortStableFunc(e.byPhase, func(a, b *node) int { return cmp.Compare(a.phase, b.phase) })
 	for i, ne := range cfg.NodeEvents {
 		if _, ok := e.nodeByID[ne.Node]; !ok {
 			return nil, &ConfigError{fmt.Sprintf("NodeEvents[%d].Node", i), "unknown node " + ne.Node}
@@ -365,6 +394,10 @@ func New(cfg Config) (*Engine, error) {
 			}
 		}
 		slices.SortFunc(a.asks, func(x, y *prioAsks) int { return int(x.prio) - int(y.prio) })
+		a.submitAt = j.Start
+		if !cfg.ExactSubmissions {
+			a.submitAt += offsets.Int64N(cfg.NodeHeartbeat)
+		}
 		e.apps = append(e.apps, a)
 	}
 	e.observe()
@@ -385,15 +418,15 @@ func (e *Engine) Run() (*metrics.Run, error) {
 		}
 	}
 	for i, a := range e.apps {
-		kind := evSubmit
+		kind, at := evSubmit, a.submitAt
 		if a.job.Deadline > 0 && a.job.AMType == trace.AMMapReduce && e.cfg.Reservations != nil {
 			if p, ok := e.planOf(a.job.Queue); ok {
 				a.planQueue = p
-				kind = evReserve
+				kind, at = evReserve, a.job.Start
 			}
 		}
-		e.push(event{at: a.job.Start, kind: kind, i: int32(i)})
-		e.lastJobEvent = max(e.lastJobEvent, a.job.Start)
+		e.push(event{at: at, kind: kind, i: int32(i)})
+		e.lastJobEvent = max(e.lastJobEvent, a.submitAt)
 	}
 	e.open = len(e.apps)
 	for i, ne := range e.cfg.NodeEvents {
@@ -619,19 +652,12 @@ func (e *Engine) startSweep() {
 }
 
 func (e *Engine) sweep(now berth.Time) {
-	iv, n := e.cfg.NodeHeartbeat, len(e.nodes)
-	off := now % iv
-	phase := func(i int) berth.Time { return berth.Time(int64(i) * iv / int64(n)) }
-	i0 := int(min(int64(n), off*int64(n)/iv))
-	for i0 > 0 && phase(i0-1) >= off {
-		i0--
-	}
-	for i0 < n && phase(i0) < off {
-		i0++
-	}
+	n := len(e.byPhase)
+	off := now % e.cfg.NodeHeartbeat
+	i0, _ := slices.BinarySearchFunc(e.byPhase, off, func(nd *node, t berth.Time) int { return cmp.Compare(nd.phase, t) })
 	var last *node // a node that heartbeat at now comes last, an interval on
 	for k := range n {
-		nd := e.nodes[(i0+k)%n]
+		nd := e.byPhase[(i0+k)%n]
 		if nd.parked && !nd.down && !nd.armed && e.fits(nd.free) {
 			if nd.lastBeat >= now {
 				if last == nil {
@@ -745,8 +771,8 @@ func (e *Engine) submit(a *app, now berth.Time, reservation string) {
 			q, err = e.s.SubmitApp(spec)
 		}
 	}
-	if a.rec.Submitted == 0 && a.rec.Attempts == 0 {
-		a.rec.Submitted = now
+	if !a.recorded {
+		a.rec.Submitted, a.recorded = now, true
 	}
 	a.rec.Attempts++
 	if err != nil {
@@ -870,6 +896,7 @@ func (e *Engine) allocated(al *queue.Allocation, n *node, now berth.Time) {
 		}
 		a.am = c
 		a.rec.Containers++
+		a.rec.AMNode = n.spec.ID
 		e.addPendingKey(keyOf(a.job.AMResource), -1)
 		e.amStarted(a, now)
 		return
@@ -987,7 +1014,7 @@ func (e *Engine) ended(list []queue.Ended, now berth.Time) {
 		e.gone(c)
 		if a := c.app; a != nil && a.state != finished {
 			if c.task < 0 && c == a.am {
-				e.amLost(a, now)
+				e.amLost(a, now, en.Status == queue.Lost)
 				continue
 			}
 			e.taskEnded(c, work, now)
@@ -997,8 +1024,10 @@ func (e *Engine) ended(list []queue.Ended, now berth.Time) {
 
 // amLost restarts an application whose AM container ended: the attempt
 // is finished and a new one submitted; finished tasks stay finished (the
-// MapReduce AM recovers them).
-func (e *Engine) amLost(a *app, now berth.Time) {
+// MapReduce AM recovers them). When the AM was lost with its node, the
+// attempt's other containers, ended with it, count as lost too: the node
+// loss ended them.
+func (e *Engine) amLost(a *app, now berth.Time, withNode bool) {
 	ended, err := e.s.FinishApp(a.id)
 	if err != nil {
 		e.log.Warn("finish lost attempt", "app", a.id, "err", err)
@@ -1006,8 +1035,13 @@ func (e *Engine) amLost(a *app, now berth.Time) {
 	e.clearPending(a)
 	a.state = waiting
 	for _, en := range ended {
-		if c, ok := e.ctrs[en.ID]; ok {
+		if c, ok := e.ctrs[en.ID]; ok && !c.gone {
 			e.gone(c)
+			if withNode {
+				e.lost++
+				e.run.LostWithAM++
+				a.rec.Lost++
+			}
 		}
 	}
 	a.running = 0
@@ -1024,8 +1058,9 @@ func (e *Engine) amLost(a *app, now berth.Time) {
 // jobs (ReservationClientUtil.createMRReservation): the maps then the
 // reduces, each stage a gang of all its tasks at the largest task size
 // for the longest task duration, R_ORDER_NO_GAP, between the job's start
-// and its deadline. Accepted, the job is submitted under the reservation
-// when its resources start; refused, it is submitted at once without one.
+// and its deadline. Accepted, the job counts as submitted under the
+// reservation at once, and enters the scheduler when the reservation's
+// resources start; refused, it is submitted at once without one.
 func (e *Engine) reserve(a *app, now berth.Time) {
 	e.appByID[a.id] = a
 	p := a.planQueue
@@ -1054,9 +1089,14 @@ func (e *Engine) reserve(a *app, now berth.Time) {
 		User: a.job.User, Arrival: def.Arrival, Deadline: def.Deadline})
 	err := e.cfg.Reservations.Submit(plan.SubmissionRequest{Queue: p.QueueName(), ID: id, Definition: &def, User: a.job.User})
 	rec := &e.run.Reservations[ri]
-	at := now
+	// The AM submits its application right after its reservation, with
+	// the reservation's id (SLS's AMSimulator): the job waits for its
+	// reservation from then on, in the scheduler as YARN holds it, here
+	// until the reservation's queue exists.
+	at := a.submitAt
+	a.rec.Submitted, a.recorded = at, true
 	if rec.Accepted {
-		at = max(now, rec.Start)
+		at = max(at, rec.Start)
 		a.resID = id.String()
 		a.rec.Reservation = a.resID
 		if _, _, ferr := e.cfg.Follower.Refresh(p, rec.Start, now); ferr != nil {

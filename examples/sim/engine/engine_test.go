@@ -2,10 +2,12 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
+	"github.com/berthsched/berth/examples/sim/metrics"
 	"github.com/berthsched/berth/examples/sim/trace"
 	"github.com/berthsched/berth/fair"
 	"github.com/stretchr/testify/assert"
@@ -177,4 +179,113 @@ func TestObservedCountsAgree(t *testing.T) {
 		sawLost = sawLost || lost > 0
 	}
 	assert.True(t, sawLost, "the node loss took containers")
+}
+
+// TestLostCountsEveryEndedContainer: losing the node of a job's AM ends
+// the attempt, and with it the tasks running on other nodes; every one of
+// them counts as lost (the node loss ended them), not only the AM.
+func TestLostCountsEveryEndedContainer(t *testing.T) {
+	clock := berth.NewManualClock(0)
+	s := capacitySched(t, clock)
+	c := berth.New(1024, 1)
+	job := trace.Job{ID: "j", AMType: trace.AMMapReduce, User: "u", Queue: "a", Start: 1000, AMResource: c}
+	for range 4 {
+		job.Tasks = append(job.Tasks, trace.Task{Duration: 60_000, Resource: c, Priority: 20, Type: trace.TypeMap})
+	}
+	// The AM can only land on "small" (1 GB, alone until 5 s); the tasks
+	// then run on "big".
+	ns := []trace.Node{{ID: "small", Rack: "/r0", Resource: c}, {ID: "big", Rack: "/r1", Resource: berth.New(8192, 8)}}
+	e, err := New(Config{Clock: clock, Scheduler: s, Stats: NewCapacityStats(s), Nodes: ns, Jobs: []trace.Job{job},
+		NodeEvents: []NodeEvent{{At: 0, Node: "big", Down: true}, {At: 5000, Node: "big"}, {At: 30_000, Node: "small", Down: true}}})
+	require.NoError(t, err)
+	run, err := e.Run()
+	require.NoError(t, err)
+	j := run.Jobs[0]
+	assert.Equal(t, 5, j.Lost, "the AM and its four running tasks")
+	assert.Equal(t, 4, run.LostWithAM)
+	assert.Equal(t, 5, run.Samples[len(run.Samples)-1].Lost)
+	assert.Equal(t, 2, j.Attempts)
+	assert.Equal(t, "big", j.AMNode, "the second attempt's AM")
+	assert.Positive(t, j.Finished)
+}
+
+// spreadRun replays 150 jobs arriving on whole seconds (as SYNTH's do),
+// each an AM and six 1 GB tasks of 120 s, on 100 nodes of 8 GB in ten
+// racks (node i in rack i/10), and fails racks 7 to 9 at 240 s with the
+// cluster about half full. It returns the run stopped just after the
+// failure, with a sample just before it.
+func spreadRun(t *testing.T, exact bool) *metrics.Run {
+	t.Helper()
+	const fail = 240_000
+	clock := berth.NewManualClock(0)
+	cfg := capacity.DefaultConfig()
+	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 100)}
+	cfg.Root.Children[0].Settings.UserLimitFactor = 10
+	s, err := capacity.New(cfg, clock)
+	require.NoError(t, err)
+	ns := trace.GenerateNodes(trace.Topology{Nodes: 100, Racks: 10}, trace.Defaults{Node: berth.New(8192, 8)})
+	c := berth.New(1024, 1)
+	var jobs []trace.Job
+	for i := range 150 {
+		j := trace.Job{ID: fmt.Sprintf("j%03d", i), AMType: trace.AMMapReduce, User: "u", Queue: "a", Start: berth.Time(i) * 2000, AMResource: c}
+		for range 6 {
+			j.Tasks = append(j.Tasks, trace.Task{Duration: 120_000, Resource: c, Priority: 20, Type: trace.TypeMap})
+		}
+		jobs = append(jobs, j)
+	}
+	var events []NodeEvent
+	for _, n := range ns[70:] {
+		events = append(events, NodeEvent{At: fail, Node: n.ID, Down: true})
+	}
+	e, err := New(Config{Clock: clock, Scheduler: s, Stats: NewCapacityStats(s), Nodes: ns, Jobs: jobs, Seed: 7,
+		ExactSubmissions: exact, NodeEvents: events, SampleInterval: fail - 1, End: fail})
+	require.NoError(t, err)
+	run, err := e.Run()
+	require.NoError(t, err)
+	return run
+}
+
+// TestAMsSpreadOverNodes: with heartbeat phases drawn per node and each
+// submission at its own point of the heartbeat cycle, the AMs of jobs
+// that arrive on whole seconds land all over the cluster; submitted
+// exactly on the second, they pile up on the few nodes that heartbeat
+// first after it (as many as their room takes).
+func TestAMsSpreadOverNodes(t *testing.T) {
+	amNodes := func(r *metrics.Run) (distinct, most int) {
+		per := map[string]int{}
+		for _, j := range r.Jobs {
+			if j.AMNode != "" {
+				per[j.AMNode]++
+				most = max(most, per[j.AMNode])
+			}
+		}
+		return len(per), most
+	}
+	distinct, most := amNodes(spreadRun(t, false))
+	assert.GreaterOrEqual(t, distinct, 50, "AMs of 120 launched jobs over at least half the nodes")
+	assert.LessOrEqual(t, most, 10, "no node hosts more than a few AMs")
+	distinct, _ = amNodes(spreadRun(t, true))
+	assert.LessOrEqual(t, distinct, 15, "exact whole-second submissions meet the same few nodes first")
+}
+
+// TestRackFailureLosesItsShare: racks 7 to 9 hold 30 % of the cluster;
+// their failure takes about 30 % of the running containers (within 10
+// points), wherever the scheduler placed them, because the heartbeat
+// order that decides placement is drawn per node, not by index.
+func TestRackFailureLosesItsShare(t *testing.T) {
+	run := spreadRun(t, false)
+	var before *metrics.Sample
+	for i := range run.Samples {
+		if run.Samples[i].Time == 239_999 {
+			before = &run.Samples[i]
+		}
+	}
+	require.NotNil(t, before)
+	require.Greater(t, before.RunningContainers, 300, "the cluster is loaded")
+	require.Less(t, before.RunningContainers, 700, "and not full (a full cluster loses its share anyway)")
+	after := run.Samples[len(run.Samples)-1]
+	onRacks := after.Lost - run.LostWithAM
+	share := float64(onRacks) / float64(before.RunningContainers)
+	assert.InDelta(t, 0.30, share, 0.10, "lost %d of %d running", onRacks, before.RunningContainers)
+	assert.Equal(t, 70, after.Nodes)
 }

@@ -22,11 +22,14 @@ type Job struct {
 	// container was allocated; Finished when it finished (0: did not
 	// finish within the run).
 	Submitted, AMStarted, FirstTask, Finished berth.Time
+	// AMNode is the node of the AM container (of its last attempt); ""
+	// when the AM never launched.
+	AMNode string
 	// Queue the application actually ran in (a reservation queue for a
 	// job run under its reservation).
 	RanIn string
 	// Containers allocated (AM included), and how many of them were
-	// preempted or lost with their node.
+	// preempted, or lost with their node or with the AM container on it.
 	Containers, Preempted, Lost int
 	// Attempts counts AM attempts (more than 1 when the AM was lost).
 	Attempts int
@@ -115,6 +118,10 @@ type Run struct {
 	// Replans counts follower runs in which the replanner acted or the
 	// reservations were resized to fit (follower.Result.Replanned, Resized).
 	Replans int
+	// LostWithAM counts, of the lost containers (Sample.Lost, Job.Lost),
+	// those that ended because their application's AM container was lost
+	// with its node (the attempt ends, and its containers with it).
+	LostWithAM int
 	// Released counts containers handed out beyond what an AM asked for
 	// and given back at once.
 	Released int
