@@ -44,7 +44,8 @@
 //     policies into) every Config.PreemptionInterval, its killed
 //     containers asked for again by their AMs and its marks counted per
 //     queue (ObservedPreemptor); node losses and returns at their times;
-//     metrics samples every Config.SampleInterval.
+//     metrics samples every Config.SampleInterval, or adaptively from one
+//     a second down to about Config.SampleBudget over the run.
 //
 // The engine talks to the scheduler through Scheduler, a small interface
 // *capacity.Scheduler and *fair.Scheduler both satisfy, so switching

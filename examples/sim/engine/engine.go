@@ -121,15 +121,26 @@ type Config struct {
 	PreemptionInterval berth.Duration
 	// NodeEvents are node losses and returns.
 	NodeEvents []NodeEvent
-	// SampleInterval is the metrics period (default 10,000 ms; SLS
-	// records every 1,000 ms of wall time).
+	// SampleInterval, when positive, samples the metrics at this fixed
+	// period (SLS's yarn.sls.metrics.record.interval.ms). Zero samples
+	// adaptively: every 1,000 ms (SLS's default) from the start, and
+	// whenever the run holds 2 × SampleBudget samples every other one is
+	// dropped and the period doubles, so a four-minute run keeps a point
+	// a second and a day about SampleBudget points, evenly spaced.
 	SampleInterval berth.Duration
+	// SampleBudget bounds the adaptive samples (default 1,000: between
+	// 1,000 and 2,000 points once the run is long enough).
+	SampleBudget int
 	// End stops the run at this time; 0 runs until every job finished.
 	End berth.Time
-	// StallTimeout stops a run in which nothing changed (no allocation,
-	// release, ask, application or node event) for this long while jobs
-	// are unfinished, e.g. jobs a queue will never run; they are reported
-	// unfinished. Default 6 h.
+	// StallTimeout stops a run that cannot progress: jobs are unfinished,
+	// no input or container event is to come (no submission, node event,
+	// delayed ask or task end), and nothing changed (no allocation,
+	// release, ask, application or node event) for this long, e.g. jobs a
+	// queue will never run or asks no node can hold. The run is then
+	// marked metrics.Run.Stalled and its jobs unfinished. Default 1 h
+	// (the grace covers what changes with time alone: preemption
+	// timeouts, delay scheduling, reservations).
 	StallTimeout berth.Duration
 	// Progress, when set, is called every ProgressEvery events (default
 	// 65,536) with the simulated time and the events processed.
@@ -233,28 +244,30 @@ type app struct {
 	resID                 string
 	submitAt              berth.Time // when the AM submits (the trace's start, plus the offset)
 	recorded              bool       // the submission time is recorded
-	local                 bool // sent host or rack asks
+	local                 bool       // sent host or rack asks
 	planQueue             *plan.Plan
 }
 
 // Engine runs one simulation. Build it with New, run it with Run.
 type Engine struct {
-	cfg        Config
-	clock      *berth.ManualClock
-	s          Scheduler
-	q          events
-	nodes      []*node
-	byPhase    []*node // the nodes in heartbeat order within an interval
-	nodeByID   map[string]*node
-	apps       []*app
-	appByID    map[string]*app
-	ctrs       map[queue.ContainerID]*ctr
-	pending    map[capKey]int
-	pendingRes berth.Resource
-	cluster    berth.Resource
-	liveNodes  int
-	open       int // jobs not finished
-	run        metrics.Run
+	cfg         Config
+	clock       *berth.ManualClock
+	s           Scheduler
+	q           events
+	nodes       []*node
+	byPhase     []*node // the nodes in heartbeat order within an interval
+	nodeByID    map[string]*node
+	apps        []*app
+	appByID     map[string]*app
+	ctrs        map[queue.ContainerID]*ctr
+	pending     map[capKey]int
+	pendingRes  berth.Resource
+	cluster     berth.Resource
+	used        capKey         // allocated on live nodes
+	sampleEvery berth.Duration // the current sampling period
+	liveNodes   int
+	open        int // jobs not finished
+	run         metrics.Run
 	// Counted from the components' events (observe.go): live
 	// containers, applications in the scheduler, containers preempted,
 	// lost and marked.
@@ -281,8 +294,8 @@ type Engine struct {
 	wakeAt              berth.Time // a wake event is pending at this time (−1: none)
 	lastEnt             map[string]map[string]queue.Entitlement
 	lastChange          berth.Time
-	sweeping            bool       // a sweep of parked nodes is under way
-	lastJobEvent        berth.Time // the latest submission or node event of the inputs
+	sweeping            bool // a sweep of parked nodes is under way
+	work                int  // events queued that make progress by themselves (eventKind.work)
 }
 
 // New validates cfg and prepares the run; nothing runs yet.
@@ -310,10 +323,19 @@ func New(cfg Config) (*Engine, error) {
 		v    berth.Duration
 		name string
 	}{{&cfg.NodeHeartbeat, 1000, "NodeHeartbeat"}, {&cfg.FollowerInterval, 1000, "FollowerInterval"},
-		{&cfg.PreemptionInterval, 3000, "PreemptionInterval"}, {&cfg.StallTimeout, 6 * 3_600_000, "StallTimeout"}, {&cfg.SampleInterval, 10_000, "SampleInterval"}} {
+		{&cfg.PreemptionInterval, 3000, "PreemptionInterval"}, {&cfg.StallTimeout, 3_600_000, "StallTimeout"}} {
 		if err := def(d.p, d.v, d.name); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.SampleInterval < 0 {
+		return nil, &ConfigError{"SampleInterval", fmt.Sprintf("must not be negative, got %d", cfg.SampleInterval)}
+	}
+	if cfg.SampleBudget < 0 {
+		return nil, &ConfigError{"SampleBudget", fmt.Sprintf("must not be negative, got %d", cfg.SampleBudget)}
+	}
+	if cfg.SampleBudget == 0 {
+		cfg.SampleBudget = 1000
 	}
 	if cfg.ProgressEvery == 0 {
 		cfg.ProgressEvery = 1 << 16
@@ -326,6 +348,10 @@ func New(cfg Config) (*Engine, error) {
 		wakeAt: -1, lastEnt: map[string]map[string]queue.Entitlement{}}
 	if cfg.IdleBackoff < 0 {
 		return nil, &ConfigError{"IdleBackoff", "must not be negative"}
+	}
+	e.sampleEvery = cfg.SampleInterval
+	if e.sampleEvery == 0 {
+		e.sampleEvery = 1000
 	}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
@@ -404,7 +430,12 @@ func New(cfg Config) (*Engine, error) {
 	return e, nil
 }
 
-func (e *Engine) push(ev event) { e.q.push(ev) }
+func (e *Engine) push(ev event) {
+	if ev.kind.work() {
+		e.work++
+	}
+	e.q.push(ev)
+}
 
 // Run runs the simulation to its end and returns what it recorded. An
 // error means a component refused something the engine cannot go past
@@ -426,7 +457,6 @@ func (e *Engine) Run() (*metrics.Run, error) {
 			}
 		}
 		e.push(event{at: at, kind: kind, i: int32(i)})
-		e.lastJobEvent = max(e.lastJobEvent, a.submitAt)
 	}
 	e.open = len(e.apps)
 	for i, ne := range e.cfg.NodeEvents {
@@ -435,7 +465,6 @@ func (e *Engine) Run() (*metrics.Run, error) {
 			k = evNodeDown
 		}
 		e.push(event{at: ne.At, kind: k, i: int32(e.nodeByID[ne.Node].idx), j: int32(i)})
-		e.lastJobEvent = max(e.lastJobEvent, ne.At)
 	}
 	if e.cfg.Follower != nil {
 		e.push(event{at: 0, kind: evFollower})
@@ -454,9 +483,13 @@ func (e *Engine) Run() (*metrics.Run, error) {
 		if e.open == 0 && e.cfg.End == 0 {
 			break
 		}
-		if ev.at-e.lastChange > e.cfg.StallTimeout && ev.at > e.lastJobEvent {
-			e.run.Stalled = true
+		if e.work == 0 && ev.at-e.lastChange > e.cfg.StallTimeout {
+			e.run.Stalled, e.run.StalledSince = true, e.lastChange
 			break
+		}
+		if ev.kind.work() {
+			e.work--
+			e.lastChange = ev.at // its effects may come a heartbeat later
 		}
 		now = ev.at
 		e.clock.Set(now)
@@ -516,12 +549,14 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 		e.ended(ended, now)
 		e.push(event{at: now + e.cfg.PreemptionInterval, kind: evPreempt})
 	case evSample:
-		e.sample(now)
-		e.push(event{at: now + e.cfg.SampleInterval, kind: evSample})
+		e.sampleTick(now)
 	case evNodeDown:
 		n := e.nodes[ev.i]
 		if !n.down {
 			e.bump()
+			// What ran on the node goes with it.
+			e.used.mem -= n.spec.Capability.Memory - n.free.mem
+			e.used.vc -= n.spec.Capability.VCores - n.free.vc
 			n.down = true
 			n.armed = false
 			e.liveNodes--
@@ -885,6 +920,8 @@ func (e *Engine) allocated(al *queue.Allocation, n *node, now berth.Time) {
 	e.bump()
 	n.free.mem -= c.res.mem
 	n.free.vc -= c.res.vc
+	e.used.mem += c.res.mem
+	e.used.vc += c.res.vc
 	if a == nil || a.state == finished {
 		e.release(c, now)
 		return
@@ -943,6 +980,8 @@ func (e *Engine) gone(c *ctr) {
 	if !c.node.down {
 		c.node.free.mem += c.res.mem
 		c.node.free.vc += c.res.vc
+		e.used.mem -= c.res.mem
+		e.used.vc -= c.res.vc
 		if c.node.parked && e.fits(c.node.free) {
 			e.arm(c.node, e.clock.Now()+1)
 		}
@@ -1151,6 +1190,27 @@ func (e *Engine) followerRound(now berth.Time) {
 
 // ---- metrics
 
+// sampleTick records a sample at the current period's grid points and
+// schedules the next; adaptively, a full budget halves the samples and
+// doubles the period (a pending tick off the new grid records nothing).
+func (e *Engine) sampleTick(now berth.Time) {
+	if now%e.sampleEvery == 0 {
+		e.sample(now)
+		if e.cfg.SampleInterval == 0 && len(e.run.Samples) >= 2*e.cfg.SampleBudget {
+			e.sampleEvery *= 2
+			kept := e.run.Samples[:0]
+			for _, s := range e.run.Samples {
+				if s.Time%e.sampleEvery == 0 {
+					kept = append(kept, s)
+				}
+			}
+			clear(e.run.Samples[len(kept):])
+			e.run.Samples = kept
+		}
+	}
+	e.push(event{at: (now/e.sampleEvery + 1) * e.sampleEvery, kind: evSample})
+}
+
 func (e *Engine) sample(now berth.Time) {
 	s := metrics.Sample{Time: now, Capacity: e.cluster, Pending: e.pendingRes, Nodes: e.liveNodes,
 		RunningApps: e.runApps, RunningContainers: e.running, Preempted: e.preempted, Lost: e.lost, Marked: e.marked,
@@ -1159,11 +1219,7 @@ func (e *Engine) sample(now berth.Time) {
 	for i := range s.Queues {
 		s.Queues[i].Marked, s.Queues[i].Preempted = e.qMarked[i], e.qPreempted[i]
 	}
-	for _, n := range e.nodes {
-		if !n.down {
-			s.Allocated = s.Allocated.Add(berth.New(n.spec.Capability.Memory-n.free.mem, n.spec.Capability.VCores-n.free.vc))
-		}
-	}
+	s.Allocated = berth.New(e.used.mem, e.used.vc)
 	for _, p := range e.plans {
 		s.PlanCapacity = append(s.PlanCapacity, p.Capacity())
 		s.PlanCommitted = append(s.PlanCommitted, p.TotalCommitted(now))

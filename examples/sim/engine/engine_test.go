@@ -170,6 +170,11 @@ func TestObservedCountsAgree(t *testing.T) {
 		last := run.Samples[len(run.Samples)-1]
 		snap := s.Snapshot()
 		assert.Equal(t, len(snap.Containers), last.RunningContainers, "end %d", end)
+		var held berth.Resource
+		for _, c := range snap.Containers {
+			held = held.Add(c.Resource)
+		}
+		assert.Equal(t, held, last.Allocated, "end %d: allocated is what the live containers hold", end)
 		assert.Equal(t, len(snap.Apps), last.RunningApps, "end %d", end)
 		lost := 0
 		for _, j := range run.Jobs {
@@ -288,4 +293,84 @@ func TestRackFailureLosesItsShare(t *testing.T) {
 	share := float64(onRacks) / float64(before.RunningContainers)
 	assert.InDelta(t, 0.30, share, 0.10, "lost %d of %d running", onRacks, before.RunningContainers)
 	assert.Equal(t, 70, after.Nodes)
+}
+
+// TestAdaptiveSampling: without a fixed period a short run keeps a
+// sample a second (SLS's default), and a long one about SampleBudget
+// samples, evenly spaced; a fixed period is kept as given.
+func TestAdaptiveSampling(t *testing.T) {
+	c := berth.New(1024, 1)
+	long := func(d berth.Duration) []trace.Job {
+		return []trace.Job{{ID: "j", AMType: trace.AMMapReduce, User: "u", Queue: "a", AMResource: c,
+			Tasks: []trace.Task{{Duration: d, Resource: c, Priority: 20, Type: trace.TypeMap}}}}
+	}
+	run := func(d, every berth.Duration, budget int) *metrics.Run {
+		clock := berth.NewManualClock(0)
+		s := capacitySched(t, clock)
+		e, err := New(Config{Clock: clock, Scheduler: s, Stats: NewCapacityStats(s), Nodes: nodes(1), Jobs: long(d),
+			SampleInterval: every, SampleBudget: budget})
+		require.NoError(t, err)
+		r, err := e.Run()
+		require.NoError(t, err)
+		return r
+	}
+	spacing := func(r *metrics.Run) berth.Duration {
+		grid := r.Samples[:len(r.Samples)-1] // the last is the run's end
+		step := grid[1].Time - grid[0].Time
+		for i := 1; i < len(grid); i++ {
+			require.Equal(t, step, grid[i].Time-grid[i-1].Time, "evenly spaced at %d", i)
+		}
+		return step
+	}
+	four := run(240_000, 0, 0)
+	assert.Equal(t, berth.Duration(1000), spacing(four))
+	assert.GreaterOrEqual(t, len(four.Samples), 240)
+	used := 0
+	for _, sm := range four.Samples {
+		if sm.Queues[0].Used.Memory > 0 {
+			used++
+		}
+	}
+	assert.Greater(t, used, 200, "the queue's use shows in nearly every sample")
+
+	day := run(86_400_000, 0, 500)
+	assert.Equal(t, berth.Duration(128_000), spacing(day), "1 s doubled until under 1,000 samples")
+	assert.GreaterOrEqual(t, len(day.Samples), 500)
+	assert.LessOrEqual(t, len(day.Samples), 1000)
+
+	fixed := run(240_000, 60_000, 0)
+	assert.Equal(t, berth.Duration(60_000), spacing(fixed))
+	assert.Len(t, fixed.Samples, 6, "0, 60, 120, 180, 240 s and the end")
+}
+
+// TestStall: a run whose only unfinished job asks for more than any node
+// holds stops an hour after the last change, marked stalled; a task that
+// runs for hours is progress to come, not a stall.
+func TestStall(t *testing.T) {
+	c := berth.New(1024, 1)
+	job := func(id, q string, task berth.Resource, d berth.Duration) trace.Job {
+		return trace.Job{ID: id, AMType: trace.AMMapReduce, User: id, Queue: q, AMResource: c,
+			Tasks: []trace.Task{{Duration: d, Resource: task, Priority: 20, Type: trace.TypeMap}}}
+	}
+	run := func(jobs ...trace.Job) *metrics.Run {
+		clock := berth.NewManualClock(0)
+		s := capacitySched(t, clock)
+		e, err := New(Config{Clock: clock, Scheduler: s, Stats: NewCapacityStats(s), Nodes: nodes(2), Jobs: jobs})
+		require.NoError(t, err)
+		r, err := e.Run()
+		require.NoError(t, err)
+		return r
+	}
+	long := run(job("long", "a", c, 2*3_600_000))
+	assert.False(t, long.Stalled, "a two-hour task is not a stall")
+	assert.Zero(t, long.Unfinished)
+
+	stuck := run(job("long", "a", c, 2*3_600_000), job("huge", "b", berth.New(6144, 1), 1000))
+	assert.True(t, stuck.Stalled)
+	assert.Equal(t, 1, stuck.Unfinished)
+	assert.Positive(t, stuck.Jobs[0].Finished)
+	assert.Zero(t, stuck.Jobs[1].Finished)
+	assert.GreaterOrEqual(t, stuck.StalledSince, stuck.Jobs[0].Finished, "the last change was the long job's end")
+	assert.LessOrEqual(t, stuck.End, stuck.StalledSince+3_600_000, "stopped an hour later")
+	assert.Greater(t, stuck.End, stuck.StalledSince+3_500_000, "stopped an hour later")
 }

@@ -126,9 +126,11 @@ type Run struct {
 	// and given back at once.
 	Released int
 	// Unfinished counts jobs that did not finish; Stalled tells the run
-	// stopped because nothing changed for engine.Config.StallTimeout.
-	Unfinished int
-	Stalled    bool
+	// stopped because nothing could progress (engine.Config.StallTimeout),
+	// StalledSince when the last thing changed.
+	Unfinished   int
+	Stalled      bool
+	StalledSince berth.Time
 	// Config lists what the configuration files (the scheduler's file and
 	// the site file) say that the simulation does not model, or that no
 	// one knows, and the keys other components read (the host fills it
