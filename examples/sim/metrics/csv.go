@@ -11,11 +11,16 @@ import (
 // WriteJobRuntime writes SLS's jobruntime.csv: JobID, real_start_time,
 // real_end_time (the trace's times), simulate_start_time and
 // simulate_end_time (the simulated submission and finish; −1 when the
-// job did not finish), in trace order.
+// job did not finish by the end of the run), in trace order. As in SLS,
+// whose AM records its runtime only once its AM container launched, a
+// job whose AM never launched has no row.
 func WriteJobRuntime(w io.Writer, r *Run) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "JobID,real_start_time,real_end_time,simulate_start_time,simulate_end_time")
 	for _, j := range r.Jobs {
+		if !j.Launched() {
+			continue
+		}
 		end := j.Finished
 		if end == 0 {
 			end = -1

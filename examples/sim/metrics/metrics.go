@@ -39,6 +39,10 @@ type Job struct {
 	Deadline    berth.Time
 }
 
+// Launched tells whether the job's AM container was ever allocated (SLS
+// records a job's runtime only then).
+func (j *Job) Launched() bool { return j.AMNode != "" }
+
 // Wait is how long the job waited from submission to its first task (or
 // to its AM when it never ran a task); −1 when it never started.
 func (j *Job) Wait() berth.Duration {

@@ -153,8 +153,8 @@ func TestLoadErrors(t *testing.T) {
 		f(&in)
 		return in
 	}
-	site := func(body string) *File {
-		return &File{Name: "site.xml", Data: []byte("<configuration><property><name>" + body + "</property></configuration>")}
+	site := func(body string) []File {
+		return []File{{Name: "site.xml", Data: []byte("<configuration><property><name>" + body + "</property></configuration>")}}
 	}
 	cases := []struct {
 		name, file, field string
@@ -163,9 +163,9 @@ func TestLoadErrors(t *testing.T) {
 		{"scheduler", "flags", "scheduler", with(func(in *Inputs) { in.Scheduler = "fifo" })},
 		{"trace type", "flags", "tracetype", with(func(in *Inputs) { in.TraceType = "CSV" })},
 		{"no trace", "flags", "tracelocation", with(func(in *Inputs) { in.Traces = nil })},
-		{"site value", "site.xml", KeyNMHeartbeat, with(func(in *Inputs) { in.Site = site(KeyNMHeartbeat + "</name><value>-5</value>") })},
-		{"site bool", "site.xml", KeyReservationEnable, with(func(in *Inputs) { in.Site = site(KeyReservationEnable + "</name><value>yes</value>") })},
-		{"site xml", "site.xml", "", with(func(in *Inputs) { in.Site = &File{Name: "site.xml", Data: []byte("<configuration><property>")} })},
+		{"site value", "site.xml", KeyNMHeartbeat, with(func(in *Inputs) { in.Sites = site(KeyNMHeartbeat + "</name><value>-5</value>") })},
+		{"site bool", "site.xml", KeyReservationEnable, with(func(in *Inputs) { in.Sites = site(KeyReservationEnable + "</name><value>yes</value>") })},
+		{"site xml", "site.xml", "", with(func(in *Inputs) { in.Sites = []File{{Name: "site.xml", Data: []byte("<configuration><property>")}} })},
 		{"capacity xml", "default/capacity-scheduler.xml", "", with(func(in *Inputs) {
 			in.SchedulerConf.Data = []byte(`<configuration><property><name>yarn.scheduler.capacity.root.queues</name><value>a</value></property><property><name>yarn.scheduler.capacity.root.a.capacity</name><value>150</value></property></configuration>`)
 		})},
