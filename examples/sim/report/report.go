@@ -353,16 +353,24 @@ func Write(w io.Writer, r *metrics.Run, title string) error {
 	if err != nil {
 		return err
 	}
+	var never []string
+	for _, j := range r.Jobs {
+		if !j.Launched() {
+			never = append(never, j.ID)
+		}
+	}
 	return page.Execute(w, struct {
-		Title   string
-		Summary Summary
-		Figures []Figure
-		Run     *metrics.Run
-	}{title, Summarize(r), figs, r})
+		Title         string
+		Summary       Summary
+		Figures       []Figure
+		Run           *metrics.Run
+		NeverLaunched []string
+	}{title, Summarize(r), figs, r, never})
 }
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"f1": func(x float64) string { return fmt.Sprintf("%.1f", x) },
+	"ms": func(t int64) string { return fmt.Sprintf("%.1f s", float64(t)/1000) },
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
 <style>
@@ -374,7 +382,9 @@ th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
 </style></head><body>
 <h1>{{.Title}}</h1>
 <p>Scheduler <b>{{.Summary.Scheduler}}</b>, {{f1 .Summary.SimulatedHours}} simulated hours, {{.Summary.Events}} events.</p>
-<h2>Summary</h2>
+{{if .Run.Stalled}}<p id="stalled"><b>The run stalled</b>: nothing could progress after {{ms .Run.StalledSince}} of simulated time (no submission, node event or task end to come, and nothing changed for an hour); {{.Run.Unfinished}} jobs never finished.</p>
+{{end}}{{with .NeverLaunched}}<p id="never-launched">Jobs whose AM never launched (no row in jobruntime.csv): {{range $i, $id := .}}{{if $i}}, {{end}}{{$id}}{{end}}.</p>
+{{end}}<h2>Summary</h2>
 <table id="summary">
 <tr><th>jobs</th><th>finished</th><th>containers</th><th>marked for preemption</th><th>preempted</th><th>lost</th><th>reservations</th><th>accepted</th><th>removed by replanning</th><th>deadlines met</th><th>follower runs replanning or resizing</th></tr>
 <tr><td>{{.Summary.Jobs}}</td><td>{{.Summary.Finished}}</td><td>{{.Summary.Containers}}</td><td>{{.Summary.Marked}}</td><td>{{.Summary.Preempted}}</td><td>{{.Summary.Lost}}</td><td>{{.Summary.Reservations}}</td><td>{{.Summary.Accepted}}</td><td>{{.Summary.Removed}}</td><td>{{.Summary.DeadlinesMet}}</td><td>{{.Summary.Replans}}</td></tr>
