@@ -62,23 +62,22 @@ func TestDeterminism(t *testing.T) {
 // TestDefaultReservations is the end-to-end check of the default scenario:
 // deadline jobs reserve through the plan, the rack failure at noon makes
 // the replanner remove reservations, and every job whose reservation
-// stands runs inside its window [arrival, deadline].
+// stands runs inside its window [arrival, deadline], unless the failure
+// took its containers (a few jobs whose AM ran on the failed racks).
 //
-// Under the race detector the afternoon's jobs (research's burst and the
-// dashboards, from 15:00, after every deadline job's window) are left out:
-// TestDefaultPreemption covers them.
+// The afternoon's jobs (research's burst and the dashboards, from 15:00,
+// after every deadline job's window) are left out: TestDefaultPreemption
+// covers them.
 func TestDefaultReservations(t *testing.T) {
 	sc, err := Load(Default("capacity"))
 	require.NoError(t, err)
-	if raceEnabled {
-		var keep []trace.Job
-		for _, j := range sc.Jobs {
-			if j.Start < 15*3_600_000 {
-				keep = append(keep, j)
-			}
+	var keep []trace.Job
+	for _, j := range sc.Jobs {
+		if j.Start < 15*3_600_000 {
+			keep = append(keep, j)
 		}
-		sc.Jobs = keep
 	}
+	sc.Jobs = keep
 	run, err := sc.Run(Options{})
 	require.NoError(t, err)
 	assert.Zero(t, run.Unfinished)
@@ -86,7 +85,7 @@ func TestDefaultReservations(t *testing.T) {
 	for i := range run.Jobs {
 		jobs[run.Jobs[i].ID] = &run.Jobs[i]
 	}
-	accepted, removed, inWindow := 0, 0, 0
+	accepted, removed, inWindow, hit := 0, 0, 0, 0
 	for _, v := range run.Reservations {
 		if !v.Accepted {
 			continue
@@ -103,14 +102,24 @@ func TestDefaultReservations(t *testing.T) {
 		require.NotNil(t, j, v.Job)
 		assert.Equal(t, v.ID, j.Reservation)
 		assert.GreaterOrEqual(t, j.FirstTask, v.Arrival, v.Job)
-		if assert.Positive(t, j.Finished, v.Job) && assert.LessOrEqual(t, j.Finished, v.Deadline, v.Job) {
+		if !assert.Positive(t, j.Finished, v.Job) {
+			continue
+		}
+		if j.Lost > 0 {
+			// A reservation does not shield a job from losing its
+			// containers with the racks (its AM may run there).
+			hit++
+			continue
+		}
+		if assert.LessOrEqual(t, j.Finished, v.Deadline, v.Job) {
 			inWindow++
 		}
 	}
 	assert.Greater(t, accepted, 100)
 	assert.Positive(t, removed, "the rack failure should make the replanner remove reservations")
 	assert.Positive(t, run.Replans)
-	assert.Equal(t, accepted-removed, inWindow)
+	assert.Less(t, hit, (accepted-removed)/10, "few jobs under a standing reservation lose containers")
+	assert.Equal(t, accepted-removed-hit, inWindow)
 	// The plan never holds more than its capacity once the follower ran.
 	for _, s := range run.Samples {
 		for k := range run.Plans {
