@@ -528,6 +528,9 @@ func (s *Synth) Generate(d Defaults, seed *int64) *Trace {
 					Type: tc.Type, ExecutionType: DefaultExecutionType, AllocationID: -1})
 			}
 		}
+		// The trace's end, SLS's real_end_time: submission + duration
+		// (AMDefinitionSynth), a stream's lifetime at least a second.
+		j.End = submit + duration
 		if c.Type == AMStream {
 			j.End = submit + max(duration, 1000)
 		} else if j.Deadline > 0 && j.Deadline <= submit {
