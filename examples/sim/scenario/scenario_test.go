@@ -86,6 +86,7 @@ func TestDefaultReservations(t *testing.T) {
 		jobs[run.Jobs[i].ID] = &run.Jobs[i]
 	}
 	accepted, removed, inWindow, hit := 0, 0, 0, 0
+	var longest berth.Duration
 	for _, v := range run.Reservations {
 		if !v.Accepted {
 			continue
@@ -102,6 +103,13 @@ func TestDefaultReservations(t *testing.T) {
 		require.NotNil(t, j, v.Job)
 		assert.Equal(t, v.ID, j.Reservation)
 		assert.GreaterOrEqual(t, j.FirstTask, v.Arrival, v.Job)
+		// Submitted at its trace start (within a heartbeat), with the
+		// reservation's id, as SLS's AM submits: the time until the
+		// reservation starts counts as the job's wait.
+		assert.GreaterOrEqual(t, j.Submitted, v.Arrival, v.Job)
+		assert.Less(t, j.Submitted, v.Arrival+1000, v.Job)
+		assert.GreaterOrEqual(t, j.Wait(), v.Start-j.Submitted, v.Job)
+		longest = max(longest, j.Wait())
 		if !assert.Positive(t, j.Finished, v.Job) {
 			continue
 		}
@@ -119,6 +127,7 @@ func TestDefaultReservations(t *testing.T) {
 	assert.Positive(t, removed, "the rack failure should make the replanner remove reservations")
 	assert.Positive(t, run.Replans)
 	assert.Less(t, hit, (accepted-removed)/10, "few jobs under a standing reservation lose containers")
+	assert.Greater(t, longest, berth.Duration(60_000), "some jobs wait minutes for their reservation")
 	assert.Equal(t, accepted-removed-hit, inWindow)
 	// The plan never holds more than its capacity once the follower ran.
 	for _, s := range run.Samples {
