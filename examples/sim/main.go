@@ -9,19 +9,30 @@
 //	go run ./examples/sim
 //	go run ./examples/sim --scheduler fair
 //
-// With a trace it takes SLS's flags:
+// With a trace it takes SLS's flags, slsrun.sh's spellings or
+// SLSRunner's (-inputsls, -output, -trackjobs, ...):
 //
 //	go run ./examples/sim --tracetype=SLS --tracelocation=jobs.json \
-//	    --nodes=nodes.json --scheduler=capacity --scheduler-conf=capacity-scheduler.xml \
-//	    --conf=sls-runner.xml --output-dir=out
+//	    --nodes=nodes.json --conf=yarn-site.xml,sls-runner.xml --output-dir=out
+//
+// The --conf files load in order as Hadoop's Configuration loads them
+// (later files override earlier ones unless final; -D name=value wins);
+// yarn.resourcemanager.scheduler.class names the scheduler unless
+// --scheduler does, and the scheduler's own file is --scheduler-conf or
+// found as the ResourceManager finds it, beside the --conf file that
+// names it (see --help).
 //
 // The output directory receives report.html, jobruntime.csv (SLS's
 // columns), jobs.csv, cluster.csv, queues.csv and reservations.csv.
-// Preemption runs as the configuration says, as in YARN: under the
-// capacity scheduler when yarn.resourcemanager.scheduler.monitor.enable is
-// true (the policy's yarn.resourcemanager.monitor.capacity.preemption.*
-// keys from the site file or capacity-scheduler.xml), under the fair
-// scheduler when yarn.scheduler.fair.preemption is true.
+// Preemption under the fair scheduler runs when
+// yarn.scheduler.fair.preemption is true; under the capacity scheduler a
+// trace run turns the preemption monitor on whatever the configuration
+// says, as SLS's RMRunner does (--sls-monitor=false follows
+// yarn.resourcemanager.scheduler.monitor.enable, as a ResourceManager
+// does), with the policy's yarn.resourcemanager.monitor.capacity.preemption.*
+// keys from the site files or capacity-scheduler.xml. The exit status
+// tells a script whether the run finished (0), failed (1), was given bad
+// flags (2) or stalled (3).
 //
 // What the configuration files (the scheduler's file and the --conf site
 // file) say that Berth does not model, or that no one knows (with the
@@ -29,9 +40,9 @@
 // --strict-config refuses to run on it. Site keys outside the simulator's
 // namespaces (fs.*, hadoop.*, other daemons' yarn.* keys) are ignored
 // without a note (see scenario.SiteReport). Every
-// input is validated before the run starts; files are written to a
-// temporary directory and moved into place, so a failed run leaves nothing
-// half-written.
+// input is validated before the run starts; the outputs are written to a
+// new directory beside the output directory, which replaces it whole, so
+// a failed run leaves the output directory as it was.
 package main
 
 import (
@@ -170,10 +181,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 			"capacity-scheduler.xml or yarn.scheduler.fair.allocation.file (default fair-scheduler.xml); where YARN looks a relative name up on "+
 			"its classpath, the simulator tries the directory of the --conf file that set it (for a default name, of each --conf file, the "+
 			"last first), then the working directory. Without an allocation file the fair scheduler runs on YARN's defaults (said on stderr)")
-	fs.Var(&o.conf, "conf", "Hadoop configuration files (yarn-site.xml, sls-runner.xml, ...): repeat the flag or give a comma-separated list; "+
+	fs.Var(&o.conf, "conf", "Hadoop configuration `files` (yarn-site.xml, sls-runner.xml, ...): repeat the flag or give a comma-separated list; "+
 		"later files override earlier ones, except properties an earlier file marks <final>true</final>, as Hadoop's Configuration loads them "+
 		"(SLS loads yarn-site.xml, then sls-runner.xml)")
-	fs.Var(&o.defines, "D", "override a configuration property: -D name=value (repeatable; wins over every --conf file, final or not, as Hadoop's -D)")
+	fs.Var(&o.defines, "D", "override a configuration property (repeatable; wins over every --conf file, final or not, as Hadoop's -D `name=value`)")
 	fs.BoolVar(&o.slsMonitor, "sls-monitor", true, "with a trace, run the capacity scheduler's preemption monitor (ProportionalCapacityPreemptionPolicy) "+
 		"whatever the configuration says, as SLS's RMRunner does for every run; --sls-monitor=false follows "+
 		"yarn.resourcemanager.scheduler.monitor.enable as a ResourceManager does")
@@ -203,9 +214,15 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 	return o, fs, nil
 }
 
-// usageNotes ends --help: the exit statuses a script can test.
+// usageNotes ends --help: how metrics are sampled and the exit statuses
+// a script can test.
 func usageNotes(w io.Writer) {
 	fmt.Fprintf(w, `
+Metrics are sampled every yarn.sls.metrics.record.interval.ms of simulated time when a --conf
+file sets it (as SLS); otherwise every second (SLS's default), thinned to 1,000-2,000 evenly
+spaced points over a long run. The output directory is replaced whole, once every file is
+written: a failed run leaves it as it was (files of its own that the run does not write are kept).
+
 Exit status:
   %d  the run finished, or stopped at --end-ms; the outputs are written
   %d  bad input, or the run or the writing failed; the output directory is left as it was
@@ -373,7 +390,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	for _, n := range notes {
 		fmt.Fprintln(stderr, "note:", n)
 	}
-	printConfigReport(stderr, in.SchedulerConf.Name, sc.ConfigReport)
+	confName := in.SchedulerConf.Name
+	if confName == "" {
+		confName = sc.Scheduler + " scheduler (no allocation file)"
+	}
+	printConfigReport(stderr, confName, sc.ConfigReport)
 	printSiteReport(stderr, sc)
 	if o.printSimulation {
 		printSimulation(stdout, sc)
