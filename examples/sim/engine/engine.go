@@ -1135,7 +1135,11 @@ func (e *Engine) reserve(a *app, now berth.Time) {
 	at := a.submitAt
 	a.rec.Submitted, a.recorded = at, true
 	if rec.Accepted {
-		at = max(at, rec.Start)
+		// At the job's own offset into the heartbeat cycle, as its
+		// submission: reservations start on the follower's steps, and
+		// applications entering on the same instant of the cycle would
+		// all meet the same node first.
+		at = max(at, rec.Start+a.submitAt-a.job.Start)
 		a.resID = id.String()
 		a.rec.Reservation = a.resID
 		if _, _, ferr := e.cfg.Follower.Refresh(p, rec.Start, now); ferr != nil {
