@@ -123,10 +123,12 @@ type Config struct {
 	NodeEvents []NodeEvent
 	// SampleInterval, when positive, samples the metrics at this fixed
 	// period (SLS's yarn.sls.metrics.record.interval.ms). Zero samples
-	// adaptively: every 1,000 ms (SLS's default) from the start, and
-	// whenever the run holds 2 × SampleBudget samples every other one is
-	// dropped and the period doubles, so a four-minute run keeps a point
-	// a second and a day about SampleBudget points, evenly spaced.
+	// adaptively: every 1,000 ms (SLS's default), or the shortest
+	// doubling of it that keeps the inputs' span under 2 × SampleBudget
+	// samples, and whenever the run holds 2 × SampleBudget samples every
+	// other one is dropped and the period doubles: a four-minute run
+	// keeps a point a second, a day between SampleBudget and twice as
+	// many, evenly spaced.
 	SampleInterval berth.Duration
 	// SampleBudget bounds the adaptive samples (default 1,000: between
 	// 1,000 and 2,000 points once the run is long enough).
@@ -351,7 +353,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e.sampleEvery = cfg.SampleInterval
 	if e.sampleEvery == 0 {
-		e.sampleEvery = 1000
+		e.sampleEvery = firstSamplePeriod(cfg)
 	}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
@@ -1193,6 +1195,27 @@ func (e *Engine) followerRound(now berth.Time) {
 }
 
 // ---- metrics
+
+// firstSamplePeriod is where adaptive sampling starts: a second, doubled
+// while the inputs' last time (the latest submission, trace end or node
+// event, or Config.End) would take 2 × SampleBudget samples, so a long
+// run does not sample densely only to thin the samples out later.
+func firstSamplePeriod(cfg Config) berth.Duration {
+	horizon := cfg.End
+	if horizon == 0 {
+		for _, j := range cfg.Jobs {
+			horizon = max(horizon, j.Start, j.End)
+		}
+		for _, ne := range cfg.NodeEvents {
+			horizon = max(horizon, ne.At)
+		}
+	}
+	every := berth.Duration(1000)
+	for horizon/every >= berth.Duration(2*cfg.SampleBudget) {
+		every *= 2
+	}
+	return every
+}
 
 // sampleTick records a sample at the current period's grid points and
 // schedules the next; adaptively, a full budget halves the samples and

@@ -374,3 +374,29 @@ func TestStall(t *testing.T) {
 	assert.LessOrEqual(t, stuck.End, stuck.StalledSince+3_600_000, "stopped an hour later")
 	assert.Greater(t, stuck.End, stuck.StalledSince+3_500_000, "stopped an hour later")
 }
+
+// countingStats counts the samples read.
+type countingStats struct {
+	Stats
+	reads int
+}
+
+func (c *countingStats) Read(dst []metrics.QueueSample) { c.reads++; c.Stats.Read(dst) }
+
+// TestSamplingStartsFromTheInputs: when the trace says the run spans a
+// day, adaptive sampling starts at the period that suits a day instead
+// of reading a sample a second only to thin them out.
+func TestSamplingStartsFromTheInputs(t *testing.T) {
+	c := berth.New(1024, 1)
+	clock := berth.NewManualClock(0)
+	s := capacitySched(t, clock)
+	st := &countingStats{Stats: NewCapacityStats(s)}
+	job := trace.Job{ID: "j", AMType: trace.AMMapReduce, User: "u", Queue: "a", AMResource: c, End: 86_400_000,
+		Tasks: []trace.Task{{Duration: 86_400_000, Resource: c, Priority: 20, Type: trace.TypeMap}}}
+	e, err := New(Config{Clock: clock, Scheduler: s, Stats: st, Nodes: nodes(1), Jobs: []trace.Job{job}, SampleBudget: 500})
+	require.NoError(t, err)
+	run, err := e.Run()
+	require.NoError(t, err)
+	assert.Equal(t, berth.Time(128_000), run.Samples[1].Time, "86,400 s / 128 s < 1,000 samples")
+	assert.Equal(t, len(run.Samples), st.reads, "every sample read was kept")
+}
