@@ -23,7 +23,17 @@
 // names it (see --help).
 //
 // The output directory receives report.html, jobruntime.csv (SLS's
-// columns), jobs.csv, cluster.csv, queues.csv and reservations.csv.
+// columns), jobs.csv, cluster.csv, queues.csv, reservations.csv and
+// timeline.csv. --help says more.
+//
+// --compare runs the same trace under several configurations at once and
+// writes compare.html beside one directory per configuration; --shard
+// runs a part of them and --merge builds the comparison from the parts
+// (package compare, and README.md for running the parts on a batch
+// engine):
+//
+//	go run ./examples/sim --compare=capacity,fair --output-dir=cmp
+//
 // Preemption under the fair scheduler runs when
 // yarn.scheduler.fair.preemption is true; under the capacity scheduler a
 // trace run turns the preemption monitor on whatever the configuration
@@ -121,6 +131,10 @@ type options struct {
 	quiet                                          bool
 	writeDefault                                   string
 	strictConfig                                   bool
+	// --compare, --shard, --merge, --workers (main_compare.go).
+	compare, shard string
+	merge          bool
+	workers        int
 }
 
 // listFlag collects a repeatable flag whose values may also be
@@ -194,9 +208,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress display")
 	fs.BoolVar(&o.strictConfig, "strict-config", false, "refuse to run when the scheduler's file or the site files have keys Berth does not model or that no one knows")
 	fs.StringVar(&o.writeDefault, "write-default-scenario", "", "write the embedded default scenario's files to this directory and exit")
+	fs.StringVar(&o.compare, "compare", "", "run the trace under several configurations and compare them: a comparison file (JSON), or a comma-separated list of schedulers (capacity, fair) or scheduler files")
+	fs.StringVar(&o.shard, "shard", "", "with --compare: run only part i/n of the configurations (0 ≤ i < n), for --merge")
+	fs.BoolVar(&o.merge, "merge", false, "build the comparison from the output directories of --shard runs, given as arguments")
+	fs.IntVar(&o.workers, "workers", 0, "with --compare: configurations run at once (0: one per core)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage of sim:\n")
-		fs.PrintDefaults()
+		usage(fs)
 		usageNotes(fs.Output())
 	}
 	if err := fs.Parse(args); err != nil {
@@ -205,7 +222,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 		}
 		return nil, nil, fmt.Errorf("%w: %w", errFlags, err)
 	}
-	if fs.NArg() > 0 {
+	if fs.NArg() > 0 && !o.merge {
 		return nil, nil, usagef("unexpected arguments: %v", fs.Args())
 	}
 	if o.endMS < 0 {
@@ -367,12 +384,20 @@ func (o *options) findSchedulerConf(site *scenario.Site, scheduler string) (scen
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	o, _, err := parseFlags(args, stderr)
+	o, fs, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
 	if o.writeDefault != "" {
-		return writeOutputs(o.writeDefault, scenario.DefaultFiles(), stderr)
+		return writeFiles(o.writeDefault, scenario.DefaultFiles())
+	}
+	switch {
+	case o.merge:
+		return runMerge(o, fs.Args(), stdout)
+	case o.compare != "":
+		return runCompare(o, stdout, stderr)
+	case o.shard != "" || o.workers != 0:
+		return usagef("--shard and --workers go with --compare")
 	}
 	in, title, notes, err := o.inputs()
 	if err != nil {
@@ -396,6 +421,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	printConfigReport(stderr, confName, sc.ConfigReport)
 	printSiteReport(stderr, sc)
+	printInputNotes(stderr, sc)
 	if o.printSimulation {
 		printSimulation(stdout, sc)
 	}
@@ -420,10 +446,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := writeOutputs(o.outputDir, files, stderr); err != nil {
+	if err := writeFiles(o.outputDir, files); err != nil {
 		return err
 	}
 	printSummary(stdout, res, o.trackJobs, prog.elapsed())
+	if len(sc.Dropped) > 0 {
+		fmt.Fprintf(stdout, "dropped jobs %d (not run, as SLS and YARN leave them out; listed on stderr and in the report)\n", len(sc.Dropped))
+	}
 	fmt.Fprintf(stdout, "\nreport: %s\n", filepath.Join(o.outputDir, "report.html"))
 	if res.Stalled {
 		return errStalled
@@ -436,7 +465,7 @@ func outputs(r *metrics.Run, title string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for name, w := range map[string]func(io.Writer, *metrics.Run) error{
 		"jobruntime.csv": metrics.WriteJobRuntime, "jobs.csv": metrics.WriteJobs, "cluster.csv": metrics.WriteCluster,
-		"queues.csv": metrics.WriteQueues, "reservations.csv": metrics.WriteReservations,
+		"queues.csv": metrics.WriteQueues, "reservations.csv": metrics.WriteReservations, "timeline.csv": metrics.WriteTimeline,
 	} {
 		var b strings.Builder
 		if err := w(&b, r); err != nil {
@@ -466,6 +495,21 @@ func printConfigReport(w io.Writer, file string, r queue.ConfigReport) {
 	}
 	if !r.Clean() {
 		fmt.Fprintln(w, "  (--strict-config refuses to run on such a configuration)")
+	}
+}
+
+// writeFiles writes the files into dir (created if missing), all or
+// nothing: see writeTree.
+func writeFiles(dir string, files map[string][]byte) error { return writeTree(dir, files) }
+
+// printInputNotes says how the inputs were read where a user may not
+// expect it, and which jobs are left out and why.
+func printInputNotes(w io.Writer, sc *scenario.Scenario) {
+	for _, n := range sc.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	for _, d := range sc.Dropped {
+		fmt.Fprintf(w, "dropped job %s (queue %s): %v\n", d.Job, d.Queue, d.Reason)
 	}
 }
 
@@ -543,7 +587,7 @@ func printSummary(w io.Writer, r *metrics.Run, track string, wall time.Duration)
 	fmt.Fprintf(w, "reservations %d: accepted %d, removed by replanning %d (follower runs that replanned or resized %d); deadlines met %d\n\n",
 		s.Reservations, s.Accepted, s.Removed, s.Replans, s.DeadlinesMet)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "queue\tjobs\tfinished\twait mean s\twait p95 s\truntime mean s\truntime p95 s\tused GB\tguaranteed GB\tmarked\tpreempted\t")
+	fmt.Fprintf(tw, "queue\tjobs\tfinished\twait mean s\twait p95 s\truntime mean s\truntime p95 s\tused GB\t%s GB\tmarked\tpreempted\t\n", s.ShareLabel)
 	for _, q := range s.Queues {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t%d\t\n", q.Queue, q.Jobs, q.Finished, q.WaitMean, q.WaitP95, q.RunMean, q.RunP95, q.MeanUsedGB, q.MeanGuaranteedGB, q.Marked, q.Preempted)
 	}

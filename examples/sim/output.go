@@ -64,18 +64,21 @@ func linkOrCopy(oldname, newname string) error {
 	return err
 }
 
-// writeOutputs replaces the output directory with one holding files,
-// all at once: a failure at any step leaves dir exactly as it was.
-func writeOutputs(dir string, files map[string][]byte, warn io.Writer) error {
-	return osOps.replaceDir(dir, files, warn)
+// writeTree writes files (paths with '/') under dir, created if missing,
+// all at once: a failure at any step leaves dir exactly as it was (see
+// replaceDir).
+func writeTree(dir string, files map[string][]byte) error {
+	return osOps.replaceDir(dir, files, os.Stderr)
 }
 
 // replaceDir builds the new directory beside dir (in the same parent, so
 // on the same file system): the files, plus hard links to whatever else
-// dir holds that the run does not write (a user's notes, SLS's own
-// outputs). Then it swaps the two by renames, putting the old directory
-// back if the second rename fails, and removes the old one. Until the
-// swap nothing in dir changes; after it, dir holds every new file.
+// dir holds under top-level names the run does not write (a user's
+// notes, SLS's own outputs); a top-level name the run writes is the
+// run's whole, so an old file below it that the run no longer writes
+// goes. Then it swaps the two by renames, putting the old directory back
+// if the second rename fails, and removes the old one. Until the swap
+// nothing in dir changes; after it, dir holds every new file.
 func (o fileOps) replaceDir(dir string, files map[string][]byte, warn io.Writer) (err error) {
 	dir = filepath.Clean(dir)
 	if target, err := filepath.EvalSymlinks(dir); err == nil {
@@ -112,15 +115,22 @@ func (o fileOps) replaceDir(dir string, files map[string][]byte, warn io.Writer)
 	if err := os.Chmod(tmp, mode); err != nil {
 		return err
 	}
+	tops := map[string]bool{}
 	for name, data := range files {
-		if err := o.writeFile(filepath.Join(tmp, name), data); err != nil {
+		p := filepath.Join(tmp, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := o.writeFile(p, data); err != nil {
 			return fmt.Errorf("writing %s: %w", name, err)
 		}
+		top, _, _ := strings.Cut(name, "/")
+		tops[top] = true
 	}
 	if !exists {
 		return o.rename(tmp, dir)
 	}
-	if err := o.carry(dir, tmp, files); err != nil {
+	if err := o.carry(dir, tmp, tops); err != nil {
 		return fmt.Errorf("keeping the other files of %s: %w", dir, err)
 	}
 	// The old directory's new name: free, as tmp's suffix is unique.
@@ -140,9 +150,9 @@ func (o fileOps) replaceDir(dir string, files map[string][]byte, warn io.Writer)
 	return nil
 }
 
-// carry hard-links into dst every entry of src that is not one of the
-// run's files, recreating directories and symbolic links.
-func (o fileOps) carry(src, dst string, files map[string][]byte) error {
+// carry hard-links into dst every entry of src below a top-level name the
+// run does not write, recreating directories and symbolic links.
+func (o fileOps) carry(src, dst string, tops map[string]bool) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -151,8 +161,11 @@ func (o fileOps) carry(src, dst string, files map[string][]byte) error {
 		if err != nil || rel == "." {
 			return err
 		}
-		if _, ours := files[rel]; ours {
-			return nil // replaced by the new run's file
+		if top, _, _ := strings.Cut(filepath.ToSlash(rel), "/"); tops[top] {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil // the new run's
 		}
 		to := filepath.Join(dst, rel)
 		switch {

@@ -14,7 +14,7 @@ import (
 
 // tree reads a directory tree: path → content ("<dir>" for directories,
 // "-> target" for symbolic links).
-func tree(t *testing.T, root string) map[string]string {
+func readTree(t *testing.T, root string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	require.NoError(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -76,12 +76,12 @@ func TestReplaceDirAllOrNothing(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "out")
 	old := map[string][]byte{"jobruntime.csv": []byte("old runtime"), "jobs.csv": []byte("old jobs"), "report.html": []byte("old report")}
-	require.NoError(t, writeOutputs(dir, old, io.Discard))
+	require.NoError(t, osOps.replaceDir(dir, old, io.Discard))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644))
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "metrics", "sub"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "metrics", "sub", "realtimetrack.json"), []byte("sls"), 0o644))
 	require.NoError(t, os.Symlink("notes.txt", filepath.Join(dir, "link")))
-	before := tree(t, dir)
+	before := readTree(t, dir)
 
 	next := map[string][]byte{"jobruntime.csv": []byte("new runtime"), "jobs.csv": []byte("new jobs"),
 		"report.html": []byte("new report"), "cluster.csv": []byte("new cluster")}
@@ -98,14 +98,14 @@ func TestReplaceDirAllOrNothing(t *testing.T) {
 		ops, _ := failing(n)
 		err := ops.replaceDir(dir, next, io.Discard)
 		require.Error(t, err, "failure at step %d", n)
-		assert.Equal(t, before, tree(t, dir), "failure at step %d changed the directory", n)
+		assert.Equal(t, before, readTree(t, dir), "failure at step %d changed the directory", n)
 		entries, err := os.ReadDir(parent)
 		require.NoError(t, err)
 		require.Len(t, entries, 1, "failure at step %d left %v", n, entries)
 	}
 
-	require.NoError(t, writeOutputs(dir, next, io.Discard))
-	after := tree(t, dir)
+	require.NoError(t, osOps.replaceDir(dir, next, io.Discard))
+	after := readTree(t, dir)
 	for name, data := range next {
 		assert.Equal(t, string(data), after[name], name)
 	}
@@ -122,7 +122,7 @@ func TestReplaceDirAllOrNothing(t *testing.T) {
 func TestReplaceDirNotADirectory(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "out")
 	require.NoError(t, os.WriteFile(p, []byte("x"), 0o644))
-	err := writeOutputs(p, map[string][]byte{"a": []byte("b")}, io.Discard)
+	err := osOps.replaceDir(p, map[string][]byte{"a": []byte("b")}, io.Discard)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not a directory")
 	b, err := os.ReadFile(p)

@@ -1,3 +1,7 @@
+// Package realinputs locates the real inputs (Hadoop's SLS samples, real
+// scheduler configurations) that the examples' tests read in place, never
+// copied into the repository: <repo root>/../shared/real-inputs, or the
+// directory BERTH_REAL_INPUTS names.
 package realinputs
 
 import (
@@ -6,55 +10,50 @@ import (
 	"testing"
 )
 
-// Env overrides where the real inputs are (the directory holding sls/ and
-// configs/).
+// Env overrides where the real inputs are.
 const Env = "BERTH_REAL_INPUTS"
 
-// Path returns the real input at rel (path elements under the real inputs'
-// directory): $BERTH_REAL_INPUTS/rel when set, else
-// <module root>/../shared/real-inputs/rel, the module root being the
-// nearest directory above the working directory with Berth's go.mod. It
-// skips the test, saying where it looked, when the file is absent.
+// Path returns the real input at rel (joined path elements below
+// real-inputs, e.g. "sls", "nodes.json"), or skips the test with a message
+// saying where it looked when the file is absent.
 func Path(t testing.TB, rel ...string) string {
 	t.Helper()
-	var tried []string
-	if dir := os.Getenv(Env); dir != "" {
-		p := filepath.Join(append([]string{dir}, rel...)...)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		tried = append(tried, p)
+	root, tried := Root()
+	if root == "" {
+		t.Skipf("real inputs not found (looked in %s; set %s)", tried, Env)
 	}
-	if root, ok := moduleRoot(); ok {
-		p := filepath.Join(append([]string{root, "..", "shared", "real-inputs"}, rel...)...)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		tried = append(tried, p)
+	p := filepath.Join(append([]string{root}, rel...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("real input %s absent: %v", p, err)
 	}
-	t.Skipf("real input %s not found (looked at %v; set %s to the real-inputs directory)", filepath.Join(rel...), tried, Env)
-	return ""
+	return p
 }
 
-// moduleRoot walks up from the working directory to Berth's go.mod.
-func moduleRoot() (string, bool) {
-	dir, err := os.Getwd()
+// Root returns the real-inputs directory, or "" and the place it looked:
+// $BERTH_REAL_INPUTS, else ../shared/real-inputs beside the module root
+// (the first directory up from the working directory with a go.mod).
+func Root() (dir, tried string) {
+	if d := os.Getenv(Env); d != "" {
+		return existing(d), d
+	}
+	wd, err := os.Getwd()
 	if err != nil {
-		return "", false
+		return "", "the working directory"
 	}
-	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && isBerth(b) {
-			return dir, true
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			p := filepath.Join(d, "..", "shared", "real-inputs")
+			return existing(p), p
 		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", false
+		if filepath.Dir(d) == d {
+			return "", "above " + wd + " (no go.mod)"
 		}
-		dir = up
 	}
 }
 
-func isBerth(gomod []byte) bool {
-	const module = "module github.com/berthsched/berth\n"
-	return len(gomod) >= len(module) && string(gomod[:len(module)]) == module
+func existing(d string) string {
+	if st, err := os.Stat(d); err == nil && st.IsDir() {
+		return d
+	}
+	return ""
 }

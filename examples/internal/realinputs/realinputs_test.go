@@ -26,8 +26,8 @@ func TestPath(t *testing.T) {
 	})
 	assert.True(t, skipped)
 
-	root, ok := moduleRoot()
-	require.True(t, ok, "the module root is found from the package directory")
-	_, err := os.Stat(filepath.Join(root, "go.mod"))
-	assert.NoError(t, err)
+	t.Setenv(Env, filepath.Join(dir, "none"))
+	root, tried := Root()
+	assert.Empty(t, root)
+	assert.Equal(t, filepath.Join(dir, "none"), tried)
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
@@ -278,6 +279,11 @@ type Engine struct {
 	preempted int
 	lost      int
 	marked    int
+	kills     []metrics.Event // the current preemption round's, per queue
+	// Per plan queue: the follower's last run found it over-committed,
+	// and the plan's resources when it last went on the timeline.
+	overCommitted map[string]bool
+	planRes       map[string]berth.Resource
 	// Per reported queue (run.Queues): containers marked and preempted so
 	// far; queueIdx finds a queue's index, reservation queues counting
 	// for their plan.
@@ -347,7 +353,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, clock: cfg.Clock, s: cfg.Scheduler, nodeByID: map[string]*node{}, appByID: map[string]*app{},
 		ctrs: map[queue.ContainerID]*ctr{}, pending: map[capKey]int{}, resIdx: map[string]int{}, log: cfg.Logger,
-		wakeAt: -1, lastEnt: map[string]map[string]queue.Entitlement{}}
+		wakeAt: -1, lastEnt: map[string]map[string]queue.Entitlement{}, overCommitted: map[string]bool{}, planRes: map[string]berth.Resource{}}
 	if cfg.IdleBackoff < 0 {
 		return nil, &ConfigError{"IdleBackoff", "must not be negative"}
 	}
@@ -487,6 +493,9 @@ func (e *Engine) Run() (*metrics.Run, error) {
 		}
 		if e.work == 0 && ev.at-e.lastChange > e.cfg.StallTimeout {
 			e.run.Stalled, e.run.StalledSince = true, e.lastChange
+			e.record(metrics.Event{Time: e.lastChange, Kind: metrics.Stalled, Containers: e.open,
+				Detail: fmt.Sprintf("nothing could progress: no input or task end to come and nothing changed for %s, with %d jobs unfinished",
+					time.Duration(e.cfg.StallTimeout)*time.Millisecond, e.open)})
 			break
 		}
 		if ev.kind.work() {
@@ -549,6 +558,7 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 			e.log.Warn("preemption round", "time", now, "err", err)
 		}
 		e.ended(ended, now)
+		e.flushKills()
 		e.push(event{at: now + e.cfg.PreemptionInterval, kind: evPreempt})
 	case evSample:
 		e.sampleTick(now)
@@ -568,12 +578,15 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 			if err != nil {
 				e.log.Warn("remove node", "node", n.spec.ID, "err", err)
 			}
+			e.nodeLost(n, ended, now)
 			e.ended(ended, now)
 		}
 	case evNodeUp:
 		if n := e.nodes[ev.i]; n.down {
 			if err := e.nodeUp(n, now); err != nil {
 				e.log.Warn("add node", "node", n.spec.ID, "err", err)
+			} else {
+				e.record(metrics.Event{Time: now, Kind: metrics.NodeReturned, Node: n.spec.ID, Rack: n.spec.Rack, Resource: n.spec.Capability})
 			}
 		}
 	}
@@ -1180,9 +1193,7 @@ func (e *Engine) followerRound(now berth.Time) {
 			e.bump()
 		}
 		e.lastEnt[r.PlanQueue] = ent
-		if r.Replanned || r.Resized {
-			e.run.Replans++
-		}
+		e.replanned(&r, now)
 		e.ended(r.Ended, now)
 		for _, app := range r.Killed {
 			if a := e.appByIDOrNil(app); a != nil && a.state != finished {

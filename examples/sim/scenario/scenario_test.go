@@ -86,6 +86,11 @@ func TestDefaultReservations(t *testing.T) {
 	for i := range run.Jobs {
 		jobs[run.Jobs[i].ID] = &run.Jobs[i]
 	}
+	// The planner places a job's last stage right before its deadline, and
+	// each stage's containers start at the node heartbeats after it
+	// begins while task times are in ms: a job may end up to a heartbeat
+	// per stage (maps, reduces) after its deadline.
+	slack := 2 * sc.Heartbeat
 	accepted, removed, inWindow, hit := 0, 0, 0, 0
 	var longest berth.Duration
 	for _, v := range run.Reservations {
@@ -111,23 +116,20 @@ func TestDefaultReservations(t *testing.T) {
 		assert.Less(t, j.Submitted, v.Arrival+1000, v.Job)
 		assert.GreaterOrEqual(t, j.Wait(), v.Start-j.Submitted, v.Job)
 		longest = max(longest, j.Wait())
-		if !assert.Positive(t, j.Finished, v.Job) {
-			continue
-		}
 		if j.Lost > 0 {
-			// A reservation does not shield a job from losing its
-			// containers with the racks (its AM may run there).
+			// Its reservation stood, but the failed racks ended some of
+			// its containers: they run again, possibly past the deadline.
 			hit++
 			continue
 		}
-		if assert.LessOrEqual(t, j.Finished, v.Deadline, v.Job) {
+		if assert.Positive(t, j.Finished, v.Job) && assert.LessOrEqual(t, j.Finished, v.Deadline+slack, v.Job) {
 			inWindow++
 		}
 	}
 	assert.Greater(t, accepted, 100)
 	assert.Positive(t, removed, "the rack failure should make the replanner remove reservations")
 	assert.Positive(t, run.Replans)
-	assert.Less(t, hit, (accepted-removed)/10, "few jobs under a standing reservation lose containers")
+	assert.Less(t, hit, accepted/10, "few standing reservations lose containers")
 	assert.Greater(t, longest, berth.Duration(60_000), "some jobs wait minutes for their reservation")
 	assert.Equal(t, accepted-removed-hit, inWindow)
 	// The plan never holds more than its capacity once the follower ran.
@@ -163,6 +165,25 @@ func TestFairScheduler(t *testing.T) {
 	}
 	assert.Positive(t, acc)
 	assert.Contains(t, run.Queues, "root.dedicated")
+	// The plan is sized by the scheduler (its steady fair share, vcores
+	// included) and follows the cluster: while three racks are down the
+	// other queues' minimum shares take the whole smaller cluster, so the
+	// plan has nothing and holds nothing.
+	require.Len(t, run.Plans, 1)
+	var before, during []berth.Resource
+	for _, s := range run.Samples {
+		switch {
+		case s.Time > 43_200_000+60_000 && s.Time < 50_400_000:
+			during = append(during, s.PlanCapacity[0])
+			assert.Zero(t, s.PlanCommitted[0].Memory, "t=%d", s.Time)
+		case s.Time < 43_200_000:
+			before = append(before, s.PlanCapacity[0])
+		}
+	}
+	require.NotEmpty(t, before)
+	require.NotEmpty(t, during)
+	assert.Equal(t, berth.New(1872458, 914), before[len(before)-1], "20/100 of the cluster, vcores in proportion")
+	assert.True(t, during[len(during)-1].IsZero(), "%v", during[len(during)-1])
 }
 
 func TestLoadErrors(t *testing.T) {
@@ -182,6 +203,7 @@ func TestLoadErrors(t *testing.T) {
 		{"scheduler", "flags", "scheduler", with(func(in *Inputs) { in.Scheduler = "fifo" })},
 		{"trace type", "flags", "tracetype", with(func(in *Inputs) { in.TraceType = "CSV" })},
 		{"no trace", "flags", "tracelocation", with(func(in *Inputs) { in.Traces = nil })},
+		{"negative end", "flags", "end-ms", with(func(in *Inputs) { in.End = -1 })},
 		{"site value", "site.xml", KeyNMHeartbeat, with(func(in *Inputs) { in.Sites = site(KeyNMHeartbeat + "</name><value>-5</value>") })},
 		{"site bool", "site.xml", KeyReservationEnable, with(func(in *Inputs) { in.Sites = site(KeyReservationEnable + "</name><value>yes</value>") })},
 		{"site xml", "site.xml", "", with(func(in *Inputs) { in.Sites = []File{{Name: "site.xml", Data: []byte("<configuration><property>")}} })},
