@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -399,4 +400,31 @@ func TestSamplingStartsFromTheInputs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, berth.Time(128_000), run.Samples[1].Time, "86,400 s / 128 s < 1,000 samples")
 	assert.Equal(t, len(run.Samples), st.reads, "every sample read was kept")
+}
+
+// TestFairStatsCreatedQueues: under the fair scheduler with no queues
+// declared, the queues the placement policy creates for the jobs are
+// reported from the start, and their use shows once they run.
+func TestFairStatsCreatedQueues(t *testing.T) {
+	clock := berth.NewManualClock(0)
+	fcfg := fair.DefaultConfig()
+	s, err := fair.New(fcfg, fair.DefaultAllocationFile(), clock)
+	require.NoError(t, err)
+	jobs := smallJobs() // in queues a and b, neither declared
+	st := NewFairStats(s)
+	st.Expect(jobs)
+	assert.Subset(t, st.Queues(), []string{"root.a", "root.b"})
+	e, err := New(Config{Clock: clock, Scheduler: s, Stats: st, Nodes: nodes(2), Jobs: jobs, SampleInterval: 1000})
+	require.NoError(t, err)
+	run, err := e.Run()
+	require.NoError(t, err)
+	for _, q := range []string{"root.a", "root.b"} {
+		i := slices.Index(run.Queues, q)
+		require.GreaterOrEqual(t, i, 0, q)
+		used := false
+		for _, sm := range run.Samples {
+			used = used || sm.Queues[i].Used.Memory > 0
+		}
+		assert.True(t, used, "%s's use is sampled", q)
+	}
 }

@@ -432,7 +432,9 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		if err != nil {
 			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "fair scheduler refused the allocation file", Err: err}
 		}
-		cfg.Scheduler, cfg.Stats, fs, flavor = s, engine.NewFairStats(s), s, follower.FairFlavor
+		st := engine.NewFairStats(s)
+		st.Expect(sc.Jobs)
+		cfg.Scheduler, cfg.Stats, fs, flavor = s, st, s, follower.FairFlavor
 		// FairReservationSystem's plan: the queue's plan resources (its
 		// steady fair share), which the follower keeps up to date.
 		for _, name := range s.PlanQueues() {
