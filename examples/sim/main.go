@@ -438,10 +438,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if in.SLSMonitor {
-		res.Config = append(res.Config, metrics.ConfigNote{File: "flags", Kind: "set as SLS does", Key: scenario.KeyMonitorEnable, Value: "true",
-			Detail: "SLS's RMRunner runs the capacity scheduler's preemption monitor (ProportionalCapacityPreemptionPolicy) in every run; --sls-monitor=false follows the configuration"})
-	}
 	files, err := outputs(res, title)
 	if err != nil {
 		return err

@@ -52,10 +52,20 @@ func TestSLSMonitor(t *testing.T) {
 		require.Equal(t, "small", small.ID)
 		return small.Wait(), sc
 	}
+	said := func(sc *Scenario) bool {
+		for _, n := range sc.ConfigNotes() {
+			if n.Kind == "set as SLS does" && n.Key == KeyMonitorEnable {
+				return true
+			}
+		}
+		return false
+	}
 	with, sc := wait(true)
 	assert.True(t, sc.Preemption, "SLS's monitor is on")
+	assert.True(t, said(sc), "the report says the simulator turned the monitor on")
 	without, sc := wait(false)
 	assert.False(t, sc.Preemption, "the configuration does not turn the monitor on")
+	assert.False(t, said(sc))
 	t.Logf("the small job waits %.1f s with SLS's monitor, %.1f s without", float64(with)/1000, float64(without)/1000)
 	assert.Greater(t, without, berth.Duration(200_000), "without preemption it waits for the big job's tasks (300 s from 0)")
 	assert.Less(t, with, berth.Duration(120_000), "with SLS's monitor, preemption makes room")

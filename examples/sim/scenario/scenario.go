@@ -535,6 +535,10 @@ func (sc *Scenario) ConfigNotes() []metrics.ConfigNote {
 	for _, n := range sc.SiteReport.Notes {
 		add(sc.Site.source(n.Key), queue.ConfigReport{Notes: []queue.ConfigNote{n}})
 	}
+	if sc.in.SLSMonitor && sc.Scheduler == "capacity" {
+		out = append(out, metrics.ConfigNote{File: "run", Kind: "set as SLS does", Key: KeyMonitorEnable, Value: "true",
+			Detail: "SLS's RMRunner runs the capacity scheduler's preemption monitor (ProportionalCapacityPreemptionPolicy) in every run, whatever the configuration says (the command's --sls-monitor=false follows the configuration)"})
+	}
 	if sc.Site != nil {
 		for _, o := range sc.Site.Ignored {
 			out = append(out, metrics.ConfigNote{File: o.File, Kind: "final elsewhere", Key: o.Key, Value: o.Value,
