@@ -565,20 +565,8 @@ func printSummary(w io.Writer, r *metrics.Run, track string, wall time.Duration)
 		fmt.Fprintf(w, " (%d of them with their application's AM)", r.LostWithAM)
 	}
 	fmt.Fprintln(w)
-	var never []string
-	for _, j := range r.Jobs {
-		if !j.Launched() {
-			never = append(never, j.ID)
-		}
-	}
-	if len(never) > 0 {
-		const show = 20
-		more := ""
-		if len(never) > show {
-			more = fmt.Sprintf(" and %d more", len(never)-show)
-			never = never[:show]
-		}
-		fmt.Fprintf(w, "jobs whose AM never launched (not in jobruntime.csv): %s%s\n", strings.Join(never, ", "), more)
+	if n, list := report.NeverLaunched(r); n > 0 {
+		fmt.Fprintf(w, "jobs whose AM never launched (not in jobruntime.csv): %s\n", list)
 	}
 	fmt.Fprintf(w, "reservations %d: accepted %d, removed by replanning %d (follower runs that replanned or resized %d); deadlines met %d\n\n",
 		s.Reservations, s.Accepted, s.Removed, s.Replans, s.DeadlinesMet)

@@ -128,21 +128,30 @@ func notices(r *metrics.Run) []string {
 	if r.Unfinished > 0 && !r.Stalled {
 		out = append(out, fmt.Sprintf("%s did not finish within the run.", count(r.Unfinished, "job", "jobs")))
 	}
-	var never []string
-	for _, j := range r.Jobs {
-		if !j.Launched() {
-			never = append(never, j.ID)
-		}
-	}
-	if len(never) > 0 {
-		const show = 20
-		list := strings.Join(never[:min(len(never), show)], ", ")
-		if len(never) > show {
-			list += fmt.Sprintf(" and %d more", len(never)-show)
-		}
-		out = append(out, fmt.Sprintf("The AM of %s never launched (no row in jobruntime.csv, as in SLS): %s.", count(len(never), "job", "jobs"), list))
+	if n, list := NeverLaunched(r); n > 0 {
+		out = append(out, fmt.Sprintf("The AM of %s never launched (no row in jobruntime.csv, as in SLS): %s.", count(n, "job", "jobs"), list))
 	}
 	return out
+}
+
+// NeverLaunched counts the jobs whose AM never launched and lists them,
+// the first twenty by id and how many more.
+func NeverLaunched(r *metrics.Run) (n int, list string) {
+	const show = 20
+	var ids []string
+	for _, j := range r.Jobs {
+		if !j.Launched() {
+			n++
+			if len(ids) < show {
+				ids = append(ids, j.ID)
+			}
+		}
+	}
+	list = strings.Join(ids, ", ")
+	if n > show {
+		list += fmt.Sprintf(" and %d more", n-show)
+	}
+	return n, list
 }
 
 // Write renders the HTML report of a run: one self-contained page (inline
