@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/berthsched/berth"
-	"github.com/berthsched/berth/examples/internal/realinputs"
 )
 
 type prop struct {
@@ -225,19 +223,11 @@ func TestSchedulerFile(t *testing.T) {
 // With only the second file the preemption is off: the first must not be
 // dropped.
 func TestSLSConfigurations(t *testing.T) {
-	var sites []File
-	for _, name := range []string{"yarn-site-fair.xml", "sls-runner.xml"} {
-		p := realinputs.Path(t, "sls", name)
-		b, err := os.ReadFile(p)
-		require.NoError(t, err)
-		sites = append(sites, File{Name: p, Data: b})
-	}
-	alloc := realinputs.Path(t, "sls", "fair-scheduler-allocation.xml")
-	af, err := os.ReadFile(alloc)
-	require.NoError(t, err)
+	sites := []File{realFile(t, "yarn-site-fair.xml"), realFile(t, "sls-runner.xml")}
+	alloc := realFile(t, "fair-scheduler-allocation.xml")
 	load := func(scheduler string, sites []File) *Scenario {
 		in := Default("fair")
-		in.Scheduler, in.Sites, in.SchedulerConf, in.NodeEvents = scheduler, sites, File{Name: alloc, Data: af}, nil
+		in.Scheduler, in.Sites, in.SchedulerConf, in.NodeEvents = scheduler, sites, alloc, nil
 		sc, err := Load(in)
 		require.NoError(t, err)
 		return sc

@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/berthsched/berth"
-	"github.com/berthsched/berth/examples/internal/realinputs"
 )
 
 // TestSLSMonitor: SLS runs the capacity scheduler's preemption monitor in
@@ -21,12 +19,6 @@ import (
 // minutes; without the monitor (as a ResourceManager with this
 // configuration runs) it waits for the big job's tasks to end.
 func TestSLSMonitor(t *testing.T) {
-	read := func(name string) File {
-		p := realinputs.Path(t, "sls", name)
-		b, err := os.ReadFile(p)
-		require.NoError(t, err)
-		return File{Name: p, Data: b}
-	}
 	var tr strings.Builder
 	task := func(n int, ms int) string {
 		return fmt.Sprintf(`{"count": %d, "container.host": "/r1/n1", "duration.ms": %d}`, n, ms)
@@ -41,7 +33,7 @@ func TestSLSMonitor(t *testing.T) {
 	nodes := File{Name: "nodes.json", Data: []byte(`{"rack": "r1", "nodes": [{"node": "n1"}, {"node": "n2"}, {"node": "n3"}, {"node": "n4"}]}`)}
 	wait := func(monitor bool) (berth.Duration, *Scenario) {
 		in := Inputs{TraceType: "SLS", Traces: []File{{Name: "trace.json", Data: []byte(tr.String())}}, Nodes: &nodes,
-			SchedulerConf: read("capacity-scheduler.xml"), Sites: []File{read("sls-runner.xml")},
+			SchedulerConf: realFile(t, "capacity-scheduler.xml"), Sites: []File{realFile(t, "sls-runner.xml")},
 			Overrides: []Property{{KeyNMMemory, "8192"}, {KeyNMVCores, "8"}}, SLSMonitor: monitor}
 		sc, err := Load(in)
 		require.NoError(t, err)
