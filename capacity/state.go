@@ -12,13 +12,14 @@ import (
 )
 
 // Durable state (issue 11 §1). SaveState writes one snapshot of kind
-// "capacity.Scheduler", body version 1, in the berth framing; the body is:
+// "capacity.Scheduler", body version 2, in the berth framing; the body is:
 //
 //	config       the global settings, the calculator (built-in tag, or
-//	             "host's"), the placement, then the configured queue tree
-//	             depth first (name, capacities, state, ACLs, kind flags,
-//	             settings with ordering policies as built-in tags or host
-//	             names, children)
+//	             "host's"), the placement, the groups flag, the
+//	             reservation-system settings, then the configured queue
+//	             tree depth first (name, capacities, state, ACLs, kind
+//	             flags, settings with ordering policies as built-in tags or
+//	             host names and the reservation settings, children)
 //	reservation  every reservation queue, plans in tree order, each with
 //	  queues     its plan's path, name, entitlement and own settings
 //	nodes        by id: id, rack, capability
@@ -37,6 +38,10 @@ import (
 //	             and user weights (float sums whose rounding depends on
 //	             history, so they are not recomputed)
 //
+// Version 1 is version 2 without the reservation-system and reservation
+// settings; RestoreScheduler reads both (a version 1 snapshot restores
+// them as unset: YARN's defaults).
+//
 // Everything else (queue, user and node usage, active users, the child
 // and application orders, the id index, the queue tree's accounting) is
 // rebuilt on restore through the code paths normal operation uses, and the
@@ -49,7 +54,7 @@ import (
 
 const (
 	stateKind    = "capacity.Scheduler"
-	stateVersion = 1
+	stateVersion = 2
 	// maxStateCount bounds any record count read from a snapshot.
 	maxStateCount = 1 << 28
 )
@@ -236,6 +241,7 @@ func (s *Scheduler) saveConfig(e *berth.StateEncoder) {
 	}
 	e.Bool(p.Override)
 	e.Bool(c.Groups != nil)
+	queue.WriteReservationSystemSettings(e, c.ReservationSystem)
 	writeQueueConfig(e, &c.Root)
 }
 
@@ -298,6 +304,7 @@ func writeSettings(e *berth.StateEncoder, st *QueueSettings) {
 		e.String(n)
 		e.Float64(st.UserWeights[n])
 	}
+	queue.WriteReservationSettings(e, st.Reservation)
 }
 
 func (s *Scheduler) saveReservationQueues(e *berth.StateEncoder) {
@@ -803,6 +810,9 @@ func (r *restorer) readConfig() Config {
 			r.d.Defer(berth.InvalidField("groups", nil, "the snapshot's configuration had a groups provider: RestoreEnv.Groups is required"))
 		}
 	}
+	if d.Version() >= 2 {
+		c.ReservationSystem = queue.ReadReservationSystemSettings(d)
+	}
 	c.Root = r.readQueueConfig(0)
 	return c
 }
@@ -905,6 +915,9 @@ func (r *restorer) readSettings() QueueSettings {
 	for i := 0; i < n && d.Err() == nil; i++ {
 		name := d.String()
 		st.UserWeights[name] = d.Float64()
+	}
+	if d.Version() >= 2 {
+		st.Reservation = queue.ReadReservationSettings(d)
 	}
 	return st
 }

@@ -31,6 +31,9 @@ type nodeCost struct {
 
 // Select chooses, node by node, containers that let a reservation fit.
 func (ReservedSelector) Select(r *ProportionalRound) error {
+	if err := checkRound(r); err != nil {
+		return err
+	}
 	r.ComputeIdeal(IdealOptions{IncludeReserved: true, SkipNaturalTermination: true})
 	quota := make(map[*QueueView]berth.Resource)
 	for _, l := range r.Cluster.Leaves {

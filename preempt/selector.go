@@ -67,6 +67,14 @@ type ProportionalRound struct {
 	sortBuf            []*Container
 }
 
+// checkRound refuses a selection without a round.
+func checkRound(r *ProportionalRound) error {
+	if r == nil || r.Cluster == nil || r.Config == nil {
+		return berth.InvalidField("round", nil, "a round of the policy is required")
+	}
+	return nil
+}
+
 func newRound(c *CapacityView, cfg *ProportionalConfig) *ProportionalRound {
 	r := &ProportionalRound{Cluster: c, Config: cfg, names: roundTypeNames(c.Resource), selIdx: map[ContainerID]int{}}
 	r.budget = c.Resource.Mul(cfg.TotalPreemptionPerRound)
@@ -95,12 +103,24 @@ func (r *ProportionalRound) Selected() []Candidate { return r.selected }
 
 // Assignment is q's result of the last [ProportionalRound.ComputeIdeal] (zero before
 // the first), with ToObtain as computed then.
-func (r *ProportionalRound) Assignment(q *QueueView) Assignment { return r.assign[q.idx] }
+// A nil QueueView, or one that is not of this round, has the zero
+// assignment.
+func (r *ProportionalRound) Assignment(q *QueueView) Assignment {
+	if !r.owns(q) {
+		return Assignment{}
+	}
+	return r.assign[q.idx]
+}
+
+// owns reports whether q is a queue of the round's view.
+func (r *ProportionalRound) owns(q *QueueView) bool {
+	return q != nil && q.idx >= 0 && q.idx < len(r.tqs) && r.Cluster != nil && r.Cluster.Queue(q.Path) == q
+}
 
 // ToObtain is what leaf q must still give under the last ideal
 // computation: its ToObtain less what was chosen from it since.
 func (r *ProportionalRound) ToObtain(q *QueueView) berth.Resource {
-	if !r.tqs[q.idx].hasObtain {
+	if !r.owns(q) || !r.tqs[q.idx].hasObtain {
 		return noResource
 	}
 	return r.tqs[q.idx].actual
@@ -117,6 +137,9 @@ func (r *ProportionalRound) UnderServed() []*QueueView { return r.underServed }
 // type of the demand is met). It deducts c from the leaf's demand and the
 // budget.
 func (r *ProportionalRound) TryPreempt(c *Container, conservativeDRF bool) bool {
+	if c == nil {
+		return false
+	}
 	q := r.Cluster.Queue(c.Queue)
 	if q == nil {
 		return false
@@ -136,6 +159,9 @@ func (r *ProportionalRound) TryPreempt(c *Container, conservativeDRF bool) bool 
 // (the intra-queue selector's per-application amounts). done reports
 // that the demand is met.
 func (r *ProportionalRound) TryPreemptFor(c *Container, toObtain *berth.Resource, conservativeDRF bool) (ok, done bool) {
+	if c == nil || toObtain == nil {
+		return false, toObtain == nil
+	}
 	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	if r.IsSelected(c.ID) {
 		return false, false
@@ -171,7 +197,7 @@ func (r *ProportionalRound) TryPreemptFor(c *Container, toObtain *berth.Resource
 // Take chooses c if it was not chosen yet and fits in the budget,
 // whatever its queue must give: for selectors with their own accounting.
 func (r *ProportionalRound) Take(c *Container) bool {
-	if r.IsSelected(c.ID) || !r.Cluster.Calculator.FitsIn(c.Resource, r.budget) {
+	if c == nil || r.IsSelected(c.ID) || !r.Cluster.Calculator.FitsIn(c.Resource, r.budget) {
 		return false
 	}
 	r.add(*c, false)
@@ -181,6 +207,9 @@ func (r *ProportionalRound) Take(c *Container) bool {
 // TakeReservation chooses a reserved container for cancellation if it
 // was not chosen yet and fits in the budget.
 func (r *ProportionalRound) TakeReservation(res *Reservation) bool {
+	if res == nil {
+		return false
+	}
 	c := reservedContainer(res)
 	if r.IsSelected(c.ID) || !r.Cluster.Calculator.FitsIn(c.Resource, r.budget) {
 		return false
@@ -191,6 +220,9 @@ func (r *ProportionalRound) TakeReservation(res *Reservation) bool {
 
 // TryPreemptReservation is [ProportionalRound.TryPreempt] for a reserved container.
 func (r *ProportionalRound) TryPreemptReservation(res *Reservation, conservativeDRF bool) bool {
+	if res == nil {
+		return false
+	}
 	c := reservedContainer(res)
 	q := r.Cluster.Queue(c.Queue)
 	if q == nil || r.IsSelected(c.ID) {
@@ -243,6 +275,9 @@ func (r *ProportionalRound) saveAssignments() {
 // The limits of the leaf's users come with the round's state; another
 // user's is asked of the scheduler.
 func (r *ProportionalRound) UserLimit(q *QueueView, user string) (berth.Resource, error) {
+	if q == nil {
+		return berth.Resource{}, berth.InvalidField("queue", nil, "must not be nil")
+	}
 	if r.userLimit == nil {
 		return berth.Unbounded(), nil
 	}

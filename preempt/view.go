@@ -159,6 +159,9 @@ type NodeView struct {
 // scheduler on first use, so a round pays only for the applications its
 // selectors search; an application that ended meanwhile has none.
 func (c *CapacityView) AppContainers(a *AppView) ([]*Container, error) {
+	if err := c.readable(a == nil, "app"); err != nil {
+		return nil, err
+	}
 	if a.loaded {
 		return a.containers, nil
 	}
@@ -186,6 +189,9 @@ func (c *CapacityView) appContainersBefore(a *AppView, before ContainerID, limit
 // scheduler on first use (only the node-level selectors need them); a node
 // removed meanwhile has none.
 func (c *CapacityView) NodeContainers(n *NodeView) ([]*Container, error) {
+	if err := c.readable(n == nil, "node"); err != nil {
+		return nil, err
+	}
 	if n.loaded {
 		return n.containers, nil
 	}
@@ -195,6 +201,18 @@ func (c *CapacityView) NodeContainers(n *NodeView) ([]*Container, error) {
 	}
 	n.containers, n.loaded = cs, true
 	return cs, nil
+}
+
+// readable refuses a read with a nil argument, or of a view that is not
+// a round's (the zero CapacityView reads from no scheduler).
+func (c *CapacityView) readable(nilArg bool, arg string) error {
+	switch {
+	case nilArg:
+		return berth.InvalidField(arg, nil, "must not be nil")
+	case c.src == nil:
+		return &berth.FieldError{Field: "CapacityView", Reason: "not a round's view", Kind: berth.ErrInvalidState}
+	}
+	return nil
 }
 
 // read appends one list to the round's container slab and returns

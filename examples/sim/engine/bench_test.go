@@ -153,7 +153,7 @@ func runOneJob(tb testing.TB, n int, located bool) *metrics.Run {
 
 // BenchmarkOneJob replays one job of 100,000 and of 1,000,000 tasks (any
 // host, and each preferring a node): the cost per container must not grow
-// with the job (issue 21's target: the large job within 10× the small).
+// with the job: the large job within 10× the small one's cost.
 func BenchmarkOneJob(b *testing.B) {
 	for _, located := range []bool{false, true} {
 		for _, n := range []int{100_000, 1_000_000} {

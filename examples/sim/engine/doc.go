@@ -1,8 +1,10 @@
-// Package engine is the simulator's discrete-event engine: it replays
-// trace jobs (package trace) through a Berth queue scheduler, the
-// reservation system and the plan follower on a virtual clock, as YARN's
-// Scheduler Load Simulator (SLS) does with real threads in wall-clock time.
-// Events run in (time, sequence) order and nothing reads the wall clock,
+// Package engine replays trace jobs through Berth's schedulers on a virtual clock, as SLS does.
+//
+// It is the simulator's discrete-event engine: the jobs of package trace
+// run through a Berth queue scheduler, the reservation system and the plan
+// follower, as YARN's Scheduler Load Simulator (SLS) runs them with real
+// threads in wall-clock time. Events run in (time, sequence) order and
+// nothing reads the wall clock,
 // so the same inputs give the same outputs, byte for byte, at thousands
 // of times real time.
 //
