@@ -8,9 +8,8 @@ import (
 	"github.com/berthsched/berth/queue"
 )
 
-// DryRun is what a heartbeat of a node would do now (package queue's).
-// The capacity scheduler does not record its walk's activities yet:
-// Activities stays nil.
+// DryRun is what a heartbeat of a node would do now: the containers it
+// would allocate and the walk's activities (package queue's).
 type DryRun = queue.DryRun
 
 // DryRun answers what node nodeID would get from a heartbeat now (with no
@@ -34,11 +33,12 @@ func (s *Scheduler) DryRun(nodeID string) (DryRun, error) {
 	if err != nil {
 		return DryRun{}, err
 	}
+	c.acts.RecordNode(nodeID)
 	als, err := c.Heartbeat(nodeID, nil)
 	if err != nil {
 		return DryRun{}, err
 	}
-	return DryRun{Allocations: als}, nil
+	return DryRun{Allocations: als, Activities: c.acts.NodeRecord(nodeID)}, nil
 }
 
 // copyEnv is the RestoreEnv of a copy of the scheduler, which must hold

@@ -9,7 +9,7 @@ import (
 )
 
 // A dry run changes nothing (the snapshot bytes stay the same) and
-// answers what the real heartbeat then does, with the host's ordering
+// answers what the real heartbeat then does, activities included, with the host's ordering
 // policies and calculator (which the copy resolves from the scheduler).
 func TestDryRunIsTheHeartbeat(t *testing.T) {
 	hosts := func(c *Config) {
@@ -24,7 +24,7 @@ func TestDryRunIsTheHeartbeat(t *testing.T) {
 				mutate = hosts
 			}
 			s, clock, tw := buildRandomWith(t, seed, 40, mutate)
-			allocated := 0
+			allocated, acts := 0, 0
 			for range 150 {
 				clock.Advance(int64(tw.r.IntN(700)))
 				tw.next(s, clock)(s)
@@ -37,13 +37,17 @@ func TestDryRunIsTheHeartbeat(t *testing.T) {
 				d, err := s.DryRun(node)
 				require.NoError(t, err)
 				require.Equal(t, saved, saveBytes(t, s), "a dry run changes nothing")
+				require.NoError(t, s.RecordHeartbeat(node))
 				als, err := s.Heartbeat(node, nil)
 				require.NoError(t, err)
 				require.Equal(t, als, d.Allocations)
+				require.Equal(t, s.HeartbeatRecord(node), d.Activities)
+				acts += len(d.Activities)
 				allocated += len(als)
 			}
 			require.NoError(t, s.Check())
 			require.Positive(t, allocated, "the dry runs allocated")
+			require.Positive(t, acts, "the dry runs' walks said what they did")
 		})
 	}
 	s, _, _ := buildRandom(t, 1, 10)

@@ -33,6 +33,8 @@ type Scheduler struct {
 	bug    error // set if the mirror and the tree's accounting ever disagree
 
 	obs Observer // the host's observer (observe.go); nil: none
+	// acts records the walk's activities on demand (explain.go)
+	acts queue.ActivityLog
 
 	nodes   map[string]*node
 	racks   queue.Racks // nodes per rack
@@ -215,6 +217,7 @@ func (s *Scheduler) RemoveNode(id string) ([]Ended, error) {
 		s.unreserve(n.reserved)
 	}
 	delete(s.nodes, id)
+	s.acts.ForgetNode(id)
 	s.racks.Remove(n.rack)
 	s.cluster = s.cluster.Sub(n.total)
 	slices.SortFunc(out, func(a, b Ended) int { return cmpID(a.ID, b.ID) })
@@ -754,6 +757,7 @@ func (s *Scheduler) removeAppLocked(appID string, how queue.AppEventKind) ([]End
 	q := a.q
 	s.detach(a)
 	delete(s.apps, appID)
+	s.acts.ForgetApp(appID)
 	if s.obs != nil {
 		s.emitApp(how, a, "")
 	}
