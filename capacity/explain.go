@@ -48,6 +48,8 @@ func (s *Scheduler) HeartbeatRecord(nodeID string) []Activity {
 // the queues' order). "" keeps the attempts of every application the walk
 // offers a node, without the activities of those it does not reach. keep
 // 0 stops and forgets; keep is at most queue.MaxKeptActivities.
+// An observer that implements queue.ActivityObserver receives the
+// attempts kept and the queues the walk did not enter.
 // Recording ends when the application leaves. An application waiting for
 // activation (its queue's AM limit) is not offered nodes, so it has no
 // attempts.

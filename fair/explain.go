@@ -50,7 +50,9 @@ func (s *Scheduler) HeartbeatRecord(nodeID string) []Activity {
 // node's reservation, or the applications before it in the queues'
 // order). "" keeps the attempts of every application the walk offers a
 // node, without the activities of those it does not reach. keep 0 stops
-// and forgets; keep is at most queue.MaxKeptActivities. Recording ends
+// and forgets; keep is at most queue.MaxKeptActivities.
+// An observer that implements queue.ActivityObserver receives the
+// attempts kept and the queues the walk did not enter. Recording ends
 // when the application leaves.
 func (s *Scheduler) RecordApp(appID string, keep int) error {
 	if keep < 0 || keep > queue.MaxKeptActivities {

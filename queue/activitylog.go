@@ -25,7 +25,8 @@ const MaxKeptActivities = 1 << 16
 // does not enter (Skip), each request it passes over (PassOver) and each
 // application's result (Record), and End files them: as the node's last
 // recorded heartbeat, as attempts of the applications recorded, and as
-// events for an [ActivityObserver].
+// events for an [ActivityObserver] (which also gets the queues skipped
+// when applications are recorded: why those below them waited).
 type ActivityLog struct {
 	on      bool                  // some node or application is selected
 	anyNode bool                  // record the next heartbeat of any node
@@ -221,7 +222,9 @@ func (l *ActivityLog) End(resolve func(app string) (leaf string, walkable bool))
 		a := &l.cur[i]
 		a.Requests = slices.Clone(a.Requests) // the stored copy, never handed out
 		kept := l.file(a)
-		if l.whole || kept {
+		// A queue skipped tells why every application below it waited:
+		// it goes to the observer when any application is recorded.
+		if l.whole || kept || a.App == "" && (l.keepAll > 0 || l.named > 0) {
 			stored = append(stored, *a)
 		}
 	}

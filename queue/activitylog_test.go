@@ -97,14 +97,15 @@ func TestActivityLogEveryApplication(t *testing.T) {
 	l.RecordApp("named", 3)
 	for i := range 5 {
 		beat(&l, "n1", berth.Time(i), func(l *ActivityLog) {
-			l.Skip("root.x", ReasonQueueLimit) // not an application's: not kept
+			l.Skip("root.x", ReasonQueueLimit) // not an application's: not kept, but observed
 			l.Record(Activity{App: "any", Queue: "root.a"})
 			l.Record(Activity{App: "named", Queue: "root.a"})
 		}, nil)
 	}
 	assert.Len(t, l.Attempts("any", 0), 2)
 	assert.Len(t, l.Attempts("named", 0), 3)
-	assert.Len(t, sink.got, 10, "the observer gets every activity kept")
+	assert.Len(t, sink.got, 15, "the observer gets every activity kept, and the queues skipped")
+	assert.Equal(t, Activity{Time: 4, Node: "n1", Queue: "root.x", Result: Result{Skipped, ReasonQueueLimit}}, sink.got[12])
 	l.RecordApp("", 0)
 	assert.Nil(t, l.Attempts("any", 0))
 	assert.Len(t, l.Attempts("named", 0), 3, "an application selected by name keeps its own")

@@ -42,8 +42,9 @@ var (
 )
 
 // WaitRecorder is a Scheduler that records, on demand, why its walk
-// gives applications nothing (*fair.Scheduler does): the engine asks it to
-// record every application and counts the reasons per queue.
+// gives applications nothing (*capacity.Scheduler and *fair.Scheduler
+// do): the engine asks it to record every application and counts the
+// reasons per queue.
 type WaitRecorder interface {
 	RecordApp(appID string, keep int) error
 }

@@ -82,13 +82,18 @@ func (r recorder) ObserveApp(ev queue.AppEvent) {
 
 // ObserveActivity counts why the walk gave an application nothing, per
 // reported queue (the scheduler reports it when the engine asked it to
-// record, see WaitRecorder).
+// record, see WaitRecorder). A reported queue the walk did not enter (at
+// its maximum, say) counts once: its applications waited for that reason.
 func (r recorder) ObserveActivity(a queue.Activity) {
 	e := r.e
-	if a.App == "" || a.Outcome != queue.Skipped || e.waits == nil {
+	if a.Outcome != queue.Skipped || e.waits == nil {
 		return
 	}
-	if i, ok := e.queueOf(a.Queue); ok {
+	i, ok := e.queueIdx[a.Queue]
+	if a.App != "" {
+		i, ok = e.queueOf(a.Queue)
+	}
+	if ok {
 		if e.waits[i] == nil {
 			e.waits[i] = map[queue.Reason]int{}
 		}
