@@ -233,7 +233,7 @@
 // to an application: its user limit, then its requests with delay
 // scheduling), commit the proposal (allocate, reserve, unreserve). Every
 // skip has a queue.Reason — queue at maximum-capacity or out of headroom,
-// user limit, locality, locality delay, node too small or full,
+// user limit, AM limit (the next application waiting to start), locality, locality delay, node too small or full,
 // reservation rules, no reservation to give up, node reserved, not
 // reached — recorded only on demand, as YARN's scheduler-activities and
 // app-activities calls do: [Scheduler.RecordHeartbeat] and

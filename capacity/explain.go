@@ -51,8 +51,8 @@ func (s *Scheduler) HeartbeatRecord(nodeID string) []Activity {
 // An observer that implements queue.ActivityObserver receives the
 // attempts kept and the queues the walk did not enter.
 // Recording ends when the application leaves. An application waiting for
-// activation (its queue's AM limit) is not offered nodes, so it has no
-// attempts.
+// activation is not offered nodes; the next one to start gets an attempt
+// with queue.ReasonAMLimit each time the walk enters its queue.
 func (s *Scheduler) RecordApp(appID string, keep int) error {
 	if keep < 0 || keep > queue.MaxKeptActivities {
 		return berth.InvalidField("keep", keep, "must be between 0 and queue.MaxKeptActivities")

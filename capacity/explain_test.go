@@ -100,6 +100,9 @@ func checkActivity(t *testing.T, s *Scheduler, n *node, b before, act Activity, 
 		}
 	case queue.ReasonReservation:
 		assert.True(t, hasKey && kb.nRes > 0, msg)
+	case queue.ReasonAMLimit:
+		a := s.apps[act.App]
+		assert.True(t, a.state == appPending && !a.inSched, msg)
 	case queue.ReasonNoUnreserve:
 		assert.True(t, s.cfg.ContinueLooking, msg)
 	case queue.ReasonNodeReserved:
@@ -216,7 +219,7 @@ func TestReasonsMatchDecisions(t *testing.T) {
 		})
 	}
 	// The worlds gave the walk's reasons.
-	for _, r := range []queue.Reason{queue.ReasonQueueLimit, queue.ReasonQueueHeadroom, queue.ReasonUserLimit,
+	for _, r := range []queue.Reason{queue.ReasonQueueLimit, queue.ReasonQueueHeadroom, queue.ReasonUserLimit, queue.ReasonAMLimit,
 		queue.ReasonNodeTooSmall, queue.ReasonLocality, queue.ReasonLocalityDelay, queue.ReasonNodeFull,
 		queue.ReasonNodeReserved, queue.ReasonOrder, queue.ReasonReservation} {
 		assert.Positive(t, reasons[r], "reason %s never seen", r)

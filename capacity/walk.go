@@ -317,6 +317,11 @@ func (t *attempt) leaf(q *qnode, limit berth.Resource) proposal {
 		out = p
 		return next
 	})
+	if t.rec != nil && len(lf.pendingAct) > 0 {
+		// The next application to start waits for the AM limits (activate).
+		a := lf.pendingAct[0]
+		t.rec.Record(queue.Activity{App: a.id, Queue: q.path, Result: queue.Result{Reason: queue.ReasonAMLimit}, Resource: a.amRes})
+	}
 	return out
 }
 
