@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"slices"
 
-	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/queue"
 )
 
@@ -26,11 +25,8 @@ type Activity = queue.Activity
 func (s *Scheduler) RecordHeartbeat(nodeID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.nodes[nodeID]; !ok && nodeID != "" {
-		return notFound("node.id", nodeID)
-	}
-	s.acts.RecordNode(nodeID)
-	return nil
+	_, known := s.nodes[nodeID]
+	return s.acts.SelectNode(nodeID, known)
 }
 
 // HeartbeatRecord returns the last recorded heartbeat of node nodeID (""
@@ -55,16 +51,10 @@ func (s *Scheduler) HeartbeatRecord(nodeID string) []Activity {
 // attempts kept and the queues the walk did not enter. Recording ends
 // when the application leaves.
 func (s *Scheduler) RecordApp(appID string, keep int) error {
-	if keep < 0 || keep > queue.MaxKeptActivities {
-		return berth.InvalidField("keep", keep, "must be between 0 and queue.MaxKeptActivities")
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.apps[appID]; !ok && appID != "" {
-		return notFound("app.id", appID)
-	}
-	s.acts.RecordApp(appID, keep)
-	return nil
+	_, known := s.apps[appID]
+	return s.acts.SelectApp(appID, keep, known)
 }
 
 // Explain returns the last n recorded attempts of application appID (n

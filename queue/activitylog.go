@@ -141,6 +141,33 @@ func (l *ActivityLog) RecordApp(app string, keep int) {
 	l.refresh()
 }
 
+// SelectNode is RecordNode for a scheduler's RecordHeartbeat: known says
+// whether the scheduler holds node ("" needs none); an unknown node is an
+// error of kind berth.ErrNotFound.
+func (l *ActivityLog) SelectNode(node string, known bool) error {
+	if !known && node != "" {
+		return &berth.FieldError{Field: "node.id", Value: node, Reason: "not found", Kind: berth.ErrNotFound}
+	}
+	l.RecordNode(node)
+	return nil
+}
+
+// SelectApp is RecordApp for a scheduler's RecordApp: known says whether
+// the scheduler holds app ("" needs none). keep outside [0,
+// MaxKeptActivities] is an error of kind berth.ErrInvalidArgument, an
+// unknown application one of kind berth.ErrNotFound; either changes
+// nothing.
+func (l *ActivityLog) SelectApp(app string, keep int, known bool) error {
+	if keep < 0 || keep > MaxKeptActivities {
+		return berth.InvalidField("keep", keep, "must be between 0 and queue.MaxKeptActivities")
+	}
+	if !known && app != "" {
+		return &berth.FieldError{Field: "app.id", Value: app, Reason: "not found", Kind: berth.ErrNotFound}
+	}
+	l.RecordApp(app, keep)
+	return nil
+}
+
 // Attempts returns app's last n recorded attempts (n <= 0: all kept),
 // oldest first.
 func (l *ActivityLog) Attempts(app string, n int) []Activity {
