@@ -8,3 +8,9 @@ var (
 	ReplayAll = replayAll
 	AppendN   = appendN
 )
+
+// For the crash-point tests.
+var (
+	FormatV1 = formatV1
+	SegName  = segName
+)

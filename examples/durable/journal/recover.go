@@ -229,7 +229,9 @@ type plan struct {
 	kept, orphans, covered []found
 	last                   uint64 // the last record in order
 	problems               []string
-	legacy                 bool // format 1 journal without a manifest
+	// noManifest is a directory without a manifest that needs none: a
+	// format 1 journal, or one whose first Open a crash interrupted.
+	noManifest bool
 }
 
 func (j *Journal) recover() error {
@@ -302,7 +304,12 @@ func (j *Journal) plan(d dirScan, man manifest, hasMan bool) (plan, error) {
 		p.covered = append(p.covered, segs[0])
 		segs = segs[1:]
 	}
-	allV1 := len(segs) > 0
+	// Without a manifest, the directory may be a format 1 journal (read
+	// as the build that wrote it did), or one whose first Open (or first
+	// Open after an older build) a crash interrupted: Open creates a
+	// format 2 segment, then the manifest, before any append, so a
+	// format 2 segment holding nothing is no sign of a lost manifest.
+	v1, written2 := false, false
 	var buf []byte
 	for i := range segs {
 		s := &segs[i]
@@ -311,9 +318,8 @@ func (j *Journal) plan(d dirScan, man manifest, hasMan bool) (plan, error) {
 			return p, err
 		}
 		last := i == len(segs)-1
-		if s.version != 1 {
-			allV1 = false
-		}
+		v1 = v1 || s.version == 1
+		written2 = written2 || s.version != 1 && s.seg.Data > int64(headerSize(byte(s.version)))
 		if s.seg.Version == 0 && errors.Is(s.err, ErrTornTail) {
 			// The header is cut: a format 2 segment is created whole, so
 			// only damage cuts it; a format 1 one may be a crash's.
@@ -358,9 +364,9 @@ func (j *Journal) plan(d dirScan, man manifest, hasMan bool) (plan, error) {
 			break
 		}
 	}
-	p.legacy = !hasMan && allV1
+	p.noManifest = !hasMan && !written2 && (v1 || len(d.snaps) == 0)
 	switch {
-	case !hasMan && !p.legacy && (len(d.segs) > 0 || len(d.snaps) > 0):
+	case !hasMan && !p.noManifest:
 		p.problems = append(p.problems, manifestName+" is missing")
 	case hasMan && (len(d.segs) == 0 || d.segs[len(d.segs)-1].first < man.segment):
 		p.problems = append(p.problems, fmt.Sprintf("%s is missing (the manifest names it as the newest segment)", segName(man.segment)))
