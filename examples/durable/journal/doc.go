@@ -14,8 +14,9 @@
 // gives back fewer without saying so:
 //
 //   - One writer: Open takes an exclusive lock on the directory (flock
-//     on its LOCK file, which names the holder's process and host); a
-//     second opener, in this process or another, gets a [*LockedError].
+//     on the directory itself, so deleting its LOCK file, which names
+//     the holder's process and host, lets no one in); a second opener,
+//     in this process or another, gets a [*LockedError].
 //   - A crash (of the process or the machine) loses only records not yet
 //     synced. A torn write, the last record incomplete or with a sector
 //     never written, is cut off; its bytes are kept in a .torn file

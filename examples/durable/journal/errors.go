@@ -30,7 +30,7 @@ func (e *LockedError) Error() string {
 			who += " on " + e.Host
 		}
 	}
-	return fmt.Sprintf("journal: %s is in use by %s (its LOCK file is held)", e.Dir, who)
+	return fmt.Sprintf("journal: %s is in use by %s (the directory is locked)", e.Dir, who)
 }
 
 // Unwrap returns ErrLocked.

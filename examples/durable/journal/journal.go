@@ -109,10 +109,11 @@ type segInfo struct {
 // safe for concurrent use; a host serialises its calls (as it serialises
 // the commands it journals).
 type Journal struct {
-	dir  string
-	opts Options
-	fs   FS
-	lock File // the LOCK file, holding the directory's lock (nil: none)
+	dir     string
+	opts    Options
+	fs      FS
+	dirLock File // the directory, open to hold its lock (nil: none)
+	lock    File // the LOCK file, naming the holder (nil: none)
 
 	segs     []segInfo // sorted by first; the last is the current one
 	f        File      // the current segment, open for writing (nil: none yet, read-only or closed)

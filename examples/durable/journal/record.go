@@ -47,7 +47,9 @@ import (
 //   - snap-<sequence, 20 digits>.snap: a snapshot of the host's state
 //     after that record, framed by a header and a checksum trailer (see
 //     snapshot.go);
-//   - LOCK: the lock file of the one writer, holding its process id;
+//   - LOCK: the one writer's process id and host, for the message of a
+//     refused opener (the lock itself is a flock on the directory and on
+//     this file);
 //   - <segment>.<offset>.torn: bytes recovery cut off a torn tail, kept
 //     for inspection; <segment>.lost: a segment past a loss that
 //     Options.AcceptTruncation gave up.

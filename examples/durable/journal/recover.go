@@ -89,27 +89,37 @@ func Open(dir string, opts Options) (*Journal, error) {
 	return j, nil
 }
 
-// takeLock locks the directory through its LOCK file and writes the
-// holder (process id and host) into it for a refused opener to name.
+// takeLock locks the directory itself (flock on it), exclusively for a
+// writer and shared for a reader, and writes the holder (process id and
+// host) into its LOCK file for a refused opener to name. The lock is on
+// the directory, not on the LOCK file: an operator who deletes a LOCK
+// file as stale while its writer runs lets no second writer in. A writer
+// also locks the LOCK file, as builds that locked only that file did.
 func (j *Journal) takeLock() error {
+	d, err := j.fs.OpenFile(j.dir, os.O_RDONLY, 0)
+	if err != nil {
+		return fmt.Errorf("journal: opening %s to lock it: %w", j.dir, pathless(err))
+	}
+	if err := j.lockOne(d); err != nil {
+		return err
+	}
+	j.dirLock = d
 	path := filepath.Join(j.dir, lockName)
 	flag := os.O_RDWR | os.O_CREATE
 	if j.opts.ReadOnly {
 		flag = os.O_RDONLY
 	}
 	f, err := j.fs.OpenFile(path, flag, 0o644)
-	if err != nil {
-		return fmt.Errorf("journal: opening the lock File of %s: %w", j.dir, pathless(err))
+	switch {
+	case j.opts.ReadOnly && err != nil:
+		return nil // a reader needs no note, and changes nothing
+	case err != nil:
+		j.unlock()
+		return fmt.Errorf("journal: opening the LOCK file of %s: %w", j.dir, pathless(err))
 	}
-	switch err := f.Lock(!j.opts.ReadOnly); {
-	case errors.Is(err, ErrLocked):
-		le := &LockedError{Dir: j.dir}
-		le.PID, le.Host = readHolder(f)
-		f.Close()
-		return le
-	case err != nil && !errors.Is(err, errors.ErrUnsupported):
-		f.Close()
-		return fmt.Errorf("journal: locking %s: %w", j.dir, pathless(err))
+	if err := j.lockOne(f); err != nil {
+		j.unlock()
+		return err
 	}
 	j.lock = f
 	if !j.opts.ReadOnly {
@@ -119,6 +129,25 @@ func (j *Journal) takeLock() error {
 		if f.Truncate(0) == nil {
 			f.WriteAt([]byte(fmt.Sprintf("pid %d host %s\n", os.Getpid(), host)), 0)
 		}
+	}
+	return nil
+}
+
+// lockOne locks f as the journal needs (exclusive for a writer), or
+// closes it and says who holds it.
+func (j *Journal) lockOne(f File) error {
+	switch err := f.Lock(!j.opts.ReadOnly); {
+	case errors.Is(err, ErrLocked):
+		f.Close()
+		le := &LockedError{Dir: j.dir}
+		if n, err := j.fs.OpenFile(filepath.Join(j.dir, lockName), os.O_RDONLY, 0); err == nil {
+			le.PID, le.Host = readHolder(n)
+			n.Close()
+		}
+		return le
+	case err != nil && !errors.Is(err, errors.ErrUnsupported):
+		f.Close()
+		return fmt.Errorf("journal: locking %s: %w", j.dir, pathless(err))
 	}
 	return nil
 }
@@ -140,14 +169,17 @@ func readHolder(f File) (pid int, host string) {
 }
 
 func (j *Journal) unlock() {
-	if j.lock == nil {
-		return
+	if j.lock != nil {
+		if !j.opts.ReadOnly {
+			j.lock.Truncate(0) // the holder leaves
+		}
+		j.lock.Close()
+		j.lock = nil
 	}
-	if !j.opts.ReadOnly {
-		j.lock.Truncate(0) // the holder leaves
+	if j.dirLock != nil {
+		j.dirLock.Close()
+		j.dirLock = nil
 	}
-	j.lock.Close()
-	j.lock = nil
 }
 
 // found is one segment file as recovery read it.

@@ -477,3 +477,50 @@ func TestDamagedManifest(t *testing.T) {
 	require.NoError(t, err, "a new manifest was written")
 	require.NoError(t, j.Close())
 }
+
+// TestLockFileDamage: the LOCK file is a note for people, not the lock:
+// an operator who deletes it as stale while the writer runs, or empties
+// it, does not let a second writer in; a directory without one (a
+// journal an older build wrote, a read-only copy) opens read-only.
+func TestLockFileDamage(t *testing.T) {
+	t.Run("deleted while held", func(t *testing.T) {
+		dir := t.TempDir()
+		a, err := Open(dir, fast(Options{}))
+		require.NoError(t, err)
+		defer a.Close()
+		appendN(t, a, 3)
+		require.NoError(t, os.Remove(filepath.Join(dir, lockName)))
+		_, err = Open(dir, fast(Options{}))
+		assert.ErrorIs(t, err, ErrLocked, "a second writer while the first runs")
+		_, err = Open(dir, fast(Options{ReadOnly: true}))
+		assert.ErrorIs(t, err, ErrLocked, "a reader while the writer runs")
+		appendN(t, a, 2)
+	})
+	t.Run("garbage", func(t *testing.T) {
+		dir := t.TempDir()
+		a, err := Open(dir, fast(Options{}))
+		require.NoError(t, err)
+		defer a.Close()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, lockName), []byte("pid -1 host\x00\xff pid x"), 0o644))
+		_, err = Open(dir, fast(Options{}))
+		var le *LockedError
+		require.ErrorAs(t, err, &le)
+		assert.Equal(t, dir, le.Dir)
+	})
+	t.Run("missing, read-only", func(t *testing.T) {
+		dir := t.TempDir()
+		a, err := Open(dir, fast(Options{}))
+		require.NoError(t, err)
+		appendN(t, a, 4)
+		require.NoError(t, a.Close())
+		require.NoError(t, os.Remove(filepath.Join(dir, lockName)))
+		r, err := Open(dir, Options{ReadOnly: true})
+		require.NoError(t, err, "a reader needs no LOCK file")
+		assert.Equal(t, seqs(1, 4), replayAll(t, r))
+		_, err = Open(dir, fast(Options{}))
+		assert.ErrorIs(t, err, ErrLocked, "the reader still keeps writers out")
+		require.NoError(t, r.Close())
+		_, err = os.Stat(filepath.Join(dir, lockName))
+		assert.True(t, os.IsNotExist(err), "a reader creates nothing")
+	})
+}
