@@ -373,7 +373,9 @@ func (g *Group) NewClient() (*Client, error) {
 // Apply sends a command as one of the Group's clients: a session not in
 // use by another call is taken from a pool (a new one opened if none is
 // idle), so concurrent callers each have their own session and request
-// numbers. See [Client.Apply].
+// numbers. See [Client.Apply]. Each call is a new request: a caller that
+// retries a command whose outcome was unknown uses a Client of its own
+// (a session left with an unknown request is not reused here).
 func (g *Group) Apply(cmd durable.Command) (durable.Result, error, error) {
 	g.mu.Lock()
 	var c *Client
@@ -388,7 +390,7 @@ func (g *Group) Apply(cmd durable.Command) (durable.Result, error, error) {
 		}
 	}
 	r, callErr, err := c.Apply(cmd)
-	if !errors.Is(err, ErrSessionExpired) {
+	if !errors.Is(err, ErrSessionExpired) && !errors.Is(err, ErrOutcomeUnknown) {
 		g.mu.Lock()
 		g.pool = append(g.pool, c)
 		g.mu.Unlock()
