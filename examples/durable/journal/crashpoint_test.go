@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -167,6 +168,9 @@ type crashCase struct {
 	// it runs without faults.
 	setup func(m *crashModel) error
 	run   func(m *crashModel) error
+	// crosses names a change the operation must make (a rotation's
+	// segment, a removal), so that its crash points are enumerated.
+	crosses string
 }
 
 // TestCrashPoints crashes the journal at every change it makes to the
@@ -181,7 +185,7 @@ type crashCase struct {
 // checkpoint and snapshot.
 func TestCrashPoints(t *testing.T) {
 	opts := func(mode SyncMode) Options {
-		return Options{Sync: mode, SyncEvery: 3, SegmentBytes: 1024, BufferBytes: 256}
+		return Options{Sync: mode, SyncEvery: 3, SegmentBytes: 2048, BufferBytes: 256}
 	}
 	// fill appends records until the current segment has room for about
 	// two more, so that the operation crosses a rotation.
@@ -195,18 +199,18 @@ func TestCrashPoints(t *testing.T) {
 		{name: "create", opts: opts(SyncAlways),
 			setup: func(m *crashModel) error { return nil },
 			run:   func(m *crashModel) error { return m.open() }},
-		{name: "rotate/always", opts: opts(SyncAlways), setup: fill,
+		{name: "rotate/always", opts: opts(SyncAlways), setup: fill, crosses: "create seg-",
 			run: func(m *crashModel) error { return m.append(4) }},
-		{name: "rotate/batch", opts: opts(SyncBatch), setup: fill,
+		{name: "rotate/batch", opts: opts(SyncBatch), setup: fill, crosses: "create seg-",
 			run: func(m *crashModel) error { return m.append(6) }},
-		{name: "rotate/never+sync", opts: opts(SyncNever), setup: fill,
+		{name: "rotate/never+sync", opts: opts(SyncNever), setup: fill, crosses: "create seg-",
 			run: func(m *crashModel) error {
 				if err := m.append(5); err != nil {
 					return err
 				}
 				return m.sync()
 			}},
-		{name: "checkpoint", opts: opts(SyncBatch),
+		{name: "checkpoint", opts: opts(SyncBatch), crosses: "remove seg-",
 			setup: func(m *crashModel) error {
 				if err := fill(m); err != nil {
 					return err
@@ -248,7 +252,7 @@ func TestCrashPoints(t *testing.T) {
 				if err := m.sync(); err != nil {
 					return err
 				}
-				if _, err := m.j.Append(bytes.Repeat([]byte("torn write "), 60), 0); err != nil {
+				if _, err := m.j.Append(bytes.Repeat([]byte("torn write "), 120), 0); err != nil {
 					return err
 				}
 				if err := m.j.Flush(); err != nil {
@@ -264,16 +268,17 @@ func TestCrashPoints(t *testing.T) {
 					return err
 				}
 				at := bytes.Index(data, []byte("torn write "))
-				clear(data[(at/512+1)*512 : (at/512+2)*512])
+				from := (at/512 + 1) * 512
+				clear(data[from : from+512])
 				return os.WriteFile(seg, data, 0o644)
 			},
 			run: func(m *crashModel) error { return m.open() }},
-		{name: "accept loss", opts: Options{SegmentBytes: 1024, AcceptTruncation: true},
+		{name: "accept loss", opts: Options{SegmentBytes: 2048, AcceptTruncation: true},
 			setup: func(m *crashModel) error {
 				if err := m.open(); err != nil {
 					return err
 				}
-				if err := m.append(40); err != nil {
+				if err := m.append(60); err != nil {
 					return err
 				}
 				if err := m.close(); err != nil {
@@ -302,6 +307,33 @@ func TestCrashPoints(t *testing.T) {
 				return os.WriteFile(filepath.Join(m.dir, SegName(1)), seg[:len(seg)-3], 0o644)
 			},
 			run: func(m *crashModel) error { return m.open() }},
+		{name: "upgrade format 2", opts: opts(SyncAlways),
+			setup: func(m *crashModel) error {
+				var recs [][]byte
+				for seq := uint64(1); seq <= 8; seq++ {
+					recs = append(recs, Payload(seq))
+				}
+				// A manifest as the format 2 build wrote it at its Close.
+				src := filepath.Join(m.dir, "src")
+				j, err := Open(src, Options{})
+				if err != nil {
+					return err
+				}
+				if err := j.Close(); err != nil {
+					return err
+				}
+				man, err := os.ReadFile(filepath.Join(src, "MANIFEST"))
+				if err != nil {
+					return err
+				}
+				os.RemoveAll(src)
+				m.acked, m.appended = 8, 8
+				if err := os.WriteFile(filepath.Join(m.dir, "MANIFEST"), man, 0o644); err != nil {
+					return err
+				}
+				return os.WriteFile(filepath.Join(m.dir, SegName(1)), FormatV2(1, 4096, recs...), 0o644)
+			},
+			run: func(m *crashModel) error { return m.open() }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -324,6 +356,10 @@ func TestCrashPoints(t *testing.T) {
 			require.NoError(t, tc.run(m))
 			changes := m.fsys.Trace()[before:]
 			require.NotEmpty(t, changes)
+			if tc.crosses != "" {
+				require.True(t, slices.ContainsFunc(changes, func(c string) bool { return strings.HasPrefix(c, tc.crosses) }),
+					"the operation makes no %q: %q", tc.crosses, changes)
+			}
 			if m.j != nil {
 				require.NoError(t, m.j.Close())
 			}

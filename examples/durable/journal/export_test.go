@@ -12,5 +12,6 @@ var (
 // For the crash-point tests.
 var (
 	FormatV1 = formatV1
+	FormatV2 = formatV2
 	SegName  = segName
 )

@@ -175,7 +175,7 @@ func TestCorruptMiddle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	path := filepath.Join(src, seg)
 	for range 200 {
-		pos := int64(segHeaderSize) + rng.Int64N(lastStart-segHeaderSize)
+		pos := int64(segDataStart) + rng.Int64N(lastStart-segDataStart)
 		err := openFlipped(t, src, path, pos, rng.IntN(8))
 		require.Error(t, err, "flip at %d", pos)
 		assert.ErrorIs(t, err, berth.ErrCorruptState, "flip at %d", pos)

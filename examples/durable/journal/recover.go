@@ -22,8 +22,9 @@ type Recovery struct {
 	// First and Last are the records Replay gives (none when First >
 	// Last); Last+1 is the next record's sequence number.
 	First, Last uint64
-	// Synced is the last record the manifest recorded as durable: Last
-	// reaches it unless a loss was accepted (0: no manifest).
+	// Synced is the last record the journal recorded as durable, in its
+	// manifest or the synced marks of its segments: Last reaches it
+	// unless a loss was accepted (0: no record of it).
 	Synced uint64
 	// Segments names the segment files recovered, in order.
 	Segments []string
@@ -260,6 +261,7 @@ func (j *Journal) readSegmentFile(s *found, buf []byte) ([]byte, error) {
 type plan struct {
 	kept, orphans, covered []found
 	last                   uint64 // the last record in order
+	mark                   uint64 // the highest synced mark of the segments kept
 	problems               []string
 	// noManifest is a directory without a manifest that needs none: a
 	// format 1 journal, or one whose first Open a crash interrupted.
@@ -294,8 +296,8 @@ func (j *Journal) recover() error {
 	p.problems = append(problems, p.problems...)
 	if len(p.problems) > 0 {
 		le := &LossError{Last: p.last, Problems: p.problems}
-		if hasMan && man.synced > p.last {
-			le.Synced = man.synced
+		if synced := max(p.mark, man.synced); synced > p.last {
+			le.Synced = synced
 		}
 		if !j.opts.AcceptTruncation {
 			return le
@@ -389,9 +391,16 @@ func (j *Journal) plan(d dirScan, man manifest, hasMan bool) (plan, error) {
 		p.kept = append(p.kept, *s)
 		// Records up to the snapshot are in it, wherever the segment ends.
 		p.last = max(j.snap, s.first+s.seg.Count-1)
+		p.mark = max(p.mark, s.seg.Mark)
 		if s.capacity > 0 && s.size < s.capacity && s.size-s.seg.Data < recHeaderSize {
 			p.problems = append(p.problems, fmt.Sprintf("%s is %d bytes, created with %d: cut after record %d",
 				s.name, s.size, s.capacity, p.last))
+			p.orphans = segs[i+1:]
+			break
+		}
+		if s.seg.Mark > p.last {
+			p.problems = append(p.problems, fmt.Sprintf("%s holds records up to %d, its mark says records up to %d were synced",
+				s.name, p.last, s.seg.Mark))
 			p.orphans = segs[i+1:]
 			break
 		}
@@ -412,7 +421,7 @@ func (j *Journal) plan(d dirScan, man manifest, hasMan bool) (plan, error) {
 // report fills the Recovery report.
 func (j *Journal) report(d dirScan, p plan, man manifest) {
 	r := &j.rec
-	r.Snapshot, r.Last, r.Synced = j.snap, p.last, man.synced
+	r.Snapshot, r.Last, r.Synced = j.snap, p.last, max(man.synced, p.mark)
 	if j.snap > 0 {
 		r.SnapshotFile = snapName(j.snap)
 	}
@@ -465,16 +474,26 @@ func (j *Journal) repair(d dirScan, p plan, hasMan bool) error {
 		}
 	}
 	newSeg := false
-	if n := len(p.kept); n > 0 && p.kept[n-1].version == FormatVersion {
+	n := len(p.kept)
+	switch {
+	case n > 0 && p.kept[n-1].version == FormatVersion:
 		if err := j.openTail(p.kept[n-1]); err != nil {
 			return err
 		}
-	} else {
-		if n > 0 { // format 1: cut its tail the old way, continue in format 2
-			if err := j.cutTail(p.kept[n-1], nil); err != nil {
-				return err
-			}
+	case n > 0 && p.kept[n-1].version == 2:
+		// Cut and close it, and continue in a format 3 segment (the
+		// first to carry marks).
+		if err := j.openTail(p.kept[n-1]); err != nil {
+			return err
 		}
+		j.f.Close()
+		j.f = nil
+	case n > 0: // format 1: cut its tail the old way
+		if err := j.cutTail(p.kept[n-1], nil); err != nil {
+			return err
+		}
+	}
+	if j.f == nil {
 		if err := j.newSegment(j.opts.SegmentBytes); err != nil {
 			return err
 		}
@@ -489,10 +508,11 @@ func (j *Journal) repair(d dirScan, p plan, hasMan bool) error {
 	return nil
 }
 
-// openTail cuts a torn tail off the last format 2 segment, restores its
-// size if it was cut in its free space, fsyncs it (records a crashed
-// process left in the page cache become durable before anything builds
-// on them) and makes it current.
+// openTail cuts a torn tail off the last segment (format 2 or 3),
+// restores its size if it was cut in its free space, fsyncs it (records a
+// crashed process left in the page cache become durable before anything
+// builds on them), brings its marks down to the records left after an
+// accepted loss, and makes it current.
 func (j *Journal) openTail(s found) error {
 	f, err := j.fs.OpenFile(filepath.Join(j.dir, s.name), os.O_RDWR, 0)
 	if err != nil {
@@ -504,6 +524,18 @@ func (j *Journal) openTail(s found) error {
 	}
 	if err == nil {
 		err = f.Sync()
+	}
+	if last := j.next - 1; err == nil && s.seg.Mark > last {
+		// An accepted loss: the marks come down to what is left, durably
+		// before anything is appended after it.
+		for _, at := range []int64{markA, markB} {
+			if _, err = f.WriteAt(appendMark(nil, s.first, last), at); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = f.Sync()
+		}
 	}
 	if err != nil {
 		f.Close()

@@ -9,8 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -404,8 +407,14 @@ func TestTornWrite(t *testing.T) {
 				kept = i + 1
 			}
 		}
-		dir := withFile(t, src, seg, func(d []byte) []byte { clear(d[b:dataEnd]); return d })
-		require.NoError(t, os.Remove(filepath.Join(dir, manifestName))) // a crash before the Close that wrote it
+		// A crash before the Close that synced the records, marked them
+		// and wrote the manifest.
+		dir := withFile(t, src, seg, func(d []byte) []byte {
+			clear(d[b:dataEnd])
+			clear(d[markA : markB+markSize])
+			return d
+		})
+		require.NoError(t, os.Remove(filepath.Join(dir, manifestName)))
 		rewriteManifest(t, dir, manifest{segment: 1, synced: uint64(kept)})
 		lostBits := 0
 		for _, c := range full[b:min(dataEnd, ends[kept+1])] {
@@ -523,4 +532,109 @@ func TestLockFileDamage(t *testing.T) {
 		_, err = os.Stat(filepath.Join(dir, lockName))
 		assert.True(t, os.IsNotExist(err), "a reader creates nothing")
 	})
+}
+
+// TestOpenersRace: writers in six goroutines race to open one directory,
+// each taking turns to append 25 records and close: at any time one
+// holds it (the others get ErrLocked and try again), so every record is
+// kept, in order, and none is written twice over.
+func TestOpenersRace(t *testing.T) {
+	dir := t.TempDir()
+	const writers, each = 6, 25
+	var wg sync.WaitGroup
+	var holders atomic.Int32
+	errs := make(chan error, writers)
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j, err := Open(dir, fast(Options{SegmentBytes: 4 << 10}))
+				if errors.Is(err, ErrLocked) {
+					runtime.Gosched()
+					continue
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				if n := holders.Add(1); n != 1 {
+					errs <- fmt.Errorf("%d writers hold the directory", n)
+				}
+				for range each {
+					if _, err := j.Append(payload(j.Next()), 0); err != nil {
+						errs <- err
+					}
+				}
+				holders.Add(-1)
+				if err := j.Close(); err != nil {
+					errs <- err
+				}
+				return
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	j, err := Open(dir, Options{ReadOnly: true})
+	require.NoError(t, err)
+	defer j.Close()
+	assert.Equal(t, seqs(1, writers*each), replayAll(t, j))
+}
+
+// TestMarksProveLoss: after a crash of the process (no Close, so the
+// manifest knows only what the first Open synced), the last segment's
+// records zeroed in place from a record boundary on, are refused as a
+// loss of the records the segment's synced marks say were synced. Without
+// the marks it read as records never written, and Open gave back fewer
+// records without a word. (After a machine crash the mark of the last
+// group commit may be lost with it: the marks then prove the commits
+// before it.) A segment replaced whole by an older copy of itself holds
+// older marks too, and is not noticed after a crash (after a Close, the
+// manifest notices it: TestRolledBackSegment).
+func TestMarksProveLoss(t *testing.T) {
+	for _, opts := range []Options{{Sync: SyncAlways}, {Sync: SyncBatch, SyncEvery: 8}} {
+		t.Run(fmt.Sprint(opts.Sync), func(t *testing.T) {
+			src := t.TempDir()
+			opts.SegmentBytes = 64 << 10
+			j, err := Open(src, fast(opts))
+			require.NoError(t, err)
+			appendN(t, j, 20)
+			old := readFile(t, src, segName(1))
+			appendN(t, j, 20)
+			require.Equal(t, uint64(40), j.Synced())
+			crash(j)
+			ends := recordEnds(t, readFile(t, src, segName(1)))
+
+			for _, keep := range []int{0, 10, 25, 39} {
+				dir := withFile(t, src, segName(1), func(b []byte) []byte { clear(b[ends[keep]:]); return b })
+				_, err := Open(dir, fast(opts))
+				var lost *LossError
+				require.ErrorAs(t, err, &lost, "records after %d zeroed", keep)
+				assert.Equal(t, LossError{Last: uint64(keep), Synced: 40, Problems: []string{
+					fmt.Sprintf("%s holds records up to %d, its mark says records up to 40 were synced", segName(1), keep)}}, *lost)
+			}
+			// A segment replaced whole by an older copy carries the older
+			// marks: nothing proves the loss.
+			dir := withFile(t, src, segName(1), func([]byte) []byte { return old })
+			j, err = Open(dir, fast(opts))
+			require.NoError(t, err)
+			assert.Equal(t, uint64(len(recordEnds(t, old))-1), j.Recovery().Last)
+			require.NoError(t, j.Close())
+
+			// Accepted, the loss is recorded: the marks come down.
+			dir = withFile(t, src, segName(1), func(b []byte) []byte { clear(b[ends[20]:]); return b })
+			j, err = Open(dir, fast(Options{AcceptTruncation: true}))
+			require.NoError(t, err)
+			appendN(t, j, 1)
+			crash(j)
+			j, err = Open(dir, fast(Options{}))
+			require.NoError(t, err, "the next Open needs no leave")
+			assert.Equal(t, seqs(1, 21), replayAll(t, j))
+			require.NoError(t, j.Close())
+		})
+	}
 }
