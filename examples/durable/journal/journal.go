@@ -130,6 +130,7 @@ type Journal struct {
 	snap     uint64   // sequence number of the latest snapshot (0: none)
 	snapOld  bool     // the snapshot may be unframed: an older build wrote it
 	markB    bool     // the next synced mark goes to the second slot
+	markBuf  [16]byte // room for appendMark
 	man      manifest // as last written or read
 
 	rec      Recovery
@@ -294,7 +295,7 @@ func (j *Journal) mark() {
 		at = markB
 	}
 	j.markB = !j.markB
-	j.f.WriteAt(appendMark(nil, s.first, j.synced), at)
+	j.f.WriteAt(appendMark(j.markBuf[:0], s.first, j.synced), at)
 }
 
 // manifestNow is the manifest of the journal as it stands once synced.

@@ -147,13 +147,18 @@ func appendSegmentHeader(b []byte, first uint64, capacity int64) []byte {
 	return append(b, make([]byte, segDataStart-segHeaderV2)...)
 }
 
-// appendMark appends a synced mark of the segment starting at first.
+// appendMark appends a synced mark of the segment starting at first. The
+// checksum's 16-byte input is built in b's own room, then overwritten by
+// the mark (as AppendRecord does), so that a b with room for 16 bytes
+// keeps the fsync path free of allocations.
 func appendMark(b []byte, first, synced uint64) []byte {
-	var k [16]byte
-	binary.LittleEndian.PutUint64(k[:], first)
-	binary.LittleEndian.PutUint64(k[8:], synced)
+	start := len(b)
+	b = binary.LittleEndian.AppendUint64(b, first)
 	b = binary.LittleEndian.AppendUint64(b, synced)
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(k[:], castagnoli))
+	crc := crc32.Checksum(b[start:], castagnoli)
+	binary.LittleEndian.PutUint64(b[start:], synced)
+	binary.LittleEndian.PutUint32(b[start+8:], crc)
+	return b[:start+markSize]
 }
 
 // readMarks returns the higher of a format 3 segment's valid marks (0:
@@ -164,7 +169,8 @@ func readMarks(data []byte, first uint64) uint64 {
 	for _, at := range []int{markA, markB} {
 		m := data[at : at+markSize]
 		synced := binary.LittleEndian.Uint64(m)
-		if string(appendMark(nil, first, synced)) == string(m) {
+		var want [16]byte
+		if [markSize]byte(appendMark(want[:0], first, synced)) == [markSize]byte(m) {
 			best = max(best, synced)
 		}
 	}
