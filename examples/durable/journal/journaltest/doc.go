@@ -1,6 +1,7 @@
-// Package journaltest provides a journal.FS that fails on demand, for
-// testing a host's handling of a full disk, failing writes and fsyncs,
-// and crashes of its process or its machine.
+// Package journaltest provides a journal.FS that fails on demand.
+//
+// It is for testing a host's handling of a full disk, failing writes and
+// fsyncs, and crashes of its process or its machine.
 //
 // FaultFS works on the real file system (a test's temporary directory)
 // and adds the faults the operating system would produce: ENOSPC where
