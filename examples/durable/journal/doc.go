@@ -1,9 +1,11 @@
 // Package journal is a file-backed write-ahead log of opaque records for
-// one process, the storage under package durable's Store: records are
-// appended with sequence numbers 1, 2, …, made durable as the host's
-// [SyncMode] says (every record, in batches driven by a count or by the
-// host's clock, or only when asked), written in segment files that rotate
-// at a size, and truncated by snapshots the host writes through
+// one process.
+//
+// It is the storage under package durable's Store: records are appended
+// with sequence numbers 1, 2, …, made durable as the host's [SyncMode]
+// says (every record, in batches driven by a count or by the host's
+// clock, or only when asked), written in segment files that rotate at a
+// size, and truncated by snapshots the host writes through
 // [Journal.WriteSnapshot].
 //
 // # What it promises

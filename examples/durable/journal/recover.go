@@ -189,6 +189,10 @@ type found struct {
 	seg  Segment
 	size int64
 	err  error // from ReadSegment: nil, a torn tail, or damage
+	// hdrVersion is the format byte of its header, when the file is long
+	// enough to hold one (0: it is not): a header cut short by a crash
+	// is format 1's, whose segments grew as they were written.
+	hdrVersion byte
 }
 
 // dirScan is what the directory holds.
@@ -247,6 +251,9 @@ func (j *Journal) readSegmentFile(s *found, buf []byte) ([]byte, error) {
 		return buf, fmt.Errorf("journal: reading %s in %s: %w", s.name, j.dir, pathless(err))
 	}
 	s.seg, s.err = parseSegment(buf, nil)
+	if len(buf) > 8 {
+		s.hdrVersion = buf[8]
+	}
 	var re *RecordError
 	if errors.As(s.err, &re) {
 		re.Segment = s.name
@@ -351,60 +358,77 @@ func (j *Journal) plan(d dirScan, man manifest, hasMan bool) (plan, error) {
 		if buf, err = j.readSegmentFile(s, buf); err != nil {
 			return p, err
 		}
-		last := i == len(segs)-1
 		v1 = v1 || s.version == 1
 		written2 = written2 || s.version != 1 && s.seg.Data > int64(headerSize(byte(s.version)))
-		if s.seg.Version == 0 && errors.Is(s.err, ErrTornTail) {
-			// The header is cut: a format 2 segment is created whole, so
-			// only damage cuts it; a format 1 one may be a crash's.
-			if !hasMan && last {
-				p.covered = append(p.covered, *s) // removed, as format 1 did
-				break
-			}
-			p.problems = append(p.problems, fmt.Sprintf("%s is cut inside its header (%d bytes)", s.name, s.size))
-			p.orphans = segs[i:]
-			break
-		}
-		if s.err != nil && !(last && errors.Is(s.err, ErrTornTail)) {
-			if errors.Is(s.err, ErrTornTail) {
-				return p, fmt.Errorf("journal: %w: a torn write in %s, which is not the last segment: %w", berth.ErrCorruptState, s.name, s.err)
-			}
-			return p, fmt.Errorf("journal: %w", s.err)
-		}
-		if s.seg.First != s.first {
-			return p, fmt.Errorf("journal: %w: segment %s starts at record %d", berth.ErrCorruptState, s.name, s.seg.First)
-		}
-		switch {
-		case s.first > p.last+1 && i == 0:
-			p.problems = append(p.problems, fmt.Sprintf("records %d to %d are missing (%s is the first segment; the snapshot is at %d)",
-				p.last+1, s.first-1, s.name, j.snap))
-		case s.first > p.last+1:
-			p.problems = append(p.problems, fmt.Sprintf("records %d to %d are missing (between %s and %s)",
-				p.last+1, s.first-1, segs[i-1].name, s.name))
-		case s.first < p.last+1 && i > 0:
-			return p, fmt.Errorf("journal: %w: segment %s starts at record %d, inside %s", berth.ErrCorruptState, s.name, s.first, segs[i-1].name)
-		}
-		if s.first > p.last+1 {
-			p.orphans = segs[i:]
-			break
-		}
-		p.kept = append(p.kept, *s)
-		// Records up to the snapshot are in it, wherever the segment ends.
-		p.last = max(j.snap, s.first+s.seg.Count-1)
-		p.mark = max(p.mark, s.seg.Mark)
-		if s.capacity > 0 && s.size < s.capacity && s.size-s.seg.Data < recHeaderSize {
-			p.problems = append(p.problems, fmt.Sprintf("%s is %d bytes, created with %d: cut after record %d",
-				s.name, s.size, s.capacity, p.last))
-			p.orphans = segs[i+1:]
-			break
-		}
-		if s.seg.Mark > p.last {
-			p.problems = append(p.problems, fmt.Sprintf("%s holds records up to %d, its mark says records up to %d were synced",
-				s.name, p.last, s.seg.Mark))
-			p.orphans = segs[i+1:]
-			break
+		if stop, err := j.planSegment(&p, segs, i, hasMan); stop || err != nil {
+			return p.finish(d, man, hasMan, v1, written2), err
 		}
 	}
+	return p.finish(d, man, hasMan, v1, written2), nil
+}
+
+// planSegment checks segment i after those before it, keeping it or
+// noting why it cannot be: stop is true when the chain of records ends
+// there (the segments from it, or after it, are past a loss).
+func (j *Journal) planSegment(p *plan, segs []found, i int, hasMan bool) (stop bool, err error) {
+	s := &segs[i]
+	last := i == len(segs)-1
+	if s.seg.Version == 0 && errors.Is(s.err, ErrTornTail) {
+		// The header is cut: a format 2 segment is created whole, so
+		// only damage cuts it; a format 1 one may be a crash's.
+		if !hasMan && last && s.hdrVersion <= 1 {
+			p.covered = append(p.covered, *s) // removed, as format 1 did
+			return true, nil
+		}
+		p.problems = append(p.problems, fmt.Sprintf("%s is cut inside its header (%d bytes)", s.name, s.size))
+		p.orphans = segs[i:]
+		return true, nil
+	}
+	if s.err != nil && !(last && errors.Is(s.err, ErrTornTail)) {
+		if errors.Is(s.err, ErrTornTail) {
+			return true, fmt.Errorf("journal: %w: a torn write in %s, which is not the last segment: %w", berth.ErrCorruptState, s.name, s.err)
+		}
+		return true, fmt.Errorf("journal: %w", s.err)
+	}
+	if s.seg.First != s.first {
+		return true, fmt.Errorf("journal: %w: segment %s starts at record %d", berth.ErrCorruptState, s.name, s.seg.First)
+	}
+	switch {
+	case s.first > p.last+1 && i == 0:
+		p.problems = append(p.problems, fmt.Sprintf("records %d to %d are missing (%s is the first segment; the snapshot is at %d)",
+			p.last+1, s.first-1, s.name, j.snap))
+	case s.first > p.last+1:
+		p.problems = append(p.problems, fmt.Sprintf("records %d to %d are missing (between %s and %s)",
+			p.last+1, s.first-1, segs[i-1].name, s.name))
+	case s.first < p.last+1 && i > 0:
+		return true, fmt.Errorf("journal: %w: segment %s starts at record %d, inside %s", berth.ErrCorruptState, s.name, s.first, segs[i-1].name)
+	}
+	if s.first > p.last+1 {
+		p.orphans = segs[i:]
+		return true, nil
+	}
+	p.kept = append(p.kept, *s)
+	// Records up to the snapshot are in it, wherever the segment ends.
+	p.last = max(j.snap, s.first+s.seg.Count-1)
+	p.mark = max(p.mark, s.seg.Mark)
+	if s.capacity > 0 && s.size < s.capacity && s.size-s.seg.Data < recHeaderSize {
+		p.problems = append(p.problems, fmt.Sprintf("%s is %d bytes, created with %d: cut after record %d",
+			s.name, s.size, s.capacity, p.last))
+		p.orphans = segs[i+1:]
+		return true, nil
+	}
+	if s.seg.Mark > p.last {
+		p.problems = append(p.problems, fmt.Sprintf("%s holds records up to %d, its mark says records up to %d were synced",
+			s.name, p.last, s.seg.Mark))
+		p.orphans = segs[i+1:]
+		return true, nil
+	}
+	return false, nil
+}
+
+// finish checks the chain of records kept against the manifest (or its
+// absence).
+func (p plan) finish(d dirScan, man manifest, hasMan, v1, written2 bool) plan {
 	p.noManifest = !hasMan && !written2 && (v1 || len(d.snaps) == 0)
 	switch {
 	case !hasMan && !p.noManifest:
@@ -415,7 +439,7 @@ func (j *Journal) plan(d dirScan, man manifest, hasMan bool) (plan, error) {
 	if hasMan && man.synced > p.last {
 		p.problems = append(p.problems, fmt.Sprintf("the manifest says records up to %d were synced", man.synced))
 	}
-	return p, nil
+	return p
 }
 
 // report fills the Recovery report.

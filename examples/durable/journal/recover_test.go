@@ -291,6 +291,24 @@ func TestMissingFilesRefused(t *testing.T) {
 	assert.ErrorContains(t, err, snapName(100))
 }
 
+// TestCutHeaderWithoutManifest: a journal's one segment cut inside its
+// header and marks, and its manifest deleted, is a loss: only a format 1
+// segment, which grew as it was written, can be cut there by a crash (a
+// format 2 or 3 one is created whole and renamed into place). It was
+// taken for an interrupted first Open, and its records dropped silently.
+func TestCutHeaderWithoutManifest(t *testing.T) {
+	src := ackedJournal(t, 20, false)
+	require.Len(t, segFiles(t, src), 1)
+	for _, cut := range []int{9, segHeaderV2, markA + 100, segDataStart - 1} {
+		dir := withFile(t, src, segName(1), func(b []byte) []byte { return b[:cut] })
+		require.NoError(t, os.Remove(filepath.Join(dir, manifestName)))
+		_, err := Open(dir, fast(Options{}))
+		var lost *LossError
+		require.ErrorAs(t, err, &lost, "cut at %d", cut)
+		assert.Contains(t, err.Error(), segName(1)+" is cut inside its header")
+	}
+}
+
 func segFirst(path string) uint64 {
 	first, _ := strconv.ParseUint(strings.TrimSuffix(filepath.Base(path)[4:], ".wal"), 10, 64)
 	return first
