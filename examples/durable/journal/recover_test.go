@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -312,6 +313,54 @@ func TestCutHeaderWithoutManifest(t *testing.T) {
 func segFirst(path string) uint64 {
 	first, _ := strconv.ParseUint(strings.TrimSuffix(filepath.Base(path)[4:], ".wal"), 10, 64)
 	return first
+}
+
+// TestMisplacedRecords: a record's sequence number is not stored, it is
+// the segment's first plus the record's index, and each record's
+// checksum covers it, so records moved within a segment (two swapped, one
+// copied over its neighbour, one dropped and the rest shifted down) fail
+// their check where they now stand. Open refuses every such segment (the
+// records are acknowledged: process crash, no Close), as corruption or a
+// loss, and never recovers another list of records.
+func TestMisplacedRecords(t *testing.T) {
+	src := t.TempDir()
+	j, err := Open(src, fast(Options{}))
+	require.NoError(t, err)
+	for seq := uint64(1); seq <= 30; seq++ {
+		_, err := j.Append([]byte(fmt.Sprintf("record %03d", seq)), 0) // records of one size
+		require.NoError(t, err)
+	}
+	crash(j)
+	full := readFile(t, src, segName(1))
+	ends := recordEnds(t, full)
+	rec := func(b []byte, i int) []byte { return b[ends[i]:ends[i+1]] } // the (i+1)th record
+	for i := range 30 {
+		k := (i + 1) % 30 // another record; the last's is the first
+		changes := map[string]func(b []byte) []byte{
+			"swapped": func(b []byte) []byte {
+				a, c := bytes.Clone(rec(b, i)), bytes.Clone(rec(b, k))
+				copy(rec(b, i), c)
+				copy(rec(b, k), a)
+				return b
+			},
+			"copied": func(b []byte) []byte { copy(rec(b, k), rec(b, i)); return b },
+			"dropped": func(b []byte) []byte {
+				copy(b[ends[i]:], b[ends[i+1]:ends[30]])
+				clear(b[ends[30]-(ends[i+1]-ends[i]) : ends[30]])
+				return b
+			},
+		}
+		for _, name := range []string{"swapped", "copied", "dropped"} {
+			dir := withFile(t, src, segName(1), changes[name])
+			j, err := Open(dir, fast(Options{}))
+			if err == nil {
+				t.Errorf("record %d %s: recovered %v", i+1, name, replayAllAny(t, j))
+				j.Close()
+				continue
+			}
+			assert.ErrorIs(t, err, berth.ErrCorruptState, "record %d %s", i+1, name)
+		}
+	}
 }
 
 // TestRolledBackSegment: the last segment replaced by an older copy of
