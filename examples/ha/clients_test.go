@@ -129,18 +129,8 @@ func TestClientRetryIsAnsweredOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, callErr)
 
-	// Every replica snapshots, so whichever leads after the restart has
-	// the answer from its snapshot, not from replaying its log.
 	require.NoError(t, g.WaitApplied(1))
-	for _, r := range g.Running() {
-		require.NoError(t, r.Raft.Snapshot().Error())
-	}
-	for _, r := range g.Running() {
-		require.NoError(t, g.Stop(r))
-	}
-	for _, r := range g.Replicas {
-		require.NoError(t, g.Restart(r))
-	}
+	restartFromSnapshots(t, g)
 	// The same request again, as a client does after a lost answer.
 	b, err := CommandEntry(c.Session(), 1, addNode("n1"))
 	require.NoError(t, err)
@@ -158,6 +148,22 @@ func TestClientRetryIsAnsweredOnce(t *testing.T) {
 	require.NoError(t, c.Close())
 	_, _, err = c.Apply(addNode("n2"))
 	assert.ErrorIs(t, err, ErrSessionExpired)
+}
+
+// restartFromSnapshots has every replica snapshot, then stops them all
+// and restarts them: whichever leads afterwards has the sessions'
+// answers from its snapshot, not from replaying its log.
+func restartFromSnapshots(t *testing.T, g *Group) {
+	t.Helper()
+	for _, r := range g.Running() {
+		require.NoError(t, r.Raft.Snapshot().Error())
+	}
+	for _, r := range g.Running() {
+		require.NoError(t, g.Stop(r))
+	}
+	for _, r := range g.Replicas {
+		require.NoError(t, g.Restart(r))
+	}
 }
 
 // lossy is a backend whose answers are lost while drop is set: the entry
@@ -204,15 +210,7 @@ func TestClientRetryAfterUnknownOutcome(t *testing.T) {
 	require.ErrorIs(t, err, ErrOutcomeUnknown)
 	lb.drop.Store(false)
 	require.NoError(t, g.WaitApplied(2))
-	for _, r := range g.Running() {
-		require.NoError(t, r.Raft.Snapshot().Error())
-	}
-	for _, r := range g.Running() {
-		require.NoError(t, g.Stop(r))
-	}
-	for _, r := range g.Replicas {
-		require.NoError(t, g.Restart(r))
-	}
+	restartFromSnapshots(t, g)
 	// A retry that no replica takes leaves the outcome unknown: the next
 	// retry is still the same request.
 	lb.down.Store(true)
