@@ -610,7 +610,7 @@ func TestOpenersRace(t *testing.T) {
 	const writers, each = 6, 25
 	var wg sync.WaitGroup
 	var holders atomic.Int32
-	errs := make(chan error, writers)
+	errs := make(chan error, writers*(each+2)) // room for every error a writer can send
 	for range writers {
 		wg.Add(1)
 		go func() {
