@@ -15,13 +15,16 @@
 // 1 s by default), and publish a reservation accepted for the next step at
 // once, as YARN's ClientRMService does, so that its queue exists before
 // its applications arrive: set plan.SystemConfig.Publish to
-// [Follower.Synchronize] and System.Submit does it, or call
+// [Follower.Publish] and System.Submit does it, or call
 // [Follower.Refresh] after accepting a reservation by other means.
-// [Follower.Recover] is the run YARN does after restoring plans on a
+// Publish keeps the [Result] and error of each publication, since Submit
+// cannot return them: the next [Follower.Run] returns them before its own
+// results, or [Follower.TakePublished] at once, so the containers a
+// publication ended reach the host like a run's. [Follower.Recover] is the run YARN does after restoring plans on a
 // restart. Nothing runs in the background and the follower keeps no state
-// between runs: each run compares the plan with the scheduler's queues, so
-// it copes with any run frequency, with restarts and with plans edited in
-// between.
+// between runs but those untaken results: each run compares the plan with
+// the scheduler's queues, so it copes with any run frequency, with
+// restarts and with plans edited in between.
 //
 // # A host's loop
 //
@@ -31,7 +34,8 @@
 //  2. [Follower.Run], once a plan step has passed: plans take their queue's
 //     resources, reservations now active get queues, ended ones lose them;
 //  3. reservation requests (plan.System's Submit, Update, Delete), which
-//     publish a reservation arriving within a step at once;
+//     publish a reservation arriving within a step at once (what that
+//     publication ended comes with the next Run, or TakePublished);
 //  4. applications (SubmitApp, naming the reservation) and their asks;
 //  5. node heartbeats, which hand out containers;
 //  6. preemption rounds (package preempt), the fair scheduler's Update
@@ -42,8 +46,8 @@
 // publishes nothing) is refused with berth.ErrNotFound, as YARN refuses it
 // ("not yet currently active"); YARN's clients submit once the reservation
 // is active. Every call that ends containers returns them — RemoveNode, a
-// run's [Result].Ended, a preemption round's report — and the host stops
-// them.
+// run's [Result].Ended (a publication's among them), a preemption round's
+// report — and the host stops them.
 //
 // # Schedulers and flavors
 //
@@ -101,10 +105,11 @@
 // # Durable state
 //
 // [Follower.SaveState] writes a snapshot of kind "follower.Follower" (body
-// version 1) in Berth's durable-state format, and [RestoreFollower] reads
-// it back. Since a follower keeps nothing between runs, the body is its
-// flavor's name alone ("capacity", "fair", or a host flavor's String);
-// what it published (reservation queues, entitlements, the applications
+// version 2) in Berth's durable-state format, and [RestoreFollower] reads
+// it back. Since a follower keeps nothing between runs but the results of
+// publications not yet taken, the body is its flavor's name ("capacity",
+// "fair", or a host flavor's String) and those results (their errors as
+// text); what it published (reservation queues, entitlements, the applications
 // in them) lives in the scheduler and is saved with it, and the plans are
 // saved with the reservation system. The host supplies the scheduler, the
 // plan source and the logger at restore, and its own flavor if it used

@@ -139,6 +139,9 @@ type RestoreEnv struct {
 	// Authorizer becomes the restored system's (SystemConfig.Authorizer);
 	// RestorePlan ignores it.
 	Authorizer Authorizer
+	// Publish becomes the restored system's (SystemConfig.Publish), which
+	// a snapshot cannot hold; RestorePlan ignores it.
+	Publish func(p *Plan, now berth.Time)
 	// Resolver supplies each plan's agent, policy, replanner and (for a
 	// host's own) calculator. Nil is only valid when every saved plan had
 	// no agent, policy or replanner and a built-in calculator.
@@ -334,7 +337,7 @@ func RestoreSystem(r io.Reader, env RestoreEnv) (*System, error) {
 		d.Fail(berth.InvalidField("clock", nil, "a clock is required to restore a reservation system"))
 		return nil, d.Err()
 	}
-	s, _ := NewSystem(SystemConfig{Clock: env.Clock, Authorizer: env.Authorizer})
+	s, _ := NewSystem(SystemConfig{Clock: env.Clock, Authorizer: env.Authorizer, Publish: env.Publish})
 	d.Field("cluster timestamp")
 	s.cfg.ClusterTimestamp = d.Varint()
 	d.Field("sequence")
