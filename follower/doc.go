@@ -128,7 +128,10 @@
 //     FairSchedulerPlanFollower never does, so a fair plan keeps the
 //     capacity it was created with: after most nodes are lost it still
 //     accepts reservations against the old capacity, and its replanner,
-//     checking that capacity, repairs nothing.
+//     checking that capacity, repairs nothing, so YARN replans at every
+//     plan step for as long as the plan queue's share stays below the
+//     reservations. Berth replans once: the replanner deletes what the
+//     smaller plan cannot hold, and the plan is no longer over-committed.
 //   - When the plan is still over-committed after replanning (a host's
 //     replanner, or the over-commitment lies outside the replanner's
 //     window), or the plan has no replanner, the reservations are shrunk

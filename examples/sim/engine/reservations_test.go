@@ -2,13 +2,16 @@ package engine
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"testing"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
 	"github.com/berthsched/berth/examples/rm"
+	"github.com/berthsched/berth/examples/sim/metrics"
 	"github.com/berthsched/berth/examples/sim/trace"
+	"github.com/berthsched/berth/fair"
 	"github.com/berthsched/berth/plan"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,4 +67,60 @@ func TestPublicationKillsAreHandled(t *testing.T) {
 	assert.Empty(t, warnings.String(), "no call refused: the engine's books and the scheduler's agree")
 	assert.Zero(t, run.Samples[len(run.Samples)-1].RunningContainers)
 	require.NoError(t, cs.Check())
+}
+
+// The simulator's count of replanning runs on a small fair world: ten
+// nodes, a queue whose minimum share is three nodes' worth, and the
+// reservable queue without one. Seven nodes are lost at 10 s and return at
+// 40 s; the other queue's minimum share then takes the whole cluster and
+// the plan's steady share is 0. Four deadline jobs hold reservations
+// across the outage. The follower replans once, at 10 s, and the
+// replanner deletes the four reservations (the plan cannot hold them);
+// nothing is replanned again. The jobs go on in the plan's default queue.
+func TestFairOutageReplansOnce(t *testing.T) {
+	clock := berth.NewManualClock(0)
+	af, err := fair.ParseAllocationFile([]byte(`<allocations>
+  <queue name="other"><weight>1</weight><minResources>12288 mb, 12 vcores</minResources></queue>
+  <queue name="dedicated"><weight>4</weight><reservation/></queue>
+</allocations>`), fair.ParseOptions{})
+	require.NoError(t, err)
+	fs, err := fair.New(fair.DefaultConfig(), af, clock)
+	require.NoError(t, err)
+	spec, err := rm.FairSpec(fs, af)
+	require.NoError(t, err)
+	sized := func(_ rm.PlanQueue, pc *plan.Config) error { pc.Capacity = berth.New(32768, 32); return nil }
+	res, err := rm.NewReservations(spec, clock, rm.Options{ClusterTimestamp: 1, ConfigurePlan: sized})
+	require.NoError(t, err)
+
+	c := berth.New(1024, 1)
+	var jobs []trace.Job
+	for i := range 4 {
+		jobs = append(jobs, trace.Job{ID: fmt.Sprint("j", i), AMType: trace.AMMapReduce, User: "u", Queue: "dedicated", Start: 0, Deadline: 60_000, AMResource: c,
+			Tasks: []trace.Task{{Duration: 50_000, Resource: c, Priority: 20, Type: trace.TypeMap}}})
+	}
+	var events []NodeEvent
+	for i := 3; i < 10; i++ {
+		events = append(events, NodeEvent{At: 10_000, Node: fmt.Sprint("node", i), Down: true}, NodeEvent{At: 40_000, Node: fmt.Sprint("node", i)})
+	}
+	e, err := New(Config{Clock: clock, Scheduler: fs, Stats: NewFairStats(fs), Nodes: nodes(10), Jobs: jobs, NodeEvents: events,
+		Reservations: res.System, Follower: res.Follower})
+	require.NoError(t, err)
+	run, err := e.Run()
+	require.NoError(t, err)
+	require.Len(t, run.Reservations, 4)
+	for _, r := range run.Reservations {
+		assert.True(t, r.Accepted, r.ID)
+		assert.Equal(t, berth.Time(10_000), r.Removed, "%s: deleted by the replanning at 10 s", r.ID)
+	}
+	assert.Equal(t, 1, run.Replans, "one replanning run, not one per step of the outage")
+	for _, j := range run.Jobs {
+		assert.Positive(t, j.Finished, j.ID)
+	}
+	var replanned []berth.Time
+	for _, ev := range run.Timeline {
+		if ev.Kind == metrics.PlanReplanned {
+			replanned = append(replanned, ev.Time)
+		}
+	}
+	assert.Equal(t, []berth.Time{10_000}, replanned)
 }
