@@ -45,6 +45,9 @@ import (
 // use, is refused (or skipped) before any planner runs: none could place
 // it. The results on the reference streams are in the package
 // documentation.
+//
+// Only [NewPortfolio] makes a usable Portfolio: the zero value has no
+// planners and is not one (placing with it panics).
 type Portfolio struct {
 	single, anyOf, all, ordered []*IterativePlanner
 	// opts are the options it was built with, for its snapshot spec.

@@ -124,7 +124,8 @@ type Resolver interface {
 	ResolvePlan(spec PlanSpec) (PlanParts, error)
 }
 
-// ResolverFunc adapts a function to a [Resolver].
+// ResolverFunc adapts a function to a [Resolver]. A nil ResolverFunc is
+// not usable: ResolvePlan panics, as calling a nil func does.
 type ResolverFunc func(spec PlanSpec) (PlanParts, error)
 
 // ResolvePlan calls f.
