@@ -6,8 +6,7 @@ import (
 )
 
 // LegacyGreedy is the greedy agent of YARN 2.x (GreedyReservationAgent of
-// the parent package, before the planning package existed), the one the
-// seed article walks through. It places stages last to first; each stage
+// the parent package, before the planning package existed). It places stages last to first; each stage
 // right to left, batch by batch: over the window [deadline − duration,
 // deadline) it checks every step, places as many gangs as fit at all of
 // them, and moves the deadline to the most constraining step. Under R_ORDER

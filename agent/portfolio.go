@@ -43,8 +43,7 @@ import (
 // R_ANY alternative) with a stage that the plan's load steps show has no
 // stretch with room for its gangs, in the only part of the window it can
 // use, is refused (or skipped) before any planner runs: none could place
-// it. The results on the reference streams are in the package
-// documentation.
+// it. Its results on the yardstick's streams are in WORKLOADS.md.
 //
 // Only [NewPortfolio] makes a usable Portfolio: the zero value has no
 // planners and is not one (placing with it panics).

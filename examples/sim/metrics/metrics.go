@@ -1,12 +1,15 @@
-// Package metrics holds what the simulator (package engine) records over a
-// run — per-job runtimes, cluster and per-queue samples over time, the
-// reservation plan's load, preemptions, and a timeline of typed events
-// (nodes lost and back, reconfiguration and replanning, preemption rounds
-// that killed, reservations accepted, refused and removed, a stall) — and
-// writes it in SLS's formats (jobruntime.csv) and as CSV files. It knows nothing about the
-// schedulers: the engine fills the records (from the scheduler's, the
-// plans' and the preemption policy's observer events and its own
-// application masters), package report draws them.
+// Package metrics holds what the simulator records over a run, and writes it
+// as CSV.
+//
+// The simulator (package engine) records per-job runtimes, cluster and
+// per-queue samples over time, the reservation plan's load, preemptions, and
+// a timeline of typed events (nodes lost and back, reconfiguration and
+// replanning, preemption rounds that killed, reservations accepted, refused
+// and removed, a stall); this package writes them in SLS's formats
+// (jobruntime.csv) and as CSV files. It knows nothing about the schedulers:
+// the engine fills the records (from the scheduler's, the plans' and the
+// preemption policy's observer events and its own application masters),
+// package report draws them.
 package metrics
 
 import (
@@ -24,11 +27,14 @@ type Job struct {
 	// container was allocated; Finished when it finished (0: did not
 	// finish within the run).
 	Submitted, AMStarted, FirstTask, Finished berth.Time
+	// AMNode is the node of the AM container (of its last attempt); ""
+	// when the AM never launched.
+	AMNode string
 	// Queue the application actually ran in (a reservation queue for a
 	// job run under its reservation).
 	RanIn string
 	// Containers allocated (AM included), and how many of them were
-	// preempted or lost with their node.
+	// preempted, or lost with their node or with the AM container on it.
 	Containers, Preempted, Lost int
 	// Attempts counts AM attempts (more than 1 when the AM was lost).
 	Attempts int
@@ -37,6 +43,10 @@ type Job struct {
 	Reservation string
 	Deadline    berth.Time
 }
+
+// Launched tells whether the job's AM container was ever allocated (SLS
+// records a job's runtime only then).
+func (j *Job) Launched() bool { return j.AMNode != "" }
 
 // Wait is how long the job waited from submission to its first task (or
 // to its AM when it never ran a task); −1 when it never started.
@@ -124,13 +134,19 @@ type Run struct {
 	// Replans counts follower runs in which the replanner acted or the
 	// reservations were resized to fit (follower.Result.Replanned, Resized).
 	Replans int
+	// LostWithAM counts, of the lost containers (Sample.Lost, Job.Lost),
+	// those that ended because their application's AM container was lost
+	// with its node (the attempt ends, and its containers with it).
+	LostWithAM int
 	// Released counts containers handed out beyond what an AM asked for
 	// and given back at once.
 	Released int
 	// Unfinished counts jobs that did not finish; Stalled tells the run
-	// stopped because nothing changed for engine.Config.StallTimeout.
-	Unfinished int
-	Stalled    bool
+	// stopped because nothing could progress (engine.Config.StallTimeout),
+	// StalledSince when the last thing changed.
+	Unfinished   int
+	Stalled      bool
+	StalledSince berth.Time
 	// Config lists what the configuration files (the scheduler's file and
 	// the site file) say that the simulation does not model, or that no
 	// one knows, and the keys other components read (the host fills it
