@@ -19,15 +19,25 @@ import (
 
 // A synchronization the engine triggers outside the follower's runs (the
 // publication of a reservation Submit accepted, or the engine's own
-// refresh) is handled as a run is: here job b's reservation is published
-// at 11 s, after job a's reservation ended at 10 s and before the
-// follower's next run at 60 s; the plan does not move applications on
-// expiry, so the publication kills job a. Its containers end then, in the
-// engine's books as in the scheduler's, and a is not restarted: the run
-// ends with no container running and no call refused. Before, the engine
-// dropped that result, kept job a's containers running in its books and
+// refresh when the system publishes nothing) is handled as a run is: here
+// job b's reservation is published at 11 s, after job a's reservation
+// ended at 10 s and before the follower's next run at 60 s; the plan does
+// not move applications on expiry, so the publication kills job a. Its
+// containers end then, in the engine's books as in the scheduler's, and a
+// is not restarted: the run ends with no container running and no call
+// refused. Before, the engine dropped that result (the publication's and
+// the refresh's alike), kept job a's containers running in its books and
 // reported a finished at 10.5 s.
 func TestPublicationKillsAreHandled(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		publish bool // the system publishes (rm's wiring); else the engine refreshes
+	}{{"published by Submit", true}, {"refreshed by the engine", false}} {
+		t.Run(tc.name, func(t *testing.T) { testPublicationKills(t, tc.publish) })
+	}
+}
+
+func testPublicationKills(t *testing.T, publish bool) {
 	clock := berth.NewManualClock(0)
 	cfg := capacity.DefaultConfig()
 	r := capacity.Queue("r", 50)
@@ -43,6 +53,14 @@ func TestPublicationKillsAreHandled(t *testing.T) {
 	}
 	res, err := rm.NewReservations(spec, clock, rm.Options{ClusterTimestamp: 1, ConfigurePlan: noMove})
 	require.NoError(t, err)
+	sys := res.System
+	if !publish { // the same plans in a system without Publish
+		sys, err = plan.NewSystem(plan.SystemConfig{ClusterTimestamp: 1, Clock: clock})
+		require.NoError(t, err)
+		for _, p := range res.Plans {
+			require.NoError(t, sys.AddPlan(p))
+		}
+	}
 
 	c := berth.New(1024, 1)
 	job := func(id string, start, deadline berth.Time) trace.Job {
@@ -51,7 +69,7 @@ func TestPublicationKillsAreHandled(t *testing.T) {
 	}
 	var warnings bytes.Buffer
 	e, err := New(Config{Clock: clock, Scheduler: cs, Stats: NewCapacityStats(cs), Nodes: nodes(2), Jobs: []trace.Job{job("a", 0, 9_000), job("b", 10_000, 100_000)},
-		Reservations: res.System, Follower: res.Follower, FollowerInterval: 60_000, SampleInterval: 1000,
+		Reservations: sys, Follower: res.Follower, FollowerInterval: 60_000, SampleInterval: 1000,
 		Logger: slog.New(slog.NewTextHandler(&warnings, nil))})
 	require.NoError(t, err)
 	run, err := e.Run()
