@@ -155,8 +155,8 @@ func InvalidField(field string, value any, reason string) error {
 // pointer or function — a "typed nil", such as a nil *bytes.Reader passed
 // as an io.Reader, which compares unequal to nil and panics at its first
 // use. The standard library lets such a value panic; Berth's functions
-// check the readers and writers they are given with it, once per call,
-// and answer with an error naming the argument instead. A type whose nil
+// check the readers, writers and clocks they are given with it, once per
+// call, and answer with an error naming the argument instead. A type whose nil
 // pointer is a usable value is refused too.
 func CheckNotNil(field string, v any) error {
 	if v == nil {

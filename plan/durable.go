@@ -309,7 +309,7 @@ func RestorePlan(r io.Reader, env RestoreEnv) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if env.Clock == nil {
+	if berth.CheckNotNil("clock", env.Clock) != nil {
 		d.Field("clock")
 		d.Fail(berth.InvalidField("clock", nil, "a clock is required to restore a plan"))
 		return nil, d.Err()
@@ -333,7 +333,7 @@ func RestoreSystem(r io.Reader, env RestoreEnv) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	if env.Clock == nil {
+	if berth.CheckNotNil("clock", env.Clock) != nil {
 		d.Field("clock")
 		d.Fail(berth.InvalidField("clock", nil, "a clock is required to restore a reservation system"))
 		return nil, d.Err()

@@ -66,7 +66,7 @@ type System struct {
 
 // NewSystem returns a system with no plans.
 func NewSystem(cfg SystemConfig) (*System, error) {
-	if cfg.Clock == nil {
+	if berth.CheckNotNil("clock", cfg.Clock) != nil {
 		return nil, berth.InvalidField("system.clock", nil, "a clock is required")
 	}
 	return &System{cfg: cfg, plans: map[string]*Plan{}, queues: map[ReservationID]string{}, inflight: map[ReservationID]int{}}, nil
