@@ -46,15 +46,15 @@ func (t *attempt) app(a *app, lim *limits) proposal {
 	return first
 }
 
-// passOver notes that a's request k was passed over for reason r, when
-// the heartbeat is recorded; the first one passed over becomes first.
+// passOver notes that a's request k was passed over for reason r (the
+// first one passed over becomes first), and records it when the
+// heartbeat is recorded.
 func (t *attempt) passOver(first *proposal, k *skey, r queue.Reason) {
-	if t.rec == nil {
-		return
-	}
-	t.rec.PassOver(k.Priority(), k.Capability(), r)
 	if first.key == nil {
 		first.key, first.why = k, r
+	}
+	if t.rec != nil {
+		t.rec.PassOver(k.Priority(), k.Capability(), r)
 	}
 }
 
