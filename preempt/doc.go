@@ -54,6 +54,11 @@
 //     first, keeping AM containers for last (taken only while the leaf's
 //     skipped AMs exceed its AM share). A container is taken only while it
 //     helps what its leaf must give (see [ProportionalRound.TryPreempt]).
+//     What a leaf must give is computed afresh by each selector, less the
+//     containers earlier selectors chose from it, each taken off only
+//     while what remains is greater than it (YARN's
+//     deductActuallyToBePreempted): a remainder the size of the last
+//     container stays, and the later selector takes one more.
 //  6. Protocol. A container chosen for the first time is marked
 //     ([CapacityScheduler.MarkForPreemption]: the application is told);
 //     one chosen again once its selector's kill wait (max_wait_before_kill)
@@ -242,6 +247,9 @@
 //   - No lazy preemption: a kill frees the container at once
 //     (yarn.scheduler.capacity.lazy-preemption-enabled is not read); the
 //     killable resource of every queue is zero.
+//   - Containers chosen earlier in a round are taken off what a leaf must
+//     give in the order they were chosen; YARN walks them in hash order,
+//     which gives another remainder when their sizes differ.
 //   - Ties in the ideal-assignment fix-point are broken by child order;
 //     YARN's depend on the iteration order of a hash set. Leaves are
 //     walked depth first (YARN: its leaf-name set order).

@@ -37,9 +37,13 @@ type Assignment struct {
 // tq is the mutable per-queue state of the fix-point (YARN's
 // TempQueuePerPartition fields).
 type tq struct {
-	v                      *QueueView
-	ideal, toBePreempted   berth.Resource
-	actual                 berth.Resource
+	v                    *QueueView
+	ideal, toBePreempted berth.Resource
+	// actual is YARN's actuallyToBePreempted: set by each ideal
+	// computation, less what the round chose before it (toObtain); obtain
+	// is the selector's working copy (YARN's resToObtainByPartition), which
+	// its choices use up.
+	actual, obtain         berth.Resource
 	untouchable, preemptab berth.Resource
 	norm                   []float64
 	hasObtain              bool
@@ -148,7 +152,7 @@ func (r *ProportionalRound) ComputeIdeal(o IdealOptions) {
 	clear(r.served)
 	for i := range r.tqs {
 		t := &r.tqs[i]
-		t.ideal, t.toBePreempted, t.actual, t.hasObtain = noResource, noResource, noResource, false
+		t.ideal, t.toBePreempted, t.actual, t.obtain, t.hasObtain = noResource, noResource, noResource, noResource, false
 	}
 	root := &r.tqs[0]
 	root.ideal = root.v.Guaranteed
@@ -346,7 +350,8 @@ func (r *ProportionalRound) offer(t *tq, avail berth.Resource) berth.Resource {
 }
 
 // toObtain is §3.6: what each leaf must give this round, less what the
-// round's earlier selectors already chose from it.
+// round's earlier selectors already chose from it (in the order they chose
+// it; YARN walks them in hash order, which matters only when sizes differ).
 func (r *ProportionalRound) toObtain() {
 	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	step := berth.Uniform(1)
@@ -364,17 +369,26 @@ func (r *ProportionalRound) toObtain() {
 		}
 	}
 	for _, s := range r.selected {
-		if s.Leaf == nil {
-			continue
-		}
-		t := &r.tqs[s.Leaf.idx]
-		if berth.GreaterThan(rc, cl, t.actual, noResource) {
-			t.actual = t.actual.SubNonNegative(s.Resource)
+		if s.Leaf != nil {
+			r.tqs[s.Leaf.idx].deduct(rc, cl, s.Resource)
 		}
 	}
 	for _, v := range r.Cluster.Leaves {
 		t := &r.tqs[v.idx]
+		t.obtain = t.actual
 		t.hasObtain = berth.GreaterThan(rc, cl, t.actual, noResource)
 	}
 	r.saveAssignments()
+}
+
+// deduct is YARN's deductActuallyToBePreempted: a container chosen
+// earlier in the round is taken off what the leaf must still give only
+// while that is greater than the container, so a remainder the size of
+// the last container stays and the selector takes one more; the result
+// is then clamped at zero under the calculator.
+func (t *tq) deduct(rc berth.Calculator, cl, size berth.Resource) {
+	if berth.GreaterThan(rc, cl, t.actual, size) {
+		t.actual = t.actual.Sub(size)
+	}
+	t.actual = berth.Max(rc, cl, t.actual, noResource)
 }

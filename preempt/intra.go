@@ -67,7 +67,10 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 			return compareInts(x.a.Order, y.a.Order)
 		})
 	}
-	reassignable := q.Used.Sub(r.ToObtain(q)).Sub(amTotal)
+	// What the leaf must give is its last ideal computation's, as YARN
+	// reads its TempQueuePerPartition: not less what selectors took since.
+	queueObtain := r.Assignment(q).ToObtain
+	reassignable := q.Used.Sub(queueObtain).Sub(amTotal)
 	limits := map[string]berth.Resource{}
 	userAM := map[string]berth.Resource{}
 	userUsed := map[string]berth.Resource{}
@@ -102,7 +105,7 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 			reassignable = berth.ComponentwiseMax(reassignable.Sub(ia.ideal), noResource)
 		}
 	}
-	limit := berth.Min(rc, cl, berth.ComponentwiseMax(q.Guaranteed.Mul(cfg.IntraQueueMaxAllowableLimit).Sub(r.ToObtain(q)), noResource), r.budget)
+	limit := berth.Min(rc, cl, berth.ComponentwiseMax(q.Guaranteed.Mul(cfg.IntraQueueMaxAllowableLimit).Sub(queueObtain), noResource), r.budget)
 	for i := len(apps) - 1; i >= 0; i-- {
 		ia := apps[i]
 		p := ia.a.Used.Sub(ia.ideal).Sub(ia.selected).Sub(ia.a.AMUsed)
@@ -141,6 +144,19 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 			l.actual = l.actual.Add(m)
 			l.toBePreempted = l.toBePreempted.Sub(m)
 			need = need.Sub(m)
+		}
+	}
+	// Every container chosen earlier in the round from this leaf is taken
+	// off every application's amount, while the amount is greater than it
+	// (YARN's TempAppPerPartition.deductActuallyToBePreempted).
+	for _, sel := range r.Selected() {
+		if sel.Leaf != q {
+			continue
+		}
+		for _, l := range apps {
+			if berth.GreaterThan(rc, cl, l.actual, sel.Resource) {
+				l.actual = l.actual.Sub(sel.Resource)
+			}
 		}
 	}
 	for i := len(apps) - 1; i >= 0; i-- {

@@ -103,7 +103,7 @@ func (r *ProportionalRound) ToObtain(q *QueueView) berth.Resource {
 	if !r.tqs[q.idx].hasObtain {
 		return noResource
 	}
-	return r.tqs[q.idx].actual
+	return r.tqs[q.idx].obtain
 }
 
 // UnderServed lists the queues the last ideal computation left wanting
@@ -125,7 +125,7 @@ func (r *ProportionalRound) TryPreempt(c *Container, conservativeDRF bool) bool 
 	if !t.hasObtain {
 		return false
 	}
-	ok, done := r.TryPreemptFor(c, &t.actual, conservativeDRF)
+	ok, done := r.TryPreemptFor(c, &t.obtain, conservativeDRF)
 	if done {
 		t.hasObtain = false
 	}
@@ -200,7 +200,7 @@ func (r *ProportionalRound) TryPreemptReservation(res *Reservation, conservative
 	if !t.hasObtain {
 		return false
 	}
-	ok, done := r.TryPreemptFor(&c, &t.actual, conservativeDRF)
+	ok, done := r.TryPreemptFor(&c, &t.obtain, conservativeDRF)
 	if done {
 		t.hasObtain = false
 	}
