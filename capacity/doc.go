@@ -27,6 +27,47 @@
 // longer needed. Applications start (activate) while their AM fits the
 // queue's and the user's AM limits.
 //
+// # Node partitions
+//
+// Node labels partition the cluster as YARN's NodeLabel.md describes.
+// [Config].NodeLabels declares the partitions, exclusive (YARN's default)
+// or not; a node belongs to the one its NodeSpec.Label names, or to the
+// default partition. A queue's settings say which labels it may use
+// (AccessibleNodeLabels, inherited from its parent; the root uses all),
+// its capacity, maximum capacity (percentages of its parent's on the
+// label, or absolute resources) and AM share on each label (NodeLabels),
+// and the label of its applications' asks that name none
+// (DefaultNodeLabelExpression). An ask's label expression is its own, else
+// its application's (AppSpec.NodeLabelExpression), else its queue's
+// default; the AM's is AppSpec.AMNodeLabelExpression, then the same. The
+// label must exist and be one the queue may use.
+//
+// Every quantity YARN keeps per partition is kept per partition: queue
+// usage, reservations and demand, guarantees, maximums and used
+// capacities, user usage and user limits, AM usage and AM limits,
+// application usage and demand; [Snapshot] reports each queue's partitions
+// (QueueInfo.Partitions). The default partition's values live where a
+// scheduler without labels keeps them, and the walk of an unlabelled node
+// reads only those; the labelled partitions' live in per-partition slices
+// allocated only when labels are configured. A cluster without labels
+// therefore keeps its memory layout and its work per heartbeat.
+//
+// A heartbeat on a labelled node walks the tree for its partition
+// (YARN's RESPECT_PARTITION_EXCLUSIVITY): only queues that may use it and
+// have asks labelled with it are visited, in the order of their used
+// capacity on it (those that may use it first), within their maximums
+// there and their users' limits there, and only such asks are served.
+// When that gives nothing and the partition is non-exclusive, a second
+// walk (IGNORE_PARTITION_EXCLUSIVITY) lends the node's idle room to asks
+// of the default partition of any queue, bounded by the partition's size
+// alone, never to an AM, and only after the ask has missed as many
+// scheduling opportunities as there are nodes, so that unlabelled asks
+// prefer unlabelled nodes. Such containers count in the partition's usage;
+// the preemption policy takes them back first when the partition's own
+// queues ask. The reservation system (PlanResources,
+// ReservationQueueState) plans on the default partition, as YARN's does;
+// reservation queues have no capacity on labels.
+//
 // Reservation queues (§2.10): a reservable leaf is a plan queue with a
 // "<plan>-default" child. A plan follower (package follower) drives them
 // with [Scheduler.AddReservationQueue], [Scheduler.SetEntitlement] and
@@ -222,11 +263,33 @@
 //     YARN fails to load the class. Their orders are used defensively: a
 //     Compare that is not a strict weak order or a NaN key changes only
 //     the visit order, never the scheduler's state.
-//   - One partition: node labels, non-exclusive partitions, multi-node
-//     placement, asynchronous scheduling, the JSON mapping rules of YARN
-//     3.4, auto-created leaf queues, blacklists, container resizing and
-//     work-preserving recovery are not modelled ([ParseXMLReport] lists
-//     the keys concerned).
+//   - Multi-node placement, asynchronous scheduling, the JSON mapping
+//     rules of YARN 3.4, auto-created leaf queues, blacklists, container
+//     resizing and work-preserving recovery are not modelled
+//     ([ParseXMLReport] lists the keys concerned).
+//   - Node labels are declared in Config.NodeLabels (YARN: the
+//     ResourceManager's label store and rmadmin); [ParseXML] declares the
+//     labels a file names, exclusive, for the host to correct. A node's
+//     label is fixed while it is in the cluster (remove and add it to
+//     relabel it), and Reconfigure may add labels but not drop them.
+//   - A labelled partition's walk leaves the default partition's headroom
+//     limit of the leaves it visits as it was, and the headroom of the
+//     applications it visits without allocating: YARN sets the default
+//     partition's headroom limit from whatever walk visited last, a
+//     labelled one's limit included.
+//   - PlanResources and ReservationQueueState scale the default
+//     partition's resource; YARN's plan follower scales the whole
+//     cluster's by the default partition's capacity, promising the plan
+//     resources only labelled nodes have.
+//   - Under the dominant calculator, the comparisons of a labelled
+//     partition's walk are made relative to the partition's resource
+//     (YARN passes the partition's to some and the cluster's to others).
+//   - A host's child ordering policy orders the default partition's walks;
+//     a labelled partition's use the built-in comparator (utilization, or
+//     priority-utilization when configured) on the partition's usage.
+//   - Moving an application keeps its containers where they run; the
+//     target must access every partition the application still asks for
+//     (YARN's checkQueuePartition).
 //   - Queue mappings: YARN 3.3 refuses at start-up a mapping whose target
 //     is a placeholder under a fixed parent that does not auto-create
 //     queues (u:%user:root.users.%user with a plain root.users), although

@@ -73,15 +73,11 @@ func (s *Scheduler) PreemptionState() *PreemptionState {
 	room, limits := map[*user]berth.Resource{}, map[*user]berth.Resource{}
 	for tq := range s.tree.All() {
 		q := s.byTQ[tq]
-		pq := PreemptionQueue{Path: q.path, Parent: -1, Leaf: q.isLeaf(),
-			QueueInfo: QueueInfo{Guaranteed: q.effMin, Maximum: q.effMax, UsedCapacity: q.usedCap, AbsoluteUsedCapacity: q.absUsedCap,
-				Used: q.used, Reserved: q.reserved, Pending: q.pending, Priority: tq.Payload.Priority}}
+		pq := PreemptionQueue{Path: q.path, Parent: -1, Leaf: q.isLeaf(), QueueInfo: s.queueInfo(q)}
 		if p, ok := idx[q.parent]; ok && q.parent != nil {
 			pq.Parent = p
 		}
 		if lf := q.leaf; lf != nil {
-			pq.AMUsed, pq.ActiveUsers = lf.amUsed, lf.activeUsers
-			pq.AMLimit = s.amLimit(q)
 			// One limit per user of the leaf, shared by its applications
 			// and the pending computation.
 			clear(limits)

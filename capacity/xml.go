@@ -96,7 +96,7 @@ func parseProps(props map[string]string) (Config, error) {
 }
 
 func parsePropsWith(props map[string]string, opts XMLOptions) (Config, error) {
-	p := parser{props: props, opts: opts}
+	p := parser{props: props, opts: opts, labelKeys: indexLabelKeys(props), named: map[string]bool{}}
 	p.indexWeights()
 	cfg := DefaultConfig()
 	p.int(prefix+"maximum-applications", &cfg.MaximumApplications)
@@ -134,6 +134,7 @@ func parsePropsWith(props map[string]string, opts XMLOptions) (Config, error) {
 	if p.err != nil {
 		return Config{}, p.err
 	}
+	cfg.NodeLabels = namedLabels(p.named)
 	if err := cfg.validateGlobal(); err != nil {
 		return Config{}, err
 	}
@@ -177,8 +178,12 @@ func (p *parser) placement(dst *Placement) {
 type parser struct {
 	props   map[string]string
 	weights map[string][]string // queue path → its user-settings.<u>.weight keys
-	err     error
-	opts    XMLOptions
+	// labelKeys and named: the per-label keys (labels.go) and the labels
+	// the file names
+	labelKeys labelKeys
+	named     map[string]bool
+	err       error
+	opts      XMLOptions
 }
 
 // indexWeights finds the per-user weight keys once, so that reading a
@@ -366,6 +371,7 @@ func (p *parser) queue(name, path string, depth int) QueueConfig {
 		// the file it has no meaning in YARN.
 		p.fail(key+"maximum-am-resource-percent", p.props[key+"maximum-am-resource-percent"], "must be in [0, 1]")
 	}
+	p.labels(key, path, st, p.named)
 	p.int(key+"priority", &st.Priority)
 	p.bool(key+"ordering-policy.fair.enable-size-based-weight", &st.FairSizeBasedWeight)
 	p.bool(key+"reservable", &q.Reservable)
