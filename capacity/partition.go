@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/queue"
@@ -534,4 +535,55 @@ func (s *Scheduler) checkMovePartitions(a *app, q *qnode) error {
 			"Specified queue=%s can't satisfy following apps label expressions =%v", q.path, missing)
 	}
 	return nil
+}
+
+// orderParts puts the labelled partitions in the order names gives (a
+// restored scheduler's must be the saved one's, whose indexes its records
+// use). It runs before any node, application or reservation queue exists:
+// the queues' per-partition values are derived and recomputed later.
+func (s *Scheduler) orderParts(names []string) error {
+	if names == nil {
+		return nil // version 1: no labels
+	}
+	if len(names) != len(s.parts)-1 {
+		return fmt.Errorf("%d partitions, the configuration declares %d", len(names), len(s.parts)-1)
+	}
+	parts := []part{s.parts[0]}
+	partOf := make(map[string]int, len(names))
+	for _, n := range names {
+		i, ok := s.partOf[n]
+		if !ok {
+			return fmt.Errorf("partition %q is not a configured node label", n)
+		}
+		if _, dup := partOf[n]; dup {
+			return fmt.Errorf("partition %q listed twice", n)
+		}
+		partOf[n] = len(parts)
+		parts = append(parts, s.parts[i])
+	}
+	s.parts, s.partOf = parts, partOf
+	s.clusterChanged()
+	return nil
+}
+
+// borrowedOf lists leaf q's borrowed containers, the latest application's
+// first and each application's newest first (YARN's descending order of
+// container ids within a leaf's ignore-exclusivity set).
+func (s *Scheduler) borrowedOf(q *qnode) []Container {
+	var out []Container
+	for i := len(q.leaf.apps) - 1; i >= 0; i-- {
+		a := q.leaf.apps[i]
+		if a.borrowed == 0 {
+			continue
+		}
+		start := len(out)
+		for c := a.head; c != nil; c = c.aNext {
+			if c.borrowed {
+				out = append(out, c.c)
+			}
+		}
+		seg := out[start:]
+		slices.SortFunc(seg, func(x, y Container) int { return cmpID(y.ID, x.ID) })
+	}
+	return out
 }
