@@ -125,7 +125,7 @@ func (s *Scheduler) Snapshot() *Snapshot {
 	slices.SortFunc(out.Reservations, func(x, y ReservationInfo) int { return cmpID(x.ID, y.ID) })
 	for _, id := range sortedKeys(s.nodes) {
 		n := s.nodes[id]
-		ni := NodeInfo{ID: n.id, Rack: n.rack, Capability: n.total, Allocated: n.allocated}
+		ni := NodeInfo{ID: n.id, Rack: n.rack, Capability: n.total, Allocated: n.allocated, Label: s.parts[n.part].name}
 		if n.reserved != nil {
 			ni.Reserved = n.reserved.id
 		}

@@ -68,9 +68,22 @@
 //     container ended, is forgotten. With observe_only the round computes
 //     and reports but does nothing.
 //
+// Node partitions (capacity's node labels) are computed separately, as
+// YARN's TempQueuePerPartition trees: each partition has its own
+// guarantees, maximums, usage and demand within the users' limits there,
+// its own ideal assignment (its resource is what comparisons there are
+// relative to) and its own amount per leaf to give; every partition draws
+// on the one budget. A container counts on its node's partition
+// ([CapacityView.PartitionOf]). On a non-exclusive partition a queue
+// without a maximum of its own there may use all of it, and the FIFO
+// selector first takes a leaf's borrowed containers (default-partition
+// asks placed on the partition, [QueueView].Borrowed) on the partitions it
+// must give back.
+//
 // Each round returns a [ProportionalReport]: per queue its guarantee, usage,
 // demand and [Assignment] (ideal, to be preempted, asked this round,
-// preemptable, untouchable); per chosen container the selector that chose
+// preemptable, untouchable), on the default partition and on each labelled
+// one (Partitions); per chosen container the selector that chose
 // it and what was done ([Decision], [Action]); the containers killed, for
 // the host to stop. [Proportional.Evaluate] computes a round without
 // acting.
@@ -241,9 +254,12 @@
 //   - Marks survive a restart through [Proportional.SaveState]; YARN's
 //     policy keeps them in memory only, so a failover restarts every
 //     kill wait.
-//   - One partition: the capacity scheduler models no node labels, so
-//     there is no per-partition accounting and no "ignore exclusivity"
-//     step in the FIFO selector.
+//   - The intra-queue selector balances the default partition only
+//     (YARN's balances each partition's under-served leaves).
+//   - A leaf's borrowed containers are walked in one order for all the
+//     partitions it must give back (the latest application's first, each
+//     newest first); YARN walks them partition by partition, the
+//     partitions in hash order.
 //   - No lazy preemption: a kill frees the container at once
 //     (yarn.scheduler.capacity.lazy-preemption-enabled is not read); the
 //     killable resource of every queue is zero.

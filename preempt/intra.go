@@ -25,17 +25,21 @@ func (s IntraQueueSelector) KillWait() berth.Duration { return s.Wait }
 
 type intraApp struct {
 	a                                    *AppView
+	used, pending, am                    berth.Resource // on the default partition
 	usedNoAM, selected, ideal, fromOther berth.Resource
 	toBePreempted, actual                berth.Resource
 }
 
 // Select balances applications inside each eligible leaf.
 func (s IntraQueueSelector) Select(r *ProportionalRound) error {
-	// What earlier selectors took, per application (leaves are disjoint,
-	// so this selector's own choices never matter to a later leaf).
+	// What earlier selectors took on the default partition, per
+	// application (leaves are disjoint, so this selector's own choices
+	// never matter to a later leaf).
 	taken := map[string]berth.Resource{}
 	for _, c := range r.Selected() {
-		taken[c.App] = taken[c.App].Add(c.Resource)
+		if c.part == 0 {
+			taken[c.App] = taken[c.App].Add(c.Resource)
+		}
 	}
 	for _, q := range slices.Clone(r.UnderServed()) {
 		if err := s.leaf(r, q, taken); err != nil {
@@ -55,8 +59,12 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 	apps := make([]*intraApp, len(q.Apps))
 	amTotal := noResource
 	for i, a := range q.Apps {
-		ia := &intraApp{a: a, usedNoAM: a.Used.Sub(a.AMUsed), selected: taken[a.ID]}
-		amTotal = amTotal.Add(a.AMUsed)
+		ia := &intraApp{a: a, used: a.UsedOn(0), pending: a.PendingOn(0), selected: taken[a.ID]}
+		if a.AMPartition == 0 {
+			ia.am = a.AMUsed
+		}
+		ia.usedNoAM = ia.used.Sub(ia.am)
+		amTotal = amTotal.Add(ia.am)
 		apps[i] = ia
 	}
 	if !userFirst { // priority_first: application priority, then submission
@@ -75,8 +83,8 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 	userAM := map[string]berth.Resource{}
 	userUsed := map[string]berth.Resource{}
 	for _, ia := range apps {
-		userAM[ia.a.User] = userAM[ia.a.User].Add(ia.a.AMUsed)
-		userUsed[ia.a.User] = userUsed[ia.a.User].Add(ia.a.Used)
+		userAM[ia.a.User] = userAM[ia.a.User].Add(ia.am)
+		userUsed[ia.a.User] = userUsed[ia.a.User].Add(ia.used)
 	}
 	for _, ia := range apps {
 		if _, ok := limits[ia.a.User]; ok {
@@ -94,7 +102,7 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 		if !berth.GreaterThan(rc, cl, reassignable, noResource) || (conservative && rc.AnyMajorZeroOrNegative(reassignable)) {
 			break
 		}
-		want := ia.usedNoAM.Add(ia.a.Pending).Sub(ia.selected)
+		want := ia.usedNoAM.Add(ia.pending).Sub(ia.selected)
 		u := ia.a.User
 		if berth.LessThan(rc, cl, idealFor[u], limits[u]) {
 			ia.ideal = berth.Min(rc, cl, reassignable, berth.Min(rc, cl, want, limits[u].Sub(idealFor[u])))
@@ -108,7 +116,7 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 	limit := berth.Min(rc, cl, berth.ComponentwiseMax(q.Guaranteed.Mul(cfg.IntraQueueMaxAllowableLimit).Sub(queueObtain), noResource), r.budget)
 	for i := len(apps) - 1; i >= 0; i-- {
 		ia := apps[i]
-		p := ia.a.Used.Sub(ia.ideal).Sub(ia.selected).Sub(ia.a.AMUsed)
+		p := ia.used.Sub(ia.ideal).Sub(ia.selected).Sub(ia.am)
 		if userFirst {
 			p = p.Sub(c.MinAllocation)
 		}
@@ -150,7 +158,7 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 	// off every application's amount, while the amount is greater than it
 	// (YARN's TempAppPerPartition.deductActuallyToBePreempted).
 	for _, sel := range r.Selected() {
-		if sel.Leaf != q {
+		if sel.Leaf != q || sel.part != 0 {
 			continue
 		}
 		for _, l := range apps {
@@ -170,7 +178,7 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 			return err
 		}
 		for _, ct := range sortedForPreemption(r, cs) {
-			if ct.AM || r.IsSelected(ct.ID) {
+			if ct.AM || ct.Label != "" || r.IsSelected(ct.ID) {
 				continue
 			}
 			if userFirst && berth.LessOrEqual(rc, cl, userLeft.Sub(ct.Resource), limits[l.a.User].Add(userAM[l.a.User])) {
