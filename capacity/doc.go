@@ -300,7 +300,9 @@
 //     name). Custom placement rule classes are refused.
 //   - Negative values written in capacity-scheduler.xml are refused, with
 //     the key named, except where YARN gives them a meaning: -1 for
-//     maximum-capacity (unset, 100%), a negative per-queue
+//     maximum-capacity (unset, 100%) and for a label's capacity or
+//     maximum capacity (unset, as Ambari writes them; YARN 3 refuses a
+//     label's -1), a negative per-queue
 //     maximum-applications (derived from the system limit),
 //     global-queue-max-application (unset), node-locality-delay -1
 //     (rack-local at once), rack-locality-additional-delay -1 (the

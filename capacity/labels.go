@@ -399,7 +399,8 @@ func (p *parser) labels(key, path string, st *QueueSettings, named map[string]bo
 		named[l] = true
 		lk := key + accessibleKey + "." + l + "."
 		var ls LabelSettings
-		ls.Capacity = p.capacity(lk+"capacity", false)
+		// -1 is unset here too: Ambari writes it for a label's capacity.
+		ls.Capacity = p.capacity(lk+"capacity", true)
 		ls.MaxCapacity = p.capacity(lk+"maximum-capacity", true)
 		p.float(lk+"maximum-am-resource-percent", &ls.MaxAMResourcePercent)
 		if st.NodeLabels == nil {
