@@ -270,7 +270,8 @@ func TestErrorTextFollower(t *testing.T) {
 	checkErrors(t, []errCase{
 		{"Synchronize/unknown plan queue", second(f.Synchronize(p, 0)), berth.ErrNotFound},
 		{"Synchronize/unsupported operation", second(funcs.Synchronize(p, 0)), berth.ErrInvalidState},
-		{"New/no flavor", second(follower.New(follower.Config{Scheduler: s})), berth.ErrInvalidArgument},
+		{"New/no flavor", second(follower.New(follower.Config{Scheduler: follower.Funcs{}})), berth.ErrInvalidArgument},
+		{"New/other scheduler's flavor", second(follower.New(follower.Config{Scheduler: s, Flavor: follower.FairFlavor})), berth.ErrInvalidArgument},
 	})
 }
 

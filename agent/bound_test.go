@@ -25,7 +25,7 @@ func tinyEpisode(r *rand.Rand, horizon int64) agent.Episode {
 	for i := int64(0); i < 2+r.Int64N(2); i++ {
 		a := r.Int64N(horizon - 1)
 		d := a + 1 + r.Int64N(horizon-a)
-		def := plan.Definition{Arrival: a * 1000, Deadline: d * 1000, Interpreter: plan.Interpreter(r.IntN(4))}
+		def := plan.Definition{Arrival: a * 1000, Deadline: d * 1000, Interpreter: interpreterOf(int64(r.IntN(4)))}
 		gangs := int64(0)
 		for k := 0; k < 1+r.IntN(2) && gangs < 3; k++ {
 			conc := 1 + r.Int64N(2)
@@ -232,7 +232,7 @@ func mostVCores(ep agent.Episode) float64 {
 // 60 s, times not always on the 1000 ms step.
 func smallDefinition(next func(int64) int64) plan.Definition {
 	arrival := next(40)*1000 + next(1)*next(999)
-	def := plan.Definition{Arrival: arrival, Interpreter: plan.Interpreter(next(3))}
+	def := plan.Definition{Arrival: arrival, Interpreter: interpreterOf(next(3))}
 	var total int64
 	for k := int64(0); k <= next(2); k++ {
 		conc := 1 + next(2)

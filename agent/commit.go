@@ -10,8 +10,13 @@ import (
 // for all of them and live here once.
 type placeFunc func(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error)
 
-// create adds the placement of def to p under id.
+// create adds the placement of def to p under id. An interpreter outside
+// the enum is refused before placing (plan.CheckInterpreter), so it is an
+// invalid argument whatever the plan holds.
 func (place placeFunc) create(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
+	if err := plan.CheckInterpreter(def.Interpreter); err != nil {
+		return err
+	}
 	a, err := place(p, id, user, def)
 	if err != nil {
 		return err
@@ -21,6 +26,9 @@ func (place placeFunc) create(p *plan.Plan, id plan.ReservationID, user string, 
 
 // update replaces reservation id of p with the placement of def.
 func (place placeFunc) update(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) error {
+	if err := plan.CheckInterpreter(def.Interpreter); err != nil {
+		return err
+	}
 	a, err := place(p, id, user, def)
 	if err != nil {
 		return err
@@ -35,11 +43,22 @@ func contractWindow(def plan.Definition) berth.Interval {
 }
 
 // allocationOf turns the canonical placement ps of def into the allocation
-// of reservation id, spanning window.
-func allocationOf(ps []placement, id plan.ReservationID, user string, def plan.Definition, window berth.Interval) (*plan.Allocation, error) {
+// of reservation id, spanning window, and says which stage holds what:
+// stages[i] is stage i's placement (nil when not placed), recorded in
+// canonical form in the allocation's Stages.
+func allocationOf(ps []placement, stages [][]placement, id plan.ReservationID, user string, def plan.Definition, window berth.Interval) (*plan.Allocation, error) {
 	ivs := make([]plan.IntervalResource, len(ps))
 	for i, x := range ps {
 		ivs[i] = plan.IntervalResource{Interval: x.iv, Resource: x.r}
 	}
-	return plan.NewAllocation(id, user, def, window, ivs)
+	a, err := plan.NewAllocation(id, user, def, window, ivs)
+	if err != nil {
+		return nil, err
+	}
+	for i, st := range stages {
+		for _, x := range canonical(st) {
+			a.Stages = append(a.Stages, plan.StageInterval{Stage: i, Interval: x.iv, Resource: x.r})
+		}
+	}
+	return a, nil
 }

@@ -140,11 +140,11 @@ func (lw *LeastWaste) DeleteReservation(p *plan.Plan, id plan.ReservationID, _ s
 // Place computes where def would go in p without changing p: the
 // allocation CreateReservation would add.
 func (lw *LeastWaste) Place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
-	ps, _, err := lw.compute(planAdapter{p: p, bufs: lw.waste.bufs}, id, user, def)
+	ps, stages, err := lw.compute(planAdapter{p: p, bufs: lw.waste.bufs}, id, user, def)
 	if err != nil {
 		return nil, err
 	}
-	return allocationOf(ps, id, user, def, contractWindow(def))
+	return allocationOf(ps, stages, id, user, def, contractWindow(def))
 }
 
 // compute returns the canonical placement of def and each stage's.

@@ -46,11 +46,11 @@ func (g *LegacyGreedy) DeleteReservation(p *plan.Plan, id plan.ReservationID, _ 
 // Place computes the allocation CreateReservation would add, without
 // changing p.
 func (g *LegacyGreedy) Place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
-	ps, _, window, err := g.compute(newView(p), id, def)
+	ps, stages, window, err := g.compute(newView(p), id, def)
 	if err != nil {
 		return nil, err
 	}
-	return allocationOf(ps, id, user, def, window)
+	return allocationOf(ps, stages, id, user, def, window)
 }
 
 const legacyName = "LegacyGreedy"

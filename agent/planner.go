@@ -99,11 +99,11 @@ func (ip *IterativePlanner) Place(p *plan.Plan, id plan.ReservationID, user stri
 }
 
 func (ip *IterativePlanner) place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
-	ps, _, err := ip.compute(planAdapter{p: p, bufs: ip.bufs}, id, user, def)
+	ps, stages, err := ip.compute(planAdapter{p: p, bufs: ip.bufs}, id, user, def)
 	if err != nil {
 		return nil, err
 	}
-	return allocationOf(ps, id, user, def, contractWindow(def))
+	return allocationOf(ps, stages, id, user, def, contractWindow(def))
 }
 
 // compute is YARN's computeJobAllocation: the canonical placement of def,

@@ -97,11 +97,11 @@ func (f *Portfolio) DeleteReservation(p *plan.Plan, id plan.ReservationID, _ str
 // Place computes where def would go in p without changing p: the
 // allocation CreateReservation would add.
 func (f *Portfolio) Place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
-	ps, _, err := f.compute(planAdapter{p: p, bufs: f.single[0].bufs}, id, user, def)
+	ps, stages, err := f.compute(planAdapter{p: p, bufs: f.single[0].bufs}, id, user, def)
 	if err != nil {
 		return nil, err
 	}
-	return allocationOf(ps, id, user, def, contractWindow(def))
+	return allocationOf(ps, stages, id, user, def, contractWindow(def))
 }
 
 // planners are the planners tried in turn on def (R_ANY of several stages

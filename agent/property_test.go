@@ -79,7 +79,7 @@ func randomDefinition(next func(max int64) int64) plan.Definition {
 	const step = 1000
 	arrival := next(40)*step + next(1)*next(999)
 	span := 1 + next(30)*step + next(999)
-	def := plan.Definition{Arrival: arrival, Deadline: arrival + span, Interpreter: plan.Interpreter(next(3))}
+	def := plan.Definition{Arrival: arrival, Deadline: arrival + span, Interpreter: interpreterOf(next(3))}
 	for i := int64(0); i <= next(2); i++ {
 		k := 1 + next(2)
 		conc := 1 + next(2)
@@ -319,4 +319,13 @@ func TestStageValidationErrors(t *testing.T) {
 			require.Equal(t, 0, p.Len())
 		})
 	}
+}
+
+// interpreterOf is the interpreter of a YARN code drawn in 0–3.
+func interpreterOf(code int64) plan.Interpreter {
+	i, err := plan.InterpreterOf(code)
+	if err != nil {
+		panic(err)
+	}
+	return i
 }

@@ -304,7 +304,7 @@ func TestStretchChangesNoDecision(t *testing.T) {
 func randomStretchDefinition(next func(max int64) int64) plan.Definition {
 	arrival := next(50)*1000 + next(1)*next(999)
 	def := plan.Definition{Arrival: arrival, Deadline: arrival + 1 + next(20)*1000 + next(999),
-		Interpreter: plan.Interpreter(next(3))}
+		Interpreter: interpreterOf(next(3))}
 	for i := int64(0); i <= next(2); i++ {
 		k, conc := 1+next(2), 1+next(1)
 		def.Stages = append(def.Stages, plan.Stage{Capability: berth.New(1024*k, k), Concurrency: conc,

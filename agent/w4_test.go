@@ -32,7 +32,7 @@ func w4Stream(n int) []agent.Episode {
 		ep := agent.Episode{Config: cfg}
 		for i := 0; i < w4Requests; i++ {
 			user := "u" + string(rune('0'+r.uniform(0, 4)))
-			interp := plan.Interpreter(r.uniform(0, 3))
+			interp := interpreterOf(r.uniform(0, 3)) // a YARN code
 			nStages := r.uniform(1, 3)
 			arrival := r.uniform(0, 86_399_999)
 			def := plan.Definition{Arrival: arrival, Interpreter: interp}
@@ -76,7 +76,7 @@ func w4Checksum(stream []agent.Episode) uint64 {
 		for _, q := range ep.Requests {
 			d := q.Definition
 			mix(int64(q.User[1] - '0'))
-			mix(int64(d.Interpreter))
+			mix(int64(d.Interpreter.Code()))
 			mix(int64(len(d.Stages)))
 			mix(d.Arrival)
 			for _, s := range d.Stages {
@@ -117,4 +117,13 @@ func TestW4Checksum(t *testing.T) {
 	// The first request, as the document spells it out.
 	d := s[0].Requests[0].Definition
 	t.Logf("first: nodes %d user %s %v %d stages [%d, %d) %+v", s[0].Config.Capacity.Memory/8192, s[0].Requests[0].User, d.Interpreter, len(d.Stages), d.Arrival, d.Deadline, d.Stages)
+}
+
+// interpreterOf is the interpreter of a YARN code drawn in 0–3.
+func interpreterOf(code int64) plan.Interpreter {
+	i, err := plan.InterpreterOf(code)
+	if err != nil {
+		panic(err)
+	}
+	return i
 }

@@ -68,7 +68,7 @@
 // ReservationQueueState) plans on the default partition, as YARN's does;
 // reservation queues have no capacity on labels.
 //
-// Reservation queues (§2.10): a reservable leaf is a plan queue with a
+// Reservation queues: a reservable leaf is a plan queue with a
 // "<plan>-default" child. A plan follower (package follower) drives them
 // with [Scheduler.AddReservationQueue], [Scheduler.SetEntitlement] and
 // [Scheduler.RemoveReservationQueue], reads [Scheduler.PlanResources],
@@ -78,8 +78,9 @@
 // follower.Scheduler as it is. [Scheduler.ReservationQueues] reports the
 // reservation queues with their usage. An
 // application submitted to a plan queue runs in the queue of its
-// reservation id, rejected when the reservation is not active or belongs to
-// another plan, and in the default queue when it names none.
+// reservation id, rejected when the reservation is not active
+// (berth.ErrNotFound) or belongs to another plan (berth.ErrConflict), and
+// in the default queue when it names none.
 //
 // The preemption policy (package preempt) reads
 // [Scheduler.PreemptionState] each round (queues with their guarantees,
@@ -105,6 +106,20 @@
 // file is refused. The knowledge of YARN's keys is one typed table
 // (keys.go); keys of the preemption policy (package preempt) are known
 // and left to it.
+//
+// # A host's loop
+//
+// Each tick of its clock, a host applies node events ([Scheduler.AddNode],
+// [Scheduler.RemoveNode], stopping the containers it ends); runs the plan
+// follower when a plan step has passed; takes reservation requests
+// (plan.System: with SystemConfig.Publish set to the follower's
+// Synchronize, a reservation arriving within a step has its queue when
+// Submit returns, as in YARN); submits applications ([AppSpec] naming the
+// reservation; one whose queue does not exist yet is refused) and their
+// asks ([Scheduler.Allocate]); sends each node's [Scheduler.Heartbeat] and
+// starts the containers it returns; and runs the preemption rounds of
+// package preempt, stopping what they kill. Package follower's
+// Example (HostLoop) is this loop.
 //
 // # Queue mappings
 //

@@ -213,7 +213,7 @@ func TestReservationQueues(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "root.plan.plan-default", q, "no reservation id: the plan's default queue")
 	_, err = s.SubmitApp(AppSpec{ID: "r0", Queue: "plan", User: "u", ReservationID: "reservation_1"})
-	assert.ErrorIs(t, err, berth.ErrInvalidState, "reservation not active")
+	assert.ErrorIs(t, err, berth.ErrNotFound, "reservation not active")
 	require.NoError(t, s.AddReservationQueue("plan", "reservation_1"))
 	require.NoError(t, s.AddReservationQueue("plan2", "reservation_2"))
 	q, err = s.SubmitApp(AppSpec{ID: "r1", Queue: "plan", User: "u", ReservationID: "reservation_1"})
@@ -255,7 +255,7 @@ func TestReservationQueues(t *testing.T) {
 	require.NoError(t, s.RemoveReservationQueue("reservation_1"))
 	assert.ErrorIs(t, s.RemoveReservationQueue("plan-default"), berth.ErrInvalidState, "the default queue stays")
 	_, err = s.SubmitApp(AppSpec{ID: "r3", Queue: "plan", User: "u", ReservationID: "reservation_1"})
-	assert.ErrorIs(t, err, berth.ErrInvalidState, "expired reservation")
+	assert.ErrorIs(t, err, berth.ErrNotFound, "expired reservation")
 
 	// Moving to a plan queue lands in its default queue.
 	q, err = s.MoveApp("o", "plan")

@@ -29,6 +29,11 @@ func (s *Scheduler) PlanResources(plan string) (berth.Resource, error) {
 	return s.cluster.Mul(p.absCap), nil
 }
 
+// FollowerFlavor names the plan follower flavor whose queue names this
+// scheduler takes, "capacity" (reservation queues named by the bare
+// reservation id): follower.New refuses the fair flavor for it.
+func (s *Scheduler) FollowerFlavor() string { return "capacity" }
+
 // ReservationQueueNames lists the short names of plan's reservation queues
 // (reservation ids, and "<plan>-default"), the names [Scheduler.SetEntitlement]
 // and [Scheduler.RemoveReservationQueue] take, in the plan's child order.

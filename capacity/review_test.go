@@ -168,7 +168,7 @@ func TestReservationIDNamingOrdinaryQueue(t *testing.T) {
 	assert.ErrorIs(t, err, berth.ErrConflict)
 	assert.ErrorContains(t, err, "does not belong")
 	_, err = h.s.SubmitApp(AppSpec{ID: "y", Queue: "plan", User: "u", ReservationID: "missing"})
-	assert.ErrorIs(t, err, berth.ErrInvalidState)
+	assert.ErrorIs(t, err, berth.ErrNotFound)
 	q, err := h.s.SubmitApp(AppSpec{ID: "z", Queue: "plan", User: "u", ReservationID: "plan-default"})
 	require.NoError(t, err)
 	assert.Equal(t, "root.plan.plan-default", q, "the plan's own default queue is a child of the plan")

@@ -315,16 +315,17 @@ func (s *Scheduler) resolveReservation(q *qnode, appID, resID string) (*qnode, e
 	if resID == "" {
 		return s.byPath[q.path+"."+q.name+queue.DefaultReservationSuffix], nil
 	}
-	// As YARN: a missing queue is an inactive reservation; an existing
-	// queue that is not a child of this plan (a reservation queue of
-	// another plan, or any other queue) does not belong to it.
+	// As YARN: a missing queue is an inactive reservation (ErrNotFound,
+	// as the fair scheduler answers); an existing queue that is not a
+	// child of this plan (a reservation queue of another plan, or any
+	// other queue) does not belong to it.
 	r, err := s.lookupQueue(resID)
 	if err != nil {
-		return nil, fieldErr(berth.ErrInvalidState, "reservation-id", resID,
+		return nil, fieldErr(berth.ErrNotFound, "app.reservation-id", resID,
 			"Application %s submitted to a reservation which is not currently active: %s", appID, resID)
 	}
 	if r.parent != q {
-		return nil, fieldErr(berth.ErrConflict, "reservation-id", resID,
+		return nil, fieldErr(berth.ErrConflict, "app.reservation-id", resID,
 			"Application: %s submitted to a reservation %s which does not belong to the specified queue: %s", appID, resID, q.name)
 	}
 	return r, nil

@@ -32,7 +32,11 @@
 //   - [Scheduler] satisfies follower.Scheduler as it is: plan and
 //     reservation queue resources are steady fair shares, an entitlement's
 //     capacity is the reservation queue's weight (YARN's
-//     FairSchedulerPlanFollower), each accessor O(1) or O(answer).
+//     FairSchedulerPlanFollower), each accessor O(1) or O(answer). A plan
+//     for a reservable queue is created with [Scheduler.PlanResources] as
+//     its capacity and [Scheduler.ResourceCalculator] as its calculator
+//     (YARN's FairReservationSystem), and the follower keeps the capacity
+//     in step with the cluster.
 //   - [Scheduler] keeps the queue tree (ad-hoc queues created by placement
 //     and removed when empty), enforces maxRunningApps per queue and user,
 //     recomputes instantaneous and steady fair shares, and allocates on
@@ -95,6 +99,23 @@
 // for <schedulingPolicy> and <defaultQueueSchedulingPolicy>; built-in
 // names always win, and an unknown name is a *berth.FieldError naming the
 // element that also matches *queue.UnknownNameError.
+//
+// # A host's loop
+//
+// Each tick of its clock, a host applies node events ([Scheduler.AddNode],
+// [Scheduler.RemoveNode], stopping the containers it ends); runs the plan
+// follower when a plan step has passed; takes reservation requests
+// (plan.System: with SystemConfig.Publish set to the follower's
+// Synchronize, a reservation arriving within a step has its queue when
+// Submit returns, as in YARN); submits applications ([AppSpec] naming the
+// reservation; one whose queue does not exist yet is refused with
+// berth.ErrNotFound, as YARN refuses it) and their asks
+// ([Scheduler.Allocate]); sends each node's [Scheduler.Heartbeat] (which
+// runs [Scheduler.Update] when the update interval has passed) and starts
+// the containers it returns; and runs fair preemption (package preempt)
+// after the update, stopping what a round kills. Package follower's
+// Example (HostLoop) is this loop on the capacity scheduler; the fair
+// scheduler takes the same calls.
 //
 // # Time
 //
@@ -229,6 +250,14 @@
 //     with the element named; YARN reads them and then starves the queue
 //     or preempts at once. Kept as in YARN: maxAMShare -1 (no AM limit),
 //     thresholds clamped to [0, 1], weight 0 and maxRunningApps 0.
+//   - The resources a plan follower reads ([Scheduler.PlanResources],
+//     [Scheduler.ReservationQueueState]) are the steady fair share with
+//     every resource type a policy above the queue does not divide (the
+//     fair policy divides memory alone) set to the share's fraction of the
+//     cluster's memory times the cluster's amount. YARN reports 0 vcores
+//     there (or what a previous policy left), and since the reservation
+//     system checks every type, a plan sized by it refuses every
+//     reservation asking for vcores.
 //   - Reservation queues are removed only by RemoveReservationQueue (or
 //     with their plan when a reload drops it), never by the update's
 //     clean-up of empty ad-hoc queues. A plan's default queue

@@ -207,7 +207,7 @@ func checkFollowerView(t *testing.T, s *Scheduler) {
 	sn := s.Snapshot()
 	for _, p := range s.PlanQueues() {
 		pr, err := s.PlanResources(p)
-		if err != nil || !pr.Equal(sn.Queue(p).SteadyFairShare) {
+		if err != nil || !pr.Equal(plannedShare(sn, s.Config().ResourceTypes, p)) {
 			t.Fatalf("plan %s resources %v (%v), snapshot %v", p, pr, err, sn.Queue(p).SteadyFairShare)
 		}
 		names, err := s.ReservationQueueNames(p)
@@ -216,7 +216,7 @@ func checkFollowerView(t *testing.T, s *Scheduler) {
 		}
 		for _, n := range names {
 			_, res, err := s.ReservationQueueState(p, n)
-			if err != nil || !res.Equal(sn.Queue(n).SteadyFairShare) {
+			if err != nil || !res.Equal(plannedShare(sn, s.Config().ResourceTypes, n)) {
 				t.Fatalf("queue %s resources %v (%v), snapshot %v", n, res, err, sn.Queue(n).SteadyFairShare)
 			}
 		}

@@ -15,8 +15,13 @@ import (
 // O(1) or O(answer), never a snapshot.
 
 // PlanResources is what the plan queue plan is guaranteed now: its steady
-// fair share (YARN's FairSchedulerPlanFollower.getPlanResources). plan is
-// a full path or a path without "root.".
+// fair share (YARN's FairSchedulerPlanFollower.getPlanResources and
+// FairReservationSystem.getPlanQueueCapacity), the capacity to create its
+// plan with. Every resource type the policies above the queue do not
+// divide — the fair policy divides memory alone — is given in the share's
+// proportion of the cluster's memory (see planShare), so that a plan sized
+// by it admits reservations that ask for vcores. plan is a full path or a
+// path without "root.".
 func (s *Scheduler) PlanResources(plan string) (berth.Resource, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -24,7 +29,50 @@ func (s *Scheduler) PlanResources(plan string) (berth.Resource, error) {
 	if err != nil {
 		return berth.None(), err
 	}
-	return p.SteadyFairShare, nil
+	return s.planShare(p), nil
+}
+
+// FollowerFlavor names the plan follower flavor whose queue names this
+// scheduler takes, "fair" (reservation queues named by full path):
+// follower.New refuses the capacity flavor for it.
+func (s *Scheduler) FollowerFlavor() string { return "fair" }
+
+// ResourceCalculator is the calculator the fair scheduler's reservation
+// system plans with (YARN's FairScheduler.getResourceCalculator, the
+// memory-only DefaultResourceCalculator, whatever the queues' policies):
+// the plan.Config.Calculator of the plans of this scheduler.
+func (s *Scheduler) ResourceCalculator() berth.Calculator { return berth.MemoryCalculator{} }
+
+// planShare is queue q's steady fair share, completed for planning: each
+// resource type that some policy on the path from the root to q does not
+// divide (the fair policy divides memory only; DRF every type) is set to
+// the cluster's amount × the share's fraction of the cluster's memory.
+// YARN leaves such a type at 0 (or at a value a previous policy computed),
+// and the sharing policies check every type, so a plan sized by the raw
+// share refuses every reservation asking for vcores. A policy without the
+// TypeSharer fast path is taken to divide every type.
+func (s *Scheduler) planShare(q *fsQueue) berth.Resource {
+	share := q.SteadyFairShare
+	types := s.cfg.ResourceTypes
+	n := 2 + len(types) // types divided on the whole path
+	env := s.env()
+	for p := q.parent; p != nil; p = p.parent {
+		if p.sharer == nil {
+			continue
+		}
+		if k := p.sharer.ShareTypes(env, true); k >= 0 {
+			n = min(n, k)
+		}
+	}
+	if n == 0 || n >= 2+len(types) || s.cluster.Memory <= 0 {
+		return share
+	}
+	f := min(max(float64(share.Memory)/float64(s.cluster.Memory), 0), 1)
+	for t := n; t < 2+len(types); t++ {
+		name := typeAt(types, t)
+		share = share.With(name, int64(float64(component(&s.cluster, t, name))*f))
+	}
+	return share
 }
 
 // ReservationQueueNames lists the full paths of plan's reservation queues
@@ -47,7 +95,7 @@ func (s *Scheduler) ReservationQueueNames(plan string) ([]string, error) {
 // ReservationQueueState returns the entitlement of the reservation queue
 // name under plan queue plan (Capacity is its weight, MaxCapacity 1) and
 // what it is guaranteed now: its steady fair share (YARN's
-// getReservationQueueResourceIfExists). name is a full path or the
+// getReservationQueueResourceIfExists), completed as PlanResources is. name is a full path or the
 // reservation's short name. A queue that does not exist is an error of
 // kind berth.ErrNotFound; one that is not a reservation queue of plan, of
 // kind berth.ErrInvalidArgument.
@@ -71,7 +119,7 @@ func (s *Scheduler) ReservationQueueState(plan, name string) (Entitlement, berth
 		return Entitlement{}, berth.None(), kindErr(berth.ErrInvalidArgument, "queue", name,
 			"%s is not a reservation queue of plan %s", q.path, p.path)
 	}
-	return Entitlement{Capacity: float32(q.Weight), MaxCapacity: 1}, q.SteadyFairShare, nil
+	return Entitlement{Capacity: float32(q.Weight), MaxCapacity: 1}, s.planShare(q), nil
 }
 
 // AppsInQueue lists the ids of the applications of a queue (runnable or

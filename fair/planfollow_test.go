@@ -139,7 +139,7 @@ func TestPlanFollowerAccessorsMatchSnapshot(t *testing.T) {
 			sn := h.s.Snapshot()
 			pr, err := h.s.PlanResources("p")
 			require.NoError(t, err)
-			assert.True(t, pr.Equal(sn.Queue("root.p").SteadyFairShare), "seed %d step %d", seed, step)
+			assert.True(t, pr.Equal(plannedShare(sn, nil, "root.p")), "seed %d step %d", seed, step)
 			names, err := h.s.ReservationQueueNames("p")
 			require.NoError(t, err)
 			infos, err := h.s.ReservationQueues("p")
@@ -150,7 +150,7 @@ func TestPlanFollowerAccessorsMatchSnapshot(t *testing.T) {
 				e, res, err := h.s.ReservationQueueState("p", n)
 				require.NoError(t, err)
 				assert.Equal(t, infos[i].Entitlement, e)
-				assert.True(t, res.Equal(sn.Queue(n).SteadyFairShare), "seed %d step %d %s", seed, step, n)
+				assert.True(t, res.Equal(plannedShare(sn, nil, n)), "seed %d step %d %s", seed, step, n)
 				want := []string{}
 				for _, a := range sn.Apps {
 					if a.Queue == n {
@@ -163,6 +163,65 @@ func TestPlanFollowerAccessorsMatchSnapshot(t *testing.T) {
 			}
 			require.NoError(t, h.s.Check())
 		}
+	}
+}
+
+// plannedShare is the reference model of what the scheduler tells a plan
+// follower a queue gets: its steady fair share in the snapshot, with
+// vcores and the extended types given the share's fraction of the
+// cluster's memory when a queue above it divides by the fair policy
+// (memory only).
+func plannedShare(sn *Snapshot, types []string, path string) berth.Resource {
+	q := sn.Queue(path)
+	share := q.SteadyFairShare
+	memOnly := false
+	for p := sn.Queue(q.Parent); p != nil; p = sn.Queue(p.Parent) {
+		memOnly = memOnly || p.Policy == PolicyFair
+	}
+	if !memOnly || sn.Cluster.Memory <= 0 {
+		return share
+	}
+	f := min(float64(share.Memory)/float64(sn.Cluster.Memory), 1)
+	share.VCores = int64(float64(sn.Cluster.VCores) * f)
+	for _, t := range types {
+		share = share.With(t, int64(float64(sn.Cluster.Get(t))*f))
+	}
+	return share
+}
+
+// Under the fair policy the plan resources carry vcores (and extended
+// types) in the proportion of the share's memory, and so do a reservation
+// queue's; under DRF they are the steady share as computed (p has weight
+// 3 of 5: root.default and root.a have 1).
+func TestPlanResourcesCompleteMemoryOnlyShares(t *testing.T) {
+	for _, c := range []struct {
+		name, xml       string
+		want, wantChild berth.Resource
+	}{
+		{"fair", `<queue name="a"/><queue name="p"><weight>3</weight><reservation/></queue>`,
+			berth.New(6144, 12).With("gpu", 4), berth.New(3072, 6).With("gpu", 2)},
+		{"drf", `<queue name="a"/><queue name="p"><weight>3</weight><reservation/></queue>
+<defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>`,
+			berth.New(6144, 12).With("gpu", 6), berth.New(3072, 6).With("gpu", 3)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.ResourceTypes = []string{"gpu"}
+			h := newHarness(t, cfg, allocXML(c.xml))
+			require.NoError(t, h.s.AddNode(NodeSpec{ID: "n1", Capability: berth.New(10240, 20).With("gpu", 8)}))
+			pr, err := h.s.PlanResources("p")
+			require.NoError(t, err)
+			assert.True(t, pr.Equal(c.want), "%v", pr)
+			assert.True(t, pr.Equal(plannedShare(h.s.Snapshot(), cfg.ResourceTypes, "root.p")))
+			// The default queue and r1 have weight 1 each.
+			require.NoError(t, h.s.AddReservationQueue("p", "r1"))
+			require.NoError(t, h.s.SetEntitlement("r1", Entitlement{Capacity: 1, MaxCapacity: 1}))
+			_, res, err := h.s.ReservationQueueState("p", "r1")
+			require.NoError(t, err)
+			assert.True(t, res.Equal(c.wantChild), "%v", res)
+			assert.True(t, res.Equal(plannedShare(h.s.Snapshot(), cfg.ResourceTypes, "root.p.r1")))
+			assert.Equal(t, berth.MemoryCalculator{}, h.s.ResourceCalculator(), "YARN's FairScheduler plans by memory")
+		})
 	}
 }
 

@@ -12,15 +12,38 @@
 //
 // The host drives it: call [Follower.Run] every plan step (YARN runs it on
 // a timer with period yarn.resourcemanager.reservation-system.planfollower.time-step,
-// 1 s by default), and [Follower.Refresh] right after accepting a
-// reservation: it synchronizes the plan at once when the reservation
-// arrives within a step, as YARN's ClientRMService does, so the queue
-// exists before applications arrive. [Follower.Synchronize] runs one plan;
-// [Follower.Recover]
-// is the run YARN does after restoring plans on a restart. Nothing runs in
-// the background and the follower keeps no state between runs: each run
-// compares the plan with the scheduler's queues, so it copes with any run
-// frequency, with restarts and with plans edited in between.
+// 1 s by default), and publish a reservation accepted for the next step at
+// once, as YARN's ClientRMService does, so that its queue exists before
+// its applications arrive: set plan.SystemConfig.Publish to
+// [Follower.Synchronize] and System.Submit does it, or call
+// [Follower.Refresh] after accepting a reservation by other means.
+// [Follower.Recover] is the run YARN does after restoring plans on a
+// restart. Nothing runs in the background and the follower keeps no state
+// between runs: each run compares the plan with the scheduler's queues, so
+// it copes with any run frequency, with restarts and with plans edited in
+// between.
+//
+// # A host's loop
+//
+// Each tick of its clock, a host does, in this order (Example (HostLoop)):
+//
+//  1. node events (AddNode, RemoveNode): the cluster plans are sized by;
+//  2. [Follower.Run], once a plan step has passed: plans take their queue's
+//     resources, reservations now active get queues, ended ones lose them;
+//  3. reservation requests (plan.System's Submit, Update, Delete), which
+//     publish a reservation arriving within a step at once;
+//  4. applications (SubmitApp, naming the reservation) and their asks;
+//  5. node heartbeats, which hand out containers;
+//  6. preemption rounds (package preempt), the fair scheduler's Update
+//     first.
+//
+// An application submitted to a reservation whose queue does not exist
+// yet (it arrives later than one step from its acceptance, or the host
+// publishes nothing) is refused with berth.ErrNotFound, as YARN refuses it
+// ("not yet currently active"); YARN's clients submit once the reservation
+// is active. Every call that ends containers returns them — RemoveNode, a
+// run's [Result].Ended, a preemption round's report — and the host stops
+// them.
 //
 // # Schedulers and flavors
 //
@@ -45,13 +68,18 @@
 //     maximum capacity.
 //   - [FairFlavor]: reservation queues are full paths "root.<plan>.<id>",
 //     the default queue "root.<plan>.<plan>-default"; the plan resources are
-//     the plan queue's steady fair share and the plan's capacity is left
-//     alone. An entitlement is the queue's weight.
+//     the plan queue's steady fair share, and every run sets the plan's
+//     capacity to them too (YARN's leaves it alone). An entitlement is the
+//     queue's weight.
+//
+// Both schedulers name their flavor ([FlavorReporter]): [New] takes it when
+// Config.Flavor is nil and refuses the other one, as YARN's followers
+// refuse a scheduler of the other kind.
 //
 // # One run
 //
-// With now rounded up to the plan step: read the plan resources (and, CS,
-// publish them as the plan's capacity); collect the reservations active at
+// With now rounded up to the plan step: read the plan resources and
+// publish them as the plan's capacity; collect the reservations active at
 // now; create the default queue if missing; if the active reservations
 // hold more than the plan resources, run the replanner ([Follower.Recover]:
 // shrink every reservation in proportion instead); expire the queues whose
@@ -90,12 +118,17 @@
 //     set of reservations it read before replanning, so it creates queues
 //     for reservations the replanner just deleted and asks for entitlements
 //     that sum above 100% (the scheduler refuses some of them).
-//   - When the plan is still over-committed after replanning (the fair
-//     follower does not publish the plan resources, so the replanner checks
-//     the plan's own, larger capacity; or the over-commitment lies outside
-//     the replanner's window), or the plan has no replanner, the
-//     reservations are shrunk in proportion as in recovery. YARN sends
-//     entitlements the scheduler refuses, or fails on a missing replanner.
+//   - The fair flavor publishes the plan resources as the plan's capacity
+//     at every run, as the capacity flavor does. YARN's
+//     FairSchedulerPlanFollower never does, so a fair plan keeps the
+//     capacity it was created with: after most nodes are lost it still
+//     accepts reservations against the old capacity, and its replanner,
+//     checking that capacity, repairs nothing.
+//   - When the plan is still over-committed after replanning (a host's
+//     replanner, or the over-commitment lies outside the replanner's
+//     window), or the plan has no replanner, the reservations are shrunk
+//     in proportion as in recovery. YARN sends entitlements the scheduler
+//     refuses, or fails on a missing replanner.
 //   - A reservation's entitlement never exceeds what is left of the plan
 //     (float rounding of the proportional shrink, a reservation larger than
 //     the plan), and the default queue's is never negative; a NaN share is
@@ -109,8 +142,9 @@
 //   - Ties are deterministic: reservations are taken in (start, id) order
 //     before YARN's stable sort by growth, expired queues in name order
 //     (YARN iterates hash sets).
-//   - Plan resources without vcores (a fair-policy plan queue's steady
-//     fair share is memory only) still size reservations when the plan's
+//   - Plan resources without vcores (a host scheduler reporting a
+//     memory-only share, as YARN's fair policy computes it; package fair
+//     completes its shares) still size reservations when the plan's
 //     calculator divides by memory alone (berth.MemoryCalculator, the fair
 //     scheduler's). YARN requires memory and vcores and gives every
 //     reservation 0 there; with DRF Berth keeps that 0.
@@ -124,8 +158,8 @@
 //     reservation holds gangs ([plan.Allocation.ContainsGangs]).
 //   - A queue whose applications had to be killed stays until a later run
 //     finds it empty, even though Berth's schedulers kill at once.
-//   - The capacity flavor resets the plan's capacity at every run, even
-//     below its commitments; the fair flavor never changes it.
+//   - The plan's capacity is reset at every run, even below its
+//     commitments (the replanner then repairs the plan).
 //   - The replanner receives the run's unrounded time, as YARN's reads its
 //     own clock.
 //   - Completed reservations are archived at the end of the run, with the

@@ -61,10 +61,8 @@ func RestoreFollower(r io.Reader, cfg Config) (*Follower, error) {
 	case cfg.Flavor != nil && cfg.Flavor.String() != name:
 		return fail(berth.InvalidField("follower.flavor", cfg.Flavor.String(), fmt.Sprintf("the follower was saved with flavor %q", name)))
 	case cfg.Flavor != nil:
-	case name == CapacityFlavor.String():
-		cfg.Flavor = CapacityFlavor
-	case name == FairFlavor.String():
-		cfg.Flavor = FairFlavor
+	case builtinFlavor(name) != nil:
+		cfg.Flavor = builtinFlavor(name)
 	default:
 		return fail(berth.InvalidField("follower.flavor", name, "a host's flavor: supply it in the configuration"))
 	}

@@ -245,21 +245,21 @@ func stepFairPlanFollower(w io.Writer) error {
 
 // The fair scheduler plugs into the follower directly too, with the fair
 // flavor: entitlements become weights, so each reservation queue's steady
-// fair share is its share of the plan queue's (memory only under the fair
-// policy; YARN would give these reservations nothing, see the package's
-// differences).
+// fair share is its share of the plan queue's (the fair policy divides
+// memory; the scheduler reports vcores in the same proportion, see the
+// package's differences).
 func ExampleFollower_fair() {
 	if err := stepFairPlanFollower(os.Stdout); err != nil {
 		fmt.Println(err)
 	}
 	// Output:
 	// t=0
-	//   root.dedicated.dedicated-default   0.75 <memory:61440, vCores:0>
-	//   root.dedicated.reservation_1_0001  0.25 <memory:20480, vCores:0>
+	//   root.dedicated.dedicated-default   0.75 <memory:61440, vCores:60>
+	//   root.dedicated.reservation_1_0001  0.25 <memory:20480, vCores:20>
 	// t=1000
-	//   root.dedicated.dedicated-default   0.25 <memory:20480, vCores:0>
-	//   root.dedicated.reservation_1_0001  0.25 <memory:20480, vCores:0>
-	//   root.dedicated.reservation_1_0002  0.50 <memory:40960, vCores:0>
+	//   root.dedicated.dedicated-default   0.25 <memory:20480, vCores:20>
+	//   root.dedicated.reservation_1_0001  0.25 <memory:20480, vCores:20>
+	//   root.dedicated.reservation_1_0002  0.50 <memory:40960, vCores:40>
 	// t=3000
-	//   root.dedicated.dedicated-default   1.00 <memory:81920, vCores:0>
+	//   root.dedicated.dedicated-default   1.00 <memory:81920, vCores:80>
 }

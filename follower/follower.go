@@ -31,7 +31,8 @@ type Config struct {
 	// Scheduler receives the reservation queues. Required.
 	Scheduler Scheduler
 	// Flavor is the scheduler's naming and capacity rule ([CapacityFlavor]
-	// or [FairFlavor]). Required.
+	// or [FairFlavor]). Nil takes the flavor a [FlavorReporter] scheduler
+	// names (both of Berth's schedulers do); required otherwise.
 	Flavor Flavor
 	// Plans gives the plans [Follower.Run] synchronizes, in the order
 	// returned. May be nil when the host only calls Synchronize.
@@ -59,11 +60,25 @@ type Follower struct {
 	cfg Config
 }
 
-// New returns a follower for cfg. A nil Scheduler or Flavor is a
-// *berth.FieldError of kind berth.ErrInvalidArgument.
+// New returns a follower for cfg. A nil Scheduler, a nil Flavor for a
+// scheduler that names none, and the built-in flavor of the other
+// scheduler (FairFlavor on a capacity scheduler, whose reservation queues
+// it would misname) are *berth.FieldError values of kind
+// berth.ErrInvalidArgument on field follower.scheduler or follower.flavor.
 func New(cfg Config) (*Follower, error) {
 	if cfg.Scheduler == nil {
 		return nil, berth.InvalidField("follower.scheduler", nil, "a scheduler is required")
+	}
+	if fr, ok := cfg.Scheduler.(FlavorReporter); ok {
+		want := builtinFlavor(fr.FollowerFlavor())
+		switch {
+		case want == nil:
+		case cfg.Flavor == nil:
+			cfg.Flavor = want
+		case cfg.Flavor != want && builtinFlavor(cfg.Flavor.String()) == cfg.Flavor:
+			return nil, berth.InvalidField("follower.flavor", cfg.Flavor.String(),
+				fmt.Sprintf("the scheduler takes the %s flavor's queue names", want))
+		}
 	}
 	if cfg.Flavor == nil {
 		return nil, berth.InvalidField("follower.flavor", nil, "a flavor (CapacityFlavor or FairFlavor) is required")
@@ -281,7 +296,8 @@ func (f *Follower) sync(p *plan.Plan, rawNow berth.Time, replan bool) (Result, e
 	r.res.PlanQueue, r.res.Now = r.planQ, now
 	r.debug("running plan follower edit policy", "now", now)
 
-	// The plan's share of the cluster, published to the plan (CS).
+	// The plan's share of the cluster, published to the plan (both
+	// built-in flavors; YARN's fair follower does not).
 	planRes, err := r.s.PlanResources(r.planQ)
 	if err != nil {
 		return r.res, opError("find plan queue", r.planQ, err)
@@ -510,6 +526,12 @@ func (r *run) expire(q string, move bool) {
 func (r Result) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "plan %s at %d: resources %v, reserved %v", r.PlanQueue, r.Now, r.PlanResources, r.Reserved)
+	if r.Replanned {
+		b.WriteString(", replanned")
+	}
+	if r.Resized {
+		b.WriteString(", resized")
+	}
 	if len(r.Created) > 0 {
 		fmt.Fprintf(&b, ", created %v", r.Created)
 	}

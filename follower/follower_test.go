@@ -72,7 +72,7 @@ func TestFlavorNames(t *testing.T) {
 	assert.Equal(t, "root.dedicated.dedicated-default", FairFlavor.QueueName("root.dedicated", defaultReservation(FairFlavor, "root.dedicated")))
 	assert.Equal(t, "reservation_1_0001", FairFlavor.ReservationName("root.dedicated.reservation_1_0001"))
 	assert.True(t, CapacityFlavor.PublishesCapacity())
-	assert.False(t, FairFlavor.PublishesCapacity())
+	assert.True(t, FairFlavor.PublishesCapacity(), "Berth: fair plans follow the cluster too")
 }
 
 func TestUnknownPlanQueueDoesNothing(t *testing.T) {
@@ -198,6 +198,8 @@ func TestReplanOnCapacityLoss(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, res.Replanned)
 	assert.False(t, res.Resized)
+	assert.Contains(t, res.String(), ", replanned")
+	assert.NotContains(t, res.String(), "resized")
 	assert.Equal(t, []plan.ReservationID{rid(1), rid(2)}, res.Active, "r4 then r3 deleted")
 	assert.Equal(t, 2, p.Len())
 	assert.True(t, res.Reserved.Equal(c(50)))
@@ -208,8 +210,9 @@ func TestReplanOnCapacityLoss(t *testing.T) {
 	assert.True(t, p.Capacity().Equal(c(60)), "CS publishes the plan resources before replanning")
 }
 
-// Recovery (no replanning), and a plan without replanner, shrink every
-// reservation in proportion instead.
+// Recovery (no replanning), a plan without replanner, and a plan its
+// replanner leaves over-committed, shrink every reservation in proportion
+// instead.
 func TestResizeProportionally(t *testing.T) {
 	for _, name := range []string{"recover", "no-replanner", "fair-still-over"} {
 		t.Run(name, func(t *testing.T) {
@@ -217,13 +220,10 @@ func TestResizeProportionally(t *testing.T) {
 			planQ := "dedicated"
 			var mod []func(*plan.Config)
 			if name == "fair-still-over" {
-				// The FS follower does not publish the plan resources, so
-				// the replanner, checking the plan's own capacity, finds
-				// nothing to repair.
+				// A replanner that repairs nothing (a host's, or one
+				// whose window misses the over-commitment).
 				fl, planQ = FairFlavor, "root.dedicated"
-				rp, err := policy.NewSimpleCapacityReplanner(policy.DefaultReplannerConfig())
-				require.NoError(t, err)
-				mod = append(mod, func(c *plan.Config) { c.Replanner = rp })
+				mod = append(mod, func(c *plan.Config) { c.Replanner = idleReplanner{} })
 			}
 			p := openPlan(t, planQ, mod...)
 			require.NoError(t, p.AddReservation(newAllocation(t, rid(1), "u", 0, 30)))
@@ -239,6 +239,8 @@ func TestResizeProportionally(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.True(t, res.Resized)
+			assert.Equal(t, name == "fair-still-over", res.Replanned)
+			assert.Contains(t, res.String(), ", resized")
 			assert.Equal(t, 2, p.Len(), "nothing deleted")
 			e := res.Entitlements()
 			assert.InDelta(t, 3.0/8, e[fl.QueueName(planQ, rid(1).String())].Capacity, 1e-3)
@@ -248,6 +250,11 @@ func TestResizeProportionally(t *testing.T) {
 		})
 	}
 }
+
+// idleReplanner repairs nothing.
+type idleReplanner struct{}
+
+func (idleReplanner) Plan(*plan.Plan, []plan.Definition, berth.Time) error { return nil }
 
 // A plan queue with no resources gives every reservation 0.
 func TestZeroPlanResources(t *testing.T) {

@@ -242,10 +242,9 @@ func TestExpiryFairEndsContainers(t *testing.T) {
 }
 
 // A fair-policy plan queue's steady fair share has no vcores (the fair
-// policy computes memory only). YARN's follower then gives every
-// reservation 0; Berth divides by memory alone when the plan's calculator
-// does (berth.MemoryCalculator, FS's), and keeps YARN's 0 for DRF, which
-// cannot divide by a zero component.
+// policy divides memory only); the scheduler's plan resources give the
+// plan queue the same share of the cluster's vcores, so the follower sizes
+// reservations under either calculator (YARN's gives them 0 there).
 func TestFairPolicyPlanWithoutVCores(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -253,7 +252,7 @@ func TestFairPolicyPlanWithoutVCores(t *testing.T) {
 		want float32
 	}{
 		{"memory calculator", berth.MemoryCalculator{}, 0.25},
-		{"dominant calculator", berth.DominantCalculator{}, 0},
+		{"dominant calculator", berth.DominantCalculator{}, 0.25},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			af, err := fair.ParseAllocationFile([]byte(`<allocations>
@@ -267,7 +266,7 @@ func TestFairPolicyPlanWithoutVCores(t *testing.T) {
 			require.NoError(t, s.AddNode(fair.NodeSpec{ID: "n1", Capability: berth.New(100*1024, 100)}))
 			pr, err := s.PlanResources("root.dedicated")
 			require.NoError(t, err)
-			require.Equal(t, berth.New(80*1024, 0), pr, "memory only")
+			require.Equal(t, berth.New(80*1024, 80), pr, "vcores in memory's proportion")
 
 			cfg := plan.DefaultConfig("root.dedicated", pr, clock)
 			cfg.Calculator = c.calc

@@ -1,9 +1,11 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/rle"
@@ -15,6 +17,20 @@ type IntervalResource struct {
 	// Interval is the half-open time span.
 	Interval berth.Interval
 	// Resource is held over the whole span.
+	Resource berth.Resource
+}
+
+// StageInterval is a part of an allocation placed for one stage of its
+// definition: Resource held over Interval by stage Stage, an index into
+// Definition.Stages. A host running a multi-stage pipeline asks for each
+// stage's containers over that stage's intervals. YARN's allocations do
+// not say which stage a resource serves.
+type StageInterval struct {
+	// Stage indexes the definition's stages.
+	Stage int
+	// Interval is the half-open time span.
+	Interval berth.Interval
+	// Resource is held over the whole span for the stage.
 	Resource berth.Resource
 }
 
@@ -51,6 +67,14 @@ type Allocation struct {
 	// Intervals are the resources placed over time, sorted by interval
 	// (start, then end), equal intervals summed. Read-only.
 	Intervals []IntervalResource
+	// Stages says which stage of the definition each part of Intervals
+	// serves: every placed stage's intervals, in stage order, then by
+	// interval. Summed over time they are Intervals. R_ALL, R_ORDER and
+	// R_ORDER_NO_GAP place every stage, R_ANY the one stage that was
+	// placed. Berth's agents fill it; it is nil when the allocation's
+	// maker did not say ([NewAllocation] takes no stages; a plan checks
+	// stages set on the field before accepting them). Read-only.
+	Stages []StageInterval
 	// Gang records that the allocation holds gangs (YARN's containsGangs);
 	// the plan follower caps gang reservations. Agents leave it false, as
 	// YARN's do.
@@ -76,13 +100,18 @@ type Allocation struct {
 }
 
 // NewAllocation builds an allocation of user for def under id, bounded by
-// window ([Start, End)) and holding intervals. The intervals are copied,
+// window ([Start, End)) and holding intervals. A definition whose
+// interpreter is outside the enum is refused ([CheckInterpreter]). The
+// intervals are copied,
 // sorted, and checked: an inverted interval, a negative resource, a
 // non-periodic interval outside window, or a periodic interval longer than
 // the period is a *berth.FieldError naming the entry. Empty intervals
 // (start == end) hold nothing and are dropped (YARN would record a stray
 // zero breakpoint). Zero resources are kept, as YARN keeps them in its map.
 func NewAllocation(id ReservationID, user string, def Definition, window berth.Interval, intervals []IntervalResource) (*Allocation, error) {
+	if err := CheckInterpreter(def.Interpreter); err != nil {
+		return nil, err
+	}
 	a := &Allocation{ID: id, Definition: def.Clone(), User: user, Start: window.Start, End: window.End,
 		AcceptedAt: NotAccepted}
 	if window.Start > window.End {
@@ -439,14 +468,81 @@ func (a *Allocation) Compare(o *Allocation) int {
 }
 
 // Equal compares the identity and content of two allocations: id, user,
-// queue, window, gang flag, acceptance time, definition and intervals.
+// queue, window, gang flag, acceptance time, definition, intervals and
+// stages.
 func (a *Allocation) Equal(o *Allocation) bool {
 	return a.ID == o.ID && a.User == o.User && a.Queue == o.Queue && a.Start == o.Start &&
 		a.End == o.End && a.Gang == o.Gang && a.AcceptedAt == o.AcceptedAt &&
 		a.Definition.Equal(o.Definition) &&
 		slices.EqualFunc(a.Intervals, o.Intervals, func(x, y IntervalResource) bool {
 			return x.Interval == y.Interval && x.Resource.Equal(y.Resource)
+		}) &&
+		slices.EqualFunc(a.Stages, o.Stages, func(x, y StageInterval) bool {
+			return x.Stage == y.Stage && x.Interval == y.Interval && x.Resource.Equal(y.Resource)
 		})
+}
+
+// StagesAt returns the parts of Stages holding resources at t, in stage
+// order (for a periodic allocation, those covering t's phase of the
+// period): which stage to run, and with what, at t. Nil when the
+// allocation does not say.
+func (a *Allocation) StagesAt(t berth.Time) []StageInterval {
+	var out []StageInterval
+	p := a.Definition.Period
+	for _, s := range a.Stages {
+		if s.Resource.IsZero() {
+			continue
+		}
+		if p <= 0 {
+			if s.Interval.Start <= t && t < s.Interval.End {
+				out = append(out, s)
+			}
+			continue
+		}
+		at := floorMod(t, p)
+		for _, iv := range phase(s.Interval, p) {
+			if iv.Start <= at && at < iv.End {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// checkStages checks a.Stages against the definition and the built
+// intervals: stage indexes in range, intervals not inverted, resources not
+// negative, and their sum over time the allocation's own (so the stages
+// account for every resource, and for no more). O(k log k) for k parts;
+// nothing to do without stages.
+func (a *Allocation) checkStages() error {
+	if len(a.Stages) == 0 {
+		return nil
+	}
+	ivs := make([]IntervalResource, len(a.Stages))
+	for i, s := range a.Stages {
+		if s.Stage < 0 || s.Stage >= len(a.Definition.Stages) {
+			return berth.InvalidField(stageField(i, "stage"), s.Stage,
+				fmt.Sprintf("the definition has %d stages", len(a.Definition.Stages)))
+		}
+		ivs[i] = IntervalResource{Interval: s.Interval, Resource: s.Resource}
+	}
+	sum := Allocation{Definition: Definition{Period: a.Definition.Period}, Start: a.Start, End: a.End, Intervals: ivs}
+	if _, err := sum.buildSteps(nil); err != nil {
+		var fe *berth.FieldError
+		if errors.As(err, &fe) {
+			fe.Field = strings.Replace(fe.Field, "allocation.intervals", "allocation.stages", 1)
+		}
+		return err
+	}
+	if !slices.EqualFunc(sum.steps, a.steps, func(x, y rle.Step) bool { return x.Interval == y.Interval && x.Value.Equal(y.Value) }) {
+		return berth.InvalidField("allocation.stages", len(a.Stages), "the stages' parts do not add up to the allocation's intervals")
+	}
+	return nil
+}
+
+func stageField(i int, sub string) string {
+	return fmt.Sprintf("allocation.stages[%d].%s", i, sub)
 }
 
 // String is a short form for logs.

@@ -9,22 +9,26 @@ import (
 	"github.com/berthsched/berth"
 )
 
-// Interpreter says how the stages of a [Definition] combine. Its numeric
-// values are YARN's ReservationRequestInterpreter codes, used as they are in
-// the REST field "reservation-request-interpreter". The zero value is RAny,
-// as an absent REST field decodes in YARN.
+// Interpreter says how the stages of a [Definition] combine: YARN's
+// ReservationRequestInterpreter. The zero value is RAll, what YARN's
+// protocol means by a definition that names no interpreter (the default of
+// ReservationRequestsProto's interpreter field). The Go values are not
+// YARN's numeric codes (R_ANY 0, R_ALL 1, R_ORDER 2, R_ORDER_NO_GAP 3):
+// [Interpreter.Code] and [InterpreterOf] convert, and the REST field and
+// snapshots carry the codes.
 type Interpreter int
 
-// The four interpreters of YARN, with their codes.
+// The four interpreters of YARN.
 const (
+	// RAll: every stage is placed, with no order between them. The zero
+	// value.
+	RAll Interpreter = iota
 	// RAny: placing any one stage satisfies the reservation.
-	RAny Interpreter = 0
-	// RAll: every stage is placed, with no order between them.
-	RAll Interpreter = 1
+	RAny
 	// ROrder: every stage, stage k entirely before stage k+1 (gaps allowed).
-	ROrder Interpreter = 2
+	ROrder
 	// ROrderNoGap: as ROrder, and each stage starts when the previous ends.
-	ROrderNoGap Interpreter = 3
+	ROrderNoGap
 )
 
 // String returns YARN's enum name (R_ANY, R_ALL, R_ORDER, R_ORDER_NO_GAP).
@@ -43,7 +47,50 @@ func (i Interpreter) String() string {
 }
 
 // Valid reports whether i is one of the four interpreters.
-func (i Interpreter) Valid() bool { return i >= RAny && i <= ROrderNoGap }
+func (i Interpreter) Valid() bool { return i >= RAll && i <= ROrderNoGap }
+
+// Code returns YARN's numeric code of i (ReservationRequestInterpreter's
+// ordinal, the REST field "reservation-request-interpreter"). A value
+// outside the enum is returned as it is: it lies outside 0–3 as no code
+// does, so a record that must keep a refused request can store it.
+func (i Interpreter) Code() int {
+	switch i {
+	case RAny:
+		return 0
+	case RAll:
+		return 1
+	}
+	return int(i)
+}
+
+// InterpreterOf returns the interpreter of YARN's numeric code (0 R_ANY,
+// 1 R_ALL, 2 R_ORDER, 3 R_ORDER_NO_GAP). Any other code is a
+// *berth.FieldError of kind berth.ErrInvalidArgument naming the field.
+func InterpreterOf(code int64) (Interpreter, error) {
+	switch code {
+	case 0:
+		return RAny, nil
+	case 1:
+		return RAll, nil
+	case 2, 3:
+		return Interpreter(code), nil
+	}
+	return 0, badInterpreter(code)
+}
+
+// CheckInterpreter returns nil for one of the four interpreters and for
+// any other value the *berth.FieldError (kind berth.ErrInvalidArgument)
+// that [ValidateDefinition], agents and [NewAllocation] refuse it with.
+func CheckInterpreter(i Interpreter) error {
+	if i.Valid() {
+		return nil
+	}
+	return badInterpreter(i)
+}
+
+func badInterpreter(v any) error {
+	return berth.InvalidField(fieldInterpreter, v, "must be one of R_ANY (0), R_ALL (1), R_ORDER (2) and R_ORDER_NO_GAP (3)")
+}
 
 // Stage is one request of a reservation: Containers containers of
 // Capability each, running for Duration, placed in gangs of Concurrency
@@ -92,6 +139,18 @@ type Definition struct {
 	// Interpreter combines the stages (REST
 	// "reservation-requests"."reservation-request-interpreter").
 	Interpreter Interpreter
+}
+
+// PlacedArrival is the earliest time a placement of d may start when it
+// is submitted at now: the arrival, or now if that is later, for a
+// definition that does not repeat (the past cannot be reserved). A
+// periodic definition keeps its arrival, which sets the phase of every
+// occurrence. [System.Submit] and [System.Update] place d from there.
+func (d Definition) PlacedArrival(now berth.Time) berth.Time {
+	if d.Period != 0 {
+		return d.Arrival
+	}
+	return max(d.Arrival, now)
 }
 
 // Equal compares every field. The service facade uses it for the
@@ -165,8 +224,9 @@ type stageJSON struct {
 }
 
 type requestsJSON struct {
-	Interpreter number[Interpreter] `json:"reservation-request-interpreter"`
-	Requests    list[stageJSON]     `json:"reservation-request"`
+	// Interpreter is YARN's code; absent (or null) it reads as R_ALL.
+	Interpreter *number[int64]  `json:"reservation-request-interpreter"`
+	Requests    list[stageJSON] `json:"reservation-request"`
 }
 
 type definitionJSON struct {
@@ -178,17 +238,24 @@ type definitionJSON struct {
 	Recurrence text               `json:"recurrence-expression"`
 }
 
-// MarshalJSON writes YARN's REST ReservationDefinitionInfo:
+// MarshalJSON writes YARN's REST ReservationDefinitionInfo, the
+// interpreter as its code:
 //
 //	{"arrival":…, "deadline":…, "reservation-name":…, "priority":…,
 //	 "recurrence-expression":"0",
 //	 "reservation-requests":{"reservation-request-interpreter":1,
 //	   "reservation-request":[{"capability":{"memory":1024,"vCores":1},
 //	     "num-containers":4, "min-concurrency":1, "duration":60000}]}}
+//
+// An interpreter outside the enum is the error of [CheckInterpreter].
 func (d Definition) MarshalJSON() ([]byte, error) {
+	if err := CheckInterpreter(d.Interpreter); err != nil {
+		return nil, err
+	}
+	code := num(int64(d.Interpreter.Code()))
 	w := definitionJSON{Arrival: num(d.Arrival), Deadline: num(d.Deadline), Name: d.Name, Priority: num(d.Priority),
 		Recurrence: text(strconv.FormatInt(d.Period, 10)),
-		Requests:   &requestsJSON{Interpreter: num(d.Interpreter), Requests: list[stageJSON]{}}}
+		Requests:   &requestsJSON{Interpreter: &code, Requests: list[stageJSON]{}}}
 	for _, s := range d.Stages {
 		w.Requests.Requests = append(w.Requests.Requests, stageJSON{Capability: toResourceJSON(s.Capability),
 			Containers: num(s.Containers), Concurrency: num(s.Concurrency), Duration: num(s.Duration)})
@@ -198,8 +265,11 @@ func (d Definition) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads YARN's REST ReservationDefinitionInfo, in the
 // documented form or as YARN's JSON writer prints it (numbers as strings,
-// a single stage as an object instead of an array). A bad recurrence
-// expression gives the *berth.FieldError of [ParseRecurrence].
+// a single stage as an object instead of an array). An absent interpreter
+// is R_ALL, the protocol's default (YARN's REST layer reads 0, R_ANY, and
+// indexes its enum with any code, failing on −1 or 9: Berth refuses a code
+// outside 0–3 with the *berth.FieldError of [InterpreterOf]). A bad
+// recurrence expression gives the *berth.FieldError of [ParseRecurrence].
 func (d *Definition) UnmarshalJSON(b []byte) error {
 	var w definitionJSON
 	if err := decode(b, &w, fieldDefinition); err != nil {
@@ -211,7 +281,11 @@ func (d *Definition) UnmarshalJSON(b []byte) error {
 	}
 	out := Definition{Arrival: w.Arrival.v, Deadline: w.Deadline.v, Name: w.Name, Priority: w.Priority.v, Period: p}
 	if w.Requests != nil {
-		out.Interpreter = w.Requests.Interpreter.v
+		if c := w.Requests.Interpreter; c != nil {
+			if out.Interpreter, err = InterpreterOf(c.v); err != nil {
+				return err
+			}
+		}
 		for _, s := range w.Requests.Requests {
 			out.Stages = append(out.Stages, Stage{Capability: s.Capability.resource(),
 				Containers: s.Containers.v, Concurrency: s.Concurrency.v, Duration: s.Duration.v})

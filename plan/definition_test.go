@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -53,7 +54,71 @@ func TestInterpreter(t *testing.T) {
 	assert.Equal(t, "R_ORDER_NO_GAP", ROrderNoGap.String())
 	assert.Equal(t, "Interpreter(9)", Interpreter(9).String())
 	assert.False(t, Interpreter(4).Valid())
-	assert.Equal(t, Interpreter(2), ROrder)
+	assert.False(t, Interpreter(-1).Valid())
+	var zero Interpreter
+	assert.Equal(t, RAll, zero, "no interpreter means R_ALL, the protocol's default")
+	for code, want := range []Interpreter{RAny, RAll, ROrder, ROrderNoGap} {
+		got, err := InterpreterOf(int64(code))
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "code %d", code)
+		assert.Equal(t, code, want.Code())
+		assert.NoError(t, CheckInterpreter(want))
+	}
+	for _, code := range []int64{-1, 4, 9, math.MaxInt64} {
+		_, err := InterpreterOf(code)
+		assertInterpreterRefused(t, err, code)
+	}
+	for _, i := range []Interpreter{-1, 4, 9} {
+		assertInterpreterRefused(t, CheckInterpreter(i), i)
+		assert.Equal(t, int(i), i.Code(), "a value outside the enum is no code")
+	}
+}
+
+// assertInterpreterRefused: err is the typed refusal of an interpreter
+// outside the enum, naming the REST field and the value.
+func assertInterpreterRefused(t *testing.T, err error, value any) {
+	t.Helper()
+	assert.ErrorIs(t, err, berth.ErrInvalidArgument, "%v", value)
+	var fe *berth.FieldError
+	if assert.ErrorAs(t, err, &fe, "%v", value) {
+		assert.Equal(t, "reservation-definition.reservation-requests.reservation-request-interpreter", fe.Field)
+		assert.Equal(t, value, fe.Value)
+	}
+}
+
+// The REST field: absent or null is R_ALL (YARN's protocol default), a
+// code is read as YARN's, and a code outside 0–3 is refused; encoding
+// writes codes and refuses a value outside the enum.
+func TestDefinitionJSONInterpreter(t *testing.T) {
+	const stage = `"reservation-request":[{"capability":{"memory":1024,"vCores":1},"num-containers":2,"min-concurrency":1,"duration":1000}]`
+	for _, c := range []struct {
+		field string
+		want  Interpreter
+	}{
+		{``, RAll}, {`"reservation-request-interpreter":null,`, RAll},
+		{`"reservation-request-interpreter":0,`, RAny}, {`"reservation-request-interpreter":"0",`, RAny},
+		{`"reservation-request-interpreter":1,`, RAll}, {`"reservation-request-interpreter":2,`, ROrder},
+		{`"reservation-request-interpreter":"3",`, ROrderNoGap},
+	} {
+		var d Definition
+		require.NoError(t, json.Unmarshal([]byte(`{"arrival":0,"deadline":5000,"reservation-requests":{`+c.field+stage+`}}`), &d), c.field)
+		assert.Equal(t, c.want, d.Interpreter, c.field)
+		require.Len(t, d.Stages, 1)
+		b, err := json.Marshal(d)
+		require.NoError(t, err)
+		var back Definition
+		require.NoError(t, json.Unmarshal(b, &back))
+		assert.True(t, back.Equal(d), "%s", b)
+		assert.Contains(t, string(b), fmt.Sprintf(`"reservation-request-interpreter":%d`, c.want.Code()))
+	}
+	for _, code := range []int64{-1, 4, 9} {
+		var d Definition
+		err := json.Unmarshal([]byte(fmt.Sprintf(`{"arrival":0,"deadline":5000,"reservation-requests":{"reservation-request-interpreter":%d,%s}}`, code, stage)), &d)
+		assertInterpreterRefused(t, err, code)
+		assert.Empty(t, d.Stages, "nothing decoded")
+	}
+	_, err := json.Marshal(Definition{Interpreter: 9})
+	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
 }
 
 // Minimum duration: max for R_ALL, sum for R_ORDER; R_ANY skips the check.
@@ -115,8 +180,8 @@ func FuzzValidateDefinition(f *testing.F) {
 				err := ValidateDefinition(d, Limits{Now: 1, Capacity: berth.New(capMem, capVC), Calculator: calc,
 					MaxPeriodicity: DefaultMaxPeriodicity, StrictStages: strict})
 				if err == nil {
-					if d.Deadline <= 1 {
-						t.Fatalf("accepted a past deadline")
+					if d.Deadline <= 1 || d.Deadline <= d.Arrival || !d.Interpreter.Valid() {
+						t.Fatalf("accepted %v", d)
 					}
 					continue
 				}

@@ -11,7 +11,11 @@
 // [SharingPolicy] (package policy) to admit it, stamps the acceptance time
 // from its berth.Clock and books it into run-length-encoded resource
 // series (package rle). The plan follower then reads the plan to publish
-// reservation queues to a scheduler.
+// reservation queues to a scheduler: at every plan step, and at once for a
+// reservation that arrives within one when [SystemConfig].Publish is set.
+// An allocation records which stage of its definition each part serves
+// ([Allocation].Stages, [Allocation.StagesAt]), so that a host runs the
+// right stage of a pipeline at each time.
 //
 //	System ── validate ── authorize ──▶ Agent ── AddReservation ──▶ Plan ── Validate ──▶ SharingPolicy
 //
@@ -101,7 +105,8 @@
 // of kind "plan.System" in Berth's durable-state format (package berth:
 // versioned header, streamed body, length and CRC-32C trailer), and
 // [RestoreSystem] reads it back; [Plan.SaveState] and [RestorePlan] do the
-// same for one plan ("plan.Plan"). Body version 1 holds only primary data:
+// same for one plan ("plan.Plan"). Body version 2 holds only primary data
+// (version 1, still read, lacks the allocations' stages):
 //
 //	system       cluster timestamp, id sequence, the plans in queue order,
 //	             then every reservation id its plans hold with its queue,
@@ -113,8 +118,9 @@
 //	             capacity; the allocations in id order
 //	allocation   id, user, start, end, acceptance time, gang flag, the
 //	             active span booked for its user (when any), the definition
-//	             (arrival, deadline, name, priority, period, interpreter,
-//	             stages) and the intervals as stored
+//	             (arrival, deadline, name, priority, period, interpreter
+//	             as YARN's code, stages), the intervals as stored and the
+//	             stage each part serves ([Allocation].Stages)
 //
 // Every index and aggregate (the interval treaps and their ordered twins,
 // the periodic arcs, the end order, the load series and periodic patterns,
@@ -150,6 +156,31 @@
 //
 // Deliberate fixes (YARN is wrong there):
 //
+//   - A definition that names no interpreter is R_ALL, the default of
+//     YARN's ReservationRequestsProto: [Interpreter]'s zero value is RAll
+//     and an absent REST field decodes to it. YARN's REST layer reads an
+//     absent field as 0, R_ANY, which reserves one stage of a pipeline,
+//     and its record layer as null (validated as an ordered request,
+//     planned as R_ALL). A value outside the enum (Go, a snapshot, or a
+//     REST code such as −1 or 9, on which YARN's REST layer fails with an
+//     index error) is berth.ErrInvalidArgument everywhere: validation,
+//     agents, [NewAllocation], JSON.
+//   - An allocation says which stage each part of it serves
+//     ([Allocation].Stages, filled by Berth's agents, checked to add up to
+//     its intervals); YARN's allocation is one map from interval to
+//     resource, so a host cannot tell a pipeline's stages apart.
+//   - A deadline not after the arrival is berth.ErrInvalidArgument under
+//     every interpreter; YARN refuses it only through the minimum
+//     duration, which it skips for R_ANY (whose agent then answers that no
+//     placement exists).
+//   - [System.Submit] and [System.Update] place a definition that does not
+//     repeat from its arrival or from now, whichever is later
+//     ([Definition.PlacedArrival]), and store that arrival: nothing is
+//     reserved in the past. YARN places from the arrival as given, so an
+//     early-placing agent books a past arrival (down to math.MinInt64)
+//     where nobody can use it. A resubmission is the same request when the
+//     definitions are equal once both arrivals are taken as placed at
+//     acceptance.
 //   - [ReservationID.Compare] orders by timestamp then sequence; YARN's
 //     compareTo compares the sequence with itself (§18 item 9).
 //   - An update is validated once, against the plan with the old version
@@ -242,9 +273,6 @@
 //     (§18 item 16).
 //   - [Filter].Window is closed at its end: a reservation starting exactly
 //     at the window end is listed, as YARN does.
-//   - An unset interpreter reads as R_ANY (code 0), as YARN's REST API
-//     decodes an absent field; YARN's protobuf "null" interpreter is not
-//     modelled.
 //   - Reservation ACLs are decided by a host-supplied [Authorizer]
 //     (queue.ReservationACLs for YARN's); the host, not the plan, reads
 //     yarn.acl.enable and yarn.acl.reservation-enable and leaves the

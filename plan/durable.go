@@ -21,8 +21,9 @@ const (
 	SystemStateKind = "plan.System"
 	// PlanStateKind is the kind of the snapshot [Plan.SaveState] writes.
 	PlanStateKind = "plan.Plan"
-	// stateVersion is the body version of both kinds.
-	stateVersion = 1
+	// stateVersion is the body version of both kinds: 2 adds each
+	// allocation's stages; version 1 snapshots are read with none.
+	stateVersion = 2
 	// maxStateCount bounds a count of plans, allocations, ids or stages
 	// read from a snapshot, so that a corrupt count fails fast.
 	maxStateCount = 1 << 28
@@ -267,7 +268,7 @@ func encodeAllocation(e *berth.StateEncoder, a *Allocation) {
 	e.String(d.Name)
 	e.Varint(int64(d.Priority))
 	e.Varint(d.Period)
-	e.Int(int(d.Interpreter))
+	e.Int(d.Interpreter.Code()) // YARN's code, as the REST field
 	e.Len(len(d.Stages))
 	for _, s := range d.Stages {
 		e.Resource(s.Capability)
@@ -279,6 +280,12 @@ func encodeAllocation(e *berth.StateEncoder, a *Allocation) {
 	for _, iv := range a.Intervals {
 		e.Interval(iv.Interval)
 		e.Resource(iv.Resource)
+	}
+	e.Len(len(a.Stages)) // version 2
+	for _, s := range a.Stages {
+		e.Int(s.Stage)
+		e.Interval(s.Interval)
+		e.Resource(s.Resource)
 	}
 }
 
@@ -542,7 +549,12 @@ func decodeAllocation(d *berth.StateDecoder, queue string, evs *[]buildEvent) (a
 	prio := d.Varint()
 	def.Priority = int32(prio)
 	def.Period = d.Varint()
-	def.Interpreter = Interpreter(d.Int())
+	if code := d.Int(); d.Err() == nil {
+		var err error
+		if def.Interpreter, err = InterpreterOf(int64(code)); err != nil {
+			d.Fail(fmt.Errorf("interpreter code %d is none of YARN's", code))
+		}
+	}
 	n := d.Len(maxStateCount)
 	if n > 0 {
 		def.Stages = make([]Stage, 0, min(n, 64))
@@ -557,6 +569,15 @@ func decodeAllocation(d *berth.StateDecoder, queue string, evs *[]buildEvent) (a
 	}
 	for i := 0; i < n && d.Err() == nil; i++ {
 		a.Intervals = append(a.Intervals, IntervalResource{Interval: d.Interval(), Resource: d.Resource()})
+	}
+	if d.Version() >= 2 {
+		n = d.Len(maxStateCount)
+		if n > 0 {
+			a.Stages = make([]StageInterval, 0, min(n, 64))
+		}
+		for i := 0; i < n && d.Err() == nil; i++ {
+			a.Stages = append(a.Stages, StageInterval{Stage: d.Int(), Interval: d.Interval(), Resource: d.Resource()})
+		}
 	}
 	if d.Err() != nil {
 		return nil, active, false
@@ -577,6 +598,10 @@ func decodeAllocation(d *berth.StateDecoder, queue string, evs *[]buildEvent) (a
 		return nil, active, false
 	}
 	if *evs, err = a.buildSteps(*evs); err != nil {
+		failCorrupt(d, err)
+		return nil, active, false
+	}
+	if err := a.checkStages(); err != nil {
 		failCorrupt(d, err)
 		return nil, active, false
 	}

@@ -127,7 +127,7 @@ func randomDef(rng *rand.Rand) plan.Definition {
 			Containers: gang * int64(1+rng.IntN(8)), Concurrency: gang, Duration: d})
 	}
 	def := plan.Definition{Arrival: arrival, Deadline: arrival + total + berth.Duration(rng.IntN(4*60))*minute,
-		Interpreter: plan.Interpreter(rng.IntN(4)), Stages: stages, Priority: int32(rng.IntN(3)),
+		Interpreter: []plan.Interpreter{plan.RAny, plan.RAll, plan.ROrder, plan.ROrderNoGap}[rng.IntN(4)], Stages: stages, Priority: int32(rng.IntN(3)),
 		Name: fmt.Sprint("job", rng.IntN(100))}
 	if rng.IntN(8) == 0 && def.Deadline-def.Arrival <= 6*hour {
 		def.Period = 6 * hour

@@ -631,14 +631,18 @@ func (p *Plan) prepare(a *Allocation) (*Allocation, error) {
 	c.Definition = a.Definition.Clone()
 	c.Queue = p.cfg.Queue
 	c.active, c.hasActive = berth.Interval{}, false
+	c.Stages = slices.Clone(a.Stages)
 	if a.builtFromCurrent() {
 		// The series and the frozen intervals are never changed after
 		// build, so the plan's copy can share them.
 		c.Intervals = a.frozen
-		return &c, nil
+	} else {
+		c.Intervals = slices.Clone(a.Intervals)
+		if err := c.build(); err != nil {
+			return nil, err
+		}
 	}
-	c.Intervals = slices.Clone(a.Intervals)
-	if err := c.build(); err != nil {
+	if err := c.checkStages(); err != nil {
 		return nil, err
 	}
 	return &c, nil

@@ -22,6 +22,16 @@ type SystemConfig struct {
 	// List; nil disables the checks, YARN's default
 	// (yarn.acl.reservation-enable=false). See [Authorizer].
 	Authorizer Authorizer
+	// Publish, when set, publishes plan p to the scheduler at time now.
+	// Submit calls it, outside the system's locks, right after it placed a
+	// reservation that arrives within one plan step (arrival − now <
+	// step), as YARN's ClientRMService.submitReservation synchronizes the
+	// plan then (refreshScheduler): the reservation's queue exists when
+	// Submit returns, so applications submitted to it at once are
+	// accepted. A host sets it to its plan follower's Synchronize and
+	// stops the containers the follower's Result ends (package follower
+	// shows the loop). Nil leaves the queue to the follower's next run.
+	Publish func(p *Plan, now berth.Time)
 }
 
 // System is the reservation service of a cluster: YARN's ReservationSystem
@@ -423,6 +433,10 @@ func (s *System) planForID(id ReservationID) (*Plan, error) {
 // ValidateSubmission runs YARN's submission checks and returns the target
 // plan: id set, queue set and reservable, then [ValidateDefinition].
 func (s *System) ValidateSubmission(req SubmissionRequest) (*Plan, error) {
+	return s.validateSubmission(req, s.cfg.Clock.Now())
+}
+
+func (s *System) validateSubmission(req SubmissionRequest, now berth.Time) (*Plan, error) {
 	if req.ID.IsZero() {
 		return nil, berth.InvalidField("reservation-id", req.ID,
 			"Reservation id cannot be null. Please try again specifying  a valid reservation id by creating a new reservation id.")
@@ -431,7 +445,7 @@ func (s *System) ValidateSubmission(req SubmissionRequest) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ValidateDefinition(req.Definition, p.Limits(s.cfg.Clock.Now())); err != nil {
+	if err := ValidateDefinition(req.Definition, p.Limits(now)); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -441,11 +455,15 @@ func (s *System) ValidateSubmission(req SubmissionRequest) (*Plan, error) {
 // the reservation: id set and known, its plan present, then
 // [ValidateDefinition].
 func (s *System) ValidateUpdate(req UpdateRequest) (*Plan, error) {
+	return s.validateUpdate(req, s.cfg.Clock.Now())
+}
+
+func (s *System) validateUpdate(req UpdateRequest, now berth.Time) (*Plan, error) {
 	p, err := s.planForID(req.ID)
 	if err != nil {
 		return nil, err
 	}
-	if err := ValidateDefinition(req.Definition, p.Limits(s.cfg.Clock.Now())); err != nil {
+	if err := ValidateDefinition(req.Definition, p.Limits(now)); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -488,14 +506,17 @@ func agentOf(p *Plan) (Agent, error) {
 }
 
 // Submit validates req and asks the plan's agent to place it (YARN's
-// submitReservation). Submitting an id again with an equal definition
-// succeeds without change; with a different definition it is
+// submitReservation), no earlier than now ([Definition.PlacedArrival]: an
+// arrival in the past is stored as now). Submitting an id again with the
+// same request succeeds without change; with a different definition it is
 // berth.ErrConflict. A failed placement is an error (YARN answers success
 // when its agent returns false). With an [Authorizer] the caller req.User
 // needs permission for [OpSubmitReservation], checked after the idempotence
-// check as in YARN.
+// check as in YARN. A reservation placed that arrives within one plan step
+// is published at once through [SystemConfig].Publish, when set.
 func (s *System) Submit(req SubmissionRequest) error {
-	p, err := s.ValidateSubmission(req)
+	now := s.cfg.Clock.Now()
+	p, err := s.validateSubmission(req, now)
 	if err != nil {
 		return err
 	}
@@ -519,7 +540,7 @@ func (s *System) Submit(req SubmissionRequest) error {
 	s.queues[req.ID] = req.Queue
 	s.inflight[req.ID]++
 	s.mu.Unlock()
-	err = s.place(p, req)
+	added, err := s.place(p, req, now)
 	s.mu.Lock()
 	if s.inflight[req.ID]--; s.inflight[req.ID] == 0 {
 		delete(s.inflight, req.ID)
@@ -528,59 +549,96 @@ func (s *System) Submit(req SubmissionRequest) error {
 	s.mu.Unlock()
 	if err != nil {
 		p.rejected(ReservationRejected, req.ID, req.User, err)
-	}
-	return err
-}
-
-// place runs the idempotence check and the agent for Submit.
-func (s *System) place(p *Plan, req SubmissionRequest) error {
-	if done, err := s.idempotent(p, req); done || err != nil {
 		return err
 	}
-	// As YARN: the ACL check follows the idempotence check, so resubmitting
-	// an accepted reservation needs no permission.
-	if err := s.authorize(req.User, OpSubmitReservation, p, req.ID); err != nil {
-		return err
-	}
-	ag, err := agentOf(p)
-	if err != nil {
-		return err
-	}
-	if err := ag.CreateReservation(p, req.ID, req.User, req.Definition.Clone()); err != nil {
-		if errors.Is(err, berth.ErrAlreadyExists) { // a concurrent submission won
-			if done, ierr := s.idempotent(p, req); done || ierr != nil {
-				return ierr
-			}
-		}
-		return berth.Wrap(err, "submitting reservation", req.ID)
+	if added {
+		s.publishSoon(p, req.Definition.Arrival, now)
 	}
 	return nil
 }
 
+// place runs the idempotence check and the agent for Submit; added reports
+// that this call placed the reservation.
+func (s *System) place(p *Plan, req SubmissionRequest, now berth.Time) (added bool, err error) {
+	if done, err := s.idempotent(p, req); done || err != nil {
+		return false, err
+	}
+	// As YARN: the ACL check follows the idempotence check, so resubmitting
+	// an accepted reservation needs no permission.
+	if err := s.authorize(req.User, OpSubmitReservation, p, req.ID); err != nil {
+		return false, err
+	}
+	ag, err := agentOf(p)
+	if err != nil {
+		return false, err
+	}
+	if err := ag.CreateReservation(p, req.ID, req.User, placed(req.Definition, now)); err != nil {
+		if errors.Is(err, berth.ErrAlreadyExists) { // a concurrent submission won
+			if done, ierr := s.idempotent(p, req); done || ierr != nil {
+				return false, ierr
+			}
+		}
+		return false, berth.Wrap(err, "submitting reservation", req.ID)
+	}
+	return true, nil
+}
+
+// publishSoon is YARN's ClientRMService.refreshScheduler: a reservation
+// that arrives within one plan step of now is published at once.
+func (s *System) publishSoon(p *Plan, arrival, now berth.Time) {
+	if s.cfg.Publish == nil {
+		return
+	}
+	if d := arrival - now; arrival > now && (d < 0 || d >= p.Step()) { // d < 0: overflow
+		return
+	}
+	s.cfg.Publish(p, s.cfg.Clock.Now())
+}
+
+// placed is the copy of def an agent places at time now: its arrival is
+// [Definition.PlacedArrival], so nothing is placed in the past.
+func placed(def *Definition, now berth.Time) Definition {
+	d := def.Clone()
+	d.Arrival = d.PlacedArrival(now)
+	return d
+}
+
 // idempotent reports whether the plan holds req.ID already: done with a nil
-// error for an equal definition, an ErrConflict otherwise.
+// error for the same request (see sameRequest), an ErrConflict otherwise.
 func (s *System) idempotent(p *Plan, req SubmissionRequest) (bool, error) {
 	cur, ok := p.Reservation(req.ID)
 	if !ok {
 		return false, nil
 	}
-	if cur.Definition.Equal(*req.Definition) {
+	if sameRequest(cur, *req.Definition) {
 		return true, nil
 	}
 	return true, &berth.FieldError{Field: "reservation-definition", Value: req.ID, Kind: berth.ErrConflict,
 		Reason: fmt.Sprintf("Reservation allocation already exists with the reservation id %v, but a different reservation definition was provided. Please try again with a new reservation id, or consider updating the reservation instead.", req.ID)}
 }
 
+// sameRequest reports whether def asks for what a was accepted for: an
+// equal definition once both arrivals are taken as placed at acceptance
+// (the stored arrival was raised to the submission time if it was in the
+// past; arrivals before the acceptance both mean "from then on").
+func sameRequest(a *Allocation, def Definition) bool {
+	stored := a.Definition
+	stored.Arrival, def.Arrival = stored.PlacedArrival(a.AcceptedAt), def.PlacedArrival(a.AcceptedAt)
+	return stored.Equal(def)
+}
+
 // Update validates req and asks the agent to re-place the reservation
-// (YARN's updateReservation). On failure the old reservation is kept. With
+// (YARN's updateReservation), no earlier than now as Submit places. On
+// failure the old reservation is kept. With
 // an [Authorizer] req.User needs permission for [OpUpdateReservation]; the
 // new version is owned by req.User, as in YARN.
 func (s *System) Update(req UpdateRequest) error {
-	p, err := s.ValidateUpdate(req)
+	now := s.cfg.Clock.Now()
+	p, err := s.validateUpdate(req, now)
 	if err != nil {
 		return err
 	}
-	if err := s.update(p, req); err != nil {
+	if err := s.update(p, req, now); err != nil {
 		p.rejected(ReservationUpdateRejected, req.ID, req.User, err)
 		return err
 	}
@@ -588,7 +646,7 @@ func (s *System) Update(req UpdateRequest) error {
 }
 
 // update authorizes req and runs the agent for Update.
-func (s *System) update(p *Plan, req UpdateRequest) error {
+func (s *System) update(p *Plan, req UpdateRequest, now berth.Time) error {
 	if err := s.authorize(req.User, OpUpdateReservation, p, req.ID); err != nil {
 		return err
 	}
@@ -596,7 +654,7 @@ func (s *System) update(p *Plan, req UpdateRequest) error {
 	if err != nil {
 		return err
 	}
-	if err := ag.UpdateReservation(p, req.ID, req.User, req.Definition.Clone()); err != nil {
+	if err := ag.UpdateReservation(p, req.ID, req.User, placed(req.Definition, now)); err != nil {
 		return berth.Wrap(err, "Unable to update reservation", req.ID)
 	}
 	return nil

@@ -22,7 +22,7 @@ type Limits struct {
 	// StrictStages adds checks YARN leaves to the planner or skips (Berth
 	// option, off by default): every stage needs Concurrency ≥ 1,
 	// Containers > 0 and a multiple of Concurrency, Duration > 0 and a
-	// non-negative Capability, and the interpreter must be one of the four.
+	// non-negative Capability.
 	// YARN's LowCostAligned agent divides by a zero duration (§18 item 13).
 	StrictStages bool
 }
@@ -38,19 +38,24 @@ func (p *Plan) Limits(now berth.Time) Limits {
 // field and value, its Reason being YARN's message:
 //
 //   - a nil definition;
+//   - an interpreter outside the enum (Berth: YARN's records cannot hold
+//     one, its REST layer fails on it);
 //   - deadline ≤ now;
+//   - deadline ≤ arrival (Berth: YARN refuses it only through the minimum
+//     duration, and not for R_ANY, whose agent then finds no placement);
 //   - no stages;
-//   - deadline − arrival shorter than the minimum duration (the longest
-//     stage for R_ALL, the sum of stages for R_ORDER and R_ORDER_NO_GAP;
-//     not checked for R_ANY);
+//   - the window shorter than the minimum duration (the longest stage for
+//     R_ALL, the sum of stages for R_ORDER and R_ORDER_NO_GAP; not checked
+//     for R_ANY), the window starting at [Definition.PlacedArrival] (Berth:
+//     nothing is placed in the past, see [System.Submit]);
 //   - a gang (capability × concurrency) larger than the capacity under the
 //     calculator (not checked for R_ANY);
 //   - a negative period, a period shorter than deadline − arrival, or one
 //     that does not divide the maximum periodicity.
 //
-// Like YARN it does not check the arrival, the stage sizes or the maximum
-// allocation unless lim.StrictStages is set. Arithmetic saturates instead
-// of overflowing.
+// Like YARN it does not check the stage sizes or the maximum allocation
+// unless lim.StrictStages is set. Arithmetic saturates instead of
+// overflowing.
 func ValidateDefinition(def *Definition, lim Limits) error {
 	if def == nil {
 		return berth.InvalidField(fieldDefinition, nil,
@@ -60,9 +65,16 @@ func ValidateDefinition(def *Definition, lim Limits) error {
 	if calc == nil {
 		calc = berth.MemoryCalculator{}
 	}
+	if err := CheckInterpreter(def.Interpreter); err != nil {
+		return err
+	}
 	if def.Deadline <= lim.Now {
 		return berth.InvalidField(fieldDeadline, def.Deadline,
 			fmt.Sprintf("The specified deadline: %d is the past. Please try again with deadline in the future.", def.Deadline))
+	}
+	if def.Deadline <= def.Arrival {
+		return berth.InvalidField(fieldDeadline, def.Deadline,
+			fmt.Sprintf("The deadline must be later than the arrival (%d). Please try again with a deadline after the arrival.", def.Arrival))
 	}
 	if len(def.Stages) == 0 {
 		return berth.InvalidField(fieldRequests, def.Stages,
@@ -89,10 +101,11 @@ func ValidateDefinition(def *Definition, lim Limits) error {
 		}
 	}
 	duration := satSub(def.Deadline, def.Arrival)
-	if duration < minDuration && def.Interpreter != RAny {
+	arrival := def.PlacedArrival(lim.Now)
+	if window := satSub(def.Deadline, arrival); window < minDuration && def.Interpreter != RAny {
 		return berth.InvalidField(fieldArrival, def.Arrival,
 			fmt.Sprintf("The time difference (%d) between arrival (%d) and deadline (%d) must  be greater or equal to the minimum resource duration (%d)",
-				duration, def.Arrival, def.Deadline, minDuration))
+				window, arrival, def.Deadline, minDuration))
 	}
 	if berth.GreaterThan(calc, lim.Capacity, maxGang, lim.Capacity) && def.Interpreter != RAny {
 		return berth.InvalidField(fieldRequests, maxGang,
@@ -116,9 +129,6 @@ func ValidateDefinition(def *Definition, lim Limits) error {
 
 // strictStages is the Berth-only stage check (see Limits.StrictStages).
 func strictStages(def *Definition) error {
-	if !def.Interpreter.Valid() {
-		return berth.InvalidField(fieldInterpreter, int(def.Interpreter), "must be 0 (R_ANY) to 3 (R_ORDER_NO_GAP)")
-	}
 	for i, s := range def.Stages {
 		f := fmt.Sprintf("%s.reservation-request[%d].", fieldRequests, i)
 		switch {

@@ -155,7 +155,8 @@
 // Each round returns a [FairRound]: the starved applications with their
 // requests and what was done for them, and one [FairDecision] per container
 // (marked, killed, released or forgotten), with the application it serves
-// and why.
+// and why; and, as a ProportionalReport does, the containers killed
+// ([FairRound].Ended), for the host to stop.
 //
 // The built-in [FairYARNSelector] is YARN's identification: the nodes the
 // ask names in node-id order; on each, running containers non-AM first and

@@ -143,6 +143,9 @@ type FairRound struct {
 	// Decisions: first the kills and releases of containers marked in
 	// earlier rounds, then the new marks.
 	Decisions []FairDecision
+	// Ended are the containers the round killed, as the scheduler returned
+	// them, in kill order: the host stops them (as ProportionalReport.Ended).
+	Ended []fair.Ended
 }
 
 // Count returns how many decisions took action a.
@@ -413,8 +416,12 @@ func (p *FairPreemptor) killDue(now berth.Time, snap *fair.Snapshot, r *FairRoun
 		}
 		need := stillNeeded(snap, apps, e.forApp)
 		if need || p.cfg.KillUnneeded {
-			if _, err := p.sched.PreemptContainer(e.c.ID); err != nil && !errors.Is(err, berth.ErrNotFound) {
+			ended, err := p.sched.PreemptContainer(e.c.ID)
+			if err != nil && !errors.Is(err, berth.ErrNotFound) {
 				return changed, fmt.Errorf("preempt: kill container %d: %w", e.c.ID, err)
+			}
+			if err == nil {
+				r.Ended = append(r.Ended, ended)
 			}
 			changed = true
 			p.dropPending(e.c.ID)

@@ -29,12 +29,27 @@ func TestFairEndToEndStarvedQueueRecovers(t *testing.T) {
 	w.submit("b1", "root.b", one, one, 16)
 
 	var victims []fair.Container
+	var ended []fair.Ended
 	marks, reached := map[int]int{}, 0
 	for round := 1; round <= 60; round++ {
 		w.clock.Advance(1000)
 		w.beatAll()
 		r, err := w.p.Round(w.clock.Now())
 		require.NoError(t, err)
+		// Every kill of the round is in its Ended list, in kill order,
+		// for the host to stop.
+		var killed []fair.ContainerID
+		for _, d := range r.Decisions {
+			if d.Action == FairKilled {
+				killed = append(killed, d.Container.ID)
+			}
+		}
+		var endedIDs []fair.ContainerID
+		for _, e := range r.Ended {
+			endedIDs = append(endedIDs, e.ID)
+		}
+		assert.Equal(t, killed, endedIDs, "round %d", round)
+		ended = append(ended, r.Ended...)
 		for _, d := range r.Decisions {
 			switch d.Action {
 			case FairMarked:
@@ -68,6 +83,11 @@ func TestFairEndToEndStarvedQueueRecovers(t *testing.T) {
 	}
 	assert.Equal(t, map[string]int{"n00": 7, "n01": 7, "n02": 1, "n03": 1}, perNode, "AM containers are left for other nodes' tasks")
 	require.Len(t, victims, 16)
+	require.Len(t, ended, 16, "the host is told of every kill")
+	for i, e := range ended {
+		assert.Equal(t, victims[i].Node, e.Node, "ended %d", i)
+		assert.Equal(t, victims[i].App, e.App, "ended %d", i)
+	}
 	perApp := map[string]int{}
 	for _, c := range victims {
 		assert.False(t, c.AM, "no AM container preempted: %+v", c)

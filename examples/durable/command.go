@@ -326,7 +326,7 @@ func putDefinition(b []byte, def *plan.Definition) []byte {
 		b = putVarint(b, s.Concurrency)
 		b = putVarint(b, s.Duration)
 	}
-	return putVarint(b, int64(def.Interpreter))
+	return putVarint(b, int64(def.Interpreter.Code())) // YARN's code
 }
 
 func (d *dec) definition() *plan.Definition {
@@ -345,7 +345,11 @@ func (d *dec) definition() *plan.Definition {
 		return plan.Stage{Capability: d.resource(), Containers: d.varint(), Concurrency: d.varint(), Duration: d.varint()}
 	})
 	d.field = "Definition.Interpreter"
-	def.Interpreter = plan.Interpreter(d.varint())
+	code := d.varint()
+	var err error
+	if def.Interpreter, err = plan.InterpreterOf(code); err != nil {
+		def.Interpreter = plan.Interpreter(code) // a refused request, kept as sent for the replay
+	}
 	return def
 }
 

@@ -3,10 +3,12 @@ module github.com/berthsched/berth/examples/ha
 go 1.26.0
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/berthsched/berth v0.0.0
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hashicorp/raft v1.8.0
 	github.com/stretchr/testify v1.12.1
+	go.etcd.io/bbolt v1.4.3
 )
 
 require (

@@ -1,15 +1,25 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/berthsched/berth/examples/durable"
 )
 
 func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "ha:", err)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := runMain(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "ha:", err)
+		}
 		os.Exit(1)
 	}
 }
@@ -17,8 +27,8 @@ func main() {
 // run is the demo: three replicas, a stream of commands through the
 // leader, the leader killed half-way, a new leader carrying on, the old
 // one restarted and caught up from a snapshot.
-func run() error {
-	cfg, err := durable.DemoConfig(durable.Capacity)
+func run(out io.Writer, kind durable.SchedulerKind) error {
+	cfg, err := durable.DemoConfig(kind)
 	if err != nil {
 		return err
 	}
@@ -31,8 +41,8 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("three replicas up; leader %s\n", l.ID)
-	w := durable.NewWorkload(1, durable.Capacity)
+	fmt.Fprintf(out, "three replicas up; leader %s\n", l.ID)
+	w := durable.NewWorkload(1, kind)
 	w.Nodes, w.Apps = 24, 16
 	containers := 0
 	step := func(n int) error {
@@ -50,11 +60,11 @@ func run() error {
 		return err
 	}
 	seq := l.FSM.Cluster().Seq()
-	fmt.Printf("%d commands committed, %d containers allocated; snapshotting the leader's log\n", seq, containers)
+	fmt.Fprintf(out, "%d commands committed, %d containers allocated; snapshotting the leader's log\n", seq, containers)
 	if err := l.Raft.Snapshot().Error(); err != nil {
 		return err
 	}
-	fmt.Printf("killing leader %s\n", l.ID)
+	fmt.Fprintf(out, "killing leader %s\n", l.ID)
 	if err := g.Stop(l); err != nil {
 		return err
 	}
@@ -62,7 +72,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("new leader %s at command %d\n", nl.ID, nl.FSM.Cluster().Seq())
+	fmt.Fprintf(out, "new leader %s at command %d\n", nl.ID, nl.FSM.Cluster().Seq())
 	if err := step(1500); err != nil {
 		return err
 	}
@@ -72,7 +82,7 @@ func run() error {
 	if err := step(100); err != nil {
 		return err
 	}
-	fmt.Printf("restarting %s\n", l.ID)
+	fmt.Fprintf(out, "restarting %s\n", l.ID)
 	if err := g.Restart(l); err != nil {
 		return err
 	}
@@ -80,7 +90,7 @@ func run() error {
 	if err := g.WaitApplied(seq); err != nil {
 		return err
 	}
-	fmt.Printf("%s caught up to command %d (snapshots installed: %d); %d containers allocated in all\n",
+	fmt.Fprintf(out, "%s caught up to command %d (snapshots installed: %d); %d containers allocated in all\n",
 		l.ID, l.FSM.Cluster().Seq(), l.FSM.Restores(), containers)
 	digests := map[string]bool{}
 	for _, r := range g.Running() {
@@ -89,11 +99,11 @@ func run() error {
 			return err
 		}
 		digests[d] = true
-		fmt.Printf("  %s: command %d, state digest %s\n", r.ID, r.FSM.Cluster().Seq(), d[:16])
+		fmt.Fprintf(out, "  %s: command %d, state digest %s\n", r.ID, r.FSM.Cluster().Seq(), d[:16])
 	}
 	if len(digests) != 1 {
 		return fmt.Errorf("replicas disagree")
 	}
-	fmt.Println("all replicas agree")
+	fmt.Fprintln(out, "all replicas agree")
 	return nil
 }

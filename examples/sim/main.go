@@ -16,7 +16,17 @@
 //	    --conf=sls-runner.xml --output-dir=out
 //
 // The output directory receives report.html, jobruntime.csv (SLS's
-// columns), jobs.csv, cluster.csv, queues.csv and reservations.csv.
+// columns), jobs.csv, cluster.csv, queues.csv, reservations.csv and
+// timeline.csv. --help says more.
+//
+// --compare runs the same trace under several configurations at once and
+// writes compare.html beside one directory per configuration; --shard
+// runs a part of them and --merge builds the comparison from the parts
+// (package compare, and README.md for running the parts on a batch
+// engine):
+//
+//	go run ./examples/sim --compare=capacity,fair --output-dir=cmp
+//
 // Preemption runs as the configuration says, as in YARN: under the
 // capacity scheduler when yarn.resourcemanager.scheduler.monitor.enable is
 // true (the policy's yarn.resourcemanager.monitor.capacity.preemption.*
@@ -72,6 +82,10 @@ type options struct {
 	quiet                                          bool
 	writeDefault                                   string
 	strictConfig                                   bool
+	// --compare, --shard, --merge, --workers (main_compare.go).
+	compare, shard string
+	merge          bool
+	workers        int
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error) {
@@ -95,10 +109,15 @@ func parseFlags(args []string, stderr io.Writer) (*options, *flag.FlagSet, error
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress display")
 	fs.BoolVar(&o.strictConfig, "strict-config", false, "refuse to run when the scheduler's file or the site file has keys Berth does not model or that no one knows")
 	fs.StringVar(&o.writeDefault, "write-default-scenario", "", "write the embedded default scenario's files to this directory and exit")
+	fs.StringVar(&o.compare, "compare", "", "run the trace under several configurations and compare them: a comparison file (JSON), or a comma-separated list of schedulers (capacity, fair) or scheduler files")
+	fs.StringVar(&o.shard, "shard", "", "with --compare: run only part i/n of the configurations (0 ≤ i < n), for --merge")
+	fs.BoolVar(&o.merge, "merge", false, "build the comparison from the output directories of --shard runs, given as arguments")
+	fs.IntVar(&o.workers, "workers", 0, "with --compare: configurations run at once (0: one per core)")
+	fs.Usage = func() { usage(fs) }
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
-	if fs.NArg() > 0 {
+	if fs.NArg() > 0 && !o.merge {
 		return nil, nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
 	return o, fs, nil
@@ -170,12 +189,20 @@ func (o *options) inputs() (scenario.Inputs, string, error) {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	o, _, err := parseFlags(args, stderr)
+	o, fs, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
 	if o.writeDefault != "" {
 		return writeFiles(o.writeDefault, scenario.DefaultFiles())
+	}
+	switch {
+	case o.merge:
+		return runMerge(o, fs.Args(), stdout)
+	case o.compare != "":
+		return runCompare(o, stdout, stderr)
+	case o.shard != "" || o.workers != 0:
+		return errors.New("--shard and --workers go with --compare")
 	}
 	in, title, err := o.inputs()
 	if err != nil {
@@ -194,6 +221,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if in.Site != nil {
 		printConfigReport(stderr, in.Site.Name, sc.SiteReport)
 	}
+	printInputNotes(stderr, sc)
 	if o.printSimulation {
 		printSimulation(stdout, sc)
 	}
@@ -218,6 +246,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	printSummary(stdout, res, o.trackJobs, prog.elapsed())
+	if len(sc.Dropped) > 0 {
+		fmt.Fprintf(stdout, "dropped jobs %d (not run, as SLS and YARN leave them out; listed on stderr and in the report)\n", len(sc.Dropped))
+	}
 	fmt.Fprintf(stdout, "\nreport: %s\n", filepath.Join(o.outputDir, "report.html"))
 	return nil
 }
@@ -227,7 +258,7 @@ func outputs(r *metrics.Run, title string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for name, w := range map[string]func(io.Writer, *metrics.Run) error{
 		"jobruntime.csv": metrics.WriteJobRuntime, "jobs.csv": metrics.WriteJobs, "cluster.csv": metrics.WriteCluster,
-		"queues.csv": metrics.WriteQueues, "reservations.csv": metrics.WriteReservations,
+		"queues.csv": metrics.WriteQueues, "reservations.csv": metrics.WriteReservations, "timeline.csv": metrics.WriteTimeline,
 	} {
 		var b strings.Builder
 		if err := w(&b, r); err != nil {
@@ -243,37 +274,9 @@ func outputs(r *metrics.Run, title string) (map[string][]byte, error) {
 	return files, nil
 }
 
-// writeFiles writes the files into a fresh temporary directory beside dir,
-// then moves them into dir (created if missing): each file appears whole
-// or not at all.
-func writeFiles(dir string, files map[string][]byte) error {
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, ".sim-tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(tmp, name), data, 0o644); err != nil {
-			return err
-		}
-	}
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		if err := os.Chmod(tmp, 0o755); err != nil {
-			return err
-		}
-		return os.Rename(tmp, dir)
-	}
-	for name := range files {
-		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(dir, name)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// writeFiles writes the files into dir (created if missing), all or
+// nothing: see writeTree.
+func writeFiles(dir string, files map[string][]byte) error { return writeTree(dir, files) }
 
 // printConfigReport tells the user what the scheduler's configuration
 // says that the simulation does not model or that no one knows (issue 15):
@@ -289,6 +292,17 @@ func printConfigReport(w io.Writer, file string, r queue.ConfigReport) {
 	}
 	if !r.Clean() {
 		fmt.Fprintln(w, "  (--strict-config refuses to run on such a configuration)")
+	}
+}
+
+// printInputNotes says how the inputs were read where a user may not
+// expect it, and which jobs are left out and why.
+func printInputNotes(w io.Writer, sc *scenario.Scenario) {
+	for _, n := range sc.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	for _, d := range sc.Dropped {
+		fmt.Fprintf(w, "dropped job %s (queue %s): %v\n", d.Job, d.Queue, d.Reason)
 	}
 }
 
@@ -318,7 +332,7 @@ func printSummary(w io.Writer, r *metrics.Run, track string, wall time.Duration)
 	fmt.Fprintf(w, "reservations %d: accepted %d, removed by replanning %d (follower runs that replanned or resized %d); deadlines met %d\n\n",
 		s.Reservations, s.Accepted, s.Removed, s.Replans, s.DeadlinesMet)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "queue\tjobs\tfinished\twait mean s\twait p95 s\truntime mean s\truntime p95 s\tused GB\tguaranteed GB\tmarked\tpreempted\t")
+	fmt.Fprintf(tw, "queue\tjobs\tfinished\twait mean s\twait p95 s\truntime mean s\truntime p95 s\tused GB\t%s GB\tmarked\tpreempted\t\n", s.ShareLabel)
 	for _, q := range s.Queues {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t%d\t\n", q.Queue, q.Jobs, q.Finished, q.WaitMean, q.WaitP95, q.RunMean, q.RunP95, q.MeanUsedGB, q.MeanGuaranteedGB, q.Marked, q.Preempted)
 	}

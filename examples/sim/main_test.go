@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/examples/internal/realinputs"
 	"github.com/berthsched/berth/examples/sim/scenario"
 	"github.com/berthsched/berth/queue"
 	"github.com/stretchr/testify/assert"
@@ -179,4 +181,40 @@ func TestSiteConfigReport(t *testing.T) {
 	assert.Contains(t, stderr.String(), "configuration report for "+site, "the refusal shows the site's report")
 	_, serr := os.Stat(strictOut)
 	assert.True(t, os.IsNotExist(serr), "a refused run writes nothing")
+}
+
+// TestInputNotesAndDrops: Hadoop's current Rumen sample runs its two jobs;
+// the third, which SLS cannot build, is named on stderr and counted in the
+// summary; a node file's {} record is noted.
+func TestInputNotesAndDrops(t *testing.T) {
+	sls := func(name string) string { return realinputs.Path(t, "sls", name) }
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"--tracetype=RUMEN", "--tracelocation=" + sls("2jobs2min-rumen-jh.yarn-4612.json"),
+		"--nodes=" + sls("nodes.json"), "--scheduler-conf=" + sls("capacity-scheduler.xml"), "--conf=" + sls("sls-runner.xml"),
+		"--output-dir=" + out, "--quiet"}, &stdout, &stderr)
+	require.NoError(t, err, stderr.String())
+	assert.Contains(t, stderr.String(), "dropped job job_1369942127770_1207 (queue sls_queue_1):")
+	assert.Contains(t, stderr.String(), `nodes.json: record 5: nodes[3].node: missing: read as host "/rack5/null"`)
+	assert.Contains(t, stdout.String(), "jobs 2 (finished 2)")
+	assert.Contains(t, stdout.String(), "dropped jobs 1")
+	report, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(report), "job_1369942127770_1207")
+}
+
+func TestNegativeEnd(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"--end-ms=-5", "--output-dir=" + t.TempDir()}, &stdout, &stderr)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "end-ms")
+}
+
+func TestHelpExamples(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"--help"}, &stdout, &stderr)
+	require.ErrorIs(t, err, flag.ErrHelp)
+	for _, typ := range []string{"SLS", "RUMEN", "SYNTH"} {
+		assert.Contains(t, stderr.String(), "sim --tracetype="+typ+" ")
+	}
 }

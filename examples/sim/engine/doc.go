@@ -61,7 +61,11 @@
 // preempted, lost and marked per queue and per job, and each
 // reservation's acceptance, placement, refusal and deletion by the
 // replanner come from their events, not from counts kept beside the
-// calls or from reading the plans back after a replanning.
+// calls or from reading the plans back after a replanning. The same
+// events, with the engine's node losses and returns, the follower's
+// replanning and a stall, make the run's timeline (metrics.Run.Timeline):
+// one metrics.Event per node, per reconfigured queue, per reservation
+// decision, and per preemption round and victim queue.
 //
 // # Differences from SLS
 //

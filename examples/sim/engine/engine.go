@@ -237,6 +237,11 @@ type Engine struct {
 	preempted int
 	lost      int
 	marked    int
+	kills     []metrics.Event // the current preemption round's, per queue
+	// Per plan queue: the follower's last run found it over-committed,
+	// and the plan's resources when it last went on the timeline.
+	overCommitted map[string]bool
+	planRes       map[string]berth.Resource
 	// Per reported queue (run.Queues): containers marked and preempted so
 	// far; queueIdx finds a queue's index, reservation queues counting
 	// for their plan.
@@ -297,7 +302,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, clock: cfg.Clock, s: cfg.Scheduler, nodeByID: map[string]*node{}, appByID: map[string]*app{},
 		ctrs: map[queue.ContainerID]*ctr{}, pending: map[capKey]int{}, resIdx: map[string]int{}, log: cfg.Logger,
-		wakeAt: -1, lastEnt: map[string]map[string]queue.Entitlement{}}
+		wakeAt: -1, lastEnt: map[string]map[string]queue.Entitlement{}, overCommitted: map[string]bool{}, planRes: map[string]berth.Resource{}}
 	if cfg.IdleBackoff < 0 {
 		return nil, &ConfigError{"IdleBackoff", "must not be negative"}
 	}
@@ -422,6 +427,8 @@ func (e *Engine) Run() (*metrics.Run, error) {
 		}
 		if ev.at-e.lastChange > e.cfg.StallTimeout && ev.at > e.lastJobEvent {
 			e.run.Stalled = true
+			e.record(metrics.Event{Time: e.lastChange, Kind: metrics.Stalled, Containers: e.open,
+				Detail: fmt.Sprintf("nothing changed for more than %d ms with %d jobs unfinished", e.cfg.StallTimeout, e.open)})
 			break
 		}
 		now = ev.at
@@ -480,6 +487,7 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 			e.log.Warn("preemption round", "time", now, "err", err)
 		}
 		e.ended(ended, now)
+		e.flushKills()
 		e.push(event{at: now + e.cfg.PreemptionInterval, kind: evPreempt})
 	case evSample:
 		e.sample(now)
@@ -497,12 +505,15 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 			if err != nil {
 				e.log.Warn("remove node", "node", n.spec.ID, "err", err)
 			}
+			e.nodeLost(n, ended, now)
 			e.ended(ended, now)
 		}
 	case evNodeUp:
 		if n := e.nodes[ev.i]; n.down {
 			if err := e.nodeUp(n, now); err != nil {
 				e.log.Warn("add node", "node", n.spec.ID, "err", err)
+			} else {
+				e.record(metrics.Event{Time: now, Kind: metrics.NodeReturned, Node: n.spec.ID, Rack: n.spec.Rack, Resource: n.spec.Capability})
 			}
 		}
 	}
@@ -1182,9 +1193,7 @@ func (e *Engine) followerRound(now berth.Time) {
 			e.bump()
 		}
 		e.lastEnt[r.PlanQueue] = ent
-		if r.Replanned || r.Resized {
-			e.run.Replans++
-		}
+		e.replanned(&r, now)
 		e.ended(r.Ended, now)
 		for _, app := range r.Killed {
 			if a := e.appByIDOrNil(app); a != nil && a.state != finished {

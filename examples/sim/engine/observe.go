@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/examples/sim/metrics"
+	"github.com/berthsched/berth/follower"
 	"github.com/berthsched/berth/plan"
 	"github.com/berthsched/berth/preempt"
 	"github.com/berthsched/berth/queue"
@@ -55,9 +58,12 @@ func (r recorder) ObserveContainer(ev queue.ContainerEvent) {
 	}
 	a.rec.Preempted++
 	e.preempted++
-	if i, ok := e.queueOf(ev.Container.Queue); ok {
+	q := ev.Container.Queue
+	if i, ok := e.queueOf(q); ok {
 		e.qPreempted[i]++
+		q = e.run.Queues[i]
 	}
+	e.killed(q, ev.Container.Resource)
 }
 
 // ObserveApp counts the applications in the scheduler.
@@ -70,9 +76,13 @@ func (r recorder) ObserveApp(ev queue.AppEvent) {
 	}
 }
 
-// ObserveQueue ignores queue changes: the follower's results tell the
-// engine what it needs.
-func (recorder) ObserveQueue(queue.QueueEvent) {}
+// ObserveQueue records reconfigurations on the timeline; the follower's
+// results tell the engine the rest (reservation queues come and go).
+func (r recorder) ObserveQueue(ev queue.QueueEvent) {
+	if ev.Kind == queue.QueueReconfigured {
+		r.e.record(metrics.Event{Time: ev.Time, Kind: metrics.QueueReconfigured, Queue: r.e.reportedQueue(ev.Queue)})
+	}
+}
 
 // ObserveReservation records a deadline job's reservation: accepted with
 // where the plan placed it, refused with why, deleted by the replanner
@@ -84,17 +94,33 @@ func (r recorder) ObserveReservation(ev plan.ReservationEvent) {
 		return
 	}
 	rec := &e.run.Reservations[i]
+	tl := metrics.Event{Time: ev.Time, Queue: e.reportedQueue(rec.Queue), Reservation: rec.ID}
 	switch ev.Kind {
 	case plan.ReservationAccepted:
 		rec.Accepted = true
 		rec.Start, rec.End = span(ev.Allocation)
+		tl.Kind, tl.Resource = metrics.ReservationAccepted, peak(ev.Allocation)
 	case plan.ReservationRejected:
 		rec.Reason = ev.Err.Error()
+		tl.Kind, tl.Detail = metrics.ReservationRejected, rec.Reason
 	case plan.ReservationDeleted:
 		if rec.Removed == 0 && rec.End > ev.Time {
 			rec.Removed = ev.Time
+			tl.Kind = metrics.ReservationRemoved
 		}
 	}
+	if tl.Kind != 0 {
+		e.record(tl)
+	}
+}
+
+// peak is the most an allocation holds at one time.
+func peak(a *plan.Allocation) berth.Resource {
+	var m berth.Resource
+	for _, iv := range a.Intervals {
+		m = berth.ComponentwiseMax(m, iv.Resource)
+	}
+	return m
 }
 
 // ObservePreemption counts the containers a preemption policy marked, per
@@ -108,4 +134,78 @@ func (r recorder) ObservePreemption(ev preempt.PreemptionEvent) {
 	if i, ok := e.queueOf(ev.Container.Queue); ok {
 		e.qMarked[i]++
 	}
+}
+
+// record appends an event to the run's timeline. The clock only moves
+// forward, so the timeline is in time order, and in the order of the
+// engine's steps within one instant.
+func (e *Engine) record(ev metrics.Event) { e.run.Timeline = append(e.run.Timeline, ev) }
+
+// nodeLost records a node's loss with what it ended: its containers, and
+// among them the application masters whose attempts restart.
+func (e *Engine) nodeLost(n *node, ended []queue.Ended, now berth.Time) {
+	ams := 0
+	for _, en := range ended {
+		if c, ok := e.ctrs[en.ID]; ok && c.app != nil && c == c.app.am {
+			ams++
+		}
+	}
+	e.record(metrics.Event{Time: now, Kind: metrics.NodeLost, Node: n.spec.ID, Rack: n.spec.Rack,
+		Containers: len(ended), AMs: ams, Resource: n.spec.Capability})
+}
+
+// killed counts a container a preemption policy killed into the current
+// round's tally of its queue; flushKills turns the tally into timeline
+// events when the round is over, one per victim queue.
+func (e *Engine) killed(queueName string, r berth.Resource) {
+	for i := range e.kills {
+		if e.kills[i].Queue == queueName {
+			e.kills[i].Containers++
+			e.kills[i].Resource = e.kills[i].Resource.Add(r)
+			return
+		}
+	}
+	e.kills = append(e.kills, metrics.Event{Time: e.clock.Now(), Kind: metrics.Preempted, Queue: queueName, Containers: 1, Resource: r})
+}
+
+func (e *Engine) flushKills() {
+	for _, k := range e.kills {
+		e.record(k)
+	}
+	e.kills = e.kills[:0]
+}
+
+// replanned counts a follower run that replanned or resized a plan and
+// records it on the timeline. A
+// plan that stays over-committed is replanned or resized at every
+// follower step: such a run goes on the timeline only when it starts a
+// stretch of them or the plan's resources changed, so that the timeline
+// says what happened, not how often the follower ran.
+func (e *Engine) replanned(r *follower.Result, now berth.Time) {
+	was := e.overCommitted[r.PlanQueue]
+	e.overCommitted[r.PlanQueue] = r.Replanned || r.Resized
+	if !r.Replanned && !r.Resized {
+		return
+	}
+	e.run.Replans++
+	if was && e.planRes[r.PlanQueue].Equal(r.PlanResources) {
+		return
+	}
+	how := "replanned"
+	if !r.Replanned {
+		how = "resized"
+	}
+	e.planRes[r.PlanQueue] = r.PlanResources
+	e.record(metrics.Event{Time: now, Kind: metrics.PlanReplanned, Queue: e.reportedQueue(r.PlanQueue), Resource: r.PlanResources, Detail: how})
+}
+
+// reportedQueue names a queue as the run reports it (Run.Queues): a
+// reservation queue as its plan, a plan's short name by its path.
+func (e *Engine) reportedQueue(name string) string {
+	for _, q := range []string{name, queue.RootName + queue.Separator + name} {
+		if i, ok := e.queueOf(q); ok {
+			return e.run.Queues[i]
+		}
+	}
+	return name
 }

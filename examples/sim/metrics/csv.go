@@ -93,6 +93,18 @@ func WriteReservations(w io.Writer, r *Run) error {
 	return bw.Flush()
 }
 
+// WriteTimeline writes timeline.csv: one row per event of the run's
+// timeline (memory in MB).
+func WriteTimeline(w io.Writer, r *Run) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "time_ms,event,node,rack,queue,reservation,containers,ams,memory_mb,vcores,detail")
+	for _, e := range r.Timeline {
+		fmt.Fprintf(bw, "%d,%s,%s,%s,%s,%s,%d,%d,%d,%d,%s\n", e.Time, e.Kind, csvField(e.Node), csvField(e.Rack), csvField(e.Queue),
+			csvField(e.Reservation), e.Containers, e.AMs, e.Resource.Memory, e.Resource.VCores, csvField(e.Detail))
+	}
+	return bw.Flush()
+}
+
 // csvField quotes a field when it needs it (RFC 4180).
 func csvField(s string) string {
 	for i := 0; i < len(s); i++ {

@@ -1,7 +1,9 @@
 // Package metrics holds what the simulator (package engine) records over a
 // run — per-job runtimes, cluster and per-queue samples over time, the
-// reservation plan's load, preemptions — and writes it in SLS's formats
-// (jobruntime.csv) and as CSV time series. It knows nothing about the
+// reservation plan's load, preemptions, and a timeline of typed events
+// (nodes lost and back, reconfiguration and replanning, preemption rounds
+// that killed, reservations accepted, refused and removed, a stall) — and
+// writes it in SLS's formats (jobruntime.csv) and as CSV files. It knows nothing about the
 // schedulers: the engine fills the records (from the scheduler's, the
 // plans' and the preemption policy's observer events and its own
 // application masters), package report draws them.
@@ -96,12 +98,19 @@ type Sample struct {
 type Run struct {
 	// Scheduler names the scheduler ("capacity", "fair").
 	Scheduler string
+	// Description is the scenario's own account of itself (a SYNTH
+	// trace's description), "" when it has none.
+	Description string `json:",omitempty"`
 	// Queues are the reported queues (configured leaves and plan queues,
 	// full paths), Plans the plan queues, in order.
 	Queues, Plans []string
 	Jobs          []Job
 	Reservations  []Reservation
 	Samples       []Sample
+	// Timeline lists what happened, in time order: nodes lost and
+	// returned, reconfigurations, replanning, preemption rounds that
+	// killed, reservations accepted, refused and removed, a stall.
+	Timeline []Event
 	// End is the simulated time the run stopped at; Events how many
 	// events it processed.
 	End    berth.Time

@@ -22,7 +22,7 @@ func ExampleLoad() {
 	fmt.Println(len(sc.Nodes), "nodes,", len(sc.Jobs), "jobs,", deadline, "with a deadline,", len(sc.NodeEvents), "node events")
 	fmt.Println("preemption:", sc.Preemption, "every", sc.PreemptInterval, "ms; configuration clean:", sc.ConfigReport.Clean())
 	// Output:
-	// 300 nodes, 2070 jobs, 194 with a deadline, 120 node events
+	// 300 nodes, 2070 jobs, 218 with a deadline, 120 node events
 	// preemption: true every 3000 ms; configuration clean: true
 }
 

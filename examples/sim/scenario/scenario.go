@@ -21,6 +21,17 @@
 // the fair preemption keys of package preempt, and
 // yarn.scheduler.fair.update-interval-ms (500).
 //
+// Jobs are read as SLS reads them and checked as YARN checks them, before
+// anything runs: a trace's am.type names its AM through SLS's
+// yarn.sls.am.type.<type> keys (MRAMSimulator and StreamAMSimulator are
+// modelled; DAGAMSimulator refuses the run); a job whose queue the
+// scheduler refuses (unknown, a parent, an ACL) or whose AM or task ask
+// exceeds the maximum allocation is left out with the reason
+// (Scenario.Dropped), as are the jobs the trace readers leave out. How
+// the inputs were read where a user may not expect it (a node record {}
+// as host "null", node labels not simulated) is in Scenario.Notes. Both
+// reach the report through Run.
+//
 // The scheduler's configuration is parsed with its report
 // (capacity.ParseXMLReport, fair.ParseAllocationFileReport):
 // Scenario.ConfigReport lists what Berth does not model, what no one knows
@@ -45,8 +56,6 @@
 //     CapacityOverTimePolicy, SimpleCapacityReplanner); the per-queue
 //     reservation keys of capacity-scheduler.xml (reservation-agent,
 //     average-capacity, ...) are not read yet.
-//   - A fair-scheduler plan's capacity is its weight's share of its
-//     siblings over the whole cluster, in memory and vcores.
 //   - Preemption as a YARN user switches it on (SLS runs whatever the
 //     ResourceManager's configuration says): under the capacity scheduler
 //     package preempt's proportional policy runs every monitoring_interval
@@ -69,10 +78,14 @@
 //     preferred host, which with relaxed locality is an any-host ask
 //     that delays scheduling by its locality wait).
 //   - Node events are a Berth addition (SLS has no node failures).
+//   - Node labels are parsed and kept on the nodes (trace.Node.Labels);
+//     the schedulers do not model partitions yet, so every node runs in
+//     the default partition, and a note says so.
 package scenario
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -141,11 +154,21 @@ type Inputs struct {
 
 // Scenario is a validated set of inputs, ready to build engines from.
 type Scenario struct {
-	in         Inputs
-	Jobs       []trace.Job
-	Nodes      []trace.Node
+	in    Inputs
+	Jobs  []trace.Job
+	Nodes []trace.Node
+	// Dropped are the jobs left out, as SLS and YARN leave them out: a
+	// Rumen job SLS cannot build, an am.type no key names, a queue the
+	// scheduler refuses, an ask past the maximum allocation.
+	Dropped []trace.Drop
+	// Notes tell how the inputs were read where a user may not expect it
+	// (SLS's "null" host names, node labels not simulated, ...).
+	Notes      []trace.Note
 	NodeEvents []engine.NodeEvent
 	Defaults   trace.Defaults
+	// Description is the scenario's own account of itself (the first
+	// SYNTH trace's description), for the report.
+	Description string
 	// Settings from the site file.
 	Heartbeat, FollowerStep, PreemptInterval, SampleInterval berth.Duration
 	Reservations, Preemption                                 bool
@@ -165,6 +188,9 @@ type Scenario struct {
 // Load parses and validates every input.
 func Load(in Inputs) (*Scenario, error) {
 	sc := &Scenario{in: in, Defaults: trace.DefaultDefaults()}
+	if in.End < 0 {
+		return nil, &InputError{File: "flags", Field: "end-ms", Value: in.End, Reason: "must not be negative (0: run until every job finished)"}
+	}
 	var site *Site
 	if in.Site != nil {
 		var err error
@@ -221,7 +247,7 @@ func Load(in Inputs) (*Scenario, error) {
 	if len(in.Traces) == 0 {
 		return nil, &InputError{File: "flags", Field: "tracelocation", Reason: "no trace given"}
 	}
-	var topology *trace.Topology
+	var traces []*trace.Trace
 	for _, f := range in.Traces {
 		var t *trace.Trace
 		switch strings.ToUpper(in.TraceType) {
@@ -233,6 +259,7 @@ func Load(in Inputs) (*Scenario, error) {
 			var s *trace.Synth
 			if s, err = trace.ReadSynth(bytes.NewReader(f.Data), f.Name); err == nil {
 				t = s.Generate(sc.Defaults, in.Seed)
+				sc.Description = cmp.Or(sc.Description, s.Description)
 			}
 		default:
 			return nil, &InputError{File: "flags", Field: "tracetype", Value: in.TraceType, Reason: "must be SLS, RUMEN or SYNTH"}
@@ -240,10 +267,10 @@ func Load(in Inputs) (*Scenario, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.Topology != nil && topology == nil {
-			topology = t.Topology
-		}
+		traces = append(traces, t)
 		sc.Jobs = append(sc.Jobs, t.Jobs...)
+		sc.Dropped = append(sc.Dropped, t.Dropped...)
+		sc.Notes = append(sc.Notes, t.Notes...)
 	}
 	seen := map[string]string{}
 	for _, j := range sc.Jobs {
@@ -252,19 +279,24 @@ func Load(in Inputs) (*Scenario, error) {
 		}
 		seen[j.ID] = in.Traces[0].Name
 	}
-	switch {
-	case in.Nodes != nil:
-		if sc.Nodes, err = trace.ReadNodes(bytes.NewReader(in.Nodes.Data), in.Nodes.Name, sc.Defaults); err != nil {
+	var notes []trace.Note
+	if in.Nodes != nil {
+		if sc.Nodes, notes, err = trace.ReadNodes(bytes.NewReader(in.Nodes.Data), in.Nodes.Name, sc.Defaults); err != nil {
 			return nil, err
 		}
-	case topology != nil:
-		sc.Nodes = trace.GenerateNodes(*topology, sc.Defaults)
-	default:
-		all := &trace.Trace{Jobs: sc.Jobs}
-		sc.Nodes = trace.NodesFromHosts(all.Hosts(), sc.Defaults)
+		notes = append(notes, labelNotes(sc.Nodes, in.Nodes.Name)...)
+	} else {
+		sc.Nodes, notes = trace.ClusterNodes(traces, sc.Defaults)
 	}
+	sc.Notes = append(sc.Notes, notes...)
 	if len(sc.Nodes) == 0 {
 		return nil, &InputError{File: "flags", Field: "nodes", Reason: "no nodes: give a node file, or a trace with hosts or a topology"}
+	}
+	if err := sc.resolveAMTypes(site); err != nil {
+		return nil, err
+	}
+	if err := sc.admitJobs(); err != nil {
+		return nil, err
 	}
 	if in.NodeEvents != nil {
 		if sc.NodeEvents, err = readNodeEvents(in.NodeEvents, sc.Nodes); err != nil {
@@ -312,8 +344,14 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		cfg.Scheduler, cfg.Stats, fs, flavor = s, engine.NewCapacityStats(s), s, follower.CapacityFlavor
 		for _, q := range s.Snapshot().Queues.Queues {
 			if q.Kind == queue.KindPlan {
+				// The cluster × the queue's share, memory rounded down to
+				// the minimum allocation. (plan.PlanCapacity gives one
+				// vcore, as YARN's CS does until its follower runs; both
+				// types are scaled here.)
+				abs := float64(q.AbsoluteCapacity)
+				capa := berth.New(int64(float64(cluster.Memory)*abs)/1024*1024, int64(float64(cluster.VCores)*abs))
 				name := q.Path.String()
-				planQueues = append(planQueues, planQueue{name: name[strings.LastIndexByte(name, '.')+1:], abs: float64(q.AbsoluteCapacity)})
+				planQueues = append(planQueues, planQueue{name: name[strings.LastIndexByte(name, '.')+1:], capacity: capa})
 			}
 		}
 	case "fair":
@@ -328,23 +366,14 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "fair scheduler refused the allocation file", Err: err}
 		}
 		cfg.Scheduler, cfg.Stats, fs, flavor = s, engine.NewFairStats(s), s, follower.FairFlavor
-		// A plan's capacity starts at its weight's share of its siblings;
-		// the fair follower does not change it afterwards.
-		sn := s.Snapshot()
-		for _, q := range sn.Queues {
-			if q.Plan {
-				total := 0.0
-				for _, o := range sn.Queues {
-					if o.Parent == q.Parent {
-						total += o.Weight
-					}
-				}
-				share := 0.0
-				if total > 0 {
-					share = q.Weight / total
-				}
-				planQueues = append(planQueues, planQueue{name: q.Path, abs: share})
+		// FairReservationSystem's plan: the queue's plan resources (its
+		// steady fair share), which the follower keeps up to date.
+		for _, name := range s.PlanQueues() {
+			capa, err := s.PlanResources(name)
+			if err != nil {
+				return nil, err
 			}
+			planQueues = append(planQueues, planQueue{name: name, capacity: capa})
 		}
 	}
 	if sc.Reservations && len(planQueues) > 0 {
@@ -354,7 +383,7 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		}
 		var plans follower.Plans
 		for _, pq := range planQueues {
-			p, err := newPlan(pq, cluster, clock)
+			p, err := newPlan(pq, clock)
 			if err != nil {
 				return nil, fmt.Errorf("plan %s: %w", pq.name, err)
 			}
@@ -384,19 +413,14 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 }
 
 type planQueue struct {
-	name string
-	abs  float64
+	name     string
+	capacity berth.Resource
 }
 
 // newPlan builds a plan with YARN's defaults: AlignedPlannerWithGreedy,
 // CapacityOverTimePolicy and SimpleCapacityReplanner.
-func newPlan(pq planQueue, cluster berth.Resource, clock berth.Clock) (*plan.Plan, error) {
-	// The cluster × the queue's share, memory rounded down to the minimum
-	// allocation. (plan.PlanCapacity gives one vcore, as YARN's CS does
-	// until its follower runs; the fair follower never sets the capacity,
-	// so both types are scaled here.)
-	capa := berth.New(int64(float64(cluster.Memory)*pq.abs)/1024*1024, int64(float64(cluster.VCores)*pq.abs))
-	cfg, err := yarnplan.Config(pq.name, capa, clock)
+func newPlan(pq planQueue, clock berth.Clock) (*plan.Plan, error) {
+	cfg, err := yarnplan.Config(pq.name, pq.capacity, clock)
 	if err != nil {
 		return nil, err
 	}
@@ -413,7 +437,8 @@ func (sc *Scenario) Run(o Options) (*metrics.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Config = sc.ConfigNotes()
+	r.Config = append(sc.ConfigNotes(), sc.InputNotes()...)
+	r.Description = sc.Description
 	return r, nil
 }
 

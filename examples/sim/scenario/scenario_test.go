@@ -86,7 +86,12 @@ func TestDefaultReservations(t *testing.T) {
 	for i := range run.Jobs {
 		jobs[run.Jobs[i].ID] = &run.Jobs[i]
 	}
-	accepted, removed, inWindow := 0, 0, 0
+	// The planner places a job's last stage right before its deadline, and
+	// each stage's containers start at the node heartbeats after it
+	// begins while task times are in ms: a job may end up to a heartbeat
+	// per stage (maps, reduces) after its deadline.
+	slack := 2 * sc.Heartbeat
+	accepted, removed, inWindow, hit := 0, 0, 0, 0
 	for _, v := range run.Reservations {
 		if !v.Accepted {
 			continue
@@ -103,14 +108,21 @@ func TestDefaultReservations(t *testing.T) {
 		require.NotNil(t, j, v.Job)
 		assert.Equal(t, v.ID, j.Reservation)
 		assert.GreaterOrEqual(t, j.FirstTask, v.Arrival, v.Job)
-		if assert.Positive(t, j.Finished, v.Job) && assert.LessOrEqual(t, j.Finished, v.Deadline, v.Job) {
+		if j.Lost > 0 {
+			// Its reservation stood, but the failed racks ended some of
+			// its containers: they run again, possibly past the deadline.
+			hit++
+			continue
+		}
+		if assert.Positive(t, j.Finished, v.Job) && assert.LessOrEqual(t, j.Finished, v.Deadline+slack, v.Job) {
 			inWindow++
 		}
 	}
 	assert.Greater(t, accepted, 100)
 	assert.Positive(t, removed, "the rack failure should make the replanner remove reservations")
 	assert.Positive(t, run.Replans)
-	assert.Equal(t, accepted-removed, inWindow)
+	assert.Less(t, hit, accepted/10, "few standing reservations lose containers")
+	assert.Equal(t, accepted-removed-hit, inWindow)
 	// The plan never holds more than its capacity once the follower ran.
 	for _, s := range run.Samples {
 		for k := range run.Plans {
@@ -144,6 +156,25 @@ func TestFairScheduler(t *testing.T) {
 	}
 	assert.Positive(t, acc)
 	assert.Contains(t, run.Queues, "root.dedicated")
+	// The plan is sized by the scheduler (its steady fair share, vcores
+	// included) and follows the cluster: while three racks are down the
+	// other queues' minimum shares take the whole smaller cluster, so the
+	// plan has nothing and holds nothing.
+	require.Len(t, run.Plans, 1)
+	var before, during []berth.Resource
+	for _, s := range run.Samples {
+		switch {
+		case s.Time > 43_200_000+60_000 && s.Time < 50_400_000:
+			during = append(during, s.PlanCapacity[0])
+			assert.Zero(t, s.PlanCommitted[0].Memory, "t=%d", s.Time)
+		case s.Time < 43_200_000:
+			before = append(before, s.PlanCapacity[0])
+		}
+	}
+	require.NotEmpty(t, before)
+	require.NotEmpty(t, during)
+	assert.Equal(t, berth.New(1872458, 914), before[len(before)-1], "20/100 of the cluster, vcores in proportion")
+	assert.True(t, during[len(during)-1].IsZero(), "%v", during[len(during)-1])
 }
 
 func TestLoadErrors(t *testing.T) {
@@ -163,6 +194,7 @@ func TestLoadErrors(t *testing.T) {
 		{"scheduler", "flags", "scheduler", with(func(in *Inputs) { in.Scheduler = "fifo" })},
 		{"trace type", "flags", "tracetype", with(func(in *Inputs) { in.TraceType = "CSV" })},
 		{"no trace", "flags", "tracelocation", with(func(in *Inputs) { in.Traces = nil })},
+		{"negative end", "flags", "end-ms", with(func(in *Inputs) { in.End = -1 })},
 		{"site value", "site.xml", KeyNMHeartbeat, with(func(in *Inputs) { in.Site = site(KeyNMHeartbeat + "</name><value>-5</value>") })},
 		{"site bool", "site.xml", KeyReservationEnable, with(func(in *Inputs) { in.Site = site(KeyReservationEnable + "</name><value>yes</value>") })},
 		{"site xml", "site.xml", "", with(func(in *Inputs) { in.Site = &File{Name: "site.xml", Data: []byte("<configuration><property>")} })},

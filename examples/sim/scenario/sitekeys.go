@@ -37,7 +37,6 @@ var siteNamespaces = []string{
 const (
 	insteadSLSThreads   = "no threads: the simulator is one deterministic discrete-event loop"
 	insteadSLSMetrics   = "no live metrics: the run writes its CSV files and report.html into --output-dir"
-	insteadAMTypes      = "the AM simulators are built in: MapReduce (mapreduce) and streaming (stream) jobs from the trace"
 	insteadSchedulerCS  = "the capacity scheduler's keys are read from the scheduler's file (--scheduler-conf) only"
 	insteadFairDefault  = "fair.DefaultConfig, with assignmultiple on (one heartbeat may allocate several containers)"
 	insteadAllocations  = "the scheduler's file is --scheduler-conf; minimum and maximum allocations come from it (capacity) or Berth's defaults (fair)"
@@ -85,7 +84,7 @@ var siteKeys = func() queue.KeyTable {
 		{Pattern: "yarn.sls.metrics.output", Support: queue.KeyNotModelled, Instead: "outputs go to --output-dir"},
 		{Pattern: "yarn.sls.metrics.timer.window.size", Support: queue.KeyNotModelled, Instead: "no scheduler-operation timers: the report gives the run's wall time and throughput"},
 		{Pattern: "yarn.sls.am.heartbeat.interval.ms", Support: queue.KeyNotModelled, Instead: "an application master asks as soon as it has something to ask; its asks are served on the nodes' heartbeats (" + KeyNMHeartbeat + ")"},
-		{Pattern: "yarn.sls.am.type.*", Support: queue.KeyNotModelled, Instead: insteadAMTypes},
+		{Pattern: KeyAMTypePrefix + "*"}, // read: see amTypes
 		{Pattern: "yarn.sls.nm.resource.utilization.ratio", Support: queue.KeyNotModelled, Instead: "no utilization reports: a node's used resource is its containers' allocation"},
 
 		// YARN's scheduler keys in yarn-site.xml.

@@ -44,7 +44,7 @@ func TestSiteReportKinds(t *testing.T) {
 		{key: "yarn.sls.runner.pool.size", reported: true, kind: queue.NoteNotModelled, instead: "discrete-event loop"},
 		{key: "yarn.sls.metrics.web.address.port", reported: true, kind: queue.NoteNotModelled, instead: "--output-dir"},
 		{key: "yarn.sls.am.heartbeat.interval.ms", reported: true, kind: queue.NoteNotModelled, instead: KeyNMHeartbeat},
-		{key: "yarn.sls.am.type.mapreduce", reported: true, kind: queue.NoteNotModelled, instead: "built in"},
+		{key: "yarn.sls.am.type.mapreduce", reported: false}, // read: it maps am.type to an AM
 		{key: "yarn.scheduler.minimum-allocation-mb", reported: true, kind: queue.NoteNotModelled, instead: "--scheduler-conf"},
 		{key: "yarn.scheduler.capacity.root.queues", reported: true, kind: queue.NoteNotModelled, instead: "--scheduler-conf"},
 		{key: "yarn.nodemanager.resource.memory-mb", reported: true, kind: queue.NoteNotModelled, instead: KeyNMMemory},
@@ -108,9 +108,10 @@ func TestSLSSampleKeys(t *testing.T) {
 	for _, n := range rep.Of(queue.NoteNotModelled) {
 		assert.NotEmpty(t, n.Instead, n.Key)
 	}
-	// Everything but the five keys the simulator reads, the one package
-	// preempt reads and the five outside its namespaces.
-	assert.Len(t, rep.Of(queue.NoteNotModelled), len(keys)-5-1-5, "%s", rep)
+	// Everything but the seven keys the simulator reads (two of them the
+	// AM types), the one package preempt reads and the five outside its
+	// namespaces.
+	assert.Len(t, rep.Of(queue.NoteNotModelled), len(keys)-7-1-5, "%s", rep)
 	assert.Len(t, rep.Of(queue.NoteElsewhere), 1)
 	for _, n := range rep.Notes {
 		assert.NotContains(t, []string{"yarn.resourcemanager.webapp.address", "yarn.resourcemanager.resource-tracker.address",

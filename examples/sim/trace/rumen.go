@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"errors"
 	"fmt"
 	"io"
 )
@@ -11,7 +12,9 @@ import (
 // attempt, running for that attempt's finishTime − startTime, with the
 // default container resource, priority 20 for maps and 10 for reduces;
 // times are shifted so the first job's submitTime is 0. Fields SLS does not
-// read are ignored.
+// read are ignored. A job SLS cannot build (a map or reduce task without
+// any attempt: AMDefinitionRumen throws, and AMRunner logs it and goes on)
+// is listed in Trace.Dropped, and the other jobs run.
 func ReadRumen(r io.Reader, file string, d Defaults) (*Trace, error) {
 	t := &Trace{}
 	var baseline int64
@@ -46,14 +49,23 @@ func ReadRumen(r io.Reader, file string, d Defaults) (*Trace, error) {
 			baseline = submit
 		}
 		j.Start = submit - baseline
-		if j.Start < 0 {
-			return o.err("submitTime", submit, "before the first job's submitTime", nil)
-		}
 		if finish > 0 {
 			if finish < submit {
 				return o.err("finishTime", finish, "before submitTime", nil)
 			}
 			j.End = finish - baseline
+		}
+		if j.Start < 0 {
+			// SLS resets the job to the trace's start, keeping its length.
+			t.Notes = append(t.Notes, Note{File: file, Record: rec, Field: "submitTime",
+				Text: fmt.Sprintf("job %s was submitted before the first job: its start is reset to 0, as SLS does", id)})
+			if j.End > 0 {
+				j.End -= j.Start
+			}
+			j.Start = 0
+		}
+		if j.Start > MaxTime || j.End > MaxTime {
+			return o.err("submitTime", submit, fmt.Sprintf("more than %d ms (ten years) after the first job", MaxTime), nil)
 		}
 		for _, kind := range []struct {
 			field, typ string
@@ -69,7 +81,9 @@ func ReadRumen(r io.Reader, file string, d Defaults) (*Trace, error) {
 					return err
 				}
 				if len(attempts) == 0 {
-					return to.err("attempts", nil, fmt.Sprintf("no attempt for a %s task", kind.typ), nil)
+					t.Dropped = append(t.Dropped, Drop{Job: id, Queue: j.Queue,
+						Reason: to.err("attempts", nil, fmt.Sprintf("a %s task has no attempt: SLS cannot build the job", kind.typ), nil)})
+					return nil
 				}
 				a := attempts[len(attempts)-1]
 				host, err := a.str("hostName", "")
@@ -95,6 +109,9 @@ func ReadRumen(r io.Reader, file string, d Defaults) (*Trace, error) {
 				if end <= start {
 					return a.err("finishTime", end, "must follow startTime", nil)
 				}
+				if end-start > MaxTime {
+					return a.err("finishTime", end, fmt.Sprintf("the attempt lasts more than %d ms (ten years)", MaxTime), nil)
+				}
 				j.Tasks = append(j.Tasks, Task{Host: host, Duration: end - start, Resource: d.Container,
 					Priority: kind.prio, Type: kind.typ, ExecutionType: DefaultExecutionType, AllocationID: -1})
 			}
@@ -108,5 +125,16 @@ func ReadRumen(r io.Reader, file string, d Defaults) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(t.Jobs) == 0 {
+		return nil, &Error{File: file, Reason: "no job to run", Err: errors.Join(dropReasons(t.Dropped)...)}
+	}
 	return t, nil
+}
+
+func dropReasons(ds []Drop) []error {
+	out := make([]error, len(ds))
+	for i, d := range ds {
+		out[i] = d.Reason
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package trace
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -35,24 +36,35 @@ const (
 	fieldTaskDelay    = "container.request.delay"
 )
 
+// MaxTime bounds every time and duration of a trace: ten years of
+// simulated time, in ms. Past it a run would not finish (a job at
+// 9e18 ms keeps the clock ticking for ever), so readers refuse it.
+const MaxTime berth.Time = 10 * 365 * 24 * 3600 * 1000
+
 // ReadSLS reads an SLS JSON job file (--tracetype=SLS): a sequence of job
-// objects, optionally preceded by a {"num.nodes", "num.racks"} topology
-// record. file names the input in errors. A job with "job.count": n > 1
+// objects and at most one {"num.nodes", "num.racks"} topology record
+// (SLS's addNodes: its generated nodes join the hosts the tasks name).
+// am.type is any name; the scenario maps it to an AM as SLS's
+// yarn.sls.am.type.<name> keys do. file names the input in errors. A job with "job.count": n > 1
 // becomes n jobs with generated ids, as in SLS.
 func ReadSLS(r io.Reader, file string, d Defaults) (*Trace, error) {
 	t := &Trace{}
 	generated := 0 // SLS numbers jobs without an id from 0
 	err := records(r, file, func(rec int, o obj) error {
-		if o.has(fieldNumNodes) && !o.has(fieldJobTasks) {
-			if t.Topology != nil || len(t.Jobs) > 0 {
-				return o.err(fieldNumNodes, nil, "the topology record must come first, once", nil)
+		if o.has(fieldNumNodes) {
+			// SLS's addNodes: a record with num.nodes adds generated
+			// nodes; it is a job too when it has tasks.
+			if t.Topology != nil {
+				return o.err(fieldNumNodes, nil, "a second topology record", nil)
 			}
 			top, err := readTopology(o)
 			if err != nil {
 				return err
 			}
 			t.Topology = top
-			return nil
+			if !o.has(fieldJobTasks) {
+				return nil
+			}
 		}
 		jobs, err := readSLSJob(o, d, &generated)
 		if err != nil {
@@ -78,14 +90,12 @@ func readTopology(o obj) (*Topology, error) {
 	if n < 1 || n > 1_000_000 {
 		return nil, o.err(fieldNumNodes, n, "must be in [1, 1000000]", nil)
 	}
-	racks, err := o.int64(fieldNumRacks, 1)
+	racks, err := o.int32(fieldNumRacks, 1)
 	if err != nil {
 		return nil, err
 	}
-	if racks < 1 || racks > n {
-		return nil, o.err(fieldNumRacks, racks, fmt.Sprintf("must be in [1, %s]", fieldNumNodes), nil)
-	}
-	return &Topology{Nodes: int(n), Racks: int(racks)}, nil
+	// SLS's generateNodes takes at least one rack and at most one per node.
+	return &Topology{Nodes: int(n), Racks: int(min(max(int64(racks), 1), n))}, nil
 }
 
 func readSLSJob(o obj, d Defaults, generated *int) ([]Job, error) {
@@ -98,8 +108,8 @@ func readSLSJob(o obj, d Defaults, generated *int) ([]Job, error) {
 	if j.AMType, err = o.str(fieldAMType, AMMapReduce); err != nil {
 		return nil, err
 	}
-	if j.AMType != AMMapReduce && j.AMType != AMStream {
-		return nil, o.err(fieldAMType, j.AMType, `must be "mapreduce" or "stream"`, nil)
+	if j.AMType == "" {
+		return nil, o.err(fieldAMType, j.AMType, "empty", nil)
 	}
 	if j.User, err = o.str(fieldJobUser, DefaultUser); err != nil {
 		return nil, err
@@ -113,11 +123,14 @@ func readSLSJob(o obj, d Defaults, generated *int) ([]Job, error) {
 	if j.Start, err = o.int64(fieldJobStart, 0); err != nil {
 		return nil, err
 	}
-	if j.Start < 0 {
-		return nil, o.err(fieldJobStart, j.Start, "must not be negative", nil)
+	if j.Start < 0 || j.Start > MaxTime {
+		return nil, o.err(fieldJobStart, j.Start, fmt.Sprintf("must be in [0, %d] ms (ten years)", MaxTime), nil)
 	}
 	if j.End, err = o.int64(fieldJobEnd, 0); err != nil {
 		return nil, err
+	}
+	if j.End > MaxTime {
+		return nil, o.err(fieldJobEnd, j.End, fmt.Sprintf("beyond %d ms (ten years)", MaxTime), nil)
 	}
 	if j.End != 0 && j.End < j.Start {
 		return nil, o.err(fieldJobEnd, j.End, "before "+fieldJobStart, nil)
@@ -221,6 +234,14 @@ func readSLSTask(o obj, d Defaults) ([]Task, error) {
 	if t.Duration <= 0 {
 		return nil, o.err(field, t.Duration, "the task's duration must be positive", nil)
 	}
+	// SLS parses container.duration.ms and duration.ms with
+	// Integer.parseInt, and the simulation is bounded.
+	if field != fieldTaskEnd && t.Duration > math.MaxInt32 {
+		return nil, o.err(field, t.Duration, "beyond what SLS parses (Integer.parseInt: at most 2147483647 ms)", nil)
+	}
+	if t.Duration > MaxTime {
+		return nil, o.err(field, t.Duration, fmt.Sprintf("the task's duration is beyond %d ms (ten years)", MaxTime), nil)
+	}
 	if t.Priority, err = o.int32(fieldTaskPriority, DefaultMapPriority); err != nil {
 		return nil, err
 	}
@@ -238,6 +259,9 @@ func readSLSTask(o obj, d Defaults) ([]Task, error) {
 	}
 	if t.RequestDelay, err = o.int64(fieldTaskDelay, 0); err != nil {
 		return nil, err
+	}
+	if t.RequestDelay > MaxTime {
+		return nil, o.err(fieldTaskDelay, t.RequestDelay, fmt.Sprintf("beyond %d ms (ten years)", MaxTime), nil)
 	}
 	t.RequestDelay = max(t.RequestDelay, 0)
 	if t.Resource, err = resourceFields(o, "container.", d.Container); err != nil {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
-	"slices"
 	"strconv"
 
 	"github.com/berthsched/berth"
@@ -59,7 +57,7 @@ type JobClass struct {
 type TaskClass struct {
 	Type      string // type: "map", "reduce", ...
 	Count     Sample // count
-	Time      Sample // time, s
+	Time      Sample // time, ms (AMDefinitionSynth hands it to the container as ms)
 	MaxMemory Sample // max_memory, MB (at least 1024)
 	MaxVCores Sample // max_vcores (at least 1)
 	Priority  int32  // priority
@@ -88,40 +86,6 @@ type Sample struct {
 
 // Const returns a constant sample.
 func Const(v float64) Sample { return Sample{Dist: Constant, Val: v} }
-
-// draw samples s. The log-normal's mean and standard deviation are those of
-// the distribution itself (SLS's SynthUtils.getLogNormalDist).
-func (s Sample) draw(r *rand.Rand) float64 {
-	switch s.Dist {
-	case LogNormal:
-		if s.Val <= 0 {
-			return 0
-		}
-		sigma2 := math.Log(1 + (s.Std*s.Std)/(s.Val*s.Val))
-		mu := math.Log(s.Val) - sigma2/2
-		return math.Exp(mu + math.Sqrt(sigma2)*r.NormFloat64())
-	case Normal:
-		return s.Val + s.Std*r.NormFloat64()
-	case Discrete:
-		return s.Values[weighted(s.Weights, r)]
-	}
-	return s.Val
-}
-
-func weighted(w []float64, r *rand.Rand) int {
-	total := 0.0
-	for _, x := range w {
-		total += x
-	}
-	x := r.Float64() * total
-	for i, v := range w {
-		if x < v {
-			return i
-		}
-		x -= v
-	}
-	return len(w) - 1
-}
 
 // ReadSynth reads a SYNTH file. Unknown fields are ignored, as SLS's
 // mapper does.
@@ -285,8 +249,8 @@ func readClass(o obj) (JobClass, error) {
 	if c.Type, err = o.str("type", AMMapReduce); err != nil {
 		return c, err
 	}
-	if c.Type != AMMapReduce && c.Type != AMStream {
-		return c, o.err("type", c.Type, `must be "mapreduce" or "stream"`, nil)
+	if c.Type == "" { // any other name is mapped to an AM by the scenario, as SLS's AMRunner does
+		return c, o.err("type", c.Type, "empty", nil)
 	}
 	if po, ok, err := o.object("params"); err != nil {
 		return c, err
@@ -480,109 +444,225 @@ func sampleField(o obj, k string, def Sample) (Sample, error) {
 	return def, o.err(k, nil, "expected val, val and std, or discrete", nil)
 }
 
-// Generate draws the trace's jobs with its seed (Seed; seed overrides it
-// when non-nil): for each job a workload by weight, a submission time from
-// its time distribution, a class by weight, then the class's samples, as
-// SLS's SynthTraceJobProducer and SynthJob do. Jobs come sorted by
-// submission time (ties by draw order). A job whose reservation draw
-// succeeds gets Deadline = submission + ceil(deadline factor × duration).
+// Bounds on generated values: beyond them a job is dropped rather than
+// simulated (SLS would overflow Math.toIntExact or its int casts).
+const (
+	maxSynthTasks = 1_000_000 // tasks of one task type of one job
+	maxSynthValue = 1 << 31   // memory (MB), vcores, task time (ms), duration (s)
+)
+
+// Generate draws the trace's jobs as SLS's SynthTraceJobProducer and
+// SynthJob do, from java.util.Random seeded with the file's rand_seed (seed
+// overrides it when non-nil), so the same file and seed give SLS's jobs:
+//
+//   - every sample with a distribution gets its own commons-math generator
+//     (Well19937c) seeded from the shared one when the file is read,
+//     workload by workload, class by class: deadline_factor, duration,
+//     reservation, then each task type's count, time, max_memory and
+//     max_vcores; a log-normal draws exp(mu + sigma·gaussian), its mu and
+//     sigma matching the given mean and standard deviation (a zero std is
+//     mean/6);
+//   - for each job: a workload by weight, a time bucket by weight and a
+//     second in it (nextInt), a class by weight; the jobs are then ordered
+//     by submission second in java.util.PriorityQueue's heap order, and
+//     named <class>_<n> in that order;
+//   - then, job by job: the duration (s), a uniform draw against the
+//     reservation chance, the deadline factor, a reseed of the shared
+//     generator from its own nextLong, and per task type its count,
+//     memory (at least 1024 MB) and vcores (at least 1) and each task's
+//     time in ms.
+//
+// A job that wins the reservation draw gets Deadline = submission +
+// ceil(factor × duration). A job SLS could not run (a task time ≤ 0 ms,
+// a value past 2^31, a stream job with no duration) is listed in
+// Trace.Dropped instead. A sample with a distribution whose mean is not
+// positive draws 0 (SLS fails on it).
 func (s *Synth) Generate(d Defaults, seed *int64) *Trace {
 	sd := s.Seed
 	if seed != nil {
 		sd = *seed
 	}
-	r := rand.New(rand.NewPCG(uint64(sd), 0x5157_4e54_4845_5449)) // "SYNTHETI"
+	r := newJavaRandom(sd)
+	type classDraws struct {
+		class                        *JobClass
+		deadline, duration, reserved *sampler
+		tasks                        [][4]*sampler // count, time, memory, vcores
+	}
+	draws := make([][]*classDraws, len(s.Workloads))
+	for wi := range s.Workloads {
+		for ci := range s.Workloads[wi].Classes {
+			c := &s.Workloads[wi].Classes[ci]
+			cd := &classDraws{class: c, deadline: newSampler(c.DeadlineFactor, r), duration: newSampler(c.Duration, r),
+				reserved: newSampler(c.Reservation, r)}
+			for _, tc := range c.Tasks {
+				cd.tasks = append(cd.tasks, [4]*sampler{newSampler(tc.Count, r), newSampler(tc.Time, r),
+					newSampler(tc.MaxMemory, r), newSampler(tc.MaxVCores, r)})
+			}
+			draws[wi] = append(draws[wi], cd)
+		}
+	}
+	type story struct {
+		submit int64 // s
+		queue  string
+		class  *classDraws
+	}
+	// SLS compares with Math.toIntExact(a − b); submission seconds are
+	// ints, so the difference always fits.
+	stories := javaQueue[story]{less: func(a, b story) int { return int(a.submit - b.submit) }}
 	wWeights := make([]float64, len(s.Workloads))
 	for i, w := range s.Workloads {
 		wWeights[i] = w.Weight
 	}
-	type story struct {
-		at  berth.Time
-		seq int
-		job Job
-	}
-	stories := make([]story, 0, s.NumJobs)
-	for i := 0; i < s.NumJobs; i++ {
-		w := &s.Workloads[weighted(wWeights, r)]
-		submit := w.submission(r) * 1000
+	for range s.NumJobs {
+		wi := r.weighted(wWeights)
+		w := &s.Workloads[wi]
+		submit := w.submission(r)
 		cw := make([]float64, len(w.Classes))
 		for k, c := range w.Classes {
 			cw[k] = c.Weight
 		}
-		c := &w.Classes[weighted(cw, r)]
-		j := Job{ID: fmt.Sprintf("%s_%06d", c.Name, i), AMType: c.Type, User: c.User, Queue: w.Queue,
-			Start: submit, AMResource: d.AM, Params: c.Params}
-		duration := max(0, int64(math.Round(c.Duration.draw(r)))) * 1000
-		hasDeadline := r.Float64() <= c.Reservation.draw(r)
-		factor := c.DeadlineFactor.draw(r)
-		if hasDeadline && c.Type == AMMapReduce {
+		stories.offer(story{submit: submit, queue: w.Queue, class: draws[wi][r.weighted(cw)]})
+	}
+	t := &Trace{Jobs: make([]Job, 0, s.NumJobs)}
+	for n := 0; ; n++ {
+		st, ok := stories.poll()
+		if !ok {
+			break
+		}
+		cd, c := st.class, st.class.class
+		id := fmt.Sprintf("%s_%06d", c.Name, n)
+		submit := st.submit * 1000
+		durationS := cd.duration.long()
+		hasDeadline := r.nextDouble() <= cd.reserved.float()
+		factor := cd.deadline.float()
+		r.setSeed(r.nextLong())
+		duration := durationS * 1000
+		// The trace's finish time is submission + duration for every type
+		// (AMDefinitionFactory.createFromSynth).
+		j := Job{ID: id, AMType: c.Type, User: c.User, Queue: st.queue, Start: submit, End: submit + duration,
+			AMResource: d.AM, Params: c.Params}
+		var drop string
+		if durationS > maxSynthValue || durationS < -maxSynthValue {
+			drop = fmt.Sprintf("duration %d s is out of range", durationS)
+		}
+		if hasDeadline {
 			j.Deadline = submit + int64(math.Ceil(factor*float64(duration)))
 		}
-		for _, tc := range c.Tasks {
-			n := clampInt(math.Round(tc.Count.draw(r)), 0, 1_000_000)
-			mem := max(clampInt(math.Round(tc.MaxMemory.draw(r)), 0, 1<<40), 1024)
-			vc := max(clampInt(math.Round(tc.MaxVCores.draw(r)), 0, 1<<20), 1)
-			for range n {
-				t := clampInt(math.Round(tc.Time.draw(r)), 1, 1<<40/1000) * 1000
-				j.Tasks = append(j.Tasks, Task{Duration: t, Resource: berth.New(mem, vc), Priority: tc.Priority,
+		for ti, tc := range c.Tasks {
+			ts := cd.tasks[ti]
+			count, mem, vc := ts[0].long(), max(ts[2].long(), 1024), max(ts[3].long(), 1)
+			switch {
+			case count > maxSynthTasks:
+				drop = fmt.Sprintf("%d %s tasks (at most %d)", count, tc.Type, maxSynthTasks)
+				count = 0
+			case mem > maxSynthValue || vc > maxSynthValue:
+				drop = fmt.Sprintf("a %s task of <%d MB, %d vcores> is out of range", tc.Type, mem, vc)
+			}
+			for range count {
+				ms := ts[1].long()
+				if (ms <= 0 || ms > maxSynthValue) && drop == "" {
+					drop = fmt.Sprintf("a %s task's time %d ms must be in [1, 2^31] (SLS: a task's duration must be positive)", tc.Type, ms)
+				}
+				j.Tasks = append(j.Tasks, Task{Duration: ms, Resource: berth.New(mem, vc), Priority: tc.Priority,
 					Type: tc.Type, ExecutionType: DefaultExecutionType, AllocationID: -1})
 			}
 		}
 		if c.Type == AMStream {
-			j.End = submit + max(duration, 1000)
-		} else if j.Deadline > 0 && j.Deadline <= submit {
-			j.Deadline = 0 // no room at all: run it as an ordinary job
+			// SLS's stream AM runs until submission + duration and does
+			// not reserve.
+			j.Deadline = 0
+			if duration <= 0 && drop == "" {
+				drop = fmt.Sprintf("a stream job needs a positive duration (drew %d s)", durationS)
+			}
+		} else if j.Deadline <= submit {
+			j.Deadline = 0 // no room for a reservation at all: an ordinary job
 		}
-		if len(j.Tasks) == 0 {
-			// SLS's AM would finish at once; keep one tiny map so the job
-			// exists in the outputs.
-			j.Tasks = []Task{{Duration: 1000, Resource: d.Container, Priority: DefaultMapPriority, Type: TypeMap,
-				ExecutionType: DefaultExecutionType, AllocationID: -1}}
+		if drop != "" {
+			t.Dropped = append(t.Dropped, Drop{Job: id, Queue: st.queue, Reason: &Error{ID: id, Field: "generated job", Reason: drop}})
+			continue
 		}
-		stories = append(stories, story{at: submit, seq: i, job: j})
-	}
-	slices.SortStableFunc(stories, func(a, b story) int { return int(sign(a.at - b.at)) })
-	t := &Trace{Jobs: make([]Job, len(stories))}
-	for i, st := range stories {
-		t.Jobs[i] = st.job
+		t.Jobs = append(t.Jobs, j)
 	}
 	if s.NumNodes > 0 {
-		racks := (s.NumNodes + s.NodesPerRack - 1) / s.NodesPerRack
-		t.Topology = &Topology{Nodes: s.NumNodes, Racks: racks}
+		t.Topology = &Topology{Nodes: s.NumNodes, Racks: s.NumNodes / s.NodesPerRack}
 	}
 	return t
 }
 
-func (w *Workload) submission(r *rand.Rand) int64 {
+// submission draws a submission second as SLS's generateSubmissionTime: a
+// bucket by weight, then uniformly up to the next bucket's start.
+func (w *Workload) submission(r *javaRandom) int64 {
 	ws := make([]float64, len(w.Times))
 	for i, t := range w.Times {
 		ws[i] = t.Weight
 	}
-	i := weighted(ws, r)
+	i := r.weighted(ws)
 	start := w.Times[i].Time
 	end := w.Times[min(i+1, len(w.Times)-1)].Time
 	if end > start {
-		return start + r.Int64N(end-start)
+		return start + int64(r.nextIntN(int32(end-start)))
 	}
 	return start
 }
 
-func clampInt(v float64, lo, hi int64) int64 {
-	if math.IsNaN(v) || v < float64(lo) {
-		return lo
-	}
-	if v > float64(hi) {
-		return hi
-	}
-	return int64(v)
+// sampler draws one Sample of a SYNTH file the way SLS's Sample does once
+// initialised: constants as they are, discrete values with the shared
+// generator, distributions from their own.
+type sampler struct {
+	s    Sample
+	dist *distribution // nil unless a distribution with a positive mean
+	r    *javaRandom
 }
 
-func sign(x int64) int64 {
+// newSampler is Sample.init: a distribution with a positive mean takes a
+// seed from r (SynthUtils.getLogNormalDist and getNormalDist).
+func newSampler(s Sample, r *javaRandom) *sampler {
+	p := &sampler{s: s, r: r}
+	if (s.Dist == LogNormal || s.Dist == Normal) && s.Val > 0 {
+		std := s.Std
+		if std == 0 {
+			std = s.Val / 6
+		}
+		p.dist = &distribution{mu: s.Val, sigma: std}
+		if s.Dist == LogNormal {
+			// The log-normal whose mean and standard deviation are the
+			// given ones.
+			v := math.Log1p(std * std / (s.Val * s.Val))
+			p.dist.logNormal, p.dist.mu, p.dist.sigma = true, math.Log(s.Val)-0.5*v, math.Sqrt(v)
+		}
+		p.dist.rng.setSeed(r.nextLong())
+	}
+	return p
+}
+
+func (p *sampler) float() float64 {
 	switch {
-	case x < 0:
-		return -1
-	case x > 0:
-		return 1
+	case p.dist != nil:
+		return p.dist.sample()
+	case p.s.Dist == Discrete:
+		return p.s.Values[p.r.weighted(p.s.Weights)]
+	case p.s.Dist == Constant:
+		return p.s.Val
 	}
 	return 0
+}
+
+// long is Sample.getLong: Java's Math.round of the draw.
+func (p *sampler) long() int64 { return javaRound(p.float()) }
+
+// distribution is a commons-math LogNormalDistribution or
+// NormalDistribution with its own Well19937c: both sample from the
+// generator's Gaussian (not by inverting the CDF).
+type distribution struct {
+	logNormal bool
+	mu, sigma float64 // the scale and shape of a log-normal
+	rng       well19937c
+}
+
+func (d *distribution) sample() float64 {
+	g := d.rng.nextGauss()
+	if d.logNormal {
+		return math.Exp(d.mu + d.sigma*g)
+	}
+	return d.sigma*g + d.mu
 }

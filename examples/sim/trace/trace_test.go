@@ -69,8 +69,10 @@ func TestGolden(t *testing.T) {
 		assert.Equal(t, 4+3+3, tr.Containers())
 	})
 	t.Run("nodes", func(t *testing.T) {
-		ns, err := ReadNodes(open(t, "sls-nodes.json"), "sls-nodes.json", d)
+		ns, notes, err := ReadNodes(open(t, "sls-nodes.json"), "sls-nodes.json", d)
 		require.NoError(t, err)
+		require.Len(t, notes, 1, "the nested resource object is Berth's, not SLS's")
+		assert.Equal(t, "nodes[1].resource", notes[0].Field)
 		golden(t, "sls-nodes", dumpNodes(ns))
 	})
 	t.Run("rumen", func(t *testing.T) {
@@ -130,7 +132,8 @@ func TestSynthSemantics(t *testing.T) {
 		}
 	}
 	require.NotNil(t, s.Generate(DefaultDefaults(), nil).Topology)
-	assert.Equal(t, Topology{Nodes: 6, Racks: 2}, *s.Generate(DefaultDefaults(), nil).Topology)
+	// SLS's racks: num_nodes / nodes_per_rack, rounded down (6 / 4).
+	assert.Equal(t, Topology{Nodes: 6, Racks: 1}, *s.Generate(DefaultDefaults(), nil).Topology)
 }
 
 func TestBadInput(t *testing.T) {
@@ -140,7 +143,7 @@ func TestBadInput(t *testing.T) {
 		return `{"job.queue.name": "q", "job.id": "j1", "job.tasks": [` + task + `]` + fields + `}`
 	}
 	readSLS := func(s string) error { _, err := ReadSLS(strings.NewReader(s), "jobs.json", d); return err }
-	readNodes := func(s string) error { _, err := ReadNodes(strings.NewReader(s), "nodes.json", d); return err }
+	readNodes := func(s string) error { _, _, err := ReadNodes(strings.NewReader(s), "nodes.json", d); return err }
 	readRumen := func(s string) error { _, err := ReadRumen(strings.NewReader(s), "rumen.json", d); return err }
 	readSynth := func(s string) error { _, err := ReadSynth(strings.NewReader(s), "synth.json"); return err }
 	synth := func(class, times string) string {
@@ -160,7 +163,13 @@ func TestBadInput(t *testing.T) {
 		{"sls malformed", readSLS, `{"job.id": `, 1, ""},
 		{"sls not an object", readSLS, `[1]`, 1, ""},
 		{"sls no queue", readSLS, `{"job.tasks": [` + task + `]}`, 1, "job.queue.name"},
-		{"sls bad am type", readSLS, job(`, "am.type": "spark"`), 1, "am.type"},
+		{"sls empty am type", readSLS, job(`, "am.type": ""`), 1, "am.type"},
+		{"sls absurd start", readSLS, job(`, "job.start.ms": 9000000000000000000`), 1, "job.start.ms"},
+		{"sls absurd end", readSLS, job(`, "job.end.ms": 9000000000000000000`), 1, "job.end.ms"},
+		{"sls duration past int", readSLS, `{"job.queue.name": "q", "job.tasks": [{"container.duration.ms": 2147483648}]}`, 1, "job.tasks[0].container.duration.ms"},
+		{"sls legacy duration past int", readSLS, `{"job.queue.name": "q", "job.tasks": [{"duration.ms": 3000000000}]}`, 1, "job.tasks[0].duration.ms"},
+		{"sls span past ten years", readSLS, `{"job.queue.name": "q", "job.tasks": [{"container.start.ms": 0, "container.end.ms": 400000000000}]}`, 1, "job.tasks[0].container.end.ms"},
+		{"sls absurd delay", readSLS, `{"job.queue.name": "q", "job.tasks": [{"duration.ms": 1, "container.request.delay": 9000000000000000000}]}`, 1, "job.tasks[0].container.request.delay"},
 		{"sls bad start", readSLS, job(`, "job.start.ms": "soon"`), 1, "job.start.ms"},
 		{"sls fractional start", readSLS, job(`, "job.start.ms": 1.5`), 1, "job.start.ms"},
 		{"sls negative start", readSLS, job(`, "job.start.ms": -1`), 1, "job.start.ms"},
@@ -175,20 +184,23 @@ func TestBadInput(t *testing.T) {
 		{"sls bad memory", readSLS, `{"job.queue.name": "q", "job.tasks": [{"duration.ms": 1, "container.memory-mb": 0}]}`, 1, "job.tasks[0].container.memory-mb"},
 		{"sls bad exec type", readSLS, `{"job.queue.name": "q", "job.tasks": [{"duration.ms": 1, "container.execution.type": "X"}]}`, 1, "job.tasks[0].container.execution.type"},
 		{"sls second record bad", readSLS, job(``) + job(`, "job.user": {}`), 2, "job.user"},
-		{"sls topology late", readSLS, job(``) + `{"num.nodes": 3}`, 2, "num.nodes"},
-		{"sls topology racks", readSLS, `{"num.nodes": 3, "num.racks": 4}` + job(``), 1, "num.racks"},
+		{"sls topology twice", readSLS, `{"num.nodes": 3}` + job(``) + `{"num.nodes": 3}`, 3, "num.nodes"},
 		{"sls topology only", readSLS, `{"num.nodes": 3}`, 0, ""},
 		{"nodes empty", readNodes, ``, 0, ""},
-		{"nodes no rack", readNodes, `{"nodes": [{"node": "a"}]}`, 1, "rack"},
-		{"nodes none", readNodes, `{"rack": "r", "nodes": []}`, 1, "nodes"},
-		{"nodes no name", readNodes, `{"rack": "r", "nodes": [{}]}`, 1, "nodes[0].node"},
-		{"nodes duplicate", readNodes, `{"rack": "r", "nodes": [{"node": "a"}]} {"rack": "s", "nodes": [{"node": "a"}]}`, 2, "nodes[0].node"},
+		{"nodes empty rack", readNodes, `{"rack": "/", "nodes": [{"node": "a"}]}`, 1, "rack"},
+		{"nodes no nodes", readNodes, `{"rack": "r"}`, 1, "nodes"},
+		{"nodes none at all", readNodes, `{"rack": "r", "nodes": []}`, 0, ""},
+		{"nodes empty name", readNodes, `{"rack": "r", "nodes": [{"node": ""}]}`, 1, "nodes[0].node"},
 		{"nodes bad memory", readNodes, `{"rack": "r", "nodes": [{"node": "a", "resource": {"memory-mb": -1}}]}`, 1, "nodes[0].resource.memory-mb"},
+		{"nodes bad flat memory", readNodes, `{"rack": "r", "nodes": [{"node": "a", "memory-mb": 0}]}`, 1, "nodes[0].memory-mb"},
+		{"nodes memory past int", readNodes, `{"rack": "r", "nodes": [{"node": "a", "memory-mb": 2147483648}]}`, 1, "nodes[0].memory-mb"},
+		{"nodes bad labels", readNodes, `{"rack": "r", "nodes": [{"node": "a", "labels": "x(exclusive=maybe)"}]}`, 1, "nodes[0].labels"},
+		{"nodes no labels", readNodes, `{"rack": "r", "nodes": [{"node": "a", "labels": " , "}]}`, 1, "nodes[0].labels"},
 		{"nodes unknown type", readNodes, `{"rack": "r", "nodes": [{"node": "a", "resource": {"gpu": 1}}]}`, 1, "nodes[0].resource.gpu"},
 		{"rumen no id", readRumen, `{"submitTime": 1}`, 1, "jobID"},
 		{"rumen no submit", readRumen, `{"jobID": "j"}`, 1, "submitTime"},
-		{"rumen earlier than first", readRumen, `{"jobID": "a", "submitTime": 10, "mapTasks": [{"attempts": [{"startTime": 1, "finishTime": 2}]}]} {"jobID": "b", "submitTime": 5}`, 2, "submitTime"},
-		{"rumen no attempts", readRumen, `{"jobID": "j", "submitTime": 1, "mapTasks": [{"attempts": []}]}`, 1, "mapTasks[0].attempts"},
+		{"rumen only job dropped", readRumen, `{"jobID": "j", "submitTime": 1, "mapTasks": [{"attempts": []}]}`, 0, ""},
+		{"rumen absurd submit", readRumen, `{"jobID": "a", "submitTime": 10, "mapTasks": [{"attempts": [{"startTime": 1, "finishTime": 2}]}]} {"jobID": "b", "submitTime": 9000000000000000000}`, 2, "submitTime"},
 		{"rumen bad attempt", readRumen, `{"jobID": "j", "submitTime": 1, "reduceTasks": [{"attempts": [{"startTime": 5, "finishTime": 4}]}]}`, 1, "reduceTasks[0].attempts[0].finishTime"},
 		{"rumen bad host", readRumen, `{"jobID": "j", "submitTime": 1, "mapTasks": [{"attempts": [{"hostName": "h", "startTime": 1, "finishTime": 4}]}]}`, 1, "mapTasks[0].attempts[0].hostName"},
 		{"rumen no tasks", readRumen, `{"jobID": "j", "submitTime": 1}`, 1, "mapTasks"},
@@ -198,7 +210,7 @@ func TestBadInput(t *testing.T) {
 		{"synth no queue", readSynth, `{"num_jobs": 1, "workloads": [{"workload_weight": 1}]}`, 1, "workloads[0].queue_name"},
 		{"synth zero weights", readSynth, `{"num_jobs": 1, "workloads": [{"queue_name": "q", "job_classes": [` + okClass + `], "time_distribution": [` + okTimes + `]}]}`, 1, "workloads"},
 		{"synth negative class weight", readSynth, synth(`{"class_weight": -1}`, okTimes), 1, "workloads[0].job_classes[0].class_weight"},
-		{"synth bad type", readSynth, synth(`{"class_weight": 1, "type": "dag", "tasks": []}`, okTimes), 1, "workloads[0].job_classes[0].type"},
+		{"synth empty type", readSynth, synth(`{"class_weight": 1, "type": "", "tasks": []}`, okTimes), 1, "workloads[0].job_classes[0].type"},
 		{"synth task without time", readSynth, synth(`{"class_weight": 1, "tasks": [{"count": {"val": 1}}]}`, okTimes), 1, "workloads[0].job_classes[0].tasks[0].time"},
 		{"synth std without val", readSynth, synth(`{"class_weight": 1, "tasks": [{"time": {"std": 1}}]}`, okTimes), 1, "workloads[0].job_classes[0].tasks[0].time.val"},
 		{"synth bad dist", readSynth, synth(`{"class_weight": 1, "tasks": [{"time": {"val": 1, "std": 1, "dist": "GAMMA"}}]}`, okTimes), 1, "workloads[0].job_classes[0].tasks[0].time.dist"},
@@ -251,7 +263,7 @@ func FuzzReaders(f *testing.F) {
 		}
 		_, err := ReadSLS(strings.NewReader(string(b)), "f", d)
 		check(err)
-		_, err = ReadNodes(strings.NewReader(string(b)), "f", d)
+		_, _, err = ReadNodes(strings.NewReader(string(b)), "f", d)
 		check(err)
 		_, err = ReadRumen(strings.NewReader(string(b)), "f", d)
 		check(err)

@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"fmt"
+
 	"github.com/berthsched/berth"
 )
 
@@ -117,8 +119,10 @@ type Node struct {
 	Rack string
 	// Resource is the node's capability ("resource", or the default node).
 	Resource berth.Resource
-	// Labels are the node's labels ("labels", comma-separated); carried.
-	Labels []string
+	// Labels are the node's labels ("labels", see ParseLabels). The
+	// schedulers do not model partitions yet: the scenario says so and
+	// runs the node in the default partition.
+	Labels []Label
 }
 
 // Topology is the size of a generated cluster: SLS's "num.nodes" /
@@ -134,6 +138,11 @@ type Trace struct {
 	Jobs []Job
 	// Topology is set when the trace describes a generated cluster.
 	Topology *Topology
+	// Dropped are the jobs left out, as SLS leaves them out (a Rumen job
+	// with a task without attempts, a generated job SLS cannot run).
+	Dropped []Drop
+	// Notes tell how the input was read where a user may not expect it.
+	Notes []Note
 }
 
 // Hosts returns the distinct "/rack/host" names the trace's tasks ask for,
@@ -159,4 +168,37 @@ func (t *Trace) Containers() int {
 		n += len(j.Tasks)
 	}
 	return n
+}
+
+// Drop is a job a reader or the simulator left out, as SLS leaves it out,
+// and why.
+type Drop struct {
+	// Job is the job's id ("" when its record has none); Queue its queue
+	// when known.
+	Job, Queue string
+	// Reason says why, naming the file, the record and the field where
+	// they are known.
+	Reason error
+}
+
+// Note is something a reader did that the user should know of: an input
+// read as SLS reads it that a user may not expect, or one the simulation
+// does not model.
+type Note struct {
+	File   string
+	Record int    // 1-based; 0 for the file as a whole
+	Field  string // as the file spells it
+	Text   string
+}
+
+// String formats the note as "file: record N: field: text".
+func (n Note) String() string {
+	s := n.File + ": "
+	if n.Record > 0 {
+		s += fmt.Sprintf("record %d: ", n.Record)
+	}
+	if n.Field != "" {
+		s += n.Field + ": "
+	}
+	return s + n.Text
 }
