@@ -65,8 +65,12 @@ func TestLabelsRealConfig(t *testing.T) {
 		_, err := s.Heartbeat(n, nil)
 		require.NoError(t, err)
 	}
+	labelOf := map[string]string{}
+	for _, n := range s.Snapshot().Nodes {
+		labelOf[n.ID] = n.Label
+	}
 	for _, c := range s.Snapshot().Containers {
-		assert.Equal(t, "gpu", c.Label, "container %d of %s", c.ID, c.App)
+		assert.Equal(t, "gpu", labelOf[c.Node], "container %d of %s", c.ID, c.App)
 	}
 	// fpga is exclusive: an unlabelled application of root.default never
 	// runs there; gpu is shared: its idle room is lent.
@@ -83,7 +87,7 @@ func TestLabelsRealConfig(t *testing.T) {
 	on := map[string]int{}
 	for _, c := range s.Snapshot().Containers {
 		if c.App == "etl" {
-			on[c.Label]++
+			on[labelOf[c.Node]]++
 		}
 	}
 	assert.Zero(t, on["fpga"])

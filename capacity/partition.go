@@ -361,8 +361,12 @@ func (s *Scheduler) appUsageOn(a *app, p int, delta berth.Resource) {
 // reservedOn is a's reserved resource on partition p.
 func (a *app) reservedOn(p int) berth.Resource {
 	if a.lp == nil {
-		return a.reserved
+		return a.reserved // inlined: without labels
 	}
+	return a.reservedOnParts(p)
+}
+
+func (a *app) reservedOnParts(p int) berth.Resource {
 	if p != 0 {
 		return a.lp[p-1].reserved
 	}

@@ -25,6 +25,10 @@ type PreemptionState struct {
 	// (Label ""), then the labelled ones in the order of
 	// QueueInfo.Partitions.
 	Partitions []PartitionState
+	// LabelledNodes lists the nodes of the labelled partitions, by id,
+	// with their labels (ID and Label set): a container counts on its
+	// node's partition, the default one when its node is not listed.
+	LabelledNodes []NodeInfo
 	// Queues lists every queue depth first (parents before children,
 	// children in tree order); Queues[0] is root.
 	Queues []PreemptionQueue
@@ -110,6 +114,13 @@ func (s *Scheduler) PreemptionState() *PreemptionState {
 	out.Partitions = make([]PartitionState, len(s.parts))
 	for i, p := range s.parts {
 		out.Partitions[i] = PartitionState{Label: p.name, Resource: s.partTotal(i), NonExclusive: p.nonExclusive}
+	}
+	if s.labelled() {
+		for _, id := range sortedKeys(s.nodes) {
+			if n := s.nodes[id]; n.part != 0 {
+				out.LabelledNodes = append(out.LabelledNodes, NodeInfo{ID: id, Label: s.parts[n.part].name})
+			}
+		}
 	}
 	out.Queues = make([]PreemptionQueue, 0, len(s.byPath))
 	out.Apps = make([]PreemptionApp, 0, len(s.apps))

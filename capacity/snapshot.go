@@ -249,8 +249,8 @@ func (s *Scheduler) Check() error {
 			return fmt.Errorf("container %d on a removed node or app", c.c.ID)
 		}
 		p := c.node.part
-		if c.c.Label != s.parts[p].name {
-			return fmt.Errorf("container %d labelled %q on a node of %q", c.c.ID, c.c.Label, s.parts[p].name)
+		if c.borrowed && p == 0 {
+			return fmt.Errorf("container %d borrows the default partition", c.c.ID)
 		}
 		if c.borrowed {
 			borrowed[c.app]++

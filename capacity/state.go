@@ -530,7 +530,7 @@ func (r *restorer) restore() *Scheduler {
 		}
 		c := &container{node: n, app: a, preempt: rc.preempt, borrowed: rc.borrowed}
 		c.c = Container{ID: rc.id, App: a.id, Node: n.id, Queue: a.q.path, User: a.userName, Resource: rc.res,
-			Priority: int32(rc.prio), Locality: Locality(rc.loc), AM: rc.am, Time: rc.time, Label: s.parts[n.part].name}
+			Priority: int32(rc.prio), Locality: Locality(rc.loc), AM: rc.am, Time: rc.time}
 		s.live.Put(rc.id, c)
 		n.link(c)
 		a.link(c)

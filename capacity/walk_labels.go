@@ -35,12 +35,13 @@ func (s *Scheduler) assignLabelled(n *node) proposal {
 // the walk serves, or (serving a partition's own asks) a queue that
 // cannot access the partition.
 func (s *Scheduler) walkSkips(q *qnode) bool {
-	if s.wp == 0 {
-		return q.pending.IsZero()
+	if s.wp == 0 || s.wIgnore {
+		return q.pending.IsZero() // inlined: the default walk's test
 	}
-	if s.wIgnore {
-		return q.pending.IsZero()
-	}
+	return s.skipsOwn(q)
+}
+
+func (s *Scheduler) skipsOwn(q *qnode) bool {
 	lp := &q.lp[s.wp-1]
 	return !lp.access || lp.pending.IsZero()
 }
@@ -189,7 +190,6 @@ func (s *Scheduler) commitLabelled(c *container, k *skey) {
 	a, n := c.app, c.node
 	q, u := a.q, a.u
 	capR := c.c.Resource
-	c.c.Label = s.parts[n.part].name
 	if n.part == 0 {
 		k.Payload.missedNP = 0
 	} else if k.Payload.part == 0 {

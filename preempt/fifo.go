@@ -46,7 +46,7 @@ func (s FIFOSelector) Select(r *ProportionalRound) error {
 		}
 		// First what the leaf borrowed on partitions it must give back.
 		for _, c := range leaf.Borrowed {
-			if p := r.Cluster.PartitionOf(c.Label); p >= 0 && r.at(p, leaf).hasObtain && !r.IsSelected(c.ID) {
+			if p := r.Cluster.PartitionOfNode(c.Node); r.at(p, leaf).hasObtain && !r.IsSelected(c.ID) {
 				r.TryPreempt(c, conservative)
 			}
 		}

@@ -178,7 +178,7 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 			return err
 		}
 		for _, ct := range sortedForPreemption(r, cs) {
-			if ct.AM || ct.Label != "" || r.IsSelected(ct.ID) {
+			if ct.AM || r.Cluster.PartitionOfNode(ct.Node) != 0 || r.IsSelected(ct.ID) {
 				continue
 			}
 			if userFirst && berth.LessOrEqual(rc, cl, userLeft.Sub(ct.Resource), limits[l.a.User].Add(userAM[l.a.User])) {

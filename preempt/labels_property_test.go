@@ -92,8 +92,12 @@ func (w *borrowWorld) heartbeatAll(t *testing.T) {
 
 // onX sums the containers on x: the borrowed ones and own's.
 func (w *borrowWorld) onX() (borrowed, own int) {
+	onX := map[string]bool{}
+	for _, n := range w.xNodes {
+		onX[n] = true
+	}
 	for _, c := range w.s.Snapshot().Containers {
-		if c.Label != "x" {
+		if !onX[c.Node] {
 			continue
 		}
 		if c.Queue == "root.own" {

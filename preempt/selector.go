@@ -152,7 +152,7 @@ func (r *ProportionalRound) UnderServed() []*QueueView { return r.underServed }
 // type of the demand is met). It deducts c from the leaf's demand and the
 // budget.
 func (r *ProportionalRound) TryPreempt(c *Container, conservativeDRF bool) bool {
-	q, p := r.Cluster.Queue(c.Queue), r.Cluster.PartitionOf(c.Label)
+	q, p := r.Cluster.Queue(c.Queue), r.Cluster.PartitionOfNode(c.Node)
 	if q == nil || p < 0 {
 		return false
 	}
@@ -171,7 +171,7 @@ func (r *ProportionalRound) TryPreempt(c *Container, conservativeDRF bool) bool 
 // (the intra-queue selector's per-application amounts). done reports
 // that the demand is met.
 func (r *ProportionalRound) TryPreemptFor(c *Container, toObtain *berth.Resource, conservativeDRF bool) (ok, done bool) {
-	return r.tryOn(c, toObtain, conservativeDRF, r.Cluster.PartitionOf(c.Label))
+	return r.tryOn(c, toObtain, conservativeDRF, r.Cluster.PartitionOfNode(c.Node))
 }
 
 // tryOn is TryPreemptFor with the container's partition p, whose resource
@@ -218,7 +218,7 @@ func (r *ProportionalRound) Take(c *Container) bool {
 	if r.IsSelected(c.ID) || !r.Cluster.Calculator.FitsIn(c.Resource, r.budget) {
 		return false
 	}
-	r.add(*c, false, r.Cluster.PartitionOf(c.Label))
+	r.add(*c, false, r.Cluster.PartitionOfNode(c.Node))
 	return true
 }
 
@@ -229,14 +229,14 @@ func (r *ProportionalRound) TakeReservation(res *Reservation) bool {
 	if r.IsSelected(c.ID) || !r.Cluster.Calculator.FitsIn(c.Resource, r.budget) {
 		return false
 	}
-	r.add(c, true, r.Cluster.PartitionOf(c.Label))
+	r.add(c, true, r.Cluster.PartitionOfNode(c.Node))
 	return true
 }
 
 // TryPreemptReservation is [ProportionalRound.TryPreempt] for a reserved container.
 func (r *ProportionalRound) TryPreemptReservation(res *Reservation, conservativeDRF bool) bool {
 	c := r.reservedContainer(res)
-	q, p := r.Cluster.Queue(c.Queue), r.Cluster.PartitionOf(c.Label)
+	q, p := r.Cluster.Queue(c.Queue), r.Cluster.PartitionOfNode(c.Node)
 	if q == nil || p < 0 || r.IsSelected(c.ID) {
 		return false
 	}
@@ -254,14 +254,9 @@ func (r *ProportionalRound) TryPreemptReservation(res *Reservation, conservative
 	return ok
 }
 
-// reservedContainer is a reserved container as a container of its
-// node's partition.
+// reservedContainer is a reserved container as a container.
 func (r *ProportionalRound) reservedContainer(res *Reservation) Container {
-	c := Container{ID: res.ID, App: res.App, Node: res.Node, Queue: res.Queue, Resource: res.Resource, Priority: res.Priority, Time: res.Time}
-	if n := r.Cluster.nodeOf(res.Node); n != nil {
-		c.Label = n.Label
-	}
-	return c
+	return Container{ID: res.ID, App: res.App, Node: res.Node, Queue: res.Queue, Resource: res.Resource, Priority: res.Priority, Time: res.Time}
 }
 
 func (r *ProportionalRound) add(c Container, reservation bool, part int) {

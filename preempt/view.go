@@ -56,6 +56,7 @@ type CapacityView struct {
 
 	src    CapacityScheduler
 	partOf map[string]int // a label's partition
+	nodeOn map[string]int // a labelled node's partition
 	ctrs   []Container    // containers read so far (grows; earlier arrays stay valid)
 	ptrs   []*Container   // the per-application and per-node lists, back to back
 	byPath map[string]*QueueView
@@ -77,7 +78,7 @@ type PartitionView struct {
 func (c *CapacityView) Queue(p string) *QueueView { return c.byPath[p] }
 
 // PartitionOf returns the index in Partitions of the partition labelled
-// label (a container's or a node's Label); -1 if there is none.
+// label (a node's Label); -1 if there is none.
 func (c *CapacityView) PartitionOf(label string) int {
 	if label == "" {
 		return 0
@@ -86,6 +87,15 @@ func (c *CapacityView) PartitionOf(label string) int {
 		return p
 	}
 	return -1
+}
+
+// PartitionOfNode returns the index in Partitions of the partition of the
+// node with id, which a container on it counts in.
+func (c *CapacityView) PartitionOfNode(id string) int {
+	if p, ok := c.nodeOn[id]; ok {
+		return p
+	}
+	return 0
 }
 
 // Node returns the node with id if it holds a reservation, or nil.
@@ -97,14 +107,6 @@ func (c *CapacityView) Node(id string) *NodeView {
 		}
 	}
 	return c.byNode[id]
-}
-
-// nodeOf finds a node holding a reservation, by id.
-func (c *CapacityView) nodeOf(id string) *NodeView {
-	if c.byNode != nil {
-		return c.byNode[id]
-	}
-	return c.nodeByID(id)
 }
 
 // nodeByID finds a node by binary search (Nodes is sorted by id).
@@ -346,6 +348,14 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 		c.partOf = make(map[string]int, len(c.Partitions))
 		for i, p := range c.Partitions[1:] {
 			c.partOf[p.Label] = i + 1
+		}
+		c.nodeOn = make(map[string]int, len(st.LabelledNodes))
+		for _, n := range st.LabelledNodes {
+			p := c.PartitionOf(n.Label)
+			if p < 0 {
+				return nil, berth.InvalidField("labelled-nodes["+n.ID+"].label", n.Label, "not a partition of the state")
+			}
+			c.nodeOn[n.ID] = p
 		}
 	}
 	qs := st.Queues

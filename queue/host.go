@@ -210,9 +210,6 @@ type Container struct {
 	AM bool
 	// Time of allocation, from the scheduler's clock.
 	Time berth.Time
-	// Label is the node label of its node: the partition it counts in
-	// ("" the default partition).
-	Label string
 }
 
 // Allocation is a container handed out by a heartbeat, with the headroom
