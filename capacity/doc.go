@@ -100,12 +100,12 @@
 // [ParseXML] reads a capacity-scheduler.xml at the edge, and
 // [Scheduler.Reconfigure] applies a new configuration atomically.
 // [ParseXMLReport] also returns a queue.ConfigReport of what the file says
-// that Berth does not model (node labels, auto-created queues, lifetimes,
-// …, each with what Berth does instead) and of the keys nobody knows (with
-// the closest known key: usually a typo); with XMLOptions.Strict such a
-// file is refused. The knowledge of YARN's keys is one typed table
-// (keys.go); keys of the preemption policy (package preempt) are known
-// and left to it.
+// that Berth does not model (auto-created queues, lifetimes, per-queue
+// maximum allocations, …, each with what Berth does instead) and of the
+// keys nobody knows (with the closest known key: usually a typo); with
+// XMLOptions.Strict such a file is refused. The knowledge of YARN's keys
+// is one typed table (keys.go); keys of the preemption policy (package
+// preempt) are known and left to it.
 //
 // # A host's loop
 //
@@ -216,26 +216,28 @@
 // # Durable state
 //
 // [Scheduler.SaveState] writes the whole scheduler as one snapshot of kind
-// "capacity.Scheduler" (body version 1) in the berth framing (versioned,
-// streaming, CRC-32C checked); [RestoreScheduler] reads it into a new
-// scheduler that decides exactly as the saved one would have: the same
-// allocations, reservations, headrooms, activations and later snapshots
-// for the same further calls. The body holds the primary state: the
-// configuration (ordering policies as built-in tags or the host's names,
-// the calculator as a built-in tag), every reservation queue with its own
-// settings and entitlement, nodes, applications (user, groups, priority,
-// activation, start, AM state, headroom, every ask by priority and
-// locality with its relaxLocality flag and the delay-scheduling,
-// re-reservation and reservation counters), live containers with their ids
-// and preemption marks, node reservations, the id and submission
-// counters, and per leaf the limits of the last cluster update and walk and
-// the usage ratio and user weights YARN keeps as running float sums (their
-// rounding depends on history, so they are kept, not recomputed). The
-// layout is documented in state.go. Queue, user and node usage, active
-// users, the child and application orders, the id index and the queue
-// tree's accounting are rebuilt through the code paths normal operation
-// uses, then checked. What is not data comes back through [RestoreEnv]:
-// the clock, the groups provider, and host ordering policies and a host
+// "capacity.Scheduler" (body version 2; version 1, written before node
+// labels, is still read) in the berth framing (versioned, streaming,
+// CRC-32C checked); [RestoreScheduler] reads it into a new scheduler that
+// decides exactly as the saved one would have: the same allocations,
+// reservations, headrooms, activations and later snapshots for the same
+// further calls. The body holds the primary state: the configuration
+// (ordering policies as built-in tags or the host's names, the calculator
+// as a built-in tag), every reservation queue with its own settings and
+// entitlement, nodes with their partitions, applications (user, groups,
+// priority, label expressions, activation, start, AM state, headroom,
+// every ask by priority and locality with its relaxLocality flag and the
+// delay-scheduling, re-reservation and reservation counters), live
+// containers with their ids and preemption marks and whether they borrow a
+// shared partition, node reservations, the id and submission counters, and
+// per leaf the limits of the last cluster update and walk and the usage
+// ratio and user weights YARN keeps as running float sums (their rounding
+// depends on history, so they are kept, not recomputed). The layout is
+// documented in state.go. Queue, user and node usage, active users, the
+// child and application orders, the id index and the queue tree's
+// accounting are rebuilt through the code paths normal operation uses,
+// then checked. What is not data comes back through [RestoreEnv]: the
+// clock, the groups provider, and host ordering policies and a host
 // calculator by name. A truncated or damaged snapshot is refused with
 // berth.ErrCorruptState and returns no scheduler; another kind or a newer
 // version with berth.ErrInvalidArgument or berth.ErrUnsupportedVersion.

@@ -367,43 +367,31 @@ func (a *app) reservedOn(p int) berth.Resource {
 }
 
 func (a *app) reservedOnParts(p int) berth.Resource {
-	if p != 0 {
-		return a.lp[p-1].reserved
-	}
-	r := a.reserved
-	for i := range a.lp {
-		r = r.Sub(a.lp[i].reserved)
-	}
-	return r
+	return a.onPart(p, a.reserved, func(x *apart) berth.Resource { return x.reserved })
 }
 
 // usedOn and pendingOn are a's usage and demand on partition p.
 func (a *app) usedOn(p int) berth.Resource {
-	if a.lp == nil {
-		return a.used
-	}
-	if p != 0 {
-		return a.lp[p-1].used
-	}
-	r := a.used
-	for i := range a.lp {
-		r = r.Sub(a.lp[i].used)
-	}
-	return r
+	return a.onPart(p, a.used, func(x *apart) berth.Resource { return x.used })
 }
 
 func (a *app) pendingOn(p int) berth.Resource {
-	if a.lp == nil {
-		return a.pending
+	return a.onPart(p, a.pending, func(x *apart) berth.Resource { return x.pending })
+}
+
+// onPart is the part on partition p of a's total, of which field gives
+// each labelled partition's: the default partition holds the rest.
+func (a *app) onPart(p int, total berth.Resource, field func(*apart) berth.Resource) berth.Resource {
+	switch {
+	case a.lp == nil:
+		return total
+	case p != 0:
+		return field(&a.lp[p-1])
 	}
-	if p != 0 {
-		return a.lp[p-1].pending
-	}
-	r := a.pending
 	for i := range a.lp {
-		r = r.Sub(a.lp[i].pending)
+		total = total.Sub(field(&a.lp[i]))
 	}
-	return r
+	return total
 }
 
 // userUsedOn is u's usage on partition p.

@@ -393,26 +393,34 @@ func (s *Scheduler) updateTree(q *qnode, u *user, d queue.Delta) {
 // cmpChildren is YARN's PriorityUtilizationQueueOrderingPolicy comparator
 // for the default partition: negative when a goes first.
 func cmpChildren(a, b *qnode, respectPriority bool) int {
-	aPos, bPos := a.absCap > 0, b.absCap > 0
+	return cmpOnPart(a, b, &a.qpart, &b.qpart, respectPriority)
+}
+
+// cmpOnPart is cmpChildren on the partition of pa and pb, a's and b's
+// capacities and usage there: the queues with a guarantee first, then by
+// used capacity (absolute without a guarantee), priority, absolute
+// capacity, and position.
+func cmpOnPart(a, b *qnode, pa, pb *qpart, respectPriority bool) int {
+	aPos, bPos := pa.absCap > 0, pb.absCap > 0
 	if aPos != bPos {
 		if aPos {
 			return -1
 		}
 		return 1
 	}
-	ua, ub := a.usedCap, b.usedCap
+	ua, ub := pa.usedCap, pb.usedCap
 	if !aPos {
-		ua, ub = a.absUsedCap, b.absUsedCap
+		ua, ub = pa.absUsedCap, pb.absUsedCap
 	}
-	pa, pb := 0, 0
+	prioA, prioB := 0, 0
 	if respectPriority {
-		pa, pb = a.set().Priority, b.set().Priority
+		prioA, prioB = a.set().Priority, b.set().Priority
 	}
-	if c := cmpUtilization(ua, ub, pa, pb); c != 0 {
+	if c := cmpUtilization(ua, ub, prioA, prioB); c != 0 {
 		return c
 	}
-	if a.absCap != b.absCap {
-		if a.absCap > b.absCap {
+	if pa.absCap != pb.absCap {
+		if pa.absCap > pb.absCap {
 			return -1
 		}
 		return 1

@@ -84,31 +84,7 @@ func cmpChildrenOn(a, b *qnode, p int, respectPriority bool) int {
 		}
 		return 1
 	}
-	aPos, bPos := la.absCap > 0, lb.absCap > 0
-	if aPos != bPos {
-		if aPos {
-			return -1
-		}
-		return 1
-	}
-	ua, ub := la.usedCap, lb.usedCap
-	if !aPos {
-		ua, ub = la.absUsedCap, lb.absUsedCap
-	}
-	pa, pb := 0, 0
-	if respectPriority {
-		pa, pb = a.set().Priority, b.set().Priority
-	}
-	if c := cmpUtilization(ua, ub, pa, pb); c != 0 {
-		return c
-	}
-	if la.absCap != lb.absCap {
-		if la.absCap > lb.absCap {
-			return -1
-		}
-		return 1
-	}
-	return a.pos - b.pos
+	return cmpOnPart(a, b, &la.qpart, &lb.qpart, respectPriority)
 }
 
 // userLimitOn is userLimit on labelled partition p, computed afresh (the

@@ -54,11 +54,12 @@ type XMLOptions struct {
 
 // ParseXMLReport is [ParseXML] with a report of what the file says that
 // the typed Config does not carry: keys YARN knows that Berth does not
-// model (node labels, auto-created queues, lifetimes, …), each with what
-// Berth does instead; keys neither knows, with the closest known key as a
-// suggestion; and keys another package reads (the preemption policy's).
-// Notes are in key order. The report is returned with the error of a file
-// that fails to parse only when the failure is the strict mode's.
+// model (auto-created queues, lifetimes, per-queue maximum allocations,
+// …), each with what Berth does instead; keys neither knows, with the
+// closest known key as a suggestion; and keys another package reads (the
+// preemption policy's). Notes are in key order. The report is returned
+// with the error of a file that fails to parse only when the failure is
+// the strict mode's.
 func ParseXMLReport(r io.Reader, opts XMLOptions) (Config, queue.ConfigReport, error) {
 	var doc xmlConf
 	if err := xml.NewDecoder(r).Decode(&doc); err != nil {

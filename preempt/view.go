@@ -306,26 +306,22 @@ func (n *NodeView) Unallocated() berth.Resource { return n.Capability.Sub(n.Allo
 // UsedOn and PendingOn are a's usage and demand on partition p (0 the
 // default, which holds what the labelled ones do not).
 func (a *AppView) UsedOn(p int) berth.Resource {
-	if p != 0 {
-		return a.Partitions[p-1].Used
-	}
-	r := a.Used
-	for _, x := range a.Partitions {
-		r = r.Sub(x.Used)
-	}
-	return r
+	return a.onPart(p, a.Used, func(x *capacity.AppPartition) berth.Resource { return x.Used })
 }
 
 // PendingOn is a's demand on partition p.
 func (a *AppView) PendingOn(p int) berth.Resource {
+	return a.onPart(p, a.Pending, func(x *capacity.AppPartition) berth.Resource { return x.Pending })
+}
+
+func (a *AppView) onPart(p int, total berth.Resource, field func(*capacity.AppPartition) berth.Resource) berth.Resource {
 	if p != 0 {
-		return a.Partitions[p-1].Pending
+		return field(&a.Partitions[p-1])
 	}
-	r := a.Pending
-	for _, x := range a.Partitions {
-		r = r.Sub(x.Pending)
+	for i := range a.Partitions {
+		total = total.Sub(field(&a.Partitions[i]))
 	}
-	return r
+	return total
 }
 
 // buildCluster turns the scheduler's preemption state into the round's
