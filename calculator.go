@@ -536,10 +536,21 @@ func (DominantCalculator) InsufficientResources(req, avail Resource) []string {
 	return out
 }
 
+// orMemory is c, or MemoryCalculator (Berth's default, as YARN's) when c
+// is nil: the package-level comparisons below take a nil calculator for
+// the default rather than fail.
+func orMemory(c Calculator) Calculator {
+	if c == nil {
+		return MemoryCalculator{}
+	}
+	return c
+}
+
 // Min returns a if c.Compare(cluster, a, b) ≤ 0, else b: one whole operand,
-// ties returning a, as YARN's Resources.min.
+// ties returning a, as YARN's Resources.min. A nil c is MemoryCalculator,
+// as for every comparison below.
 func Min(c Calculator, cluster, a, b Resource) Resource {
-	if c.Compare(cluster, a, b) <= 0 {
+	if orMemory(c).Compare(cluster, a, b) <= 0 {
 		return a
 	}
 	return b
@@ -547,20 +558,28 @@ func Min(c Calculator, cluster, a, b Resource) Resource {
 
 // Max returns a if c.Compare(cluster, a, b) ≥ 0, else b (ties return a).
 func Max(c Calculator, cluster, a, b Resource) Resource {
-	if c.Compare(cluster, a, b) >= 0 {
+	if orMemory(c).Compare(cluster, a, b) >= 0 {
 		return a
 	}
 	return b
 }
 
 // LessThan reports whether a < b under c.
-func LessThan(c Calculator, cluster, a, b Resource) bool { return c.Compare(cluster, a, b) < 0 }
+func LessThan(c Calculator, cluster, a, b Resource) bool {
+	return orMemory(c).Compare(cluster, a, b) < 0
+}
 
 // LessOrEqual reports whether a ≤ b under c.
-func LessOrEqual(c Calculator, cluster, a, b Resource) bool { return c.Compare(cluster, a, b) <= 0 }
+func LessOrEqual(c Calculator, cluster, a, b Resource) bool {
+	return orMemory(c).Compare(cluster, a, b) <= 0
+}
 
 // GreaterThan reports whether a > b under c.
-func GreaterThan(c Calculator, cluster, a, b Resource) bool { return c.Compare(cluster, a, b) > 0 }
+func GreaterThan(c Calculator, cluster, a, b Resource) bool {
+	return orMemory(c).Compare(cluster, a, b) > 0
+}
 
 // GreaterOrEqual reports whether a ≥ b under c.
-func GreaterOrEqual(c Calculator, cluster, a, b Resource) bool { return c.Compare(cluster, a, b) >= 0 }
+func GreaterOrEqual(c Calculator, cluster, a, b Resource) bool {
+	return orMemory(c).Compare(cluster, a, b) >= 0
+}

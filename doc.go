@@ -1,16 +1,15 @@
-// Package berth is the shared vocabulary of Berth, an embeddable Go library
-// that re-creates the scheduling machinery of Apache Hadoop YARN's
-// ResourceManager: the reservation system (advance reservations placed in
-// time, admitted by sharing policies and recorded in a plan) and the
-// hierarchical capacity and fair schedulers that hand out containers on node
-// heartbeats. Berth is host-driven: your program owns the clock and the
-// events and calls into Berth, which reads no wall clock, starts no
-// goroutine and keeps no global state. This root package holds only what
-// every other package speaks — resources and YARN's resource calculators,
-// time and intervals, the clock, and the error kinds — and imports no other
-// package of Berth. The sections below describe the pipeline the packages
-// form, what host-driven means in practice, and a glossary from YARN's names
-// to Berth's.
+// Package berth holds the resources, time, clock and errors that every Berth package shares.
+//
+// Berth re-creates the scheduling machinery of Apache Hadoop YARN's
+// ResourceManager as Go packages: the reservation system (rle, plan, agent,
+// policy, follower) and the hierarchical queue schedulers driven by node
+// heartbeats (queue, capacity with preempt, fair). It decides as YARN 3.x
+// does on the same inputs, except where YARN is wrong; each package's doc
+// ends with its list of differences. It is a library, not a server: the
+// host owns the clock and the events, and nothing happens unless it calls.
+// There is no RPC, no timer and no goroutine here; the hosts under examples/
+// show how to run a cluster, a simulator or replicas on top. This root
+// package imports no other package of Berth.
 //
 // # The pipeline
 //

@@ -2,6 +2,7 @@ package berth_test
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -440,4 +441,42 @@ func TestSharedResourcesParallel(t *testing.T) {
 	}
 	wg.Wait()
 	assert.True(t, base.Equal(berth.NewWithExtras(10, 1, berth.Quantity{Name: berth.ResourceGPU, Value: 1})), "base unchanged")
+}
+
+// AddOverflows, SubOverflows and AddSat agree with exact arithmetic in
+// big integers, extended types included.
+func TestResourceOverflowChecksMatchExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	vals := []int64{0, 1, -1, 7, math.MaxInt64, math.MinInt64, math.MaxInt64 / 2, math.MinInt64 / 2, math.MaxInt64 - 1}
+	pick := func() berth.Resource {
+		r := berth.New(vals[rng.IntN(len(vals))], vals[rng.IntN(len(vals))])
+		if rng.IntN(2) == 0 {
+			r = r.With("gpu", vals[rng.IntN(len(vals))])
+		}
+		return r
+	}
+	for range 2000 {
+		a, b := pick(), pick()
+		addOver, subOver := false, false
+		want := berth.Resource{}
+		for _, n := range berth.TypeNames(a, b) {
+			x, y := big.NewInt(a.Get(n)), big.NewInt(b.Get(n))
+			sum := new(big.Int).Add(x, y)
+			if !sum.IsInt64() {
+				addOver = true
+				if sum.Sign() > 0 {
+					sum.SetInt64(math.MaxInt64)
+				} else {
+					sum.SetInt64(math.MinInt64)
+				}
+			}
+			want = want.With(n, sum.Int64())
+			if !new(big.Int).Sub(x, y).IsInt64() {
+				subOver = true
+			}
+		}
+		require.Equal(t, addOver, a.AddOverflows(b), "%v + %v", a, b)
+		require.Equal(t, subOver, a.SubOverflows(b), "%v - %v", a, b)
+		require.True(t, want.Equal(a.AddSat(b)), "%v +sat %v = %v, want %v", a, b, a.AddSat(b), want)
+	}
 }

@@ -329,6 +329,59 @@ func allExt(a, b []Quantity, pred func(x, y int64) bool) bool {
 func addI(x, y int64) int64 { return x + y }
 func subI(x, y int64) int64 { return x - y }
 
+// AddOverflows reports whether r + o overflows int64 in some type, so
+// that Add would wrap: the check a caller makes before adding amounts it
+// does not control (a node's capability, an ask's demand).
+func (r Resource) AddOverflows(o Resource) bool {
+	return r.sumOverflows(o, 1)
+}
+
+// SubOverflows reports whether r − o overflows int64 in some type.
+func (r Resource) SubOverflows(o Resource) bool {
+	return r.sumOverflows(o, -1)
+}
+
+func (r Resource) sumOverflows(o Resource, sign int64) bool {
+	over := func(x, y int64) bool {
+		if sign < 0 {
+			return (y > 0 && x < math.MinInt64+y) || (y < 0 && x > math.MaxInt64+y)
+		}
+		return (y > 0 && x > math.MaxInt64-y) || (y < 0 && x < math.MinInt64-y)
+	}
+	if over(r.Memory, o.Memory) || over(r.VCores, o.VCores) {
+		return true
+	}
+	for _, q := range o.ext {
+		if over(r.Extra(q.Name), q.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+// AddSat returns r + o with each type's sum clamped to the int64 range
+// instead of wrapping: for totals recomputed from amounts the caller does
+// not control (a demand summed over applications), where a clamped value
+// is a safe answer and a wrapped one is not.
+func (r Resource) AddSat(o Resource) Resource {
+	if !r.AddOverflows(o) {
+		return r.Add(o)
+	}
+	out := r
+	for _, t := range TypeNames(r, o) {
+		a, b := r.Get(t), o.Get(t)
+		v := a + b
+		switch {
+		case b > 0 && a > math.MaxInt64-b:
+			v = math.MaxInt64
+		case b < 0 && a < math.MinInt64-b:
+			v = math.MinInt64
+		}
+		out = out.With(t, v)
+	}
+	return out
+}
+
 // Add returns r + o, componentwise.
 func (r Resource) Add(o Resource) Resource {
 	// Small enough to inline: the common case (o without extended types,

@@ -97,9 +97,14 @@ type StateEncoder struct {
 }
 
 // NewStateEncoder starts a snapshot of the given kind and body version on
-// w and writes its header.
+// w and writes its header. A nil w is an error that Finish reports (a
+// *FieldError naming "writer", kind ErrInvalidArgument); nothing is
+// written.
 func NewStateEncoder(w io.Writer, kind string, version uint64) *StateEncoder {
 	e := &StateEncoder{w: w, buf: make([]byte, 0, stateBufSize), crc: castagnoli(), kind: kind}
+	if w == nil {
+		e.err = InvalidField("writer", nil, "must not be nil")
+	}
 	e.buf = append(e.buf, stateMagic...)
 	e.Uvarint(StateFormatVersion)
 	e.String(kind)
@@ -265,10 +270,14 @@ type StateDecoder struct {
 }
 
 // NewStateDecoder reads the header of a snapshot from r and checks that it
-// holds kind with a body version no newer than maxVersion. The body
+// holds kind with a body version no newer than maxVersion (a nil r is a
+// *FieldError naming "reader", kind ErrInvalidArgument). The body
 // version found is available from [StateDecoder.Version] so the owner can
 // read older versions it still supports.
 func NewStateDecoder(r io.Reader, kind string, maxVersion uint64) (*StateDecoder, error) {
+	if r == nil {
+		return nil, InvalidField("reader", nil, "must not be nil")
+	}
 	br, ok := r.(*bufio.Reader)
 	if !ok || br.Size() < 64 {
 		br = bufio.NewReaderSize(r, stateBufSize)

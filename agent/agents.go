@@ -24,15 +24,15 @@ type Options struct {
 	// yarn.resourcemanager.reservation-system.smoothness-factor (default
 	// 10). Used by [NewAlignedPlannerWithGreedy]; 0 means the default.
 	SmoothnessFactor int
-	// ExactScan makes the greedy scans exact where YARN is conservative
-	// (§18 item 5): the right-to-left scan ignores the segment that ends
+	// ExactScan makes the greedy scans exact where YARN is conservative:
+	// the right-to-left scan ignores the segment that ends
 	// where the candidate window starts, and ties keep the nearest
 	// constraining point. Berth-only; default false (YARN's answers).
 	ExactScan bool
 	// ComponentwiseFit counts the gangs that fit with every resource type.
 	// YARN counts them with the plan's calculator (memory only by default)
-	// and may then find a placement the componentwise policy check rejects
-	// (§18 item 8). Berth-only; default false (YARN's answers).
+	// and may then find a placement the componentwise policy check
+	// rejects. Berth-only; default false (YARN's answers).
 	ComponentwiseFit bool
 }
 
@@ -98,7 +98,7 @@ func (t *TryMany) UpdateReservation(p *plan.Plan, id plan.ReservationID, user st
 
 // DeleteReservation removes reservation id from p.
 func (t *TryMany) DeleteReservation(p *plan.Plan, id plan.ReservationID, _ string) error {
-	return p.DeleteReservation(id)
+	return deleteReservation(p, id)
 }
 
 func (t *TryMany) try(f func(plan.Agent) error) error {

@@ -44,6 +44,9 @@ func (GreedyRLE) Name() string { return "greedy-RLE" }
 
 // Allocate places the stage as YARN's greedy-RLE does.
 func (GreedyRLE) Allocate(v *StageView, _ int, s plan.Stage, w berth.Interval) ([]Placement, bool, error) {
+	if !v.live() {
+		return nil, false, errDeadView()
+	}
 	j := v.job()
 	if !fitsIn(w.Start, s.Duration, w.End) {
 		return nil, false, nil
@@ -141,6 +144,9 @@ func (LowCostAligned) Name() string { return "low-cost-aligned" }
 
 // Allocate places the stage as YARN's low-cost aligned allocator does.
 func (a LowCostAligned) Allocate(v *StageView, _ int, s plan.Stage, w berth.Interval) ([]Placement, bool, error) {
+	if !v.live() {
+		return nil, false, errDeadView()
+	}
 	j := v.job()
 	// The plan's availability without earlier stages: the allocator
 	// subtracts them itself, step by step, as YARN's does. It only reads

@@ -10,6 +10,24 @@ import (
 // for all of them and live here once.
 type placeFunc func(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error)
 
+// checkPlan refuses a call without a plan: a *berth.FieldError naming
+// "plan", kind berth.ErrInvalidArgument.
+func checkPlan(p *plan.Plan) error {
+	if p == nil {
+		return berth.InvalidField("plan", nil, "must not be nil")
+	}
+	return nil
+}
+
+// deleteReservation is every agent's DeleteReservation: the plan removes
+// the reservation; agents keep nothing of it.
+func deleteReservation(p *plan.Plan, id plan.ReservationID) error {
+	if err := checkPlan(p); err != nil {
+		return err
+	}
+	return p.DeleteReservation(id)
+}
+
 // create adds the placement of def to p under id. An interpreter outside
 // the enum is refused before placing (plan.CheckInterpreter), so it is an
 // invalid argument whatever the plan holds.

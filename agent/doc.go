@@ -1,10 +1,28 @@
-// Package agent holds the reservation agents: the algorithms that decide
-// where in time a reservation definition goes, YARN's ReservationAgent
-// implementations (package planning). An agent reads a plan (package plan),
-// computes a placement of every stage of the definition inside its window,
-// and records it with Plan.AddReservation or Plan.UpdateReservation, where
-// the plan's sharing policy (package policy) has the last word. Agents never
-// change the plan otherwise: a failed search leaves no trace.
+// Package agent decides where in time a reservation goes: YARN's reservation
+// agents and two more.
+//
+// An agent reads a plan (package plan), computes a placement of every stage
+// of a definition inside its window and records it with Plan.AddReservation
+// or Plan.UpdateReservation, where the plan's sharing policy (package
+// policy) has the last word; a failed search leaves no trace. The built-ins
+// decide as YARN's planning package does, times off the plan step included,
+// at 5 to 22 µs of CPU per decision on the yardstick's streams.
+// [NewPortfolio] and [NewLeastWaste] reserve about a tenth more area than
+// YARN's best agent on mixed requests, at about twice the greedy agent's
+// time. Agents keep no state between calls and never move an accepted
+// reservation: each is an online placer of one request, not an optimiser of
+// the whole plan.
+//
+// # Usage
+//
+// Ready-made agents: [NewGreedy] (YARN's GreedyReservationAgent),
+// [NewAlignedPlannerWithGreedy] (YARN's default, AlignedPlannerWithGreedy:
+// the aligned planner, then the greedy one if it fails), [TryMany]
+// (TryManyReservationAgents) and [LegacyGreedy], the step-by-step greedy
+// agent of YARN 2.x (its worked example is [ExampleLegacyGreedy]). Options
+// are typed ([Options]) with YARN's defaults and keys. Periodic definitions
+// (Period > 0) are planned against the minimum availability over every
+// instance of the period, as in YARN.
 //
 // The agents are built from parts, as in YARN:
 //
@@ -24,14 +42,13 @@
 //     or [LowCostAligned] (aligned candidate windows, the least loaded
 //     first, a few gangs at a time as the smoothness factor allows).
 //
-// Ready-made agents: [NewGreedy] (YARN's GreedyReservationAgent),
-// [NewAlignedPlannerWithGreedy] (YARN's default, AlignedPlannerWithGreedy:
-// the aligned planner, then the greedy one if it fails), [TryMany]
-// (TryManyReservationAgents) and [LegacyGreedy], the step-by-step greedy
-// agent of YARN 2.x that the seed article walks through (its worked example
-// is [ExampleLegacyGreedy]). Options are typed ([Options]) with YARN's
-// defaults and keys. Periodic definitions (Period > 0) are planned against
-// the minimum availability over every instance of the period, as in YARN.
+// Failures are errors, never a silent false: [*NoPlacementError] (wrapping
+// berth.ErrNoPlacement) when no placement exists, a *berth.FieldError
+// (berth.ErrInvalidArgument) for a stage that cannot be planned, and the
+// sharing policy's error (berth.ErrCapacityExceeded) when the plan refuses
+// the placement.
+//
+// # Times off the plan step
 //
 // Times need not be multiples of the plan step; the low-cost aligned
 // planner then decides as YARN does, in detail: its candidate windows start
@@ -48,16 +65,6 @@
 // reservations or for an update, as YARN's extra merge clips). The
 // directory testdata holds random scenarios with YARN's decisions, which
 // the tests replay (testdata/README.md).
-//
-// Beyond YARN, [NewPortfolio] and [NewLeastWaste] return agents built to
-// accept more of the area offered, and [Measure] is a yardstick to compare
-// agents against an upper bound (see "Comparing agents" below).
-//
-// Failures are errors, never a silent false: [*NoPlacementError] (wrapping
-// berth.ErrNoPlacement) when no placement exists, a *berth.FieldError
-// (berth.ErrInvalidArgument) for a stage that cannot be planned, and the
-// sharing policy's error (berth.ErrCapacityExceeded) when the plan refuses
-// the placement.
 //
 // # Extending
 //
@@ -84,6 +91,10 @@
 // the plan as it was. See the best-fit allocator of the examples.
 //
 // # Comparing agents
+//
+// Beyond YARN, [NewPortfolio] and [NewLeastWaste] return agents built to
+// accept more of the area offered, and [Measure] is a yardstick to compare
+// any agents against an upper bound.
 //
 // [Measure] runs any plan.Agent over a stream of requests (a list of
 // [Episode]s: a plan configuration and the requests submitted to a fresh
@@ -115,102 +126,16 @@
 // over every placement on tiny episodes (where it is most often exact),
 // against a step-by-step flow, and against every agent on random streams.
 //
-// Two streams: W2-hot (workload W2 of the shared benchmarks with the plan
-// capacity divided by 20: 10,000 single-stage R_ALL requests, half gangs,
-// about 7 times the capacity) and W4 (50 plans of 4 to 64 nodes with 100
-// mixed requests each: every interpreter, 1 to 3 stages, gangs, times off
-// the step, tight and loose deadlines; its generator is specified in
-// WORKLOADS.md, section W4, and pinned by a checksum test). Results (go
-// test ./agent -run TestYardstickTable -v -count=1 -args -yardstick=5;
-// times are thread CPU time per decision, the best of five runs on a
-// shared 2-core machine, also as multiples of the early greedy agent's,
-// YARN's GreedyReservationAgent with its defaults):
-//
-//	| stream | agent               | accepted      | memory   | vcores   | mean            | p99             | frag  |
-//	| W2-hot | greedy-early        |  2047 / 10000 |  12.21 % |  12.21 % |     4.6µs  1.0× |    21.7µs  1.0× | 0.923 |
-//	| W2-hot | greedy-late         |  2056 / 10000 |  12.27 % |  12.27 % |     6.6µs  1.5× |    23.6µs  1.1× | 0.940 |
-//	| W2-hot | aligned-with-greedy |  2035 / 10000 |  12.20 % |  12.20 % |    12.4µs  2.7× |    55.4µs  2.6× | 0.930 |
-//	| W2-hot | portfolio           |  2056 / 10000 |  12.27 % |  12.27 % |     6.6µs  1.4× |    22.2µs  1.0× | 0.940 |
-//	| W2-hot | least-waste         |  1803 / 10000 |  12.81 % |  12.81 % |    10.9µs  2.4× |    60.3µs  2.8× | 0.896 |
-//	| W2-hot | upper bound         |               |  13.49 % |  13.49 % |                 |                 |       |
-//	| W4     | greedy-early        |  4092 /  5000 |  67.83 % |  69.97 % |     9.9µs  1.0× |    43.1µs  1.0× | 0.295 |
-//	| W4     | greedy-late         |  4340 /  5000 |  73.94 % |  76.64 % |    12.4µs  1.3× |    46.5µs  1.1× | 0.671 |
-//	| W4     | aligned-with-greedy |  4391 /  5000 |  74.03 % |  76.67 % |    21.7µs  2.2× |      97µs  2.2× | 0.480 |
-//	| W4     | portfolio           |  4393 /  5000 |  81.71 % |  83.61 % |    16.1µs  1.6× |    69.5µs  1.6× | 0.616 |
-//	| W4     | least-waste         |  4389 /  5000 |  82.36 % |  84.43 % |    20.9µs  2.1× |      86µs  2.0× | 0.558 |
-//	| W4     | upper bound         |               |  91.15 % |  97.90 % |                 |                 |       |
-//
-// On W4 [LeastWaste] reserves 11.3 % more memory area and 10.1 % more
-// vcore area than the best of YARN's agents (aligned with greedy), at 2.1
-// times the early greedy agent's mean time per decision and 2.0 times its
-// p99 on a busy machine (repeated runs give 2.0 to 2.4 and 2.0 to 2.3;
-// 3.0 to 3.1 and 3.1 to 3.3 before the portfolio answered a decision's
-// reads of the plan from one read of its load steps and the low-cost
-// aligned allocator stopped re-reading what it can derive; 3.4 to 3.6
-// and 3.7 to 4.1 before that allocator stopped allocating per round); the
-// [Portfolio] reserves 10.4 % and 9.0 % more. Their gain comes
-// from R_ANY (the largest alternative first: 87.5 % of its offered memory
-// area against at most 58.2 % for YARN's agents) and R_ORDER_NO_GAP (the
-// chain search: 75.6 % against 69.8 %); LeastWaste adds the aligned
-// planner first for R_ALL and, for single stages in contested windows,
-// the placement that strands least.
-//
-// On W2-hot the bound is 9.9 % above the best of YARN's agents (the late
-// greedy one), so no agent can gain 10 % there. LeastWaste reserves 4.4 %
-// more than that best, at 2.4 times the early greedy agent's mean time and
-// 2.8 times its p99: 95.0 % of the bound, against YARN's 91 %. The plan is
-// offered seven times its capacity, so placing each request where it
-// strands the least free capacity, and declining those that would strand
-// much, leaves room for better-fitting ones. The 97 % of the bound aimed
-// at is not reached. Weighing waste in every window reaches 95.9 % but
-// costs W4 its 10 %, and no measure of contention read at decision time
-// tells the two streams apart where it matters: W2-hot gains from the
-// choice in windows still more than half free, early in the stream,
-// before the plan or any refusal shows the overload, and those windows
-// look like W4's (free share, the load before the window, the request's
-// share of the window's free area); switching to choosier settings once
-// most recent requests are refused gains W2-hot nothing, as by then few
-// windows leave a choice. Among the gaps, slacks and candidate sets tried
-// (gaps of 5 min to 8 h, slacks 0 to 2, best-fit bands for single
-// containers, contested thresholds 0.5 to 1), the defaults are the best
-// found that keep W4's 10 %. What stays free lies in bands of every length
-// and at the ends of the horizon, where few requests reach. The portfolio
-// decides there exactly as the late greedy agent.
-//
-// The bound itself is close to what placements can reach on W2-hot: the
-// same LeastWaste given the requests sorted by arrival reserves 98.2 % of
-// it, and 97.3 % given the largest areas first
-// (TestBoundNearlyReachedOffline). An agent must take requests in the
-// stream's order, where each placement lands among others at random times;
-// the 3 % between 95 % and those figures is the price of that order, and
-// further candidates and scores (every block flush with a change of load,
-// splitting a stage of many gangs into best-fitting pieces, preferring
-// blocks that rest against load ending or starting, or that keep the load
-// smooth, by the least growth of its total variation; best and worst fit
-// by height; declining small requests early) moved it by less than 1 %.
-// The plan's shape is set by the first requests: the first 2,000 of
-// 10,000 fill it to 89 %, nearly all accepted into windows still mostly
-// free, and the 8,000 after them add 6 %; deciding those first requests
-// the way that pays on W2-hot needs to know the overload to come, which
-// neither the plan nor the request shows, and an agent keeping such
-// knowledge between calls would lose it on a restore. A tighter bound
-// would not close the gap either: the offline optimum is at least the
-// 98.2 % placement, and 12.81 % is at most 96.7 % of that.
-//
-// Recourse was measured too, and left out. An agent that, when it finds
-// no placement, moves up to k reservations that have not started to
-// other placements in their own windows (an ejection chain tried on a
-// snapshot, applied only whole) reaches 95.7 % of the bound with k = 1
-// and 8 candidates, 96.8 % with k = 2 and 32, and 97.0 % (13.084 %, still
-// just under 97 %) with k = 3 and 16, but costs 10 to 700 times the
-// whole run of LeastWaste: each attempt places and removes on a
-// copy-on-write snapshot (about 100 µs), and even a perfect pre-check
-// leaves the 766 winning chains of four or more placements, about 3 µs
-// per decision on their own. Cut down to fit the time bar (k = 1 or 2,
-// one or two candidates) it gains nothing (94.6 % to 95.2 %) at 33 to
-// 117 times the early greedy agent's mean time. Moving accepted
-// reservations would also be a difference from YARN, whose agents never
-// move one.
+// On workload W4 (WORKLOADS.md: 50 plans of 4 to 64 nodes, 100 mixed
+// requests each) [LeastWaste] reserves 11.3 % more memory area and 10.1 %
+// more vcore area than the best of YARN's agents, at about twice the early
+// greedy agent's time per decision; the [Portfolio] 10.4 % and 9.0 % more.
+// Their gain comes from R_ANY (the largest alternative first) and
+// R_ORDER_NO_GAP (a chain search); LeastWaste adds the aligned planner
+// first for R_ALL and, for single stages in contested windows, the
+// placement that strands least. The table of every agent on both streams
+// is in WORKLOADS.md; what else was tried, and why recourse (moving
+// accepted reservations) was left out, is in DESIGN.md.
 //
 // # Durable state
 //
@@ -236,25 +161,27 @@
 //   - A stage of zero duration is rejected as invalid: YARN's low-cost
 //     allocator divides by zero (ArithmeticException) and its greedy
 //     allocators place it as an empty block that the plan accepts as a
-//     reservation holding nothing (§18 items 13 and 18).
+//     reservation holding nothing.
 //   - Where the tentative allocation of a job exceeds the availability in
 //     some resource type, YARN's low-cost allocator throws and abandons the
-//     whole planner; Berth counts that candidate window as full (§18 item
-//     13).
+//     whole planner; Berth counts that candidate window as full.
 //   - Costs and windows where YARN dereferences an undefined load (a null in
 //     its merges) count the load as zero instead of crashing.
-//   - Agents never report failure as success (§18 item 10): every failure is
-//     an error, and [TryMany] returns the last one.
+//   - Agents never report failure as success (YARN's agents return false
+//     and ClientRMService answers success): every failure is an error, and
+//     [TryMany] returns the last one.
 //
 // Conservative answers kept by default, exact ones as options:
 //
 //   - The right-to-left greedy scan also examines the stretch that ends
 //     where its candidate window starts, and ties move the constraining
-//     point furthest (§18 item 5). Options.ExactScan ignores that stretch
-//     and keeps the nearest constraining point.
+//     point furthest, so it can place a batch later than it must.
+//     Options.ExactScan ignores that stretch and keeps the nearest
+//     constraining point.
 //   - Gangs are counted with the plan's calculator (memory only by default)
-//     while the policy checks every resource type (§18 item 8).
-//     Options.ComponentwiseFit counts them with every type.
+//     while the policy checks every resource type, so a placement found can
+//     be refused for vcores. Options.ComponentwiseFit counts them with
+//     every type.
 //
 // Berth-only additions: [Portfolio] and [LeastWaste] (not YARN agents, see
 // above) and the yardstick ([Measure], [UpperBound], [Fragmentation]).

@@ -8,7 +8,7 @@ import (
 	"github.com/berthsched/berth/plan"
 )
 
-// Durable state (issue 11 §1). Agents keep no state between calls (their
+// Durable state. Agents keep no state between calls (their
 // scratch buffers hold nothing an answer depends on), so a plan snapshot
 // records its agent by name and options ([plan.ComponentSpec], through
 // StateSpec) and [Resolve] rebuilds the built-ins on restore.

@@ -37,7 +37,7 @@ func stageField(i int, name string) string {
 }
 
 // validateStage is YARN's validateInputStage (ContractValidationException),
-// in YARN's order, plus a check YARN lacks: a stage must last (§18 item 18:
+// in YARN's order, plus a check YARN lacks: a stage must last (
 // a zero duration gives an empty placement YARN accepts as a reservation).
 func validateStage(i int, s plan.Stage, capacity, maxAlloc berth.Resource, calc berth.Calculator) error {
 	switch {

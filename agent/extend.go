@@ -21,62 +21,140 @@ type Placement struct {
 // definition being placed, the plan's shape (capacity, step, calculator,
 // allocation bounds), what the plan leaves available and loads, and what
 // earlier stages of the same definition took. A view is valid only during
-// the call it is passed to; it is not safe for concurrent use.
+// the call it is passed to; it is not safe for concurrent use. A nil or
+// zero StageView (not handed out by a planner) views nothing: its getters
+// return zero values (the calculator: berth.MemoryCalculator) and the
+// methods that build profiles return an error of kind
+// berth.ErrInvalidState.
 type StageView job
 
 func (v *StageView) job() *job { return (*job)(v) }
 
+// live reports whether v is a planner's view, not a nil or zero one.
+func (v *StageView) live() bool { return v != nil && v.view != nil }
+
+// errDeadView is the error of a profile asked of a view that is not a
+// planner's.
+func errDeadView() error {
+	return &berth.FieldError{Field: "StageView", Reason: "not a planner's view (valid only during the planner's call)", Kind: berth.ErrInvalidState}
+}
+
 // Reservation returns the id of the reservation being placed (for an
 // update, the version whose resources are available to the new one).
-func (v *StageView) Reservation() plan.ReservationID { return v.id }
+func (v *StageView) Reservation() plan.ReservationID {
+	if v == nil {
+		return plan.ReservationID{}
+	}
+	return v.id
+}
 
 // User returns the user the reservation is placed for.
-func (v *StageView) User() string { return v.user }
+func (v *StageView) User() string {
+	if v == nil {
+		return ""
+	}
+	return v.user
+}
 
 // Contract returns the definition's window [arrival, deadline).
 func (v *StageView) Contract() berth.Interval {
+	if v == nil {
+		return berth.Interval{}
+	}
 	return berth.Interval{Start: v.def.Arrival, End: v.def.Deadline}
 }
 
 // Interpreter returns how the definition's stages combine.
-func (v *StageView) Interpreter() plan.Interpreter { return v.def.Interpreter }
+func (v *StageView) Interpreter() plan.Interpreter {
+	if v == nil {
+		return 0
+	}
+	return v.def.Interpreter
+}
 
 // Period returns the definition's recurrence (0: none).
-func (v *StageView) Period() berth.Duration { return v.period }
+func (v *StageView) Period() berth.Duration {
+	if v == nil {
+		return 0
+	}
+	return v.period
+}
 
 // NumStages returns how many stages the definition has.
-func (v *StageView) NumStages() int { return len(v.def.Stages) }
+func (v *StageView) NumStages() int {
+	if v == nil {
+		return 0
+	}
+	return len(v.def.Stages)
+}
 
-// Stage returns stage i of the definition.
-func (v *StageView) Stage(i int) plan.Stage { return v.def.Stages[i] }
+// Stage returns stage i of the definition (a zero Stage when i is not in
+// [0, NumStages)).
+func (v *StageView) Stage(i int) plan.Stage {
+	if i < 0 || i >= v.NumStages() {
+		return plan.Stage{}
+	}
+	return v.def.Stages[i]
+}
 
 // AllocateLeft reports whether the planner places stages first to last
 // and prefers early placements (true) or last to first and late (false).
-func (v *StageView) AllocateLeft() bool { return v.left }
+func (v *StageView) AllocateLeft() bool { return v != nil && v.left }
 
 // Capacity returns the plan's capacity.
-func (v *StageView) Capacity() berth.Resource { return v.view.capacity() }
+func (v *StageView) Capacity() berth.Resource {
+	if !v.live() {
+		return berth.Resource{}
+	}
+	return v.view.capacity()
+}
 
 // Step returns the plan's time step; placements should be aligned to it.
-func (v *StageView) Step() berth.Duration { return v.view.step() }
+func (v *StageView) Step() berth.Duration {
+	if !v.live() {
+		return 0
+	}
+	return v.view.step()
+}
 
 // Calculator returns the plan's resource calculator.
-func (v *StageView) Calculator() berth.Calculator { return v.view.calculator() }
+func (v *StageView) Calculator() berth.Calculator {
+	if !v.live() {
+		return berth.MemoryCalculator{}
+	}
+	return v.view.calculator()
+}
 
 // MinAllocation returns the plan's smallest container.
-func (v *StageView) MinAllocation() berth.Resource { return v.view.minAllocation() }
+func (v *StageView) MinAllocation() berth.Resource {
+	if !v.live() {
+		return berth.Resource{}
+	}
+	return v.view.minAllocation()
+}
 
 // MaxAllocation returns the plan's largest container.
-func (v *StageView) MaxAllocation() berth.Resource { return v.view.maxAllocation() }
+func (v *StageView) MaxAllocation() berth.Resource {
+	if !v.live() {
+		return berth.Resource{}
+	}
+	return v.view.maxAllocation()
+}
 
 // Placed returns the envelope of the non-zero blocks placed by earlier
 // stages of this definition; ok is false when none is placed yet.
 func (v *StageView) Placed() (envelope berth.Interval, ok bool) {
+	if v == nil {
+		return berth.Interval{}, false
+	}
 	return berth.Interval{Start: v.placedStart, End: v.placedEnd}, v.placed
 }
 
 // Taken returns what earlier stages of this definition take at t.
 func (v *StageView) Taken(t berth.Time) berth.Resource {
+	if v == nil || v.mods == nil {
+		return berth.Resource{}
+	}
 	r, _ := v.mods.at(t)
 	return r
 }
@@ -85,6 +163,9 @@ func (v *StageView) Taken(t berth.Time) berth.Resource {
 // the planner counts them (the plan's calculator, or componentwise when
 // [Options].ComponentwiseFit is set).
 func (v *StageView) Gangs(s plan.Stage, avail berth.Resource, limit int64) int64 {
+	if !v.live() {
+		return 0
+	}
 	sj := v.job().stageJob(s)
 	return sj.f.fit(avail, limit)
 }
@@ -95,6 +176,9 @@ func (v *StageView) Gangs(s plan.Stage, avail berth.Resource, limit int64) int64
 // it may edit it with [Profile.Sub] and should hand it back with
 // [StageView.Release].
 func (v *StageView) Available(w berth.Interval) (Profile, error) {
+	if !v.live() {
+		return Profile{}, errDeadView()
+	}
 	p, err := v.job().net(w.Start, w.End)
 	return Profile{p}, err
 }
@@ -102,6 +186,9 @@ func (v *StageView) Available(w berth.Interval) (Profile, error) {
 // PlanAvailable is [StageView.Available] before earlier stages of this
 // definition come off (subtract [StageView.Taken] to get Available).
 func (v *StageView) PlanAvailable(w berth.Interval) (Profile, error) {
+	if !v.live() {
+		return Profile{}, errDeadView()
+	}
 	p, err := v.view.available(v.user, v.id, w, v.period)
 	return Profile{p}, err
 }
@@ -116,6 +203,9 @@ func (v *StageView) PlanAvailable(w berth.Interval) (Profile, error) {
 // (no period, no policy that changes availability); otherwise room is true
 // and the profile is the one of Available.
 func (v *StageView) AvailableForStage(w berth.Interval, s plan.Stage) (p Profile, room bool, err error) {
+	if !v.live() {
+		return Profile{}, false, errDeadView()
+	}
 	j := v.job()
 	j.stretch = newStretchNeed(j.stageJob(s))
 	net, err := j.netFor(w.Start, w.End, &j.stretch)
@@ -131,6 +221,9 @@ func (v *StageView) AvailableForStage(w berth.Interval, s plan.Stage) (p Profile
 // false when it cannot tell cheaply (a period, the old version held, a
 // policy that changes availability, an over-committed plan).
 func (v *StageView) PlanLeastFree(w berth.Interval) (free berth.Resource, ok bool) {
+	if !v.live() {
+		return berth.Resource{}, false
+	}
 	return v.view.leastFree(v.user, v.id, w, v.period)
 }
 
@@ -138,12 +231,18 @@ func (v *StageView) PlanLeastFree(w berth.Interval) (free berth.Resource, ok boo
 // definition hold at t (the old version added back): an upper bound of
 // what Available gives at t.
 func (v *StageView) FreeAt(t berth.Time) berth.Resource {
+	if !v.live() {
+		return berth.Resource{}
+	}
 	return v.view.freeAt(v.id, t).Sub(v.Taken(t))
 }
 
 // Load returns the plan's committed load over w without the
 // reservation's old version. Hand it back with [StageView.Release].
 func (v *StageView) Load(w berth.Interval) (Profile, error) {
+	if !v.live() {
+		return Profile{}, errDeadView()
+	}
 	p, err := v.view.loads(v.id, w)
 	return Profile{p}, err
 }
@@ -152,6 +251,9 @@ func (v *StageView) Load(w berth.Interval) (Profile, error) {
 // IterativePlanner hands it to its allocators (read once per run; the
 // view owns it: do not edit or release it).
 func (v *StageView) PlanLoads() (Profile, error) {
+	if !v.live() {
+		return Profile{}, errDeadView()
+	}
 	p, err := v.job().loads()
 	return Profile{p}, err
 }
@@ -159,7 +261,7 @@ func (v *StageView) PlanLoads() (Profile, error) {
 // Release hands back a profile from Available or Load that the caller no
 // longer uses, for reuse by later placements.
 func (v *StageView) Release(p Profile) {
-	if p.p != nil {
+	if p.p != nil && v.live() {
 		v.view.release(p.p)
 	}
 }
@@ -187,8 +289,12 @@ func (p Profile) Len() int {
 	return len(p.p.ts)
 }
 
-// Step returns step i (0 ≤ i < Len), in time order.
+// Step returns step i (0 ≤ i < Len), in time order; zero values for
+// another i.
 func (p Profile) Step(i int) (berth.Interval, berth.Resource) {
+	if i < 0 || i >= p.Len() {
+		return berth.Interval{}, berth.Resource{}
+	}
 	end := p.p.end
 	if i+1 < len(p.p.ts) {
 		end = p.p.ts[i+1]

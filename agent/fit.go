@@ -13,7 +13,7 @@ type fitter struct {
 	gang    berth.Resource
 	// componentwise counts with every resource type (the exact answer);
 	// otherwise the calculator's divide decides, as in YARN, so the memory
-	// calculator ignores vcores (§18 item 8).
+	// calculator ignores vcores.
 	componentwise bool
 }
 

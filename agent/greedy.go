@@ -28,8 +28,8 @@ type scanOptions struct {
 	// overlap an earlier one and over-book; Berth always sets it.
 	seeBatches bool
 	// exact: ties keep the nearest constraining point, and the right-to-left
-	// scan ignores the segment that ends where the candidate window starts
-	// (§18 item 5). Off by default, as YARN.
+	// scan ignores the segment that ends where the candidate window
+	// starts. Off by default, as YARN.
 	exact bool
 }
 
@@ -146,7 +146,7 @@ func greedyRLE(net *profile, j stageJob, start, deadline berth.Time, left bool, 
 }
 
 // gridScan is the right-to-left step scan shared by YARN's step greedy
-// (StageAllocatorGreedy) and the 2.x agent of the seed: over the candidate
+// (StageAllocatorGreedy) and the 2.x agent (LegacyGreedy): over the candidate
 // window [deadline − dur, deadline) it visits t = deadline − step,
 // deadline − 2·step, … and remembers the fewest gangs that fit and where
 // (ties moving left). It walks the profile's segments instead of every

@@ -134,12 +134,15 @@ func (lw *LeastWaste) UpdateReservation(p *plan.Plan, id plan.ReservationID, use
 
 // DeleteReservation removes reservation id from p.
 func (lw *LeastWaste) DeleteReservation(p *plan.Plan, id plan.ReservationID, _ string) error {
-	return p.DeleteReservation(id)
+	return deleteReservation(p, id)
 }
 
 // Place computes where def would go in p without changing p: the
 // allocation CreateReservation would add.
 func (lw *LeastWaste) Place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
+	if err := checkPlan(p); err != nil {
+		return nil, err
+	}
 	ps, stages, err := lw.compute(planAdapter{p: p, bufs: lw.waste.bufs}, id, user, def)
 	if err != nil {
 		return nil, err

@@ -6,8 +6,7 @@ import (
 )
 
 // LegacyGreedy is the greedy agent of YARN 2.x (GreedyReservationAgent of
-// the parent package, before the planning package existed), the one the
-// seed article walks through. It places stages last to first; each stage
+// the parent package, before the planning package existed). It places stages last to first; each stage
 // right to left, batch by batch: over the window [deadline − duration,
 // deadline) it checks every step, places as many gangs as fit at all of
 // them, and moves the deadline to the most constraining step. Under R_ORDER
@@ -40,12 +39,15 @@ func (g *LegacyGreedy) UpdateReservation(p *plan.Plan, id plan.ReservationID, us
 
 // DeleteReservation removes reservation id from p.
 func (g *LegacyGreedy) DeleteReservation(p *plan.Plan, id plan.ReservationID, _ string) error {
-	return p.DeleteReservation(id)
+	return deleteReservation(p, id)
 }
 
 // Place computes the allocation CreateReservation would add, without
 // changing p.
 func (g *LegacyGreedy) Place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
+	if err := checkPlan(p); err != nil {
+		return nil, err
+	}
 	ps, stages, window, err := g.compute(newView(p), id, def)
 	if err != nil {
 		return nil, err

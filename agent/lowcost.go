@@ -295,7 +295,7 @@ func (in *lowCostInput) ratio(mem bool, v berth.Resource) float64 {
 // canFit is YARN's getDurationIntervalGangsCanFit: the fewest gangs that fit
 // anywhere in [s, e) once this job's tentative load is taken away. Where the
 // job's load exceeds what is available in some resource type YARN throws
-// and abandons the whole allocator (§18 item 13); Berth counts that window
+// and abandons the whole allocator; Berth counts that window
 // as full instead. taken is what this run placed all over [s, e), as for
 // cost.
 func (in *lowCostInput) canFit(s, e berth.Time, f fitter, taken berth.Resource) int64 {

@@ -88,7 +88,7 @@ func (ip *IterativePlanner) UpdateReservation(p *plan.Plan, id plan.ReservationI
 
 // DeleteReservation removes reservation id from p.
 func (ip *IterativePlanner) DeleteReservation(p *plan.Plan, id plan.ReservationID, _ string) error {
-	return p.DeleteReservation(id)
+	return deleteReservation(p, id)
 }
 
 // Place computes where def would go in p without changing p: the
@@ -99,6 +99,9 @@ func (ip *IterativePlanner) Place(p *plan.Plan, id plan.ReservationID, user stri
 }
 
 func (ip *IterativePlanner) place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
+	if err := checkPlan(p); err != nil {
+		return nil, err
+	}
 	ps, stages, err := ip.compute(planAdapter{p: p, bufs: ip.bufs}, id, user, def)
 	if err != nil {
 		return nil, err

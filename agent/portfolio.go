@@ -43,8 +43,7 @@ import (
 // R_ANY alternative) with a stage that the plan's load steps show has no
 // stretch with room for its gangs, in the only part of the window it can
 // use, is refused (or skipped) before any planner runs: none could place
-// it. The results on the reference streams are in the package
-// documentation.
+// it. Its results on the yardstick's streams are in WORKLOADS.md.
 type Portfolio struct {
 	single, anyOf, all, ordered []*IterativePlanner
 	// opts are the options it was built with, for its snapshot spec.
@@ -91,12 +90,15 @@ func (f *Portfolio) UpdateReservation(p *plan.Plan, id plan.ReservationID, user 
 
 // DeleteReservation removes reservation id from p.
 func (f *Portfolio) DeleteReservation(p *plan.Plan, id plan.ReservationID, _ string) error {
-	return p.DeleteReservation(id)
+	return deleteReservation(p, id)
 }
 
 // Place computes where def would go in p without changing p: the
 // allocation CreateReservation would add.
 func (f *Portfolio) Place(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) (*plan.Allocation, error) {
+	if err := checkPlan(p); err != nil {
+		return nil, err
+	}
 	ps, stages, err := f.compute(planAdapter{p: p, bufs: f.single[0].bufs}, id, user, def)
 	if err != nil {
 		return nil, err

@@ -150,6 +150,9 @@ func (Unconstrained) Name() string { return "unconstrained" }
 // Window returns the contract, after (or before) what is placed when the
 // stages are ordered.
 func (Unconstrained) Window(v *StageView, _ int) berth.Interval {
+	if !v.live() {
+		return v.Contract()
+	}
 	j := v.job()
 	a, d := j.def.Arrival, j.def.Deadline
 	if ordered(j.def.Interpreter) && j.placed {
@@ -177,6 +180,9 @@ func (ByDemand) Name() string { return "by-demand" }
 
 // Window returns the stage's share of the window by demand.
 func (ByDemand) Window(v *StageView, index int) berth.Interval {
+	if !v.live() {
+		return v.Contract()
+	}
 	j := v.job()
 	iv := Unconstrained{}.Window(v, index)
 	if !ordered(j.def.Interpreter) {

@@ -139,9 +139,13 @@ func horizon(reqs []Request) berth.Interval {
 }
 
 // ReservedArea is the area an allocation holds: the sum over its intervals
-// of resource × length (one occurrence for a periodic allocation).
+// of resource × length (one occurrence for a periodic allocation); zero
+// for nil.
 func ReservedArea(a *plan.Allocation) Area {
 	var out Area
+	if a == nil {
+		return out
+	}
 	for _, e := range a.Intervals {
 		l := float64(e.Interval.Len())
 		out.Memory += float64(e.Resource.Memory) * l
@@ -322,6 +326,9 @@ func cmpTime(a, b berth.Time) int {
 // edge); values near 1 mean it is scattered in slivers too short or too
 // thin to hold much. A window with no free area has fragmentation 0.
 func Fragmentation(p *plan.Plan, window berth.Interval) (float64, error) {
+	if err := checkPlan(p); err != nil {
+		return 0, err
+	}
 	steps, err := p.LoadSteps(window, "")
 	if err != nil {
 		return 0, err

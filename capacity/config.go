@@ -102,6 +102,14 @@ type QueueSettings struct {
 	// (accessible-node-labels.<label>.*). A label without an entry gives
 	// the queue no guarantee and no maximum on that partition, as in YARN.
 	NodeLabels map[string]LabelSettings
+	// Reservation holds a reservable queue's reservation settings
+	// (reservation-window, average-capacity, instantaneous-max-capacity,
+	// reservation-agent, -policy, -planner, reservation-enforcement-window,
+	// show-reservations-as-queues, reservation-move-on-expiry and the
+	// acl_*_reservations keys); nil means YARN's defaults. The scheduler
+	// only carries them: the host builds the queue's plan from them
+	// (examples/rm does).
+	Reservation *queue.ReservationSettings
 }
 
 // DefaultSettings returns YARN's defaults: user-limit-factor 1,
@@ -170,6 +178,13 @@ type Config struct {
 	// does); nil means such users have no groups. It is the host's, not
 	// part of capacity-scheduler.xml.
 	Groups queue.Groups
+	// ReservationSystem holds the ResourceManager's reservation-system
+	// keys (yarn.resourcemanager.reservation-system.*, yarn.acl.enable,
+	// yarn.acl.reservation-enable) when the file sets any, as YARN's
+	// capacity scheduler configuration is read over yarn-site.xml; nil
+	// means YARN's defaults (the system is off). The scheduler only
+	// carries them, for the host that builds the reservation system.
+	ReservationSystem *queue.ReservationSystemSettings
 }
 
 // DefaultConfig returns YARN 3.3's defaults and the queue tree of the
@@ -225,6 +240,11 @@ func (c *Config) validateGlobal() error {
 	if !c.MinAllocation.FitsIn(c.MaxAllocation) {
 		return berth.InvalidField("yarn.scheduler.maximum-allocation-mb", c.MaxAllocation, "must be at least the minimum allocation")
 	}
+	if c.ReservationSystem != nil {
+		if err := c.ReservationSystem.Validate(); err != nil {
+			return err
+		}
+	}
 	return validateNodeLabels(c.NodeLabels)
 }
 
@@ -246,6 +266,11 @@ func validateSettings(t *queue.Tree[QueueSettings]) error {
 			return berth.InvalidField(key+"ordering-policy", st.AppOrdering, "unknown ordering policy")
 		case st.ChildOrdering > OrderPriorityUtilization:
 			return berth.InvalidField(key+"ordering-policy", st.ChildOrdering, "unknown ordering policy")
+		}
+		if st.Reservation != nil {
+			if err := st.Reservation.Validate(key); err != nil {
+				return err
+			}
 		}
 		maxW := 100 / math.Min(100, st.MinUserLimitPercent)
 		for _, u := range sortedKeys(st.UserWeights) {
@@ -340,6 +365,7 @@ func cloneQueueConfig(q QueueConfig) QueueConfig {
 		}
 	}
 	cloneLabelSettings(&out.Settings, &q.Settings)
+	out.Settings.Reservation = q.Settings.Reservation.Clone()
 	if q.SubmitACL != nil {
 		a := *q.SubmitACL
 		out.SubmitACL = &a
@@ -356,5 +382,9 @@ func (c Config) clone() Config {
 	out.Root = cloneQueueConfig(c.Root)
 	out.Placement = c.Placement.clone()
 	out.NodeLabels = slices.Clone(c.NodeLabels)
+	if c.ReservationSystem != nil {
+		rs := *c.ReservationSystem
+		out.ReservationSystem = &rs
+	}
 	return out
 }

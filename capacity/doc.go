@@ -216,14 +216,15 @@
 // # Durable state
 //
 // [Scheduler.SaveState] writes the whole scheduler as one snapshot of kind
-// "capacity.Scheduler" (body version 2; version 1, written before node
-// labels, is still read) in the berth framing (versioned, streaming,
-// CRC-32C checked); [RestoreScheduler] reads it into a new scheduler that
-// decides exactly as the saved one would have: the same allocations,
-// reservations, headrooms, activations and later snapshots for the same
-// further calls. The body holds the primary state: the configuration
-// (ordering policies as built-in tags or the host's names, the calculator
-// as a built-in tag), every reservation queue with its own settings and
+// "capacity.Scheduler" (body version 3; versions 1 and 2, written before
+// reservation settings and node labels, are still read) in the berth
+// framing (versioned, streaming, CRC-32C checked); [RestoreScheduler]
+// reads it into a new scheduler that decides exactly as the saved one
+// would have: the same allocations, reservations, headrooms, activations
+// and later snapshots for the same further calls. The body holds the
+// primary state: the configuration (ordering policies as built-in tags or
+// the host's names, the calculator as a built-in tag, the reservation
+// settings), every reservation queue with its own settings and
 // entitlement, nodes with their partitions, applications (user, groups,
 // priority, label expressions, activation, start, AM state, headroom,
 // every ask by priority and locality with its relaxLocality flag and the
@@ -348,6 +349,17 @@
 //     negative when vcores are over-committed under the memory calculator.
 //   - Under the dominant calculator a queue can exceed its maximum in a
 //     non-dominant resource, as in YARN (comparisons are by dominant share).
+//   - Amounts that would overflow int64 are refused rather than wrapped:
+//     a node that would take the cluster total past it
+//     (berth.ErrCapacityExceeded, as in package fair), and an ask after
+//     which the outstanding demand of all applications would pass it
+//     (berth.ErrCapacityExceeded naming the ask: an ask of 2^53
+//     containers left YARN's pending memory at −9.2e18).
+//   - The reservation keys of each queue (reservation-window,
+//     average-capacity, reservation-agent, …) and the ResourceManager's
+//     reservation-system keys are read into QueueSettings.Reservation and
+//     Config.ReservationSystem; the scheduler only carries them for the
+//     host that builds the plans (examples/rm does, in one call).
 //   - Unknown or foreign container ids in a heartbeat's completed list are
 //     ignored (the application may have released them first); releasing an
 //     unknown container through Allocate is an error.

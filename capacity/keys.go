@@ -17,7 +17,6 @@ import (
 
 const (
 	insteadNoAutoCreate = "no auto-created queues: a queue must be configured; mappings to missing queues are refused or fall back as YARN does without auto-creation"
-	insteadReservations = "the reservation system's packages (plan, policy, agent, follower), configured in Go by the host"
 	insteadPreempt      = "package preempt"
 )
 
@@ -102,23 +101,24 @@ var queueKeys = queue.KeyTable{
 	{Pattern: "ordering-policy.exclusive-enforced-partitions", Support: queue.KeyNotModelled, Instead: "applications are ordered the same way on every partition"},
 	{Pattern: "queue-management-policy", Support: queue.KeyNotModelled, Instead: insteadNoAutoCreate},
 	{Pattern: "allow-zero-capacity-sum", Support: queue.KeyNotModelled, Instead: "children's capacities must add up to 100% (or all be 0 under a 0% parent)"},
-	// The reservation system's keys: Berth models them in Go, in the
-	// packages named; ParseXML does not read them, the host carries them over.
-	{Pattern: "reservation-window", Support: queue.KeyElsewhere, Instead: "policy.CapacityOverTimeConfig.Window (set by the host)"},
-	{Pattern: "average-capacity", Support: queue.KeyElsewhere, Instead: "policy.CapacityOverTimeConfig.AveragePercent (set by the host)"},
-	{Pattern: "instantaneous-max-capacity", Support: queue.KeyElsewhere, Instead: "policy.CapacityOverTimeConfig.InstantaneousMaxPercent (set by the host)"},
-	{Pattern: "reservation-enforcement-window", Support: queue.KeyElsewhere, Instead: "policy.ReplannerConfig.EnforcementWindow (set by the host)"},
-	{Pattern: "reservation-policy", Support: queue.KeyElsewhere, Instead: insteadReservations},
-	{Pattern: "reservation-agent", Support: queue.KeyElsewhere, Instead: insteadReservations},
-	{Pattern: "reservation-planner", Support: queue.KeyElsewhere, Instead: insteadReservations},
-	{Pattern: "show-reservations-as-queues", Support: queue.KeyElsewhere, Instead: insteadReservations},
-	{Pattern: "reservation-move-on-expiry", Support: queue.KeyElsewhere, Instead: "plan.Config.MoveOnExpiry (set by the host)"},
-	{Pattern: "acl_submit_reservations", Support: queue.KeyElsewhere, Instead: "queue.ReservationACLs, plan's Authorizer (set by the host)"},
-	{Pattern: "acl_list_reservations", Support: queue.KeyElsewhere, Instead: "queue.ReservationACLs, plan's Authorizer (set by the host)"},
-	{Pattern: "acl_administer_reservations", Support: queue.KeyElsewhere, Instead: "queue.ReservationACLs, plan's Authorizer (set by the host)"},
+	// A reservable queue's reservation settings (QueueSettings.Reservation).
+	{Pattern: "reservation-window"},
+	{Pattern: "average-capacity"},
+	{Pattern: "instantaneous-max-capacity"},
+	{Pattern: "reservation-enforcement-window"},
+	{Pattern: "reservation-policy"},
+	{Pattern: "reservation-agent"},
+	{Pattern: "reservation-planner"},
+	{Pattern: "show-reservations-as-queues"},
+	{Pattern: "reservation-move-on-expiry"},
+	{Pattern: "acl_submit_reservations"},
+	{Pattern: "acl_list_reservations"},
+	{Pattern: "acl_administer_reservations"},
 }
 
-var otherKeys = queue.KeyTable{
+// otherKeys also holds the ResourceManager's reservation-system keys
+// (Config.ReservationSystem).
+var otherKeys = append(queue.KeyTable{
 	{Pattern: "yarn.scheduler.minimum-allocation-mb"},
 	{Pattern: "yarn.scheduler.minimum-allocation-vcores"},
 	{Pattern: "yarn.scheduler.maximum-allocation-mb"},
@@ -129,10 +129,11 @@ var otherKeys = queue.KeyTable{
 	{Pattern: "yarn.resourcemanager.monitor.capacity.preemption.**", Support: queue.KeyElsewhere, Instead: insteadPreempt},
 	{Pattern: "yarn.resourcemanager.scheduler.monitor.enable", Support: queue.KeyElsewhere, Instead: insteadPreempt + " (the host decides when to run it)"},
 	{Pattern: "yarn.resourcemanager.scheduler.monitor.policies", Support: queue.KeyElsewhere, Instead: insteadPreempt + " (the host decides when to run it)"},
-}
+}, queue.ReservationSystemKeys...)
 
 // classifyKeys reports every property the typed configuration does not
-// cover. paths are the queue paths of the parsed tree, sorted.
+// cover, and lists those it does as read. paths are the queue paths of
+// the parsed tree, sorted.
 func classifyKeys(props map[string]string, paths []string) queue.ConfigReport {
 	var rep queue.ConfigReport
 	isPath := make(map[string]bool, len(paths))
@@ -148,6 +149,8 @@ func classifyKeys(props map[string]string, paths []string) queue.ConfigReport {
 			rep.Add(queue.ConfigNote{Kind: queue.NoteNotModelled, Key: key, Value: props[key], Instead: rule.Instead})
 		case rule.Support == queue.KeyElsewhere:
 			rep.Add(queue.ConfigNote{Kind: queue.NoteElsewhere, Key: key, Value: props[key], Instead: rule.Instead})
+		default:
+			rep.Add(queue.ConfigNote{Kind: queue.NoteRead, Key: key, Value: props[key]})
 		}
 	}
 	rep.Sort()

@@ -202,6 +202,18 @@ func TestModelledKeysAreRead(t *testing.T) {
 		"root.a.reservable":                                    "true",
 		"root.a.user-settings.bob.weight":                      "0.5",
 		"root.a.maximum-capacity":                              "70",
+		"root.a.reservation-window":                            "7",
+		"root.a.average-capacity":                              "7",
+		"root.a.instantaneous-max-capacity":                    "7",
+		"root.a.reservation-agent":                             "GreedyReservationAgent",
+		"root.a.reservation-policy":                            "NoOverCommitPolicy",
+		"root.a.reservation-planner":                           "SimpleCapacityReplanner",
+		"root.a.reservation-enforcement-window":                "7",
+		"root.a.show-reservations-as-queues":                   "true",
+		"root.a.reservation-move-on-expiry":                    "false",
+		"root.a.acl_submit_reservations":                       "bob",
+		"root.a.acl_list_reservations":                         "bob",
+		"root.a.acl_administer_reservations":                   "bob",
 	}
 	for k, v := range set {
 		t.Run(k, func(t *testing.T) {
@@ -211,6 +223,32 @@ func TestModelledKeysAreRead(t *testing.T) {
 			cfg, err := ParseXML(strings.NewReader(xmlDoc(append(slicesClone(base), prefix+k, v)...)))
 			require.NoError(t, err)
 			assert.NotEqual(t, def, cfg)
+		})
+	}
+}
+
+// The ResourceManager's reservation-system keys, in the same file, are
+// read too.
+func TestReservationSystemKeysAreRead(t *testing.T) {
+	base := []string{prefix + "root.queues", "a", prefix + "root.a.capacity", "100"}
+	for _, r := range queue.ReservationSystemKeys {
+		t.Run(r.Pattern, func(t *testing.T) {
+			v := "7"
+			switch r.Pattern {
+			case queue.KeyReservationSystemEnable, queue.KeyACLEnable, queue.KeyReservationACLEnable:
+				v = "true"
+			case queue.KeyFavorEarlyAllocation:
+				v = "false"
+			case queue.KeyReservationSystemClass, queue.KeyPlanFollower:
+				v = "SomeClass"
+			}
+			got, ok := lookupKey(r.Pattern, nil)
+			require.True(t, ok)
+			require.Equal(t, queue.KeyModelled, got.Support)
+			cfg, err := ParseXML(strings.NewReader(xmlDoc(append(slicesClone(base), r.Pattern, v)...)))
+			require.NoError(t, err)
+			require.NotNil(t, cfg.ReservationSystem)
+			assert.NotEqual(t, queue.DefaultReservationSystemSettings(), *cfg.ReservationSystem)
 		})
 	}
 }

@@ -206,33 +206,51 @@ func TestLabelsPropertyRandomStreams(t *testing.T) {
 	}
 }
 
-// TestStateReadsVersion1 restores a snapshot written by the scheduler
-// before node labels (body version 1, testdata/state_v1.bin, with the
-// state it held in state_v1.json): it comes back whole, on the default
-// partition, and saves as version 2.
-func TestStateReadsVersion1(t *testing.T) {
-	b, err := os.ReadFile("testdata/state_v1.bin")
-	require.NoError(t, err)
-	var want struct{ Containers, Apps []string }
-	j, err := os.ReadFile("testdata/state_v1.json")
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(j, &want))
-	s, err := RestoreScheduler(bytes.NewReader(b), RestoreEnv{Clock: berth.NewManualClock(900)})
-	require.NoError(t, err)
-	require.NoError(t, s.Check())
-	snap := s.Snapshot()
-	var got struct{ Containers, Apps []string }
-	for _, c := range snap.Containers {
-		got.Containers = append(got.Containers, fmt.Sprintf("%d %s %s %s %v", c.ID, c.App, c.Node, c.Queue, c.Resource))
+// TestStateReadsOlderVersions restores snapshots written by the scheduler
+// before node labels (testdata/state_v<N>.bin, with the state each held in
+// state_v<N>.json): body version 1, and version 2 with a reservation
+// system and a queue's reservation settings. Each comes back whole, on the
+// default partition, and saves in the current version.
+func TestStateReadsOlderVersions(t *testing.T) {
+	for _, v := range []int{1, 2} {
+		t.Run(fmt.Sprint("v", v), func(t *testing.T) {
+			b, err := os.ReadFile(fmt.Sprintf("testdata/state_v%d.bin", v))
+			require.NoError(t, err)
+			var want struct{ Containers, Apps []string }
+			j, err := os.ReadFile(fmt.Sprintf("testdata/state_v%d.json", v))
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(j, &want))
+			s, err := RestoreScheduler(bytes.NewReader(b), RestoreEnv{Clock: berth.NewManualClock(900)})
+			require.NoError(t, err)
+			require.NoError(t, s.Check())
+			snap := s.Snapshot()
+			var got struct{ Containers, Apps []string }
+			for _, c := range snap.Containers {
+				got.Containers = append(got.Containers, fmt.Sprintf("%d %s %s %s %v", c.ID, c.App, c.Node, c.Queue, c.Resource))
+			}
+			for _, a := range snap.Apps {
+				got.Apps = append(got.Apps, fmt.Sprintf("%s %s %v %v %v %v", a.ID, a.Queue, a.Active, a.Used, a.Pending, a.Headroom))
+			}
+			assert.Equal(t, want, got)
+			cfg := s.Config()
+			assert.Empty(t, cfg.NodeLabels)
+			if v >= 2 {
+				require.NotNil(t, cfg.ReservationSystem)
+				assert.True(t, cfg.ReservationSystem.Enabled)
+				rs := cfg.Root.Children[0].Settings.Reservation
+				require.NotNil(t, rs)
+				assert.Equal(t, berth.Duration(3_600_000), rs.Window)
+				assert.Equal(t, float32(40), rs.AveragePercent)
+			} else {
+				assert.Nil(t, cfg.ReservationSystem)
+			}
+			// It goes on scheduling, and saves in the current version.
+			_, err = s.Heartbeat("n0", nil)
+			require.NoError(t, err)
+			again := saveBytes(t, s)
+			cp := restoreBytes(t, again, berth.NewManualClock(900))
+			assert.Equal(t, s.Snapshot(), cp.Snapshot())
+			assert.Equal(t, s.Config(), cp.Config())
+		})
 	}
-	for _, a := range snap.Apps {
-		got.Apps = append(got.Apps, fmt.Sprintf("%s %s %v %v %v %v", a.ID, a.Queue, a.Active, a.Used, a.Pending, a.Headroom))
-	}
-	assert.Equal(t, want, got)
-	// It goes on scheduling, and saves in the current version.
-	_, err = s.Heartbeat("n0", nil)
-	require.NoError(t, err)
-	again := saveBytes(t, s)
-	cp := restoreBytes(t, again, berth.NewManualClock(900))
-	assert.Equal(t, s.Snapshot(), cp.Snapshot())
 }

@@ -53,29 +53,38 @@ type AppSortKey struct {
 }
 
 // AppView is a read-only view of an application for ordering policies.
+// The zero view sees no application: its methods return zero values.
 type AppView struct{ a *app }
 
+// app is the viewed application, an empty one for the zero view.
+func (v AppView) app() *app {
+	if v.a == nil {
+		return &app{}
+	}
+	return v.a
+}
+
 // ID is the application id.
-func (v AppView) ID() string { return v.a.id }
+func (v AppView) ID() string { return v.app().id }
 
 // User is the submitting user.
-func (v AppView) User() string { return v.a.userName }
+func (v AppView) User() string { return v.app().userName }
 
 // Priority is the application priority (higher first under fifo).
-func (v AppView) Priority() int32 { return v.a.priority }
+func (v AppView) Priority() int32 { return v.app().priority }
 
 // StartTime is when the application was submitted, on the host's clock.
-func (v AppView) StartTime() berth.Time { return v.a.start }
+func (v AppView) StartTime() berth.Time { return v.app().start }
 
 // Submission is the application's submission sequence number (unique,
 // increasing): the scheduler's last tie-break.
-func (v AppView) Submission() uint64 { return v.a.seq }
+func (v AppView) Submission() uint64 { return v.app().seq }
 
 // Used is what the application holds (allocated, without reservations).
-func (v AppView) Used() berth.Resource { return v.a.used }
+func (v AppView) Used() berth.Resource { return v.app().used }
 
 // Pending is what its outstanding asks add up to.
-func (v AppView) Pending() berth.Resource { return v.a.pending }
+func (v AppView) Pending() berth.Resource { return v.app().pending }
 
 // Policy returns the built-in ordering o as an AppOrderingPolicy; fair
 // divides usage by log2 of demand when sizeBasedWeight is set (YARN's
@@ -232,28 +241,37 @@ type ChildSortKey struct {
 }
 
 // QueueView is a read-only view of a child queue for ordering policies.
+// The zero view sees no queue: its methods return zero values.
 type QueueView struct{ q *qnode }
 
+// node is the viewed queue, an empty one for the zero view.
+func (v QueueView) node() *qnode {
+	if v.q == nil {
+		return &qnode{tq: &tqueue{}}
+	}
+	return v.q
+}
+
 // Path is the queue's full path.
-func (v QueueView) Path() string { return v.q.path }
+func (v QueueView) Path() string { return v.node().path }
 
 // Priority is the queue's configured priority among its siblings.
-func (v QueueView) Priority() int { return v.q.set().Priority }
+func (v QueueView) Priority() int { return v.node().set().Priority }
 
 // UsedCapacity is its usage relative to its guarantee (1: at guarantee).
-func (v QueueView) UsedCapacity() float32 { return v.q.usedCap }
+func (v QueueView) UsedCapacity() float32 { return v.node().usedCap }
 
 // AbsoluteUsedCapacity is its usage as a fraction of the cluster.
-func (v QueueView) AbsoluteUsedCapacity() float32 { return v.q.absUsedCap }
+func (v QueueView) AbsoluteUsedCapacity() float32 { return v.node().absUsedCap }
 
 // AbsoluteCapacity is its guarantee as a fraction of the cluster.
-func (v QueueView) AbsoluteCapacity() float64 { return v.q.absCap }
+func (v QueueView) AbsoluteCapacity() float64 { return v.node().absCap }
 
 // Used is what it holds (allocated plus reserved).
-func (v QueueView) Used() berth.Resource { return v.q.used }
+func (v QueueView) Used() berth.Resource { return v.node().used }
 
 // Position is its index among its siblings in configuration order.
-func (v QueueView) Position() int { return v.q.pos }
+func (v QueueView) Position() int { return v.node().pos }
 
 // Policy returns the built-in child ordering o as a ChildOrderingPolicy.
 func (o ChildOrdering) Policy() ChildOrderingPolicy {

@@ -429,6 +429,7 @@ func (s *Scheduler) pendingChangedParts(a *app) {
 			}
 		}
 	}
+	s.pendingAll = s.pendingAll.Add(total.Sub(a.pending))
 	a.pending = total
 	if a.state == appActive && !d0.IsZero() {
 		s.addPending(a.q, a.u, d0)
@@ -444,6 +445,7 @@ func (s *Scheduler) setPendingOn(a *app, p int, v berth.Resource) {
 	d := v.Sub(ap.pending)
 	ap.pending = v
 	a.pending = a.pending.Add(d)
+	s.pendingAll = s.pendingAll.Add(d)
 	if a.state == appActive && !d.IsZero() {
 		s.addPendingOn(p, a.q, a.u, d)
 	}

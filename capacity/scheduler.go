@@ -40,12 +40,16 @@ type Scheduler struct {
 	total   berth.Resource // every node's
 	// parts are the partitions, the default one first; partOf finds a
 	// label's; partBuf is scratch for per-partition sums (partition.go)
-	parts    []part
-	partOf   map[string]int
-	partBuf  []berth.Resource
-	apps     map[string]*app
-	live     queue.IDIndex[container]
-	resvByID map[ContainerID]*reservation
+	parts   []part
+	partOf  map[string]int
+	partBuf []berth.Resource
+	apps    map[string]*app
+	// pendingAll is the outstanding demand of every application: Allocate
+	// refuses asks that would make it overflow, so no sum of pending
+	// demand the books keep (per user, queue, the root) can wrap.
+	pendingAll berth.Resource
+	live       queue.IDIndex[container]
+	resvByID   map[ContainerID]*reservation
 
 	nextID  ContainerID
 	nextSeq uint64
@@ -167,6 +171,7 @@ func (s *Scheduler) AddNodes(nodes ...NodeSpec) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	seen := make(map[string]bool, len(nodes))
+	total := s.cluster
 	for i, n := range nodes {
 		if err := s.checkNode(n); err != nil {
 			return fmt.Errorf("nodes[%d]: %w", i, err)
@@ -175,6 +180,14 @@ func (s *Scheduler) AddNodes(nodes ...NodeSpec) error {
 			return fieldErr(berth.ErrAlreadyExists, fmt.Sprintf("nodes[%d].id", i), n.ID, "node listed twice")
 		}
 		seen[n.ID] = true
+		// The cluster total must stay representable, as the fair
+		// scheduler requires: YARN's long arithmetic wraps to a negative
+		// cluster, and every guarantee and limit with it.
+		if total.AddOverflows(n.Capability) {
+			return fmt.Errorf("nodes[%d]: %w", i, fieldErr(berth.ErrCapacityExceeded, "node.capability", n.Capability,
+				"the cluster's total would overflow int64"))
+		}
+		total = total.Add(n.Capability)
 	}
 	for _, n := range nodes {
 		p, _ := s.nodePart(n.Label) // checkNode checked it
@@ -404,6 +417,10 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 			return "", err
 		}
 		amAsk = &Ask{Priority: 0, ResourceName: AnyResource, Capability: norm, Count: 1}
+		if s.pendingAll.AddOverflows(norm) {
+			return "", fieldErr(berth.ErrCapacityExceeded, "app.am-resource", spec.AMResource,
+				"the outstanding demand of the applications would overflow int64")
+		}
 	}
 	s.nextSeq++
 	a := &app{id: spec.ID, seq: s.nextSeq, userName: spec.User, groups: slices.Clone(spec.Groups),
@@ -571,6 +588,9 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		k.Capability = c
 		norm[i] = k
 	}
+	if err := s.checkDemand(a, norm); err != nil {
+		return berth.Resource{}, err
+	}
 	if err := queue.CheckRelease(release, func(id ContainerID) bool {
 		c, live := s.live.Get(id)
 		r, reserved := s.resvByID[id]
@@ -597,6 +617,28 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 	}
 	s.pendingChanged(a)
 	return s.refreshHeadroom(a), nil
+}
+
+// checkDemand refuses asks (valid and normalized) after which the
+// outstanding demand of a, or of all applications together, would not be
+// representable in int64: an error of kind berth.ErrCapacityExceeded
+// naming the first ask that passes the bound. YARN's long arithmetic
+// wraps instead (a pending memory of −9.2e18 after an ask of 2^53
+// containers).
+func (s *Scheduler) checkDemand(a *app, asks []Ask) error {
+	fits := func(asks []Ask) bool {
+		p, ok := a.asks.PendingAfter(asks)
+		return ok && !s.pendingAll.Sub(a.pending).AddOverflows(p)
+	}
+	if fits(asks) {
+		return nil
+	}
+	i := 0
+	for i < len(asks)-1 && fits(asks[:i+1]) {
+		i++
+	}
+	return fieldErr(berth.ErrCapacityExceeded, fmt.Sprintf("asks[%d].count", i), asks[i].Count,
+		"the outstanding demand of the applications would overflow int64")
 }
 
 // refreshHeadroom recomputes a's headroom (YARN's
@@ -653,6 +695,7 @@ func (s *Scheduler) setPending(a *app, p berth.Resource) {
 	was := a.hasPending()
 	delta := p.Sub(a.pending)
 	a.pending = p
+	s.pendingAll = s.pendingAll.Add(delta)
 	if a.state == appActive && !delta.IsZero() {
 		s.addPending(a.q, a.u, delta)
 	}

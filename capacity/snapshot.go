@@ -224,64 +224,102 @@ func (s *Scheduler) Check() error {
 	if s.bug != nil {
 		return s.bug
 	}
-	// Sums per partition, from the containers and reservations.
-	type onQ struct {
+	var pendingAll berth.Resource
+	for _, a := range s.apps {
+		pendingAll = pendingAll.Add(a.pending)
+	}
+	if !pendingAll.Equal(s.pendingAll) {
+		return fmt.Errorf("the applications' outstanding demand is %v, the books say %v", pendingAll, s.pendingAll)
+	}
+	sums, err := s.checkSums()
+	if err != nil {
+		return err
+	}
+	if err := s.checkNodes(sums); err != nil {
+		return err
+	}
+	byLeaf, err := s.checkApps(sums)
+	if err != nil {
+		return err
+	}
+	return s.checkQueues(sums, byLeaf)
+}
+
+// Keys of Check's sums per partition.
+type (
+	onQ struct {
 		q *qnode
 		p int
 	}
-	type onU struct {
+	onU struct {
 		u *user
 		p int
 	}
-	type onA struct {
+	onA struct {
 		a *app
 		p int
 	}
-	nodeAlloc := map[*node]berth.Resource{}
-	appUsed := map[onA]berth.Resource{}
-	appRes := map[onA]berth.Resource{}
-	userUsed := map[onU]berth.Resource{}
-	qUsed := map[onQ]berth.Resource{}
-	qRes := map[onQ]berth.Resource{}
-	borrowed := map[*app]int{}
+)
+
+// checkTotals are the sums per partition Check recomputes from the
+// containers and reservations, to compare with what the books keep.
+type checkTotals struct {
+	nodeAlloc       map[*node]berth.Resource
+	appUsed, appRes map[onA]berth.Resource
+	userUsed        map[onU]berth.Resource
+	qUsed, qRes     map[onQ]berth.Resource
+	borrowed        map[*app]int
+}
+
+// checkSums adds up the live containers and reservations per node,
+// application, user and queue on each partition.
+func (s *Scheduler) checkSums() (*checkTotals, error) {
+	t := &checkTotals{nodeAlloc: map[*node]berth.Resource{}, appUsed: map[onA]berth.Resource{}, appRes: map[onA]berth.Resource{},
+		userUsed: map[onU]berth.Resource{}, qUsed: map[onQ]berth.Resource{}, qRes: map[onQ]berth.Resource{}, borrowed: map[*app]int{}}
 	for _, c := range s.live.All() {
 		if s.nodes[c.node.id] != c.node || s.apps[c.app.id] != c.app {
-			return fmt.Errorf("container %d on a removed node or app", c.c.ID)
+			return nil, fmt.Errorf("container %d on a removed node or app", c.c.ID)
 		}
 		p := c.node.part
 		if c.borrowed && p == 0 {
-			return fmt.Errorf("container %d borrows the default partition", c.c.ID)
+			return nil, fmt.Errorf("container %d borrows the default partition", c.c.ID)
 		}
 		if c.borrowed {
-			borrowed[c.app]++
+			t.borrowed[c.app]++
 		}
-		nodeAlloc[c.node] = nodeAlloc[c.node].Add(c.c.Resource)
-		appUsed[onA{c.app, p}] = appUsed[onA{c.app, p}].Add(c.c.Resource)
-		userUsed[onU{c.app.u, p}] = userUsed[onU{c.app.u, p}].Add(c.c.Resource)
+		t.nodeAlloc[c.node] = t.nodeAlloc[c.node].Add(c.c.Resource)
+		t.appUsed[onA{c.app, p}] = t.appUsed[onA{c.app, p}].Add(c.c.Resource)
+		t.userUsed[onU{c.app.u, p}] = t.userUsed[onU{c.app.u, p}].Add(c.c.Resource)
 		for q := c.app.q; q != nil; q = q.parent {
-			qUsed[onQ{q, p}] = qUsed[onQ{q, p}].Add(c.c.Resource)
+			t.qUsed[onQ{q, p}] = t.qUsed[onQ{q, p}].Add(c.c.Resource)
 		}
 	}
 	for _, r := range s.resvByID {
 		if r.node.reserved != r {
-			return fmt.Errorf("reservation %d not on its node", r.id)
+			return nil, fmt.Errorf("reservation %d not on its node", r.id)
 		}
 		p := r.node.part
-		appRes[onA{r.app, p}] = appRes[onA{r.app, p}].Add(r.res)
-		userUsed[onU{r.app.u, p}] = userUsed[onU{r.app.u, p}].Add(r.res)
+		t.appRes[onA{r.app, p}] = t.appRes[onA{r.app, p}].Add(r.res)
+		t.userUsed[onU{r.app.u, p}] = t.userUsed[onU{r.app.u, p}].Add(r.res)
 		for q := r.app.q; q != nil; q = q.parent {
-			qUsed[onQ{q, p}] = qUsed[onQ{q, p}].Add(r.res)
-			qRes[onQ{q, p}] = qRes[onQ{q, p}].Add(r.res)
+			t.qUsed[onQ{q, p}] = t.qUsed[onQ{q, p}].Add(r.res)
+			t.qRes[onQ{q, p}] = t.qRes[onQ{q, p}].Add(r.res)
 		}
 	}
+	return t, nil
+}
+
+// checkNodes compares each node's allocation with its containers, and the
+// cluster's and partitions' totals with the nodes.
+func (s *Scheduler) checkNodes(t *checkTotals) error {
 	var total berth.Resource
 	partTotal := make([]berth.Resource, len(s.parts))
 	for _, id := range sortedKeys(s.nodes) {
 		n := s.nodes[id]
 		total = total.Add(n.total)
 		partTotal[n.part] = partTotal[n.part].Add(n.total)
-		if !n.allocated.Equal(nodeAlloc[n]) {
-			return fmt.Errorf("node %s allocated %v, containers sum to %v", id, n.allocated, nodeAlloc[n])
+		if !n.allocated.Equal(t.nodeAlloc[n]) {
+			return fmt.Errorf("node %s allocated %v, containers sum to %v", id, n.allocated, t.nodeAlloc[n])
 		}
 		if !s.rc.FitsIn(n.allocated, n.total) {
 			return fmt.Errorf("node %s over capability: %v > %v", id, n.allocated, n.total)
@@ -298,37 +336,51 @@ func (s *Scheduler) Check() error {
 			return fmt.Errorf("partition %s: %v, nodes sum to %v", s.parts[p].name, s.parts[p].total, partTotal[p])
 		}
 	}
-	// The applications of each leaf, by id: sorted once for all leaves.
+	return nil
+}
+
+// checkApps compares each application's usage per partition with its
+// containers, and returns the applications of each leaf by id (sorted
+// once for all leaves).
+func (s *Scheduler) checkApps(t *checkTotals) (map[*qnode][]*app, error) {
 	byLeaf := map[*qnode][]*app{}
 	for _, id := range sortedKeys(s.apps) {
 		a := s.apps[id]
 		byLeaf[a.q] = append(byLeaf[a.q], a)
 		var used, res berth.Resource
 		for p := range s.parts {
-			used, res = used.Add(appUsed[onA{a, p}]), res.Add(appRes[onA{a, p}])
-			if p > 0 && (!a.lp[p-1].used.Equal(appUsed[onA{a, p}]) || !a.lp[p-1].reserved.Equal(appRes[onA{a, p}])) {
-				return fmt.Errorf("app %s on %s used %v reserved %v, containers say %v %v", id, s.parts[p].name,
-					a.lp[p-1].used, a.lp[p-1].reserved, appUsed[onA{a, p}], appRes[onA{a, p}])
+			u, r := t.appUsed[onA{a, p}], t.appRes[onA{a, p}]
+			used, res = used.Add(u), res.Add(r)
+			if p > 0 && (!a.lp[p-1].used.Equal(u) || !a.lp[p-1].reserved.Equal(r)) {
+				return nil, fmt.Errorf("app %s on %s used %v reserved %v, containers say %v %v", id, s.parts[p].name,
+					a.lp[p-1].used, a.lp[p-1].reserved, u, r)
 			}
 		}
 		if !a.used.Equal(used) || !a.reserved.Equal(res) {
-			return fmt.Errorf("app %s used %v reserved %v, containers say %v %v", id, a.used, a.reserved, used, res)
+			return nil, fmt.Errorf("app %s used %v reserved %v, containers say %v %v", id, a.used, a.reserved, used, res)
 		}
-		if a.borrowed != borrowed[a] {
-			return fmt.Errorf("app %s borrows %d containers, holds %d", id, a.borrowed, borrowed[a])
+		if a.borrowed != t.borrowed[a] {
+			return nil, fmt.Errorf("app %s borrows %d containers, holds %d", id, a.borrowed, t.borrowed[a])
 		}
 		if a.q.leaf.users[a.userName] != a.u {
-			return fmt.Errorf("app %s has a stale user", id)
+			return nil, fmt.Errorf("app %s has a stale user", id)
 		}
 	}
+	return byLeaf, nil
+}
+
+// checkQueues compares each queue's usage per partition with its
+// containers and with the queue tree's accounting, then checks each leaf
+// and each parent's members.
+func (s *Scheduler) checkQueues(t *checkTotals, byLeaf map[*qnode][]*app) error {
 	for _, path := range sortedKeys(s.byPath) {
 		q := s.byPath[path]
 		var used, res, pend berth.Resource
 		for p := range s.parts {
 			qp := q.on(p)
-			if !qp.used.Equal(qUsed[onQ{q, p}]) || !qp.reserved.Equal(qRes[onQ{q, p}]) {
+			if !qp.used.Equal(t.qUsed[onQ{q, p}]) || !qp.reserved.Equal(t.qRes[onQ{q, p}]) {
 				return fmt.Errorf("queue %s on partition %q used %v reserved %v, containers say %v %v", path, s.parts[p].name,
-					qp.used, qp.reserved, qUsed[onQ{q, p}], qRes[onQ{q, p}])
+					qp.used, qp.reserved, t.qUsed[onQ{q, p}], t.qRes[onQ{q, p}])
 			}
 			used, res, pend = used.Add(qp.used), res.Add(qp.reserved), pend.Add(qp.pending)
 		}
@@ -336,9 +388,8 @@ func (s *Scheduler) Check() error {
 			return fmt.Errorf("queue %s: tree accounting %v/%v/%v, scheduler %v/%v/%v", path,
 				q.tq.Used(), q.tq.Reserved(), q.tq.Pending(), used, res, pend)
 		}
-		if lf := q.leaf; lf != nil {
-			userOn := func(u *user, p int) berth.Resource { return userUsed[onU{u, p}] }
-			if err := s.checkLeaf(q, byLeaf[q], userOn); err != nil {
+		if q.leaf != nil {
+			if err := s.checkLeaf(q, byLeaf[q], t); err != nil {
 				return err
 			}
 		} else if err := s.checkMembers(q); err != nil {
@@ -349,14 +400,12 @@ func (s *Scheduler) Check() error {
 }
 
 // checkLeaf recomputes a leaf's incremental aggregates from its
-// applications (all the applications whose queue is q, by id) and users
-// (userUsed: a user's usage on a partition, from the containers).
-func (s *Scheduler) checkLeaf(q *qnode, mine []*app, userUsed func(*user, int) berth.Resource) error {
+// applications (all the applications whose queue is q, by id) and users.
+func (s *Scheduler) checkLeaf(q *qnode, mine []*app, t *checkTotals) error {
 	lf, path := q.leaf, q.path
 	np := len(s.parts)
-	pending, amUsed, activeUsed := make([]berth.Resource, np), make([]berth.Resource, np), make([]berth.Resource, np)
-	numActive, activeUsers, borrowed := 0, 0, 0
-	var allW, activeW float64
+	pending, amUsed := make([]berth.Resource, np), make([]berth.Resource, np)
+	numActive, borrowed := 0, 0
 	apps := map[*user]int{}
 	withPending := map[*user]int{}
 	for _, a := range mine {
@@ -379,26 +428,46 @@ func (s *Scheduler) checkLeaf(q *qnode, mine []*app, userUsed func(*user, int) b
 			return fmt.Errorf("app %s schedulable while waiting for activation", id)
 		}
 	}
-	if len(lf.apps) != q.numApps() || !slices.IsSortedFunc(lf.apps, bySeq) {
+	switch {
+	case len(lf.apps) != q.numApps() || !slices.IsSortedFunc(lf.apps, bySeq):
 		return fmt.Errorf("leaf %s lists %d applications (sorted %v), holds %d", path, len(lf.apps), slices.IsSortedFunc(lf.apps, bySeq), q.numApps())
-	}
-	if borrowed != lf.borrowed {
+	case borrowed != lf.borrowed:
 		return fmt.Errorf("leaf %s borrows %d containers, its applications %d", path, lf.borrowed, borrowed)
+	case numActive != lf.numActive:
+		return fmt.Errorf("leaf %s active %d, apps say %d", path, lf.numActive, numActive)
 	}
 	for _, a := range lf.apps {
 		if a.q != q || s.apps[a.id] != a {
 			return fmt.Errorf("leaf %s lists application %s of another queue", path, a.id)
 		}
 	}
+	activeUsed, err := s.checkUsers(q, t, apps, withPending)
+	if err != nil {
+		return err
+	}
+	if err := s.checkLeafParts(q, pending, amUsed, activeUsed); err != nil {
+		return err
+	}
+	return checkLeafOrder(q)
+}
+
+// checkUsers compares a leaf's users with their containers and
+// applications, and the leaf's user counters and weights with its users;
+// it returns what the active users use on each partition.
+func (s *Scheduler) checkUsers(q *qnode, t *checkTotals, apps, withPending map[*user]int) ([]berth.Resource, error) {
+	lf, path := q.leaf, q.path
+	activeUsed := make([]berth.Resource, len(s.parts))
+	activeUsers := 0
+	var allW, activeW float64
 	for _, un := range sortedKeys(lf.users) {
 		u := lf.users[un]
 		for p := range s.parts {
-			if !u.usedOn(p).Equal(userUsed(u, p)) {
-				return fmt.Errorf("user %s in %s used %v on partition %q, containers say %v", un, path, u.usedOn(p), s.parts[p].name, userUsed(u, p))
+			if want := t.userUsed[onU{u, p}]; !u.usedOn(p).Equal(want) {
+				return nil, fmt.Errorf("user %s in %s used %v on partition %q, containers say %v", un, path, u.usedOn(p), s.parts[p].name, want)
 			}
 		}
 		if u.apps != apps[u] || u.activeApps != withPending[u] {
-			return fmt.Errorf("user %s in %s: %d apps (%d with asks), counted %d (%d)", un, path, apps[u], withPending[u], u.apps, u.activeApps)
+			return nil, fmt.Errorf("user %s in %s: %d apps (%d with asks), counted %d (%d)", un, path, apps[u], withPending[u], u.apps, u.activeApps)
 		}
 		allW += u.weight
 		if u.activeApps > 0 {
@@ -410,13 +479,18 @@ func (s *Scheduler) checkLeaf(q *qnode, mine []*app, userUsed func(*user, int) b
 		}
 	}
 	switch {
-	case numActive != lf.numActive:
-		return fmt.Errorf("leaf %s active %d, apps say %d", path, lf.numActive, numActive)
 	case activeUsers != lf.activeUsers:
-		return fmt.Errorf("leaf %s active users %d, users say %d", path, lf.activeUsers, activeUsers)
+		return nil, fmt.Errorf("leaf %s active users %d, users say %d", path, lf.activeUsers, activeUsers)
 	case math.Abs(allW-lf.allWeights) > 1e-9 || math.Abs(activeW-lf.activeWeights) > 1e-9:
-		return fmt.Errorf("leaf %s weights %v/%v, users say %v/%v", path, lf.allWeights, lf.activeWeights, allW, activeW)
+		return nil, fmt.Errorf("leaf %s weights %v/%v, users say %v/%v", path, lf.allWeights, lf.activeWeights, allW, activeW)
 	}
+	return activeUsed, nil
+}
+
+// checkLeafParts compares a leaf's pending demand, AM usage and active
+// users' usage on each partition with its applications' and users' sums.
+func (s *Scheduler) checkLeafParts(q *qnode, pending, amUsed, activeUsed []berth.Resource) error {
+	lf, path := q.leaf, q.path
 	for p := range s.parts {
 		qPend, qAM, qActive := q.pending, lf.amUsed, lf.activeUsed
 		if p > 0 {
@@ -432,10 +506,16 @@ func (s *Scheduler) checkLeaf(q *qnode, mine []*app, userUsed func(*user, int) b
 			return fmt.Errorf("leaf %s active users use %v on partition %q, users say %v", path, qActive, name, activeUsed[p])
 		}
 	}
+	return nil
+}
+
+// checkLeafOrder checks that a leaf's schedulable applications are in its
+// ordering policy's order.
+func checkLeafOrder(q *qnode) error {
 	less := leafAppLess(q)
 	var prev *app
 	i, bad := 0, -1
-	lf.sched.Ascend(func(a *app) bool {
+	q.leaf.sched.Ascend(func(a *app) bool {
 		if prev != nil && less(a, prev) {
 			bad = i
 			return false
@@ -445,7 +525,7 @@ func (s *Scheduler) checkLeaf(q *qnode, mine []*app, userUsed func(*user, int) b
 		return true
 	})
 	if bad >= 0 {
-		return fmt.Errorf("leaf %s applications out of order at %d", path, bad)
+		return fmt.Errorf("leaf %s applications out of order at %d", q.path, bad)
 	}
 	return nil
 }

@@ -12,15 +12,15 @@ import (
 )
 
 // Durable state. SaveState writes one snapshot of kind
-// "capacity.Scheduler", body version 2, in the berth framing; the body is
-// (version 1, still read, has none of the node-label fields):
+// "capacity.Scheduler", body version 3, in the berth framing; the body is:
 //
 //	config       the global settings, the calculator (built-in tag, or
-//	             "host's"), the placement, then the configured queue tree
-//	             depth first (name, capacities, state, ACLs, kind flags,
-//	             settings with ordering policies as built-in tags or host
-//	             names and the label settings, children), the cluster's
-//	             node labels
+//	             "host's"), the placement, the groups flag, the
+//	             reservation-system settings, then the configured queue
+//	             tree depth first (name, capacities, state, ACLs, kind
+//	             flags, settings with ordering policies as built-in tags or
+//	             host names, the reservation settings and the label
+//	             settings, children), the cluster's node labels
 //	partitions   the labels in the scheduler's partition order (the
 //	             indexes below refer to it)
 //	reservation  every reservation queue, plans in tree order, each with
@@ -43,6 +43,14 @@ import (
 //	             (per partition) and user weights (float sums whose
 //	             rounding depends on history, so they are not recomputed)
 //
+// Version 2 is version 3 without the node-label fields (label settings,
+// node labels, partitions, nodes' labels, applications' expressions and
+// partitions, keys' partitions and non-partitioned counters, borrowed
+// flags, per-partition usage ratios); version 1 is version 2 without the
+// reservation-system and reservation settings. RestoreScheduler reads all
+// three (what an older snapshot lacks restores as unset: YARN's defaults,
+// every node and ask on the default partition).
+//
 // Everything else (queue, user and node usage, active users, the child
 // and application orders, the id index, the queue tree's accounting) is
 // rebuilt on restore through the code paths normal operation uses, and the
@@ -55,7 +63,11 @@ import (
 
 const (
 	stateKind    = "capacity.Scheduler"
-	stateVersion = 2
+	stateVersion = 3
+	// versionReservations added the reservation-system and reservation
+	// settings, versionLabels the node labels and partitions.
+	versionReservations = 2
+	versionLabels       = 3
 	// maxStateCount bounds any record count read from a snapshot.
 	maxStateCount = 1 << 28
 )
@@ -257,6 +269,7 @@ func (s *Scheduler) saveConfig(e *berth.StateEncoder) {
 	}
 	e.Bool(p.Override)
 	e.Bool(c.Groups != nil)
+	queue.WriteReservationSystemSettings(e, c.ReservationSystem)
 	writeQueueConfig(e, &c.Root)
 	e.Len(len(c.NodeLabels))
 	for _, l := range c.NodeLabels {
@@ -324,6 +337,7 @@ func writeSettings(e *berth.StateEncoder, st *QueueSettings) {
 		e.String(n)
 		e.Float64(st.UserWeights[n])
 	}
+	queue.WriteReservationSettings(e, st.Reservation)
 	e.Bool(st.AccessibleNodeLabels != nil)
 	e.Len(len(st.AccessibleNodeLabels))
 	for _, l := range st.AccessibleNodeLabels {
@@ -411,7 +425,7 @@ func (r *restorer) restore() *Scheduler {
 	d.Field("config")
 	cfg := r.readConfig()
 	var partNames []string
-	if r.v >= 2 {
+	if r.v >= versionLabels {
 		d.Field("partitions")
 		np := d.Len(maxStateCount)
 		for i := 0; i < np && d.Err() == nil; i++ {
@@ -639,7 +653,7 @@ func (r *restorer) restore() *Scheduler {
 			r.fail("leaf caches[%d]: %q is not a leaf", i, path)
 			return nil
 		}
-		if r.v >= 2 && len(ratios) != len(q.lp) {
+		if r.v >= versionLabels && len(ratios) != len(q.lp) {
 			r.fail("leaf caches[%d]: %d partitions, the scheduler has %d", i, len(ratios), len(q.lp))
 			return nil
 		}
@@ -657,7 +671,7 @@ func (r *restorer) restore() *Scheduler {
 // readRatios reads a leaf's usage ratios on the labelled partitions
 // (version 2).
 func (r *restorer) readRatios() []float32 {
-	if r.v < 2 {
+	if r.v < versionLabels {
 		return nil
 	}
 	n := r.d.Len(maxStateCount)
@@ -708,7 +722,7 @@ func (r *restorer) skipRest() {
 // readNode reads a node record.
 func (r *restorer) readNode() NodeSpec {
 	n := NodeSpec{ID: r.d.String(), Rack: r.d.String(), Capability: r.d.Resource()}
-	if r.v >= 2 {
+	if r.v >= versionLabels {
 		n.Label = r.d.String()
 	}
 	return n
@@ -742,7 +756,7 @@ func (r *restorer) readContainer(apps, nodes int) containerRecord {
 	c.am = d.Bool()
 	c.time = d.Varint()
 	c.preempt = d.Bool()
-	if r.v >= 2 {
+	if r.v >= versionLabels {
 		c.borrowed = d.Bool()
 	}
 	return c
@@ -793,7 +807,7 @@ func (r *restorer) readAppFields() appFields {
 	f.amRes = d.Resource()
 	f.waitingAM = d.Bool()
 	f.headroom = d.Resource()
-	if r.v >= 2 {
+	if r.v >= versionLabels {
 		f.expr, f.amExpr, f.amPart = d.String(), d.String(), d.Int()
 	}
 	return f
@@ -803,7 +817,7 @@ func readKeyState(d *berth.StateDecoder, k *keyState) {
 	k.missed = d.Varint()
 	k.reRes = d.Int()
 	k.nRes = d.Int()
-	if d.Version() >= 2 {
+	if d.Version() >= versionLabels {
 		k.missedNP = d.Varint()
 		k.part = d.Int()
 	}
@@ -921,8 +935,11 @@ func (r *restorer) readConfig() Config {
 			r.d.Defer(berth.InvalidField("groups", nil, "the snapshot's configuration had a groups provider: RestoreEnv.Groups is required"))
 		}
 	}
+	if r.v >= versionReservations {
+		c.ReservationSystem = queue.ReadReservationSystemSettings(d)
+	}
 	c.Root = r.readQueueConfig(0)
-	if r.v >= 2 {
+	if r.v >= versionLabels {
 		n := d.Len(maxStateCount)
 		for i := 0; i < n && d.Err() == nil; i++ {
 			c.NodeLabels = append(c.NodeLabels, NodeLabel{Name: d.String(), NonExclusive: d.Bool()})
@@ -1030,7 +1047,10 @@ func (r *restorer) readSettings() QueueSettings {
 		name := d.String()
 		st.UserWeights[name] = d.Float64()
 	}
-	if r.v >= 2 {
+	if r.v >= versionReservations {
+		st.Reservation = queue.ReadReservationSettings(d)
+	}
+	if r.v >= versionLabels {
 		r.readLabelSettings(&st)
 	}
 	return st

@@ -447,6 +447,15 @@ func TestStateNeedsHostValues(t *testing.T) {
 	assert.Contains(t, err.Error(), "groups")
 }
 
+// maxFuzzState caps the snapshots the fuzz targets decode: the seeds are
+// under 2 KiB, and each input is restored, checked and saved twice, so
+// larger ones only make runs (and the minimisation of what they find)
+// slower.
+const maxFuzzState = 4 << 10
+
+// FuzzRestoreScheduler feeds arbitrary bytes to RestoreScheduler: no
+// input panics, and whatever restores saves and restores again to the
+// same bytes.
 func FuzzRestoreScheduler(f *testing.F) {
 	for _, seed := range []uint64{1, 2} {
 		s, _, _ := buildRandom(f, seed, 30)
@@ -457,6 +466,9 @@ func FuzzRestoreScheduler(f *testing.F) {
 	}
 	f.Add([]byte("BERTHSS\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzState {
+			return
+		}
 		env := RestoreEnv{Clock: berth.NewManualClock(0), Groups: groupsOf{}}
 		s, err := RestoreScheduler(bytes.NewReader(data), env)
 		if err != nil {
@@ -513,6 +525,9 @@ func FuzzRestoreSchedulerBody(f *testing.F) {
 	_ = s.SaveState(&buf)
 	f.Add(unseal(stateKind, stateVersion, buf.Bytes()))
 	f.Fuzz(func(t *testing.T, body []byte) {
+		if len(body) > maxFuzzState {
+			return
+		}
 		env := RestoreEnv{Clock: berth.NewManualClock(0), Groups: groupsOf{}}
 		s, err := RestoreScheduler(bytes.NewReader(seal(stateKind, stateVersion, body)), env)
 		if err != nil {

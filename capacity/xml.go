@@ -1,7 +1,6 @@
 package capacity
 
 import (
-	"encoding/xml"
 	"fmt"
 	"io"
 	"slices"
@@ -12,24 +11,17 @@ import (
 	"github.com/berthsched/berth/queue"
 )
 
-// xmlConf is Hadoop's configuration file format.
-type xmlConf struct {
-	XMLName    xml.Name `xml:"configuration"`
-	Properties []struct {
-		Name  string `xml:"name"`
-		Value string `xml:"value"`
-	} `xml:"property"`
-}
-
 // maxQueueDepth bounds the queue tree read from a file, so that a hostile
 // file cannot recurse without end.
 const maxQueueDepth = 64
 
 // ParseXML reads a capacity-scheduler.xml (Hadoop configuration format)
-// into a validated Config. Keys are the `yarn.scheduler.capacity.*` ones
-// (plus yarn.scheduler.minimum/maximum-allocation-mb/-vcores and the
-// placement keys yarn.scheduler.queue-placement-rules[.app-name] when
-// present); keys it does not model are ignored, as YARN ignores keys it
+// into a validated Config. Keys are the `yarn.scheduler.capacity.*` ones,
+// the reservation keys of each queue included (QueueSettings.Reservation),
+// plus yarn.scheduler.minimum/maximum-allocation-mb/-vcores, the
+// placement keys yarn.scheduler.queue-placement-rules[.app-name] and the
+// ResourceManager's reservation-system keys (Config.ReservationSystem)
+// when present; keys it does not model are ignored, as YARN ignores keys it
 // does not know: [ParseXMLReport] says which. Every error is a
 // *berth.FieldError whose Field is the offending key.
 func ParseXML(r io.Reader) (Config, error) {
@@ -57,17 +49,15 @@ type XMLOptions struct {
 // model (auto-created queues, lifetimes, per-queue maximum allocations,
 // …), each with what Berth does instead; keys neither knows, with the
 // closest known key as a suggestion; and keys another package reads (the
-// preemption policy's). Notes are in key order. The report is returned
-// with the error of a file that fails to parse only when the failure is
-// the strict mode's.
+// preemption policy's). Notes are in key order; the report's Read lists
+// the keys read into the typed Config, with their values, the reservation
+// keys of the queues and of the ResourceManager included. The report is
+// returned with the error of a file that fails to parse only when the
+// failure is the strict mode's.
 func ParseXMLReport(r io.Reader, opts XMLOptions) (Config, queue.ConfigReport, error) {
-	var doc xmlConf
-	if err := xml.NewDecoder(r).Decode(&doc); err != nil {
-		return Config{}, queue.ConfigReport{}, &berth.FieldError{Field: "configuration", Value: nil, Reason: "not a Hadoop configuration file", Err: err}
-	}
-	props := make(map[string]string, len(doc.Properties))
-	for _, p := range doc.Properties {
-		props[strings.TrimSpace(p.Name)] = strings.TrimSpace(p.Value)
+	props, err := queue.ReadHadoopConf(r)
+	if err != nil {
+		return Config{}, queue.ConfigReport{}, err
 	}
 	cfg, err := parsePropsWith(props, opts)
 	if err != nil {
@@ -125,6 +115,9 @@ func parsePropsWith(props map[string]string, opts XMLOptions) (Config, error) {
 	p.int64("yarn.scheduler.maximum-allocation-mb", &cfg.MaxAllocation.Memory)
 	p.int64("yarn.scheduler.maximum-allocation-vcores", &cfg.MaxAllocation.VCores)
 	p.placement(&cfg.Placement)
+	if p.err == nil {
+		cfg.ReservationSystem, p.err = queue.ParseReservationSystem(props)
+	}
 	if p.err != nil {
 		return Config{}, p.err
 	}
@@ -278,6 +271,23 @@ func (p *parser) float(key string, dst *float64) {
 	}
 }
 
+func (p *parser) float32(key string, dst *float32) {
+	if v, ok := p.get(key); ok {
+		f, err := strconv.ParseFloat(v, 32)
+		if err != nil || bad(f) {
+			p.fail(key, v, "not a number")
+			return
+		}
+		*dst = float32(f)
+	}
+}
+
+func (p *parser) string(key string, dst *string) {
+	if v, ok := p.get(key); ok {
+		*dst = v
+	}
+}
+
 func (p *parser) bool(key string, dst *bool) {
 	if v, ok := p.get(key); ok {
 		switch strings.ToLower(v) {
@@ -376,6 +386,7 @@ func (p *parser) queue(name, path string, depth int) QueueConfig {
 	p.int(key+"priority", &st.Priority)
 	p.bool(key+"ordering-policy.fair.enable-size-based-weight", &st.FairSizeBasedWeight)
 	p.bool(key+"reservable", &q.Reservable)
+	st.Reservation = p.reservation(key)
 	if v, ok := p.get(key + "state"); ok {
 		switch strings.ToUpper(v) {
 		case "RUNNING":
@@ -438,6 +449,52 @@ func (p *parser) queue(name, path string, depth int) QueueConfig {
 		q.Children = append(q.Children, p.queue(c, path+"."+c, depth+1))
 	}
 	return q
+}
+
+// reservationKeys are the per-queue reservation keys, after the queue's
+// prefix; a queue that sets none keeps nil settings (YARN's defaults).
+var reservationKeys = []string{"reservation-window", "average-capacity", "instantaneous-max-capacity",
+	"reservation-agent", "reservation-policy", "reservation-planner", "reservation-enforcement-window",
+	"show-reservations-as-queues", "reservation-move-on-expiry",
+	"acl_submit_reservations", "acl_list_reservations", "acl_administer_reservations"}
+
+// reservation reads the queue's reservation settings (YARN's
+// CapacitySchedulerConfiguration getters), nil when it sets none.
+func (p *parser) reservation(key string) *queue.ReservationSettings {
+	set := false
+	for _, k := range reservationKeys {
+		if _, ok := p.props[key+k]; ok {
+			set = true
+			break
+		}
+	}
+	if !set {
+		return nil
+	}
+	r := queue.DefaultReservationSettings()
+	p.int64(key+"reservation-window", &r.Window)
+	p.float32(key+"average-capacity", &r.AveragePercent)
+	p.float32(key+"instantaneous-max-capacity", &r.InstantaneousMaxPercent)
+	p.string(key+"reservation-agent", &r.Agent)
+	p.string(key+"reservation-policy", &r.Policy)
+	p.string(key+"reservation-planner", &r.Planner)
+	p.int64(key+"reservation-enforcement-window", &r.EnforcementWindow)
+	p.bool(key+"show-reservations-as-queues", &r.ShowAsQueues)
+	p.bool(key+"reservation-move-on-expiry", &r.MoveOnExpiry)
+	acls := queue.AllowAllReservations()
+	aclSet := false
+	for _, a := range []struct {
+		k   string
+		dst *queue.ACL
+	}{{"acl_submit_reservations", &acls.Submit}, {"acl_list_reservations", &acls.List}, {"acl_administer_reservations", &acls.Administer}} {
+		if v, ok := p.get(key + a.k); ok {
+			*a.dst, aclSet = queue.ParseACL(v), true
+		}
+	}
+	if aclSet {
+		r.ACLs = &acls
+	}
+	return &r
 }
 
 func splitList(v string) []string {

@@ -59,9 +59,15 @@ type AllocationFile struct {
 	DefaultFairSharePreemptionTimeout berth.Duration // defaultFairSharePreemptionTimeout, ms
 	// DefaultFairSharePreemptionThreshold is in [0, 1] (0.5).
 	DefaultFairSharePreemptionThreshold float32
-	// ReservationAgent, ReservationPolicy and ReservationPlanner name the
-	// reservation system's classes, as given ("" when absent).
-	ReservationAgent, ReservationPolicy, ReservationPlanner string
+	// Reservation holds the reservation settings every reservable queue
+	// shares: the reservation-agent, reservation-policy and
+	// reservation-planner elements over YARN's defaults, which the file
+	// cannot change otherwise (YARN's fair scheduler reads no window,
+	// average or instantaneous limit, enforcement window or move-on-expiry
+	// from it; a host may set them here in Go). Nil when the file sets
+	// none: YARN's defaults. The reservation ACLs are per queue
+	// (QueueConfig); Reservation.ACLs is not used.
+	Reservation *queue.ReservationSettings
 	// Placement is the queuePlacementPolicy; nil means the implicit policy
 	// built from the scheduler's Config.
 	Placement *PlacementPolicy
@@ -371,6 +377,11 @@ func (p *allocParser) unknown(at, name, value string, known []string) {
 	p.rep.Add(queue.ConfigNote{Kind: queue.NoteUnknown, Key: key, Value: value, Suggestion: sug})
 }
 
+// read lists an element the parser read into the typed file.
+func (p *allocParser) read(key, value string) {
+	p.rep.Add(queue.ConfigNote{Kind: queue.NoteRead, Key: key, Value: value})
+}
+
 // checkAttrs reports the attributes of el that are not in known.
 func (p *allocParser) checkAttrs(at string, el *xnode, known []string) {
 	for _, a := range sortedAttrs(el) {
@@ -435,7 +446,9 @@ func ParseAllocationFile(data []byte, opts ParseOptions) (*AllocationFile, error
 // with the closest known name as a suggestion (a typo is the usual
 // cause). Every element YARN reads is modelled, so the report has no
 // not-modelled entries. Keys read "queue[root.a].wieght",
-// "allocations.userMaxAppDefault", "queue[root.a].@typ".
+// "allocations.userMaxAppDefault", "queue[root.a].@typ". The report's
+// Read lists the elements read, with their text, in the same spelling
+// ("allocations.reservation-agent", "queue[root.a].reservation").
 func ParseAllocationFileReport(data []byte, opts ParseOptions) (*AllocationFile, queue.ConfigReport, error) {
 	root, err := parseXML(bytes.NewReader(data))
 	if err != nil {
@@ -483,6 +496,7 @@ func (p *allocParser) parse(root *xnode) (*AllocationFile, error) {
 					return nil, perr
 				}
 				af.UserMaxApps[name] = n
+				p.read("user["+name+"].maxRunningApps", v)
 			}
 		case "userMaxAppsDefault":
 			af.UserMaxAppsDefault, err = countElem(el.name, text)
@@ -522,17 +536,16 @@ func (p *allocParser) parse(root *xnode) (*AllocationFile, error) {
 			if pol != nil {
 				af.Placement = pol
 			}
-		case "reservation-agent":
-			af.ReservationAgent = text
-		case "reservation-policy":
-			af.ReservationPolicy = text
-		case "reservation-planner":
-			af.ReservationPlanner = text
+		case "reservation-agent", "reservation-policy", "reservation-planner":
+			err = reservationElem(af, el.name, text)
 		default:
 			p.unknown("allocations", el.name, text, allocElements)
 		}
 		if err != nil {
 			return nil, err
+		}
+		if el.name != "queue" && el.name != "pool" && slices.Contains(allocElements, el.name) {
+			p.read("allocations."+el.name, text)
 		}
 	}
 	if legacyFairTimeout != nil && !fairTimeoutSet {
@@ -632,6 +645,36 @@ func secondsElem(elem, text string) (berth.Duration, error) {
 }
 
 func clamp01(f float32) float32 { return max(0, min(f, 1)) }
+
+// validateReservation checks the reservation settings a host may have
+// set in Go (the parser's are valid).
+func (af *AllocationFile) validateReservation() error {
+	if af.Reservation == nil {
+		return nil
+	}
+	return af.Reservation.Validate("allocations.")
+}
+
+// reservationElem reads a global reservation-agent, reservation-policy or
+// reservation-planner element over YARN's defaults.
+func reservationElem(af *AllocationFile, elem, text string) error {
+	if text == "" {
+		return fieldErr(elem, text, "must name a class")
+	}
+	if af.Reservation == nil {
+		r := queue.DefaultReservationSettings()
+		af.Reservation = &r
+	}
+	switch elem {
+	case "reservation-agent":
+		af.Reservation.Agent = text
+	case "reservation-policy":
+		af.Reservation.Policy = text
+	default:
+		af.Reservation.Planner = text
+	}
+	return nil
+}
 
 // parseQueue reads one <queue> element below parentPath ("" for root).
 func (p *allocParser) parseQueue(el *xnode, parentPath string, af *AllocationFile) (QueueConfig, error) {
@@ -762,6 +805,9 @@ func (p *allocParser) parseQueue(el *xnode, parentPath string, af *AllocationFil
 		}
 		if err != nil {
 			return QueueConfig{}, err
+		}
+		if c.name != "queue" && c.name != "pool" && slices.Contains(queueElements, c.name) {
+			p.read(f, text)
 		}
 	}
 	if q.Parent && parentPath != "" {

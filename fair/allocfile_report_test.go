@@ -20,6 +20,22 @@ func TestAllocationReportOfFullFile(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, af)
 	assert.Empty(t, rep.Notes, rep.String())
+	// Every element is listed as read, the reservation settings included.
+	for key, v := range map[string]string{"allocations.reservation-agent": "x", "allocations.reservation-policy": "y",
+		"allocations.reservation-planner": "z", "queue[root.queueB].schedulingPolicy": "fair",
+		"allocations.userMaxAppsDefault": "5"} {
+		got, ok := rep.ReadValue(key)
+		assert.True(t, ok, key)
+		assert.Equal(t, v, got, key)
+	}
+	for _, n := range rep.Read {
+		assert.Equal(t, queue.NoteRead, n.Kind)
+	}
+	// A reservable queue's <reservation/> is read as an element.
+	_, rep, err = ParseAllocationFileReport([]byte(allocXML(`<queue name="plan"><reservation/></queue>`)), ParseOptions{})
+	require.NoError(t, err)
+	_, ok := rep.ReadValue("queue[root.plan].reservation")
+	assert.True(t, ok)
 }
 
 // Elements and attributes YARN ignores are reported with where they sit

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -187,8 +188,11 @@ func TestAllocationFileShapes(t *testing.T) {
 	assert.True(t, sn.Queue("root.reservable").Plan)
 	assert.False(t, sn.Queue("root.reservable").Leaf)
 	assert.False(t, sn.Queue("root.other").Plan)
-	assert.Equal(t, "DummyAgentName", af.ReservationAgent)
-	assert.Equal(t, "AnyAdmissionPolicy", af.ReservationPolicy)
+	// E-13: the named agent and policy over YARN's other defaults.
+	want := queue.DefaultReservationSettings()
+	want.Agent, want.Policy = "DummyAgentName", "AnyAdmissionPolicy"
+	require.NotNil(t, af.Reservation)
+	assert.Equal(t, want, *af.Reservation)
 	assert.Equal(t, []string{"root.reservable"}, s.PlanQueues())
 
 	// a lone <queue name="root"> configures root itself

@@ -68,6 +68,13 @@ type Config struct {
 	Groups queue.Groups
 	// Logger receives diagnostics (nil: silent).
 	Logger *slog.Logger
+	// ReservationSystem holds the ResourceManager's reservation-system
+	// keys (yarn.resourcemanager.reservation-system.*, yarn.acl.enable,
+	// yarn.acl.reservation-enable; queue.ParseReservationSystem reads
+	// them from yarn-site.xml properties); nil means YARN's defaults (the
+	// system is off). The scheduler only carries them, for the host that
+	// builds the reservation system.
+	ReservationSystem *queue.ReservationSystemSettings
 }
 
 // DefaultConfig returns YARN's defaults: allocations 1024 MB/1 vcore up
@@ -123,11 +130,18 @@ func (c *Config) Validate() error {
 	if c.ReservableNodes < 0 {
 		return berth.InvalidField("yarn.scheduler.fair.reservable-nodes", c.ReservableNodes, "must not be negative")
 	}
+	if c.ReservationSystem != nil {
+		return c.ReservationSystem.Validate()
+	}
 	return nil
 }
 
 func (c *Config) clone() Config {
 	out := *c
 	out.ResourceTypes = append([]string(nil), c.ResourceTypes...)
+	if c.ReservationSystem != nil {
+		rs := *c.ReservationSystem
+		out.ReservationSystem = &rs
+	}
 	return out
 }

@@ -183,7 +183,7 @@
 // # Durable state
 //
 // [Scheduler.SaveState] writes the scheduler as one snapshot of kind
-// "fair.Scheduler" (body version 1) in Berth's shared format (package
+// "fair.Scheduler" (body version 2) in Berth's shared format (package
 // berth: versioned, streamed, CRC-checked), under the scheduler's lock so
 // that it is a consistent cut; [RestoreScheduler] builds a new scheduler
 // from it that decides exactly as the saved one would have: the same
@@ -269,6 +269,9 @@
 //     (the follower's plan resources) is the same either way.
 //   - A node whose capability would overflow the cluster total (int64)
 //     is refused with berth.ErrCapacityExceeded; YARN's sum wraps negative.
+//     So is an ask after which an application's outstanding demand would
+//     overflow (as in package capacity); demands summed over applications
+//     and queues saturate at the int64 bounds instead of wrapping.
 //   - A node that leaves ends its containers as Lost; an application whose
 //     AM was lost keeps its attempt (restarting it is the host's business).
 //     YARN's work-preserving recovery (rebuilding containers from node

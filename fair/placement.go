@@ -161,6 +161,9 @@ func (r *PlacementRule) Name() string {
 // Place is the built-in rule's decision (or the custom rule's, with
 // Create capped): the same interface a host's rule implements.
 func (r *PlacementRule) Place(req PlacementRequest, qi QueueLookup) (RuleAnswer, error) {
+	if qi == nil {
+		qi = noQueues{}
+	}
 	if r.Custom != nil {
 		a, err := r.Custom.Place(req, qi)
 		a.Create = a.Create && r.Create
@@ -319,6 +322,11 @@ type QueueLookup interface {
 	// a leaf, and whether it is configured (not created ad hoc).
 	LookupQueue(path string) (exists, leaf, configured bool)
 }
+
+// noQueues is the lookup of a nil QueueLookup: no queue exists.
+type noQueues struct{}
+
+func (noQueues) LookupQueue(string) (exists, leaf, configured bool) { return false, false, false }
 
 // cleanName replaces "." in user and group names, which would otherwise
 // make nested queues.

@@ -3,6 +3,7 @@ package fair
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -171,8 +172,17 @@ func tieBreak(a, b *Schedulable) int {
 // Compare orders a before b (negative) when a should be offered resources
 // first. cluster is the cluster resource (DRF only); types are the
 // configured extended resource types: with none, DRF uses YARN's
-// two-type comparator, otherwise the N-type one.
+// two-type comparator, otherwise the N-type one. A nil schedulable sorts
+// after every other.
 func (p Policy) Compare(cluster berth.Resource, types []string, a, b *Schedulable) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
 	switch p {
 	case PolicyFIFO:
 		return compareFIFO(a, b)
@@ -373,7 +383,7 @@ func compareDRFN(cluster berth.Resource, types []string, a, b *Schedulable) int 
 // share and stores it in each FairShare: fair computes memory only (other
 // components keep their value, as in YARN), DRF every type (memory, vcores
 // and types), and FIFO gives all of total to the earliest-started
-// schedulable and leaves the others untouched.
+// schedulable and leaves the others untouched. Nil entries are skipped.
 func (p Policy) ComputeShares(ss []*Schedulable, total berth.Resource, types []string) {
 	p.computeShares(ss, total, types, false, nil)
 }
@@ -398,6 +408,9 @@ type shareBuf struct {
 func (p Policy) computeShares(ss []*Schedulable, total berth.Resource, types []string, steady bool, buf *shareBuf) {
 	if buf == nil {
 		buf = &shareBuf{}
+	}
+	if slices.Contains(ss, nil) {
+		ss = slices.DeleteFunc(slices.Clone(ss), func(s *Schedulable) bool { return s == nil })
 	}
 	views := buf.viewsFor(len(ss))
 	for i, s := range ss {

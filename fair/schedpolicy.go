@@ -115,47 +115,57 @@ type PolicyEnv struct {
 
 // SchedulableView is a read-only view of a queue or application as its
 // parent's policy sees it (see [Schedulable] for the fields' meaning).
+// The zero view sees an empty Schedulable: its methods return zero
+// values.
 type SchedulableView struct{ s *Schedulable }
+
+// sched is the viewed schedulable, an empty one for the zero view.
+func (v SchedulableView) sched() *Schedulable {
+	if v.s == nil {
+		return &Schedulable{}
+	}
+	return v.s
+}
 
 // ViewOf returns a read-only view of s, to call a policy outside a
 // scheduler (tests, tools).
 func ViewOf(s *Schedulable) SchedulableView { return SchedulableView{s} }
 
 // Name is the queue's full path or the application id.
-func (v SchedulableView) Name() string { return v.s.Name }
+func (v SchedulableView) Name() string { return v.sched().Name }
 
 // Demand is usage plus pending asks (queues: capped at the max share).
-func (v SchedulableView) Demand() berth.Resource { return v.s.Demand }
+func (v SchedulableView) Demand() berth.Resource { return v.sched().Demand }
 
 // Usage is what it holds now.
-func (v SchedulableView) Usage() berth.Resource { return v.s.Usage }
+func (v SchedulableView) Usage() berth.Resource { return v.sched().Usage }
 
 // MinShare is the guaranteed share.
-func (v SchedulableView) MinShare() berth.Resource { return v.s.MinShare }
+func (v SchedulableView) MinShare() berth.Resource { return v.sched().MinShare }
 
 // MaxShare caps the share.
-func (v SchedulableView) MaxShare() berth.Resource { return v.s.MaxShare }
+func (v SchedulableView) MaxShare() berth.Resource { return v.sched().MaxShare }
 
 // Weight scales the share.
-func (v SchedulableView) Weight() float64 { return v.s.Weight }
+func (v SchedulableView) Weight() float64 { return v.sched().Weight }
 
 // StartTime is the submission time (queues: 0).
-func (v SchedulableView) StartTime() berth.Time { return v.s.StartTime }
+func (v SchedulableView) StartTime() berth.Time { return v.sched().StartTime }
 
 // Priority is the application priority, higher first (queues: 1).
-func (v SchedulableView) Priority() int32 { return v.s.Priority }
+func (v SchedulableView) Priority() int32 { return v.sched().Priority }
 
 // IsQueue reports a queue (otherwise an application).
-func (v SchedulableView) IsQueue() bool { return v.s.Queue }
+func (v SchedulableView) IsQueue() bool { return v.sched().Queue }
 
 // Active is false for a queue with no runnable application below it.
-func (v SchedulableView) Active() bool { return v.s.Active }
+func (v SchedulableView) Active() bool { return v.sched().Active }
 
 // FairShare is the current instantaneous fair share.
-func (v SchedulableView) FairShare() berth.Resource { return v.s.FairShare }
+func (v SchedulableView) FairShare() berth.Resource { return v.sched().FairShare }
 
 // SteadyFairShare is the current steady fair share (queues only).
-func (v SchedulableView) SteadyFairShare() berth.Resource { return v.s.SteadyFairShare }
+func (v SchedulableView) SteadyFairShare() berth.Resource { return v.sched().SteadyFairShare }
 
 // PolicyError reports a scheduling policy's result the scheduler rejected
 // (a negative share). It wraps berth.ErrInvalidArgument.

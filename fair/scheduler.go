@@ -95,6 +95,9 @@ func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) 
 	if af == nil {
 		af = DefaultAllocationFile()
 	}
+	if err := af.validateReservation(); err != nil {
+		return nil, err
+	}
 	s := &Scheduler{sortSmall: smallSet,
 		clock: clock, cfg: cfg, alloc: af, unbounded: Unbounded(cfg.ResourceTypes...),
 		queues: map[string]*fsQueue{}, pendingTypeChange: map[string]bool{},
@@ -122,6 +125,9 @@ func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) 
 func (s *Scheduler) Reload(af *AllocationFile) (ReloadResult, error) {
 	if af == nil {
 		return ReloadResult{}, berth.InvalidField("allocations", nil, "allocation file is required")
+	}
+	if err := af.validateReservation(); err != nil {
+		return ReloadResult{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -435,6 +441,17 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		}
 		k.Capability = c
 		norm[i] = k
+	}
+	if _, ok := a.asks.PendingAfter(norm); !ok {
+		i := 0
+		for i < len(norm)-1 {
+			if _, ok := a.asks.PendingAfter(norm[:i+1]); !ok {
+				break
+			}
+			i++
+		}
+		return berth.Resource{}, kindErr(berth.ErrCapacityExceeded, fmt.Sprintf("asks[%d].count", i), norm[i].Count,
+			"the application's outstanding demand would overflow int64")
 	}
 	if err := queue.CheckRelease(release, func(id ContainerID) bool {
 		c, live := s.live.Get(id)

@@ -169,8 +169,9 @@ func (s *shareScratch) share(i int, r float64) int64 {
 }
 
 // ComputeShares computes the fair shares of one resource type exactly as
-// YARN's ComputeFairShares does and writes them to out (which must have the
-// length of entries). With steady false inactive entries get 0 (the
+// YARN's ComputeFairShares does and writes them to out (which should have
+// the length of entries; a shorter out receives the shares of the first
+// len(out) entries). With steady false inactive entries get 0 (the
 // instantaneous fair share); with steady true every entry takes part.
 //
 // Entries with a maximum ≤ 0 get 0, entries with weight ≤ 0 get their
@@ -180,6 +181,12 @@ func (s *shareScratch) share(i int, r float64) int64 {
 // in YARN.
 func ComputeShares(entries []ShareEntry, total int64, steady bool, out []int64) {
 	var sc shareScratch
+	if len(out) < len(entries) {
+		all := make([]int64, len(entries))
+		computeShares(entries, total, steady, all, &sc)
+		copy(out, all)
+		return
+	}
 	computeShares(entries, total, steady, out, &sc)
 }
 

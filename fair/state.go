@@ -13,14 +13,15 @@ import (
 )
 
 // Durable state (issue 11 §1). SaveState writes one snapshot of kind
-// "fair.Scheduler", body version 1, in the berth framing. The body, in
+// "fair.Scheduler", body version 2, in the berth framing. The body, in
 // order (resources, strings and floats as the framing writes them):
 //
 //	config        Config without Groups and Logger, then whether it had
-//	              Groups
+//	              Groups, then the reservation-system settings
 //	allocations   the AllocationFile in force: the queue tree as written
 //	              (every field, host policies by name), user limits,
-//	              defaults, the placement policy (host rules by name)
+//	              defaults, the reservation settings, the placement policy
+//	              (host rules by name)
 //	scalars       next container id, next submission sequence, last update
 //	              time, whether an update ran, the first PolicyError
 //	nodes         in id order: id, rack, capability
@@ -59,7 +60,7 @@ import (
 
 const (
 	stateKind    = "fair.Scheduler"
-	stateVersion = 1
+	stateVersion = 2
 
 	// bounds on counts read from a snapshot (a corrupt count fails fast)
 	maxStateItems = 1 << 28
@@ -330,6 +331,7 @@ func writeConfig(e *berth.StateEncoder, c *Config) {
 	e.Float64(c.ReservableNodes)
 	e.Float64(c.ReservationThresholdIncrementMultiple)
 	e.Bool(c.Groups != nil)
+	queue.WriteReservationSystemSettings(e, c.ReservationSystem)
 }
 
 func writePolicy(e *berth.StateEncoder, p SchedulingPolicy) {
@@ -425,9 +427,7 @@ func writeAllocationFile(e *berth.StateEncoder, af *AllocationFile) {
 	e.Varint(af.DefaultMinSharePreemptionTimeout)
 	e.Varint(af.DefaultFairSharePreemptionTimeout)
 	e.Float32(af.DefaultFairSharePreemptionThreshold)
-	e.String(af.ReservationAgent)
-	e.String(af.ReservationPolicy)
-	e.String(af.ReservationPlanner)
+	queue.WriteReservationSettings(e, af.Reservation)
 	e.Bool(af.Placement != nil)
 	if af.Placement != nil {
 		e.Len(len(af.Placement.Rules))
@@ -505,6 +505,9 @@ func (r *restorer) readConfig() Config {
 	c.ReservableNodes = d.Float64()
 	c.ReservationThresholdIncrementMultiple = d.Float64()
 	hadGroups := d.Bool()
+	if d.Version() >= 2 {
+		c.ReservationSystem = queue.ReadReservationSystemSettings(d)
+	}
 	if d.Err() == nil {
 		if err := c.Validate(); err != nil {
 			r.fail("config: %w", err)
@@ -656,9 +659,16 @@ func (r *restorer) readAllocationFile() *AllocationFile {
 	af.DefaultMinSharePreemptionTimeout = d.Varint()
 	af.DefaultFairSharePreemptionTimeout = d.Varint()
 	af.DefaultFairSharePreemptionThreshold = r.d.Float32()
-	af.ReservationAgent = d.String()
-	af.ReservationPolicy = d.String()
-	af.ReservationPlanner = d.String()
+	if d.Version() >= 2 {
+		af.Reservation = queue.ReadReservationSettings(d)
+	} else if ag, pol, pl := d.String(), d.String(), d.String(); ag != "" || pol != "" || pl != "" {
+		// Version 1 kept the three names alone, "" when absent.
+		for _, x := range []struct{ elem, v string }{{"reservation-agent", ag}, {"reservation-policy", pol}, {"reservation-planner", pl}} {
+			if x.v != "" {
+				_ = reservationElem(af, x.elem, x.v)
+			}
+		}
+	}
 	if d.Bool() {
 		af.Placement = &PlacementPolicy{}
 		n := d.Len(maxStateItems)

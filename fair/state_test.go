@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"testing"
 
@@ -503,7 +504,10 @@ func reframe(b []byte) {
 // in place with their checksum fixed, to RestoreScheduler: nothing panics,
 // anything refused is refused with a typed error and no scheduler, and
 // anything restored passes Check and saves and restores again to the
-// same bytes.
+// same bytes. Inputs are capped (4 KiB of bytes, 32 edits: the sample is
+// 1.5 KiB) and a restored scheduler heartbeats three nodes, not all, so
+// that each run stays cheap: larger inputs only slow runs and the
+// minimisation of what they find.
 func FuzzRestoreScheduler(f *testing.F) {
 	_, _, sample := stateSample(f, 4, 200)
 	f.Add([]byte{}, false)
@@ -511,6 +515,9 @@ func FuzzRestoreScheduler(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 1, 7}, true)
 	f.Add([]byte{0, 1, 0, 200, 1, 1, 0, 77, 3}, true)
 	f.Fuzz(func(t *testing.T, data []byte, edit bool) {
+		if len(data) > 4<<10 || edit && len(data) > 32*3 {
+			return
+		}
 		in := data
 		if edit {
 			// data is a list of (offset: 2 bytes, xor: 1 byte) edits of
@@ -536,7 +543,7 @@ func FuzzRestoreScheduler(f *testing.F) {
 		require.NoError(t, err)
 		require.Equal(t, again, saveBytes(t, s2))
 		// and it keeps working
-		for _, id := range s2.nodeIDs {
+		for _, id := range s2.nodeIDs[:min(3, len(s2.nodeIDs))] {
 			_, err := s2.Heartbeat(id, nil)
 			require.NoError(t, err)
 		}
@@ -571,6 +578,11 @@ func TestStateConfigRoundTrip(t *testing.T) {
 	cfg.Preemption, cfg.SizeBasedWeight, cfg.AssignMultiple = true, true, true
 	cfg.UpdateInterval, cfg.MaxAssign = 250, 7
 	cfg.ReservableNodes, cfg.ReservationThresholdIncrementMultiple = 0.125, 3
+	rs := queue.DefaultReservationSystemSettings()
+	rs.Enabled, rs.Step, rs.ReservationACLEnable = true, 2500, true
+	cfg.ReservationSystem = &rs
+	// Settings the file cannot give, set in Go, are kept too.
+	af.Reservation.AveragePercent, af.Reservation.MoveOnExpiry = 60, false
 	clock := berth.NewManualClock(5)
 	s, err := New(cfg, af, clock)
 	require.NoError(t, err)
@@ -720,4 +732,20 @@ func TestStateRestoresEveryField(t *testing.T) {
 			compareFields(t, fmt.Sprint("container ", c.ID), reflect.ValueOf(c).Elem(), reflect.ValueOf(rc).Elem(), skip)
 		})
 	}
+}
+
+// A version 1 snapshot (written before the reservation settings were
+// kept whole) restores its agent name over YARN's other defaults.
+func TestRestoreVersion1Snapshot(t *testing.T) {
+	b, err := os.ReadFile("testdata/fair-v1.snap")
+	require.NoError(t, err)
+	s, err := RestoreScheduler(bytes.NewReader(b), RestoreEnv{Clock: berth.NewManualClock(0)})
+	require.NoError(t, err)
+	want := queue.DefaultReservationSettings()
+	want.Agent = "GreedyReservationAgent"
+	require.NotNil(t, s.alloc.Reservation)
+	assert.Equal(t, want, *s.alloc.Reservation)
+	assert.Nil(t, s.Config().ReservationSystem)
+	assert.Equal(t, []string{"root.plan"}, s.PlanQueues())
+	require.NoError(t, s.Check())
 }

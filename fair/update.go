@@ -53,15 +53,18 @@ func (s *Scheduler) updateDemand(q *fsQueue) {
 	if q.leaf {
 		for _, list := range [][]*app{q.runnableApps, q.nonRunnableApps} {
 			for _, a := range list {
-				a.Demand = a.Usage.Add(a.asks.Pending())
+				// Summed saturating: each application's pending demand
+				// fits int64 (Allocate refuses asks that would not), but
+				// a sum over applications may not.
+				a.Demand = a.Usage.AddSat(a.asks.Pending())
 				a.Weight = appWeight(a, s.cfg.SizeBasedWeight)
-				d = d.Add(a.Demand)
+				d = d.AddSat(a.Demand)
 			}
 		}
 	} else {
 		for _, c := range q.children {
 			s.updateDemand(c)
-			d = d.Add(c.Demand)
+			d = d.AddSat(c.Demand)
 		}
 	}
 	q.Demand = berth.ComponentwiseMin(d, q.MaxShare)

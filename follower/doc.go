@@ -1,27 +1,34 @@
-// Package follower is the plan follower of Berth's reservation system
-// (YARN's PlanFollower): it publishes each plan (package plan) to a queue
-// scheduler (package capacity or fair) as dynamic reservation queues. At
-// every run it gives each active reservation a queue under the plan queue,
-// entitled to the reservation's share of the plan queue at that time,
-// hands the remainder to the plan's default reservation queue, moves (or
-// kills) the applications of reservations that ended and removes their
-// queues, and lets the plan's replanner repair a plan whose queue shrank
-// below its commitments.
+// Package follower publishes reservation plans to a queue scheduler as
+// reservation queues.
+//
+// It is YARN's PlanFollower. At every run it gives each active reservation
+// of a plan (package plan) a queue under the plan queue of a scheduler
+// (package capacity or fair), entitled to the reservation's share of the
+// plan queue at that time, hands the remainder to the plan's default
+// reservation queue, moves (or kills) the applications of reservations
+// that ended and removes their queues, and lets the plan's replanner repair
+// a plan whose queue shrank below its commitments. Nothing runs in the
+// background and the follower keeps no state between runs: each run
+// compares the plan with the scheduler's queues, so it copes with any run
+// frequency, with restarts and with plans edited in between, at the price
+// of reading every active reservation and reservation queue of the plan at
+// every run. It neither places nor admits reservations (packages agent and
+// policy) and hands out no containers.
 //
 //	plan ──▶ Follower.Run(now) ──▶ Scheduler: add/remove reservation queues, set entitlements, move/kill apps
 //
-// The host drives it: call [Follower.Run] every plan step (YARN runs it on
-// a timer with period yarn.resourcemanager.reservation-system.planfollower.time-step,
-// 1 s by default), and publish a reservation accepted for the next step at
-// once, as YARN's ClientRMService does, so that its queue exists before
-// its applications arrive: set plan.SystemConfig.Publish to
+// # Usage
+//
+// The host drives it: call [Follower.Run] every plan step (YARN runs it on a
+// timer with period
+// yarn.resourcemanager.reservation-system.planfollower.time-step, 1 s by
+// default), and publish a reservation accepted for the next step at once, as
+// YARN's ClientRMService does, so that its queue exists before its
+// applications arrive: set plan.SystemConfig.Publish to
 // [Follower.Synchronize] and System.Submit does it, or call
 // [Follower.Refresh] after accepting a reservation by other means.
 // [Follower.Recover] is the run YARN does after restoring plans on a
-// restart. Nothing runs in the background and the follower keeps no state
-// between runs: each run compares the plan with the scheduler's queues, so
-// it copes with any run frequency, with restarts and with plans edited in
-// between.
+// restart.
 //
 // # A host's loop
 //
@@ -49,17 +56,16 @@
 //
 // The follower talks to the scheduler through the small [Scheduler]
 // interface, what YARN's follower reads and does: the plan queue's
-// resources, the names of its reservation queues and each one's
-// entitlement and guaranteed resources, adding and removing reservation
-// queues, setting entitlements, and listing, moving or killing the
-// applications of an expired queue. Its methods take plain values and
-// package queue's records (Entitlement, Ended), which both schedulers
-// share, so *capacity.Scheduler and *fair.Scheduler both satisfy it as
-// they are (see the Follower example); a scheduler lacking an operation is
-// wired with [Funcs] and closures. The containers of killed applications are returned in
-// [Result.Ended] for the host to stop. What differs between
-// YARN's CapacitySchedulerPlanFollower and FairSchedulerPlanFollower is a
-// [Flavor]:
+// resources, the names of its reservation queues and each one's entitlement
+// and guaranteed resources, adding and removing reservation queues, setting
+// entitlements, and listing, moving or killing the applications of an
+// expired queue. Its methods take plain values and package queue's records
+// (Entitlement, Ended), which both schedulers share, so *capacity.Scheduler
+// and *fair.Scheduler both satisfy it as they are (see the Follower
+// example); a scheduler lacking an operation is wired with [Funcs] and
+// closures. The containers of killed applications are returned in
+// [Result.Ended] for the host to stop. What differs between YARN's
+// CapacitySchedulerPlanFollower and FairSchedulerPlanFollower is a [Flavor]:
 //
 //   - [CapacityFlavor]: reservation queues are named by the reservation id,
 //     the default queue "<plan>-default"; the plan resources are the

@@ -7,7 +7,7 @@ import (
 	"github.com/berthsched/berth"
 )
 
-// Durable state (issue 11 §1). A Follower keeps no state between runs:
+// Durable state. A Follower keeps no state between runs:
 // each run compares the plan with the scheduler's queues (see the package
 // documentation). What it holds is its configuration, and of that only
 // the flavor is a value a snapshot can record; the scheduler, the plan

@@ -3,7 +3,6 @@ package plan
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -247,19 +246,7 @@ func (a *Allocation) buildSteps(evs []buildEvent) ([]buildEvent, error) {
 
 // sumOverflows reports whether a + d overflows int64 in some component
 // (d is not negative).
-func sumOverflows(a, d berth.Resource) bool {
-	if a.Memory > math.MaxInt64-d.Memory || a.VCores > math.MaxInt64-d.VCores {
-		return true
-	}
-	if d.HasExtras() {
-		for _, q := range d.Extras() {
-			if a.Extra(q.Name) > math.MaxInt64-q.Value {
-				return true
-			}
-		}
-	}
-	return false
-}
+func sumOverflows(a, d berth.Resource) bool { return a.AddOverflows(d) }
 
 // builtFromCurrent reports whether the series still matches the exported
 // fields (the caller may have changed them since NewAllocation).
@@ -456,9 +443,11 @@ func unrollSteps(steps []rle.Step, p berth.Duration, window berth.Interval) (*rl
 // Compare orders allocations as YARN's getAllReservations does: later
 // acceptance first, then larger sequence first; Berth breaks the remaining
 // ties on the larger cluster timestamp first, so distinct ids never compare
-// equal (YARN's TreeSet would collapse them).
+// equal (YARN's TreeSet would collapse them). A nil allocation sorts last.
 func (a *Allocation) Compare(o *Allocation) int {
 	switch {
+	case a == nil || o == nil:
+		return cmpNil(a == nil, o == nil)
 	case a.AcceptedAt > o.AcceptedAt:
 		return -1
 	case a.AcceptedAt < o.AcceptedAt:
@@ -467,10 +456,24 @@ func (a *Allocation) Compare(o *Allocation) int {
 	return -a.ID.Compare(o.ID)
 }
 
+// cmpNil orders nil allocations after every other (two nil are equal).
+func cmpNil(aNil, oNil bool) int {
+	switch {
+	case aNil && oNil:
+		return 0
+	case aNil:
+		return 1
+	}
+	return -1
+}
+
 // Equal compares the identity and content of two allocations: id, user,
 // queue, window, gang flag, acceptance time, definition, intervals and
-// stages.
+// stages. A nil allocation equals only nil.
 func (a *Allocation) Equal(o *Allocation) bool {
+	if a == nil || o == nil {
+		return a == o
+	}
 	return a.ID == o.ID && a.User == o.User && a.Queue == o.Queue && a.Start == o.Start &&
 		a.End == o.End && a.Gang == o.Gang && a.AcceptedAt == o.AcceptedAt &&
 		a.Definition.Equal(o.Definition) &&

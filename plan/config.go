@@ -65,7 +65,7 @@ type Config struct {
 	// ExactPeriodicMin makes the availability of a periodic request the
 	// componentwise minimum over its instances (Berth option, off by
 	// default). YARN takes, at each time, the whole instance that is
-	// smaller under the calculator (§18 item 8): with the memory-only
+	// smaller under the calculator: with the memory-only
 	// calculator its vcores may exceed another instance's.
 	ExactPeriodicMin bool
 }

@@ -1,7 +1,18 @@
-// Package plan is the bookkeeping core of Berth's reservation system: it
-// holds reservation definitions and ids, the plan of one reservable queue
-// (YARN's InMemoryPlan) and the service facade over all plans (YARN's
-// ReservationSystem with the reservation calls of ClientRMService).
+// Package plan keeps reservations: their definitions, one plan per
+// reservable queue, the service.
+//
+// A [Plan] is YARN's InMemoryPlan and a [System] is its ReservationSystem
+// with the reservation calls of ClientRMService. Queries cost
+// O(log n + answer), a change is all-or-nothing (journaled, and undone step
+// by step if any part fails), a Plan is safe for concurrent use and
+// [Plan.Snapshot] is a cheap copy-on-write copy for agents to plan on. The
+// price is memory: each allocation is indexed several ways (by interval,
+// by end, by user, as load series), and the indexes are rebuilt on
+// restore. A plan neither chooses placements (package agent) nor admits
+// them (package policy), and runs nothing by itself: a plan follower
+// (package follower) publishes it to a scheduler.
+//
+// # Usage
 //
 // A user asks for resources in advance with a [Definition] (stages of
 // containers between an arrival and a deadline). The [System] validates the
@@ -51,40 +62,16 @@
 // ("reservations": {…}, "reservation-request": {…}). They encode the
 // documented form: plain numbers and booleans, arrays.
 //
-// # The plan
+// # Reading the load
 //
-// A [Plan] keeps every allocation by id, an interval index of the
-// non-periodic ones (a treap keyed by [start, end) and augmented with the
-// largest end, for those running when a window opens, and the same keys in a
-// btree, for those starting inside it), an index of the periodic ones (per
-// period, a treap of the arcs they cover within one period), an end-ordered
-// btree, the aggregate series of all non-periodic reservations and one
-// pattern per period for the periodic ones, and the same per user. Queries
-// cost O(log n + answer); no operation walks all reservations or all time
-// steps, except the availability of a periodic request, which visits the
-// steps of the non-periodic load outside one MaxPeriodicity of its window
-// (see "Differences from YARN"). Every change runs as a transaction under
-// the write lock that journals the inverse of each step (typed records in a
-// reused buffer, nothing allocated) and is undone step by step if any part
-// fails, so an update is all-or-nothing and a rejected change leaves no
-// trace. Storage is copy-on-write (rle series, btrees, treap nodes: a node
-// belongs to one state and is changed in place by it, and a snapshot hands
-// both sides fresh owners so the nodes they share are copied on the next
-// write), so [Plan.Snapshot] gives agents a cheap private copy to plan on
-// speculatively, and between snapshots a change allocates only the nodes it
-// adds. A Plan is safe for concurrent use.
-//
-// With 10,000 reservations (bench_test.go, thread CPU time on a loaded
-// 2-core machine) an add costs about 3 µs and 4 allocations, an update about
-// 5 µs, listing the 120 reservations of one hour about 2.5 µs and the load
-// steps of one hour about 7 µs. Callers that need the load of a window
-// should read it with [Plan.AppendLoadSteps] (a walk of the aggregate
-// series, no allocation with a reused buffer) rather than sum the
-// reservations [Plan.Reservations] lists: over eight hours of that plan it
-// is about 26 µs against 360 µs. [Plan.PeakLoad] answers the largest load
-// of a window from the series' block bounds, and [Plan.LoadIntegral] a
-// user's integral over a window in O(log n) from a tree of the load's
-// changes with prefix sums, whatever the window's length.
+// Callers that need the load of a window should read it with
+// [Plan.AppendLoadSteps] (a walk of the aggregate series, no allocation with
+// a reused buffer) rather than sum the reservations [Plan.Reservations]
+// lists: over eight hours of a plan of 10,000 reservations it is about
+// 26 µs against 360 µs. [Plan.PeakLoad] answers the largest load of a
+// window from the series' block bounds, and [Plan.LoadIntegral] a user's
+// integral over a window in O(log n), whatever the window's length. How
+// the plan is indexed, and its costs, are in DESIGN.md.
 //
 // # Observing decisions
 //
@@ -105,22 +92,9 @@
 // of kind "plan.System" in Berth's durable-state format (package berth:
 // versioned header, streamed body, length and CRC-32C trailer), and
 // [RestoreSystem] reads it back; [Plan.SaveState] and [RestorePlan] do the
-// same for one plan ("plan.Plan"). Body version 2 holds only primary data
-// (version 1, still read, lacks the allocations' stages):
-//
-//	system       cluster timestamp, id sequence, the plans in queue order,
-//	             then every reservation id its plans hold with its queue,
-//	             in id order
-//	plan         queue, configured capacity, step, max periodicity, minimum
-//	             and maximum allocation, move-on-expiry, exact periodic
-//	             minimum; the calculator's name and the agent's, policy's
-//	             and replanner's specs ([ComponentSpec]); the current
-//	             capacity; the allocations in id order
-//	allocation   id, user, start, end, acceptance time, gang flag, the
-//	             active span booked for its user (when any), the definition
-//	             (arrival, deadline, name, priority, period, interpreter
-//	             as YARN's code, stages), the intervals as stored and the
-//	             stage each part serves ([Allocation].Stages)
+// same for one plan ("plan.Plan"). The body holds only primary data (the
+// reservations and the plans' settings; version 1, still read, lacks the
+// allocations' stages); its layout is in DESIGN.md.
 //
 // Every index and aggregate (the interval treaps and their ordered twins,
 // the periodic arcs, the end order, the load series and periodic patterns,
@@ -145,12 +119,6 @@
 // snapshot (an allocation the plan would refuse, ids out of order, a
 // reservation mapped to an unknown queue) is a *berth.StateError wrapping
 // berth.ErrCorruptState and nothing is returned.
-//
-// With 10,000 reservations (bench_test's plan, durable_bench_test.go, on
-// a loaded 2-core machine) the snapshot is 1.4 MB; a save takes about 5 ms
-// and allocates 1.4% of the state's 14.5 MB heap, a restore about 50 ms of
-// CPU (70–105 ms wall) and allocates 1.16× the state, the restored state
-// (1.01× the original's heap) included.
 //
 // # Differences from YARN
 //
@@ -182,27 +150,27 @@
 //     definitions are equal once both arrivals are taken as placed at
 //     acceptance.
 //   - [ReservationID.Compare] orders by timestamp then sequence; YARN's
-//     compareTo compares the sequence with itself (§18 item 9).
+//     compareTo compares the sequence with itself.
 //   - An update is validated once, against the plan with the old version
 //     removed, so the old allocation is never counted twice; YARN first
-//     validates with the old version present and CapacityOverTimePolicy
-//     adds it to the user's consumption instead of subtracting it (§18
-//     item 1, vector POL-X1). [Plan.AvailableResources] adds the old
-//     version back correctly for agents planning an update.
+//     validates with the old version present and CapacityOverTimePolicy adds
+//     it to the user's consumption instead of subtracting it.
+//     [Plan.AvailableResources] adds the old version back correctly for
+//     agents planning an update.
 //   - A failed update restores the old reservation exactly, acceptance time
 //     included; YARN re-adds it with a new acceptance time (and skips the
 //     rollback on a non-planning exception).
 //   - [System.Submit] fails when the agent fails; YARN answers success when
-//     its agent returns false (§18 item 10). Agents return errors, not
+//     its agent returns false. Agents return errors, not
 //     booleans.
 //   - Empty intervals (start == end) in an allocation are dropped; YARN
 //     records a stray zero breakpoint that makes an otherwise empty
-//     allocation non-empty (§18 item 18). Inverted intervals, negative
+//     allocation non-empty. Inverted intervals, negative
 //     resources and non-periodic intervals outside [Start, End) are
 //     rejected.
 //   - A periodic allocation's intervals are folded onto [0, period) by
 //     their phase, wrapped pieces included; YARN silently drops intervals
-//     outside [0, period] and loses wrapped parts (§18 item 6). An all-zero
+//     outside [0, period] and loses wrapped parts. An all-zero
 //     allocation books no active-reservation count; YARN books the inverted
 //     interval [MAX, MIN).
 //   - Availability for a periodic request ([Plan.AvailableResources] with
@@ -222,19 +190,19 @@
 //   - [Allocation.Compare] breaks ties on the whole id, so distinct
 //     reservations never compare equal (YARN's TreeSet collapses them).
 //   - YARN's map from reservation id to queue is emptied only by its own
-//     delete: ids archived by the plan follower or removed by the
-//     replanner stay in it, and it grows with every reservation ever
-//     submitted. A Berth plan tells its [System] what it removed, whoever
-//     removed it, and the system forgets those ids at its next call: an id
-//     its plan no longer holds has no queue ([System.QueueOf]), deleting it
-//     again fails in validation (berth.ErrNotFound) rather than in the plan
-//     (§18 item 17), and it may be submitted again to any queue. A
-//     submission reusing an id another queue holds, or another queue's
-//     submission is still placing, is berth.ErrConflict: the system checks
-//     a claim against what the plan holds (a ledger the plan keeps under a
-//     lock of its own, so the check never waits on a change in progress),
-//     so an id is never placed in two plans, even when a plan removes it
-//     while a submission of it is under way.
+//     delete: ids archived by the plan follower or removed by the replanner
+//     stay in it, and it grows with every reservation ever submitted. A
+//     Berth plan tells its [System] what it removed, whoever removed it, and
+//     the system forgets those ids at its next call: an id its plan no
+//     longer holds has no queue ([System.QueueOf]), deleting it again fails
+//     in validation (berth.ErrNotFound) rather than in the plan, and it may
+//     be submitted again to any queue. A submission reusing an id another
+//     queue holds, or another queue's submission is still placing, is
+//     berth.ErrConflict: the system checks a claim against what the plan
+//     holds (a ledger the plan keeps under a lock of its own, so the check
+//     never waits on a change in progress), so an id is never placed in two
+//     plans, even when a plan removes it while a submission of it is under
+//     way.
 //   - The span an allocation adds to its user's active-reservation count
 //     is computed once, at acceptance, and removed as booked; YARN
 //     recomputes it on removal against the capacity of that moment.
@@ -247,13 +215,13 @@
 //   - The stage checks YARN leaves to its planners (gang size ≥ 1,
 //     containers > 0 and a multiple of the gang, positive duration) are
 //     available in the validator as [Limits].StrictStages, off by default:
-//     YARN's LowCostAligned agent divides by a zero duration (§18 item 13).
+//     YARN's LowCostAligned agent divides by a zero duration.
 //
 // Durable state differs from YARN's RMStateStore by design:
 //
 //   - The system is saved as one checksummed snapshot, not one record per
 //     reservation written at each change; a host that journals its calls
-//     replays them from the snapshot (issue 11).
+//     replays them from the snapshot (examples/durable does).
 //   - A restored system keeps its cluster timestamp and continues its id
 //     sequence, so a replay issues the same ids; YARN's counter starts
 //     again under the new ResourceManager's start time.
@@ -267,10 +235,9 @@
 // Kept as YARN (conservative or merely odd), documented:
 //
 //   - Availability for a periodic request is the minimum under the
-//     calculator over the instances, choosing a whole operand (§18 item 8);
+//     calculator over the instances, choosing a whole operand;
 //     Config.ExactPeriodicMin takes the componentwise minimum instead.
-//   - [Plan.EarliestStart] and [Plan.LastEnd] ignore periodic reservations
-//     (§18 item 16).
+//   - [Plan.EarliestStart] and [Plan.LastEnd] ignore periodic reservations.
 //   - [Filter].Window is closed at its end: a reservation starting exactly
 //     at the window end is listed, as YARN does.
 //   - Reservation ACLs are decided by a host-supplied [Authorizer]

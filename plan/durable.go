@@ -9,8 +9,8 @@ import (
 	"github.com/berthsched/berth"
 )
 
-// Durable state (issue 11 §1): see "Durable state" in the package
-// documentation for the layout. Only primary data is written (the plan's
+// Durable state: see "Durable state" in the package documentation, and
+// DESIGN.md for the layout. Only primary data is written (the plan's
 // configuration scalars, its capacity and every accepted allocation as it
 // was stored); every index and aggregate is rebuilt on restore by the same
 // transaction code that built it originally, so they cannot drift from

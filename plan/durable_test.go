@@ -394,6 +394,12 @@ func TestRestoreChecksSpecifiedComponents(t *testing.T) {
 	}
 }
 
+// maxFuzzState caps the snapshots the fuzz targets decode: the seeds are
+// under it, a few kilobytes reach every field, and each input is decoded,
+// checked and saved twice, so larger ones only make runs (and the
+// minimisation of what they find) slower.
+const maxFuzzState = 4 << 10
+
 // FuzzRestoreSystem feeds arbitrary bytes to RestoreSystem: no input
 // panics, and whatever restores saves and restores again to the same
 // bytes, its plans' indexes intact.
@@ -406,6 +412,9 @@ func FuzzRestoreSystem(f *testing.F) {
 	f.Add([]byte("BERTHSS\x00\x01\x0bplan.System\x01"))
 	env := RestoreEnv{Clock: berth.NewManualClock(1), Resolver: testResolver}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzState {
+			return
+		}
 		s, err := RestoreSystem(bytes.NewReader(data), env)
 		if err != nil {
 			if s != nil {
@@ -488,6 +497,9 @@ func FuzzRestoreSystemBody(f *testing.F) {
 		return PlanParts{Agent: testAgent{}, Policy: acceptAll{window: 50}}, nil
 	})}
 	f.Fuzz(func(t *testing.T, body []byte) {
+		if len(body) > maxFuzzState {
+			return
+		}
 		s, err := RestoreSystem(bytes.NewReader(seal(SystemStateKind, body)), env)
 		if err != nil {
 			var se *berth.StateError

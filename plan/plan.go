@@ -353,7 +353,10 @@ func (p *Plan) available(st *state, user string, oldID ReservationID, window ber
 	if period < 0 {
 		return nil, berth.InvalidField("period", period, "must not be negative")
 	}
-	if period == 0 {
+	if period == 0 || window.Start >= window.End {
+		// An empty or reversed window answers the same for every
+		// instance: no need to count them (up to a day's worth of
+		// milliseconds) first.
 		return p.availableOnce(st, user, oldID, window)
 	}
 	maxP := p.cfg.MaxPeriodicity
@@ -526,6 +529,10 @@ func componentwiseMin(a, b *rle.Series, window berth.Interval) (*rle.Series, err
 // [window.Start, window.Start + maxP). The cost is in the steps of that
 // load outside the base range, not in time.
 func periodicInstances(total *rle.Series, window berth.Interval, period, maxP berth.Duration) ([]int64, error) {
+	if maxP/period > maxUnrolledPeriods { // YARN's instances alone are too many
+		return nil, berth.InvalidField("period", period,
+			fmt.Sprintf("the request meets more than %d instances of its %d ms period", maxUnrolledPeriods, period))
+	}
 	type span struct{ lo, hi int64 } // inclusive
 	spans := []span{{0, maxP/period - 1}}
 	base := berth.Interval{Start: window.Start, End: window.Start + maxP}
@@ -870,10 +877,13 @@ func (p *Plan) Snapshot() *Plan {
 
 // Equal reports whether two plans hold the same reservations (by
 // [Allocation.Equal]) and the same capacity. It reads both under their
-// read locks; comparing a plan with itself is true.
+// read locks; comparing a plan with itself is true, with nil false.
 func (p *Plan) Equal(o *Plan) bool {
 	if p == o {
 		return true
+	}
+	if p == nil || o == nil {
+		return false
 	}
 	a, b := p.All(), o.All()
 	return p.Capacity().Equal(o.Capacity()) && slices.EqualFunc(a, b, (*Allocation).Equal)

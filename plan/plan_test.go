@@ -201,3 +201,20 @@ func TestHoldsPeriodic(t *testing.T) {
 	require.NoError(t, p.DeleteReservation(rid(2)))
 	assert.False(t, p.HoldsPeriodic(), "the periodic reservation deleted")
 }
+
+// An empty window answers at once for any period (it used to count up to
+// a day of instances first, 1.5 s for a period of 1 s), and a period with
+// more instances than the bound is refused before they are counted.
+func TestAvailableResourcesEmptyWindowAnyPeriod(t *testing.T) {
+	p, err := New(DefaultConfig("q", berth.New(8192, 8), berth.NewManualClock(0)))
+	require.NoError(t, err)
+	for _, period := range []berth.Duration{1, 1000, DefaultMaxPeriodicity} {
+		s, err := p.AvailableResources("u", ReservationID{}, berth.Interval{Start: 5000, End: 5000}, period)
+		require.NoError(t, err, period)
+		assert.True(t, s.Equal(rle.Undefined()), "nothing is available over an empty window")
+	}
+	_, err = p.AvailableResources("u", ReservationID{}, berth.Interval{Start: 5000, End: 5001}, 1)
+	assert.ErrorIs(t, err, berth.ErrInvalidArgument, "86,400,000 instances of a 1 ms period")
+	_, err = p.AvailableResources("u", ReservationID{}, berth.Interval{Start: 10, End: 0}, 1000)
+	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+}

@@ -72,8 +72,12 @@ func NewSystem(cfg SystemConfig) (*System, error) {
 // gives a plan at creation: the cluster resource × the plan queue's
 // absolute capacity (a fraction), rounded down to a multiple of the minimum
 // allocation by calc. With berth.MemoryCalculator the result has one vcore,
-// as in YARN, until the plan follower sets the capacity.
+// as in YARN, until the plan follower sets the capacity. A nil calc is
+// berth.MemoryCalculator.
 func PlanCapacity(calc berth.Calculator, cluster berth.Resource, absoluteCapacity float64, minAllocation berth.Resource) berth.Resource {
+	if calc == nil {
+		calc = berth.MemoryCalculator{}
+	}
 	return calc.MultiplyAndNormalizeDown(cluster, absoluteCapacity, minAllocation)
 }
 
@@ -385,8 +389,12 @@ func (r *ReservationInfo) UnmarshalJSON(b []byte) error {
 }
 
 // InfoOf converts an allocation for listing, with its intervals only when
-// includeAllocations is set (YARN's convertAllocationsToReservationInfo).
+// includeAllocations is set (YARN's convertAllocationsToReservationInfo);
+// the zero info for nil.
 func InfoOf(a *Allocation, includeAllocations bool) ReservationInfo {
+	if a == nil {
+		return ReservationInfo{Allocations: []ResourceAllocationInfo{}}
+	}
 	info := ReservationInfo{AcceptanceTime: a.AcceptedAt, User: a.User, ID: a.ID,
 		Definition: a.Definition.Clone(), Allocations: []ResourceAllocationInfo{}}
 	if includeAllocations {

@@ -23,7 +23,7 @@ type Limits struct {
 	// option, off by default): every stage needs Concurrency ≥ 1,
 	// Containers > 0 and a multiple of Concurrency, Duration > 0 and a
 	// non-negative Capability.
-	// YARN's LowCostAligned agent divides by a zero duration (§18 item 13).
+	// YARN's LowCostAligned agent divides by a zero duration.
 	StrictStages bool
 }
 

@@ -52,7 +52,7 @@ type CapacityOverTimeConfig struct {
 	// reservation whose true average respects the limit in both types,
 	// and rejects one only where the true average passes it.
 	//
-	// By default the check is YARN's (§18 item 2): the limit truncated to
+	// By default the check is YARN's: the limit truncated to
 	// whole units (25 % of 6 vcores is 1 vcore), the running integral
 	// sampled at breakpoints and every window, each sample's average
 	// rounded to a whole unit, and integrals compared between samples

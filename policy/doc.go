@@ -1,11 +1,15 @@
-// Package policy holds the sharing policies that admit or reject
-// reservations in a plan, and the replanner that repairs a plan after it
-// lost capacity: YARN's NoOverCommitPolicy, CapacityOverTimePolicy and
-// SimpleCapacityReplanner. A plan (package plan) calls its
-// [plan.SharingPolicy] on every add and update, after an agent (package
-// agent) has chosen where the reservation goes; the policy's Available
-// method also lowers what agents see as available, so that they search only
-// among placements the policy can accept.
+// Package policy admits or rejects reservations in a plan and repairs a plan
+// that lost capacity.
+//
+// These are YARN's NoOverCommitPolicy, CapacityOverTimePolicy and
+// SimpleCapacityReplanner. Their checks walk the breakpoints of resource
+// series, never every step of a window, so their cost follows the number of
+// allocations involved, not the window's length. By default they keep YARN's
+// conservative answers (an average check that can reject a reservation
+// within the average; capacity checked in every resource type while agents
+// count gangs by memory); the exact checks are options. A policy decides
+// admission only: where a reservation goes is an agent's choice (package
+// agent), and a policy keeps no state of its own.
 //
 //   - [NoOverCommit]: the plan may never hold more than its capacity, in any
 //     resource type, at any time.
@@ -17,15 +21,17 @@
 //     reservations where the plan is over-committed, over the enforcement
 //     window ahead of now.
 //
+// # Usage
+//
+// A plan (package plan) calls its [plan.SharingPolicy] on every add and
+// update, after an agent has chosen where the reservation goes; the
+// policy's Available method also lowers what agents see as available, so
+// that they search only among placements the policy can accept.
 // Configuration is typed ([CapacityOverTimeConfig], [ReplannerConfig]) with
 // YARN's defaults; each field names its YARN key. Rejections are
 // [*RejectionError] values wrapping berth.ErrCapacityExceeded and
 // [ErrQuotaExceeded] or [ErrOverCommitted], as YARN throws
 // PlanningQuotaException or ResourceOverCommitException.
-//
-// The checks walk the breakpoints of resource series, never every step of
-// a window: the cost follows the number of allocations involved, not the
-// length of the window.
 //
 // # Durable state
 //
@@ -49,18 +55,18 @@
 //     checked range, and computes the integrals in 128 bits.
 //   - An update counted the old version of the reservation twice in the
 //     average check (it adds the old allocation to the user's consumption
-//     where it should subtract it, §18 item 1). The plan validates an update
-//     against itself without the old version, so nothing is counted twice
-//     (vector POL-X1: an identical update of a 12 h reservation at 25 % is
-//     accepted).
+//     where it should subtract it). The plan validates an update against
+//     itself without the old version, so nothing is counted twice (an
+//     identical update of a 12 h reservation at 25 % is accepted).
 //   - YARN orders reservations for the replanner by acceptance time, then
-//     sequence number, and its ReservationId comparison is broken (§18 item
-//     9), so distinct reservations can compare equal and one of them is
-//     skipped; Berth breaks the last ties on the cluster timestamp.
+//     sequence number, and its ReservationId.compareTo compares the sequence
+//     number with itself, so distinct reservations can compare equal and one
+//     of them is skipped; Berth breaks the last ties on the cluster
+//     timestamp.
 //   - YARN's replanner throws a RuntimeException for new contracts; Berth
-//     returns berth.ErrInvalidArgument. Its user-facing counterpart (§18
-//     item 10, a failed submission reported as success) cannot happen: the
-//     plan and the agents report every failure as an error.
+//     returns berth.ErrInvalidArgument. Its user-facing counterpart
+//     (ClientRMService reporting a failed submission as success) cannot
+//     happen: the plan and the agents report every failure as an error.
 //
 // Conservative answers kept by default, exact ones as options:
 //
@@ -68,11 +74,11 @@
 //     every window inside long stretches, and compares the integral between
 //     the last samples at or before x and x − window; that spans up to two
 //     windows, so a reservation that respects the average can be rejected
-//     (vector POL-COT-19: 25 h at exactly 25 %). Set
+//     (one holding exactly 25 % for 25 h, for instance). Set
 //     CapacityOverTimeConfig.ExactAverage for the exact check over every
-//     window (§18 item 2). It compares the true integral of memory and of
-//     vcores over every window with AveragePercent of the capacity in that
-//     type, unrounded; YARN's check truncates that limit to whole units and
+//     window. It compares the true integral of memory and of vcores over
+//     every window with AveragePercent of the capacity in that type,
+//     unrounded; YARN's check truncates that limit to whole units and
 //     rounds each sampled average to a whole unit, which lets averages pass
 //     the limit by up to one unit (with 6 vcores at 25 %, YARN's limit is
 //     1 vcore and it admits averages up to almost 2; the exact check
@@ -82,7 +88,7 @@
 //   - Capacity is checked componentwise (every resource type), as in YARN,
 //     while agents may count gangs with the plan's calculator (memory only by
 //     default), so an agent's placement can still be rejected here for
-//     vcores (§18 item 8); see agent.Options.ComponentwiseFit.
+//     vcores; see agent.Options.ComponentwiseFit.
 //
 // Other deliberate differences:
 //

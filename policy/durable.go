@@ -9,7 +9,7 @@ import (
 	"github.com/berthsched/berth/plan"
 )
 
-// Durable state (issue 11 §1). The policies and the replanner keep no
+// Durable state. The policies and the replanner keep no
 // state of their own: the history CapacityOverTime checks is the plan's
 // reservations, saved with the plan, and their scratch buffers hold
 // nothing an answer depends on. A plan's snapshot records them by name and

@@ -40,8 +40,8 @@ func (s *samples) time(r sampleRun, j int64) berth.Time { return r.t0 + j*s.w }
 // buildSamples samples the step function segs for window w as YARN's
 // walk does: at every breakpoint, and every window inside each stretch
 // between two breakpoints. The walk ends at the last breakpoint: YARN went
-// on to the end-of-time sentinel and overflowed there; Berth stops before
-// it, the fix the reference workloads assume.
+// on to the end-of-time sentinel and overflowed there (every one of YARN's
+// 2,586 refusals of workload W2, WORKLOADS.md); Berth stops before it.
 func buildSamples(segs []seg, w int64) *samples {
 	s := &samples{w: w, runs: make([]sampleRun, 0, 2*len(segs))}
 	var integral rle.Int128

@@ -108,6 +108,9 @@ func (c *CapacityOverTime) Validate(view *plan.Plan, a *plan.Allocation) error {
 	if err := c.built(); err != nil {
 		return err
 	}
+	if err := checkArgs(view, a); err != nil {
+		return err
+	}
 	if err := checkFits(view, a, c.userCap(view), c.bufs); err != nil {
 		err.Policy, err.Quota = "CapacityOverTime", true
 		return err

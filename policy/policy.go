@@ -19,6 +19,9 @@ var _ plan.SharingPolicy = NoOverCommit{}
 // the plan has left (componentwise, every resource type). The error is a
 // *RejectionError wrapping ErrOverCommitted and berth.ErrCapacityExceeded.
 func (NoOverCommit) Validate(view *plan.Plan, a *plan.Allocation) error {
+	if err := checkArgs(view, a); err != nil {
+		return err
+	}
 	if err := checkFits(view, a, nil, nil); err != nil {
 		err.Policy = "NoOverCommit"
 		return err
@@ -33,6 +36,17 @@ func (NoOverCommit) Available(avail *rle.Series, _ *plan.Plan, _ string, _ plan.
 
 // ValidWindow is 0: the policy needs no history.
 func (NoOverCommit) ValidWindow() berth.Duration { return 0 }
+
+// checkArgs refuses a validation without a plan or an allocation.
+func checkArgs(view *plan.Plan, a *plan.Allocation) error {
+	switch {
+	case view == nil:
+		return berth.InvalidField("plan", nil, "must not be nil")
+	case a == nil:
+		return berth.InvalidField("allocation", nil, "must not be nil")
+	}
+	return nil
+}
 
 // userCap lowers the physical availability at one instant given what the
 // user already holds there (CapacityOverTime's instantaneous cap); nil

@@ -42,6 +42,9 @@ func (r *SimpleCapacityReplanner) Config() ReplannerConfig { return r.cfg }
 // deletes nothing leaves the plan as it was, so Berth visits only the first
 // step at or after each such time. The decisions are the same.
 func (r *SimpleCapacityReplanner) Plan(p *plan.Plan, contracts []plan.Definition, now berth.Time) error {
+	if p == nil {
+		return berth.InvalidField("plan", nil, "must not be nil")
+	}
 	if len(contracts) > 0 {
 		return berth.InvalidField("contracts", len(contracts), "SimpleCapacityReplanner cannot handle new reservation contracts")
 	}

@@ -2,7 +2,6 @@ package preempt
 
 import (
 	"cmp"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"maps"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
 )
 
 // Key prefixes of the proportional policy's settings, as YARN spells them.
@@ -292,19 +292,9 @@ func ParseProportionalProperties(props map[string]string) (ProportionalConfig, e
 // [ParseProportionalProperties]. The capacity scheduler's own keys in the
 // same file are read by capacity.ParseXML.
 func ParseProportionalXML(r io.Reader) (ProportionalConfig, error) {
-	var doc struct {
-		XMLName    xml.Name `xml:"configuration"`
-		Properties []struct {
-			Name  string `xml:"name"`
-			Value string `xml:"value"`
-		} `xml:"property"`
-	}
-	if err := xml.NewDecoder(r).Decode(&doc); err != nil {
-		return ProportionalConfig{}, &berth.FieldError{Field: "configuration", Reason: "not a Hadoop configuration file", Err: err}
-	}
-	props := make(map[string]string, len(doc.Properties))
-	for _, p := range doc.Properties {
-		props[strings.TrimSpace(p.Name)] = strings.TrimSpace(p.Value)
+	props, err := queue.ReadHadoopConf(r)
+	if err != nil {
+		return ProportionalConfig{}, err
 	}
 	return ParseProportionalProperties(props)
 }

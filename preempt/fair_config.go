@@ -111,6 +111,9 @@ func (c FairConfig) StarvationBackoff() berth.Duration {
 // ApplyTo copies the switches the scheduler itself reads (it computes
 // starvation only with preemption on and above the threshold) into cfg.
 func (c FairConfig) ApplyTo(cfg *fair.Config) {
+	if cfg == nil {
+		return
+	}
 	cfg.Preemption = c.Enabled
 	cfg.PreemptionUtilizationThreshold = c.UtilizationThreshold
 }

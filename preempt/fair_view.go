@@ -40,7 +40,8 @@ type FairVictimSelector interface {
 // methods are cheap (no allocation on the hot path); the slices it
 // returns are its own and must not be modified. A view and the containers
 // it hands out are valid during the round that passes it: the preemptor
-// reuses their storage for the next round.
+// reuses their storage for the next round. The zero FairView sees no
+// node: its methods return zero values.
 type FairView struct {
 	seq  uint64
 	snap *fair.Snapshot
@@ -101,10 +102,20 @@ func (v *FairView) Time() berth.Time { return v.now }
 func (v *FairView) Snapshot() *fair.Snapshot { return v.snap }
 
 // NumNodes is the number of nodes; indices run from 0 in node id order.
-func (v *FairView) NumNodes() int { return len(v.snap.Nodes) }
+func (v *FairView) NumNodes() int {
+	if v == nil || v.snap == nil {
+		return 0
+	}
+	return len(v.snap.Nodes)
+}
 
-// Node returns node i.
-func (v *FairView) Node(i int) *fair.NodeInfo { return &v.snap.Nodes[i] }
+// Node returns node i, nil when i is not in [0, NumNodes).
+func (v *FairView) Node(i int) *fair.NodeInfo {
+	if i < 0 || i >= v.NumNodes() {
+		return nil
+	}
+	return &v.snap.Nodes[i]
+}
 
 // nodeIndex finds a node's index by id. The index is built on first use:
 // a round whose starved applications ask anywhere and that has no marks,
@@ -129,6 +140,9 @@ func (v *FairView) nodeIndex(id string) (int, bool) {
 // node for fair.AnyResource, the node of that id, or the nodes of that
 // rack, in node id order; nil for an unknown name.
 func (v *FairView) NodesFor(resourceName string) []int {
+	if v.NumNodes() == 0 {
+		return nil
+	}
 	if resourceName == fair.AnyResource {
 		return v.allNodes
 	}
@@ -151,6 +165,9 @@ func (v *FairView) NodesFor(resourceName string) []int {
 // at the front that can no longer be preempted this round are left out;
 // others that cannot may remain: [FairView.CanPreempt] refuses those.
 func (v *FairView) Candidates(i int) []*fair.ContainerInfo {
+	if i < 0 || i >= v.NumNodes() {
+		return nil
+	}
 	cs, _ := v.candidates(i)
 	return cs
 }
@@ -209,6 +226,9 @@ func (v *FairView) candidates(i int) ([]*fair.ContainerInfo, []*fairAppState) {
 // preempted there for starved applications, never negative (YARN's
 // unallocated − totalReserved).
 func (v *FairView) Potential(i int) berth.Resource {
+	if i < 0 || i >= v.NumNodes() {
+		return berth.Resource{}
+	}
 	n := &v.snap.Nodes[i]
 	return n.Capability.Sub(n.Allocated).SubNonNegative(v.reserved[i].Add(v.earmark[i]))
 }
@@ -222,7 +242,7 @@ func (v *FairView) Potential(i int) berth.Resource {
 // containers of the same application chosen so far in the set being
 // built).
 func (v *FairView) CanPreempt(c *fair.ContainerInfo, already berth.Resource) bool {
-	if !c.Preemptable || c.MarkedForPreemption {
+	if c == nil || !c.Preemptable || c.MarkedForPreemption {
 		return false
 	}
 	return v.canPreempt(c, v.app(c.App), already)
@@ -288,6 +308,9 @@ type FairYARNSelector struct {
 
 // SelectVictims implements [FairVictimSelector].
 func (s *FairYARNSelector) SelectVictims(v *FairView, req FairRequest) (FairVictimSet, bool) {
+	if v.NumNodes() == 0 { // a nil or zero view: nothing to preempt
+		return FairVictimSet{}, false
+	}
 	if s.dead == nil {
 		s.dead = map[[2]int64]*nodeLists{}
 	}

@@ -37,6 +37,9 @@ func (s FIFOSelector) KillWait() berth.Duration { return s.Wait }
 // Select computes the ideal assignment with the selector's flags and
 // chooses containers leaf by leaf.
 func (s FIFOSelector) Select(r *ProportionalRound) error {
+	if err := checkRound(r); err != nil {
+		return err
+	}
 	r.ComputeIdeal(IdealOptions{IncludeReserved: s.IncludeReserved, SkipNaturalTermination: s.IncludeReserved, AllowBalance: s.Balance})
 	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	conservative := r.Config.ConservativeDRF

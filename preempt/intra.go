@@ -32,6 +32,9 @@ type intraApp struct {
 
 // Select balances applications inside each eligible leaf.
 func (s IntraQueueSelector) Select(r *ProportionalRound) error {
+	if err := checkRound(r); err != nil {
+		return err
+	}
 	// What earlier selectors took on the default partition, per
 	// application (leaves are disjoint, so this selector's own choices
 	// never matter to a later leaf).

@@ -59,6 +59,9 @@ func queueDepth(q *QueueView) int {
 // Select takes, for old enough reservations of under-served queues, the
 // lower-priority containers on the reserved node that make it fit.
 func (PrioritySelector) Select(r *ProportionalRound) error {
+	if err := checkRound(r); err != nil {
+		return err
+	}
 	c := r.Cluster
 	rc := c.Calculator
 	var outgoing []*QueueView // leaves that may preempt some other leaf

@@ -193,7 +193,9 @@ func NewProportional(s CapacityScheduler, cfg ProportionalConfig, opts ...Propor
 	}
 	p := &Proportional{sched: s, cfg: cloneConfig(cfg), marked: map[ContainerID]berth.Time{}}
 	for _, o := range opts {
-		o(p)
+		if o != nil { // a nil option changes nothing
+			o(p)
+		}
 	}
 	if !p.custom {
 		p.selectors = DefaultSelectors(p.cfg)

@@ -37,6 +37,9 @@ type onPart struct {
 
 // Select chooses, node by node, containers that let a reservation fit.
 func (ReservedSelector) Select(r *ProportionalRound) error {
+	if err := checkRound(r); err != nil {
+		return err
+	}
 	r.ComputeIdeal(IdealOptions{IncludeReserved: true, SkipNaturalTermination: true})
 	quota := make(map[onPart]berth.Resource)
 	for p := range r.Cluster.Partitions {

@@ -73,6 +73,14 @@ type ProportionalRound struct {
 	sortBuf            []*Container
 }
 
+// checkRound refuses a selection without a round.
+func checkRound(r *ProportionalRound) error {
+	if r == nil || r.Cluster == nil || r.Config == nil {
+		return berth.InvalidField("round", nil, "a round of the policy is required")
+	}
+	return nil
+}
+
 func newRound(c *CapacityView, cfg *ProportionalConfig) *ProportionalRound {
 	r := &ProportionalRound{Cluster: c, Config: cfg, names: roundTypeNames(c.Resource), selIdx: map[ContainerID]int{}}
 	r.budget = c.Resource.Mul(cfg.TotalPreemptionPerRound)
@@ -108,13 +116,24 @@ func (r *ProportionalRound) Selected() []Candidate { return r.selected }
 
 // Assignment is q's result on the default partition of the last
 // [ProportionalRound.ComputeIdeal] (zero before the first), with ToObtain
-// as computed then.
+// as computed then. A nil QueueView, or one that is not of this round,
+// has the zero assignment.
 func (r *ProportionalRound) Assignment(q *QueueView) Assignment { return r.AssignmentOn(q, 0) }
 
 // AssignmentOn is [ProportionalRound.Assignment] on partition p (an index
-// of CapacityView.Partitions).
+// of CapacityView.Partitions; another p has the zero assignment).
 func (r *ProportionalRound) AssignmentOn(q *QueueView, p int) Assignment {
+	if !r.owns(q, p) {
+		return Assignment{}
+	}
 	return r.assignAll[p*len(r.Cluster.Queues)+q.idx]
+}
+
+// owns reports whether q is a queue of the round's view and p one of its
+// partitions.
+func (r *ProportionalRound) owns(q *QueueView, p int) bool {
+	return q != nil && r.Cluster != nil && p >= 0 && p < len(r.Cluster.Partitions) &&
+		q.idx >= 0 && q.idx < len(r.Cluster.Queues) && r.Cluster.Queue(q.Path) == q
 }
 
 // ToObtain is what leaf q must still give on the default partition under
@@ -124,6 +143,9 @@ func (r *ProportionalRound) ToObtain(q *QueueView) berth.Resource { return r.ToO
 
 // ToObtainOn is [ProportionalRound.ToObtain] on partition p.
 func (r *ProportionalRound) ToObtainOn(q *QueueView, p int) berth.Resource {
+	if !r.owns(q, p) {
+		return noResource
+	}
 	if t := r.at(p, q); t.hasObtain {
 		return t.obtain
 	}
@@ -152,6 +174,9 @@ func (r *ProportionalRound) UnderServed() []*QueueView { return r.underServed }
 // type of the demand is met). It deducts c from the leaf's demand and the
 // budget.
 func (r *ProportionalRound) TryPreempt(c *Container, conservativeDRF bool) bool {
+	if c == nil {
+		return false
+	}
 	q, p := r.Cluster.Queue(c.Queue), r.Cluster.PartitionOfNode(c.Node)
 	if q == nil || p < 0 {
 		return false
@@ -171,6 +196,9 @@ func (r *ProportionalRound) TryPreempt(c *Container, conservativeDRF bool) bool 
 // (the intra-queue selector's per-application amounts). done reports
 // that the demand is met.
 func (r *ProportionalRound) TryPreemptFor(c *Container, toObtain *berth.Resource, conservativeDRF bool) (ok, done bool) {
+	if c == nil || toObtain == nil {
+		return false, toObtain == nil
+	}
 	return r.tryOn(c, toObtain, conservativeDRF, r.Cluster.PartitionOfNode(c.Node))
 }
 
@@ -215,7 +243,7 @@ func (r *ProportionalRound) tryOn(c *Container, toObtain *berth.Resource, conser
 // Take chooses c if it was not chosen yet and fits in the budget,
 // whatever its queue must give: for selectors with their own accounting.
 func (r *ProportionalRound) Take(c *Container) bool {
-	if r.IsSelected(c.ID) || !r.Cluster.Calculator.FitsIn(c.Resource, r.budget) {
+	if c == nil || r.IsSelected(c.ID) || !r.Cluster.Calculator.FitsIn(c.Resource, r.budget) {
 		return false
 	}
 	r.add(*c, false, r.Cluster.PartitionOfNode(c.Node))
@@ -225,6 +253,9 @@ func (r *ProportionalRound) Take(c *Container) bool {
 // TakeReservation chooses a reserved container for cancellation if it
 // was not chosen yet and fits in the budget.
 func (r *ProportionalRound) TakeReservation(res *Reservation) bool {
+	if res == nil {
+		return false
+	}
 	c := r.reservedContainer(res)
 	if r.IsSelected(c.ID) || !r.Cluster.Calculator.FitsIn(c.Resource, r.budget) {
 		return false
@@ -235,6 +266,9 @@ func (r *ProportionalRound) TakeReservation(res *Reservation) bool {
 
 // TryPreemptReservation is [ProportionalRound.TryPreempt] for a reserved container.
 func (r *ProportionalRound) TryPreemptReservation(res *Reservation, conservativeDRF bool) bool {
+	if res == nil {
+		return false
+	}
 	c := r.reservedContainer(res)
 	q, p := r.Cluster.Queue(c.Queue), r.Cluster.PartitionOfNode(c.Node)
 	if q == nil || p < 0 || r.IsSelected(c.ID) {
@@ -288,6 +322,9 @@ func (r *ProportionalRound) saveAssignments() {
 // The limits of the leaf's users come with the round's state; another
 // user's is asked of the scheduler.
 func (r *ProportionalRound) UserLimit(q *QueueView, user string) (berth.Resource, error) {
+	if q == nil {
+		return berth.Resource{}, berth.InvalidField("queue", nil, "must not be nil")
+	}
 	if r.userLimit == nil {
 		return berth.Unbounded(), nil
 	}

@@ -177,8 +177,12 @@ type QueuePartition struct {
 	UsedCapacity float32
 }
 
-// On returns q's state on partition p (0 the default).
+// On returns q's state on partition p (0 the default); a partition q does
+// not know has the zero state.
 func (q *QueueView) On(p int) QueuePartition {
+	if p < 0 || p > len(q.Partitions) {
+		return QueuePartition{}
+	}
 	if p == 0 {
 		return QueuePartition{Guaranteed: q.Guaranteed, Maximum: q.Maximum, Used: q.Used, Reserved: q.Reserved,
 			Pending: q.Pending, PendingDeductReserved: q.PendingDeductReserved, UsedCapacity: q.UsedCapacity}
@@ -233,6 +237,9 @@ type NodeView struct {
 // scheduler on first use, so a round pays only for the applications its
 // selectors search; an application that ended meanwhile has none.
 func (c *CapacityView) AppContainers(a *AppView) ([]*Container, error) {
+	if err := c.readable(a == nil, "app"); err != nil {
+		return nil, err
+	}
 	if a.loaded {
 		return a.containers, nil
 	}
@@ -260,6 +267,9 @@ func (c *CapacityView) appContainersBefore(a *AppView, before ContainerID, limit
 // scheduler on first use (only the node-level selectors need them); a node
 // removed meanwhile has none.
 func (c *CapacityView) NodeContainers(n *NodeView) ([]*Container, error) {
+	if err := c.readable(n == nil, "node"); err != nil {
+		return nil, err
+	}
 	if n.loaded {
 		return n.containers, nil
 	}
@@ -269,6 +279,18 @@ func (c *CapacityView) NodeContainers(n *NodeView) ([]*Container, error) {
 	}
 	n.containers, n.loaded = cs, true
 	return cs, nil
+}
+
+// readable refuses a read with a nil argument, or of a view that is not
+// a round's (the zero CapacityView reads from no scheduler).
+func (c *CapacityView) readable(nilArg bool, arg string) error {
+	switch {
+	case nilArg:
+		return berth.InvalidField(arg, nil, "must not be nil")
+	case c.src == nil:
+		return &berth.FieldError{Field: "CapacityView", Reason: "not a round's view", Kind: berth.ErrInvalidState}
+	}
+	return nil
 }
 
 // read appends one list to the round's container slab and returns
@@ -303,18 +325,21 @@ func (c *CapacityView) read(appendTo func([]Container) ([]Container, error)) ([]
 // Unallocated is the node's free resource.
 func (n *NodeView) Unallocated() berth.Resource { return n.Capability.Sub(n.Allocated) }
 
-// UsedOn and PendingOn are a's usage and demand on partition p (0 the
-// default, which holds what the labelled ones do not).
+// UsedOn is a's usage on partition p (0 the default, which holds what the
+// labelled ones do not); zero on a partition a does not know.
 func (a *AppView) UsedOn(p int) berth.Resource {
 	return a.onPart(p, a.Used, func(x *capacity.AppPartition) berth.Resource { return x.Used })
 }
 
-// PendingOn is a's demand on partition p.
+// PendingOn is a's demand on partition p, as [AppView.UsedOn].
 func (a *AppView) PendingOn(p int) berth.Resource {
 	return a.onPart(p, a.Pending, func(x *capacity.AppPartition) berth.Resource { return x.Pending })
 }
 
 func (a *AppView) onPart(p int, total berth.Resource, field func(*capacity.AppPartition) berth.Resource) berth.Resource {
+	if p < 0 || p > len(a.Partitions) {
+		return berth.Resource{}
+	}
 	if p != 0 {
 		return field(&a.Partitions[p-1])
 	}

@@ -307,29 +307,12 @@ func overflowField(u *Usage, d *Delta) (string, bool) {
 	return "", false
 }
 
-func int64Overflows(a, b int64) bool {
-	return (b > 0 && a > math.MaxInt64-b) || (b < 0 && a < math.MinInt64-b)
-}
-
 func intOverflows(a, b int) bool {
 	return (b > 0 && a > math.MaxInt-b) || (b < 0 && a < math.MinInt-b)
 }
 
 // addOverflows reports whether a+b overflows in some component.
-func addOverflows(a, b *berth.Resource) bool {
-	if int64Overflows(a.Memory, b.Memory) || int64Overflows(a.VCores, b.VCores) {
-		return true
-	}
-	if !b.HasExtras() {
-		return false
-	}
-	for _, q := range b.Extras() {
-		if int64Overflows(a.Extra(q.Name), q.Value) {
-			return true
-		}
-	}
-	return false
-}
+func addOverflows(a, b *berth.Resource) bool { return a.AddOverflows(*b) }
 
 // Allocate charges r as used by user (a container was allocated).
 func (q *Queue[T]) Allocate(user string, r berth.Resource) error {

@@ -6,8 +6,12 @@ import "github.com/berthsched/berth"
 // queue's configured ACLs: a presence flag, then the ACL in its canonical
 // form ([ACL.String]), which [ParseACL] reads back to an equal ACL.
 
-// WriteACL writes a, which may be nil (not configured), to e.
+// WriteACL writes a, which may be nil (not configured), to e (a nil e
+// writes nothing).
 func WriteACL(e *berth.StateEncoder, a *ACL) {
+	if e == nil {
+		return
+	}
 	e.Bool(a != nil)
 	if a != nil {
 		e.String(a.String())
@@ -15,9 +19,9 @@ func WriteACL(e *berth.StateEncoder, a *ACL) {
 }
 
 // ReadACL reads an ACL written by [WriteACL]: nil when none was
-// configured.
+// configured (or d is nil).
 func ReadACL(d *berth.StateDecoder) *ACL {
-	if !d.Bool() {
+	if d == nil || !d.Bool() {
 		return nil
 	}
 	a := ParseACL(d.String())

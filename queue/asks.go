@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"math"
 	"slices"
 
 	"github.com/berthsched/berth"
@@ -192,6 +193,68 @@ func (r *Requests[S]) Pending() berth.Resource {
 		}
 	}
 	return p
+}
+
+// PendingAfter is what [Requests.Pending] would return once asks are
+// stored with Update in order, computed without changing the table, and
+// whether it is representable: false when a capability × count or the
+// sum overflows int64 in some type. A scheduler refuses asks that would
+// make the demand it keeps books of wrap (YARN's long arithmetic does).
+// Asks must be valid ([Ask.Validate]).
+func (r *Requests[S]) PendingAfter(asks []Ask) (berth.Resource, bool) {
+	type entry struct {
+		capability berth.Resource
+		count      int
+	}
+	changed := map[int32]entry{}
+	for _, a := range asks {
+		e, ok := changed[a.Priority]
+		if !ok {
+			if k := r.Key(a.Priority); k != nil {
+				e = entry{k.capability, k.any.count}
+			}
+		}
+		if a.ResourceName == AnyResource {
+			e = entry{a.Capability, a.Count}
+		} else if e.capability.IsZero() {
+			e.capability = a.Capability
+		}
+		changed[a.Priority] = e
+	}
+	var p berth.Resource
+	add := func(e entry) bool {
+		if e.count <= 0 {
+			return true
+		}
+		d, ok := mulExact(e.capability, int64(e.count))
+		if !ok || p.AddOverflows(d) {
+			return false
+		}
+		p = p.Add(d)
+		return true
+	}
+	for _, k := range r.keys {
+		if _, ok := changed[k.priority]; !ok && !add(entry{k.capability, k.any.count}) {
+			return p, false
+		}
+	}
+	for _, e := range changed {
+		if !add(e) {
+			return p, false
+		}
+	}
+	return p, true
+}
+
+// mulExact returns r × n and whether no type overflowed; r and n are not
+// negative.
+func mulExact(r berth.Resource, n int64) (berth.Resource, bool) {
+	for _, t := range berth.TypeNames(r) {
+		if v := r.Get(t); v != 0 && n > math.MaxInt64/v {
+			return r, false
+		}
+	}
+	return r.MulInt(n), true
 }
 
 // NextPending returns the capability and ANY count of the most important

@@ -3,6 +3,8 @@ package queue
 import (
 	"errors"
 	"fmt"
+	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -460,4 +462,56 @@ func TestRequestsInNilBlock(t *testing.T) {
 	_, err := r.Update(Ask{Priority: 1, ResourceName: AnyResource, Capability: berth.New(1024, 1), Count: 1}, false)
 	require.NoError(t, err)
 	assert.Len(t, r.Keys(), 1)
+}
+
+// PendingAfter answers what Update then Pending give, without changing
+// the table, and says when that would overflow.
+func TestRequestsPendingAfterMatchesUpdate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for round := 0; round < 300; round++ {
+		var r Requests[int]
+		var batches [][]Ask
+		for b := 0; b < 3; b++ {
+			var asks []Ask
+			for n := rng.IntN(4); n >= 0; n-- {
+				name := []string{AnyResource, "h1", "/r1"}[rng.IntN(3)]
+				c := berth.New(int64(rng.IntN(4))*1024, int64(rng.IntN(3)))
+				if rng.IntN(10) == 0 {
+					c = berth.New(math.MaxInt64/2, 1)
+				}
+				asks = append(asks, Ask{Priority: int32(rng.IntN(3)), ResourceName: name, Capability: c, Count: rng.IntN(5)})
+			}
+			batches = append(batches, asks)
+		}
+		for _, asks := range batches {
+			before := r.Pending()
+			got, ok := r.PendingAfter(asks)
+			require.Equal(t, before, r.Pending(), "PendingAfter changes nothing")
+			for _, a := range asks {
+				_, err := r.Update(a, a.ResourceName == "/r1")
+				require.NoError(t, err)
+			}
+			// The reference: the exact sum in big integers.
+			want, fits := exactPending(&r)
+			require.Equal(t, fits, ok, "round %d", round)
+			if fits {
+				require.Equal(t, r.Pending(), got)
+				require.Equal(t, want, got)
+			}
+		}
+	}
+}
+
+// exactPending sums Σ capability × count over the keys exactly.
+func exactPending(r *Requests[int]) (berth.Resource, bool) {
+	mem, vc := new(big.Int), new(big.Int)
+	for _, k := range r.Keys() {
+		n := big.NewInt(int64(k.Outstanding()))
+		mem.Add(mem, new(big.Int).Mul(big.NewInt(k.Capability().Memory), n))
+		vc.Add(vc, new(big.Int).Mul(big.NewInt(k.Capability().VCores), n))
+	}
+	if !mem.IsInt64() || !vc.IsInt64() {
+		return berth.Resource{}, false
+	}
+	return berth.New(mem.Int64(), vc.Int64()), true
 }

@@ -1,7 +1,9 @@
 package queue
 
 import (
+	"encoding/xml"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -129,6 +131,9 @@ const (
 	// NoteElsewhere: YARN knows the key and another Berth package reads
 	// it; informational, never an error in strict mode.
 	NoteElsewhere
+	// NoteRead: the parser read the key into the typed configuration;
+	// such notes are kept apart, in [ConfigReport].Read.
+	NoteRead
 )
 
 // String names the kind.
@@ -140,6 +145,8 @@ func (k NoteKind) String() string {
 		return "unknown"
 	case NoteElsewhere:
 		return "read elsewhere"
+	case NoteRead:
+		return "read"
 	}
 	return fmt.Sprintf("NoteKind(%d)", uint8(k))
 }
@@ -171,34 +178,69 @@ func (n ConfigNote) String() string {
 		return "unknown key " + n.Key
 	case NoteElsewhere:
 		return fmt.Sprintf("%s: read by %s", n.Key, n.Instead)
+	case NoteRead:
+		return fmt.Sprintf("read %s = %q", n.Key, n.Value)
 	}
 	return fmt.Sprintf("not modelled: %s: %s", n.Key, n.Instead)
 }
 
 // ConfigReport lists what a parser read but does not turn into Berth's
-// typed configuration, in key order. The zero value is an empty report.
+// typed configuration, in key order, and apart from it the keys it did
+// read. The zero value is an empty report.
 type ConfigReport struct {
-	// Notes in key order.
+	// Notes in key order: keys not modelled, unknown, or read elsewhere.
 	Notes []ConfigNote
+	// Read lists, in key order, the keys the parser read into the typed
+	// configuration, each with its value (kind NoteRead). They are no
+	// finding: String, Clean and the strict mode ignore them.
+	Read []ConfigNote
 }
 
-// Add appends a note.
-func (r *ConfigReport) Add(n ConfigNote) { r.Notes = append(r.Notes, n) }
+// Add appends a note (to Read when its kind is NoteRead).
+func (r *ConfigReport) Add(n ConfigNote) {
+	if n.Kind == NoteRead {
+		r.Read = append(r.Read, n)
+		return
+	}
+	r.Notes = append(r.Notes, n)
+}
+
+// Merge appends the notes of o.
+func (r *ConfigReport) Merge(o ConfigReport) {
+	r.Notes = append(r.Notes, o.Notes...)
+	r.Read = append(r.Read, o.Read...)
+}
 
 // Sort orders the notes by key, then kind, so that a report never depends
 // on map order.
 func (r *ConfigReport) Sort() {
-	sort.SliceStable(r.Notes, func(i, j int) bool {
-		a, b := r.Notes[i], r.Notes[j]
-		if a.Key != b.Key {
-			return a.Key < b.Key
-		}
-		return a.Kind < b.Kind
-	})
+	for _, ns := range [][]ConfigNote{r.Notes, r.Read} {
+		sort.SliceStable(ns, func(i, j int) bool {
+			a, b := ns[i], ns[j]
+			if a.Key != b.Key {
+				return a.Key < b.Key
+			}
+			return a.Kind < b.Kind
+		})
+	}
 }
 
-// Of returns the notes of one kind.
+// ReadValue returns the value the parser read for key, and whether it read
+// the key.
+func (r ConfigReport) ReadValue(key string) (string, bool) {
+	for _, n := range r.Read {
+		if n.Key == key {
+			return n.Value, true
+		}
+	}
+	return "", false
+}
+
+// Of returns the notes of one kind (Read for NoteRead).
 func (r ConfigReport) Of(kind NoteKind) []ConfigNote {
+	if kind == NoteRead {
+		return append([]ConfigNote(nil), r.Read...)
+	}
 	var out []ConfigNote
 	for _, n := range r.Notes {
 		if n.Kind == kind {
@@ -320,4 +362,30 @@ func EditDistance(a, b string, limit int) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// ReadHadoopConf reads a Hadoop configuration file (capacity-scheduler.xml,
+// yarn-site.xml: <configuration> with <property> name/value pairs) into
+// properties; names and values are trimmed and a later property wins, as
+// in Hadoop. A file that is not one, or a nil r, is a *berth.FieldError
+// naming "configuration" (kind berth.ErrInvalidArgument).
+func ReadHadoopConf(r io.Reader) (map[string]string, error) {
+	if r == nil {
+		return nil, berth.InvalidField("reader", nil, "must not be nil")
+	}
+	var doc struct {
+		XMLName    xml.Name `xml:"configuration"`
+		Properties []struct {
+			Name  string `xml:"name"`
+			Value string `xml:"value"`
+		} `xml:"property"`
+	}
+	if err := xml.NewDecoder(r).Decode(&doc); err != nil {
+		return nil, &berth.FieldError{Field: "configuration", Reason: "not a Hadoop configuration file", Err: err}
+	}
+	props := make(map[string]string, len(doc.Properties))
+	for _, p := range doc.Properties {
+		props[strings.TrimSpace(p.Name)] = strings.TrimSpace(p.Value)
+	}
+	return props, nil
 }

@@ -179,10 +179,10 @@ func (a Ask) Validate(field string) error {
 // reservations, as owned reports. The first that is not is an ErrNotFound
 // *berth.FieldError naming "release[i]". A scheduler checks the whole list
 // before releasing anything, so that the call stays all-or-nothing (YARN
-// logs and skips ids it does not know).
+// logs and skips ids it does not know). A nil owned owns nothing.
 func CheckRelease(release []ContainerID, owned func(ContainerID) bool) error {
 	for i, id := range release {
-		if !owned(id) {
+		if owned == nil || !owned(id) { // nil: the application owns nothing
 			return &berth.FieldError{Field: fmt.Sprintf("release[%d]", i), Value: id, Reason: "not found", Kind: berth.ErrNotFound}
 		}
 	}

@@ -134,7 +134,8 @@ const orderDegree = 16
 const smallOrder = 128
 
 // NewOrder returns an empty Order comparing keys with cmp (negative: a
-// first); keys are passed by pointer so large keys are not copied.
+// first); keys are passed by pointer so large keys are not copied. A nil
+// cmp finds every key equal: the order is the insertion order.
 func NewOrder[K, V any](cmp func(a, b *K) int) *Order[K, V] {
 	return NewOrderPrefix[K, V](cmp, nil)
 }
@@ -142,6 +143,9 @@ func NewOrder[K, V any](cmp func(a, b *K) int) *Order[K, V] {
 // NewOrderPrefix is NewOrder with prefixes (see [OrderPrefix]): prefix is
 // called once per insertion or re-key.
 func NewOrderPrefix[K, V any](cmp func(a, b *K) int, prefix func(k *K) OrderPrefix) *Order[K, V] {
+	if cmp == nil {
+		cmp = func(*K, *K) int { return 0 }
+	}
 	return &Order[K, V]{cmp: cmp, prefix: prefix, limit: smallOrder}
 }
 
@@ -295,8 +299,12 @@ func (o *Order[K, V]) prefixOf(k *K) OrderPrefix {
 
 // Insert adds e with key k; an entry already in another Order is moved, one
 // already in o is re-keyed. e.Value must be set before and stay as it is
-// while e is in o: walks of small sets return a copy taken here.
+// while e is in o: walks of small sets return a copy taken here. A nil e
+// is ignored, as by Remove, Rekey and RekeyPtr (and a nil k there).
 func (o *Order[K, V]) Insert(e *OrderEntry[K, V], k K) {
+	if e == nil {
+		return
+	}
 	if e.in != nil {
 		e.in.Remove(e)
 	}
@@ -308,7 +316,7 @@ func (o *Order[K, V]) Insert(e *OrderEntry[K, V], k K) {
 
 // Remove takes e out of o; it does nothing when e is not in o.
 func (o *Order[K, V]) Remove(e *OrderEntry[K, V]) {
-	if e.in != o {
+	if e == nil || e.in != o {
 		return
 	}
 	o.del(e)
@@ -318,6 +326,9 @@ func (o *Order[K, V]) Remove(e *OrderEntry[K, V]) {
 // Rekey is the "key changed" notification: e moves to the place of key k.
 // Equal keys keep e where it is (and its tie-break position).
 func (o *Order[K, V]) Rekey(e *OrderEntry[K, V], k K) {
+	if e == nil {
+		return
+	}
 	if e.in != o {
 		o.Insert(e, k)
 		return
@@ -332,6 +343,9 @@ func (o *Order[K, V]) Rekey(e *OrderEntry[K, V], k K) {
 // then copied once, into e, rather than at every call. o does not retain
 // k.
 func (o *Order[K, V]) RekeyPtr(e *OrderEntry[K, V], k *K) {
+	if e == nil || k == nil {
+		return
+	}
 	if e.in != o {
 		o.Insert(e, *k)
 		return
@@ -386,8 +400,11 @@ func (o *Order[K, V]) RekeyPtr(e *OrderEntry[K, V], k *K) {
 }
 
 // Ascend calls f on the items in order until f returns false. f must not
-// change o.
+// change o; a nil f visits nothing.
 func (o *Order[K, V]) Ascend(f func(V) bool) {
+	if f == nil {
+		return
+	}
 	if o.tree != nil {
 		o.tree.Ascend(func(e *OrderEntry[K, V]) bool { return f(e.Value) })
 		return

@@ -22,8 +22,11 @@ import (
 const maxStateKeys = 1 << 24
 
 // WriteState writes the table to e; payload writes one key's scheduler
-// state.
+// state (nil: none). A nil e writes nothing.
 func (r *Requests[S]) WriteState(e *berth.StateEncoder, payload func(e *berth.StateEncoder, s *S)) {
+	if e == nil {
+		return
+	}
 	e.Len(len(r.keys))
 	for _, k := range r.keys {
 		e.Varint(int64(k.priority))
@@ -33,7 +36,9 @@ func (r *Requests[S]) WriteState(e *berth.StateEncoder, payload func(e *berth.St
 		e.Bool(k.any.relax)
 		writeEntries(e, k.racks)
 		writeEntries(e, k.hosts)
-		payload(e, &k.Payload)
+		if payload != nil {
+			payload(e, &k.Payload)
+		}
 	}
 }
 
@@ -56,7 +61,9 @@ func writeEntries(e *berth.StateEncoder, m map[string]locationAsk) {
 // reads one key's scheduler state. Malformed contents (priorities out of
 // order, a negative count or capability, an empty or duplicate name) are
 // recorded on d as corrupt state; the table returned is then partial and
-// must be dropped with the rest of the snapshot.
+// must be dropped with the rest of the snapshot. A nil payload reads no
+// key state (the pair of a WriteState with a nil payload); a nil d gives
+// an empty table.
 func ReadRequests[S any](d *berth.StateDecoder, payload func(d *berth.StateDecoder, s *S)) *Requests[S] {
 	return ReadRequestsIn(d, payload, nil)
 }
@@ -64,9 +71,12 @@ func ReadRequests[S any](d *berth.StateDecoder, payload func(d *berth.StateDecod
 // ReadRequestsIn is ReadRequests into a table made by [RequestsIn] with b
 // (nil: a zero table).
 func ReadRequestsIn[S any](d *berth.StateDecoder, payload func(d *berth.StateDecoder, s *S), b *RequestBlock[S]) *Requests[S] {
-	n := d.Len(maxStateKeys)
 	r := new(Requests[S])
 	*r = RequestsIn(b)
+	if d == nil {
+		return r
+	}
+	n := d.Len(maxStateKeys)
 	for i := 0; i < n && d.Err() == nil; i++ {
 		prio := d.Varint()
 		var k RequestKey[S]
@@ -89,7 +99,9 @@ func ReadRequestsIn[S any](d *berth.StateDecoder, payload func(d *berth.StateDec
 		k.priority = int32(prio)
 		k.racks = readEntries(d)
 		k.hosts = readEntries(d)
-		payload(d, &k.Payload)
+		if payload != nil {
+			payload(d, &k.Payload)
+		}
 		r.insert(len(r.keys), k)
 	}
 	return r

@@ -56,8 +56,12 @@ func (t *Tree[T]) Snapshot() *Snapshot[struct{}] {
 // SnapshotWith copies the tree and, for each queue, what extract returns
 // (e.g. a scheduler's guaranteed and maximum resources, which live in its
 // payload). extract must return data that does not alias mutable state if
-// the snapshot is to be read concurrently.
+// the snapshot is to be read concurrently; a nil extract leaves Extra
+// zero, and a nil t gives an empty snapshot.
 func SnapshotWith[T, S any](t *Tree[T], extract func(*Queue[T]) S) *Snapshot[S] {
+	if t == nil {
+		return &Snapshot[S]{index: map[Path]int{}}
+	}
 	s := &Snapshot[S]{Queues: make([]QueueSnapshot[S], 0, t.Len()), index: make(map[Path]int, t.Len())}
 	for q := range t.All() {
 		qs := QueueSnapshot[S]{

@@ -74,8 +74,13 @@ func (q *Queue[T]) Parent() *Queue[T] { return q.parent }
 func (q *Queue[T]) NumChildren() int { return len(q.children) }
 
 // Child returns the i-th child in iteration order (configuration order,
-// then dynamic queues in order of addition).
-func (q *Queue[T]) Child(i int) *Queue[T] { return q.children[i] }
+// then dynamic queues in order of addition); nil when i is out of range.
+func (q *Queue[T]) Child(i int) *Queue[T] {
+	if i < 0 || i >= len(q.children) {
+		return nil
+	}
+	return q.children[i]
+}
 
 // Children returns a copy of the children in iteration order.
 func (q *Queue[T]) Children() []*Queue[T] { return slices.Clone(q.children) }

@@ -1,10 +1,28 @@
-// Package rle holds resources over time: run-length-encoded step functions
-// from time (ms) to [berth.Resource], YARN's RLESparseResourceAllocation
-// ([Series]) and PeriodicRLESparseResourceAllocation ([Periodic]). The plan
-// (package plan) keeps the total and per-user allocations in series, agents
-// (package agent) search them for room, and sharing policies (package
-// policy) check them; [Merge] is the algebra they all share (add, subtract,
-// subtract-test-non-negative, min, max over a window).
+// Package rle holds resources over time as run-length-encoded step functions.
+//
+// A [Series] maps time (ms) to a [berth.Resource] (YARN's
+// RLESparseResourceAllocation) and [Periodic] repeats one such pattern every
+// period (PeriodicRLESparseResourceAllocation). An add or a remove over k
+// breakpoints costs O(log n + B + k/B) with B = 128, where YARN rebuilds its
+// whole map, O(n); a point query allocates nothing; a breakpoint takes 16
+// bytes, more only with extended resource types; [Series.Clone] is O(1),
+// copy-on-write. The price is a canonical form that differs from
+// YARN's (see the differences below) and a value that is not safe for
+// concurrent mutation: the owner locks it (the plan does), reads may run in
+// parallel, and a mutation or a Clone, which marks the original's storage
+// as shared, needs exclusive access. It is not a general time-series store:
+// times are int64 milliseconds, values are resources, nothing is evicted.
+//
+// # Usage
+//
+// The plan (package plan) keeps its totals and per-user loads in series,
+// agents (package agent) search them for room, sharing policies (package
+// policy) check them. [Series.Add] and [Series.Remove] book and release an
+// interval; [Series.At], [Series.Min], [Series.Max] and [Series.Integral]
+// read; [Series.StepsIn] and [Series.AppendSteps] walk the steps of a
+// window (AppendSteps into a reused buffer allocates nothing); [Merge] is
+// the algebra they share (add, subtract, subtract-test-non-negative, min,
+// max over a window).
 //
 // # Values and undefined
 //
@@ -29,31 +47,10 @@
 //
 // # Cost
 //
-// Breakpoints live in blocks of up to 128 inside a github.com/google/btree
-// BTreeG keyed by each block's first time. A block stores times and
-// memory+vcores as arrays (16 bytes a breakpoint; extended types only when
-// present), a pending ("lazy") addition and the bounds of its values. An
-// Add or Remove over k breakpoints costs O(log n + B + k/B) (B = 128): one
-// tree descent collects the blocks, the two end blocks are updated entry by
-// entry and the blocks in between only get their lazy addition (YARN
-// rebuilds the whole map on every add, O(n)). At is O(log n + log B) and
-// allocates nothing; Min and Max over a window are O(log n + B + k/B);
+// At is O(log n + log B); Min and Max over a window are O(log n + B + k/B);
 // Merge, Clip, StepsIn and Integral are linear in the breakpoints inside
-// their window. Clone is O(1): tree nodes and blocks are copied on write.
-// StepsIn and [Series.AppendSteps] walk the blocks directly, a few
-// nanoseconds a step; AppendSteps into a reused buffer allocates nothing.
-//
-// On workload W1 of the project's benchmarks (100,000 random adds, 76,413
-// breakpoints) an add or a remove costs about 0.8-0.9 µs of CPU, a point
-// query about 150-180 ns (no allocation) and a one-hour minimum about 1 µs;
-// see bench_w1_test.go and BenchmarkWorkload1ThreadCPU.
-//
-// # Concurrency
-//
-// A series is a value owned by its caller (the plan holds its lock around
-// it): reads may run in parallel, but every mutation, and Clone, which marks
-// the storage of the original as shared, needs exclusive access. The library
-// keeps no global state.
+// their window. How the blocks are stored, and the figures of workload W1,
+// are in DESIGN.md and WORKLOADS.md at the repository root.
 //
 // # Differences from YARN
 //

@@ -48,7 +48,8 @@ func ExamplePeriodic() {
 	_ = day.Add(berth.Interval{Start: 0, End: 2}, berth.New(1024, 1))
 	fmt.Println(day.At(47), day.At(50), day.At(-1))
 	fmt.Println(day.MaxOver(berth.Interval{Start: 10, End: 20}), day.MaxOver(berth.Interval{Start: 20, End: 26}))
-	fmt.Println(day.Unroll(berth.Interval{Start: 20, End: 50}))
+	u, _ := day.Unroll(berth.Interval{Start: 20, End: 50})
+	fmt.Println(u)
 	// Output:
 	// <memory:1024, vCores:1> <memory:0, vCores:0> <memory:1024, vCores:1>
 	// <memory:0, vCores:0> <memory:1024, vCores:1>

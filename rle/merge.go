@@ -2,7 +2,6 @@ package rle
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/berthsched/berth"
 )
@@ -160,23 +159,10 @@ func combine(calc berth.Calculator, cluster berth.Resource, op Op, t berth.Time,
 
 // sumOverflows reports whether a + sign·b overflows int64 in some component.
 func sumOverflows(a, b berth.Resource, sign int64) bool {
-	over := func(x, y int64) bool {
-		if sign < 0 {
-			return (y > 0 && x < math.MinInt64+y) || (y < 0 && x > math.MaxInt64+y)
-		}
-		return (y > 0 && x > math.MaxInt64-y) || (y < 0 && x < math.MinInt64-y)
+	if sign < 0 {
+		return a.SubOverflows(b)
 	}
-	if over(a.Memory, b.Memory) || over(a.VCores, b.VCores) {
-		return true
-	}
-	if a.HasExtras() || b.HasExtras() {
-		for _, n := range berth.TypeNames(a, b)[2:] {
-			if over(a.Extra(n), b.Extra(n)) {
-				return true
-			}
-		}
-	}
-	return false
+	return a.AddOverflows(b)
 }
 
 func overflowAt(t berth.Time, op Op) error {

@@ -36,6 +36,9 @@ func NewPeriodic(period berth.Duration) (*Periodic, error) {
 // (bug); this keeps it. Negative values and a non-zero value that never ends
 // are errors.
 func NewPeriodicFrom(s *Series, period berth.Duration) (*Periodic, error) {
+	if s == nil {
+		return nil, berth.InvalidField("series", nil, "must not be nil")
+	}
 	p, err := NewPeriodic(period)
 	if err != nil {
 		return nil, err
@@ -173,11 +176,16 @@ func (p *Periodic) MaxSampled(tick berth.Time, every berth.Duration) (berth.Reso
 // outside it (YARN's periodic getRangeOverlapping; YARN takes the phase 0
 // for a negative start, this uses the true phase). Its size, and so its
 // cost, is proportional to the number of periods in iv times the pattern's
-// breakpoints: pass bounded windows.
-func (p *Periodic) Unroll(iv berth.Interval) *Series {
+// breakpoints: a window of more than MaxUnrolledPeriods periods is refused
+// (a *berth.FieldError naming "window") rather than unrolled until memory
+// runs out.
+func (p *Periodic) Unroll(iv berth.Interval) (*Series, error) {
 	var bd builder
 	if !iv.Valid() || p.pattern.IsEmpty() {
-		return bd.done()
+		return bd.done(), nil
+	}
+	if periods := floorDiv(iv.End-1, p.period) - floorDiv(iv.Start, p.period); periods < 0 || periods >= MaxUnrolledPeriods {
+		return nil, berth.InvalidField("window", iv, fmt.Sprintf("spans more than %d periods of %d ms", MaxUnrolledPeriods, p.period))
 	}
 	steps := make([]Step, 0, p.pattern.Len()+1)
 	for st := range p.pattern.StepsIn(berth.Interval{Start: 0, End: p.period}) {
@@ -204,7 +212,19 @@ func (p *Periodic) Unroll(iv berth.Interval) *Series {
 		}
 	}
 	bd.push(Breakpoint{Time: iv.End})
-	return bd.done()
+	return bd.done(), nil
+}
+
+// MaxUnrolledPeriods bounds the periods [Periodic.Unroll] repeats.
+const MaxUnrolledPeriods = 1 << 20
+
+// floorDiv is t / d rounded toward −∞ (d > 0).
+func floorDiv(t berth.Time, d berth.Duration) int64 {
+	q := t / d
+	if t%d != 0 && t < 0 {
+		q--
+	}
+	return q
 }
 
 // Clone returns a copy sharing storage until either changes (copy on
@@ -213,8 +233,12 @@ func (p *Periodic) Clone() *Periodic {
 	return &Periodic{period: p.period, pattern: *p.pattern.Clone()}
 }
 
-// Equal reports whether both have the same period and pattern.
+// Equal reports whether both have the same period and pattern (nil equals
+// only nil).
 func (p *Periodic) Equal(o *Periodic) bool {
+	if p == nil || o == nil {
+		return p == o
+	}
 	return p.period == o.period && p.pattern.Equal(&o.pattern)
 }
 

@@ -242,13 +242,18 @@ func TestPeriodicQueries(t *testing.T) {
 	assert.Equal(t, xx(0), p.MaxOver(ivl(5, 5)))
 	assert.Equal(t, xx(0), p.MinOver(ivl(9, 12)))
 	assert.Equal(t, xx(5), p.MinOver(ivl(8, 10)))
-	u := p.Unroll(ivl(-5, 13))
+	u, err := p.Unroll(ivl(-5, 13))
+	require.NoError(t, err)
 	assert.Equal(t, "{-2:5, 0:0, 2:3, 4:0, 8:5, 10:0, 12:3, 13:0}", yarnMap(u))
 	for tm := int64(-5); tm < 13; tm++ {
 		assert.True(t, u.At(tm).Equal(p.At(tm)), "unroll at %d", tm)
 	}
 	assert.True(t, u.At(-6).IsZero())
-	assert.Equal(t, 0, p.Unroll(ivl(5, 5)).Len())
+	empty, err := p.Unroll(ivl(5, 5))
+	require.NoError(t, err)
+	assert.Equal(t, 0, empty.Len())
+	_, err = p.Unroll(ivl(berth.MinTime, berth.MaxTime))
+	assert.ErrorIs(t, err, berth.ErrInvalidArgument, "a window of 2^60 periods is refused, not unrolled")
 	assert.Equal(t, "Period: 10 {2: <memory:3, vCores:3>, 4: <memory:0, vCores:0>, 8: <memory:5, vCores:5>, 10: <memory:0, vCores:0>}", p.String())
 	c := p.Clone()
 	require.NoError(t, c.Remove(ivl(2, 4), xx(3)))
@@ -280,7 +285,8 @@ func TestPeriodicAgainstModel(t *testing.T) {
 			}
 			assert.Equal(t, wantMax, p.MaxOver(ivl(a, a+l)).Memory, "max [%d,%d)", a, a+l)
 			assert.Equal(t, wantMin, p.MinOver(ivl(a, a+l)).Memory, "min [%d,%d)", a, a+l)
-			u := p.Unroll(ivl(a, a+l))
+			u, err := p.Unroll(ivl(a, a+l))
+			require.NoError(t, err)
 			checkInvariants(t, u)
 			for tm := a - 1; tm <= a+l; tm++ {
 				want := int64(0)
@@ -335,7 +341,8 @@ func TestExtremeTimes(t *testing.T) {
 	assert.Equal(t, 0, s.Len())
 	p, _ := NewPeriodic(10)
 	require.NoError(t, p.Add(ivl(0, 3), xx(1)))
-	u := p.Unroll(ivl(berth.MaxTime-25, berth.MaxTime))
+	u, err := p.Unroll(ivl(berth.MaxTime-25, berth.MaxTime))
+	require.NoError(t, err)
 	for tm := berth.MaxTime - 25; tm < berth.MaxTime; tm++ {
 		require.Equal(t, p.At(tm), u.At(tm), "at %d", tm)
 	}
@@ -347,7 +354,8 @@ func TestUnrollNearMinTime(t *testing.T) {
 	require.NoError(t, p.Add(ivl(0, 3), xx(1)))
 	require.NoError(t, p.Add(ivl(6, 8), xx(2)))
 	w := ivl(berth.MinTime, berth.MinTime+37)
-	u := p.Unroll(w)
+	u, err := p.Unroll(w)
+	require.NoError(t, err)
 	for tm := w.Start; tm < w.End; tm++ {
 		require.Equal(t, p.At(tm), u.At(tm), "at %d", tm)
 	}

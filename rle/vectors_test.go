@@ -428,7 +428,8 @@ func TestVectorsPeriodic(t *testing.T) {
 		require.NoError(t, p.Add(berth.Interval{Start: 2, End: 3}, xx(5)))
 		np := direct(t, kv{12, 10}, kv{13, 10}, kv{14, 0})
 		w := berth.Interval{Start: 2, End: 25}
-		un := p.Unroll(w)
+		un, err := p.Unroll(w)
+		require.NoError(t, err)
 		assert.Equal(t, "{2:5, 3:0, 11:2, 12:5, 13:0, 21:2, 22:5, 23:0}", yarnMap(un))
 		merged, err := Merge(calc, berth.New(102400, 100), un, np, OpAdd, w)
 		require.NoError(t, err)

@@ -1,10 +1,11 @@
-// Command capacity runs the capacity scheduler on a small simulated
-// cluster: four nodes on two racks, three queues (prod 50%, dev 30% with a
-// 60% ceiling, batch 20%) read from a capacity-scheduler.xml whose report
-// it prints first, with the placement its queue mappings give, then
-// applications arriving and finishing over time, and node heartbeats every
-// second on a manual clock. Every ten seconds it prints how much each
-// queue holds.
+// Command capacity runs the capacity scheduler on a small simulated cluster.
+//
+// It has four nodes on two racks and three queues (prod 50%, dev 30% with
+// a 60% ceiling, batch 20%) read from a capacity-scheduler.xml, whose
+// report it prints first with the placement its queue mappings give; then
+// applications arrive and finish over time while nodes heartbeat every
+// second on a manual clock. Every ten seconds it prints how much each queue
+// holds.
 //
 //	go run ./examples/capacity
 package main

@@ -9,7 +9,7 @@ import (
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
-	"github.com/berthsched/berth/examples/internal/yarnplan"
+	"github.com/berthsched/berth/examples/rm"
 	"github.com/berthsched/berth/fair"
 	"github.com/berthsched/berth/follower"
 	"github.com/berthsched/berth/plan"
@@ -171,27 +171,19 @@ func New(cfg Config) (*Cluster, error) {
 
 func (c *Cluster) build() error {
 	cfg := &c.cfg
-	var fs follower.Scheduler
-	var flavor follower.Flavor
+	opts := c.rmOptions()
 	switch cfg.Scheduler {
 	case Capacity:
-		s, err := capacity.New(cfg.CapacityConfig, c.clock)
+		if cfg.Preemption {
+			opts.Proportional = &cfg.Proportional
+		}
+		r, err := rm.NewCapacity(cfg.CapacityConfig, c.clock, opts)
 		if err != nil {
 			return fmt.Errorf("durable: capacity scheduler: %w", err)
 		}
-		c.capS, c.sched, fs, flavor = s, s, s, follower.CapacityFlavor
-		if cfg.Preemption {
-			p, err := preempt.NewProportional(s, cfg.Proportional)
-			if err != nil {
-				return fmt.Errorf("durable: preemption policy: %w", err)
-			}
-			c.prop = p
-		}
+		c.capS, c.sched, c.prop = r.Scheduler, r.Scheduler, r.Preemption
+		c.takeReservations(r.Reservations)
 	case Fair:
-		fcfg := cfg.FairConfig
-		if cfg.Preemption {
-			cfg.FairPreemption.ApplyTo(&fcfg)
-		}
 		var af *fair.AllocationFile
 		if cfg.FairAllocation != nil {
 			var err error
@@ -199,72 +191,74 @@ func (c *Cluster) build() error {
 				return fmt.Errorf("durable: fair allocation file: %w", err)
 			}
 		}
-		s, err := fair.New(fcfg, af, c.clock)
+		if cfg.Preemption {
+			opts.FairPreemption = &cfg.FairPreemption
+		}
+		r, err := rm.NewFair(cfg.FairConfig, af, c.clock, opts)
 		if err != nil {
 			return fmt.Errorf("durable: fair scheduler: %w", err)
 		}
-		c.fairS, c.sched, fs, flavor = s, s, s, follower.FairFlavor
-		if cfg.Preemption {
-			p, err := preempt.NewFairPreemptor(s, cfg.FairPreemption, nil)
-			if err != nil {
-				return fmt.Errorf("durable: fair preemption: %w", err)
-			}
-			c.fairPr = p
-		}
+		c.fairS, c.sched, c.fairPr = r.Scheduler, r.Scheduler, r.Preemption
+		c.takeReservations(r.Reservations)
 	default:
 		return &berth.FieldError{Field: "Config.Scheduler", Value: cfg.Scheduler.String(), Err: berth.ErrInvalidArgument}
 	}
-	if len(cfg.Plans) == 0 {
-		c.findSavers()
-		return nil
-	}
-	sys, err := plan.NewSystem(plan.SystemConfig{ClusterTimestamp: cfg.ClusterTimestamp, Clock: c.clock})
-	if err != nil {
-		return fmt.Errorf("durable: reservation system: %w", err)
-	}
-	var plans follower.Plans
-	for i, ps := range cfg.Plans {
-		p, err := newPlan(ps, c.clock)
-		if err != nil {
-			return fmt.Errorf("durable: Config.Plans[%d] (%s): %w", i, ps.Queue, err)
-		}
-		if err := sys.AddPlan(p); err != nil {
-			return fmt.Errorf("durable: Config.Plans[%d] (%s): %w", i, ps.Queue, err)
-		}
-		plans = append(plans, p)
-	}
-	f, err := follower.New(follower.Config{Scheduler: fs, Flavor: flavor, Plans: plans, Logger: cfg.Logger})
-	if err != nil {
-		return fmt.Errorf("durable: follower: %w", err)
-	}
-	c.sys, c.plans, c.fol = sys, plans, f
 	c.findSavers()
 	return nil
 }
 
-// newPlan builds one plan.
-func newPlan(ps PlanSpec, clock berth.Clock) (*plan.Plan, error) {
-	pc, err := planConfig(ps, clock)
-	if err != nil {
-		return nil, err
+// takeReservations keeps the reservation system rm built (none without
+// plans).
+func (c *Cluster) takeReservations(r *rm.Reservations) {
+	if r != nil {
+		c.sys, c.plans, c.fol = r.System, r.Plans, r.Follower
 	}
-	return plan.New(pc)
 }
 
-// planConfig is a plan's configuration: YARN's default agent, policy and
-// replanner unless the spec configures its own.
-func planConfig(ps PlanSpec, clock berth.Clock) (plan.Config, error) {
-	pc, err := yarnplan.Config(ps.Queue, ps.Capacity, clock)
-	if err != nil {
-		return pc, err
+// rmOptions are how the cluster's pieces are built: the plans of
+// Config.Plans (none: no reservation system), each edited by its
+// Configure, on the cluster's clock.
+func (c *Cluster) rmOptions() rm.Options {
+	cfg := &c.cfg
+	opts := rm.Options{ClusterTimestamp: cfg.ClusterTimestamp, Logger: cfg.Logger}
+	if len(cfg.Plans) == 0 {
+		return opts
 	}
-	if ps.Configure != nil {
-		if err := ps.Configure(&pc); err != nil {
-			return pc, err
+	settings := map[string]queue.ReservationSettings{}
+	for _, q := range c.configSpec().Plans {
+		settings[q.Queue] = q.Settings
+	}
+	opts.Plans = make([]rm.PlanQueue, len(cfg.Plans))
+	for i, ps := range cfg.Plans {
+		st, ok := settings[ps.Queue]
+		if !ok {
+			st = queue.DefaultReservationSettings()
 		}
+		opts.Plans[i] = rm.PlanQueue{Queue: ps.Queue, Path: ps.Queue, KeyPrefix: fmt.Sprintf("Config.Plans[%d].", i),
+			Capacity: ps.Capacity, Settings: st}
 	}
-	pc.Clock = clock // the cluster's clock, whatever Configure did
-	return pc, nil
+	opts.ConfigurePlan = func(q rm.PlanQueue, pc *plan.Config) error {
+		for _, ps := range cfg.Plans {
+			if ps.Queue == q.Queue && ps.Configure != nil {
+				return ps.Configure(pc)
+			}
+		}
+		return nil
+	}
+	return opts
+}
+
+// configSpec describes the reservation system from the Config alone (a
+// restore resolves plans with it before the scheduler exists).
+func (c *Cluster) configSpec() rm.SystemSpec {
+	if c.cfg.Scheduler == Fair {
+		var af *fair.AllocationFile
+		if c.cfg.FairAllocation != nil {
+			af, _ = fair.ParseAllocationFile(c.cfg.FairAllocation, c.cfg.FairParse) // New has parsed it already
+		}
+		return rm.FairConfigSpec(c.cfg.FairConfig, af)
+	}
+	return rm.CapacityConfigSpec(c.cfg.CapacityConfig)
 }
 
 // Now returns the cluster's time.

@@ -41,10 +41,18 @@
 // # Journal and recovery
 //
 // [Open] recovers a Store from its directory: the latest snapshot, then
-// every journal record after it; a torn last record (a crash during the
-// write) is cut off, corruption anywhere else is refused. With
-// journal.SyncAlways a command is on disk when [Store.Apply] returns; with
-// batching, a host acknowledges only up to [Store.Synced].
+// every journal record after it. One Store at a time has a directory
+// open. With journal.SyncAlways a command is on disk when [Store.Apply]
+// returns; with batching, a host acknowledges only up to [Store.Synced].
+// Recovery gives back every acknowledged command or refuses: a torn last
+// record (a crash during the write, never acknowledged) is cut off;
+// corruption, of a record or of the snapshot, is refused as
+// berth.ErrCorruptState; acknowledged commands gone missing (a segment
+// cut or deleted) are refused as journal.ErrLostRecords unless the host
+// accepts the loss; [Store.Recovery] reports what was recovered. A
+// failed fsync leaves one command's outcome unknown until the Store is
+// reopened (see [Store.Apply]). Package journal's documentation lists
+// what is promised and what is not.
 //
 // # Differences from YARN
 //

@@ -23,7 +23,8 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	st, err := durable.Open(dir, cfg, journal.Options{Sync: journal.SyncAlways})
+	opts := journal.Options{Sync: journal.SyncAlways, SegmentBytes: 1 << 20} // small segments for the example
+	st, err := durable.Open(dir, cfg, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -45,7 +46,7 @@ func Example() {
 	}
 	st.Close() // or a crash: every command was synced when Apply returned
 
-	st, err = durable.Open(dir, cfg, journal.Options{})
+	st, err = durable.Open(dir, cfg, opts)
 	if err != nil {
 		panic(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/examples/rm"
 	"github.com/berthsched/berth/fair"
 	"github.com/berthsched/berth/follower"
 	"github.com/berthsched/berth/plan"
@@ -196,23 +197,5 @@ func restoreParts(br *bufio.Reader, cfg Config, seq uint64, now berth.Time) (*Cl
 // planResolver gives each restored plan the agent, policy and replanner
 // its PlanSpec builds, fresh.
 func (c *Cluster) planResolver() plan.Resolver {
-	return plan.ResolverFunc(func(spec plan.PlanSpec) (plan.PlanParts, error) {
-		for _, ps := range c.cfg.Plans {
-			if ps.Queue != spec.Queue {
-				continue
-			}
-			pc, err := planConfig(ps, c.clock)
-			if err != nil {
-				return plan.PlanParts{}, err
-			}
-			parts := plan.PlanParts{Agent: pc.Agent, Policy: pc.Policy, Replanner: pc.Replanner}
-			switch pc.Calculator.(type) {
-			case nil, berth.MemoryCalculator, *berth.MemoryCalculator, berth.DominantCalculator, *berth.DominantCalculator:
-			default:
-				parts.Calculator = pc.Calculator
-			}
-			return parts, nil
-		}
-		return plan.PlanParts{}, fmt.Errorf("%w: plan %q of the snapshot is not in Config.Plans", berth.ErrInvalidArgument, spec.Queue)
-	})
+	return rm.PlanResolver(c.configSpec(), c.clock, c.rmOptions())
 }

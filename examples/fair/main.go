@@ -1,7 +1,10 @@
-// Command fair tours Berth's fair scheduler: an allocation file with
-// weighted queues and a DRF queue, applications placed by the placement
-// policy, and the fair shares and usage of every leaf as the host's clock
-// advances and nodes heartbeat.
+// Command fair tours Berth's fair scheduler on a small simulated cluster.
+//
+// An allocation file sets weighted queues and a DRF queue, the placement
+// policy places the applications, and the tour prints the fair shares and
+// usage of every leaf as the host's clock advances and nodes heartbeat.
+//
+//	go run ./examples/fair
 package main
 
 import (

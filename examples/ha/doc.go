@@ -1,5 +1,6 @@
-// Command ha replicates a Berth cluster with hashicorp/raft (v1.8.0):
-// every command (package durable's typed host calls) goes through the
+// Command ha replicates a Berth cluster with hashicorp/raft (v1.8.0).
+//
+// Every command (package durable's typed host calls) goes through the
 // raft log, each replica's FSM applies it to its own durable.Cluster, and
 // raft snapshots are the Cluster's snapshot stream, so a replica that
 // missed compacted entries is brought back by an installed snapshot.

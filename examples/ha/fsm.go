@@ -30,8 +30,8 @@ import (
 // A client first opens a session (an entry of its own; the session's id is
 // that entry's log index, the same on every replica), then numbers its
 // requests 1, 2, 3… and has one in flight at a time. A request is applied
-// once whichever way a failover went (the client-session rule of the raft
-// paper, §6.3): the FSM keeps, per session, the number and the answer of
+// once whichever way a failover went (the client-session rule of section
+// 6.3 of the Raft paper, Ongaro and Ousterhout, 2014): the FSM keeps, per session, the number and the answer of
 // the last request applied, so
 //   - a higher number is applied, and its answer cached;
 //   - the same number is a retry: answered with the cached answer, marked

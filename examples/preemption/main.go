@@ -1,5 +1,7 @@
-// Command preemption recovers a starving queue with the capacity
-// scheduler's proportional preemption policy. One capacity-scheduler.xml
+// Command preemption recovers a starving queue with YARN's proportional
+// preemption policy.
+//
+// It runs the capacity scheduler's policy first. One capacity-scheduler.xml
 // configures both the scheduler and the policy. Queue etl fills the
 // cluster while analytics is idle; when analytics submits, the host loop
 // (heartbeats every second, a preemption round every monitoring interval,

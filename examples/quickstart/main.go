@@ -1,7 +1,9 @@
-// Command quickstart tours Berth on an embedded default scenario: the worked
-// example of YARN's reservation system (a reservable queue of two
+// Command quickstart tours Berth, one capability at a time, in pipeline order.
+//
+// It opens on the worked example of YARN's reservation system (a queue of two
 // containers holding three reservations), then each capability of the
-// library in turn. Run it with:
+// library in turn, and last the one call (package examples/rm) that builds
+// them all from YARN's configuration files. Run it with:
 //
 //	go run ./examples/quickstart
 package main
@@ -57,6 +59,8 @@ func run(w io.Writer) error {
 		{"7. Observing decisions: typed events as metrics (packages queue, capacity)", stepObserve},
 		{"8. Durable state: save, restore, carry on identically (packages berth, capacity)", stepDurable},
 		{"9. A better agent: more of the area asked than YARN's, against a bound (package agent)", stepAgents},
+		{"10. One call: a ResourceManager from capacity-scheduler.xml and yarn-site.xml (package examples/rm)", stepRMCapacity},
+		{"11. One call on the fair scheduler: fair-scheduler.xml and yarn-site.xml (package examples/rm)", stepRMFair},
 	} {
 		fmt.Fprintf(w, "== %s\n\n", s.title)
 		if err := s.fn(w); err != nil {
@@ -100,7 +104,7 @@ func stepSeries(w io.Writer) error {
 		fmt.Fprintf(w, "  t%d %s%s\n", i, strings.Repeat("#", int(used)), strings.Repeat(".", int(free)))
 	}
 
-	// The same reservations in a plan, and the seed's request placed by
+	// The same reservations in a plan, and the example's new request placed by
 	// YARN 2.x's step-by-step greedy agent: 2 containers for 2 steps each,
 	// anywhere in [t0, t5).
 	p, err := plan.New(plan.DefaultConfig("dedicated", capacity, berth.NewManualClock(0)))
@@ -125,7 +129,7 @@ func stepSeries(w io.Writer) error {
 		return err
 	}
 	a, _ := p.Reservation(id)
-	fmt.Fprintln(w, "\nthe seed's request (2 containers x 2 steps in [t0,t5)) lands on:")
+	fmt.Fprintln(w, "\na new request (2 containers x 2 steps in [t0,t5)) lands on:")
 	for _, e := range a.Intervals {
 		fmt.Fprintf(w, "  [t%d, t%d) %v\n", e.Interval.Start/step, e.Interval.End/step, e.Resource)
 	}

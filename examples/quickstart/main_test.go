@@ -42,6 +42,15 @@ func TestTour(t *testing.T) {
 		"next heartbeat of n2: original 8 containers, restored 8, identical: true",
 		"a snapshot with one bit flipped is refused (corrupt: true)",
 		"t3\n  dedicated-default            capacity 1.00  guaranteed <memory:81920, vCores:80>\n",
+		"rm.LoadCapacity built: capacity scheduler, reservation system with plans [dedicated], preemption true",
+		"read yarn.scheduler.capacity.root.dedicated.average-capacity = 60",
+		"plan dedicated: agent *agent.TryMany, policy average 60 % / instantaneous 80 % over 60 min",
+		"alice asks 70 % of the plan for the hour: refused (over the 60 % average)",
+		"bob asks 55 % of the plan for the hour: accepted as reservation_1_0002",
+		"etl runs in root.dedicated.reservation_1_0002 and got 4 containers",
+		"rm.LoadFair built: fair scheduler, reservation system with plans [root.dedicated], preemption true",
+		"read allocations.reservation-policy = NoOverCommitPolicy",
+		"plan root.dedicated: agent *agent.IterativePlanner, policy policy.NoOverCommit",
 	} {
 		assert.Contains(t, got, want)
 	}

@@ -1,5 +1,6 @@
-// Command reservations tours Berth's reservation system on a reservable
-// queue: a plan with YARN's default agent (AlignedPlannerWithGreedy) and
+// Command reservations tours Berth's reservation system on a reservable queue.
+//
+// A plan with YARN's default agent (AlignedPlannerWithGreedy) and
 // sharing policy (CapacityOverTimePolicy) receives a gang, a pipeline
 // (R_ORDER) and a pair of alternatives (R_ANY); it prints where each
 // landed and the plan's timeline, then a request that cannot be placed and

@@ -1,6 +1,8 @@
-// Command sim replays YARN workload traces through Berth's schedulers and
-// reservation system on a virtual clock — Berth's answer to YARN's
-// Scheduler Load Simulator (SLS), at thousands of times real time and
+// Command sim replays YARN workload traces through Berth's schedulers on a
+// virtual clock.
+//
+// It is Berth's answer to YARN's Scheduler Load Simulator (SLS), with the
+// reservation system in the loop, at thousands of times real time and
 // identically on every run. With no flags it runs the embedded default
 // scenario (a simulated day on 300 nodes, three tenants and a reservable
 // queue under the capacity scheduler, a rack failure at noon) and writes
@@ -279,7 +281,7 @@ func outputs(r *metrics.Run, title string) (map[string][]byte, error) {
 func writeFiles(dir string, files map[string][]byte) error { return writeTree(dir, files) }
 
 // printConfigReport tells the user what the scheduler's configuration
-// says that the simulation does not model or that no one knows (issue 15):
+// says that the simulation does not model or that no one knows:
 // a prediction built on ignored keys is silently wrong otherwise. Keys
 // other components read are listed too, as information.
 func printConfigReport(w io.Writer, file string, r queue.ConfigReport) {

@@ -1,6 +1,7 @@
 package journal_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,7 +10,8 @@ import (
 )
 
 // Records are appended, a snapshot truncates the journal, and a reopening
-// replays what came after the snapshot.
+// replays what came after the snapshot and reports what it recovered. A
+// second opener of the directory is refused while the first has it.
 func Example() {
 	dir, err := os.MkdirTemp("", "berth-journal")
 	if err != nil {
@@ -17,7 +19,8 @@ func Example() {
 	}
 	defer os.RemoveAll(dir)
 
-	j, err := journal.Open(dir, journal.Options{Sync: journal.SyncBatch, SyncEvery: 2})
+	opts := journal.Options{Sync: journal.SyncBatch, SyncEvery: 2, SegmentBytes: 1 << 20}
+	j, err := journal.Open(dir, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -27,6 +30,9 @@ func Example() {
 			panic(err)
 		}
 		fmt.Printf("appended %d, durable up to %d\n", seq, j.Synced())
+	}
+	if _, err := journal.Open(dir, opts); errors.Is(err, journal.ErrLocked) {
+		fmt.Println("a second opener is refused")
 	}
 	if err := j.WriteSnapshot(3, func(w io.Writer) error {
 		_, err := io.WriteString(w, "state after 3")
@@ -39,13 +45,15 @@ func Example() {
 	}
 	j.Close()
 
-	j, err = journal.Open(dir, journal.Options{})
+	j, err = journal.Open(dir, opts)
 	if err != nil {
 		panic(err)
 	}
 	defer j.Close()
+	r := j.Recovery()
+	fmt.Printf("recovered records %d to %d after snapshot %d, %d torn bytes cut\n", r.First, r.Last, r.Snapshot, r.TornBytes)
 	rc, seq, _, _ := j.OpenSnapshot()
-	state, _ := io.ReadAll(rc)
+	state, _ := io.ReadAll(rc) // reading to the end checks the snapshot's checksum
 	rc.Close()
 	fmt.Printf("snapshot %d: %s\n", seq, state)
 	j.Replay(func(seq uint64, rec []byte) error {
@@ -56,6 +64,8 @@ func Example() {
 	// appended 1, durable up to 0
 	// appended 2, durable up to 2
 	// appended 3, durable up to 2
+	// a second opener is refused
+	// recovered records 4 to 4 after snapshot 3, 0 torn bytes cut
 	// snapshot 3: state after 3
 	// replay 4: heartbeat n1
 }

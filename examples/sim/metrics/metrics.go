@@ -1,12 +1,15 @@
-// Package metrics holds what the simulator (package engine) records over a
-// run — per-job runtimes, cluster and per-queue samples over time, the
-// reservation plan's load, preemptions, and a timeline of typed events
-// (nodes lost and back, reconfiguration and replanning, preemption rounds
-// that killed, reservations accepted, refused and removed, a stall) — and
-// writes it in SLS's formats (jobruntime.csv) and as CSV files. It knows nothing about the
-// schedulers: the engine fills the records (from the scheduler's, the
-// plans' and the preemption policy's observer events and its own
-// application masters), package report draws them.
+// Package metrics holds what the simulator records over a run, and writes it
+// as CSV.
+//
+// The simulator (package engine) records per-job runtimes, cluster and
+// per-queue samples over time, the reservation plan's load, preemptions, and
+// a timeline of typed events (nodes lost and back, reconfiguration and
+// replanning, preemption rounds that killed, reservations accepted, refused
+// and removed, a stall); this package writes them in SLS's formats
+// (jobruntime.csv) and as CSV files. It knows nothing about the schedulers:
+// the engine fills the records (from the scheduler's, the plans' and the
+// preemption policy's observer events and its own application masters),
+// package report draws them.
 package metrics
 
 import (

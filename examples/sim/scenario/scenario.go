@@ -1,4 +1,6 @@
-// Package scenario turns the simulator's input files — a trace (SLS JSON,
+// Package scenario turns the simulator's input files into a configured engine.
+//
+// It turns the inputs — a trace (SLS JSON,
 // Rumen or SYNTH), an optional node file, the scheduler's configuration
 // (capacity-scheduler.xml or fair-scheduler.xml), the yarn-site /
 // sls-runner keys the run needs and an optional node-events file — into a
@@ -52,10 +54,10 @@
 //
 // # Differences from SLS
 //
-//   - Plans use YARN's defaults (AlignedPlannerWithGreedy,
-//     CapacityOverTimePolicy, SimpleCapacityReplanner); the per-queue
-//     reservation keys of capacity-scheduler.xml (reservation-agent,
-//     average-capacity, ...) are not read yet.
+//   - Plans are built by package examples/rm from the reservation keys
+//     of the scheduler's file (reservation-agent, average-capacity, ...;
+//     the fair file's reservation-agent, -policy, -planner), with YARN's
+//     defaults for the keys not set.
 //   - Preemption as a YARN user switches it on (SLS runs whatever the
 //     ResourceManager's configuration says): under the capacity scheduler
 //     package preempt's proportional policy runs every monitoring_interval
@@ -96,13 +98,11 @@ import (
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
-	"github.com/berthsched/berth/examples/internal/yarnplan"
+	"github.com/berthsched/berth/examples/rm"
 	"github.com/berthsched/berth/examples/sim/engine"
 	"github.com/berthsched/berth/examples/sim/metrics"
 	"github.com/berthsched/berth/examples/sim/trace"
 	"github.com/berthsched/berth/fair"
-	"github.com/berthsched/berth/follower"
-	"github.com/berthsched/berth/plan"
 	"github.com/berthsched/berth/preempt"
 	"github.com/berthsched/berth/queue"
 )
@@ -343,15 +343,13 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		SampleInterval: sc.SampleInterval, NodeEvents: sc.NodeEvents, End: sc.in.End,
 		Progress: o.Progress, Logger: o.Logger}
 	var planQueues []planQueue
-	var fs follower.Scheduler
-	var flavor follower.Flavor
 	switch sc.in.Scheduler {
 	case "capacity":
 		s, err := capacity.New(sc.capCfg, clock)
 		if err != nil {
 			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "capacity scheduler refused the configuration", Err: err}
 		}
-		cfg.Scheduler, cfg.Stats, fs, flavor = s, engine.NewCapacityStats(s), s, follower.CapacityFlavor
+		cfg.Scheduler, cfg.Stats = s, engine.NewCapacityStats(s)
 		for _, q := range s.Snapshot().Queues.Queues {
 			if q.Kind == queue.KindPlan {
 				// The cluster × the queue's share, memory rounded down to
@@ -361,7 +359,7 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 				abs := float64(q.AbsoluteCapacity)
 				capa := berth.New(int64(float64(cluster.Memory)*abs)/1024*1024, int64(float64(cluster.VCores)*abs))
 				name := q.Path.String()
-				planQueues = append(planQueues, planQueue{name: name[strings.LastIndexByte(name, '.')+1:], capacity: capa})
+				planQueues = append(planQueues, planQueue{name: name[strings.LastIndexByte(name, '.')+1:], capacity: &capa})
 			}
 		}
 	case "fair":
@@ -375,38 +373,20 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		if err != nil {
 			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "fair scheduler refused the allocation file", Err: err}
 		}
-		cfg.Scheduler, cfg.Stats, fs, flavor = s, engine.NewFairStats(s), s, follower.FairFlavor
+		cfg.Scheduler, cfg.Stats = s, engine.NewFairStats(s)
 		// FairReservationSystem's plan: the queue's plan resources (its
-		// steady fair share), which the follower keeps up to date.
+		// steady fair share), which rm.FairSpec reads and the follower keeps
+		// up to date.
 		for _, name := range s.PlanQueues() {
-			capa, err := s.PlanResources(name)
-			if err != nil {
-				return nil, err
-			}
-			planQueues = append(planQueues, planQueue{name: name, capacity: capa})
+			planQueues = append(planQueues, planQueue{name: name})
 		}
 	}
 	if sc.Reservations && len(planQueues) > 0 {
-		sys, err := plan.NewSystem(plan.SystemConfig{ClusterTimestamp: 1, Clock: clock})
+		res, err := sc.reservations(cfg.Scheduler, planQueues, clock, o)
 		if err != nil {
 			return nil, err
 		}
-		var plans follower.Plans
-		for _, pq := range planQueues {
-			p, err := newPlan(pq, clock)
-			if err != nil {
-				return nil, fmt.Errorf("plan %s: %w", pq.name, err)
-			}
-			if err := sys.AddPlan(p); err != nil {
-				return nil, err
-			}
-			plans = append(plans, p)
-		}
-		f, err := follower.New(follower.Config{Scheduler: fs, Flavor: flavor, Plans: plans, Logger: o.Logger})
-		if err != nil {
-			return nil, err
-		}
-		cfg.Reservations, cfg.Follower = sys, f
+		cfg.Reservations, cfg.Follower = res.System, res.Follower
 	}
 	if sc.Preemption {
 		if o.Preemptor != nil {
@@ -422,19 +402,51 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 	return engine.New(cfg)
 }
 
+// planQueue is a reservable queue and, when the scenario sizes its plan
+// rather than the scheduler (capacity), the plan's starting capacity.
 type planQueue struct {
 	name     string
-	capacity berth.Resource
+	capacity *berth.Resource
 }
 
-// newPlan builds a plan with YARN's defaults: AlignedPlannerWithGreedy,
-// CapacityOverTimePolicy and SimpleCapacityReplanner.
-func newPlan(pq planQueue, clock berth.Clock) (*plan.Plan, error) {
-	cfg, err := yarnplan.Config(pq.name, pq.capacity, clock)
+// reservations builds the reservation system of the scheduler with
+// package rm: a plan per reservable queue with the agent, policy and
+// replanner its keys name, and the follower. A plan starts at its
+// planQueue's capacity where it has one (capacity scheduler), else at what
+// rm's spec gives (the fair scheduler's PlanResources).
+func (sc *Scenario) reservations(s engine.Scheduler, pqs []planQueue, clock berth.Clock, o Options) (*rm.Reservations, error) {
+	var spec rm.SystemSpec
+	var err error
+	switch s := s.(type) {
+	case *capacity.Scheduler:
+		spec, err = rm.CapacitySpec(s)
+	case *fair.Scheduler:
+		spec, err = rm.FairSpec(s, sc.fairAF)
+	default:
+		err = fmt.Errorf("no reservation system for scheduler %T", s)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return plan.New(cfg)
+	sized := make(map[string]berth.Resource, len(pqs))
+	for _, pq := range pqs {
+		if pq.capacity != nil {
+			sized[pq.name] = *pq.capacity
+		}
+	}
+	for i := range spec.Plans {
+		if c, ok := sized[spec.Plans[i].Queue]; ok {
+			spec.Plans[i].Capacity = c
+		}
+	}
+	if sc.FollowerStep > 0 {
+		spec.Settings.Step = sc.FollowerStep // the site's planfollower.time-step is the plans' step too
+	}
+	res, err := rm.NewReservations(spec, clock, rm.Options{ClusterTimestamp: 1, Logger: o.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("reservation system: %w", err)
+	}
+	return res, nil
 }
 
 // Run builds an engine and runs it.

@@ -8,7 +8,7 @@ import (
 	"github.com/berthsched/berth/queue"
 )
 
-// The site file's keys, as the simulator knows them (issue 15): what it
+// The site file's keys, as the simulator knows them: what it
 // reads itself (modelled), what package preempt reads from the same file
 // (elsewhere), and what YARN or SLS gives a meaning the simulator does not
 // reproduce (not modelled, with what it does instead). SiteReport

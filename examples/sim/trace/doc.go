@@ -1,9 +1,11 @@
 // Package trace reads the workload inputs of YARN's Scheduler Load Simulator
-// (SLS, hadoop-tools/hadoop-sls) into typed Go values for the simulator of
-// package engine: SLS's own JSON job format, Rumen job-history traces,
-// SLS's SYNTH generator format (workloads, job classes, distributions,
-// chance of reservation and deadline factors) and SLS's node (topology)
-// file. Field names, defaults and units follow SLS field by field
+// into Go values.
+//
+// The inputs are those of SLS (hadoop-tools/hadoop-sls), read for the
+// simulator of package engine: SLS's own JSON job format, Rumen job-history
+// traces, SLS's SYNTH generator format (workloads, job classes,
+// distributions, chance of reservation and deadline factors) and SLS's node
+// (topology) file. Field names, defaults and units follow SLS field by field
 // (SLSConfiguration, TaskContainerDefinition, AMDefinitionSLS,
 // AMDefinitionRumen, SynthTraceJobProducer, SynthJob), so an SLS user's
 // files load unchanged.

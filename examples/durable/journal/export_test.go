@@ -1,0 +1,10 @@
+package journal
+
+// The helpers of this package's tests, for those of package
+// journal_test (which use journaltest, and journaltest imports journal).
+var (
+	Payload   = payload
+	Seqs      = seqs
+	ReplayAll = replayAll
+	AppendN   = appendN
+)
