@@ -521,6 +521,70 @@ func TestNodeLabelContainerAllocation(t *testing.T) {
 			assert.Zero(t, w.partitionInfo("a", "x").AMUsed.Memory)
 			assert.Zero(t, w.partitionInfo("a", "x").Used.Memory)
 		}},
+		// a1 (default label x) asks on y and gets h2; b1's AM fills its
+		// 1 GB maximum, so its next ask waits; b2 gets y on h3, never x,
+		// and z on h4.
+		{"ContainerAllocateWithComplexLabels", func(t *testing.T) {
+			w := newLabelWorld(t, []NodeLabel{{Name: "x"}, {Name: "y"}, {Name: "z"}}, yarnComplexQueueLabels(),
+				lnode("h1", "x", 2*lgb), lnode("h2", "y", 2*lgb), lnode("h3", "y", 2*lgb), lnode("h4", "z", 2*lgb), lnode("h5", "", 2*lgb))
+			w.launch("app1", "a1", "", lgb, "h1")
+			w.ask("app1", lgb, 1, "y")
+			w.hb("h2", 1)
+			assert.Equal(t, 1, w.on("app1", "h2"))
+			w.launch("app2", "b1", "", lgb, "h5")
+			w.ask("app2", lgb, 1, "")
+			w.hb("h4", 10)
+			w.hb("h5", 10)
+			assert.Equal(t, 0, w.on("app2", "h4"))
+			assert.Equal(t, 1, w.on("app2", "h5"), "only the AM")
+			w.launch("app3", "b2", "", lgb, "h5")
+			w.ask("app3", lgb, 1, "y")
+			w.hb("h1", 10)
+			assert.Equal(t, 0, w.on("app3", "h1"))
+			w.hb("h3", 1)
+			assert.Equal(t, 1, w.on("app3", "h3"))
+			w.ask("app3", lgb, 1, "z")
+			w.hb("h4", 1)
+			assert.Equal(t, 1, w.on("app3", "h4"))
+		}},
+		// a accesses every label ("*") with 60% of x, b accesses x with
+		// 40%: on x, a goes first.
+		{"OrderOfAllocationOnPartitionsWhenAccessibilityIsAll", func(t *testing.T) {
+			root := rootLabels(QueueConfig{Children: []QueueConfig{
+				lq("a", 25, []string{AnyLabel}, map[string]float32{"x": 60}),
+				lq("b", 75, []string{"x"}, map[string]float32{"x": 40}),
+			}}, "x")
+			w := newLabelWorld(t, []NodeLabel{{Name: "x", NonExclusive: true}}, root, lnode("h1", "x", 10*lgb))
+			w.launch("app1", "a", "x", lgb, "h1")
+			w.launch("app2", "b", "x", lgb, "h1")
+			w.ask("app1", lgb, 1, "x")
+			w.ask("app2", lgb, 1, "x")
+			w.hb("h1", 1)
+			assert.Equal(t, 2, w.on("app1", "h1"))
+			assert.Equal(t, 1, w.on("app2", "h1"))
+		}},
+		// Unlabelled asks of a borrow the shared x (three containers on
+		// h1) and count on x; later ones go to the default partition's h2,
+		// one off-switch container per heartbeat.
+		{"QueueMetricsWithLabelsOnDefaultLabelNode", func(t *testing.T) {
+			root := rootLabels(QueueConfig{Children: []QueueConfig{
+				withLabelMax(lq("a", 25, []string{"x"}, map[string]float32{"x": 50}), "x", 50),
+				withLabelMax(lq("b", 75, []string{"x"}, map[string]float32{"x": 50}), "x", 50),
+			}}, "x")
+			w := newLabelWorld(t, []NodeLabel{{Name: "x", NonExclusive: true}}, root,
+				lnode("h1", "x", 10*lgb), lnode("h2", "", 10*lgb))
+			w.launch("app1", "a", "", lgb, "h2")
+			w.ask("app1", lgb, 3, "")
+			w.hb("h1", 50)
+			assert.Equal(t, 3, w.onNode("h1"))
+			assert.Equal(t, 1, w.onNode("h2"))
+			assert.Equal(t, int64(3*lgb), w.partitionInfo("a", "x").Used.Memory)
+			assert.Equal(t, int64(lgb), w.partitionInfo("a", "").Used.Memory)
+			w.ask("app1", lgb, 5, "")
+			w.hb("h2", 1)
+			assert.Equal(t, 2, w.onNode("h2"))
+			assert.Equal(t, int64(2*lgb), w.partitionInfo("a", "").Used.Memory)
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, c.run)
