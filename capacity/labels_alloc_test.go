@@ -585,6 +585,30 @@ func TestNodeLabelContainerAllocation(t *testing.T) {
 			assert.Equal(t, 2, w.onNode("h2"))
 			assert.Equal(t, int64(2*lgb), w.partitionInfo("a", "").Used.Memory)
 		}},
+		// a1's asks take its queue's default label x: the second 4 GB
+		// container does not fit h1 and reserves it; x's usage counts the
+		// reservation until the ask is cancelled.
+		{"ContainerReservationWithLabels", func(t *testing.T) {
+			root := yarnQueueLabels()
+			root.Children[0] = withDefault(root.Children[0], "x")
+			root.Children[1] = withDefault(root.Children[1], "y")
+			w := newLabelWorld(t, []NodeLabel{{Name: "x"}, {Name: "y"}, {Name: "z"}}, root,
+				lnode("h1", "x", 8*lgb), lnode("h2", "y", 8*lgb), lnode("h3", "x", 8*lgb))
+			w.launch("app1", "a1", "", lgb, "h1")
+			w.ask("app1", 4*lgb, 2, "")
+			w.hb("h1", 2)
+			assert.Equal(t, 2, w.on("app1", "h1"))
+			for _, q := range []string{"root", "a1"} {
+				p := w.partitionInfo(q, "x")
+				assert.Equal(t, int64(9*lgb), p.Used.Memory, q)
+				assert.Equal(t, int64(4*lgb), p.Reserved.Memory, q)
+			}
+			w.ask("app1", 4*lgb, 0, "")
+			w.hb("h1", 1)
+			assert.Equal(t, int64(5*lgb), w.partitionInfo("root", "x").Used.Memory)
+			assert.Zero(t, w.partitionInfo("root", "x").Reserved.Memory)
+			assert.Zero(t, w.partitionInfo("a1", "x").Reserved.Memory)
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, c.run)
