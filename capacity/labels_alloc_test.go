@@ -609,6 +609,39 @@ func TestNodeLabelContainerAllocation(t *testing.T) {
 			assert.Zero(t, w.partitionInfo("root", "x").Reserved.Memory)
 			assert.Zero(t, w.partitionInfo("a1", "x").Reserved.Memory)
 		}},
+		// Only a1, b1 and c1 have x (their default label); a2, b2 and c2
+		// have none of it and ask for the default partition: fifteen
+		// heartbeats of the shared x serve the fifteen labelled asks and
+		// lend nothing.
+		{"PreferenceOfQueuesTowardsNodePartitions", func(t *testing.T) {
+			parent := func(name string, c float32) QueueConfig {
+				return lq(name, c, []string{"x"}, map[string]float32{"x": c},
+					withDefault(lq(name+"1", 50, nil, map[string]float32{"x": 100}), "x"),
+					lq(name+"2", 50, nil, map[string]float32{"x": 0}))
+			}
+			root := rootLabels(QueueConfig{Children: []QueueConfig{parent("a", 33), parent("b", 33), parent("c", 34)}}, "x")
+			w := newLabelWorld(t, []NodeLabel{{Name: "x", NonExclusive: true}, {Name: "y"}}, root,
+				lnode("h1", "x", 20*lgb), lnode("h2", "", 100*lgb))
+			apps := []struct{ id, q, node string }{
+				{"app1", "a1", "h1"}, {"app2", "a2", "h2"}, {"app3", "b1", "h1"},
+				{"app4", "b2", "h2"}, {"app5", "c1", "h1"}, {"app6", "c2", "h2"},
+			}
+			for _, a := range apps {
+				w.launch(a.id, a.q, "", lgb, a.node)
+			}
+			for _, a := range apps {
+				w.ask(a.id, lgb, 5, "")
+			}
+			w.hb("h1", 15)
+			assert.Equal(t, 18, w.onNode("h1"))
+			for i, a := range apps {
+				want := int64(0)
+				if i%2 == 1 {
+					want = 5 * lgb
+				}
+				assert.Equal(t, want, w.pendingMB(a.id), a.id)
+			}
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, c.run)
