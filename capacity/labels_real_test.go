@@ -1,7 +1,10 @@
 package capacity
 
 import (
+	"bytes"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -115,4 +118,37 @@ func TestLabelsAmbariMinusOne(t *testing.T) {
 	assert.Equal(t, queue.NoLabel, cfg.Root.Settings.DefaultNodeLabelExpression)
 	_, err = New(cfg, berth.NewManualClock(0))
 	require.NoError(t, err)
+}
+
+// TestRealConfigsLoad: every capacity-scheduler.xml among the real
+// configuration files parses, builds a scheduler with nodes of each label
+// it declares, and reports no node-label key as not modelled.
+func TestRealConfigsLoad(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(realInput(t, "configs"), "*.xml"))
+	require.NoError(t, err)
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		if !bytes.Contains(b, []byte("yarn.scheduler.capacity.")) || strings.Contains(f, "yarn-site") {
+			continue // a fair-scheduler or yarn-site file
+		}
+		n++
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			cfg, rep, err := ParseXMLReport(bytes.NewReader(b), XMLOptions{})
+			require.NoError(t, err)
+			for _, note := range rep.Notes {
+				assert.NotContains(t, note.Key, "label", "label keys are modelled: %s", note)
+			}
+			s, err := New(cfg, berth.NewManualClock(0))
+			require.NoError(t, err)
+			nodes := []NodeSpec{{ID: "n0", Rack: "/r", Capability: berth.New(8192, 8)}}
+			for i, l := range cfg.NodeLabels {
+				nodes = append(nodes, NodeSpec{ID: fmt.Sprint("n", i+1), Rack: "/r", Capability: berth.New(8192, 8), Label: l.Name})
+			}
+			require.NoError(t, s.AddNodes(nodes...))
+			require.NoError(t, s.Check())
+		})
+	}
+	assert.GreaterOrEqual(t, n, 16, "capacity-scheduler files found")
 }
