@@ -201,35 +201,9 @@ func (a wasteAllocator) Allocate(v *StageView, index int, s plan.Stage, w berth.
 	if !fitsIn(w.Start, sj.dur, w.End) {
 		return nil, false, nil
 	}
-	// The window first, with the cheap "no stretch has room" answer, then
-	// Gap on each side: what a placement strands reaches that far.
-	gap := a.opts.Gap
-	lo, hi := w.Start, w.End
-	if lo > berth.MinTime+gap {
-		lo -= gap
-	}
-	if hi < berth.MaxTime-gap {
-		hi += gap
-	}
-	var net *profile
-	if cheap, none := j.noRoomCheap(w, sj); cheap {
-		// The stretch test read the load steps alone.
-		if none {
-			return nil, false, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
-		}
-		var err error
-		if net, err = j.net(w.Start, w.End); err != nil {
-			return nil, false, err
-		}
-	} else {
-		prof, room, err := v.AvailableForStage(w, s)
-		if err != nil {
-			return nil, false, err
-		}
-		if !room {
-			return nil, false, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
-		}
-		net = prof.p
+	net, err := windowNet(v, index, s, sj, w)
+	if err != nil {
+		return nil, false, err
 	}
 	contiguous := j.def.Interpreter == plan.ROrderNoGap
 	capacity := j.view.capacity()
@@ -242,30 +216,61 @@ func (a wasteAllocator) Allocate(v *StageView, index int, s plan.Stage, w berth.
 		}
 		return j.exported(ps), true, nil
 	}
-	// Contested: read the widened window.
 	j.view.release(net)
+	return a.allocateContested(j, index, sj, w, contiguous, capacity)
+}
+
+// windowNet is the net availability of the stage window w, with the cheap
+// "no stretch has room" answer first: a NoPlacementError when no stretch
+// of the window has room for the stage.
+func windowNet(v *StageView, index int, s plan.Stage, sj stageJob, w berth.Interval) (*profile, error) {
+	j := v.job()
+	noRoom := &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
+	if cheap, none := j.noRoomCheap(w, sj); cheap {
+		// The stretch test read the load steps alone.
+		if none {
+			return nil, noRoom
+		}
+		return j.net(w.Start, w.End)
+	}
+	prof, room, err := v.AvailableForStage(w, s)
+	if err != nil {
+		return nil, err
+	}
+	if !room {
+		return nil, noRoom
+	}
+	return prof.p, nil
+}
+
+// allocateContested places a stage in a contested window: of the late
+// and early greedy placements and the one-block placements, the one that
+// strands the least within Gap of it, if it wastes no more than Slack
+// allows.
+func (a wasteAllocator) allocateContested(j *job, index int, sj stageJob, w berth.Interval, contiguous bool,
+	capacity berth.Resource) ([]Placement, bool, error) {
+	// Gap on each side: what a placement strands reaches that far.
+	gap := a.opts.Gap
+	lo, hi := w.Start, w.End
+	if lo > berth.MinTime+gap {
+		lo -= gap
+	}
+	if hi < berth.MaxTime-gap {
+		hi += gap
+	}
 	ext, err := j.net(lo, hi)
 	if err != nil {
 		return nil, false, err
 	}
 	defer j.view.release(ext)
-
 	sc := a.scorer(ext, gap, capacity)
 	defer a.scorers.Put(sc)
-	var best []placement
-	bestW := math.Inf(1)
-	consider := func(ps []placement) {
-		if len(ps) == 0 || (contiguous && !nonPreemptive(ps)) {
-			return
-		}
-		if wv := sc.waste(ps); wv < bestW {
-			best, bestW = ps, wv
-		}
-	}
+
+	search := wasteSearch{scorer: sc, contiguous: contiguous, bestWaste: math.Inf(1)}
 	for k, left := range [2]bool{false, true} {
 		scratch := sc.scratchCopy(ext, k)
 		if ps, ok := greedyRLE(scratch, sj, w.Start, w.End, left, j.scan()); ok {
-			consider(ps)
+			search.consider(ps)
 		}
 	}
 	need := sj.batch(sj.gangs)
@@ -276,10 +281,10 @@ func (a wasteAllocator) Allocate(v *StageView, index int, s plan.Stage, w berth.
 			starts = append(starts[:maxBlocks/2], starts[len(starts)-maxBlocks/2:]...)
 		}
 		for _, st := range starts {
-			consider([]placement{{iv: berth.Interval{Start: st, End: st + sj.dur}, r: need}})
+			search.consider([]placement{{iv: berth.Interval{Start: st, End: st + sj.dur}, r: need}})
 		}
 	}
-	if best == nil {
+	if search.best == nil {
 		if sj.gangs > fewGangs {
 			// The late and early greedy placements failed, and every
 			// block of all the gangs: the fallbacks rarely find more, at
@@ -288,10 +293,30 @@ func (a wasteAllocator) Allocate(v *StageView, index int, s plan.Stage, w berth.
 		}
 		return nil, false, nil
 	}
-	if a.opts.Slack >= 0 && bestW > a.opts.Slack*sc.share(need, sj.dur) {
+	if a.opts.Slack >= 0 && search.bestWaste > a.opts.Slack*sc.share(need, sj.dur) {
 		return nil, false, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonDeclined}
 	}
-	return j.exported(best), true, nil
+	return j.exported(search.best), true, nil
+}
+
+// wasteSearch keeps the least wasteful of one stage's candidate
+// placements.
+type wasteSearch struct {
+	scorer     *wasteScorer
+	contiguous bool // the stage's batches must run back to back
+	best       []placement
+	bestWaste  float64
+}
+
+// consider scores ps and keeps it if it wastes less than the best so far
+// (the first of equals).
+func (s *wasteSearch) consider(ps []placement) {
+	if len(ps) == 0 || (s.contiguous && !nonPreemptive(ps)) {
+		return
+	}
+	if waste := s.scorer.waste(ps); waste < s.bestWaste {
+		s.best, s.bestWaste = ps, waste
+	}
 }
 
 // flushStarts returns the starts in [w.Start, w.End − dur] of a block of
