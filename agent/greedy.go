@@ -4,17 +4,17 @@ import "github.com/berthsched/berth"
 
 // stageJob is what the allocators need to know about one stage.
 type stageJob struct {
-	f      fitter
-	cap    berth.Resource // one container
-	conc   int64          // containers per gang
-	gangs  int64          // gangs to place
-	dur    int64          // duration rounded up to the step
-	rawDur int64          // duration as requested
-	step   int64
+	fitter            fitter
+	container         berth.Resource // one container
+	concurrency       int64          // containers per gang
+	gangs             int64          // gangs to place
+	duration          int64          // duration rounded up to the step
+	requestedDuration int64          // duration as requested
+	step              int64
 }
 
 // batch returns the resource of n gangs.
-func (j stageJob) batch(n int64) berth.Resource { return j.cap.MulInt(j.conc * n) }
+func (j stageJob) batch(n int64) berth.Resource { return j.container.MulInt(j.concurrency * n) }
 
 // maxBatches bounds the rounds of one stage's search. A stage needing more
 // (billions of containers in a tiny plan over years) is not placed: YARN
@@ -38,11 +38,11 @@ type scanOptions struct {
 // as fit everywhere in the leftmost (or rightmost) candidate window, then
 // move past the most constraining breakpoint. net is consumed.
 func greedyRLE(net *profile, j stageJob, start, deadline berth.Time, left bool, o scanOptions) ([]placement, bool) {
-	if !fitsIn(start, j.rawDur, deadline) {
+	if !fitsIn(start, j.requestedDuration, deadline) {
 		return nil, false
 	}
 	g := greedyScan{net: net, job: j, options: o, gangs: j.gangs}
-	for rounds := 1; g.gangs > 0 && fitsIn(start, j.dur, deadline); rounds++ {
+	for rounds := 1; g.gangs > 0 && fitsIn(start, j.duration, deadline); rounds++ {
 		if rounds > maxBatches {
 			return nil, false
 		}
@@ -52,7 +52,7 @@ func greedyRLE(net *profile, j stageJob, start, deadline berth.Time, left bool, 
 			start = next
 		} else {
 			take, next := g.rightmostBatch(start, deadline)
-			g.place(deadline-j.dur, take)
+			g.place(deadline-j.duration, take)
 			deadline = next
 		}
 	}
@@ -87,20 +87,20 @@ func (g *greedyScan) leftmostBatch(start berth.Time) (take int64, next berth.Tim
 	constraining := -1
 	for i := max(net.floor(start), 0); i < len(net.ts) && take > 0; i++ {
 		t := max(net.ts[i], start)
-		if !fitsIn(t, 1, start+j.dur) {
+		if !fitsIn(t, 1, start+j.duration) {
 			break
 		}
-		if fit := j.f.fit(net.rs[i], g.gangs); g.better(fit, take, set) {
+		if fit := j.fitter.fit(net.rs[i], g.gangs); g.better(fit, take, set) {
 			take, constraining, set = fit, i, true
 		}
 	}
-	next = start + j.dur
+	next = start + j.duration
 	if set {
 		k := net.end
 		if constraining+1 < len(net.ts) {
 			k = net.ts[constraining+1]
 		}
-		next = min(k, start+j.dur)
+		next = min(k, start+j.duration)
 	}
 	return take, next
 }
@@ -126,10 +126,10 @@ func (g *greedyScan) rightmostBatch(start, deadline berth.Time) (take int64, nex
 		if k < first {
 			return true
 		}
-		if t < deadline-j.dur || (g.options.exact && t <= deadline-j.dur) {
+		if t < deadline-j.duration || (g.options.exact && t <= deadline-j.duration) {
 			return false
 		}
-		if fit := j.f.fit(net.rs[k], g.gangs); g.better(fit, take, set) {
+		if fit := j.fitter.fit(net.rs[k], g.gangs); g.better(fit, take, set) {
 			take, constraining, set = fit, t, true
 		}
 		return take > 0
@@ -141,10 +141,10 @@ func (g *greedyScan) rightmostBatch(start, deadline berth.Time) (take int64, nex
 	for i := net.floor(deadline); more && i >= first; i-- {
 		more = visit(net.ts[i])
 	}
-	next = deadline - j.dur
+	next = deadline - j.duration
 	if set {
 		if k := net.floor(constraining - 1); k >= first {
-			next = max(net.ts[k], deadline-j.dur)
+			next = max(net.ts[k], deadline-j.duration)
 		}
 	}
 	return take, next
@@ -157,10 +157,10 @@ func (g *greedyScan) place(start berth.Time, take int64) {
 		return
 	}
 	r := g.job.batch(take)
-	g.out = append(g.out, placement{iv: berth.Interval{Start: start, End: start + g.job.dur}, r: r})
+	g.out = append(g.out, placement{iv: berth.Interval{Start: start, End: start + g.job.duration}, r: r})
 	g.gangs -= take
 	if g.options.seeBatches {
-		g.net.sub(start, start+g.job.dur, r)
+		g.net.sub(start, start+g.job.duration, r)
 	}
 }
 
@@ -173,7 +173,7 @@ func (g *greedyScan) place(start berth.Time, take int64) {
 func gridScan(net *profile, j stageJob, deadline berth.Time, gangs int64, exact bool) (maxGang int64, minPoint berth.Time) {
 	maxGang, minPoint = gangs, deadline
 	set := false
-	lowest := deadline - j.dur
+	lowest := deadline - j.duration
 	for k := int64(1); maxGang > 0; {
 		t := deadline - k*j.step
 		if t < lowest {
@@ -184,7 +184,7 @@ func gridScan(net *profile, j stageJob, deadline berth.Time, gangs int64, exact 
 			break
 		}
 		kBot := (deadline - max(net.ts[i], lowest)) / j.step
-		fit := j.f.fit(net.rs[i], gangs)
+		fit := j.fitter.fit(net.rs[i], gangs)
 		switch {
 		case exact && set && fit >= maxGang:
 		case fit <= maxGang:
@@ -205,17 +205,17 @@ func gridScan(net *profile, j stageJob, deadline berth.Time, gangs int64, exact 
 func greedySteps(net *profile, j stageJob, start, deadline berth.Time, o scanOptions) ([]placement, bool) {
 	gangs := j.gangs
 	var out []placement
-	for rounds := 1; gangs > 0 && fitsIn(start, j.dur, deadline); rounds++ {
+	for rounds := 1; gangs > 0 && fitsIn(start, j.duration, deadline); rounds++ {
 		if rounds > maxBatches {
 			return out, false
 		}
 		maxGang, minPoint := gridScan(net, j, deadline, gangs, o.exact)
 		if maxGang > 0 {
 			r := j.batch(maxGang)
-			out = append(out, placement{iv: berth.Interval{Start: deadline - j.dur, End: deadline}, r: r})
+			out = append(out, placement{iv: berth.Interval{Start: deadline - j.duration, End: deadline}, r: r})
 			gangs -= maxGang
 			if o.seeBatches {
-				net.sub(deadline-j.dur, deadline, r)
+				net.sub(deadline-j.duration, deadline, r)
 			}
 		}
 		if minPoint >= deadline {

@@ -198,7 +198,7 @@ func (a wasteAllocator) Allocate(v *StageView, index int, s plan.Stage, w berth.
 		return nil, false, nil
 	}
 	sj := j.stageJob(s)
-	if !fitsIn(w.Start, sj.dur, w.End) {
+	if !fitsIn(w.Start, sj.duration, w.End) {
 		return nil, false, nil
 	}
 	net, err := windowNet(v, index, s, sj, w)
@@ -275,13 +275,13 @@ func (a wasteAllocator) allocateContested(j *job, index int, sj stageJob, w bert
 	}
 	need := sj.batch(sj.gangs)
 	if need.FitsIn(capacity) {
-		starts := sc.flushStarts(w, sj.dur, need)
+		starts := sc.flushStarts(w, sj.duration, need)
 		if len(starts) > maxBlocks {
 			// The latest and the earliest: the search stays cheap.
 			starts = append(starts[:maxBlocks/2], starts[len(starts)-maxBlocks/2:]...)
 		}
 		for _, st := range starts {
-			search.consider([]placement{{iv: berth.Interval{Start: st, End: st + sj.dur}, r: need}})
+			search.consider([]placement{{iv: berth.Interval{Start: st, End: st + sj.duration}, r: need}})
 		}
 	}
 	if search.best == nil {
@@ -293,7 +293,7 @@ func (a wasteAllocator) allocateContested(j *job, index int, sj stageJob, w bert
 		}
 		return nil, false, nil
 	}
-	if a.opts.Slack >= 0 && search.bestWaste > a.opts.Slack*sc.share(need, sj.dur) {
+	if a.opts.Slack >= 0 && search.bestWaste > a.opts.Slack*sc.share(need, sj.duration) {
 		return nil, false, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonDeclined}
 	}
 	return j.exported(search.best), true, nil
@@ -323,7 +323,7 @@ func (s *wasteSearch) consider(ps []placement) {
 // need lasting dur that fits everywhere in ext and starts or ends at a
 // breakpoint of ext or an end of w, latest first, without repeats.
 func (sc *wasteScorer) flushStarts(w berth.Interval, dur berth.Duration, need berth.Resource) []berth.Time {
-	ext := sc.ext
+	ext := sc.widened
 	last := w.End - dur
 	// bad[i] counts the segments before i where need does not fit.
 	bad := append(sc.bad[:0], make([]int32, len(ext.ts)+1)...)
@@ -364,15 +364,15 @@ func (sc *wasteScorer) flushStarts(w berth.Interval, dur berth.Duration, need be
 // wasteScorer measures the free area placements strand in one profile of
 // free capacity.
 type wasteScorer struct {
-	ext      *profile
-	gap      berth.Duration
-	weight   [2]float64 // memory and vcores as shares of the capacity
-	scratch  *profile
-	copies   [2]*profile
-	starts   []berth.Time
-	bad      []int32
-	mem, vc  bands
-	capacity berth.Resource
+	widened        *profile
+	gap            berth.Duration
+	weight         [2]float64 // memory and vcores as shares of the capacity
+	scratch        *profile
+	copies         [2]*profile
+	starts         []berth.Time
+	bad            []int32
+	memory, vcores bands
+	capacity       berth.Resource
 }
 
 type band struct {
@@ -386,7 +386,7 @@ func (a wasteAllocator) scorer(ext *profile, gap berth.Duration, capacity berth.
 	if sc == nil {
 		sc = &wasteScorer{scratch: &profile{}, copies: [2]*profile{{}, {}}}
 	}
-	sc.ext, sc.gap, sc.weight, sc.capacity = ext, gap, shareWeights(capacity), capacity
+	sc.widened, sc.gap, sc.weight, sc.capacity = ext, gap, shareWeights(capacity), capacity
 	return sc
 }
 
@@ -431,7 +431,7 @@ func (sc *wasteScorer) waste(ps []placement) float64 {
 	for _, p := range ps[1:] {
 		s, e = min(s, p.iv.Start), max(e, p.iv.End)
 	}
-	lo, hi := max(s-sc.gap, sc.ext.ts[0]), min(e+sc.gap, sc.ext.end)
+	lo, hi := max(s-sc.gap, sc.widened.ts[0]), min(e+sc.gap, sc.widened.end)
 	if len(ps) == 1 {
 		// One block: read the free capacity around it twice, the block
 		// taken off on the fly the second time.
@@ -445,9 +445,9 @@ func (sc *wasteScorer) wasteByCopy(ps []placement, lo, hi berth.Time) float64 {
 	// The local free capacity, before and after.
 	loc := sc.scratch
 	loc.ts, loc.rs, loc.end = loc.ts[:0], loc.rs[:0], hi
-	for i := max(sc.ext.floor(lo), 0); i < len(sc.ext.ts) && sc.ext.ts[i] < hi; i++ {
-		loc.ts = append(loc.ts, max(sc.ext.ts[i], lo))
-		loc.rs = append(loc.rs, sc.ext.rs[i])
+	for i := max(sc.widened.floor(lo), 0); i < len(sc.widened.ts) && sc.widened.ts[i] < hi; i++ {
+		loc.ts = append(loc.ts, max(sc.widened.ts[i], lo))
+		loc.rs = append(loc.rs, sc.widened.rs[i])
 	}
 	before := sc.stranded(loc)
 	for _, p := range ps {
@@ -459,15 +459,15 @@ func (sc *wasteScorer) wasteByCopy(ps []placement, lo, hi berth.Time) float64 {
 // strandedAround is stranded over [lo, hi) of ext, less blk if not nil,
 // without copying ext.
 func (sc *wasteScorer) strandedAround(lo, hi berth.Time, blk *placement) float64 {
-	p := sc.ext
-	sc.mem.reset(lo, sc.gap)
-	sc.vc.reset(lo, sc.gap)
+	p := sc.widened
+	sc.memory.reset(lo, sc.gap)
+	sc.vcores.reset(lo, sc.gap)
 	feed := func(t berth.Time, r berth.Resource) {
 		if blk != nil && t >= blk.iv.Start && t < blk.iv.End {
 			r = r.Sub(blk.r)
 		}
-		sc.mem.step(t, max(r.Memory, 0), false)
-		sc.vc.step(t, max(r.VCores, 0), false)
+		sc.memory.step(t, max(r.Memory, 0), false)
+		sc.vcores.step(t, max(r.VCores, 0), false)
 	}
 	for i := max(p.floor(lo), 0); i < len(p.ts) && p.ts[i] < hi; i++ {
 		a, b := max(p.ts[i], lo), min(p.end, hi)
@@ -484,9 +484,9 @@ func (sc *wasteScorer) strandedAround(lo, hi berth.Time, blk *placement) float64
 			}
 		}
 	}
-	sc.mem.step(hi, -1, true)
-	sc.vc.step(hi, -1, true)
-	return sc.mem.out*sc.weight[0] + sc.vc.out*sc.weight[1]
+	sc.memory.step(hi, -1, true)
+	sc.vcores.step(hi, -1, true)
+	return sc.memory.out*sc.weight[0] + sc.vcores.out*sc.weight[1]
 }
 
 // stranded sums, over the free bands of p that end inside its domain on
@@ -496,15 +496,15 @@ func (sc *wasteScorer) stranded(p *profile) float64 {
 	if p.empty() {
 		return 0
 	}
-	sc.mem.reset(p.ts[0], sc.gap)
-	sc.vc.reset(p.ts[0], sc.gap)
+	sc.memory.reset(p.ts[0], sc.gap)
+	sc.vcores.reset(p.ts[0], sc.gap)
 	for i, t := range p.ts {
-		sc.mem.step(t, max(p.rs[i].Memory, 0), false)
-		sc.vc.step(t, max(p.rs[i].VCores, 0), false)
+		sc.memory.step(t, max(p.rs[i].Memory, 0), false)
+		sc.vcores.step(t, max(p.rs[i].VCores, 0), false)
 	}
-	sc.mem.step(p.end, -1, true)
-	sc.vc.step(p.end, -1, true)
-	return sc.mem.out*sc.weight[0] + sc.vc.out*sc.weight[1]
+	sc.memory.step(p.end, -1, true)
+	sc.vcores.step(p.end, -1, true)
+	return sc.memory.out*sc.weight[0] + sc.vcores.out*sc.weight[1]
 }
 
 // strandedDim is stranded for one resource type (get reads it).
@@ -631,13 +631,13 @@ func hopeless(v planView, id plan.ReservationID, user string, def plan.Definitio
 		}
 		before += d
 		sj := stageJob{
-			f: fitter{calc: calc, cluster: capacity, gang: s.Capability.MulInt(s.Concurrency),
+			fitter: fitter{calc: calc, cluster: capacity, gang: s.Capability.MulInt(s.Concurrency),
 				componentwise: opts.ComponentwiseFit},
-			cap: s.Capability, conc: s.Concurrency, gangs: s.Containers / s.Concurrency,
-			dur: stepRoundUp(s.Duration, step), rawDur: s.Duration, step: step,
+			container: s.Capability, concurrency: s.Concurrency, gangs: s.Containers / s.Concurrency,
+			duration: stepRoundUp(s.Duration, step), requestedDuration: s.Duration, step: step,
 		}
 		need := newStretchNeed(sj)
-		none := !w.Valid() || uint64(w.End-w.Start) < uint64(sj.dur)
+		none := !w.Valid() || uint64(w.End-w.Start) < uint64(sj.duration)
 		if !none {
 			var ok bool
 			if memo {

@@ -493,9 +493,9 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 	// profiles (the same pieces, summed in the same order, as refit).
 	first := sa
 	if !in.left {
-		first = sd - n*j.dur
+		first = sd - n*j.duration
 	}
-	costs, fits := in.sweep(first, int(n), j.dur, j.step, j.f)
+	costs, fits := in.sweep(first, int(n), j.duration, j.step, j.fitter)
 	kept := 0
 	for _, f := range fits {
 		if f > 0 {
@@ -511,7 +511,7 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 	} else {
 		h.items = make([]durationInterval, 0, kept+1)
 	}
-	h.items = appendCandidates(h.items, first, j.dur, costs, fits, in.left)
+	h.items = appendCandidates(h.items, first, j.duration, costs, fits, in.left)
 	h.init()
 	placed, remaining := in.rounds(h, j, perUnit, placed)
 	if remaining > 0 {
@@ -534,12 +534,12 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 // gangs one round gives a window; ok is false when there are none, or too
 // many to place.
 func candidateWindows(in *lowCostInput, j stageJob, sa, sd berth.Time) (n berth.Time, perUnit int64, ok bool) {
-	if j.dur <= 0 {
+	if j.duration <= 0 {
 		return 0, 0, false
 	}
 	// window is the count as YARN's (int) cast has it (it wraps), which
 	// only the gangs per round read.
-	n = (sd - sa) / j.dur
+	n = (sd - sa) / j.duration
 	window := int32(n)
 	perUnit = gangsPerUnit(j.gangs, window, in.smooth)
 	if window <= 0 || n <= 0 || n > maxCandidates {
@@ -572,7 +572,7 @@ func appendCandidates(dst []durationInterval, first, dur berth.Time, costs []flo
 // window of h that still fits one, and appends each batch to placed. It
 // returns the batches and the gangs left unplaced.
 func (in *lowCostInput) rounds(h *diHeap, j stageJob, perUnit int64, placed []placement) ([]placement, int64) {
-	counted := !in.recount && countsDown(j.f)
+	counted := !in.recount && countsDown(j.fitter)
 	remaining := j.gangs
 	for rounds := 1; remaining > 0 && h.Len() > 0; rounds++ {
 		if rounds > maxBatches {
@@ -605,7 +605,7 @@ func (in *lowCostInput) refit(j stageJob, counted bool, best durationInterval, n
 		// gangs less room, so the fewest gangs anywhere drop by n.
 		di.canFit = best.canFit - n
 	} else {
-		di.canFit = in.canFit(di.start, di.end, j.f, taken)
+		di.canFit = in.canFit(di.start, di.end, j.fitter, taken)
 	}
 	if di.canFit > 0 {
 		// Only windows that fit a gang are kept: the cost of the
