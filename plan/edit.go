@@ -113,7 +113,7 @@ func (p *Plan) addLocked(c *Allocation, validate bool) error {
 		return err
 	}
 	p.ids.added(c.ID)
-	if p.obs != nil {
+	if p.observer != nil {
 		p.emit(ReservationAccepted, c)
 	}
 	return nil
@@ -161,7 +161,7 @@ func (p *Plan) UpdateReservation(a *Allocation) error {
 		tx.abort()
 		return err
 	}
-	if p.obs != nil {
+	if p.observer != nil {
 		p.emit(ReservationUpdated, c)
 	}
 	return nil
@@ -190,7 +190,7 @@ func (p *Plan) DeleteReservation(id ReservationID) error {
 		return err
 	}
 	p.ids.removed(id)
-	if p.obs != nil {
+	if p.observer != nil {
 		p.emit(ReservationDeleted, old)
 	}
 	return nil
@@ -231,7 +231,7 @@ func (p *Plan) ArchiveCompleted(now berth.Time) ([]ReservationID, error) {
 		ids[i] = a.ID
 	}
 	p.ids.removed(ids...)
-	if p.obs != nil {
+	if p.observer != nil {
 		for _, a := range done {
 			p.emit(ReservationExpired, a)
 		}

@@ -28,14 +28,14 @@ type Plan struct {
 	// state may be shared with a plan that is being changed, so it never
 	// clones series (clones touch the source).
 	view bool
-	// vw is the plan's read-only view, made once (st never changes).
-	vw *Plan
-	// obs is the host's observer (observe.go); nil: none. Snapshots and
-	// views never have one.
-	obs Observer
-	// tx is the transaction of the current change (under the write lock),
-	// kept so that its journal buffer is reused.
-	tx txn
+	// policyView is the plan's read-only view, made once (st never changes).
+	policyView *Plan
+	// observer is the host's observer (observe.go); nil: none. Snapshots
+	// and views never have one.
+	observer Observer
+	// transaction is the current change's (under the write lock), kept
+	// so that its journal buffer is reused.
+	transaction txn
 	// ids tells the System holding the plan what it holds and removed.
 	ids idLedger
 }
@@ -52,15 +52,15 @@ func New(cfg Config) (*Plan, error) {
 // newPlan returns a plan of st with its read-only view.
 func newPlan(cfg Config, st *state) *Plan {
 	p := &Plan{cfg: cfg, st: st}
-	p.vw = &Plan{cfg: cfg, st: st, view: true}
-	p.vw.vw = p.vw
+	p.policyView = &Plan{cfg: cfg, st: st, view: true}
+	p.policyView.policyView = p.policyView
 	return p
 }
 
 // viewOf returns st as a read-only plan for a policy call.
 func (p *Plan) viewOf(st *state) *Plan {
-	if p.vw != nil && p.vw.st == st {
-		return p.vw
+	if p.policyView != nil && p.policyView.st == st {
+		return p.policyView
 	}
 	return &Plan{cfg: p.cfg, st: st, view: true}
 }

@@ -48,15 +48,15 @@ type SystemConfig struct {
 // Only [NewSystem] makes a usable System: the zero value is not one (it
 // has no clock, and adding a plan to it panics).
 type System struct {
-	cfg    SystemConfig
-	mu     sync.RWMutex
-	seq    int64
-	plans  map[string]*Plan
-	queues map[ReservationID]string // the queue each id is claimed for
+	cfg      SystemConfig
+	mu       sync.RWMutex
+	sequence int64
+	plans    map[string]*Plan
+	queues   map[ReservationID]string // the queue each id is claimed for
 	// inflight counts the submissions of an id placing it now: their
 	// claim stands whatever the plan holds until they are done.
 	inflight map[ReservationID]int
-	obs      Observer // given to every plan, current and added later; nil: none
+	observer Observer // given to every plan, current and added later; nil: none
 }
 
 // NewSystem returns a system with no plans.
@@ -100,8 +100,8 @@ func (s *System) AddPlan(p *Plan) error {
 // any, observes it and its ledger of ids is kept. Called with s.mu held for
 // writing (or on a system not yet shared, as RestoreSystem does).
 func (s *System) holdLocked(p *Plan) {
-	if s.obs != nil {
-		p.SetObserver(s.obs)
+	if s.observer != nil {
+		p.SetObserver(s.observer)
 	}
 	p.trackIDs()
 	s.plans[p.cfg.Queue] = p
@@ -172,8 +172,8 @@ func (s *System) Plans() []*Plan {
 func (s *System) NewReservationID() ReservationID {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.seq++
-	return ReservationID{ClusterTimestamp: s.cfg.ClusterTimestamp, Sequence: s.seq}
+	s.sequence++
+	return ReservationID{ClusterTimestamp: s.cfg.ClusterTimestamp, Sequence: s.sequence}
 }
 
 // NewReservation is NewReservationID in the REST response form.
