@@ -255,9 +255,8 @@ type run struct {
 	cluster, planResources berth.Resource
 	calculator             berth.Calculator
 	// queues are the plan queue's children as the scheduler lists them at
-	// the start; existing the reservation names that have a queue.
-	queues   []string
-	existing map[string]bool
+	// the start.
+	queues []string
 	// active are the reservations active at now, in (start, id) order,
 	// reserved what they hold together.
 	active   []*plan.Allocation
@@ -316,7 +315,11 @@ func (f *Follower) sync(p *plan.Plan, rawNow berth.Time, replan bool) (Result, e
 	if p == nil {
 		return Result{}, berth.InvalidField("plan", nil, "must not be nil")
 	}
-	r := f.newRun(p, rawNow)
+	// The run and its maps are made here, not in a constructor, so that
+	// they stay on the stack.
+	r := &run{follower: f, scheduler: f.cfg.Scheduler, flavor: f.cfg.Flavor, plan: p, planQueue: p.QueueName(),
+		rawNow: rawNow, now: AlignUp(rawNow, p.Step()), calculator: p.Calculator()}
+	r.start()
 	r.debug("running plan follower edit policy", "now", r.now)
 	if err := r.publishPlanResources(); err != nil {
 		return r.res, err
@@ -325,22 +328,24 @@ func (f *Follower) sync(p *plan.Plan, rawNow berth.Time, replan bool) (Result, e
 	if err := r.listQueues(); err != nil {
 		return r.res, err
 	}
-	r.ensureDefaultQueue()
+	// existing holds the reservation names that have a queue.
+	existing := make(map[string]bool, len(r.queues))
+	for _, q := range r.queues {
+		existing[r.flavor.ReservationName(q)] = true
+	}
+	r.ensureDefaultQueue(existing)
 	r.fitPlanQueue(replan)
 	r.expireInactive()
-	total := r.entitleReservations()
+	total := r.entitleReservations(existing)
 	r.archive(total)
 	return r.res, errors.Join(r.errs...)
 }
 
-// newRun starts the run of p at rawNow.
-func (f *Follower) newRun(p *plan.Plan, rawNow berth.Time) *run {
-	r := &run{follower: f, scheduler: f.cfg.Scheduler, flavor: f.cfg.Flavor, plan: p, planQueue: p.QueueName(),
-		rawNow: rawNow, now: AlignUp(rawNow, p.Step()), calculator: p.Calculator()}
+// start fills in what the run derives from its plan and time.
+func (r *run) start() {
 	r.res.PlanQueue, r.res.Now = r.planQueue, r.now
 	r.defaultName = defaultReservation(r.flavor, r.planQueue)
 	r.defaultQueue = r.flavor.QueueName(r.planQueue, r.defaultName)
-	return r
 }
 
 // publishPlanResources reads the plan queue's share of the cluster and
@@ -368,17 +373,13 @@ func (r *run) listQueues() error {
 		return opError("list reservation queues of", r.planQueue, err)
 	}
 	r.queues = queues
-	r.existing = make(map[string]bool, len(queues))
-	for _, q := range queues {
-		r.existing[r.flavor.ReservationName(q)] = true
-	}
 	return nil
 }
 
 // ensureDefaultQueue creates the plan's default reservation queue if the
 // scheduler has none.
-func (r *run) ensureDefaultQueue() {
-	if r.existing[r.defaultName] {
+func (r *run) ensureDefaultQueue(existing map[string]bool) {
+	if existing[r.defaultName] {
 		return
 	}
 	if err := r.scheduler.AddReservationQueue(r.planQueue, r.defaultName); err != nil {
@@ -386,7 +387,7 @@ func (r *run) ensureDefaultQueue() {
 		return
 	}
 	r.res.Created = append(r.res.Created, r.defaultQueue)
-	r.existing[r.defaultName] = true
+	existing[r.defaultName] = true
 }
 
 // fitPlanQueue handles a plan queue that shrank below its reservations:
@@ -449,9 +450,10 @@ type sizing struct {
 // reservations' queues (creating those missing), those giving up the most
 // first so the plan's children never sum above 100%, and gives the
 // default queue the remainder. It returns the reservations' total share.
-func (r *run) entitleReservations() float32 {
+func (r *run) entitleReservations(existing map[string]bool) float32 {
 	r.entitle(r.defaultQueue, Entitlement{Capacity: 0, MaxCapacity: 1})
-	held := r.heldByQueues()
+	held := make(map[string]QueueState, len(r.active))
+	r.readHeld(held, existing)
 	sizes := make([]sizing, len(r.active))
 	for i, a := range r.active {
 		name := a.ID.String()
@@ -462,12 +464,12 @@ func (r *run) entitleReservations() float32 {
 	total := r.shares(sizes)
 	for _, s := range shrinkingFirst(sizes, held) {
 		q := r.flavor.QueueName(r.planQueue, s.name)
-		if !r.existing[s.name] {
+		if !existing[s.name] {
 			if err := r.scheduler.AddReservationQueue(r.planQueue, s.name); err != nil {
 				r.fail("create reservation queue", q, err)
 			} else {
 				r.res.Created = append(r.res.Created, q)
-				r.existing[s.name] = true
+				existing[s.name] = true
 			}
 		}
 		r.entitle(q, s.entitlement)
@@ -476,14 +478,13 @@ func (r *run) entitleReservations() float32 {
 	return total
 }
 
-// heldByQueues reads what each active reservation's queue holds now
+// readHeld reads into held what each active reservation's queue holds now
 // (YARN's getReservationQueueResourceIfExists), by reservation name; a
-// queue yet to be created holds nothing.
-func (r *run) heldByQueues() map[string]QueueState {
-	held := make(map[string]QueueState, len(r.active))
+// queue yet to be created (not in existing) holds nothing.
+func (r *run) readHeld(held map[string]QueueState, existing map[string]bool) {
 	for _, a := range r.active {
 		name := a.ID.String()
-		if !r.existing[name] {
+		if !existing[name] {
 			continue
 		}
 		q := r.flavor.QueueName(r.planQueue, name)
@@ -494,7 +495,6 @@ func (r *run) heldByQueues() map[string]QueueState {
 		}
 		held[name] = QueueState{Queue: q, Entitlement: e, Resources: res}
 	}
-	return held
 }
 
 // shares sets each reservation's entitlement, in order, as its share of
