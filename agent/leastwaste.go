@@ -225,11 +225,10 @@ func (a wasteAllocator) Allocate(v *StageView, index int, s plan.Stage, w berth.
 // of the window has room for the stage.
 func windowNet(v *StageView, index int, s plan.Stage, sj stageJob, w berth.Interval) (*profile, error) {
 	j := v.job()
-	noRoom := &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
 	if cheap, none := j.noRoomCheap(w, sj); cheap {
 		// The stretch test read the load steps alone.
 		if none {
-			return nil, noRoom
+			return nil, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
 		}
 		return j.net(w.Start, w.End)
 	}
@@ -238,7 +237,7 @@ func windowNet(v *StageView, index int, s plan.Stage, sj stageJob, w berth.Inter
 		return nil, err
 	}
 	if !room {
-		return nil, noRoom
+		return nil, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
 	}
 	return prof.p, nil
 }
