@@ -22,48 +22,50 @@ func extrasOf(r berth.Resource) berth.Resource {
 // block holds consecutive breakpoints, structure of arrays: times, then
 // memory+vcores (16 bytes a breakpoint), then extended types only when some
 // breakpoint has them. The fields an Add or a range query reads for a block
-// it covers wholly (own, lazy, nUn, lo, hi, xs) come first.
+// it covers wholly (own, lazy, undefinedCount, lo, hi, extras) come first.
 type block struct {
-	own  *owner
-	lazy mv // added to every defined value
-	nUn  int
-	// x is set once the block holds extended types (xs or xlazy); it is
-	// not cleared, which only costs speed.
-	x bool
+	own            *owner
+	lazy           mv // added to every defined value
+	undefinedCount int
+	// hasExtras is set once the block holds extended types (extras or
+	// lazyExtras); it is not cleared, which only costs speed.
+	hasExtras bool
 	// lo and hi bound the stored memory and vcores of the defined
 	// breakpoints (lazy not included); meaningless when none is defined.
 	lo, hi mv
-	// xs holds the extended types of each breakpoint (memory and vcores
-	// zero) and xlazy those of the lazy addition; nil/zero when unused.
+	// extras holds the extended types of each breakpoint (memory and
+	// vcores zero) and lazyExtras those of the lazy addition; nil/zero
+	// when unused.
 	// Blocks with extended types are handled breakpoint by breakpoint.
-	xs    []berth.Resource
-	xlazy berth.Resource
-	ts    []berth.Time
-	// vs[i] + lazy is the value of a defined breakpoint i.
-	vs []mv
-	// un marks undefined breakpoints; nil when every breakpoint is defined.
-	un []bool
+	extras     []berth.Resource
+	lazyExtras berth.Resource
+	times      []berth.Time
+	// values[i] + lazy is the value of a defined breakpoint i.
+	values []mv
+	// undefined marks undefined breakpoints; nil when every breakpoint is
+	// defined.
+	undefined []bool
 	// pad makes a block 256 bytes, so that allocations are aligned and
 	// the hot fields above share the first cache line.
 	_ [256 - 208]byte
 }
 
-func (b *block) defined(i int) bool { return b.un == nil || !b.un[i] }
+func (b *block) defined(i int) bool { return b.undefined == nil || !b.undefined[i] }
 
-func (b *block) nDef() int { return len(b.ts) - b.nUn }
+func (b *block) nDef() int { return len(b.times) - b.undefinedCount }
 
 // plain reports whether no breakpoint of the block has extended types, so
 // that lo and hi bound every component.
-func (b *block) plain() bool { return !b.x }
+func (b *block) plain() bool { return !b.hasExtras }
 
 // value returns the effective value of defined breakpoint i.
 func (b *block) value(i int) berth.Resource {
-	r := berth.Resource{Memory: b.vs[i].m + b.lazy.m, VCores: b.vs[i].v + b.lazy.v}
+	r := berth.Resource{Memory: b.values[i].m + b.lazy.m, VCores: b.values[i].v + b.lazy.v}
 	if !b.plain() {
-		if b.xs != nil {
-			r = r.Add(b.xs[i])
+		if b.extras != nil {
+			r = r.Add(b.extras[i])
 		}
-		r = r.Add(b.xlazy)
+		r = r.Add(b.lazyExtras)
 	}
 	return r
 }
@@ -71,9 +73,9 @@ func (b *block) value(i int) berth.Resource {
 // at returns breakpoint i with its effective value.
 func (b *block) at(i int) Breakpoint {
 	if !b.defined(i) {
-		return Breakpoint{Time: b.ts[i], Undefined: true}
+		return Breakpoint{Time: b.times[i], Undefined: true}
 	}
-	return Breakpoint{Time: b.ts[i], Value: b.value(i)}
+	return Breakpoint{Time: b.times[i], Value: b.value(i)}
 }
 
 // loR and hiR are the effective bounds of a plain block with a defined
@@ -90,14 +92,14 @@ func (b *block) hiR() berth.Resource {
 func (b *block) recompute() {
 	lo := mv{math.MaxInt64, math.MaxInt64}
 	hi := mv{math.MinInt64, math.MinInt64}
-	if b.un == nil {
-		for _, v := range b.vs {
+	if b.undefined == nil {
+		for _, v := range b.values {
 			lo.m, lo.v = min(lo.m, v.m), min(lo.v, v.v)
 			hi.m, hi.v = max(hi.m, v.m), max(hi.v, v.v)
 		}
 	} else {
-		for i, v := range b.vs {
-			if !b.un[i] {
+		for i, v := range b.values {
+			if !b.undefined[i] {
 				lo.m, lo.v = min(lo.m, v.m), min(lo.v, v.v)
 				hi.m, hi.v = max(hi.m, v.m), max(hi.v, v.v)
 			}
@@ -112,10 +114,10 @@ func (b *block) recompute() {
 // pushdown folds lazy into the stored values.
 func (b *block) pushdown() {
 	if b.lazy != (mv{}) {
-		for i := range b.vs {
+		for i := range b.values {
 			if b.defined(i) {
-				b.vs[i].m += b.lazy.m
-				b.vs[i].v += b.lazy.v
+				b.values[i].m += b.lazy.m
+				b.values[i].v += b.lazy.v
 			}
 		}
 		if b.nDef() > 0 {
@@ -124,85 +126,85 @@ func (b *block) pushdown() {
 		}
 		b.lazy = mv{}
 	}
-	if b.xlazy.HasExtras() {
+	if b.lazyExtras.HasExtras() {
 		b.ensureXs()
-		for i := range b.xs {
+		for i := range b.extras {
 			if b.defined(i) {
-				b.xs[i] = b.xs[i].Add(b.xlazy)
+				b.extras[i] = b.extras[i].Add(b.lazyExtras)
 			}
 		}
-		b.xlazy = berth.Resource{}
+		b.lazyExtras = berth.Resource{}
 	}
 }
 
 // ensureXs allocates the extended-type slice.
 func (b *block) ensureXs() {
-	if b.xs == nil {
-		b.xs = make([]berth.Resource, len(b.ts), max(len(b.ts), 4))
+	if b.extras == nil {
+		b.extras = make([]berth.Resource, len(b.times), max(len(b.times), 4))
 	}
-	b.x = true
+	b.hasExtras = true
 }
 
 func (b *block) copyFor(o *owner) *block {
 	nb := &block{
-		own:   o,
-		lazy:  b.lazy,
-		nUn:   b.nUn,
-		x:     b.x,
-		lo:    b.lo,
-		hi:    b.hi,
-		xlazy: b.xlazy,
-		ts:    append(make([]berth.Time, 0, len(b.ts)+8), b.ts...),
-		vs:    append(make([]mv, 0, len(b.ts)+8), b.vs...),
+		own:            o,
+		lazy:           b.lazy,
+		undefinedCount: b.undefinedCount,
+		hasExtras:      b.hasExtras,
+		lo:             b.lo,
+		hi:             b.hi,
+		lazyExtras:     b.lazyExtras,
+		times:          append(make([]berth.Time, 0, len(b.times)+8), b.times...),
+		values:         append(make([]mv, 0, len(b.times)+8), b.values...),
 	}
-	if b.un != nil {
-		nb.un = append(make([]bool, 0, len(b.ts)+8), b.un...)
+	if b.undefined != nil {
+		nb.undefined = append(make([]bool, 0, len(b.times)+8), b.undefined...)
 	}
-	if b.xs != nil {
-		nb.xs = append(make([]berth.Resource, 0, len(b.ts)+8), b.xs...)
+	if b.extras != nil {
+		nb.extras = append(make([]berth.Resource, 0, len(b.times)+8), b.extras...)
 	}
 	return nb
 }
 
 // store writes the value of breakpoint i (stored = value - lazy).
 func (b *block) store(i int, r berth.Resource) {
-	b.vs[i] = mv{r.Memory - b.lazy.m, r.VCores - b.lazy.v}
-	if r.HasExtras() || b.xlazy.HasExtras() {
+	b.values[i] = mv{r.Memory - b.lazy.m, r.VCores - b.lazy.v}
+	if r.HasExtras() || b.lazyExtras.HasExtras() {
 		b.ensureXs()
 	}
-	if b.xs != nil {
-		b.xs[i] = extrasOf(r).Sub(b.xlazy)
+	if b.extras != nil {
+		b.extras[i] = extrasOf(r).Sub(b.lazyExtras)
 	}
 }
 
 // insertAt inserts p at index i; the caller keeps the tree key right.
 func (b *block) insertAt(i int, p Breakpoint) {
 	wasEmptyDef := b.nDef() == 0
-	b.ts = append(b.ts, 0)
-	copy(b.ts[i+1:], b.ts[i:])
-	b.ts[i] = p.Time
-	b.vs = append(b.vs, mv{})
-	copy(b.vs[i+1:], b.vs[i:])
-	b.vs[i] = mv{}
-	if b.xs != nil {
-		b.xs = append(b.xs, berth.Resource{})
-		copy(b.xs[i+1:], b.xs[i:])
-		b.xs[i] = berth.Resource{}
+	b.times = append(b.times, 0)
+	copy(b.times[i+1:], b.times[i:])
+	b.times[i] = p.Time
+	b.values = append(b.values, mv{})
+	copy(b.values[i+1:], b.values[i:])
+	b.values[i] = mv{}
+	if b.extras != nil {
+		b.extras = append(b.extras, berth.Resource{})
+		copy(b.extras[i+1:], b.extras[i:])
+		b.extras[i] = berth.Resource{}
 	}
-	if b.un != nil || p.Undefined {
-		if b.un == nil {
-			b.un = make([]bool, len(b.ts)-1, cap(b.ts))
+	if b.undefined != nil || p.Undefined {
+		if b.undefined == nil {
+			b.undefined = make([]bool, len(b.times)-1, cap(b.times))
 		}
-		b.un = append(b.un, false)
-		copy(b.un[i+1:], b.un[i:])
-		b.un[i] = p.Undefined
+		b.undefined = append(b.undefined, false)
+		copy(b.undefined[i+1:], b.undefined[i:])
+		b.undefined[i] = p.Undefined
 	}
 	if p.Undefined {
-		b.nUn++
+		b.undefinedCount++
 		return
 	}
 	b.store(i, p.Value)
-	v := b.vs[i]
+	v := b.values[i]
 	if wasEmptyDef {
 		b.lo, b.hi = v, v
 	} else {
@@ -214,23 +216,23 @@ func (b *block) insertAt(i int, p Breakpoint) {
 // insertDup inserts at index i+1 a breakpoint at time t repeating breakpoint
 // i (the caller keeps the times ordered). The bounds do not change.
 func (b *block) insertDup(i int, t berth.Time) {
-	b.ts = append(b.ts, 0)
-	copy(b.ts[i+2:], b.ts[i+1:])
-	b.ts[i+1] = t
-	b.vs = append(b.vs, mv{})
-	copy(b.vs[i+2:], b.vs[i+1:])
-	b.vs[i+1] = b.vs[i]
-	if b.xs != nil {
-		b.xs = append(b.xs, berth.Resource{})
-		copy(b.xs[i+2:], b.xs[i+1:])
-		b.xs[i+1] = b.xs[i]
+	b.times = append(b.times, 0)
+	copy(b.times[i+2:], b.times[i+1:])
+	b.times[i+1] = t
+	b.values = append(b.values, mv{})
+	copy(b.values[i+2:], b.values[i+1:])
+	b.values[i+1] = b.values[i]
+	if b.extras != nil {
+		b.extras = append(b.extras, berth.Resource{})
+		copy(b.extras[i+2:], b.extras[i+1:])
+		b.extras[i+1] = b.extras[i]
 	}
-	if b.un != nil {
-		b.un = append(b.un, false)
-		copy(b.un[i+2:], b.un[i+1:])
-		b.un[i+1] = b.un[i]
-		if b.un[i] {
-			b.nUn++
+	if b.undefined != nil {
+		b.undefined = append(b.undefined, false)
+		copy(b.undefined[i+2:], b.undefined[i+1:])
+		b.undefined[i+1] = b.undefined[i]
+		if b.undefined[i] {
+			b.undefinedCount++
 		}
 	}
 }
@@ -240,20 +242,20 @@ func (b *block) setAt(i int, p Breakpoint) {
 	was := b.defined(i)
 	switch {
 	case p.Undefined && was:
-		if b.un == nil {
-			b.un = make([]bool, len(b.ts), cap(b.ts))
+		if b.undefined == nil {
+			b.undefined = make([]bool, len(b.times), cap(b.times))
 		}
-		b.un[i] = true
-		b.nUn++
-		b.vs[i] = mv{}
-		if b.xs != nil {
-			b.xs[i] = berth.Resource{}
+		b.undefined[i] = true
+		b.undefinedCount++
+		b.values[i] = mv{}
+		if b.extras != nil {
+			b.extras[i] = berth.Resource{}
 		}
 	case !p.Undefined && !was:
-		b.un[i] = false
-		b.nUn--
-		if b.nUn == 0 {
-			b.un = nil
+		b.undefined[i] = false
+		b.undefinedCount--
+		if b.undefinedCount == 0 {
+			b.undefined = nil
 		}
 		b.store(i, p.Value)
 	case !p.Undefined:
@@ -265,19 +267,19 @@ func (b *block) setAt(i int, p Breakpoint) {
 func (b *block) removeAt(i int) {
 	def := b.defined(i)
 	// A value repeated by a neighbour leaves the bounds as they are.
-	keep := def && ((i > 0 && b.defined(i-1) && b.vs[i-1] == b.vs[i]) ||
-		(i+1 < len(b.ts) && b.defined(i+1) && b.vs[i+1] == b.vs[i]))
-	b.ts = append(b.ts[:i], b.ts[i+1:]...)
-	b.vs = append(b.vs[:i], b.vs[i+1:]...)
-	if b.xs != nil {
-		b.xs = append(b.xs[:i], b.xs[i+1:]...)
+	keep := def && ((i > 0 && b.defined(i-1) && b.values[i-1] == b.values[i]) ||
+		(i+1 < len(b.times) && b.defined(i+1) && b.values[i+1] == b.values[i]))
+	b.times = append(b.times[:i], b.times[i+1:]...)
+	b.values = append(b.values[:i], b.values[i+1:]...)
+	if b.extras != nil {
+		b.extras = append(b.extras[:i], b.extras[i+1:]...)
 	}
-	if b.un != nil {
-		b.un = append(b.un[:i], b.un[i+1:]...)
+	if b.undefined != nil {
+		b.undefined = append(b.undefined[:i], b.undefined[i+1:]...)
 		if !def {
-			b.nUn--
-			if b.nUn == 0 {
-				b.un = nil
+			b.undefinedCount--
+			if b.undefinedCount == 0 {
+				b.undefined = nil
 			}
 		}
 	}
@@ -291,7 +293,7 @@ func (b *block) removeAt(i int) {
 func (b *block) addTo(i, j int, r berth.Resource) bool {
 	touched := false
 	d := mvOf(r)
-	if b.un == nil && !r.HasExtras() {
+	if b.undefined == nil && !r.HasExtras() {
 		b.addToPlain(i, j, d)
 		return false
 	}
@@ -301,30 +303,30 @@ func (b *block) addTo(i, j int, r berth.Resource) bool {
 	for k := i; k < j; k++ {
 		if !b.defined(k) {
 			touched = true
-			b.un[k] = false
-			b.nUn--
+			b.undefined[k] = false
+			b.undefinedCount--
 			b.store(k, r)
 			continue
 		}
-		b.vs[k].m += d.m
-		b.vs[k].v += d.v
+		b.values[k].m += d.m
+		b.values[k].v += d.v
 		if r.HasExtras() {
-			b.xs[k] = b.xs[k].Add(extrasOf(r))
+			b.extras[k] = b.extras[k].Add(extrasOf(r))
 		}
 	}
-	if b.nUn == 0 {
-		b.un = nil
+	if b.undefinedCount == 0 {
+		b.undefined = nil
 	}
 	b.recompute()
 	return touched
 }
 
-// addToPlain adds d to vs[i:j] of a block with every breakpoint defined
+// addToPlain adds d to values[i:j] of a block with every breakpoint defined
 // and keeps the bounds exact without reading outside [i, j) when it can: a
 // component moving up keeps its low bound if it lies outside the range (and
 // the reverse); otherwise it rebuilds them.
 func (b *block) addToPlain(i, j int, d mv) {
-	mid := b.vs[i:j]
+	mid := b.values[i:j]
 	plo := mv{math.MaxInt64, math.MaxInt64}
 	phi := mv{math.MinInt64, math.MinInt64}
 	for k := range mid {
@@ -342,7 +344,7 @@ func (b *block) addToPlain(i, j int, d mv) {
 // what it took and returns that index (the block is unchanged); otherwise
 // it returns -1.
 func (b *block) subPlain(i, j int, d mv) int {
-	mid := b.vs[i:j]
+	mid := b.values[i:j]
 	needM, needV := d.m-b.lazy.m, d.v-b.lazy.v
 	plo := mv{math.MaxInt64, math.MaxInt64}
 	phi := mv{math.MinInt64, math.MinInt64}
@@ -367,7 +369,7 @@ func (b *block) subPlain(i, j int, d mv) int {
 // rebound restores the bounds after d was added to [i, j), whose bounds
 // before the change were plo and phi.
 func (b *block) rebound(i, j int, plo, phi, d mv) {
-	if i == 0 && j == len(b.vs) {
+	if i == 0 && j == len(b.values) {
 		b.lo = mv{plo.m + d.m, plo.v + d.v}
 		b.hi = mv{phi.m + d.m, phi.v + d.v}
 		return

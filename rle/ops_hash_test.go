@@ -22,7 +22,7 @@ func hashLayout(h hash.Hash, s *Series) {
 	}
 	s.tree.Ascend(func(it item) bool {
 		b := it.b
-		fmt.Fprintf(h, "[%d %d %v %v %v %d %v]", it.first, len(b.ts), b.lazy, b.lo, b.hi, b.nUn, b.x)
+		fmt.Fprintf(h, "[%d %d %v %v %v %d %v]", it.first, len(b.times), b.lazy, b.lo, b.hi, b.undefinedCount, b.hasExtras)
 		return true
 	})
 	fmt.Fprintln(h)

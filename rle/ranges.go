@@ -28,34 +28,34 @@ func (s *Series) ensureIn(items []item, t berth.Time) (had bool, x, i int, valid
 		return s.ensureBreak(t), -1, -1, false
 	}
 	b := items[x].b
-	i = upper(b.ts, t) - 1
-	if b.ts[i] == t {
+	i = upper(b.times, t) - 1
+	if b.times[i] == t {
 		return true, x, i, true
 	}
-	if len(b.ts) >= s.maxB() {
+	if len(b.times) >= s.maxB() {
 		return s.ensureBreak(t), -1, -1, false
 	}
 	b = s.writable(items[x])
 	items[x].b = b
 	b.insertDup(i, t)
-	s.n++
+	s.length++
 	return false, x, i + 1, true
 }
 
 // fixIn drops the breakpoint at t, which is breakpoint i of block x of the
 // collected blocks, if it repeats the value before it.
 func (s *Series) fixIn(items []item, x, i int, t berth.Time) {
-	if x < 0 || x >= len(items) || i >= len(items[x].b.ts) || items[x].b.ts[i] != t {
+	if x < 0 || x >= len(items) || i >= len(items[x].b.times) || items[x].b.times[i] != t {
 		s.fix(t)
 		return
 	}
 	b := items[x].b
-	if i > 0 && b.un == nil && b.plain() {
+	if i > 0 && b.undefined == nil && b.plain() {
 		// same block, memory and vcores only: compare the stored values
-		if b.vs[i] == b.vs[i-1] {
+		if b.values[i] == b.values[i-1] {
 			next := -1
 			if x+1 < len(items) {
-				next = len(items[x+1].b.ts)
+				next = len(items[x+1].b.times)
 			}
 			s.delAtHint(items[x], i, next)
 		}
@@ -67,14 +67,14 @@ func (s *Series) fixIn(items []item, x, i int, t berth.Time) {
 		prev = b.at(i - 1)
 	case x > 0:
 		pb := items[x-1].b
-		prev = pb.at(len(pb.ts) - 1)
+		prev = pb.at(len(pb.times) - 1)
 	default:
 		prev = s.before(t)
 	}
 	if b.at(i).same(prev) {
 		next := -1
 		if x+1 < len(items) {
-			next = len(items[x+1].b.ts)
+			next = len(items[x+1].b.times)
 		}
 		s.delAtHint(items[x], i, next)
 	}
@@ -83,11 +83,11 @@ func (s *Series) fixIn(items []item, x, i int, t berth.Time) {
 // shortAt finds the first breakpoint in [i, j) of b that r does not fit in
 // (undefined counts as zero).
 func shortAt(b *block, i, j int, r berth.Resource) (Breakpoint, bool) {
-	quick := !r.HasExtras() && b.un == nil && b.plain()
+	quick := !r.HasExtras() && b.undefined == nil && b.plain()
 	needM, needV := r.Memory-b.lazy.m, r.VCores-b.lazy.v
 	for k := i; k < j; k++ {
 		if quick {
-			if v := b.vs[k]; v.m >= needM && v.v >= needV {
+			if v := b.values[k]; v.m >= needM && v.v >= needV {
 				continue
 			}
 		}
@@ -106,8 +106,8 @@ func (s *Series) removeRange(items []item, from, to berth.Time, r berth.Resource
 	d, x := mvOf(r), r.HasExtras()
 	neg := r.Neg()
 	for k, it := range items {
-		i, j := 0, len(it.b.ts)
-		whole := it.first >= from && k+1 < len(items) && items[k+1].first <= to && it.b.nUn == 0
+		i, j := 0, len(it.b.times)
+		whole := it.first >= from && k+1 < len(items) && items[k+1].first <= to && it.b.undefinedCount == 0
 		if whole && it.b.plain() && !x && it.b.lo.m+it.b.lazy.m >= d.m && it.b.lo.v+it.b.lazy.v >= d.v {
 			b := s.writable(it)
 			items[k].b = b
@@ -116,15 +116,15 @@ func (s *Series) removeRange(items []item, from, to berth.Time, r berth.Resource
 			continue
 		}
 		if it.first < from {
-			i = lower(it.b.ts, from)
+			i = lower(it.b.times, from)
 		}
-		if it.b.ts[j-1] >= to {
-			j = lower(it.b.ts, to)
+		if it.b.times[j-1] >= to {
+			j = lower(it.b.times, to)
 		}
 		if i >= j {
 			continue
 		}
-		if !x && it.b.un == nil && it.b.plain() {
+		if !x && it.b.undefined == nil && it.b.plain() {
 			// check and subtract in one pass
 			b := s.writable(it)
 			items[k].b = b

@@ -106,7 +106,7 @@ func (s *Series) locate(t berth.Time) (item, int, bool) {
 	if !ok {
 		return item{}, 0, false
 	}
-	return it, upper(it.b.ts, t) - 1, true
+	return it, upper(it.b.times, t) - 1, true
 }
 
 // lookup returns the value in force at t; ok is false where undefined.
@@ -138,7 +138,7 @@ func (s *Series) before(t berth.Time) Breakpoint {
 // get returns the breakpoint at exactly t.
 func (s *Series) get(t berth.Time) (Breakpoint, bool) {
 	it, i, ok := s.locate(t)
-	if !ok || it.b.ts[i] != t {
+	if !ok || it.b.times[i] != t {
 		return Breakpoint{}, false
 	}
 	return it.b.at(i), true
@@ -154,8 +154,8 @@ func (s *Series) ensureBreak(t berth.Time) bool {
 		return false
 	}
 	b := it.b
-	i := upper(b.ts, t) - 1
-	if b.ts[i] == t {
+	i := upper(b.times, t) - 1
+	if b.times[i] == t {
 		return true
 	}
 	p := b.at(i)
@@ -167,7 +167,7 @@ func (s *Series) ensureBreak(t berth.Time) bool {
 // fix drops the breakpoint at t if it repeats the value before it.
 func (s *Series) fix(t berth.Time) {
 	it, i, ok := s.locate(t)
-	if !ok || it.b.ts[i] != t {
+	if !ok || it.b.times[i] != t {
 		return
 	}
 	p := it.b.at(i)
@@ -187,7 +187,7 @@ func (s *Series) set(p Breakpoint) {
 	s.ensure()
 	it, ok := s.floorItem(p.Time)
 	if ok {
-		if i := upper(it.b.ts, p.Time) - 1; it.b.ts[i] == p.Time {
+		if i := upper(it.b.times, p.Time) - 1; it.b.times[i] == p.Time {
 			s.writable(it).setAt(i, p)
 			return
 		}
@@ -202,80 +202,80 @@ func (s *Series) insert(p Breakpoint) {
 	if !ok {
 		it, ok = s.tree.Min()
 		if !ok {
-			nb := &block{own: s.own, ts: make([]berth.Time, 0, 4), vs: make([]mv, 0, 4)}
+			nb := &block{own: s.own, times: make([]berth.Time, 0, 4), values: make([]mv, 0, 4)}
 			nb.insertAt(0, p)
 			s.tree.ReplaceOrInsert(item{first: p.Time, b: nb})
-			s.n++
+			s.length++
 			return
 		}
 		s.insertInto(it, 0, p)
 		return
 	}
-	s.insertInto(it, upper(it.b.ts, p.Time), p)
+	s.insertInto(it, upper(it.b.times, p.Time), p)
 }
 
 // insertInto inserts p at index i of the block of it.
 func (s *Series) insertInto(it item, i int, p Breakpoint) {
 	b := s.writable(it)
-	if len(b.ts) >= s.maxB() {
+	if len(b.times) >= s.maxB() {
 		nb := s.split(b)
-		if i > len(b.ts) {
-			i -= len(b.ts)
+		if i > len(b.times) {
+			i -= len(b.times)
 			b = nb
 		}
 	}
-	oldFirst := b.ts[0]
+	oldFirst := b.times[0]
 	b.insertAt(i, p)
 	if i == 0 {
 		s.tree.Delete(item{first: oldFirst})
 		s.tree.ReplaceOrInsert(item{first: p.Time, b: b})
 	}
-	s.n++
+	s.length++
 }
 
 // split moves the upper half of the owned block b into a new block.
 func (s *Series) split(b *block) *block {
-	h := len(b.ts) / 2
+	h := len(b.times) / 2
 	nb := &block{
-		own:   s.own,
-		ts:    append(make([]berth.Time, 0, maxBlock), b.ts[h:]...),
-		vs:    append(make([]mv, 0, maxBlock), b.vs[h:]...),
-		lazy:  b.lazy,
-		xlazy: b.xlazy,
-		x:     b.x,
+		own:        s.own,
+		times:      append(make([]berth.Time, 0, maxBlock), b.times[h:]...),
+		values:     append(make([]mv, 0, maxBlock), b.values[h:]...),
+		lazy:       b.lazy,
+		lazyExtras: b.lazyExtras,
+		hasExtras:  b.hasExtras,
 	}
-	if b.xs != nil {
-		nb.xs = append(make([]berth.Resource, 0, maxBlock), b.xs[h:]...)
-		b.xs = b.xs[:h]
+	if b.extras != nil {
+		nb.extras = append(make([]berth.Resource, 0, maxBlock), b.extras[h:]...)
+		b.extras = b.extras[:h]
 	}
-	if b.un != nil {
-		nb.un = append(make([]bool, 0, maxBlock), b.un[h:]...)
-		for _, u := range nb.un {
+	if b.undefined != nil {
+		nb.undefined = append(make([]bool, 0, maxBlock), b.undefined[h:]...)
+		for _, u := range nb.undefined {
 			if u {
-				nb.nUn++
+				nb.undefinedCount++
 			}
 		}
-		if nb.nUn == 0 {
-			nb.un = nil
+		if nb.undefinedCount == 0 {
+			nb.undefined = nil
 		}
-		b.un = b.un[:h]
-		b.nUn -= nb.nUn
-		if b.nUn == 0 {
-			b.un = nil
+		b.undefined = b.undefined[:h]
+		b.undefinedCount -= nb.undefinedCount
+		if b.undefinedCount == 0 {
+			b.undefined = nil
 		}
 	}
-	b.ts = b.ts[:h]
-	b.vs = b.vs[:h]
+	b.times = b.times[:h]
+	b.values = b.values[:h]
 	b.recompute()
 	nb.recompute()
-	s.tree.ReplaceOrInsert(item{first: nb.ts[0], b: nb})
+	s.tree.ReplaceOrInsert(item{first: nb.times[0], b: nb})
 	return nb
 }
 
 // del removes the breakpoint at t, if any.
 func (s *Series) del(t berth.Time) {
 	it, i, ok := s.locate(t)
-	if !ok || it.b.ts[i] != t {
+	if !ok || it.b.times[i] != t {
 		return
 	}
 	s.delAt(it, i)
@@ -289,16 +289,16 @@ func (s *Series) delAt(it item, i int) { s.delAtHint(it, i, -1) }
 func (s *Series) delAtHint(it item, i, nextLen int) {
 	b := s.writable(it)
 	b.removeAt(i)
-	s.n--
-	if len(b.ts) == 0 {
+	s.length--
+	if len(b.times) == 0 {
 		s.tree.Delete(item{first: it.first})
 		return
 	}
 	if i == 0 {
 		s.tree.Delete(item{first: it.first})
-		s.tree.ReplaceOrInsert(item{first: b.ts[0], b: b})
+		s.tree.ReplaceOrInsert(item{first: b.times[0], b: b})
 	}
-	if len(b.ts) < s.maxB()/4 && (nextLen < 0 || len(b.ts)+nextLen <= s.maxB()) {
+	if len(b.times) < s.maxB()/4 && (nextLen < 0 || len(b.times)+nextLen <= s.maxB()) {
 		s.absorbNext(b)
 	}
 }
@@ -307,20 +307,20 @@ func (s *Series) delAtHint(it item, i, nextLen int) {
 func (s *Series) absorbNext(b *block) {
 	var next item
 	found := false
-	s.tree.AscendGreaterOrEqual(item{first: b.ts[0]}, func(it item) bool {
-		if it.first == b.ts[0] {
+	s.tree.AscendGreaterOrEqual(item{first: b.times[0]}, func(it item) bool {
+		if it.first == b.times[0] {
 			return true
 		}
 		next, found = it, true
 		return false
 	})
-	if !found || len(b.ts)+len(next.b.ts) > s.maxB() {
+	if !found || len(b.times)+len(next.b.times) > s.maxB() {
 		return
 	}
 	o := next.b
 	b.pushdown()
-	for i := range o.ts {
-		b.insertAt(len(b.ts), o.at(i))
+	for i := range o.times {
+		b.insertAt(len(b.times), o.at(i))
 	}
 	s.tree.Delete(item{first: next.first})
 }
@@ -358,23 +358,23 @@ func (s *Series) addRange(items []item, from, to berth.Time, r berth.Resource) b
 	for k, it := range items {
 		// A block followed by one starting at or before to lies inside
 		// [from, to) when it starts at or after from: no need to read it.
-		if it.first >= from && k+1 < len(items) && items[k+1].first <= to && it.b.nUn == 0 {
+		if it.first >= from && k+1 < len(items) && items[k+1].first <= to && it.b.undefinedCount == 0 {
 			b := s.writable(it)
 			items[k].b = b
 			b.lazy.m += d.m
 			b.lazy.v += d.v
 			if x {
-				b.xlazy = b.xlazy.Add(extrasOf(r))
-				b.x = true
+				b.lazyExtras = b.lazyExtras.Add(extrasOf(r))
+				b.hasExtras = true
 			}
 			continue
 		}
-		i, j := 0, len(it.b.ts)
+		i, j := 0, len(it.b.times)
 		if it.first < from {
-			i = lower(it.b.ts, from)
+			i = lower(it.b.times, from)
 		}
-		if it.b.ts[j-1] >= to {
-			j = lower(it.b.ts, to)
+		if it.b.times[j-1] >= to {
+			j = lower(it.b.times, to)
 		}
 		if i >= j {
 			continue
@@ -435,11 +435,11 @@ func (s *Series) scanBlocks(from, to berth.Time, def func() bool, whole func(b *
 		b := it.b
 		i := 0
 		if it.first < from {
-			i = upper(b.ts, from) - 1 // the breakpoint in force at from
+			i = upper(b.times, from) - 1 // the breakpoint in force at from
 		}
-		j := len(b.ts)
-		if b.ts[j-1] >= to {
-			j = lower(b.ts, to)
+		j := len(b.times)
+		if b.times[j-1] >= to {
+			j = lower(b.times, to)
 		}
 		return i >= j || part(b, i, j)
 	}
