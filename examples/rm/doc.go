@@ -47,11 +47,15 @@
 // # What the host does each tick
 //
 // Nothing here runs by itself: the host owns the clock. Each plan step
-// ([Reservations.Step]) it advances the clock and calls Follower.Run;
-// right after accepting a reservation it calls Follower.Refresh, so the
-// reservation's queue exists before its applications arrive; it forwards
-// node heartbeats to the scheduler; and every preemption interval it runs
-// the preemption round. The runnable example shows one such loop.
+// ([Reservations.Step]) it advances the clock and calls Follower.Run,
+// and stops the containers each result's Ended lists. A reservation that
+// arrives within one step is published by System.Submit itself (the
+// system's Publish is the follower's), so its queue exists when Submit
+// returns and its applications may follow at once, as in YARN; what that
+// publication ended comes first in the next Run's results (or from
+// Follower.TakePublished). The host forwards node heartbeats to the
+// scheduler, and every preemption interval it runs the preemption round.
+// The runnable example shows one such loop.
 //
 // # Trade-offs
 //
