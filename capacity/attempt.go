@@ -18,18 +18,37 @@ func (t *attempt) app(a *app, lim *limits) proposal {
 		if k.Outstanding() <= 0 {
 			continue
 		}
+		if t.borrow && a.waitingAM {
+			// No AM borrows a partition (YARN: a preempted AM is too
+			// painful).
+			return proposal{st: stAppSkipped, why: queue.ReasonPartition, app: a, key: k}
+		}
+		if k.Payload.part != t.ask {
+			t.passOver(&first, k, queue.ReasonPartition) // another partition's ask
+			continue
+		}
 		if !s.cfg.ContinueLooking && !s.shouldAllocOrReserve(k) {
 			t.passOver(&first, k, queue.ReasonReservation)
 			continue
 		}
 		room := lim.headroom
 		if s.cfg.ContinueLooking {
-			room = room.Add(a.reserved)
+			room = room.Add(a.reservedOn(t.part))
 		}
 		if capR := k.Capability(); s.cmp(&room, &capR) < 0 {
 			return proposal{st: stQueueSkipped, why: queue.ReasonQueueHeadroom, app: a, key: k}
 		}
 		k.Payload.missed++
+		if k.Payload.part == 0 {
+			// Default-partition asks prefer unlabelled nodes: they borrow
+			// a labelled one only after missing as many opportunities as
+			// there are nodes (reset by an allocation on the default
+			// partition, commit).
+			k.Payload.missedNP++
+			if t.borrow && k.Payload.missedNP < int64(len(s.nodes)) {
+				return proposal{st: stAppSkipped, why: queue.ReasonPartition, app: a, key: k}
+			}
+		}
 		p := t.request(a, k, lim)
 		if p.st == stPrioritySkipped {
 			k.Payload.missed--

@@ -56,7 +56,10 @@ func (s *Scheduler) apply(n *node, p proposal) (Allocation, bool, ContainerID) {
 		k.Payload.nRes++
 		k.Payload.reRes = 0 // YARN resets it on a new reservation
 		a.reserved = a.reserved.Add(r.res)
-		s.charge(q, u, r.res, true)
+		if n.part != 0 {
+			a.lp[n.part-1].reserved = a.lp[n.part-1].reserved.Add(r.res)
+		}
+		s.chargeOn(n.part, q, u, r.res, true)
 		return Allocation{}, false, r.id
 	}
 	if p.from != nil {
@@ -72,6 +75,11 @@ func (s *Scheduler) apply(n *node, p proposal) (Allocation, bool, ContainerID) {
 	a.link(c)
 	n.allocated = n.allocated.Add(capR)
 	k.Allocate(p.loc, n.id, n.rack) // the walk only proposes keys with outstanding asks
+	if n.part != 0 || k.Payload.part != 0 {
+		s.commitLabelled(c, k)
+		return Allocation{Container: c.c, Headroom: a.headroom}, true, c.c.ID
+	}
+	k.Payload.missedNP = 0 // an allocation on the default partition (YARN's doAllocation)
 	// setPending below re-keys a in its leaf's order from both its usage
 	// and its demand: one re-key instead of appUsage's and setPending's.
 	a.used = a.used.Add(capR)
@@ -80,7 +88,11 @@ func (s *Scheduler) apply(n *node, p proposal) (Allocation, bool, ContainerID) {
 	s.chargeMirror(q, u, capR, false)
 	s.setPending(a, a.pending.Sub(capR))
 	s.accountUser(q, u, queue.Delta{Used: capR})
-	a.headroom = s.headroom(q, u, s.userLimit(q, u))
+	if a.lp != nil {
+		a.headroom = s.appHeadroom(a)
+	} else {
+		a.headroom = s.headroom(q, u, s.userLimit(q, u))
+	}
 	if s.obs != nil {
 		s.obs.ObserveContainer(queue.ContainerEvent{Kind: queue.ContainerAllocated, Container: c.c, Time: c.c.Time})
 	}

@@ -86,6 +86,22 @@ type QueueSettings struct {
 	Priority int
 	// UserWeights gives per-user weights (default 1).
 	UserWeights map[string]float64
+	// AccessibleNodeLabels are the node labels whose partitions the
+	// queue's applications may ask for (accessible-node-labels): [AnyLabel]
+	// for all; nil inherits the parent's; an empty list none but the
+	// default partition. The root accesses every partition whatever it
+	// says, as in YARN.
+	AccessibleNodeLabels []string
+	// DefaultNodeLabelExpression is the partition of the asks (and AMs) of
+	// the queue's applications that name none
+	// (default-node-label-expression); "" inherits the parent's when the
+	// queue's accessible labels include the parent's, queue.NoLabel names
+	// the default partition.
+	DefaultNodeLabelExpression string
+	// NodeLabels holds the queue's settings per node label
+	// (accessible-node-labels.<label>.*). A label without an entry gives
+	// the queue no guarantee and no maximum on that partition, as in YARN.
+	NodeLabels map[string]LabelSettings
 	// Reservation holds a reservable queue's reservation settings
 	// (reservation-window, average-capacity, instantaneous-max-capacity,
 	// reservation-agent, -policy, -planner, reservation-enforcement-window,
@@ -152,6 +168,11 @@ type Config struct {
 	// (queue-mappings, the app-name mappings, the override switch); the
 	// zero value places every application where it asks.
 	Placement Placement
+	// NodeLabels are the cluster's partitions (YARN's cluster node
+	// labels): a node carrying one (NodeSpec.Label) belongs to it, the
+	// others to the default partition. [Scheduler.Reconfigure] may add
+	// labels and change their exclusivity, not drop them.
+	NodeLabels []NodeLabel
 	// Groups tells the users' groups to the queue mappings and the ACLs
 	// for submissions whose AppSpec.Groups is nil (as fair.Config.Groups
 	// does); nil means such users have no groups. It is the host's, not
@@ -220,9 +241,11 @@ func (c *Config) validateGlobal() error {
 		return berth.InvalidField("yarn.scheduler.maximum-allocation-mb", c.MaxAllocation, "must be at least the minimum allocation")
 	}
 	if c.ReservationSystem != nil {
-		return c.ReservationSystem.Validate()
+		if err := c.ReservationSystem.Validate(); err != nil {
+			return err
+		}
 	}
-	return nil
+	return validateNodeLabels(c.NodeLabels)
 }
 
 func bad(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
@@ -256,7 +279,7 @@ func validateSettings(t *queue.Tree[QueueSettings]) error {
 			}
 		}
 	}
-	return nil
+	return validateLabelSettings(t)
 }
 
 // keyError turns a queue-tree error into a FieldError naming the
@@ -341,6 +364,7 @@ func cloneQueueConfig(q QueueConfig) QueueConfig {
 			out.Settings.UserWeights[k] = v
 		}
 	}
+	cloneLabelSettings(&out.Settings, &q.Settings)
 	out.Settings.Reservation = q.Settings.Reservation.Clone()
 	if q.SubmitACL != nil {
 		a := *q.SubmitACL
@@ -357,6 +381,7 @@ func (c Config) clone() Config {
 	out := c
 	out.Root = cloneQueueConfig(c.Root)
 	out.Placement = c.Placement.clone()
+	out.NodeLabels = slices.Clone(c.NodeLabels)
 	if c.ReservationSystem != nil {
 		rs := *c.ReservationSystem
 		out.ReservationSystem = &rs

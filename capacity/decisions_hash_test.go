@@ -35,12 +35,16 @@ func (d *decisionHasher) ObserveContainer(e queue.ContainerEvent) {
 }
 
 // hashWorld runs steps random operations (the state test's vocabulary) on
-// a scheduler drawn from seed and returns the hash of its decisions and
-// of its snapshot bytes taken every 50 steps.
-func hashWorld(t *testing.T, seed uint64, steps int) (decisions, snapshots string, allocated int) {
+// a scheduler drawn from seed (mutate: its configuration) and returns the
+// hash of its decisions and of its snapshot bytes taken every 50 steps.
+func hashWorld(t *testing.T, seed uint64, steps int, mutate func(*Config)) (decisions, snapshots string, allocated int) {
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
 	clock := berth.NewManualClock(0)
-	s, err := New(stateConfig(r), clock)
+	cfg := stateConfig(r)
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	s, err := New(cfg, clock)
 	require.NoError(t, err)
 	require.NoError(t, s.AddReservationQueue("c", "res_1"))
 	require.NoError(t, s.SetEntitlement("c-default", Entitlement{Capacity: 0.5, MaxCapacity: 1}))
@@ -48,7 +52,7 @@ func hashWorld(t *testing.T, seed uint64, steps int) (decisions, snapshots strin
 	d := &decisionHasher{h: sha256.New()}
 	s.SetObserver(d)
 	snaps := sha256.New()
-	tw := &twin{r: r}
+	tw := &twin{r: r, labels: mutate != nil}
 	for i := range steps {
 		clock.Advance(int64(r.IntN(700)))
 		tw.next(s, clock)(s)
@@ -89,13 +93,19 @@ func TestDecisionAndSnapshotHashes(t *testing.T) {
 		decisions string
 		snapshots string
 	}{
-		{"random/1", "4a95330f51bd27ea", "f5d7b82b530cb608"},
-		{"random/2", "cef923e3aba9ebae", "d51f1e30d79f976e"},
-		{"random/3", "b0b7f897eba73429", "5989e6aefef36c96"},
-		{"random/4", "e64f759c038c2ac1", "fade709b6fd651bd"},
-		{"random/5", "b3e2f3c017f1a88f", "5269eb92a24546c7"},
-		{"manyapps/utilization/1", "39cbe8924dd804c8", "14ea3c252c5d4a5f"},
-		{"manyapps/priority/fill", "63df6a0b9d489794", "0e3440a242c637b8"},
+		{"random/1", "4a95330f51bd27ea", "2381aac13959b5d9"},
+		{"random/2", "cef923e3aba9ebae", "e6b39149e9d1ba70"},
+		{"random/3", "b0b7f897eba73429", "b3b4ec0cc4b9f32e"},
+		{"random/4", "e64f759c038c2ac1", "06c050ea208da823"},
+		{"random/5", "b3e2f3c017f1a88f", "0931819589634b74"},
+		{"manyapps/utilization/1", "39cbe8924dd804c8", "1c15c2523f5d72ae"},
+		{"manyapps/priority/fill", "63df6a0b9d489794", "081acc8d0ea5e948"},
+		// node partitions (labelConfig): the decisions of the walk per
+		// partition before it joined the phases
+		{"labels/1", "66311427e33f4836", "3503a946c488f137"},
+		{"labels/2", "687c348194dd4078", "66c36e83abb87647"},
+		{"labels/3", "2593700668c15f11", "613c49f508e95880"},
+		{"labels/4", "74560fc230f6c72b", "9f46bac34dbc0471"},
 	}
 	for _, w := range want {
 		t.Run(w.world, func(t *testing.T) {
@@ -103,7 +113,9 @@ func TestDecisionAndSnapshotHashes(t *testing.T) {
 			var n int
 			var seed uint64
 			if _, err := fmt.Sscanf(w.world, "random/%d", &seed); err == nil {
-				dec, snap, n = hashWorld(t, seed, 1000)
+				dec, snap, n = hashWorld(t, seed, 1000, nil)
+			} else if _, err := fmt.Sscanf(w.world, "labels/%d", &seed); err == nil {
+				dec, snap, n = hashWorld(t, seed, 1000, labelConfig)
 			} else {
 				child, perBeat := OrderUtilization, 1
 				if w.world == "manyapps/priority/fill" {

@@ -25,6 +25,7 @@ type keyBefore struct {
 	anyCount, rackCount, host int
 	anyRelax, rackRelax       bool
 	uniq, nRes, outstanding   int
+	part                      int // the partition the request asks for
 }
 
 // before is what the checks need of the state before a heartbeat.
@@ -47,17 +48,49 @@ func stateBefore(s *Scheduler, n *node) before {
 			kb.rackCount, kb.rackRelax = k.RackAsk(n.rack)
 			kb.host, _ = k.HostAsk(n.id)
 			kb.uniq, kb.nRes, kb.outstanding = k.UniqueLocationAsks(), k.Payload.nRes, k.Outstanding()
+			kb.part = k.Payload.part
 			ks[k.Priority()] = kb
 		}
 		b.keys[id] = ks
-		b.overLimit[id] = overUserLimit(s, a)
+		b.overLimit[id] = overUserLimit(s, a, n.part)
 	}
 	return b
 }
 
-func overUserLimit(s *Scheduler, a *app) bool {
-	ul := s.userLimit(a.q, a.u)
-	return s.cmp(&a.u.used, &ul) > 0
+// overUserLimit: a's user is over its user limit on partition part (on a
+// labelled one, its own or the limit of a borrowing walk).
+func overUserLimit(s *Scheduler, a *app, part int) bool {
+	if part == 0 {
+		ul := s.userLimit(a.q, a.u)
+		return s.cmp(&a.u.used, &ul) > 0
+	}
+	used, total := a.u.lp[part-1].used, s.parts[part].total
+	own, lent := s.userLimitOn(a.q, a.u, part, false), s.userLimitOn(a.q, a.u, part, true)
+	return s.rc.Compare(total, used, own) > 0 || s.rc.Compare(total, used, lent) > 0
+}
+
+// waitsForPartition: the partition of node n is not for queue q (act.App
+// "") or application a: q or a has demand on another partition (b: the
+// requests before the heartbeat).
+func waitsForPartition(s *Scheduler, n *node, b before, act Activity) bool {
+	if act.App != "" {
+		for _, kb := range b.keys[act.App] {
+			if kb.outstanding > 0 && kb.part != n.part {
+				return true
+			}
+		}
+		return false
+	}
+	q := s.byPath[act.Queue]
+	if n.part != 0 && !q.pending.IsZero() {
+		return true
+	}
+	for i := range q.lp {
+		if i+1 != n.part && !q.lp[i].pending.IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 // checkActivity checks one activity of a heartbeat on n against the
@@ -77,7 +110,9 @@ func checkActivity(t *testing.T, s *Scheduler, n *node, b before, act Activity, 
 			assert.True(t, act.Queue == act.Limited || strings.HasPrefix(act.Queue, act.Limited+"."), msg)
 		}
 	case queue.ReasonUserLimit:
-		assert.True(t, b.overLimit[act.App] || overUserLimit(s, s.apps[act.App]), msg)
+		assert.True(t, b.overLimit[act.App] || overUserLimit(s, s.apps[act.App], n.part), msg)
+	case queue.ReasonPartition:
+		assert.True(t, waitsForPartition(s, n, b, act), msg)
 	case queue.ReasonNodeTooSmall:
 		assert.Positive(t, s.cmp(&act.Resource, &n.total), msg)
 	case queue.ReasonNodeFull:
@@ -180,7 +215,10 @@ func checkedHeartbeat(t *testing.T, s, twin *Scheduler, node string, sink *activ
 func withoutUnreached(as []Activity) []Activity {
 	out := []Activity{}
 	for _, a := range as {
-		if a.Reason == queue.ReasonOrder || a.App != "" && a.Limited != "" {
+		// (ReasonPartition: an application whose requests are all for
+		// other partitions; the walk's own carry the request.)
+		if a.Reason == queue.ReasonOrder || a.App != "" && a.Limited != "" ||
+			a.Reason == queue.ReasonPartition && a.App != "" && a.Resource.IsZero() {
 			continue
 		}
 		out = append(out, a)
@@ -194,11 +232,34 @@ func withoutUnreached(as []Activity) []Activity {
 // nothing has a reason consistent with the state, and recording changes
 // no decision (a twin without recording decides the same, byte for byte).
 func TestReasonsMatchDecisions(t *testing.T) {
-	var reasons [32]int
+	reasons := reasonWorlds(t, nil)
+	// The worlds gave the walk's reasons.
+	for _, r := range []queue.Reason{queue.ReasonQueueLimit, queue.ReasonQueueHeadroom, queue.ReasonUserLimit, queue.ReasonAMLimit,
+		queue.ReasonNodeTooSmall, queue.ReasonLocality, queue.ReasonLocalityDelay, queue.ReasonNodeFull,
+		queue.ReasonNodeReserved, queue.ReasonOrder, queue.ReasonReservation} {
+		assert.Positive(t, reasons[r], "reason %s never seen", r)
+	}
+	t.Logf("reasons seen: %v", reasons[:16])
+}
+
+// The same with node partitions (labelConfig): the partition walks'
+// reasons, ReasonPartition among them, match their decisions too.
+func TestReasonsMatchDecisionsWithPartitions(t *testing.T) {
+	reasons := reasonWorlds(t, labelConfig)
+	for _, r := range []queue.Reason{queue.ReasonPartition, queue.ReasonQueueLimit, queue.ReasonUserLimit,
+		queue.ReasonLocalityDelay, queue.ReasonNodeFull, queue.ReasonOrder} {
+		assert.Positive(t, reasons[r], "reason %s never seen", r)
+	}
+	t.Logf("reasons seen: %v", reasons[:16])
+}
+
+// reasonWorlds runs recorded heartbeats over random worlds (mutate: their
+// configuration) beside unrecorded twins and counts the reasons seen.
+func reasonWorlds(t *testing.T, mutate func(*Config)) (reasons [32]int) {
 	for seed := uint64(1); seed <= 8; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			s, clock, tw := buildRandom(t, seed, 0)
-			twin, clock2, _ := buildRandom(t, seed, 0)
+			s, clock, tw := buildRandomWith(t, seed, 0, mutate)
+			twin, clock2, _ := buildRandomWith(t, seed, 0, mutate)
 			sink := &activitySink{}
 			s.SetObserver(sink)
 			for range 400 {
@@ -211,6 +272,9 @@ func TestReasonsMatchDecisions(t *testing.T) {
 					checkedHeartbeat(t, s, twin, nodes[tw.r.IntN(len(nodes))].ID, sink)
 					for _, a := range sink.got {
 						reasons[a.Reason]++
+						for _, rq := range a.Requests {
+							reasons[rq.Reason]++
+						}
 					}
 				}
 			}
@@ -218,13 +282,7 @@ func TestReasonsMatchDecisions(t *testing.T) {
 			require.Equal(t, saveBytes(t, twin), saveBytes(t, s), "recording leaves no trace in the state")
 		})
 	}
-	// The worlds gave the walk's reasons.
-	for _, r := range []queue.Reason{queue.ReasonQueueLimit, queue.ReasonQueueHeadroom, queue.ReasonUserLimit, queue.ReasonAMLimit,
-		queue.ReasonNodeTooSmall, queue.ReasonLocality, queue.ReasonLocalityDelay, queue.ReasonNodeFull,
-		queue.ReasonNodeReserved, queue.ReasonOrder, queue.ReasonReservation} {
-		assert.Positive(t, reasons[r], "reason %s never seen", r)
-	}
-	t.Logf("reasons seen: %v", reasons[:16])
+	return reasons
 }
 
 func TestExplainArguments(t *testing.T) {

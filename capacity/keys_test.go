@@ -63,9 +63,9 @@ func TestReportOfHadoopDefaultFile(t *testing.T) {
 	assert.Contains(t, err.Error(), "and 5 more")
 }
 
-// The three lines issue 15 adds to the stock file: a queue mapping (now
-// modelled), a node label (not modelled) and a misspelt key (unknown,
-// with the key it was meant to be).
+// The three lines issue 15 adds to the stock file: a queue mapping and a
+// node label (both modelled now) and a misspelt key (unknown, with the
+// key it was meant to be).
 func TestReportEachKind(t *testing.T) {
 	doc := xmlDoc(
 		prefix+"root.queues", "default,alice",
@@ -85,6 +85,10 @@ func TestReportEachKind(t *testing.T) {
 	cfg, rep, err := ParseXMLReport(strings.NewReader(doc), XMLOptions{})
 	require.NoError(t, err)
 	require.Len(t, cfg.Placement.Mappings, 1)
+	assert.Equal(t, []NodeLabel{{Name: "gpu"}}, cfg.NodeLabels)
+	def := cfg.Root.Children[0].Settings
+	assert.Equal(t, []string{"gpu"}, def.AccessibleNodeLabels)
+	assert.Equal(t, map[string]LabelSettings{"gpu": {Capacity: queue.Percent(100)}}, def.NodeLabels)
 
 	byKey := map[string]queue.ConfigNote{}
 	for _, n := range rep.Notes {
@@ -96,8 +100,6 @@ func TestReportEachKind(t *testing.T) {
 		suggestion string
 		instead    string
 	}{
-		{prefix + "root.default.accessible-node-labels", queue.NoteNotModelled, "", "one partition"},
-		{prefix + "root.default.accessible-node-labels.gpu.capacity", queue.NoteNotModelled, "", "one partition"},
 		{prefix + "root.alice.leaf-queue-template.capacity", queue.NoteNotModelled, "", "no auto-created queues"},
 		{prefix + "root.default.typo-capacity", queue.NoteUnknown, prefix + "root.default.capacity", ""},
 		{prefix + "root.defualt.maximum-capacity", queue.NoteUnknown, prefix + "root.default.maximum-capacity", ""},

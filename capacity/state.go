@@ -11,36 +11,45 @@ import (
 	"github.com/berthsched/berth/queue"
 )
 
-// Durable state (issue 11 §1). SaveState writes one snapshot of kind
-// "capacity.Scheduler", body version 2, in the berth framing; the body is:
+// Durable state. SaveState writes one snapshot of kind
+// "capacity.Scheduler", body version 3, in the berth framing; the body is:
 //
 //	config       the global settings, the calculator (built-in tag, or
 //	             "host's"), the placement, the groups flag, the
 //	             reservation-system settings, then the configured queue
 //	             tree depth first (name, capacities, state, ACLs, kind
 //	             flags, settings with ordering policies as built-in tags or
-//	             host names and the reservation settings, children)
+//	             host names, the reservation settings and the label
+//	             settings, children), the cluster's node labels
+//	partitions   the labels in the scheduler's partition order (the
+//	             indexes below refer to it)
 //	reservation  every reservation queue, plans in tree order, each with
 //	  queues     its plan's path, name, entitlement and own settings
-//	nodes        by id: id, rack, capability
+//	nodes        by id: id, rack, capability, label
 //	apps         by submission: id, sequence, queue path, user, groups,
 //	             priority, active, start, reservation id, AM resource,
-//	             AM-next flag, headroom, and the request table (every key
-//	             with its ANY, rack and host entries and its delay,
-//	             re-reservation and reservation counters)
+//	             AM-next flag, headroom, label expressions and AM
+//	             partition, and the request table (every key with its ANY,
+//	             rack and host entries, its delay, re-reservation,
+//	             reservation and non-partitioned counters and its partition)
 //	containers   by id: app and node (indexes into the lists above),
-//	             resource, priority, locality, AM, time, preemption mark
+//	             resource, priority, locality, AM, time, preemption mark,
+//	             borrowed flag
 //	reservations by id: app, node, request priority, resource, locality,
 //	             time
 //	counters     the next container id and submission sequence
 //	leaf caches  per leaf in tree order: the limits handed down at the last
-//	             update and walk, and the incrementally kept usage ratio
-//	             and user weights (float sums whose rounding depends on
-//	             history, so they are not recomputed)
+//	             update and walk, and the incrementally kept usage ratios
+//	             (per partition) and user weights (float sums whose
+//	             rounding depends on history, so they are not recomputed)
 //
-// Version 1 is version 2 without the reservation-system and reservation
-// settings; RestoreScheduler reads both (a version 1 snapshot restores
-// them as unset: YARN's defaults).
+// Version 2 is version 3 without the node-label fields (label settings,
+// node labels, partitions, nodes' labels, applications' expressions and
+// partitions, keys' partitions and non-partitioned counters, borrowed
+// flags, per-partition usage ratios); version 1 is version 2 without the
+// reservation-system and reservation settings. RestoreScheduler reads all
+// three (what an older snapshot lacks restores as unset: YARN's defaults,
+// every node and ask on the default partition).
 //
 // Everything else (queue, user and node usage, active users, the child
 // and application orders, the id index, the queue tree's accounting) is
@@ -54,7 +63,11 @@ import (
 
 const (
 	stateKind    = "capacity.Scheduler"
-	stateVersion = 2
+	stateVersion = 3
+	// versionReservations added the reservation-system and reservation
+	// settings, versionLabels the node labels and partitions.
+	versionReservations = 2
+	versionLabels       = 3
 	// maxStateCount bounds any record count read from a snapshot.
 	maxStateCount = 1 << 28
 )
@@ -98,6 +111,10 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 	defer s.mu.Unlock()
 	e := berth.NewStateEncoder(w, stateKind, stateVersion)
 	s.saveConfig(e)
+	e.Len(len(s.parts) - 1)
+	for _, p := range s.parts[1:] {
+		e.String(p.name)
+	}
 	s.saveReservationQueues(e)
 
 	nodeIDs := sortedKeys(s.nodes)
@@ -109,6 +126,7 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 		e.String(n.id)
 		e.String(n.rack)
 		e.Resource(n.total)
+		e.String(s.parts[n.part].name)
 	}
 
 	apps := make([]*app, 0, len(s.apps))
@@ -136,6 +154,9 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 		e.Resource(a.amRes)
 		e.Bool(a.waitingAM)
 		e.Resource(a.headroom)
+		e.String(a.expr)
+		e.String(a.amExpr)
+		e.Int(a.amPart)
 		a.asks.WriteState(e, writeKeyState)
 	}
 
@@ -150,6 +171,7 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 		e.Bool(c.c.AM)
 		e.Varint(c.c.Time)
 		e.Bool(c.preempt)
+		e.Bool(c.borrowed)
 	})
 
 	resv := make([]*reservation, 0, len(s.resvByID))
@@ -186,6 +208,10 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 		e.Float32(lf.usageRatio)
 		e.Float64(lf.activeWeights)
 		e.Float64(lf.allWeights)
+		e.Len(len(q.lp))
+		for i := range q.lp {
+			e.Float32(q.lp[i].usageRatio)
+		}
 	}
 	return e.Finish()
 }
@@ -201,6 +227,8 @@ func writeKeyState(e *berth.StateEncoder, k *keyState) {
 	e.Varint(k.missed)
 	e.Int(k.reRes)
 	e.Int(k.nRes)
+	e.Varint(k.missedNP)
+	e.Int(k.part)
 }
 
 func (s *Scheduler) saveConfig(e *berth.StateEncoder) {
@@ -243,6 +271,11 @@ func (s *Scheduler) saveConfig(e *berth.StateEncoder) {
 	e.Bool(c.Groups != nil)
 	queue.WriteReservationSystemSettings(e, c.ReservationSystem)
 	writeQueueConfig(e, &c.Root)
+	e.Len(len(c.NodeLabels))
+	for _, l := range c.NodeLabels {
+		e.String(l.Name)
+		e.Bool(l.NonExclusive)
+	}
 }
 
 func writeCapacity(e *berth.StateEncoder, c queue.Capacity) {
@@ -305,6 +338,22 @@ func writeSettings(e *berth.StateEncoder, st *QueueSettings) {
 		e.Float64(st.UserWeights[n])
 	}
 	queue.WriteReservationSettings(e, st.Reservation)
+	e.Bool(st.AccessibleNodeLabels != nil)
+	e.Len(len(st.AccessibleNodeLabels))
+	for _, l := range st.AccessibleNodeLabels {
+		e.String(l)
+	}
+	e.String(st.DefaultNodeLabelExpression)
+	labels := sortedKeys(st.NodeLabels)
+	e.Bool(st.NodeLabels != nil)
+	e.Len(len(labels))
+	for _, l := range labels {
+		ls := st.NodeLabels[l]
+		e.String(l)
+		writeCapacity(e, ls.Capacity)
+		writeCapacity(e, ls.MaxCapacity)
+		e.Float64(ls.MaxAMResourcePercent)
+	}
 }
 
 func (s *Scheduler) saveReservationQueues(e *berth.StateEncoder) {
@@ -332,6 +381,7 @@ func (s *Scheduler) saveReservationQueues(e *berth.StateEncoder) {
 type restorer struct {
 	d   *berth.StateDecoder
 	env RestoreEnv
+	v   uint64 // the body version
 }
 
 func (r *restorer) fail(format string, args ...any) {
@@ -354,7 +404,7 @@ func RestoreScheduler(rd io.Reader, env RestoreEnv) (*Scheduler, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &restorer{d: d, env: env}
+	r := &restorer{d: d, env: env, v: d.Version()}
 	s := r.restore()
 	if err := d.Finish(); err != nil {
 		return nil, err
@@ -374,6 +424,14 @@ func (r *restorer) restore() *Scheduler {
 	d := r.d
 	d.Field("config")
 	cfg := r.readConfig()
+	var partNames []string
+	if r.v >= versionLabels {
+		d.Field("partitions")
+		np := d.Len(maxStateCount)
+		for i := 0; i < np && d.Err() == nil; i++ {
+			partNames = append(partNames, d.String())
+		}
+	}
 	d.Field("reservation queues")
 	type rqueue struct {
 		plan, name string
@@ -401,6 +459,10 @@ func (r *restorer) restore() *Scheduler {
 	s, err := New(cfg, r.env.Clock)
 	if err != nil {
 		r.fail("config: %w", err)
+		return nil
+	}
+	if err := s.orderParts(partNames); err != nil {
+		r.fail("partitions: %w", err)
 		return nil
 	}
 	for i, rq := range rqs {
@@ -454,7 +516,7 @@ func (r *restorer) restore() *Scheduler {
 
 	d.Field("containers")
 	nc := d.Len(maxStateCount)
-	held := make([]berth.Resource, len(apps))
+	held := make([]berth.Resource, len(apps)*len(s.parts)) // per application and partition
 	var last ContainerID
 	for i := 0; i < nc && d.Err() == nil; i++ {
 		rc := r.readContainer(len(apps), len(nodes))
@@ -476,22 +538,33 @@ func (r *restorer) restore() *Scheduler {
 		}
 		last = rc.id
 		a, n := apps[rc.app], nodes[rc.node]
-		c := &container{node: n, app: a, preempt: rc.preempt}
+		if rc.borrowed && n.part == 0 {
+			r.fail("containers[%d]: borrowed on an unlabelled node", i)
+			return nil
+		}
+		c := &container{node: n, app: a, preempt: rc.preempt, borrowed: rc.borrowed}
 		c.c = Container{ID: rc.id, App: a.id, Node: n.id, Queue: a.q.path, User: a.userName, Resource: rc.res,
 			Priority: int32(rc.prio), Locality: Locality(rc.loc), AM: rc.am, Time: rc.time}
 		s.live.Put(rc.id, c)
 		n.link(c)
 		a.link(c)
 		n.allocated = n.allocated.Add(rc.res)
-		held[rc.app] = held[rc.app].Add(rc.res)
+		h := rc.app*len(s.parts) + n.part
+		held[h] = held[h].Add(rc.res)
+		if rc.borrowed {
+			a.borrowed++
+			a.q.leaf.borrowed++
+		}
 	}
-	// Usage is charged once per application, not per container: the
-	// integer sums are the same, and the running float sums a charge
-	// touches are restored from the snapshot below.
+	// Usage is charged once per application and partition, not per
+	// container: the integer sums are the same, and the running float sums
+	// a charge touches are restored from the snapshot below.
 	for i, a := range apps {
-		if !held[i].IsZero() {
-			s.appUsage(a, held[i])
-			s.charge(a.q, a.u, held[i], false)
+		for p := range s.parts {
+			if h := held[i*len(s.parts)+p]; !h.IsZero() {
+				s.appUsageOn(a, p, h)
+				s.chargeOn(p, a.q, a.u, h, false)
+			}
 		}
 	}
 
@@ -528,7 +601,10 @@ func (r *restorer) restore() *Scheduler {
 		s.resvByID[rc.id] = rv
 		a.resv = append(a.resv, rv)
 		a.reserved = a.reserved.Add(rc.res)
-		s.charge(a.q, a.u, rc.res, true)
+		if n.part != 0 {
+			a.lp[n.part-1].reserved = a.lp[n.part-1].reserved.Add(rc.res)
+		}
+		s.chargeOn(n.part, a.q, a.u, rc.res, true)
 	}
 
 	d.Field("counters")
@@ -568,6 +644,7 @@ func (r *restorer) restore() *Scheduler {
 		cur, cached := d.Resource(), d.Resource()
 		ratio := r.d.Float32()
 		aw, tw := d.Float64(), d.Float64()
+		ratios := r.readRatios()
 		if d.Err() != nil {
 			return nil
 		}
@@ -576,12 +653,33 @@ func (r *restorer) restore() *Scheduler {
 			r.fail("leaf caches[%d]: %q is not a leaf", i, path)
 			return nil
 		}
+		if r.v >= versionLabels && len(ratios) != len(q.lp) {
+			r.fail("leaf caches[%d]: %d partitions, the scheduler has %d", i, len(ratios), len(q.lp))
+			return nil
+		}
 		lf := q.leaf
 		lf.currentLimit, lf.cachedLimit = cur, cached
 		lf.usageRatio, lf.activeWeights, lf.allWeights = ratio, aw, tw
+		for j, x := range ratios {
+			q.lp[j].usageRatio = x
+		}
 		lf.ulValid = false
 	}
 	return s
+}
+
+// readRatios reads a leaf's usage ratios on the labelled partitions
+// (version 2).
+func (r *restorer) readRatios() []float32 {
+	if r.v < versionLabels {
+		return nil
+	}
+	n := r.d.Len(maxStateCount)
+	out := make([]float32, 0, min(n, 64))
+	for i := 0; i < n && r.d.Err() == nil; i++ {
+		out = append(out, r.d.Float32())
+	}
+	return out
 }
 
 // skipRest reads the rest of a body whose configuration could not be
@@ -589,6 +687,7 @@ func (r *restorer) restore() *Scheduler {
 // The layout is fixed, so the records are read and dropped.
 func (r *restorer) skipRest() {
 	d := r.d
+	// the partitions were read with the configuration
 	nn := d.Len(maxStateCount)
 	for i := 0; i < nn && d.Err() == nil; i++ {
 		r.readNode()
@@ -613,15 +712,20 @@ func (r *restorer) skipRest() {
 		_ = d.String()
 		d.Resource()
 		d.Resource()
+		d.Float32()
 		d.Float64()
 		d.Float64()
-		d.Float64()
+		r.readRatios()
 	}
 }
 
 // readNode reads a node record.
 func (r *restorer) readNode() NodeSpec {
-	return NodeSpec{ID: r.d.String(), Rack: r.d.String(), Capability: r.d.Resource()}
+	n := NodeSpec{ID: r.d.String(), Rack: r.d.String(), Capability: r.d.Resource()}
+	if r.v >= versionLabels {
+		n.Label = r.d.String()
+	}
+	return n
 }
 
 // containerRecord is a container as the snapshot holds it, before it is
@@ -635,6 +739,7 @@ type containerRecord struct {
 	am        bool
 	time      berth.Time
 	preempt   bool
+	borrowed  bool
 }
 
 // readContainer reads a container record from lists of apps and nodes
@@ -651,6 +756,9 @@ func (r *restorer) readContainer(apps, nodes int) containerRecord {
 	c.am = d.Bool()
 	c.time = d.Varint()
 	c.preempt = d.Bool()
+	if r.v >= versionLabels {
+		c.borrowed = d.Bool()
+	}
 	return c
 }
 
@@ -677,6 +785,8 @@ type appFields struct {
 	active, waitingAM     bool
 	start                 berth.Time
 	amRes, headroom       berth.Resource
+	expr, amExpr          string
+	amPart                int
 }
 
 func (r *restorer) readAppFields() appFields {
@@ -697,6 +807,9 @@ func (r *restorer) readAppFields() appFields {
 	f.amRes = d.Resource()
 	f.waitingAM = d.Bool()
 	f.headroom = d.Resource()
+	if r.v >= versionLabels {
+		f.expr, f.amExpr, f.amPart = d.String(), d.String(), d.Int()
+	}
 	return f
 }
 
@@ -704,7 +817,11 @@ func readKeyState(d *berth.StateDecoder, k *keyState) {
 	k.missed = d.Varint()
 	k.reRes = d.Int()
 	k.nRes = d.Int()
-	if d.Err() == nil && (k.missed < 0 || k.reRes < 0 || k.nRes < 0) {
+	if d.Version() >= versionLabels {
+		k.missedNP = d.Varint()
+		k.part = d.Int()
+	}
+	if d.Err() == nil && (k.missed < 0 || k.reRes < 0 || k.nRes < 0 || k.missedNP < 0 || k.part < 0) {
 		d.Fail(fmt.Errorf("%w: negative request counters", berth.ErrCorruptState))
 	}
 }
@@ -731,12 +848,20 @@ func (r *restorer) readApp(s *Scheduler, i int) (*app, bool) {
 		r.fail("applications[%d]: priority %d out of range", i, f.prio)
 	case f.amRes.AnyNegative():
 		r.fail("applications[%d]: negative AM resource", i)
+	case f.amPart < 0 || f.amPart >= len(s.parts):
+		r.fail("applications[%d]: AM partition %d of %d", i, f.amPart, len(s.parts))
+	}
+	for _, k := range asks.Keys() {
+		if k.Payload.part >= len(s.parts) {
+			r.fail("applications[%d]: priority %d on partition %d of %d", i, k.Priority(), k.Payload.part, len(s.parts))
+		}
 	}
 	if d.Err() != nil {
 		return nil, false
 	}
 	a := &app{id: f.id, seq: f.seq, userName: f.user, groups: f.groups, priority: int32(f.prio),
-		start: f.start, resID: f.resID, amRes: f.amRes, waitingAM: f.waitingAM, headroom: f.headroom}
+		start: f.start, resID: f.resID, amRes: f.amRes, waitingAM: f.waitingAM, headroom: f.headroom,
+		expr: f.expr, amExpr: f.amExpr, amPart: f.amPart, lp: growTo[apart](nil, len(s.parts)-1)}
 	a.asks = *asks
 	s.apps[a.id] = a
 	s.attach(q, a)
@@ -810,10 +935,16 @@ func (r *restorer) readConfig() Config {
 			r.d.Defer(berth.InvalidField("groups", nil, "the snapshot's configuration had a groups provider: RestoreEnv.Groups is required"))
 		}
 	}
-	if d.Version() >= 2 {
+	if r.v >= versionReservations {
 		c.ReservationSystem = queue.ReadReservationSystemSettings(d)
 	}
 	c.Root = r.readQueueConfig(0)
+	if r.v >= versionLabels {
+		n := d.Len(maxStateCount)
+		for i := 0; i < n && d.Err() == nil; i++ {
+			c.NodeLabels = append(c.NodeLabels, NodeLabel{Name: d.String(), NonExclusive: d.Bool()})
+		}
+	}
 	return c
 }
 
@@ -916,10 +1047,42 @@ func (r *restorer) readSettings() QueueSettings {
 		name := d.String()
 		st.UserWeights[name] = d.Float64()
 	}
-	if d.Version() >= 2 {
+	if r.v >= versionReservations {
 		st.Reservation = queue.ReadReservationSettings(d)
 	}
+	if r.v >= versionLabels {
+		r.readLabelSettings(&st)
+	}
 	return st
+}
+
+// readLabelSettings reads a queue's label settings (version 2).
+func (r *restorer) readLabelSettings(st *QueueSettings) {
+	d := r.d
+	hasAccess := d.Bool()
+	n := d.Len(maxStateCount)
+	if hasAccess {
+		st.AccessibleNodeLabels = make([]string, 0, min(n, 64))
+	} else if n > 0 {
+		r.fail("accessible labels without a list")
+		return
+	}
+	for i := 0; i < n && d.Err() == nil; i++ {
+		st.AccessibleNodeLabels = append(st.AccessibleNodeLabels, d.String())
+	}
+	st.DefaultNodeLabelExpression = d.String()
+	hasLabels := d.Bool()
+	n = d.Len(maxStateCount)
+	if hasLabels {
+		st.NodeLabels = make(map[string]LabelSettings, min(n, 64))
+	} else if n > 0 {
+		r.fail("label settings without a table")
+		return
+	}
+	for i := 0; i < n && d.Err() == nil; i++ {
+		l := d.String()
+		st.NodeLabels[l] = LabelSettings{Capacity: r.readCapacity(), MaxCapacity: r.readCapacity(), MaxAMResourcePercent: d.Float64()}
+	}
 }
 
 func (r *restorer) small(max uint64, what string) uint64 {

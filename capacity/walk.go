@@ -63,6 +63,12 @@ type attempt struct {
 	s    *Scheduler
 	n    *node
 	from *reservation // the node's reservation being served, or nil
+	// The partition walked (walk_labels.go): part is the node's (0 the
+	// default); ask is the partition of the asks served, part unless the
+	// walk borrows the non-exclusive partition for the default's asks
+	// (borrow); depth is the visit's depth in the tree.
+	part, ask, depth int
+	borrow           bool
 	// rec is the scheduler's activity log when this heartbeat is
 	// recorded, nil otherwise: the walk's only cost when nothing is.
 	rec *queue.ActivityLog
@@ -109,7 +115,7 @@ func (s *Scheduler) allocateOnNode(n *node, out []Allocation) []Allocation {
 	}
 	out = t.allocate(out)
 	if t.rec != nil {
-		t.rec.End(s.walkableApp)
+		t.rec.End(t.waiting)
 	}
 	return out
 }
@@ -160,6 +166,9 @@ func (t *attempt) once() (proposal, bool) {
 		}
 		return proposal{}, true
 	}
+	if n.part != 0 {
+		return t.labelled(), false
+	}
 	return t.parent(s.root, s.cluster), false
 }
 
@@ -194,17 +203,26 @@ func (t *attempt) serveReservation(r *reservation) proposal {
 	return p
 }
 
-// canAssignToQueue is YARN's canAssignToThisQueue for the default
+// canAssignToQueue is YARN's canAssignToThisQueue on the walk's
 // partition; it sets the headroom in lim.
-func (s *Scheduler) canAssignToQueue(q *qnode, lim *limits, couldUnreserve berth.Resource) bool {
-	limit := s.rmin(q.effMaxDown, lim.limit)
-	lim.headroom = limit.Sub(q.used)
-	if s.cmp(&q.used, &limit) >= 0 {
+func (t *attempt) canAssignToQueue(q *qnode, lim *limits, couldUnreserve berth.Resource) bool {
+	s := t.s
+	qp := q.on(t.part)
+	var limit berth.Resource
+	if t.borrow {
+		// Borrowing a non-exclusive partition, every queue's maximum
+		// there is the whole partition (YARN's getCurrentLimitResource).
+		limit = s.wcl
+	} else {
+		limit = s.rmin(qp.effMaxDown, lim.limit)
+	}
+	lim.headroom = limit.Sub(qp.used)
+	if s.cmp(&qp.used, &limit) >= 0 {
 		// YARN 3.x sets no amount to unreserve here: the negative headroom
 		// makes assignContainer ask for one.
-		rc, cl := s.rc, s.cluster
+		rc, cl := s.rc, s.wcl
 		if s.cfg.ContinueLooking && berth.GreaterThan(rc, cl, couldUnreserve, berth.Resource{}) &&
-			berth.LessThan(rc, cl, q.used.Sub(couldUnreserve), limit) {
+			berth.LessThan(rc, cl, qp.used.Sub(couldUnreserve), limit) {
 			return true
 		}
 		return false
@@ -216,11 +234,11 @@ func (s *Scheduler) canAssignToQueue(q *qnode, lim *limits, couldUnreserve berth
 // first that assigns wins.
 func (t *attempt) parent(q *qnode, limit berth.Resource) proposal {
 	s := t.s
-	if q.pending.IsZero() {
+	if t.passes(q) {
 		return proposal{}
 	}
 	lim := limits{limit: limit}
-	if !s.canAssignToQueue(q, &lim, q.reserved) {
+	if !t.canAssignToQueue(q, &lim, q.reserved) {
 		if t.rec != nil {
 			t.rec.Skip(q.path, queue.ReasonQueueLimit)
 		}
@@ -234,10 +252,10 @@ func (t *attempt) parent(q *qnode, limit berth.Resource) proposal {
 	limited := false
 	var won proposal
 	visit := func(c *qnode) bool {
-		if c.pending.IsZero() {
+		if t.passes(c) {
 			return true // idle: kept orders hold no such child (rekeyChild)
 		}
-		cl := s.childLimit(q, c, net)
+		cl := s.childLimit(q, c, net, t.part)
 		var p proposal
 		if c.leaf != nil {
 			p = t.leaf(c, cl)
@@ -249,14 +267,24 @@ func (t *attempt) parent(q *qnode, limit berth.Resource) proposal {
 			return false
 		}
 		if p.st == stQueueSkipped {
-			b := berth.Max(s.rc, s.cluster, p.blocked, berth.Resource{})
+			b := berth.Max(s.rc, s.wcl, p.blocked, berth.Resource{})
 			net = net.Sub(b)
 			blocked = blocked.Add(b)
 			limited = true
 		}
 		return true
 	}
-	s.visitChildren(q, visit)
+	if t.part != 0 {
+		t.depth++
+		for _, c := range t.labelledKids(q) {
+			if !visit(c) {
+				break
+			}
+		}
+		t.depth--
+	} else {
+		s.visitChildren(q, visit)
+	}
 	if won.st.assigned() {
 		return won
 	}
@@ -294,8 +322,11 @@ func (t *attempt) leaf(q *qnode, limit berth.Resource) proposal {
 	s := t.s
 	lf := q.leaf
 	// The walk refreshes the headroom limit only; the AM limit keeps the
-	// limit of the last cluster-resource update, as YARN's does.
-	lf.cachedLimit = s.rmin(q.effMaxDown, limit)
+	// limit of the last cluster-resource update, as YARN's does. A
+	// labelled partition's walk leaves the default partition's alone.
+	if t.part == 0 {
+		lf.cachedLimit = s.rmin(q.effMaxDown, limit)
+	}
 	lim := limits{limit: limit}
 	// As YARN: the queue check runs for the first application and keeps
 	// running while the applications checked hold reservations that
@@ -304,7 +335,7 @@ func (t *attempt) leaf(q *qnode, limit berth.Resource) proposal {
 	var out proposal
 	lf.sched.Ascend(func(a *app) bool {
 		if check {
-			if !s.canAssignToQueue(q, &lim, a.reserved) {
+			if !t.canAssignToQueue(q, &lim, a.reserved) {
 				out = proposal{st: stQueueSkipped, blocked: lim.headroom}
 				if t.rec != nil {
 					t.rec.Skip(q.path, queue.ReasonQueueLimit)
@@ -313,8 +344,17 @@ func (t *attempt) leaf(q *qnode, limit berth.Resource) proposal {
 			}
 			check = s.cfg.ContinueLooking && !a.reserved.IsZero()
 		}
-		p, next := t.userApp(q, a, &lim)
-		out = p
+		var next bool
+		if t.borrow && t.rec != nil && a.pendingOn(0).IsZero() {
+			// The walk borrowing a partition speaks only of the default
+			// partition's demand: the partition's own walk spoke of a's.
+			rec := t.rec
+			t.rec = nil
+			out, next = t.userApp(q, a, &lim)
+			t.rec = rec
+			return next
+		}
+		out, next = t.userApp(q, a, &lim)
 		return next
 	})
 	if t.rec != nil && len(lf.pendingAct) > 0 {
@@ -329,14 +369,22 @@ func (t *attempt) leaf(q *qnode, limit berth.Resource) proposal {
 // headroom; next is true when the leaf goes on to its next application.
 func (t *attempt) userApp(q *qnode, a *app, lim *limits) (p proposal, next bool) {
 	s := t.s
-	rc, cl := s.rc, s.cluster
+	rc, cl := s.rc, s.wcl
 	u := a.u
-	ul := s.userLimit(q, u)
-	// What must be unreserved is per application (canAssignToUser).
+	var ul berth.Resource
+	uused := &u.used
+	if t.part == 0 {
+		ul = s.userLimit(q, u)
+	} else {
+		ul, uused = s.userLimitOn(q, u, t.part, t.borrow), &u.lp[t.part-1].used
+	}
+	// What must be unreserved is per application (canAssignToUser);
+	// YARN compares the user's usage on the partition with the limit,
+	// then its default partition's usage less all its reservations.
 	lim.needUnreserve = berth.Resource{}
-	if s.cmp(&u.used, &ul) > 0 {
+	if s.cmp(uused, &ul) > 0 {
 		if !(s.cfg.ContinueLooking && berth.LessOrEqual(rc, cl, u.used.Sub(a.reserved), ul)) {
-			a.headroom = s.headroom(q, u, ul)
+			t.visitHeadroom(a, q, u, ul)
 			if t.rec != nil {
 				t.skippedApp(a, skipped(stAppSkipped, queue.ReasonUserLimit))
 			}
@@ -353,7 +401,7 @@ func (t *attempt) userApp(q *qnode, a *app, lim *limits) (p proposal, next bool)
 	// replaces it with the headroom after the allocation, so it is only
 	// computed otherwise. app changes none of its inputs.
 	if p.st != stAllocated {
-		a.headroom = s.headroom(q, u, ul)
+		t.visitHeadroom(a, q, u, ul)
 	}
 	switch p.st {
 	case stAllocated, stReserved:
@@ -374,12 +422,20 @@ func (t *attempt) userApp(q *qnode, a *app, lim *limits) (p proposal, next bool)
 	return proposal{}, false
 }
 
-// walkableApp tells the activity log an application's leaf and whether a
-// walk could offer it a node: active, with outstanding asks.
-func (s *Scheduler) walkableApp(id string) (string, bool) {
-	a := s.apps[id]
-	if a == nil {
-		return "", false
+// waiting tells the activity log an application's leaf and whether it
+// waited for the attempt's node: not if it is not active or has no
+// outstanding asks (ReasonNone); ReasonPartition if its asks are all for
+// other partitions than the node's, and the node does not lend itself to
+// the default partition's asks; else ReasonOrder, as a walk could offer
+// it the node.
+func (t *attempt) waiting(id string) (string, queue.Reason) {
+	a := t.s.apps[id]
+	if a == nil || !a.inSched || !a.hasPending() {
+		return "", queue.ReasonNone
 	}
-	return a.q.path, a.inSched && a.hasPending()
+	p := t.n.part
+	if !a.pendingOn(p).IsZero() || p != 0 && t.s.parts[p].nonExclusive && !a.pendingOn(0).IsZero() {
+		return a.q.path, queue.ReasonOrder
+	}
+	return a.q.path, queue.ReasonPartition
 }

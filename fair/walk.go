@@ -233,11 +233,11 @@ func (o seq[V]) each(yield func(V) bool) {
 }
 
 // walkableApp tells the activity log an application's leaf and whether a
-// walk could offer it a node.
-func (s *Scheduler) walkableApp(id string) (string, bool) {
+// walk could offer it a node (ReasonOrder) or not (ReasonNone).
+func (s *Scheduler) walkableApp(id string) (string, queue.Reason) {
 	a := s.apps[id]
-	if a == nil {
-		return "", false
+	if a == nil || !isWalkable(a) {
+		return "", queue.ReasonNone
 	}
-	return a.q.path, isWalkable(a)
+	return a.q.path, queue.ReasonOrder
 }

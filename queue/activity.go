@@ -61,8 +61,11 @@ const (
 	// ReasonUserLimit: the application's user is at the queue's user limit
 	// (QUEUE_HIT_USER_MAX_CAPACITY_LIMIT).
 	ReasonUserLimit
-	// ReasonPartition: the queue cannot use the node's partition
-	// (QUEUE_NOT_ABLE_TO_ACCESS_PARTITION).
+	// ReasonPartition: the node's partition is not for this queue or
+	// request: the queue cannot access it (QUEUE_NOT_ABLE_TO_ACCESS_PARTITION),
+	// the request asks for another partition, or a non-exclusive partition
+	// does not lend itself to the request (never to an AM; to another
+	// once it missed as many scheduling opportunities as there are nodes).
 	ReasonPartition
 	// ReasonNodeReserved: the node holds a reservation, and a heartbeat of
 	// a reserved node serves only its reservation
@@ -127,7 +130,7 @@ var reasonText = [numReasons]string{
 	ReasonQueueLimit:    "the queue is at its maximum",
 	ReasonQueueHeadroom: "the queue's headroom is smaller than the request",
 	ReasonUserLimit:     "the user is at the queue's user limit",
-	ReasonPartition:     "the queue cannot use the node's partition",
+	ReasonPartition:     "the node's partition is not for this queue or request",
 	ReasonNodeReserved:  "the node is reserved: its heartbeat serves only the reservation",
 	ReasonOrder:         "applications before it in the queues' order took the heartbeat",
 	ReasonAMLimit:       "its AM would pass the queue's share for AMs",

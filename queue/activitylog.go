@@ -239,11 +239,14 @@ func (l *ActivityLog) Record(a Activity) {
 }
 
 // End files the heartbeat. resolve tells, for an application selected by
-// name that has no activity in it, its leaf queue and whether the walk
-// could have offered it the node (runnable, with demand): such an
-// application gets an activity saying why it was not offered the node (a
-// queue skipped above it, or ReasonOrder).
-func (l *ActivityLog) End(resolve func(app string) (leaf string, walkable bool)) {
+// name that has no activity in it, its leaf queue and whether it waited:
+// ReasonNone when it did not (not runnable, or no demand), ReasonOrder
+// when the walk could have offered it the node, another reason when the
+// node is of no use to it (ReasonPartition: its demand is for another
+// partition). Such an application gets an activity saying why it was not
+// offered the node: that other reason, else a queue skipped above it,
+// else ReasonOrder.
+func (l *ActivityLog) End(resolve func(app string) (leaf string, why Reason)) {
 	stored := l.spare[:0]
 	for i := range l.cur {
 		a := &l.cur[i]
@@ -304,18 +307,21 @@ func (l *ActivityLog) file(a *Activity) bool {
 
 // unreached records, for each application selected by name that the
 // heartbeat did not offer the node, why not.
-func (l *ActivityLog) unreached(resolve func(string) (string, bool), stored []Activity) []Activity {
+func (l *ActivityLog) unreached(resolve func(string) (string, Reason), stored []Activity) []Activity {
 	for _, id := range l.namedIDs() {
 		r := l.apps[id]
 		if r.seen == l.beat {
 			continue
 		}
-		leaf, walkable := resolve(id)
-		if !walkable {
+		leaf, why := resolve(id)
+		if why == ReasonNone {
 			continue
 		}
-		a := Activity{Time: l.now, Node: l.node, Queue: leaf, App: id, Result: Result{Skipped, ReasonOrder}}
+		a := Activity{Time: l.now, Node: l.node, Queue: leaf, App: id, Result: Result{Skipped, why}}
 		for _, q := range l.cur {
+			if why != ReasonOrder {
+				break
+			}
 			if q.App == "" && (q.Queue == leaf || strings.HasPrefix(leaf, q.Queue+".")) {
 				a.Reason, a.Limited = q.Reason, q.Queue
 				break

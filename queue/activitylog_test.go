@@ -19,7 +19,7 @@ type activitySink struct {
 func (s *activitySink) ObserveActivity(a Activity) { s.got = append(s.got, a) }
 
 // beat records one heartbeat of node at now: what the walk would report.
-func beat(l *ActivityLog, node string, now berth.Time, walk func(l *ActivityLog), resolve func(string) (string, bool)) bool {
+func beat(l *ActivityLog, node string, now berth.Time, walk func(l *ActivityLog), resolve func(string) (string, Reason)) bool {
 	if !l.Begin(node, now) {
 		return false
 	}
@@ -68,8 +68,16 @@ func TestActivityLogNodeRecordIsOneShot(t *testing.T) {
 }
 
 func TestActivityLogUnreachedApplications(t *testing.T) {
-	leaf := map[string]string{"a1": "root.p.x", "a2": "root.q", "a3": "root.p.y", "idle": "root.q"}
-	resolve := func(id string) (string, bool) { return leaf[id], id != "idle" }
+	leaf := map[string]string{"a1": "root.p.x", "a2": "root.q", "a3": "root.p.y", "idle": "root.q", "lab": "root.p.x"}
+	resolve := func(id string) (string, Reason) {
+		switch id {
+		case "idle":
+			return leaf[id], ReasonNone
+		case "lab":
+			return leaf[id], ReasonPartition
+		}
+		return leaf[id], ReasonOrder
+	}
 	var l ActivityLog
 	for id := range leaf {
 		l.RecordApp(id, 4)
@@ -87,6 +95,10 @@ func TestActivityLogUnreachedApplications(t *testing.T) {
 	assert.Equal(t, Activity{Time: 4, Node: "n2", Queue: "root.p.x", App: "a1", Result: Result{Skipped, ReasonOrder}}, a1[1])
 	assert.Len(t, l.Attempts("a2", 0), 2)
 	assert.Empty(t, l.Attempts("idle", 0), "an application the walk could not offer a node has no attempt")
+	lab := l.Attempts("lab", 0)
+	require.Len(t, lab, 2)
+	assert.Equal(t, Activity{Time: 3, Node: "n1", Queue: "root.p.x", App: "lab", Result: Result{Skipped, ReasonPartition}}, lab[0],
+		"the application's own reason comes before a queue skipped above it")
 }
 
 func TestActivityLogEveryApplication(t *testing.T) {

@@ -90,9 +90,13 @@
 //     preferred host, which with relaxed locality is an any-host ask
 //     that delays scheduling by its locality wait).
 //   - Node events are a Berth addition (SLS has no node failures).
-//   - Node labels are parsed and kept on the nodes (trace.Node.Labels);
-//     the schedulers do not model partitions yet, so every node runs in
-//     the default partition, and a note says so.
+//   - Node labels of the node file are the capacity scheduler's
+//     partitions: each label is declared with the exclusivity the file
+//     gives, and a node with one label joins its partition (one with
+//     several runs unlabelled, as YARN refuses them, with a note); a
+//     job's job.label.expression is its application's label expression.
+//     The reservation system plans on the default partition. The fair
+//     scheduler, as YARN's, has no partitions.
 package scenario
 
 import (
@@ -351,7 +355,9 @@ func Load(in Inputs) (*Scenario, error) {
 		if sc.Nodes, notes, err = trace.ReadNodes(bytes.NewReader(in.Nodes.Data), in.Nodes.Name, sc.Defaults); err != nil {
 			return nil, err
 		}
-		notes = append(notes, labelNotes(sc.Nodes, in.Nodes.Name)...)
+		var labelNotes []trace.Note
+		sc.capCfg.NodeLabels, labelNotes = clusterLabels(sc.capCfg.NodeLabels, sc.Nodes, in.Nodes.Name, in.Scheduler)
+		notes = append(notes, labelNotes...)
 	} else {
 		sc.Nodes, notes = trace.ClusterNodes(traces, sc.Defaults)
 	}
@@ -393,7 +399,11 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 	clock := berth.NewManualClock(0)
 	cluster := berth.None()
 	for _, n := range sc.Nodes {
-		cluster = cluster.Add(n.Resource)
+		// The capacity scheduler's reservation system plans on the
+		// default partition.
+		if n.Partition() == "" || sc.in.Scheduler != "capacity" {
+			cluster = cluster.Add(n.Resource)
+		}
 	}
 	cfg := engine.Config{Clock: clock, SchedulerName: sc.in.Scheduler, Nodes: sc.Nodes, Jobs: sc.Jobs,
 		NodeHeartbeat: sc.Heartbeat, FollowerInterval: sc.FollowerStep, PreemptionInterval: sc.PreemptInterval, Seed: sc.Seed,
