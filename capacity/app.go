@@ -46,6 +46,9 @@ type app struct {
 	amRes    berth.Resource
 	amLive   berth.Resource // the live AM container's resource (preemption.go)
 	resv     []*reservation // in reservation order
+
+	runnable bool       // within max-parallel-apps (maxapps.go)
+	deadline berth.Time // when its lifetime runs out (lifetime.go); MaxTime: none
 }
 
 func (a *app) hasPending() bool { return !a.pending.IsZero() }
@@ -93,6 +96,8 @@ type node struct {
 	head      *container
 	n         int
 	reserved  *reservation
+	lastBeat  berth.Time // last heartbeat (or addition), for rounds (async.go)
+	candGen   uint64     // marks the candidates of a multi-node walk (async.go)
 }
 
 func (n *node) link(c *container) {

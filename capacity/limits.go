@@ -155,6 +155,10 @@ func (s *Scheduler) leafUserLimit(q *qnode) berth.Resource {
 	pctTerm := s.divideAndCeil(current.Mul(lf.ulPct), 100)
 	ul := s.rmax(activeTerm, pctTerm)
 	maxUL := queueCap.Mul(lf.ulf)
+	if lf.ulf == -1 {
+		// user-limit-factor -1: a user may take the queue's maximum.
+		maxUL = q.effMaxDown
+	}
 	return s.roundUp(s.rmin(ul, maxUL), minA)
 }
 
@@ -182,7 +186,11 @@ func (s *Scheduler) amLimit(q *qnode) berth.Resource {
 func (s *Scheduler) userAMLimit(q *qnode, u *user, amLimit berth.Resource) berth.Resource {
 	lf := q.leaf
 	eff := math.Min(math.Max(lf.ulPct/100, 1/math.Max(float64(lf.activeUsers), 1))*u.weight, 1)
-	l := s.rc.MultiplyAndNormalizeUp(q.effMin, lf.maxAMPct*eff*lf.ulf, s.cfg.MinAllocation)
+	pct := lf.maxAMPct * eff * lf.ulf
+	if lf.ulf == -1 {
+		pct = lf.maxAMPct // no user share, no factor (YARN 3.4)
+	}
+	l := s.rc.MultiplyAndNormalizeUp(q.effMin, pct, s.cfg.MinAllocation)
 	return berth.Min(s.rc, s.cluster, l, amLimit)
 }
 

@@ -52,6 +52,7 @@ func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
 		s.emitQueues(queue.QueueReconfigured, ch.Modified)
 	}
 	s.clusterChanged()
+	s.runnableAfterReload()
 	return ch, nil
 }
 

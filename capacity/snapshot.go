@@ -239,6 +239,9 @@ func (s *Scheduler) Check() error {
 			return fmt.Errorf("app %s has a stale user", id)
 		}
 	}
+	if err := s.checkParallel(); err != nil {
+		return err
+	}
 	for _, p := range sortedKeys(s.byPath) {
 		q := s.byPath[p]
 		if !q.used.Equal(qUsed[q]) || !q.reserved.Equal(qRes[q]) {

@@ -54,7 +54,7 @@ import (
 
 const (
 	stateKind    = "capacity.Scheduler"
-	stateVersion = 2
+	stateVersion = featuresVersion
 	// maxStateCount bounds any record count read from a snapshot.
 	maxStateCount = 1 << 28
 )
@@ -86,6 +86,8 @@ type RestoreEnv struct {
 	// they reported when saved; the registries [XMLOptions] uses serve.
 	AppOrderings   *AppOrderings
 	ChildOrderings *ChildOrderings
+	// NodeSortings resolves host multi-node sorting policies by Name.
+	NodeSortings *NodeSortings
 }
 
 // SaveState writes the scheduler's state to w as one snapshot (see the
@@ -109,6 +111,7 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 		e.String(n.id)
 		e.String(n.rack)
 		e.Resource(n.total)
+		e.Varint(n.lastBeat)
 	}
 
 	apps := make([]*app, 0, len(s.apps))
@@ -137,6 +140,7 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 		e.Bool(a.waitingAM)
 		e.Resource(a.headroom)
 		a.asks.WriteState(e, writeKeyState)
+		writeAppFeatures(e, a)
 	}
 
 	e.Len(s.live.Len())
@@ -187,6 +191,7 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 		e.Float64(lf.activeWeights)
 		e.Float64(lf.allWeights)
 	}
+	s.writeRoundState(e, nodeIx)
 	return e.Finish()
 }
 
@@ -242,6 +247,7 @@ func (s *Scheduler) saveConfig(e *berth.StateEncoder) {
 	e.Bool(p.Override)
 	e.Bool(c.Groups != nil)
 	queue.WriteReservationSystemSettings(e, c.ReservationSystem)
+	writeConfigFeatures(e, c)
 	writeQueueConfig(e, &c.Root)
 }
 
@@ -249,6 +255,7 @@ func writeCapacity(e *berth.StateEncoder, c queue.Capacity) {
 	e.Uvarint(uint64(c.Kind))
 	e.Float32(c.Percent)
 	e.Resource(c.Resource)
+	e.Float32(c.Weight)
 }
 
 func writeQueueConfig(e *berth.StateEncoder, q *QueueConfig) {
@@ -305,6 +312,7 @@ func writeSettings(e *berth.StateEncoder, st *QueueSettings) {
 		e.Float64(st.UserWeights[n])
 	}
 	queue.WriteReservationSettings(e, st.Reservation)
+	writeSettingsFeatures(e, st)
 }
 
 func (s *Scheduler) saveReservationQueues(e *berth.StateEncoder) {
@@ -330,8 +338,9 @@ func (s *Scheduler) saveReservationQueues(e *berth.StateEncoder) {
 // snapshot names) is reported through the decoder's Defer, so a damaged
 // snapshot is still reported as corrupt.
 type restorer struct {
-	d   *berth.StateDecoder
-	env RestoreEnv
+	d     *berth.StateDecoder
+	env   RestoreEnv
+	beats []berth.Time // the nodes' last heartbeats, in record order
 }
 
 func (r *restorer) fail(format string, args ...any) {
@@ -433,6 +442,7 @@ func (r *restorer) restore() *Scheduler {
 	nodes := make([]*node, len(specs))
 	for i, sp := range specs {
 		nodes[i] = s.nodes[sp.ID]
+		nodes[i].lastBeat = r.beats[i]
 	}
 
 	d.Field("applications")
@@ -581,6 +591,8 @@ func (r *restorer) restore() *Scheduler {
 		lf.usageRatio, lf.activeWeights, lf.allWeights = ratio, aw, tw
 		lf.ulValid = false
 	}
+	d.Field("rounds")
+	r.readRoundState(s, nodes)
 	return s
 }
 
@@ -595,8 +607,9 @@ func (r *restorer) skipRest() {
 	}
 	na := d.Len(maxStateCount)
 	for i := 0; i < na && d.Err() == nil; i++ {
-		r.readAppFields()
+		f := r.readAppFields()
 		queue.ReadRequests(d, readKeyState)
+		r.readAppFeatures(&f)
 	}
 	nc := d.Len(maxStateCount)
 	for i := 0; i < nc && d.Err() == nil; i++ {
@@ -617,11 +630,14 @@ func (r *restorer) skipRest() {
 		d.Float64()
 		d.Float64()
 	}
+	r.readRoundState(&Scheduler{}, nil)
 }
 
 // readNode reads a node record.
 func (r *restorer) readNode() NodeSpec {
-	return NodeSpec{ID: r.d.String(), Rack: r.d.String(), Capability: r.d.Resource()}
+	n := NodeSpec{ID: r.d.String(), Rack: r.d.String(), Capability: r.d.Resource()}
+	r.beats = append(r.beats, r.readNodeFeatures(r.env.Clock.Now()))
+	return n
 }
 
 // containerRecord is a container as the snapshot holds it, before it is
@@ -677,6 +693,8 @@ type appFields struct {
 	active, waitingAM     bool
 	start                 berth.Time
 	amRes, headroom       berth.Resource
+	runnable              bool       // within max-parallel-apps
+	deadline              berth.Time // lifetime's end
 }
 
 func (r *restorer) readAppFields() appFields {
@@ -716,6 +734,7 @@ func (r *restorer) readApp(s *Scheduler, i int) (*app, bool) {
 	d := r.d
 	f := r.readAppFields()
 	asks := queue.ReadRequests(d, readKeyState)
+	r.readAppFeatures(&f)
 	if d.Err() != nil {
 		return nil, false
 	}
@@ -731,12 +750,15 @@ func (r *restorer) readApp(s *Scheduler, i int) (*app, bool) {
 		r.fail("applications[%d]: priority %d out of range", i, f.prio)
 	case f.amRes.AnyNegative():
 		r.fail("applications[%d]: negative AM resource", i)
+	case f.active && !f.runnable:
+		r.fail("applications[%d]: active but waiting for a max-parallel-apps slot", i)
 	}
 	if d.Err() != nil {
 		return nil, false
 	}
 	a := &app{id: f.id, seq: f.seq, userName: f.user, groups: f.groups, priority: int32(f.prio),
-		start: f.start, resID: f.resID, amRes: f.amRes, waitingAM: f.waitingAM, headroom: f.headroom}
+		start: f.start, resID: f.resID, amRes: f.amRes, waitingAM: f.waitingAM, headroom: f.headroom,
+		runnable: f.runnable, deadline: f.deadline}
 	a.asks = *asks
 	s.apps[a.id] = a
 	s.attach(q, a)
@@ -813,6 +835,7 @@ func (r *restorer) readConfig() Config {
 	if d.Version() >= 2 {
 		c.ReservationSystem = queue.ReadReservationSystemSettings(d)
 	}
+	r.readConfigFeatures(&c)
 	c.Root = r.readQueueConfig(0)
 	return c
 }
@@ -823,12 +846,15 @@ const maxDepth = 256
 func (r *restorer) readCapacity() queue.Capacity {
 	var c queue.Capacity
 	k := r.d.Uvarint()
-	if k > uint64(queue.CapacityAbsolute) {
+	if k > uint64(queue.CapacityWeight) || (k == uint64(queue.CapacityWeight) && r.d.Version() < featuresVersion) {
 		r.fail("capacity kind %d", k)
 	}
 	c.Kind = queue.CapacityKind(k)
 	c.Percent = r.d.Float32()
 	c.Resource = r.d.Resource()
+	if r.d.Version() >= featuresVersion {
+		c.Weight = r.d.Float32()
+	}
 	return c
 }
 
@@ -859,7 +885,10 @@ func (r *restorer) readQueueConfig(depth int) QueueConfig {
 	return q
 }
 
-func (r *restorer) readSettings() QueueSettings {
+func (r *restorer) readSettings() QueueSettings { return r.readSettingsDepth(0) }
+
+// readSettingsDepth reads settings inside depth auto-creation templates.
+func (r *restorer) readSettingsDepth(depth int) QueueSettings {
 	d := r.d
 	var st QueueSettings
 	st.UserLimitFactor = d.Float64()
@@ -919,6 +948,7 @@ func (r *restorer) readSettings() QueueSettings {
 	if d.Version() >= 2 {
 		st.Reservation = queue.ReadReservationSettings(d)
 	}
+	r.readSettingsFeatures(&st, depth)
 	return st
 }
 

@@ -34,6 +34,9 @@ type proposal struct {
 	// blocked is, for a leaf skipped at its queue limit, the headroom it
 	// could not use: the parent withholds it from later siblings.
 	blocked berth.Resource
+	// node is where a multi-node walk allocates or reserves (async.go);
+	// nil: the node of the heartbeat.
+	node *node
 }
 
 // limits is YARN's ResourceLimits for one call into a queue.
@@ -63,7 +66,17 @@ func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocat
 			}
 		}
 	}
-	out := s.allocateOnNode(n, s.allocBuf[:0])
+	n.lastBeat = s.clock.Now()
+	var out []Allocation
+	switch {
+	case s.cfg.Async.Enabled:
+		// Asynchronous scheduling: rounds allocate (async.go).
+		out = s.allocBuf[:0]
+	case s.cfg.MultiNode.Enabled:
+		out = s.multiHeartbeat(n, s.allocBuf[:0])
+	default:
+		out = s.allocateOnNode(n, s.allocBuf[:0])
+	}
 	if len(out) == 0 {
 		s.allocBuf = out
 		return nil, nil
@@ -280,11 +293,14 @@ func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal
 // assignApp is RegularContainerAllocator.allocate over the application's
 // priorities, most important first.
 func (s *Scheduler) assignApp(a *app, n *node, lim *limits) proposal {
+	if n == nil {
+		return s.assignAppMulti(a, lim)
+	}
 	for _, k := range a.asks.Keys() {
 		if k.Outstanding() <= 0 {
 			continue
 		}
-		if !s.cfg.ContinueLooking && !s.shouldAllocOrReserve(k) {
+		if !s.cfg.ContinueLooking && !s.shouldAllocOrReserve(a, k) {
 			continue
 		}
 		room := lim.headroom
@@ -381,11 +397,11 @@ func (s *Scheduler) canAssign(k *skey, n *node, loc Locality, from *reservation)
 // shouldAllocOrReserve is YARN's shouldAllocOrReserveNewContainer: stop
 // reserving more nodes than the key still needs, with a starvation bonus
 // for keys that keep re-reserving.
-func (s *Scheduler) shouldAllocOrReserve(k *skey) bool {
+func (s *Scheduler) shouldAllocOrReserve(a *app, k *skey) bool {
 	starvation := 0
 	ks := &k.Payload
 	if ks.nRes > 0 {
-		maxA, minA := s.cfg.MaxAllocation, s.cfg.MinAllocation
+		maxA, minA := a.q.maxAlloc, s.cfg.MinAllocation
 		nodeFactor := s.rc.Ratio(k.Capability(), maxA)
 		minFactor := s.rc.Ratio(maxA.Sub(minA), maxA)
 		starvation = int(float32(ks.reRes) / float32(ks.nRes) * (1 - min(nodeFactor, minFactor)))
@@ -399,7 +415,7 @@ func (s *Scheduler) assignContainer(a *app, k *skey, n *node, lim *limits, from 
 	if s.cmp(&capR, &n.total) > 0 {
 		return proposal{st: stLocalitySkipped}
 	}
-	shouldNew := s.shouldAllocOrReserve(k)
+	shouldNew := s.shouldAllocOrReserve(a, k)
 	avail := s.available(n.total.Sub(n.allocated), capR)
 	needRes := s.rmax(capR.Sub(lim.headroom), lim.needUnreserve)
 	need := s.cmp(&needRes, &berth.Resource{}) > 0
@@ -447,13 +463,21 @@ func (s *Scheduler) newID() ContainerID {
 func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 	a, k := p.app, p.key
 	q, u := a.q, a.u
-	if p.unres != nil {
-		s.unreserve(p.unres)
-	}
 	// A first node- or rack-local assignment, allocation or reservation
 	// alike, restarts the key's locality delay (YARN's doAllocation).
 	if p.from == nil && p.loc != OffSwitch && (p.loc == NodeLocal || s.cfg.RackLocalityFullReset) {
 		k.Payload.missed = 0
+	}
+	if p.node != nil {
+		n = p.node
+		if p.from == nil && n.reserved != nil {
+			// Multi-node placement: the node is another application's
+			// reservation; YARN's committer refuses the proposal.
+			return Allocation{}, false
+		}
+	}
+	if p.unres != nil {
+		s.unreserve(p.unres)
 	}
 	if p.st == stReserved {
 		if p.from != nil {
