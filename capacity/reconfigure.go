@@ -24,6 +24,9 @@ func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
 	if err := cfg.Placement.validate(newConfigIndex(cfg.Root)); err != nil {
 		return Change{}, err
 	}
+	if err := s.checkAllocationShrink(&cfg); err != nil {
+		return Change{}, err
+	}
 	diff, err := s.tree.Reconfigure(cfg.Root)
 	if err != nil {
 		return Change{}, keyError(err)

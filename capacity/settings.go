@@ -154,3 +154,24 @@ func (c *Config) validateFeatures() error {
 	}
 	return nil
 }
+
+// checkAllocationShrink refuses a reconfiguration that lowers a leaf's
+// maximum allocation: its applications were told the old one (YARN's
+// "the maximum allocation size can not be decreased").
+func (s *Scheduler) checkAllocationShrink(cfg *Config) error {
+	var walk func(q *QueueConfig, path string, parent berth.Resource) error
+	walk = func(q *QueueConfig, path string, parent berth.Resource) error {
+		eff := overrideAllocation(parent, q.Settings.MaxAllocation)
+		if old := s.byPath[path]; old != nil && old.leaf != nil && len(q.Children) == 0 && !old.maxAlloc.FitsIn(eff) {
+			return berth.InvalidField(prefix+path+".maximum-allocation", eff,
+				fmt.Sprintf("the maximum allocation of a queue cannot be decreased (now %v)", old.maxAlloc))
+		}
+		for i := range q.Children {
+			if err := walk(&q.Children[i], path+"."+q.Children[i].Name, eff); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(&cfg.Root, "root", cfg.MaxAllocation)
+}

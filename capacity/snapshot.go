@@ -37,6 +37,9 @@ type AppInfo struct {
 	Priority int32
 	// Active is false while the application waits for AM limits.
 	Active bool
+	// Runnable is false while it waits for a max-parallel-apps slot
+	// (it is then not Active either).
+	Runnable bool
 	// Order is the submission sequence number (FIFO order).
 	Order uint64
 	// Start is the submission time.
@@ -99,7 +102,7 @@ func (s *Scheduler) Snapshot() *Snapshot {
 	for _, id := range sortedKeys(s.apps) {
 		a := s.apps[id]
 		out.Apps = append(out.Apps, AppInfo{ID: a.id, Queue: a.q.path, User: a.userName, Priority: a.priority,
-			Active: a.state == appActive, Order: a.seq, Start: a.start, Used: a.used, Reserved: a.reserved,
+			Active: a.state == appActive, Runnable: a.runnable, Order: a.seq, Start: a.start, Used: a.used, Reserved: a.reserved,
 			Pending: a.pending, Headroom: a.headroom, AMResource: a.amRes, Containers: a.n})
 	}
 	slices.SortFunc(out.Apps, func(x, y AppInfo) int { return cmpSeq(x.Order, y.Order) })

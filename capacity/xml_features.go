@@ -289,7 +289,7 @@ func (p *parser) template(path string, base *string, depth int) QueueTemplate {
 func (p *parser) nonNegInt(key string, dst *int) {
 	v := *dst
 	p.int(key, &v)
-	if v < 0 && v != *dst {
+	if _, set := p.props[key]; set && v < 0 {
 		p.fail(key, strconv.Itoa(v), "must not be negative")
 		return
 	}
@@ -299,7 +299,7 @@ func (p *parser) nonNegInt(key string, dst *int) {
 func (p *parser) nonNegInt64(key string, dst *int64) {
 	v := *dst
 	p.int64(key, &v)
-	if v < 0 && v != *dst {
+	if _, set := p.props[key]; set && v < 0 {
 		p.fail(key, strconv.FormatInt(v, 10), "must not be negative")
 		return
 	}
