@@ -95,9 +95,9 @@ func TestMaxParallelApps(t *testing.T) {
 			wantAfter:  map[string]string{"b1": "active"},
 		},
 		{
-			name: "a waiting application does not end a slot when it ends",
-			cfg:  func() Config { return parallelTree(1, -1) },
-			submit: [][2]string{{"a1", "a"}, {"a2", "a"}, {"a3", "a"}},
+			name:       "a waiting application does not end a slot when it ends",
+			cfg:        func() Config { return parallelTree(1, -1) },
+			submit:     [][2]string{{"a1", "a"}, {"a2", "a"}, {"a3", "a"}},
 			wantBefore: map[string]string{"a1": "active", "a2": "wait", "a3": "wait"},
 			finish:     "a2",
 			wantAfter:  map[string]string{"a1": "active", "a3": "wait"},
