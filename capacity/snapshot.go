@@ -101,9 +101,7 @@ func (s *Scheduler) Snapshot() *Snapshot {
 	})
 	for _, id := range sortedKeys(s.apps) {
 		a := s.apps[id]
-		out.Apps = append(out.Apps, AppInfo{ID: a.id, Queue: a.q.path, User: a.userName, Priority: a.priority,
-			Active: a.state == appActive, Runnable: a.runnable, Order: a.seq, Start: a.start, Used: a.used, Reserved: a.reserved,
-			Pending: a.pending, Headroom: a.headroom, AMResource: a.amRes, Containers: a.n})
+		out.Apps = append(out.Apps, s.appInfo(a))
 	}
 	slices.SortFunc(out.Apps, func(x, y AppInfo) int { return cmpSeq(x.Order, y.Order) })
 	out.Containers = s.containersByID()
