@@ -57,6 +57,14 @@ type Preemptor interface {
 	Round(now berth.Time) ([]queue.Ended, error)
 }
 
+// Rounder is the seam for YARN's asynchronous scheduling
+// (capacity.Scheduler.ScheduleRound): the engine runs a round every
+// Config.RoundInterval while asks are pending, and heartbeats only
+// report completions. Nil: heartbeats allocate.
+type Rounder interface {
+	ScheduleRound() ([]queue.Allocation, error)
+}
+
 // ObservedPreemptor is a Preemptor whose policy reports its decisions
 // (both of package preempt's policies do, through package scenario's
 // adapters): the engine observes it and counts the containers marked per
@@ -103,6 +111,11 @@ type Config struct {
 	// default 3000); nil is off.
 	Preemptor          Preemptor
 	PreemptionInterval berth.Duration
+	// Rounds, when set, allocates in asynchronous rounds every
+	// RoundInterval (schedule-asynchronously.scheduling-interval-ms; at
+	// least 1 ms).
+	Rounds        Rounder
+	RoundInterval berth.Duration
 	// NodeEvents are node losses and returns.
 	NodeEvents []NodeEvent
 	// SampleInterval is the metrics period (default 10,000 ms; SLS
@@ -414,6 +427,9 @@ func (e *Engine) Run() (*metrics.Run, error) {
 	if e.cfg.Preemptor != nil {
 		e.push(event{at: e.cfg.PreemptionInterval, kind: evPreempt})
 	}
+	if e.cfg.Rounds != nil {
+		e.push(event{at: e.roundEvery(), kind: evRound})
+	}
 	e.push(event{at: 0, kind: evSample})
 	var now berth.Time
 	for e.q.len() > 0 {
@@ -489,6 +505,17 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 		e.ended(ended, now)
 		e.flushKills()
 		e.push(event{at: now + e.cfg.PreemptionInterval, kind: evPreempt})
+	case evRound:
+		if !e.pendingRes.IsZero() {
+			allocs, err := e.cfg.Rounds.ScheduleRound()
+			if err != nil {
+				e.log.Warn("scheduling round", "time", now, "err", err)
+			}
+			for i := range allocs {
+				e.allocated(&allocs[i], e.nodeByID[allocs[i].Node], now)
+			}
+		}
+		e.push(event{at: now + e.roundEvery(), kind: evRound})
 	case evSample:
 		e.sample(now)
 		e.push(event{at: now + e.cfg.SampleInterval, kind: evSample})
@@ -705,7 +732,8 @@ func (e *Engine) heartbeat(n *node, gen uint32, now berth.Time) error {
 	// this heartbeat, and an AM re-asking after a completion must count
 	// them (its ask is a total).
 	for i := range allocs {
-		e.allocated(&allocs[i], n, now)
+		// With multi-node placement a heartbeat may allocate on any node.
+		e.allocated(&allocs[i], e.nodeByID[allocs[i].Node], now)
 	}
 	for _, id := range completed {
 		e.reported(id, now)
@@ -1258,3 +1286,6 @@ func sameEnt(a, b map[string]queue.Entitlement) bool {
 // Scheduler returns the scheduler the engine drives (for tests and hosts
 // that inspect it after a run).
 func (e *Engine) Scheduler() Scheduler { return e.s }
+
+// roundEvery is the round interval, at least 1 ms.
+func (e *Engine) roundEvery() berth.Duration { return max(e.cfg.RoundInterval, 1) }

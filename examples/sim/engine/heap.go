@@ -21,6 +21,7 @@ const (
 	evNodeUp                     // node back (i: node)
 	evWake                       // wake the nodes parked after futile heartbeats
 	evSweep                      // wake the next parked node with room for a pending ask
+	evRound                      // asynchronous scheduling round (Config.Rounds)
 )
 
 // event is one scheduled happening. Events run in (at, seq) order: seq

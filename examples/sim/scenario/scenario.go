@@ -335,11 +335,20 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 	var planQueues []planQueue
 	switch sc.in.Scheduler {
 	case "capacity":
-		s, err := capacity.New(sc.capCfg, clock)
+		ccfg := sc.capCfg
+		if ccfg.Async.Enabled {
+			// Simulated NodeManagers never miss a heartbeat: no node is
+			// skipped, as YARN skips none of its live nodes.
+			ccfg.Async.SkipNodeAfter = 0
+		}
+		s, err := capacity.New(ccfg, clock)
 		if err != nil {
 			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "capacity scheduler refused the configuration", Err: err}
 		}
 		cfg.Scheduler, cfg.Stats = s, engine.NewCapacityStats(s)
+		if ccfg.Async.Enabled {
+			cfg.Rounds, cfg.RoundInterval = s, ccfg.Async.Interval
+		}
 		for _, q := range s.Snapshot().Queues.Queues {
 			if q.Kind == queue.KindPlan {
 				// The cluster × the queue's share, memory rounded down to
