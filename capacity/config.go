@@ -218,6 +218,14 @@ type Config struct {
 	// ACLEnable is yarn.acl.enable: the leaves' priority ACLs are checked
 	// only when it is set, as in YARN (off by default).
 	ACLEnable bool
+	// WorkflowPriorities are the workflow-priority-mappings: applications
+	// tagged with a workflow id (WorkflowTagPrefix, "workflowid:") run
+	// at the mapped priority in the queue (or below) the mapping names,
+	// when WorkflowPriorityOverride
+	// (workflow-priority-mappings-override.enable) is set.
+	WorkflowPriorities       []WorkflowPriority
+	WorkflowPriorityOverride bool
+	WorkflowTagPrefix        string
 	// Async is asynchronous scheduling (schedule-asynchronously.*): node
 	// heartbeats allocate nothing and the host runs scheduling rounds.
 	Async AsyncScheduling
@@ -259,6 +267,7 @@ func DefaultConfig() Config {
 		Async:                       DefaultAsyncScheduling(),
 		MultiNode:                   DefaultMultiNodePlacement(),
 		AutoQueueExpiration:         300_000,
+		WorkflowTagPrefix:           "workflowid:",
 	}
 }
 
@@ -444,5 +453,6 @@ func (c Config) clone() Config {
 	}
 	out.UserMaxParallelAppsFor = maps.Clone(c.UserMaxParallelAppsFor)
 	out.MultiNode.Policies = maps.Clone(c.MultiNode.Policies)
+	out.WorkflowPriorities = slices.Clone(c.WorkflowPriorities)
 	return out
 }

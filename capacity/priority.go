@@ -239,3 +239,63 @@ func insertPending(lf *leafState, a *app) {
 	i, _ := slices.BinarySearchFunc(lf.pendingAct, a, byActivation)
 	lf.pendingAct = slices.Insert(lf.pendingAct, i, a)
 }
+
+// WorkflowPriority is one of the workflow-priority-mappings
+// ("workflowid:queue:priority"): applications of the workflow submitted
+// to the queue, or to a queue below it, run at the priority.
+type WorkflowPriority struct {
+	// WorkflowID is lower case, as YARN lowers application tags.
+	WorkflowID string
+	// Queue is the queue's full path.
+	Queue    string
+	Priority int32
+}
+
+// ParseWorkflowPriorities reads workflow-priority-mappings: a comma
+// list of "workflowID:queue:priority" (parts trimmed, the id lowered).
+func ParseWorkflowPriorities(v string) ([]WorkflowPriority, error) {
+	var out []WorkflowPriority
+	for _, m := range splitList(v) {
+		parts := strings.Split(m, ":")
+		for i := range parts {
+			parts[i] = strings.TrimSpace(parts[i])
+		}
+		if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+			return nil, fmt.Errorf("illegal workflow priority mapping %q (workflowID:queue:priority)", m)
+		}
+		p, err := strconv.ParseInt(parts[2], 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("illegal workflow priority for mapping %q", m)
+		}
+		out = append(out, WorkflowPriority{WorkflowID: strings.ToLower(parts[0]), Queue: parts[1], Priority: int32(p)})
+	}
+	return out, nil
+}
+
+// workflowPriority is WorkflowPriorityMappingsManager.mapWorkflowPriorityForApp:
+// the mapped priority of the application's workflow in leaf q or the
+// nearest queue above it (the root excluded), when the override is on.
+func (s *Scheduler) workflowPriority(q *qnode, tags []string) (int32, bool) {
+	if !s.cfg.WorkflowPriorityOverride || len(s.cfg.WorkflowPriorities) == 0 {
+		return 0, false
+	}
+	id := ""
+	for _, t := range tags {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(t), s.cfg.WorkflowTagPrefix); ok {
+			id = rest // the last tag wins, as in YARN
+		}
+	}
+	if id == "" {
+		return 0, false
+	}
+	id = strings.ToLower(id)
+	for n := q; n != nil && n.parent != nil; n = n.parent {
+		// The last mapping of a (queue, workflow) wins, as YARN's map.
+		for i := len(s.cfg.WorkflowPriorities) - 1; i >= 0; i-- {
+			if m := s.cfg.WorkflowPriorities[i]; m.Queue == n.path && m.WorkflowID == id {
+				return m.Priority, true
+			}
+		}
+	}
+	return 0, false
+}

@@ -238,3 +238,47 @@ func FuzzParsePriorityACLs(f *testing.F) {
 		}
 	})
 }
+
+// workflow-priority-mappings: with the override on, a tagged application
+// runs at its workflow's priority in the queue or the nearest above it.
+func TestWorkflowPriorities(t *testing.T) {
+	doc := func(override string) string {
+		return xmlDoc(prefix+"root.queues", "p", prefix+"root.p.capacity", "100", prefix+"root.p.queues", "a,b",
+			prefix+"root.p.a.capacity", "50", prefix+"root.p.b.capacity", "50",
+			"yarn.cluster.max-application-priority", "8",
+			prefix+"workflow-priority-mappings", "ETL:root.p.a:3, etl:root.p:5 ,report:root.p.b:9",
+			prefix+"workflow-priority-mappings-override.enable", override)
+	}
+	cfg, err := ParseXML(stringsReader(doc("true")))
+	require.NoError(t, err)
+	require.Len(t, cfg.WorkflowPriorities, 3)
+	assert.Equal(t, WorkflowPriority{WorkflowID: "etl", Queue: "root.p.a", Priority: 3}, cfg.WorkflowPriorities[0])
+	s, err := New(cfg, berth.NewManualClock(0))
+	require.NoError(t, err)
+	for _, c := range []struct {
+		id, queue string
+		tags      []string
+		want      int32
+	}{
+		{"a1", "a", []string{"workflowid:etl"}, 3},
+		{"b1", "b", []string{"WorkflowID:etl"}, 0}, // the prefix is case-sensitive: no workflow
+		{"b2", "b", []string{"workflowid:ETL"}, 5}, // the nearest mapping above b
+		{"b3", "b", []string{"workflowid:report"}, 8},
+		{"b4", "b", []string{"x", "workflowid:nope"}, 0},
+	} {
+		_, err := s.SubmitApp(AppSpec{ID: c.id, Queue: c.queue, User: "u", Tags: c.tags})
+		require.NoError(t, err)
+		assert.Equal(t, c.want, appPriorityOf(t, s, c.id), c.id)
+	}
+	cfg, err = ParseXML(stringsReader(doc("false")))
+	require.NoError(t, err)
+	s, err = New(cfg, berth.NewManualClock(0))
+	require.NoError(t, err)
+	_, err = s.SubmitApp(AppSpec{ID: "x", Queue: "a", User: "u", Tags: []string{"workflowid:etl"}})
+	require.NoError(t, err)
+	assert.Equal(t, int32(0), appPriorityOf(t, s, "x"), "override off: the mappings are not used")
+
+	_, err = ParseXML(stringsReader(xmlDoc(prefix+"root.queues", "a", prefix+"root.a.capacity", "100",
+		prefix+"workflow-priority-mappings", "etl:root.a")))
+	assertFieldError(t, err, prefix+"workflow-priority-mappings")
+}

@@ -401,6 +401,11 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if wp, ok := s.workflowPriority(q, spec.Tags); ok {
+		if prio, err = s.appPriority(q, spec.ID, spec.User, groups, wp, false); err != nil {
+			return "", err
+		}
+	}
 	var amAsk *Ask
 	if !spec.AMResource.IsZero() {
 		norm, err := s.normalize(q, spec.AMResource, "app.am-resource")

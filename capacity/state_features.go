@@ -53,6 +53,14 @@ func writeConfigFeatures(e *berth.StateEncoder, c *Config) {
 	}
 	e.Varint(c.AutoQueueExpiration)
 	e.Bool(c.NonLegacyQueueMode)
+	e.Len(len(c.WorkflowPriorities))
+	for _, w := range c.WorkflowPriorities {
+		e.String(w.WorkflowID)
+		e.String(w.Queue)
+		e.Varint(int64(w.Priority))
+	}
+	e.Bool(c.WorkflowPriorityOverride)
+	e.String(c.WorkflowTagPrefix)
 }
 
 func writeNodeSortingPolicy(e *berth.StateEncoder, p NodeSortingPolicy) {
@@ -75,6 +83,7 @@ func (r *restorer) readConfigFeatures(c *Config) {
 		def := DefaultConfig()
 		c.MaxParallelApps, c.UserMaxParallelApps = def.MaxParallelApps, def.UserMaxParallelApps
 		c.Async, c.MultiNode, c.AutoQueueExpiration = def.Async, def.MultiNode, def.AutoQueueExpiration
+		c.WorkflowTagPrefix = def.WorkflowTagPrefix
 		return
 	}
 	c.MaxParallelApps = d.Int()
@@ -109,6 +118,12 @@ func (r *restorer) readConfigFeatures(c *Config) {
 	}
 	c.AutoQueueExpiration = d.Varint()
 	c.NonLegacyQueueMode = d.Bool()
+	n = d.Len(maxStateCount)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		c.WorkflowPriorities = append(c.WorkflowPriorities, WorkflowPriority{WorkflowID: d.String(), Queue: d.String(), Priority: r.int32("workflow priority")})
+	}
+	c.WorkflowPriorityOverride = d.Bool()
+	c.WorkflowTagPrefix = d.String()
 }
 
 func (r *restorer) readNodeSortingPolicy() NodeSortingPolicy {

@@ -20,6 +20,7 @@ const (
 	keyACLEnable          = "yarn.acl.enable"
 	keyNMHeartbeat        = "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms"
 	keySkipMultiplier     = "yarn.scheduler.skip.node.multiplier"
+	keyWorkflowTagPrefix  = "yarn.workflow-id.tag-prefix"
 )
 
 // Keys below the capacity prefix.
@@ -55,6 +56,17 @@ func (p *parser) globalFeatures(cfg *Config) {
 	}
 	p.int32(keyClusterMaxPriority, &cfg.MaxAppPriority)
 	p.bool(keyACLEnable, &cfg.ACLEnable)
+	if v, ok := p.get(prefix + "workflow-priority-mappings"); ok {
+		wp, err := ParseWorkflowPriorities(v)
+		if err != nil {
+			p.fail(prefix+"workflow-priority-mappings", v, err.Error())
+		}
+		cfg.WorkflowPriorities = wp
+	}
+	p.bool(prefix+"workflow-priority-mappings-override.enable", &cfg.WorkflowPriorityOverride)
+	if v, ok := p.get(keyWorkflowTagPrefix); ok {
+		cfg.WorkflowTagPrefix = v
+	}
 
 	a := &cfg.Async
 	p.bool(prefix+asyncPrefix+"enable", &a.Enabled)
