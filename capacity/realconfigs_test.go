@@ -1,0 +1,183 @@
+package capacity
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
+)
+
+// realInputs locates ../shared/real-inputs beside the module root (or
+// $BERTH_REAL_INPUTS) and skips the test when it is absent.
+func realInputs(t *testing.T, rel ...string) string {
+	t.Helper()
+	root := os.Getenv("BERTH_REAL_INPUTS")
+	if root == "" {
+		wd, err := os.Getwd()
+		require.NoError(t, err)
+		for d := wd; ; d = filepath.Dir(d) {
+			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+				root = filepath.Join(d, "..", "shared", "real-inputs")
+				break
+			}
+			if filepath.Dir(d) == d {
+				t.Skipf("real inputs not found: no go.mod above %s", wd)
+			}
+		}
+	}
+	p := filepath.Join(append([]string{root}, rel...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("real inputs not found at %s (set BERTH_REAL_INPUTS)", p)
+	}
+	return p
+}
+
+// harmless are keys YARN knows whose meaning cannot change a scheduling
+// decision in Berth's model: application.fail-fast only decides whether
+// YARN's ResourceManager starts when a recovered application's queue is
+// gone, and Berth restores its queues with its applications.
+var harmless = []string{prefix + "application.fail-fast"}
+
+// labelKey tells the node-label keys apart: node partitions are modelled
+// by the capacity scheduler's node-label work, not here.
+func labelKey(k string) bool {
+	return strings.Contains(k, ".accessible-node-labels") || strings.HasSuffix(k, ".default-node-label-expression") ||
+		strings.Contains(k, "exclusive-enforced-partitions")
+}
+
+// Every capacity-scheduler file of the real inputs loads, builds a
+// scheduler that takes a submission, and reports no key it does not model
+// that would change a decision (node-label keys aside); what each file
+// turns on is read into the typed configuration.
+func TestRealCapacityConfigs(t *testing.T) {
+	dir := realInputs(t, "configs")
+	files, err := filepath.Glob(filepath.Join(dir, "*.xml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	type expect struct {
+		// lenient: the file sets ordering-policy fifo or fair on a parent,
+		// which YARN 2.9+ refuses; it loads with the YARN 2.8 reading.
+		lenient bool
+		check   func(t *testing.T, cfg Config)
+	}
+	want := map[string]expect{
+		"acl-hierarchy-blog.xml": {lenient: true},
+		"azkaban-zeppelin.xml":   {lenient: true},
+		"default-hive-typo.xml": {check: func(t *testing.T, cfg Config) {
+			hive := cfg.Root.Children[1]
+			assert.Equal(t, int64(-1), hive.Settings.MaxAppLifetime)
+			assert.Empty(t, hive.Settings.PriorityACLs, "acl_application_max_priority=* sets no group")
+		}},
+		"yarn-rest-dump-578-queues.xml": {check: func(t *testing.T, cfg Config) {
+			assert.True(t, cfg.Async.Enabled)
+			assert.True(t, cfg.NonLegacyQueueMode)
+		}},
+		"yarn-rest-dump-labels.xml": {check: func(t *testing.T, cfg Config) {
+			assert.True(t, cfg.Async.Enabled)
+			found := map[string]bool{}
+			var walk func(q QueueConfig)
+			walk = func(q QueueConfig) {
+				st := q.Settings
+				if st.MaxParallelApps == 11970 {
+					found["max-parallel-apps"] = true
+				}
+				if st.DefaultAppLifetime == 0 {
+					found["default-application-lifetime"] = true
+				}
+				if st.AutoCreate != nil && !st.AutoCreate.V2 {
+					found["auto-create-child-queue"] = true
+					assert.Equal(t, queue.Percent(15), st.AutoCreate.Leaf.Capacity)
+					assert.Equal(t, queue.Percent(100), st.AutoCreate.Leaf.MaxCapacity)
+				}
+				for _, c := range q.Children {
+					walk(c)
+				}
+			}
+			walk(cfg.Root)
+			assert.Equal(t, map[string]bool{"max-parallel-apps": true, "default-application-lifetime": true, "auto-create-child-queue": true}, found)
+		}},
+	}
+	seen := 0
+	for _, f := range files {
+		name := filepath.Base(f)
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		if !strings.Contains(string(data), prefix+"root.queues") {
+			continue // a fair-scheduler allocation file or a yarn-site file (their packages' tests)
+		}
+		seen++
+		t.Run(name, func(t *testing.T) {
+			exp := want[name]
+			if exp.lenient {
+				_, err := ParseXML(strings.NewReader(string(data)))
+				var fe *berth.FieldError
+				require.ErrorAs(t, err, &fe, "YARN 2.9+ refuses a leaf ordering policy on a parent")
+				assert.True(t, strings.HasSuffix(fe.Field, ".ordering-policy"), fe.Field)
+			}
+			cfg, rep, err := ParseXMLReport(strings.NewReader(string(data)), XMLOptions{IgnoreLeafOrderingOnParents: exp.lenient})
+			require.NoError(t, err)
+			for _, n := range rep.Of(queue.NoteNotModelled) {
+				if slices.Contains(harmless, n.Key) || labelKey(n.Key) {
+					continue
+				}
+				if exp.lenient && strings.HasSuffix(n.Key, ".ordering-policy") {
+					continue
+				}
+				t.Errorf("not modelled: %s=%s (%s)", n.Key, n.Value, n.Instead)
+			}
+			if exp.check != nil {
+				exp.check(t, cfg)
+			}
+			s, err := New(cfg, berth.NewManualClock(0))
+			require.NoError(t, err)
+			require.NoError(t, s.AddNode(NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(64*gb, 64)}))
+			leaf, acl := firstLeaf(cfg.Root, "root", nil)
+			user, groups := "yarn", []string{}
+			if acl != nil && !acl.AllowsEveryone() {
+				// A user the leaf's own ACL names (the root's is "*" unless set).
+				if us := acl.Users(); len(us) > 0 {
+					user = us[0]
+				}
+				groups = acl.Groups()
+			}
+			_, err = s.SubmitApp(AppSpec{ID: "probe", Queue: leaf, User: user, Groups: groups, AMResource: berth.New(gb, 1)})
+			require.NoError(t, err, "submitting to %s", leaf)
+			_, err = s.Allocate("probe", []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(gb, 1), Count: 2}}, nil)
+			require.NoError(t, err)
+			if cfg.Async.Enabled {
+				_, err = s.ScheduleRound()
+			} else {
+				_, err = s.Heartbeat("n1", nil)
+			}
+			require.NoError(t, err)
+			require.NoError(t, s.Check())
+			assert.NotEmpty(t, s.Snapshot().Containers, "the probe's AM runs")
+		})
+	}
+	assert.Equal(t, 16, seen, "the README's 16 capacity-scheduler files")
+}
+
+// firstLeaf is the path of the first leaf that accepts submissions (not
+// a managed parent), depth first, with the nearest submit ACL set on it
+// or above.
+func firstLeaf(q QueueConfig, path string, acl *queue.ACL) (string, *queue.ACL) {
+	if q.SubmitACL != nil {
+		acl = q.SubmitACL
+	}
+	if len(q.Children) == 0 && q.Settings.AutoCreate == nil && !q.Reservable && q.State != queue.StateStopped {
+		return path, acl
+	}
+	for _, c := range q.Children {
+		if p, a := firstLeaf(c, path+"."+c.Name, acl); p != "" {
+			return p, a
+		}
+	}
+	return "", nil
+}
