@@ -257,19 +257,24 @@ const (
 // queue manager does; the configuration and the live tree both answer it.
 type queueIndex interface {
 	find(name string) (path string, leaf bool, st lookupStatus)
+	// autoCreates reports whether the queue at path creates missing
+	// queues below it (autoqueue.go).
+	autoCreates(path string) bool
 }
 
 // configIndex answers for a configuration not yet built into a tree.
 type configIndex struct {
 	leaf   map[string]bool     // full path → leaf
 	byName map[string][]string // short name → full paths
+	auto   map[string]bool     // full path → auto-creates
 }
 
 func newConfigIndex(root QueueConfig) *configIndex {
-	ix := &configIndex{leaf: map[string]bool{}, byName: map[string][]string{}}
+	ix := &configIndex{leaf: map[string]bool{}, byName: map[string][]string{}, auto: map[string]bool{}}
 	var walk func(q QueueConfig, path string)
 	walk = func(q QueueConfig, path string) {
 		ix.leaf[path] = len(q.Children) == 0 && !q.Reservable && !q.Parent
+		ix.auto[path] = q.Settings.AutoCreate != nil
 		name := q.Name
 		if path == queue.RootName {
 			name = queue.RootName
@@ -296,9 +301,16 @@ func (ix *configIndex) find(name string) (string, bool, lookupStatus) {
 	return "", false, queueAmbiguous
 }
 
+func (ix *configIndex) autoCreates(path string) bool { return ix.auto[path] }
+
 // treeIndex answers for the scheduler's live tree (with its reservation
 // queues).
 type treeIndex struct{ t *qtree }
+
+func (ix treeIndex) autoCreates(path string) bool {
+	q, err := ix.t.Lookup(path)
+	return err == nil && !q.IsLeaf() && q.Payload.AutoCreate != nil
+}
 
 func (ix treeIndex) find(name string) (string, bool, lookupStatus) {
 	q, err := ix.t.Lookup(name)
@@ -380,8 +392,12 @@ func (m QueueMapping) validate(ix queueIndex) error {
 	case m.Parent == "":
 		return fmt.Errorf("mapping contains invalid or non-leaf queue %s", m.Queue)
 	}
-	if _, _, pst := ix.find(m.Parent); pst != queueFound {
+	ppath, _, pst := ix.find(m.Parent)
+	if pst != queueFound {
 		return fmt.Errorf("mapping contains invalid or non-leaf queue [%s] and invalid parent queue [%s]", full, m.Parent)
+	}
+	if ix.autoCreates(ppath) {
+		return nil // created at the first submission
 	}
 	return fmt.Errorf("mapping contains leaf queue [%s] and invalid parent queue which does not have auto creation of leaf queues enabled [%s]", full, m.Parent)
 }
@@ -569,7 +585,7 @@ func target(m QueueMapping, leaf string, ix queueIndex) (placed, bool, error) {
 		return placed{}, false, nil
 	}
 	path := parent + "." + leaf
-	if _, _, st := ix.find(path); st != queueFound {
+	if _, _, st := ix.find(path); st != queueFound && !ix.autoCreates(parent) {
 		return placed{}, false, nil
 	}
 	return placed{queue: path, leaf: leaf}, true, nil
@@ -588,7 +604,7 @@ func groupParent(m QueueMapping, user, group string, ix queueIndex) (placed, boo
 		return placed{}, false, nil
 	}
 	path := parent + "." + user
-	if _, leaf, st := ix.find(path); st != queueFound || !leaf {
+	if _, leaf, st := ix.find(path); (st != queueFound || !leaf) && !(st == queueMissing && ix.autoCreates(parent)) {
 		return placed{}, false, &berth.FieldError{Field: "queue", Value: path, Kind: berth.ErrNoPlacement,
 			Reason: fmt.Sprintf("queue mapping %s needs this leaf queue, and no parent creates queues", m)}
 	}

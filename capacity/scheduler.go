@@ -341,6 +341,11 @@ func (s *Scheduler) validateSubmit(q *qnode, appID, userName string) error {
 	if !q.tq.IsRunning() {
 		return fieldErr(berth.ErrInvalidState, "queue", q.path, "Queue %s is STOPPED. Cannot accept submission of application: %s", q.path, appID)
 	}
+	// A managed parent's leaves (YARN's AutoCreatedLeafQueue) skip the
+	// application limits.
+	if q.auto == autoLegacy {
+		return nil
+	}
 	if q.numApps() >= lf.maxApps {
 		return fieldErr(berth.ErrCapacityExceeded, "queue", q.path, "Queue %s already has %d applications, cannot accept submission of application: %s", q.path, q.numApps(), appID)
 	}
@@ -372,6 +377,20 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 		return "", berth.Wrap(err, "submitting application", spec.ID)
 	}
 	q, err := s.lookupQueue(name)
+	if err != nil {
+		// A missing queue under a parent that creates it (autoqueue.go).
+		aq, aerr := s.autoCreate(name, by != nil, spec.User, groups)
+		if aerr != nil {
+			return "", berth.Wrap(aerr, "submitting application", spec.ID)
+		}
+		if aq != nil {
+			q, err = aq, nil
+		}
+	}
+	if q != nil && q.auto == autoLegacy && by == nil {
+		return "", fieldErr(berth.ErrPermissionDenied, "queue", q.path,
+			"Application %s submission by user : %s to specified queue : %s is prohibited. Verify automatic queue mapping for user exists in %s", spec.ID, spec.User, q.path, queueMappingsKey)
+	}
 	if err != nil {
 		if by != nil {
 			// The mapping names the queue: say so once, as the reason.
@@ -436,6 +455,7 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	if s.obs != nil {
 		s.emitApp(queue.AppAdded, a, "")
 	}
+	q.lastSubmit = a.start
 	s.activate(q)
 	return q.path, nil
 }

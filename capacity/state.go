@@ -101,6 +101,7 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 	e := berth.NewStateEncoder(w, stateKind, stateVersion)
 	s.saveConfig(e)
 	s.saveReservationQueues(e)
+	s.writeAutoQueues(e)
 
 	nodeIDs := sortedKeys(s.nodes)
 	nodeIx := make(map[*node]int, len(nodeIDs))
@@ -398,6 +399,8 @@ func (r *restorer) restore() *Scheduler {
 		q.st = r.readSettings()
 		rqs = append(rqs, q)
 	}
+	d.Field("auto-created queues")
+	aqs := r.readAutoQueues()
 	if d.Err() != nil {
 		return nil
 	}
@@ -420,6 +423,10 @@ func (r *restorer) restore() *Scheduler {
 	}
 	if err := validateSettings(s.tree); err != nil {
 		r.fail("reservation queues: %w", err)
+		return nil
+	}
+	if err := s.restoreAutoQueues(aqs); err != nil {
+		r.fail("%w", err)
 		return nil
 	}
 

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/berthsched/berth"
@@ -312,4 +313,83 @@ func (r *restorer) readRoundState(s *Scheduler, nodes []*node) {
 		}
 		s.sorters[name] = so
 	}
+}
+
+// autoRecord is an auto-created queue as a snapshot holds it.
+type autoRecord struct {
+	parent, name  string
+	leaf          bool
+	capacity, max queue.Capacity
+	st            QueueSettings
+	auto          autoKind
+	lastSubmit    berth.Time
+}
+
+// writeAutoQueues writes the auto-created queues, parents before their
+// children (tree order).
+func (s *Scheduler) writeAutoQueues(e *berth.StateEncoder) {
+	var qs []*qnode
+	eachQueue(s.root, func(q *qnode) {
+		if q.auto != autoNone {
+			qs = append(qs, q)
+		}
+	})
+	e.Len(len(qs))
+	for _, q := range qs {
+		e.String(q.parent.path)
+		e.String(q.name)
+		e.Bool(q.leaf != nil)
+		writeCapacity(e, q.tq.Capacity())
+		writeCapacity(e, q.tq.MaxCapacity())
+		writeSettings(e, q.set())
+		e.Uvarint(uint64(q.auto))
+		e.Varint(q.lastSubmit)
+	}
+}
+
+// readAutoQueues reads what writeAutoQueues wrote.
+func (r *restorer) readAutoQueues() []autoRecord {
+	d := r.d
+	if d.Version() < featuresVersion {
+		return nil
+	}
+	n := d.Len(maxStateCount)
+	var out []autoRecord
+	for i := 0; i < n && d.Err() == nil; i++ {
+		a := autoRecord{parent: d.String(), name: d.String(), leaf: d.Bool()}
+		a.capacity, a.max = r.readCapacity(), r.readCapacity()
+		a.st = r.readSettings()
+		a.auto = autoKind(r.small(uint64(autoV2), "auto-creation kind"))
+		a.lastSubmit = d.Varint()
+		out = append(out, a)
+	}
+	return out
+}
+
+// restoreAutoQueues recreates the auto-created queues in s.
+func (s *Scheduler) restoreAutoQueues(recs []autoRecord) error {
+	for i, a := range recs {
+		p := s.byPath[a.parent]
+		if p == nil || p.leaf != nil || a.auto == autoNone {
+			return fmt.Errorf("auto-created queues[%d]: %q is not a parent", i, a.parent)
+		}
+		kind := queue.KindParent
+		if a.leaf {
+			kind = queue.KindLeaf
+		}
+		tq, err := s.tree.AddDynamicQueue(p.tq, a.name, kind, a.st)
+		if err != nil {
+			return fmt.Errorf("auto-created queues[%d]: %w", i, err)
+		}
+		if err := s.tree.SetDynamicCapacity(tq, a.capacity, a.max); err != nil {
+			return fmt.Errorf("auto-created queues[%d]: %w", i, err)
+		}
+		s.syncTree()
+		q := s.byTQ[tq]
+		q.auto, q.lastSubmit = a.auto, a.lastSubmit
+	}
+	if len(recs) > 0 {
+		s.clusterChanged()
+	}
+	return nil
 }

@@ -57,9 +57,11 @@ type qnode struct {
 	absMax   float64 // fraction of the cluster
 	effMax   berth.Resource
 
-	runnable int            // runnable applications of the subtree (maxapps.go)
-	maxAlloc berth.Resource // effective maximum allocation (limits.go)
-	life     lifetimes      // effective application lifetimes (lifetime.go)
+	auto       autoKind       // how the queue was auto-created (autoqueue.go)
+	lastSubmit berth.Time     // last submission (or creation), for auto-deletion
+	runnable   int            // runnable applications of the subtree (maxapps.go)
+	maxAlloc   berth.Resource // effective maximum allocation (limits.go)
+	life       lifetimes      // effective application lifetimes (lifetime.go)
 }
 
 func (q *qnode) isLeaf() bool        { return q.leaf != nil }
