@@ -395,7 +395,7 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 		if by != nil {
 			// The mapping names the queue: say so once, as the reason.
 			return "", berth.Wrap(&berth.FieldError{Field: "queue", Value: name, Kind: berth.ErrNotFound,
-				Reason: fmt.Sprintf("unknown queue %s, named by queue mapping %s (%s rule)", name, by.mapping, by.rule)},
+				Reason: fmt.Sprintf("unknown queue %s, named by %s", name, by.describe())},
 				"submitting application", spec.ID)
 		}
 		return "", berth.Wrap(err, "submitting application", spec.ID)

@@ -62,6 +62,19 @@ func writeConfigFeatures(e *berth.StateEncoder, c *Config) {
 	}
 	e.Bool(c.WorkflowPriorityOverride)
 	e.String(c.WorkflowTagPrefix)
+	pl := &c.Placement
+	e.Uvarint(uint64(pl.Format))
+	e.Len(len(pl.JSONRules))
+	for _, r := range pl.JSONRules {
+		e.Uvarint(uint64(r.Type))
+		e.String(r.Matches)
+		e.Uvarint(uint64(r.Policy))
+		e.String(r.ParentQueue)
+		e.String(r.Value)
+		e.String(r.CustomPlacement)
+		e.Uvarint(uint64(r.Fallback))
+		e.Bool(r.NoCreate)
+	}
 }
 
 func writeNodeSortingPolicy(e *berth.StateEncoder, p NodeSortingPolicy) {
@@ -125,6 +138,19 @@ func (r *restorer) readConfigFeatures(c *Config) {
 	}
 	c.WorkflowPriorityOverride = d.Bool()
 	c.WorkflowTagPrefix = d.String()
+	pl := &c.Placement
+	pl.Format = MappingFormat(r.small(uint64(MappingJSON), "mapping rule format"))
+	n = d.Len(maxStateCount)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		var m MappingRule
+		m.Type = RuleMatch(r.small(uint64(len(ruleMatchNames)-1), "mapping rule type"))
+		m.Matches = d.String()
+		m.Policy = RulePolicy(r.small(uint64(len(rulePolicyNames)-1), "mapping rule policy"))
+		m.ParentQueue, m.Value, m.CustomPlacement = d.String(), d.String(), d.String()
+		m.Fallback = RuleFallback(r.small(uint64(len(ruleFallbackNames)-1), "mapping rule fallback"))
+		m.NoCreate = d.Bool()
+		pl.JSONRules = append(pl.JSONRules, m)
+	}
 }
 
 func (r *restorer) readNodeSortingPolicy() NodeSortingPolicy {

@@ -50,6 +50,10 @@ type XMLOptions struct {
 	// *queue.UnknownNameError. Nil: the built-ins only.
 	AppOrderings   *AppOrderings
 	ChildOrderings *ChildOrderings
+	// ReadFile reads the file mapping-rule-json-file names (without
+	// inline rules); nil refuses such a file, as Berth reads no files
+	// itself.
+	ReadFile func(path string) ([]byte, error)
 }
 
 // ParseXMLReport is [ParseXML] with a report of what the file says that

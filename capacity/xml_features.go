@@ -64,6 +64,7 @@ func (p *parser) globalFeatures(cfg *Config) {
 		cfg.WorkflowPriorities = wp
 	}
 	p.bool(prefix+"workflow-priority-mappings-override.enable", &cfg.WorkflowPriorityOverride)
+	p.readMappingRules(&cfg.Placement)
 	if v, ok := p.get(keyWorkflowTagPrefix); ok {
 		cfg.WorkflowTagPrefix = v
 	}
