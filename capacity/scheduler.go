@@ -372,33 +372,9 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 		return "", fieldErr(berth.ErrAlreadyExists, "app.id", spec.ID, "application already exists")
 	}
 	groups := s.groupSource(spec.User, spec.Groups)
-	name, by, err := s.place(spec, groups)
+	q, err := s.submitQueue(spec, groups)
 	if err != nil {
-		return "", berth.Wrap(err, "submitting application", spec.ID)
-	}
-	q, err := s.lookupQueue(name)
-	if err != nil {
-		// A missing queue under a parent that creates it (autoqueue.go).
-		aq, aerr := s.autoCreate(name, by != nil, spec.User, groups)
-		if aerr != nil {
-			return "", berth.Wrap(aerr, "submitting application", spec.ID)
-		}
-		if aq != nil {
-			q, err = aq, nil
-		}
-	}
-	if q != nil && q.auto == autoLegacy && by == nil {
-		return "", fieldErr(berth.ErrPermissionDenied, "queue", q.path,
-			"Application %s submission by user : %s to specified queue : %s is prohibited. Verify automatic queue mapping for user exists in %s", spec.ID, spec.User, q.path, queueMappingsKey)
-	}
-	if err != nil {
-		if by != nil {
-			// The mapping names the queue: say so once, as the reason.
-			return "", berth.Wrap(&berth.FieldError{Field: "queue", Value: name, Kind: berth.ErrNotFound,
-				Reason: fmt.Sprintf("unknown queue %s, named by %s", name, by.describe())},
-				"submitting application", spec.ID)
-		}
-		return "", berth.Wrap(err, "submitting application", spec.ID)
+		return "", err
 	}
 	if !q.tq.CanSubmit(spec.User, groups) {
 		return "", fieldErr(berth.ErrPermissionDenied, "queue", q.path, "User %s does not have permission to submit %s to queue %s", spec.User, spec.ID, q.path)
@@ -416,14 +392,9 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	if err := s.validateSubmit(q, spec.ID, spec.User); err != nil {
 		return "", err
 	}
-	prio, err := s.appPriority(q, spec.ID, spec.User, groups, spec.Priority, spec.NoPriority)
+	prio, err := s.submitPriority(q, spec, groups)
 	if err != nil {
 		return "", err
-	}
-	if wp, ok := s.workflowPriority(q, spec.Tags); ok {
-		if prio, err = s.appPriority(q, spec.ID, spec.User, groups, wp, false); err != nil {
-			return "", err
-		}
 	}
 	var amAsk *Ask
 	if !spec.AMResource.IsZero() {
