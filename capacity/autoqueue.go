@@ -36,7 +36,7 @@ type AutoCreate struct {
 	FailOnExceedingCapacity bool
 	// AutoRemoval (v2) deletes created queues left idle for
 	// Config.AutoQueueExpiration (auto-queue-creation-v2.
-	// queue-auto-removal.enable, true), when the host calls ExpireQueues.
+	// queue-auto-removal.enable, true), when the host calls ManageQueues.
 	AutoRemoval bool
 }
 

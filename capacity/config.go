@@ -233,7 +233,7 @@ type Config struct {
 	// the multi-node sorting policies).
 	MultiNode MultiNodePlacement
 	// AutoQueueExpiration is how long an auto-created (v2) queue may stay
-	// idle before ExpireQueues deletes it
+	// idle before ManageQueues deletes it
 	// (auto-queue-creation-v2.queue-expiration-time, 300 s).
 	AutoQueueExpiration berth.Duration
 	// NonLegacyQueueMode records legacy-queue-mode.enabled=false. Berth
