@@ -21,7 +21,7 @@ and puts them side by side ("what if this queue had 30 %?").
 
 Usage:
   sim [flags]                         the default scenario
-  sim --tracetype=TYPE --tracelocation=FILES --scheduler-conf=FILE [flags]
+  sim --tracetype=TYPE --tracelocation=FILES [--scheduler-conf=FILE] [flags]
   sim --compare=SPEC [--shard=i/n] [trace flags]
   sim --merge --output-dir=DIR PART-DIR...
 
@@ -38,6 +38,11 @@ Examples:
   # A Rumen trace (job history turned into JSON by Rumen's TraceBuilder).
   sim --tracetype=RUMEN --tracelocation=2jobs2min-rumen-jh.json \
       --scheduler-conf=capacity-scheduler.xml --conf=sls-runner.xml --output-dir=out
+
+  # SLS's fair-scheduler run: the site file names the scheduler (and may name
+  # its allocation file); the files load in order, as Hadoop loads them.
+  sim --input-sls=inputsls.json --conf=yarn-site.xml,sls-runner.xml \
+      --scheduler-conf=fair-scheduler-allocation.xml --output-dir=out
 
   # A SYNTH generator file under the fair scheduler, with another seed.
   sim --tracetype=SYNTH --tracelocation=syn.json --scheduler=fair \
@@ -77,7 +82,10 @@ Differences from SLS:
   - Simulated time: SLS runs in wall-clock time on thread pools; sim runs
     events in (time, sequence) order, deterministically, thousands of times
     faster. Metrics are sampled every yarn.sls.metrics.record.interval.ms of
-    simulated time.
+    simulated time when a --conf file sets it, else adaptively (below).
+  - The nodes' heartbeat phases and each job's submission offset within a
+    heartbeat are drawn from --seed; SLS's come from an unseeded Random and
+    its threads' timing, so its runs differ.
   - Application masters are SLS's MapReduce and streaming models
     (yarn.sls.am.type.*); a type Berth does not model (dag) is refused.
   - Application masters act on a heartbeat's containers at once (no
@@ -87,8 +95,10 @@ Differences from SLS:
     their sizes: asks are keyed by (priority, resource name), as YARN's are.
   - An AM whose container is lost restarts as a new application
     "<job>_attempt<n>" that keeps the finished tasks.
-  - Preemption runs as the configuration turns it on (the capacity
-    scheduler's monitor, yarn.scheduler.fair.preemption).
+  - Preemption: as SLS, a trace run turns the capacity scheduler's
+    preemption monitor on whatever the configuration says
+    (--sls-monitor=false follows it, as a ResourceManager does); the fair
+    scheduler's follows yarn.scheduler.fair.preemption.
   - Reservation plans use YARN's defaults (AlignedPlannerWithGreedy,
     CapacityOverTimePolicy, SimpleCapacityReplanner); the per-queue
     reservation keys of capacity-scheduler.xml are not read.

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -76,7 +74,7 @@ func runCompare(o *options, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	_, title, err := o.inputs()
+	first, title, _, err := o.inputs()
 	if err != nil {
 		return err
 	}
@@ -85,10 +83,12 @@ func runCompare(o *options, stdout, stderr io.Writer) error {
 		if sched != "" {
 			b.scheduler = sched
 		}
-		in, _, err := b.inputs()
-		if err == nil && b.traceLocation+b.inputRumen+b.inputSLS != "" && sched != "" && sched != o.scheduler {
-			in.SchedulerConf = scenario.File{} // the flags' file is the other scheduler's
+		if sched != "" && sched != first.Scheduler {
+			// The flags' file is the other scheduler's: find this one's as
+			// the configuration says.
+			b.schedulerConf = ""
 		}
+		in, _, _, err := b.inputs()
 		in.StrictConfig = o.strictConfig
 		return in, err
 	}
@@ -207,69 +207,4 @@ func printComparison(w io.Writer, outs []compare.Outcome, wall time.Duration, wo
 	tw.Flush()
 	fmt.Fprintf(w, "%d configurations on %d workers: %.1f s wall for %.1f s of runs (longest %.1f s), %.2f× faster than one after another\n",
 		len(outs), workers, wall.Seconds(), sum.Seconds(), longest.Seconds(), sum.Seconds()/max(wall.Seconds(), 1e-9))
-}
-
-// writeTree writes files (paths with '/') under dir all or nothing at
-// the level of dir's entries: everything is written to a temporary
-// directory beside dir first; then each top-level entry replaces its
-// namesake, and a failure puts the replaced ones back.
-func writeTree(dir string, files map[string][]byte) (err error) {
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, ".sim-tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	tops := map[string]bool{}
-	for name, data := range files {
-		p := filepath.Join(tmp, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return err
-		}
-		top, _, _ := strings.Cut(name, "/")
-		tops[top] = true
-	}
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		if err := os.Chmod(tmp, 0o755); err != nil {
-			return err
-		}
-		return os.Rename(tmp, dir)
-	}
-	old, err := os.MkdirTemp(parent, ".sim-old-*")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(old)
-	var done []string // entries moved into dir
-	var kept []string // previous entries moved aside
-	defer func() {
-		if err == nil {
-			return
-		}
-		for _, n := range slices.Backward(done) {
-			os.Rename(filepath.Join(dir, n), filepath.Join(tmp, n))
-		}
-		for _, n := range kept {
-			os.Rename(filepath.Join(old, n), filepath.Join(dir, n))
-		}
-	}()
-	for _, n := range slices.Sorted(maps.Keys(tops)) {
-		if _, statErr := os.Lstat(filepath.Join(dir, n)); statErr == nil {
-			if err = os.Rename(filepath.Join(dir, n), filepath.Join(old, n)); err != nil {
-				return err
-			}
-			kept = append(kept, n)
-		}
-		if err = os.Rename(filepath.Join(tmp, n), filepath.Join(dir, n)); err != nil {
-			return err
-		}
-		done = append(done, n)
-	}
-	return nil
 }

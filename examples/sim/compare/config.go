@@ -75,8 +75,10 @@ func settingsOf(in scenario.Inputs) ([]report.Setting, error) {
 			out = append(out, report.Setting{Source: source, Key: k, Value: v})
 		}
 	}
-	switch in.Scheduler {
-	case "fair":
+	switch {
+	case in.SchedulerConf.Data == nil:
+		// The fair scheduler without an allocation file: YARN's defaults.
+	case in.Scheduler == "fair":
 		values, err := flattenXML(in.SchedulerConf.Data)
 		if err != nil {
 			return nil, &scenario.InputError{File: in.SchedulerConf.Name, Reason: "malformed allocation file", Err: err}
@@ -89,8 +91,9 @@ func settingsOf(in scenario.Inputs) ([]report.Setting, error) {
 		}
 		add(SourceScheduler, s.Values)
 	}
-	if in.Site != nil {
-		s, err := scenario.ParseSite(in.Site.Data, in.Site.Name)
+	if len(in.Sites) > 0 || len(in.Overrides) > 0 {
+		// The values that stand once the files and overrides are loaded.
+		s, err := scenario.LoadSites(in.Sites, in.Overrides)
 		if err != nil {
 			return nil, err
 		}

@@ -53,8 +53,8 @@ func Example() {
 	// Output:
 	// yarn.scheduler.capacity.root.a.capacity [60 30]
 	// yarn.scheduler.capacity.root.b.capacity [40 70]
-	// queue a, today: wait p95 1.0 s
-	// queue a, b-70: wait p95 1.0 s =
-	// queue b, today: wait p95 1.5 s
-	// queue b, b-70: wait p95 0.5 s −1 s (−67 %)
+	// queue a, today: wait p95 0.5 s
+	// queue a, b-70: wait p95 0.5 s =
+	// queue b, today: wait p95 1.6 s
+	// queue b, b-70: wait p95 0.8 s −791 ms (−49 %)
 }

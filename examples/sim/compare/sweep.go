@@ -301,6 +301,8 @@ func build(index int, name string, spec VariantSpec, schedKeys, siteKeys map[str
 		}
 	}
 	if in.SchedulerConf.Data == nil {
+		// A comparison names every configuration it compares: no fair
+		// scheduler on YARN's defaults for want of an allocation file.
 		return fail(&scenario.InputError{File: "comparison", Field: "scheduler-conf",
 			Reason: "the " + in.Scheduler + " scheduler needs its configuration file"})
 	}
@@ -309,7 +311,7 @@ func build(index int, name string, spec VariantSpec, schedKeys, siteKeys map[str
 		if err != nil {
 			return fail(err)
 		}
-		in.Site = &f
+		in.Sites, in.Overrides = []scenario.File{f}, nil
 	}
 	if len(schedKeys) > 0 {
 		if in.Scheduler != "capacity" {
@@ -321,11 +323,21 @@ func build(index int, name string, spec VariantSpec, schedKeys, siteKeys map[str
 		}
 	}
 	if len(siteKeys) > 0 {
-		f, err := withKeys(in.Site, siteKeys)
+		// The keys change the configuration the site files and overrides
+		// make, written as one file.
+		var merged *scenario.File
+		if len(in.Sites) > 0 || len(in.Overrides) > 0 {
+			s, err := scenario.LoadSites(in.Sites, in.Overrides)
+			if err != nil {
+				return fail(err)
+			}
+			merged = &scenario.File{Name: s.File, Data: hadoopXML(s.Values)}
+		}
+		f, err := withKeys(merged, siteKeys)
 		if err != nil {
 			return fail(err)
 		}
-		in.Site = &f
+		in.Sites, in.Overrides = []scenario.File{f}, nil
 	}
 	sc, err := scenario.Load(in)
 	if err != nil {

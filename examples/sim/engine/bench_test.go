@@ -9,6 +9,7 @@ import (
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
+	"github.com/berthsched/berth/examples/sim/metrics"
 	"github.com/berthsched/berth/examples/sim/trace"
 )
 
@@ -101,5 +102,70 @@ func BenchmarkSyntheticDay5000(b *testing.B) {
 		b.ReportMetric(float64(total), "containers")
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 		b.ReportMetric(float64(run.Events), "events")
+	}
+}
+
+// oneJob is one MapReduce job of n maps of 1 GB, 10 to 16 s each; with
+// hosts, every map prefers a node of the cluster (as an SLS trace's
+// container.host does), so the AM asks per host and rack too.
+func oneJob(n int, hosts []trace.Node) trace.Job {
+	c := berth.New(1024, 1)
+	j := trace.Job{ID: "big", AMType: trace.AMMapReduce, User: "u", Queue: "a", AMResource: c, Tasks: make([]trace.Task, n)}
+	for k := range j.Tasks {
+		j.Tasks[k] = trace.Task{Duration: berth.Duration(10_000 + k%7*1000), Resource: c, Priority: 20, Type: trace.TypeMap}
+		if len(hosts) > 0 {
+			h := hosts[k%len(hosts)]
+			j.Tasks[k].Host = h.Rack + "/" + h.ID
+		}
+	}
+	return j
+}
+
+// runOneJob replays one job of n tasks on 100 nodes of 64 GB under the
+// capacity scheduler and returns the run.
+func runOneJob(tb testing.TB, n int, located bool) *metrics.Run {
+	tb.Helper()
+	clock := berth.NewManualClock(0)
+	cfg := capacity.DefaultConfig()
+	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 100)}
+	s, err := capacity.New(cfg, clock)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ns := trace.GenerateNodes(trace.Topology{Nodes: 100, Racks: 5}, trace.Defaults{Node: berth.New(65536, 64)})
+	var hosts []trace.Node
+	if located {
+		hosts = ns
+	}
+	e, err := New(Config{Clock: clock, Scheduler: s, Stats: NewCapacityStats(s), Nodes: ns, Jobs: []trace.Job{oneJob(n, hosts)}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	run, err := e.Run()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if run.Unfinished > 0 || run.Jobs[0].Containers != n+1 {
+		tb.Fatalf("%d unfinished, %d containers", run.Unfinished, run.Jobs[0].Containers)
+	}
+	return run
+}
+
+// BenchmarkOneJob replays one job of 100,000 and of 1,000,000 tasks (any
+// host, and each preferring a node): the cost per container must not grow
+// with the job: the large job within 10× the small one's cost.
+func BenchmarkOneJob(b *testing.B) {
+	for _, located := range []bool{false, true} {
+		for _, n := range []int{100_000, 1_000_000} {
+			b.Run(fmt.Sprintf("tasks=%d/located=%t", n, located), func(b *testing.B) {
+				b.ReportAllocs()
+				cpu := cpuTime()
+				for b.Loop() {
+					runOneJob(b, n, located)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/container")
+				b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/container")
+			})
+		}
 	}
 }

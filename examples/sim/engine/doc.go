@@ -1,16 +1,25 @@
-// Package engine is the simulator's discrete-event engine: it replays
-// trace jobs (package trace) through a Berth queue scheduler, the
-// reservation system and the plan follower on a virtual clock, as YARN's
-// Scheduler Load Simulator (SLS) does with real threads in wall-clock time.
-// Events run in (time, sequence) order and nothing reads the wall clock,
+// Package engine replays trace jobs through Berth's schedulers on a virtual clock, as SLS does.
+//
+// It is the simulator's discrete-event engine: the jobs of package trace
+// run through a Berth queue scheduler, the reservation system and the plan
+// follower, as YARN's Scheduler Load Simulator (SLS) runs them with real
+// threads in wall-clock time. Events run in (time, sequence) order and
+// nothing reads the wall clock,
 // so the same inputs give the same outputs, byte for byte, at thousands
 // of times real time.
 //
 // What it simulates, after SLS:
 //
 //   - Node managers heartbeat every Config.NodeHeartbeat ms, each at its
-//     own phase, reporting the containers whose work ended since the last
-//     heartbeat and receiving the containers the scheduler allocates.
+//     own phase drawn from Config.Seed in [0, NodeHeartbeat) (NMRunner's
+//     random.nextInt(interval)), reporting the containers whose work ended
+//     since the last heartbeat and receiving the containers the scheduler
+//     allocates. The phases decide which node a waiting ask meets first,
+//     so placement does not follow the nodes' order in the node file.
+//   - Each application is submitted at its trace time plus an offset drawn
+//     per job from the seed within one heartbeat interval, as SLS's AM
+//     clocks are rebased when SLSRunner schedules them
+//     (Config.ExactSubmissions turns it off).
 //   - Application masters of SLS's MapReduce model (MRAMSimulator): the
 //     application is submitted with its AM resource, the AM container is
 //     allocated first, then every map is asked for (by host, rack and
@@ -18,22 +27,27 @@
 //     map is done; the job finishes after its last reduce. Tasks run for
 //     the trace's durations from their allocation. A task container
 //     preempted, killed or lost is asked for again; a lost AM restarts
-//     the application as a new attempt that keeps the finished tasks.
+//     the application as a new attempt that keeps the finished tasks. A
+//     container counts as lost when a node loss ended it: on the node, or
+//     because its attempt's AM container was on the node
+//     (metrics.Run.LostWithAM).
 //   - SLS's streaming model (StreamAMSimulator): every stream is asked for
 //     at once and asked for again whenever it ends, until the job's
 //     lifetime (job.end.ms − job.start.ms) has passed.
 //   - Deadline jobs reserve through plan.System as SLS does for MapReduce
 //     (ReservationClientUtil): maps then reduces, each stage a gang of all
 //     its tasks, R_ORDER_NO_GAP, between the job's start and deadline. An
-//     accepted job is submitted under its reservation when the reserved
-//     resources start; a refused one at once, to its queue (the plan's
-//     default queue).
+//     accepted job's AM submits its application under the reservation at
+//     once (so its wait for the reservation counts), and the application
+//     enters the scheduler when the reserved resources start; a refused
+//     one is submitted at once, to its queue (the plan's default queue).
 //   - The plan follower runs every Config.FollowerInterval; a preemption
 //     policy (Preemptor, the seam package scenario plugs package preempt's
 //     policies into) every Config.PreemptionInterval, its killed
 //     containers asked for again by their AMs and its marks counted per
 //     queue (ObservedPreemptor); node losses and returns at their times;
-//     metrics samples every Config.SampleInterval.
+//     metrics samples every Config.SampleInterval, or adaptively from one
+//     a second down to about Config.SampleBudget over the run.
 //
 // The engine talks to the scheduler through Scheduler, a small interface
 // *capacity.Scheduler and *fair.Scheduler both satisfy, so switching

@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
@@ -99,6 +102,20 @@ type Config struct {
 	Jobs  []trace.Job
 	// NodeHeartbeat is yarn.sls.nm.heartbeat.interval.ms (default 1000).
 	NodeHeartbeat berth.Duration
+	// Seed draws each node's heartbeat phase, its first heartbeat in
+	// [0, NodeHeartbeat), as SLS's NMRunner draws random.nextInt(interval)
+	// per node, and each job's submission offset (ExactSubmissions): the
+	// same seed gives the same run.
+	Seed int64
+	// ExactSubmissions submits every application at its trace time. By
+	// default each is submitted at an offset drawn per job from Seed
+	// within one NodeHeartbeat after it: SLS rebases each AM simulator's
+	// clock when SLSRunner schedules it, so a job's submission falls at an
+	// arbitrary point of the nodes' heartbeat cycle. Without the offset,
+	// jobs submitted on the same instant of the cycle (SYNTH's whole
+	// seconds) all meet the same node's heartbeat first and their AMs pile
+	// up on it. The wait and runtime of a job count from its submission.
+	ExactSubmissions bool
 	// Reservations, when set, receives the deadline jobs' reservation
 	// requests; Follower publishes its plans at FollowerInterval
 	// (yarn.resourcemanager.reservation-system.planfollower.time-step,
@@ -118,15 +135,28 @@ type Config struct {
 	RoundInterval berth.Duration
 	// NodeEvents are node losses and returns.
 	NodeEvents []NodeEvent
-	// SampleInterval is the metrics period (default 10,000 ms; SLS
-	// records every 1,000 ms of wall time).
+	// SampleInterval, when positive, samples the metrics at this fixed
+	// period (SLS's yarn.sls.metrics.record.interval.ms). Zero samples
+	// adaptively: every 1,000 ms (SLS's default), or the shortest
+	// doubling of it that keeps the inputs' span under 2 × SampleBudget
+	// samples, and whenever the run holds 2 × SampleBudget samples every
+	// other one is dropped and the period doubles: a four-minute run
+	// keeps a point a second, a day between SampleBudget and twice as
+	// many, evenly spaced.
 	SampleInterval berth.Duration
+	// SampleBudget bounds the adaptive samples (default 1,000: between
+	// 1,000 and 2,000 points once the run is long enough).
+	SampleBudget int
 	// End stops the run at this time; 0 runs until every job finished.
 	End berth.Time
-	// StallTimeout stops a run in which nothing changed (no allocation,
-	// release, ask, application or node event) for this long while jobs
-	// are unfinished, e.g. jobs a queue will never run; they are reported
-	// unfinished. Default 6 h.
+	// StallTimeout stops a run that cannot progress: jobs are unfinished,
+	// no input or container event is to come (no submission, node event,
+	// delayed ask or task end), and nothing changed (no allocation,
+	// release, ask, application or node event) for this long, e.g. jobs a
+	// queue will never run or asks no node can hold. The run is then
+	// marked metrics.Run.Stalled and its jobs unfinished. Default 1 h
+	// (the grace covers what changes with time alone: preemption
+	// timeouts, delay scheduling, reservations).
 	StallTimeout berth.Duration
 	// Progress, when set, is called every ProgressEvery events (default
 	// 65,536) with the simulated time and the events processed.
@@ -162,6 +192,12 @@ func (e *ConfigError) Error() string { return "engine config: " + e.Field + ": "
 
 // Unwrap makes it an invalid argument.
 func (e *ConfigError) Unwrap() error { return berth.ErrInvalidArgument }
+
+// phaseStream separates the phase draws from any other stream of the seed.
+const phaseStream = 0x4e4d_5048_4153_4553 // "NMPHASES"
+
+// submitStream draws the jobs' submission offsets.
+const submitStream = 0x5355_424d_4954_4a54 // "SUBMITJT"
 
 // capKey is a container size, as a comparable key.
 type capKey struct{ mem, vc int64 }
@@ -203,45 +239,51 @@ const (
 )
 
 type app struct {
-	job   *trace.Job
-	rec   *metrics.Job
-	idx   int
-	id    string // current attempt's application id
-	gen   uint32
-	state appState
-	am    *ctr
-	// per task: done, and whether it is pending (not allocated)
-	done    []bool
-	running int // task containers running
-	// pending tasks by priority, and the ask size of each priority
-	pending map[int32][]int
-	askCap  map[int32]berth.Resource
-	prios   []int32 // sorted priorities of the job
+	job     *trace.Job
+	rec     *metrics.Job
+	idx     int
+	id      string // current attempt's application id
+	gen     uint32
+	state   appState
+	am      *ctr
+	done    []bool // per task: its work is done
+	running int    // task containers running
+	// asks holds the pending tasks per priority of the job, in priority
+	// order (pending.go); tgen and tflag are per task: the generation of
+	// its latest ask and whether it is pending and located.
+	asks  []*prioAsks
+	tgen  []uint32
+	tflag []uint8
 	// MapReduce phases: maps (everything but reduces) first, then reduces.
 	mapsLeft, reducesLeft int
 	reducesAsked          bool
 	resID                 string
-	local                 bool // sent host or rack asks
+	submitAt              berth.Time // when the AM submits (the trace's start, plus the offset)
+	recorded              bool       // the submission time is recorded
+	local                 bool       // sent host or rack asks
 	planQueue             *plan.Plan
 }
 
 // Engine runs one simulation. Build it with New, run it with Run.
 type Engine struct {
-	cfg        Config
-	clock      *berth.ManualClock
-	s          Scheduler
-	q          events
-	nodes      []*node
-	nodeByID   map[string]*node
-	apps       []*app
-	appByID    map[string]*app
-	ctrs       map[queue.ContainerID]*ctr
-	pending    map[capKey]int
-	pendingRes berth.Resource
-	cluster    berth.Resource
-	liveNodes  int
-	open       int // jobs not finished
-	run        metrics.Run
+	cfg         Config
+	clock       *berth.ManualClock
+	s           Scheduler
+	q           events
+	nodes       []*node
+	byPhase     []*node // the nodes in heartbeat order within an interval
+	nodeByID    map[string]*node
+	apps        []*app
+	appByID     map[string]*app
+	ctrs        map[queue.ContainerID]*ctr
+	pending     map[capKey]int
+	pendingRes  berth.Resource
+	cluster     berth.Resource
+	used        capKey         // allocated on live nodes
+	sampleEvery berth.Duration // the current sampling period
+	liveNodes   int
+	open        int // jobs not finished
+	run         metrics.Run
 	// Counted from the components' events (observe.go): live
 	// containers, applications in the scheduler, containers preempted,
 	// lost and marked.
@@ -273,8 +315,8 @@ type Engine struct {
 	wakeAt              berth.Time // a wake event is pending at this time (−1: none)
 	lastEnt             map[string]map[string]queue.Entitlement
 	lastChange          berth.Time
-	sweeping            bool       // a sweep of parked nodes is under way
-	lastJobEvent        berth.Time // the latest submission or node event of the inputs
+	sweeping            bool // a sweep of parked nodes is under way
+	work                int  // events queued that make progress by themselves (eventKind.work)
 }
 
 // New validates cfg and prepares the run; nothing runs yet.
@@ -302,10 +344,19 @@ func New(cfg Config) (*Engine, error) {
 		v    berth.Duration
 		name string
 	}{{&cfg.NodeHeartbeat, 1000, "NodeHeartbeat"}, {&cfg.FollowerInterval, 1000, "FollowerInterval"},
-		{&cfg.PreemptionInterval, 3000, "PreemptionInterval"}, {&cfg.StallTimeout, 6 * 3_600_000, "StallTimeout"}, {&cfg.SampleInterval, 10_000, "SampleInterval"}} {
+		{&cfg.PreemptionInterval, 3000, "PreemptionInterval"}, {&cfg.StallTimeout, 3_600_000, "StallTimeout"}} {
 		if err := def(d.p, d.v, d.name); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.SampleInterval < 0 {
+		return nil, &ConfigError{"SampleInterval", fmt.Sprintf("must not be negative, got %d", cfg.SampleInterval)}
+	}
+	if cfg.SampleBudget < 0 {
+		return nil, &ConfigError{"SampleBudget", fmt.Sprintf("must not be negative, got %d", cfg.SampleBudget)}
+	}
+	if cfg.SampleBudget == 0 {
+		cfg.SampleBudget = 1000
 	}
 	if cfg.ProgressEvery == 0 {
 		cfg.ProgressEvery = 1 << 16
@@ -319,18 +370,26 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.IdleBackoff < 0 {
 		return nil, &ConfigError{"IdleBackoff", "must not be negative"}
 	}
+	e.sampleEvery = cfg.SampleInterval
+	if e.sampleEvery == 0 {
+		e.sampleEvery = firstSamplePeriod(cfg)
+	}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
+	phases := rand.New(rand.NewPCG(uint64(cfg.Seed), phaseStream))
+	offsets := rand.New(rand.NewPCG(uint64(cfg.Seed), submitStream))
 	for i, n := range cfg.Nodes {
 		if _, dup := e.nodeByID[n.ID]; dup {
 			return nil, &ConfigError{"Nodes", "duplicate node " + n.ID}
 		}
 		nd := &node{spec: queue.NodeSpec{ID: n.ID, Rack: n.Rack, Capability: n.Resource}, idx: i,
-			phase: berth.Time(int64(i) * cfg.NodeHeartbeat / int64(len(cfg.Nodes))), down: true, lastBeat: -1}
+			phase: phases.Int64N(cfg.NodeHeartbeat), down: true, lastBeat: -1}
 		e.nodes = append(e.nodes, nd)
 		e.nodeByID[n.ID] = nd
 	}
+	e.byPhase = slices.Clone(e.nodes)
+	slices.SortStableFunc(e.byPhase, func(a, b *node) int { return cmp.Compare(a.phase, b.phase) })
 	for i, ne := range cfg.NodeEvents {
 		if _, ok := e.nodeByID[ne.Node]; !ok {
 			return nil, &ConfigError{fmt.Sprintf("NodeEvents[%d].Node", i), "unknown node " + ne.Node}
@@ -366,29 +425,38 @@ func New(cfg Config) (*Engine, error) {
 		e.run.Jobs[i] = metrics.Job{ID: j.ID, Queue: j.Queue, User: j.User, AMType: j.AMType,
 			TraceStart: j.Start, TraceEnd: j.End, Deadline: j.Deadline}
 		a := &app{job: j, rec: &e.run.Jobs[i], idx: i, id: j.ID, done: make([]bool, len(j.Tasks)),
-			pending: map[int32][]int{}, askCap: map[int32]berth.Resource{}}
-		for k, t := range j.Tasks {
-			if prev, ok := a.askCap[t.Priority]; ok {
-				a.askCap[t.Priority] = berth.ComponentwiseMax(prev, t.Resource)
+			tgen: make([]uint32, len(j.Tasks)), tflag: make([]uint8, len(j.Tasks))}
+		for _, t := range j.Tasks {
+			if q := a.asksOf(t.Priority); q != nil {
+				q.capab = berth.ComponentwiseMax(q.capab, t.Resource)
 			} else {
-				a.askCap[t.Priority] = t.Resource
-				a.prios = append(a.prios, t.Priority)
+				q = newPrioAsks(t.Priority)
+				q.capab = t.Resource
+				a.asks = append(a.asks, q)
 			}
 			if t.Type == trace.TypeReduce {
 				a.reducesLeft++
 			} else {
 				a.mapsLeft++
 			}
-			_ = k
 		}
-		slices.Sort(a.prios)
+		slices.SortFunc(a.asks, func(x, y *prioAsks) int { return int(x.prio) - int(y.prio) })
+		a.submitAt = j.Start
+		if !cfg.ExactSubmissions {
+			a.submitAt += offsets.Int64N(cfg.NodeHeartbeat)
+		}
 		e.apps = append(e.apps, a)
 	}
 	e.observe()
 	return e, nil
 }
 
-func (e *Engine) push(ev event) { e.q.push(ev) }
+func (e *Engine) push(ev event) {
+	if ev.kind.work() {
+		e.work++
+	}
+	e.q.push(ev)
+}
 
 // Run runs the simulation to its end and returns what it recorded. An
 // error means a component refused something the engine cannot go past
@@ -402,15 +470,14 @@ func (e *Engine) Run() (*metrics.Run, error) {
 		}
 	}
 	for i, a := range e.apps {
-		kind := evSubmit
+		kind, at := evSubmit, a.submitAt
 		if a.job.Deadline > 0 && a.job.AMType == trace.AMMapReduce && e.cfg.Reservations != nil {
 			if p, ok := e.planOf(a.job.Queue); ok {
 				a.planQueue = p
-				kind = evReserve
+				kind, at = evReserve, a.job.Start
 			}
 		}
-		e.push(event{at: a.job.Start, kind: kind, i: int32(i)})
-		e.lastJobEvent = max(e.lastJobEvent, a.job.Start)
+		e.push(event{at: at, kind: kind, i: int32(i)})
 	}
 	e.open = len(e.apps)
 	for i, ne := range e.cfg.NodeEvents {
@@ -419,7 +486,6 @@ func (e *Engine) Run() (*metrics.Run, error) {
 			k = evNodeDown
 		}
 		e.push(event{at: ne.At, kind: k, i: int32(e.nodeByID[ne.Node].idx), j: int32(i)})
-		e.lastJobEvent = max(e.lastJobEvent, ne.At)
 	}
 	if e.cfg.Follower != nil {
 		e.push(event{at: 0, kind: evFollower})
@@ -441,11 +507,16 @@ func (e *Engine) Run() (*metrics.Run, error) {
 		if e.open == 0 && e.cfg.End == 0 {
 			break
 		}
-		if ev.at-e.lastChange > e.cfg.StallTimeout && ev.at > e.lastJobEvent {
-			e.run.Stalled = true
+		if e.work == 0 && ev.at-e.lastChange > e.cfg.StallTimeout {
+			e.run.Stalled, e.run.StalledSince = true, e.lastChange
 			e.record(metrics.Event{Time: e.lastChange, Kind: metrics.Stalled, Containers: e.open,
-				Detail: fmt.Sprintf("nothing changed for more than %d ms with %d jobs unfinished", e.cfg.StallTimeout, e.open)})
+				Detail: fmt.Sprintf("nothing could progress: no input or task end to come and nothing changed for %s, with %d jobs unfinished",
+					time.Duration(e.cfg.StallTimeout)*time.Millisecond, e.open)})
 			break
+		}
+		if ev.kind.work() {
+			e.work--
+			e.lastChange = ev.at // its effects may come a heartbeat later
 		}
 		now = ev.at
 		e.clock.Set(now)
@@ -486,8 +557,8 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 	case evAsk:
 		a := e.apps[ev.i]
 		if a.gen == ev.gen && a.state == running {
-			e.addPending(a, []int{int(ev.j)})
-			e.ask(a, true)
+			e.addPending(a, []int{int(ev.j)}, true)
+			e.ask(a)
 		}
 	case evStreamEnd:
 		a := e.apps[ev.i]
@@ -517,12 +588,14 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 		}
 		e.push(event{at: now + e.roundEvery(), kind: evRound})
 	case evSample:
-		e.sample(now)
-		e.push(event{at: now + e.cfg.SampleInterval, kind: evSample})
+		e.sampleTick(now)
 	case evNodeDown:
 		n := e.nodes[ev.i]
 		if !n.down {
 			e.bump()
+			// What ran on the node goes with it.
+			e.used.mem -= n.spec.Capability.Memory - n.free.mem
+			e.used.vc -= n.spec.Capability.VCores - n.free.vc
 			n.down = true
 			n.armed = false
 			e.liveNodes--
@@ -656,19 +729,12 @@ func (e *Engine) startSweep() {
 }
 
 func (e *Engine) sweep(now berth.Time) {
-	iv, n := e.cfg.NodeHeartbeat, len(e.nodes)
-	off := now % iv
-	phase := func(i int) berth.Time { return berth.Time(int64(i) * iv / int64(n)) }
-	i0 := int(min(int64(n), off*int64(n)/iv))
-	for i0 > 0 && phase(i0-1) >= off {
-		i0--
-	}
-	for i0 < n && phase(i0) < off {
-		i0++
-	}
+	n := len(e.byPhase)
+	off := now % e.cfg.NodeHeartbeat
+	i0, _ := slices.BinarySearchFunc(e.byPhase, off, func(nd *node, t berth.Time) int { return cmp.Compare(nd.phase, t) })
 	var last *node // a node that heartbeat at now comes last, an interval on
 	for k := range n {
-		nd := e.nodes[(i0+k)%n]
+		nd := e.byPhase[(i0+k)%n]
 		if nd.parked && !nd.down && !nd.armed && e.fits(nd.free) {
 			if nd.lastBeat >= now {
 				if last == nil {
@@ -783,8 +849,8 @@ func (e *Engine) submit(a *app, now berth.Time, reservation string) {
 			q, err = e.s.SubmitApp(spec)
 		}
 	}
-	if a.rec.Submitted == 0 && a.rec.Attempts == 0 {
-		a.rec.Submitted = now
+	if !a.recorded {
+		a.rec.Submitted, a.recorded = now, true
 	}
 	a.rec.Attempts++
 	if err != nil {
@@ -821,67 +887,6 @@ func (e *Engine) addPendingKey(k capKey, n int) {
 	}
 }
 
-// addPending makes tasks pending (not yet asked).
-func (e *Engine) addPending(a *app, tasks []int) {
-	for _, t := range tasks {
-		p := a.job.Tasks[t].Priority
-		a.pending[p] = append(a.pending[p], t)
-		e.addPendingKey(keyOf(a.askCap[p]), 1)
-	}
-}
-
-// ask sends the app's outstanding totals per priority. With locality,
-// the first ask of a task names its host and rack too (SLS's
-// packageRequests); re-asks are off-switch only.
-func (e *Engine) ask(a *app, locality bool) {
-	var asks []queue.Ask // fresh: a scheduler may keep the slice
-	for _, p := range a.prios {
-		tasks := a.pending[p]
-		capab := a.askCap[p]
-		if locality {
-			hosts := map[string]int{}
-			racks := map[string]int{}
-			var order []string
-			for _, t := range tasks {
-				h := a.job.Tasks[t].Host
-				if h == "" {
-					continue
-				}
-				rack, host, err := trace.SplitHost(h)
-				if err != nil {
-					continue
-				}
-				if _, ok := e.nodeByID[host]; !ok {
-					continue
-				}
-				if hosts[host] == 0 {
-					order = append(order, host)
-				}
-				hosts[host]++
-				if racks[rack] == 0 {
-					order = append(order, rack)
-				}
-				racks[rack]++
-			}
-			for _, name := range order {
-				c := hosts[name]
-				if strings.HasPrefix(name, "/") {
-					c = racks[name]
-				}
-				asks = append(asks, queue.Ask{Priority: p, ResourceName: name, Capability: capab, Count: c})
-			}
-		}
-		asks = append(asks, queue.Ask{Priority: p, ResourceName: queue.AnyResource, Capability: capab, Count: len(tasks)})
-	}
-	if locality && !a.local && len(asks) > len(a.prios) {
-		a.local = true
-		e.localApps++
-	}
-	if _, err := e.s.Allocate(a.id, asks, nil); err != nil {
-		e.log.Warn("allocate refused", "app", a.id, "err", err)
-	}
-}
-
 func (e *Engine) amStarted(a *app, now berth.Time) {
 	a.state = running
 	if a.rec.AMStarted == 0 {
@@ -904,10 +909,10 @@ func (e *Engine) amStarted(a *app, now berth.Time) {
 	for _, t := range delayed {
 		e.push(event{at: now + a.job.Tasks[t].RequestDelay, kind: evAsk, i: int32(a.idx), j: int32(t), gen: a.gen})
 	}
-	e.addPending(a, first)
+	e.addPending(a, first, true)
 	a.reducesAsked = false
 	e.maybeReduces(a)
-	e.ask(a, true)
+	e.ask(a)
 	e.maybeFinish(a, now)
 }
 
@@ -925,8 +930,8 @@ func (e *Engine) maybeReduces(a *app) {
 		}
 	}
 	if len(reds) > 0 {
-		e.addPending(a, reds)
-		e.ask(a, true)
+		e.addPending(a, reds, true)
+		e.ask(a)
 	}
 }
 
@@ -949,23 +954,6 @@ func (e *Engine) finish(a *app, now berth.Time) {
 	e.ended(ended, now)
 }
 
-func (e *Engine) clearPending(a *app) {
-	e.bump()
-	if a.local {
-		a.local = false
-		e.localApps--
-	}
-	for _, p := range a.prios {
-		if n := len(a.pending[p]); n > 0 {
-			e.addPendingKey(keyOf(a.askCap[p]), -n)
-			a.pending[p] = a.pending[p][:0]
-		}
-	}
-	if a.state == submitted {
-		e.addPendingKey(keyOf(a.job.AMResource), -1)
-	}
-}
-
 // ---- containers
 
 func (e *Engine) allocated(al *queue.Allocation, n *node, now berth.Time) {
@@ -975,6 +963,8 @@ func (e *Engine) allocated(al *queue.Allocation, n *node, now berth.Time) {
 	e.bump()
 	n.free.mem -= c.res.mem
 	n.free.vc -= c.res.vc
+	e.used.mem += c.res.mem
+	e.used.vc += c.res.vc
 	if a == nil || a.state == finished {
 		e.release(c, now)
 		return
@@ -986,26 +976,17 @@ func (e *Engine) allocated(al *queue.Allocation, n *node, now berth.Time) {
 		}
 		a.am = c
 		a.rec.Containers++
+		a.rec.AMNode = n.spec.ID
 		e.addPendingKey(keyOf(a.job.AMResource), -1)
 		e.amStarted(a, now)
 		return
 	}
-	tasks := a.pending[al.Priority]
-	if len(tasks) == 0 {
+	t, ok := e.takePending(a, al.Priority, n.spec.ID)
+	if !ok {
 		e.release(c, now) // more than asked (a stale count): give it back
 		e.run.Released++
 		return
 	}
-	pick := 0
-	for i, t := range tasks {
-		if h := a.job.Tasks[t].Host; h != "" && strings.HasSuffix(h, "/"+n.spec.ID) {
-			pick = i
-			break
-		}
-	}
-	t := tasks[pick]
-	a.pending[al.Priority] = slices.Delete(tasks, pick, pick+1)
-	e.addPendingKey(keyOf(a.askCap[al.Priority]), -1)
 	c.task = t
 	a.running++
 	a.rec.Containers++
@@ -1042,6 +1023,8 @@ func (e *Engine) gone(c *ctr) {
 	if !c.node.down {
 		c.node.free.mem += c.res.mem
 		c.node.free.vc += c.res.vc
+		e.used.mem -= c.res.mem
+		e.used.vc -= c.res.vc
 		if c.node.parked && e.fits(c.node.free) {
 			e.arm(c.node, e.clock.Now()+1)
 		}
@@ -1082,13 +1065,13 @@ func (e *Engine) taskEnded(c *ctr, success bool, now berth.Time) {
 	k := a.job.Tasks[t]
 	if a.job.AMType == trace.AMStream {
 		// Streams are kept running until the job's lifetime ends.
-		e.addPending(a, []int{t})
-		e.ask(a, false)
+		e.addPending(a, []int{t}, false)
+		e.ask(a)
 		return
 	}
 	if !success {
-		e.addPending(a, []int{t})
-		e.ask(a, false)
+		e.addPending(a, []int{t}, false)
+		e.ask(a)
 		return
 	}
 	a.done[t] = true
@@ -1113,7 +1096,7 @@ func (e *Engine) ended(list []queue.Ended, now berth.Time) {
 		e.gone(c)
 		if a := c.app; a != nil && a.state != finished {
 			if c.task < 0 && c == a.am {
-				e.amLost(a, now)
+				e.amLost(a, now, en.Status == queue.Lost)
 				continue
 			}
 			e.taskEnded(c, work, now)
@@ -1123,8 +1106,10 @@ func (e *Engine) ended(list []queue.Ended, now berth.Time) {
 
 // amLost restarts an application whose AM container ended: the attempt
 // is finished and a new one submitted; finished tasks stay finished (the
-// MapReduce AM recovers them).
-func (e *Engine) amLost(a *app, now berth.Time) {
+// MapReduce AM recovers them). When the AM was lost with its node, the
+// attempt's other containers, ended with it, count as lost too: the node
+// loss ended them.
+func (e *Engine) amLost(a *app, now berth.Time, withNode bool) {
 	ended, err := e.s.FinishApp(a.id)
 	if err != nil {
 		e.log.Warn("finish lost attempt", "app", a.id, "err", err)
@@ -1132,8 +1117,13 @@ func (e *Engine) amLost(a *app, now berth.Time) {
 	e.clearPending(a)
 	a.state = waiting
 	for _, en := range ended {
-		if c, ok := e.ctrs[en.ID]; ok {
+		if c, ok := e.ctrs[en.ID]; ok && !c.gone {
 			e.gone(c)
+			if withNode {
+				e.lost++
+				e.run.LostWithAM++
+				a.rec.Lost++
+			}
 		}
 	}
 	a.running = 0
@@ -1150,8 +1140,9 @@ func (e *Engine) amLost(a *app, now berth.Time) {
 // jobs (ReservationClientUtil.createMRReservation): the maps then the
 // reduces, each stage a gang of all its tasks at the largest task size
 // for the longest task duration, R_ORDER_NO_GAP, between the job's start
-// and its deadline. Accepted, the job is submitted under the reservation
-// when its resources start; refused, it is submitted at once without one.
+// and its deadline. Accepted, the job counts as submitted under the
+// reservation at once, and enters the scheduler when the reservation's
+// resources start; refused, it is submitted at once without one.
 func (e *Engine) reserve(a *app, now berth.Time) {
 	e.appByID[a.id] = a
 	p := a.planQueue
@@ -1180,9 +1171,18 @@ func (e *Engine) reserve(a *app, now berth.Time) {
 		User: a.job.User, Arrival: def.Arrival, Deadline: def.Deadline})
 	err := e.cfg.Reservations.Submit(plan.SubmissionRequest{Queue: p.QueueName(), ID: id, Definition: &def, User: a.job.User})
 	rec := &e.run.Reservations[ri]
-	at := now
+	// The AM submits its application right after its reservation, with
+	// the reservation's id (SLS's AMSimulator): the job waits for its
+	// reservation from then on, in the scheduler as YARN holds it, here
+	// until the reservation's queue exists.
+	at := a.submitAt
+	a.rec.Submitted, a.recorded = at, true
 	if rec.Accepted {
-		at = max(now, rec.Start)
+		// At the job's own offset into the heartbeat cycle, as its
+		// submission: reservations start on the follower's steps, and
+		// applications entering on the same instant of the cycle would
+		// all meet the same node first.
+		at = max(at, rec.Start+a.submitAt-a.job.Start)
 		a.resID = id.String()
 		a.rec.Reservation = a.resID
 		if _, _, ferr := e.cfg.Follower.Refresh(p, rec.Start, now); ferr != nil {
@@ -1235,6 +1235,48 @@ func (e *Engine) followerRound(now berth.Time) {
 
 // ---- metrics
 
+// firstSamplePeriod is where adaptive sampling starts: a second, doubled
+// while the inputs' last time (the latest submission, trace end or node
+// event, or Config.End) would take 2 × SampleBudget samples, so a long
+// run does not sample densely only to thin the samples out later.
+func firstSamplePeriod(cfg Config) berth.Duration {
+	horizon := cfg.End
+	if horizon == 0 {
+		for _, j := range cfg.Jobs {
+			horizon = max(horizon, j.Start, j.End)
+		}
+		for _, ne := range cfg.NodeEvents {
+			horizon = max(horizon, ne.At)
+		}
+	}
+	every := berth.Duration(1000)
+	for horizon/every >= berth.Duration(2*cfg.SampleBudget) {
+		every *= 2
+	}
+	return every
+}
+
+// sampleTick records a sample at the current period's grid points and
+// schedules the next; adaptively, a full budget halves the samples and
+// doubles the period (a pending tick off the new grid records nothing).
+func (e *Engine) sampleTick(now berth.Time) {
+	if now%e.sampleEvery == 0 {
+		e.sample(now)
+		if e.cfg.SampleInterval == 0 && len(e.run.Samples) >= 2*e.cfg.SampleBudget {
+			e.sampleEvery *= 2
+			kept := e.run.Samples[:0]
+			for _, s := range e.run.Samples {
+				if s.Time%e.sampleEvery == 0 {
+					kept = append(kept, s)
+				}
+			}
+			clear(e.run.Samples[len(kept):])
+			e.run.Samples = kept
+		}
+	}
+	e.push(event{at: (now/e.sampleEvery + 1) * e.sampleEvery, kind: evSample})
+}
+
 func (e *Engine) sample(now berth.Time) {
 	s := metrics.Sample{Time: now, Capacity: e.cluster, Pending: e.pendingRes, Nodes: e.liveNodes,
 		RunningApps: e.runApps, RunningContainers: e.running, Preempted: e.preempted, Lost: e.lost, Marked: e.marked,
@@ -1243,11 +1285,7 @@ func (e *Engine) sample(now berth.Time) {
 	for i := range s.Queues {
 		s.Queues[i].Marked, s.Queues[i].Preempted = e.qMarked[i], e.qPreempted[i]
 	}
-	for _, n := range e.nodes {
-		if !n.down {
-			s.Allocated = s.Allocated.Add(berth.New(n.spec.Capability.Memory-n.free.mem, n.spec.Capability.VCores-n.free.vc))
-		}
-	}
+	s.Allocated = berth.New(e.used.mem, e.used.vc)
 	for _, p := range e.plans {
 		s.PlanCapacity = append(s.PlanCapacity, p.Capacity())
 		s.PlanCommitted = append(s.PlanCommitted, p.TotalCommitted(now))

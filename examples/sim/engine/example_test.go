@@ -41,6 +41,6 @@ func Example() {
 		fmt.Printf("%s in %s: submitted %d ms, first task %d ms, finished %d ms\n", j.ID, j.RanIn, j.Submitted, j.FirstTask, j.Finished)
 	}
 	// Output:
-	// etl in root.prod: submitted 0 ms, first task 1000 ms, finished 33000 ms
-	// adhoc in root.dev: submitted 2000 ms, first task 2500 ms, finished 12500 ms
+	// etl in root.prod: submitted 911 ms, first task 1440 ms, finished 32440 ms
+	// adhoc in root.dev: submitted 2612 ms, first task 3440 ms, finished 13440 ms
 }

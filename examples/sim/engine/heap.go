@@ -24,6 +24,19 @@ const (
 	evRound                      // asynchronous scheduling round (Config.Rounds)
 )
 
+// work tells whether an event of the kind makes progress by itself (an
+// input arrives, a task's work ends, a delayed ask or a stream's lifetime
+// comes), as opposed to the periodic heartbeats, rounds and samples that
+// only act on what changed: a run with none of them queued and nothing
+// changing is stalled.
+func (k eventKind) work() bool {
+	switch k {
+	case evSubmit, evReserve, evDone, evAsk, evStreamEnd, evNodeDown, evNodeUp:
+		return true
+	}
+	return false
+}
+
 // event is one scheduled happening. Events run in (at, seq) order: seq
 // grows with scheduling order, so ties never depend on anything else.
 type event struct {

@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/berthsched/berth/capacity"
 	"github.com/berthsched/berth/examples/sim/metrics"
+	"github.com/berthsched/berth/examples/sim/trace"
 	"github.com/berthsched/berth/fair"
 	"github.com/berthsched/berth/queue"
 )
@@ -46,11 +47,32 @@ func (c *CapacityStats) Read(dst []metrics.QueueSample) {
 }
 
 // FairStats reports the configured leaves and plan queues of a fair
-// scheduler; the guarantee is the instantaneous fair share. Queues the
-// placement policy creates later are not reported.
+// scheduler, and the leaves its placement policy will create for the
+// jobs it is told of (Expect); the guarantee is the instantaneous fair
+// share.
 type FairStats struct {
 	s     *fair.Scheduler
 	paths []string
+}
+
+// Expect adds the leaf queues the placement policy puts the jobs in
+// (fair.Scheduler.Place), in the jobs' order: without an allocation file,
+// or with undeclared queues allowed, the queues are created only as
+// applications arrive, and they are reported from the start (empty until
+// then). Jobs the policy rejects are left out.
+func (f *FairStats) Expect(jobs []trace.Job) {
+	known := map[string]bool{}
+	for _, p := range f.paths {
+		known[p] = true
+	}
+	for _, j := range jobs {
+		q, err := f.s.Place(j.Queue, j.User)
+		if err != nil || q == "" || known[q] {
+			continue
+		}
+		known[q] = true
+		f.paths = append(f.paths, q)
+	}
 }
 
 // NewFairStats lists the queues to report as they are now.
@@ -67,9 +89,10 @@ func NewFairStats(s *fair.Scheduler) *FairStats {
 // Queues implements Stats.
 func (f *FairStats) Queues() []string { return f.paths }
 
-// Read implements Stats.
+// Read implements Stats. It copies the queues and the tree only, not the
+// applications and containers.
 func (f *FairStats) Read(dst []metrics.QueueSample) {
-	sn := f.s.Snapshot()
+	sn := f.s.SnapshotOf(fair.SnapshotQueues | fair.SnapshotTree)
 	for i, p := range f.paths {
 		q := sn.Queue(p)
 		if q == nil {

@@ -11,11 +11,16 @@ import (
 // WriteJobRuntime writes SLS's jobruntime.csv: JobID, real_start_time,
 // real_end_time (the trace's times), simulate_start_time and
 // simulate_end_time (the simulated submission and finish; −1 when the
-// job did not finish), in trace order.
+// job did not finish by the end of the run), in trace order. As in SLS,
+// whose AM records its runtime only once its AM container launched, a
+// job whose AM never launched has no row.
 func WriteJobRuntime(w io.Writer, r *Run) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "JobID,real_start_time,real_end_time,simulate_start_time,simulate_end_time")
 	for _, j := range r.Jobs {
+		if !j.Launched() {
+			continue
+		}
 		end := j.Finished
 		if end == 0 {
 			end = -1
@@ -26,10 +31,11 @@ func WriteJobRuntime(w io.Writer, r *Run) error {
 }
 
 // WriteJobs writes jobs.csv: one row per job with its queue, wait,
-// runtime, containers, preemptions and reservation.
+// runtime, containers, preemptions, reservation and the node of its AM
+// container (its last attempt's; empty when it never launched).
 func WriteJobs(w io.Writer, r *Run) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, "job,queue,ran_in,user,am_type,submitted,am_started,first_task,finished,wait_ms,runtime_ms,containers,preempted,lost,attempts,reservation,deadline,met_deadline")
+	fmt.Fprintln(bw, "job,queue,ran_in,user,am_type,submitted,am_started,first_task,finished,wait_ms,runtime_ms,containers,preempted,lost,attempts,reservation,deadline,met_deadline,am_node")
 	for _, j := range r.Jobs {
 		runtime := int64(-1)
 		if j.Finished > 0 {
@@ -39,10 +45,10 @@ func WriteJobs(w io.Writer, r *Run) error {
 		if j.Deadline > 0 {
 			met = strconv.FormatBool(j.Finished > 0 && j.Finished <= j.Deadline)
 		}
-		fmt.Fprintf(bw, "%s,%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%s\n",
+		fmt.Fprintf(bw, "%s,%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%s,%s\n",
 			csvField(j.ID), csvField(j.Queue), csvField(j.RanIn), csvField(j.User), j.AMType,
 			j.Submitted, j.AMStarted, j.FirstTask, j.Finished, j.Wait(), runtime,
-			j.Containers, j.Preempted, j.Lost, j.Attempts, csvField(j.Reservation), j.Deadline, met)
+			j.Containers, j.Preempted, j.Lost, j.Attempts, csvField(j.Reservation), j.Deadline, met, csvField(j.AMNode))
 	}
 	return bw.Flush()
 }

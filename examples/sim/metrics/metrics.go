@@ -27,11 +27,14 @@ type Job struct {
 	// container was allocated; Finished when it finished (0: did not
 	// finish within the run).
 	Submitted, AMStarted, FirstTask, Finished berth.Time
+	// AMNode is the node of the AM container (of its last attempt); ""
+	// when the AM never launched.
+	AMNode string
 	// Queue the application actually ran in (a reservation queue for a
 	// job run under its reservation).
 	RanIn string
 	// Containers allocated (AM included), and how many of them were
-	// preempted or lost with their node.
+	// preempted, or lost with their node or with the AM container on it.
 	Containers, Preempted, Lost int
 	// Attempts counts AM attempts (more than 1 when the AM was lost).
 	Attempts int
@@ -40,6 +43,10 @@ type Job struct {
 	Reservation string
 	Deadline    berth.Time
 }
+
+// Launched tells whether the job's AM container was ever allocated (SLS
+// records a job's runtime only then).
+func (j *Job) Launched() bool { return j.AMNode != "" }
 
 // Wait is how long the job waited from submission to its first task (or
 // to its AM when it never ran a task); −1 when it never started.
@@ -127,13 +134,19 @@ type Run struct {
 	// Replans counts follower runs in which the replanner acted or the
 	// reservations were resized to fit (follower.Result.Replanned, Resized).
 	Replans int
+	// LostWithAM counts, of the lost containers (Sample.Lost, Job.Lost),
+	// those that ended because their application's AM container was lost
+	// with its node (the attempt ends, and its containers with it).
+	LostWithAM int
 	// Released counts containers handed out beyond what an AM asked for
 	// and given back at once.
 	Released int
 	// Unfinished counts jobs that did not finish; Stalled tells the run
-	// stopped because nothing changed for engine.Config.StallTimeout.
-	Unfinished int
-	Stalled    bool
+	// stopped because nothing could progress (engine.Config.StallTimeout),
+	// StalledSince when the last thing changed.
+	Unfinished   int
+	Stalled      bool
+	StalledSince berth.Time
 	// Config lists what the configuration files (the scheduler's file and
 	// the site file) say that the simulation does not model, or that no
 	// one knows, and the keys other components read (the host fills it

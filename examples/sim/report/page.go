@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/examples/sim/metrics"
@@ -127,7 +128,30 @@ func notices(r *metrics.Run) []string {
 	if r.Unfinished > 0 && !r.Stalled {
 		out = append(out, fmt.Sprintf("%s did not finish within the run.", count(r.Unfinished, "job", "jobs")))
 	}
+	if n, list := NeverLaunched(r); n > 0 {
+		out = append(out, fmt.Sprintf("The AM of %s never launched (no row in jobruntime.csv, as in SLS): %s.", count(n, "job", "jobs"), list))
+	}
 	return out
+}
+
+// NeverLaunched counts the jobs whose AM never launched and lists them,
+// the first twenty by id and how many more.
+func NeverLaunched(r *metrics.Run) (n int, list string) {
+	const show = 20
+	var ids []string
+	for _, j := range r.Jobs {
+		if !j.Launched() {
+			n++
+			if len(ids) < show {
+				ids = append(ids, j.ID)
+			}
+		}
+	}
+	list = strings.Join(ids, ", ")
+	if n > show {
+		list += fmt.Sprintf(" and %d more", n-show)
+	}
+	return n, list
 }
 
 // Write renders the HTML report of a run: one self-contained page (inline

@@ -37,7 +37,7 @@ func Default(scheduler string) Inputs {
 	return Inputs{
 		Scheduler:     scheduler,
 		SchedulerConf: embedded(conf),
-		Site:          &site,
+		Sites:         []File{site},
 		TraceType:     "SYNTH",
 		Traces:        []File{embedded("synth.json")},
 		NodeEvents:    &events,

@@ -29,8 +29,12 @@ func slsJob(id, queue, extra, task string) string {
 }
 
 func admissionInputs(trace string, site *File) Inputs {
-	return Inputs{Scheduler: "capacity", SchedulerConf: File{Name: "cs.xml", Data: []byte(admissionConf)},
-		TraceType: "SLS", Traces: []File{{Name: "jobs.json", Data: []byte(trace)}}, Site: site}
+	in := Inputs{Scheduler: "capacity", SchedulerConf: File{Name: "cs.xml", Data: []byte(admissionConf)},
+		TraceType: "SLS", Traces: []File{{Name: "jobs.json", Data: []byte(trace)}}}
+	if site != nil {
+		in.Sites = []File{*site}
+	}
+	return in
 }
 
 // TestAdmission: jobs YARN refuses are left out, each named with its

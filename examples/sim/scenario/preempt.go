@@ -59,6 +59,12 @@ func (sc *Scenario) preemptionSettings(site *Site) error {
 		if err != nil {
 			return err
 		}
+		if sc.in.SLSMonitor {
+			// SLS's RMRunner sets the monitor on, with this one policy,
+			// whatever the configuration says.
+			monitor = true
+			delete(props, KeyMonitorPolicies)
+		}
 		if p, ok := props[KeyMonitorPolicies]; ok && monitor && !strings.Contains(p, proportionalPolicy) {
 			return &InputError{File: siteName(site), Field: KeyMonitorPolicies, Value: p,
 				Reason: "the simulator models only " + proportionalPolicy + " as a monitor policy"}

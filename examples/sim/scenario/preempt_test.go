@@ -19,24 +19,23 @@ import (
 // refreshes ask for far more than analytics' guarantee.
 const dashboardsStart = berth.Time(16*3_600_000 + 1_800_000)
 
-// preemptionScenario is the default scenario, shortened under the race
-// detector to the jobs that arrive from 15:00 and a run that stops an
-// hour after the dashboards start (the story needs nothing else).
+// preemptionScenario is the default scenario shortened to the jobs that
+// arrive from 15:00 and a run that stops an hour after the dashboards
+// start: the story needs nothing else, and six runs of the whole day
+// would take a minute.
 func preemptionScenario(t *testing.T, scheduler string) *Scenario {
 	t.Helper()
 	sc, err := Load(Default(scheduler))
 	require.NoError(t, err)
 	require.True(t, sc.Preemption, "the default scenario turns preemption on")
-	if raceEnabled {
-		var keep []trace.Job
-		for _, j := range sc.Jobs {
-			if j.Start >= 15*3_600_000 {
-				keep = append(keep, j)
-			}
+	var keep []trace.Job
+	for _, j := range sc.Jobs {
+		if j.Start >= 15*3_600_000 {
+			keep = append(keep, j)
 		}
-		sc.Jobs = keep
-		sc.in.End = dashboardsStart + 3_600_000
 	}
+	sc.Jobs = keep
+	sc.in.End = dashboardsStart + 3_600_000
 	return sc
 }
 
@@ -193,20 +192,20 @@ func TestStrictConfig(t *testing.T) {
 // for the fair scheduler — and the policy's keys are read from the site and
 // capacity-scheduler.xml, the latter winning.
 func TestPreemptionSwitch(t *testing.T) {
-	site := func(props string) *File {
-		return &File{Name: "site.xml", Data: []byte("<configuration>" + props + "</configuration>")}
+	site := func(props string) []File {
+		return []File{{Name: "site.xml", Data: []byte("<configuration>" + props + "</configuration>")}}
 	}
 	prop := func(k, v string) string { return "<property><name>" + k + "</name><value>" + v + "</value></property>" }
 	t.Run("capacity off", func(t *testing.T) {
 		in := Default("capacity")
-		in.Site = site(prop(KeyMonitorEnable, "false"))
+		in.Sites = site(prop(KeyMonitorEnable, "false"))
 		sc, err := Load(in)
 		require.NoError(t, err)
 		assert.False(t, sc.Preemption)
 	})
 	t.Run("capacity keys", func(t *testing.T) {
 		in := Default("capacity")
-		in.Site = site(prop(KeyMonitorEnable, "true") + prop(KeyPreemptInterval, "5000") +
+		in.Sites = site(prop(KeyMonitorEnable, "true") + prop(KeyPreemptInterval, "5000") +
 			prop("yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill", "1000"))
 		in.SchedulerConf.Data = []byte(strings.Replace(string(in.SchedulerConf.Data), "</configuration>",
 			prop("yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill", "2000")+"</configuration>", 1))
@@ -218,7 +217,7 @@ func TestPreemptionSwitch(t *testing.T) {
 	})
 	t.Run("capacity other policy", func(t *testing.T) {
 		in := Default("capacity")
-		in.Site = site(prop(KeyMonitorEnable, "true") + prop(KeyMonitorPolicies, "org.example.MyPolicy"))
+		in.Sites = site(prop(KeyMonitorEnable, "true") + prop(KeyMonitorPolicies, "org.example.MyPolicy"))
 		_, err := Load(in)
 		var ie *InputError
 		require.ErrorAs(t, err, &ie)
@@ -226,7 +225,7 @@ func TestPreemptionSwitch(t *testing.T) {
 	})
 	t.Run("capacity bad value", func(t *testing.T) {
 		in := Default("capacity")
-		in.Site = site(prop(KeyMonitorEnable, "true") + prop("yarn.resourcemanager.monitor.capacity.preemption.natural_termination_factor", "-1"))
+		in.Sites = site(prop(KeyMonitorEnable, "true") + prop("yarn.resourcemanager.monitor.capacity.preemption.natural_termination_factor", "-1"))
 		_, err := Load(in)
 		require.Error(t, err)
 		assert.ErrorIs(t, err, berth.ErrInvalidArgument)
@@ -235,7 +234,7 @@ func TestPreemptionSwitch(t *testing.T) {
 	t.Run("fair", func(t *testing.T) {
 		for _, on := range []bool{false, true} {
 			in := Default("fair")
-			in.Site = site(prop(KeyMonitorEnable, "true") + prop("yarn.scheduler.fair.preemption", strconv.FormatBool(on)))
+			in.Sites = site(prop(KeyMonitorEnable, "true") + prop("yarn.scheduler.fair.preemption", strconv.FormatBool(on)))
 			sc, err := Load(in)
 			require.NoError(t, err)
 			assert.Equal(t, on, sc.Preemption, "the monitor switch plays no part under the fair scheduler")

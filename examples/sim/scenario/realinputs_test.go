@@ -81,8 +81,7 @@ func TestSLSSamples(t *testing.T) {
 			sched, conf := c.sched(t)
 			in := Inputs{Scheduler: sched, SchedulerConf: conf, TraceType: c.typ, Traces: []File{realFile(t, c.trace)}}
 			if !c.noRunner {
-				site := realFile(t, "sls-runner.xml")
-				in.Site = &site
+				in.Sites = []File{realFile(t, "sls-runner.xml")}
 			}
 			if c.nodeFile != "" {
 				nf := realFile(t, c.nodeFile)

@@ -3,20 +3,27 @@
 // It turns the inputs — a trace (SLS JSON,
 // Rumen or SYNTH), an optional node file, the scheduler's configuration
 // (capacity-scheduler.xml or fair-scheduler.xml), the yarn-site /
-// sls-runner keys the run needs and an optional node-events file — into a
-// configured engine: the scheduler, one plan per reservable queue with
+// sls-runner files the run needs (loaded in order as Hadoop's
+// Configuration loads them, see Site) and an optional node-events file —
+// into a configured engine: the scheduler, one plan per reservable queue with
 // YARN's default agent, sharing policy and replanner, the reservation
 // system and the plan follower. Everything is parsed and validated before
 // anything runs. Default returns the embedded default scenario.
 //
-// The site file may set (defaults in parentheses): yarn.sls.nm.memory.mb
+// The site files may set (defaults in parentheses):
+// yarn.resourcemanager.scheduler.class (CapacityScheduler; it chooses the
+// scheduler when Inputs.Scheduler is empty),
+// yarn.scheduler.fair.allocation.file (fair-scheduler.xml; the command
+// finds the file with Site.SchedulerFile), yarn.sls.nm.memory.mb
 // and yarn.sls.nm.vcores (10240, 10), yarn.sls.container.memory.mb and
 // .vcores (1024, 1), yarn.sls.am.container.memory and .vcores (1024, 1),
 // yarn.sls.nm.heartbeat.interval.ms (1000),
-// yarn.sls.metrics.record.interval.ms (60000 here; SLS 1000),
+// yarn.sls.metrics.record.interval.ms (unset: adaptive sampling, a point
+// a second, SLS's default, thinned to about a thousand over a long run),
 // yarn.resourcemanager.reservation-system.enable (false),
 // yarn.resourcemanager.reservation-system.planfollower.time-step (1000),
-// yarn.resourcemanager.scheduler.monitor.enable (false),
+// yarn.resourcemanager.scheduler.monitor.enable (false; on whatever it
+// says with Inputs.SLSMonitor, as in SLS),
 // yarn.resourcemanager.scheduler.monitor.policies,
 // yarn.resourcemanager.monitor.capacity.preemption.* (YARN's defaults;
 // monitoring_interval 3000), yarn.scheduler.fair.preemption (false) and
@@ -41,7 +48,7 @@
 // Inputs.StrictConfig a report with entries of the first two kinds
 // refuses the run.
 //
-// The site file gets the same report (Scenario.SiteReport, see
+// The site files get the same report (Scenario.SiteReport, see
 // SiteReport): keys SLS or YARN knows that the simulator does not model
 // (SLS's thread pools and metrics server, the fair scheduler's yarn-site
 // tuning, the RM's server addresses, ...) with what it does instead, keys
@@ -58,10 +65,13 @@
 //     of the scheduler's file (reservation-agent, average-capacity, ...;
 //     the fair file's reservation-agent, -policy, -planner), with YARN's
 //     defaults for the keys not set.
-//   - Preemption as a YARN user switches it on (SLS runs whatever the
-//     ResourceManager's configuration says): under the capacity scheduler
-//     package preempt's proportional policy runs every monitoring_interval
-//     when yarn.resourcemanager.scheduler.monitor.enable is true (and
+//   - Preemption as the configuration switches it on, as in YARN, unless
+//     Inputs.SLSMonitor asks for SLS's behaviour (SLS's RMRunner turns the
+//     capacity scheduler's monitor on with ProportionalCapacityPreemptionPolicy
+//     in every run; the command does so for trace runs unless
+//     --sls-monitor=false): under the capacity scheduler package preempt's
+//     proportional policy runs every monitoring_interval when
+//     yarn.resourcemanager.scheduler.monitor.enable is true (and
 //     yarn.resourcemanager.scheduler.monitor.policies, if set, names
 //     ProportionalCapacityPreemptionPolicy); its
 //     yarn.resourcemanager.monitor.capacity.preemption.* keys come from the
@@ -128,11 +138,26 @@ type File struct {
 // Inputs are the files and choices of one run, as the command's flags give
 // them.
 type Inputs struct {
-	// Scheduler is "capacity" or "fair"; SchedulerConf its file.
-	Scheduler     string
+	// Scheduler is "capacity" or "fair"; "" takes the one the site files
+	// name (Site.SchedulerName: yarn.resourcemanager.scheduler.class, the
+	// capacity scheduler when unset).
+	Scheduler string
+	// SchedulerConf is the scheduler's file (capacity-scheduler.xml or the
+	// fair scheduler's allocation file). Under the fair scheduler it may
+	// be left empty (no Name, no Data): the fair scheduler then runs with
+	// YARN's defaults, as YARN does when it finds no allocation file, and
+	// the configuration report says so.
 	SchedulerConf File
-	// Site holds yarn-site / sls-runner keys (optional).
-	Site *File
+	// Sites are Hadoop configuration files with yarn-site and sls-runner
+	// keys, loaded in order (later files override earlier ones unless
+	// final, see Site); Overrides are applied last, as -D does.
+	Sites     []File
+	Overrides []Property
+	// SLSMonitor turns the capacity scheduler's preemption monitor on
+	// (ProportionalCapacityPreemptionPolicy) whatever the site files say,
+	// as SLS's RMRunner does for every run; off, the monitor runs as
+	// yarn.resourcemanager.scheduler.monitor.enable says, as in YARN.
+	SLSMonitor bool
 	// TraceType is SLS, RUMEN or SYNTH (case-insensitive); Traces the
 	// files (SLS's --tracelocation, several allowed).
 	TraceType string
@@ -172,12 +197,22 @@ type Scenario struct {
 	// Settings from the site file.
 	Heartbeat, FollowerStep, PreemptInterval, SampleInterval berth.Duration
 	Reservations, Preemption                                 bool
+	// Scheduler is the scheduler run, "capacity" or "fair"; Site the
+	// configuration the site files and overrides make (nil: none given);
+	// Seed the run's seed (Inputs.Seed, else a SYNTH trace's rand_seed,
+	// else 0), which draws the nodes' heartbeat phases and the
+	// submission offsets (engine.Config.Seed).
+	Scheduler string
+	Site      *Site
+	Seed      int64
 	// ConfigReport is what the scheduler's configuration file says that
 	// Berth does not model, or that no one knows (with a suggestion), and
 	// the keys other components read (capacity.ParseXMLReport,
 	// fair.ParseAllocationFileReport).
 	ConfigReport queue.ConfigReport
-	// SiteReport is the same for the site file (--conf): see SiteReport.
+	// SiteReport is the same for the site files (--conf), each key's
+	// note about the value that stands (Site.Source names its file): see
+	// SiteReport.
 	SiteReport  queue.ConfigReport
 	capCfg      capacity.Config
 	fairAF      *fair.AllocationFile
@@ -192,27 +227,36 @@ func Load(in Inputs) (*Scenario, error) {
 		return nil, &InputError{File: "flags", Field: "end-ms", Value: in.End, Reason: "must not be negative (0: run until every job finished)"}
 	}
 	var site *Site
-	if in.Site != nil {
+	if len(in.Sites) > 0 || len(in.Overrides) > 0 {
 		var err error
-		if site, err = ParseSite(in.Site.Data, in.Site.Name); err != nil {
+		if site, err = LoadSites(in.Sites, in.Overrides); err != nil {
 			return nil, err
 		}
-		// Before anything is read from it: strict mode refuses the file
+		// Before anything is read from it: strict mode refuses the files
 		// whole, and the report names every key at once.
-		sc.SiteReport = SiteReport(site)
+		sc.Site, sc.SiteReport = site, SiteReport(site)
 		if in.StrictConfig {
 			if err := sc.SiteReport.Err(site.File); err != nil {
 				return nil, &InputError{File: site.File, Reason: "strict configuration: keys not modelled or unknown", Err: err}
 			}
 		}
 	}
+	if sc.in.Scheduler == "" {
+		name, err := site.SchedulerName()
+		if err != nil {
+			return nil, err
+		}
+		sc.in.Scheduler = name
+	}
+	sc.Scheduler = sc.in.Scheduler
+	in = sc.in
 	ints := []struct {
 		key string
 		dst *int64
 		def int64
 	}{
 		{KeyNMHeartbeat, &sc.Heartbeat, 1000}, {KeyFollowerStep, &sc.FollowerStep, 1000},
-		{KeyPreemptInterval, &sc.PreemptInterval, 3000}, {KeyMetricsInterval, &sc.SampleInterval, 60_000},
+		{KeyPreemptInterval, &sc.PreemptInterval, 3000},
 		{KeyNMMemory, &sc.Defaults.Node.Memory, sc.Defaults.Node.Memory}, {KeyNMVCores, &sc.Defaults.Node.VCores, sc.Defaults.Node.VCores},
 		{KeyContainerMemory, &sc.Defaults.Container.Memory, sc.Defaults.Container.Memory},
 		{KeyContainerVCores, &sc.Defaults.Container.VCores, sc.Defaults.Container.VCores},
@@ -225,6 +269,15 @@ func Load(in Inputs) (*Scenario, error) {
 		}
 		*k.dst = v
 	}
+	// Metrics are sampled at SLS's period when the site sets one, else
+	// adaptively (engine.Config.SampleInterval).
+	if _, ok := site.get(KeyMetricsInterval); ok {
+		v, err := site.Int(KeyMetricsInterval, 0)
+		if err != nil {
+			return nil, err
+		}
+		sc.SampleInterval = v
+	}
 	var err error
 	if sc.Reservations, err = site.Bool(KeyReservationEnable, false); err != nil {
 		return nil, err
@@ -235,6 +288,14 @@ func Load(in Inputs) (*Scenario, error) {
 			return nil, configError(in, "bad capacity scheduler configuration", err)
 		}
 	case "fair":
+		if in.SchedulerConf.Name == "" && in.SchedulerConf.Data == nil {
+			// YARN's AllocationFileLoaderService runs on defaults when it
+			// finds no allocation file; so does the simulation, saying so.
+			sc.fairAF = fair.DefaultAllocationFile()
+			sc.ConfigReport.Add(queue.ConfigNote{Kind: queue.NoteNotModelled, Key: KeyFairAllocationFile,
+				Instead: "no allocation file: YARN's defaults (queues made as jobs name them, each under root, with fair sharing)"})
+			break
+		}
 		if sc.fairAF, sc.ConfigReport, err = fair.ParseAllocationFileReport(in.SchedulerConf.Data, fair.ParseOptions{Strict: in.StrictConfig}); err != nil {
 			return nil, configError(in, "bad fair scheduler allocation file", err)
 		}
@@ -246,6 +307,9 @@ func Load(in Inputs) (*Scenario, error) {
 	}
 	if len(in.Traces) == 0 {
 		return nil, &InputError{File: "flags", Field: "tracelocation", Reason: "no trace given"}
+	}
+	if in.Seed != nil {
+		sc.Seed = *in.Seed
 	}
 	var traces []*trace.Trace
 	for _, f := range in.Traces {
@@ -259,6 +323,9 @@ func Load(in Inputs) (*Scenario, error) {
 			var s *trace.Synth
 			if s, err = trace.ReadSynth(bytes.NewReader(f.Data), f.Name); err == nil {
 				t = s.Generate(sc.Defaults, in.Seed)
+				if in.Seed == nil {
+					sc.Seed = s.Seed
+				}
 				sc.Description = cmp.Or(sc.Description, s.Description)
 			}
 		default:
@@ -329,7 +396,7 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		cluster = cluster.Add(n.Resource)
 	}
 	cfg := engine.Config{Clock: clock, SchedulerName: sc.in.Scheduler, Nodes: sc.Nodes, Jobs: sc.Jobs,
-		NodeHeartbeat: sc.Heartbeat, FollowerInterval: sc.FollowerStep, PreemptionInterval: sc.PreemptInterval,
+		NodeHeartbeat: sc.Heartbeat, FollowerInterval: sc.FollowerStep, PreemptionInterval: sc.PreemptInterval, Seed: sc.Seed,
 		SampleInterval: sc.SampleInterval, NodeEvents: sc.NodeEvents, End: sc.in.End,
 		Progress: o.Progress, Logger: o.Logger}
 	var planQueues []planQueue
@@ -372,7 +439,9 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		if err != nil {
 			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "fair scheduler refused the allocation file", Err: err}
 		}
-		cfg.Scheduler, cfg.Stats = s, engine.NewFairStats(s)
+		st := engine.NewFairStats(s)
+		st.Expect(sc.Jobs)
+		cfg.Scheduler, cfg.Stats = s, st
 		// FairReservationSystem's plan: the queue's plan resources (its
 		// steady fair share), which rm.FairSpec reads and the follower keeps
 		// up to date.
@@ -479,9 +548,23 @@ func (sc *Scenario) ConfigNotes() []metrics.ConfigNote {
 			out = append(out, c)
 		}
 	}
-	add(sc.in.SchedulerConf.Name, sc.ConfigReport)
-	if sc.in.Site != nil {
-		add(sc.in.Site.Name, sc.SiteReport)
+	conf := sc.in.SchedulerConf.Name
+	if conf == "" {
+		conf = sc.Scheduler + " scheduler"
+	}
+	add(conf, sc.ConfigReport)
+	for _, n := range sc.SiteReport.Notes {
+		add(sc.Site.source(n.Key), queue.ConfigReport{Notes: []queue.ConfigNote{n}})
+	}
+	if sc.in.SLSMonitor && sc.Scheduler == "capacity" {
+		out = append(out, metrics.ConfigNote{File: "run", Kind: "set as SLS does", Key: KeyMonitorEnable, Value: "true",
+			Detail: "SLS's RMRunner runs the capacity scheduler's preemption monitor (ProportionalCapacityPreemptionPolicy) in every run, whatever the configuration says (the command's --sls-monitor=false follows the configuration)"})
+	}
+	if sc.Site != nil {
+		for _, o := range sc.Site.Ignored {
+			out = append(out, metrics.ConfigNote{File: o.File, Kind: "final elsewhere", Key: o.Key, Value: o.Value,
+				Detail: "ignored: " + o.KeptFrom + " marks the key final (Hadoop's Configuration keeps its value)"})
+		}
 	}
 	return out
 }

@@ -43,7 +43,7 @@ const (
 	insteadNodeSize     = "node sizes come from yarn.sls.nm.memory.mb / yarn.sls.nm.vcores, the node file or the trace's topology"
 	insteadPreemptCS    = "package preempt (ParseProportionalProperties), under the capacity scheduler; capacity-scheduler.xml's value wins"
 	insteadPreemptFair  = "package preempt (ParseFairConfig), under the fair scheduler"
-	insteadSchedFlag    = "the scheduler is chosen with --scheduler (capacity or fair)"
+	insteadSchedFlag    = "the scheduler is " + KeySchedulerClass + " (or --scheduler)"
 	insteadNoAutoCreate = "no auto-created queues: a queue must be configured"
 	insteadNoServer     = "no RPC server: the simulator calls the scheduler in process"
 	insteadReservation  = "the reservation system is plan.System with YARN's defaults per reservable queue"
@@ -65,6 +65,8 @@ var siteKeys = func() queue.KeyTable {
 		{Pattern: KeyMonitorEnable},
 		{Pattern: KeyMonitorPolicies},
 		{Pattern: KeyFairUpdateInterval},
+		{Pattern: KeySchedulerClass},
+		{Pattern: KeyFairAllocationFile},
 
 		// Package preempt's fair keys.
 		{Pattern: preempt.FairKeyPreemption, Support: queue.KeyElsewhere, Instead: insteadPreemptFair},
@@ -96,7 +98,6 @@ var siteKeys = func() queue.KeyTable {
 		{Pattern: "yarn.scheduler.configuration.store.class", Support: queue.KeyNotModelled, Instead: "the configuration is the files given; no mutable configuration store"},
 		{Pattern: "yarn.scheduler.queue-placement-rules", Support: queue.KeyNotModelled, Instead: insteadSchedulerCS},
 		{Pattern: "yarn.scheduler.capacity.**", Support: queue.KeyNotModelled, Instead: insteadSchedulerCS},
-		{Pattern: "yarn.scheduler.fair.allocation.file", Support: queue.KeyNotModelled, Instead: "the allocation file is --scheduler-conf"},
 		{Pattern: "yarn.scheduler.fair.user-as-default-queue", Support: queue.KeyNotModelled, Instead: insteadFairDefault + "; placement follows the allocation file's queuePlacementPolicy"},
 		{Pattern: "yarn.scheduler.fair.allow-undeclared-pools", Support: queue.KeyNotModelled, Instead: insteadFairDefault + "; placement follows the allocation file's queuePlacementPolicy"},
 		{Pattern: "yarn.scheduler.fair.sizebasedweight", Support: queue.KeyNotModelled, Instead: insteadFairDefault},
@@ -114,7 +115,6 @@ var siteKeys = func() queue.KeyTable {
 		{Pattern: "yarn.scheduler.fair.eventlog.dir", Support: queue.KeyNotModelled, Instead: "no event log: the run's CSV files record what happened"},
 
 		// The ResourceManager's scheduler, monitor and reservation system.
-		{Pattern: "yarn.resourcemanager.scheduler.class", Support: queue.KeyNotModelled, Instead: insteadSchedFlag},
 		{Pattern: "yarn.resourcemanager.scheduler.address", Support: queue.KeyNotModelled, Instead: insteadNoServer},
 		{Pattern: "yarn.resourcemanager.scheduler.client.thread-count", Support: queue.KeyNotModelled, Instead: insteadNoServer},
 		{Pattern: "yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval", Support: queue.KeyNotModelled, Instead: insteadNoAutoCreate},

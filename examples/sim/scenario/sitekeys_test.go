@@ -12,6 +12,8 @@ import (
 	"github.com/berthsched/berth/queue"
 )
 
+func one(f *File) []File { return []File{*f} }
+
 func siteFile(props ...[2]string) *File {
 	var b strings.Builder
 	b.WriteString("<configuration>")
@@ -108,10 +110,10 @@ func TestSLSSampleKeys(t *testing.T) {
 	for _, n := range rep.Of(queue.NoteNotModelled) {
 		assert.NotEmpty(t, n.Instead, n.Key)
 	}
-	// Everything but the seven keys the simulator reads (two of them the
-	// AM types), the one package preempt reads and the five outside its
-	// namespaces.
-	assert.Len(t, rep.Of(queue.NoteNotModelled), len(keys)-7-1-5, "%s", rep)
+	// Everything but the eight keys the simulator reads (two of them the
+	// AM types, one the scheduler's class), the one package preempt reads
+	// and the five outside its namespaces.
+	assert.Len(t, rep.Of(queue.NoteNotModelled), len(keys)-8-1-5, "%s", rep)
 	assert.Len(t, rep.Of(queue.NoteElsewhere), 1)
 	for _, n := range rep.Notes {
 		assert.NotContains(t, []string{"yarn.resourcemanager.webapp.address", "yarn.resourcemanager.resource-tracker.address",
@@ -142,7 +144,7 @@ func TestDefaultSiteClean(t *testing.T) {
 // with the report in the error.
 func TestSiteStrict(t *testing.T) {
 	in := Default("capacity")
-	in.Site = siteFile([2]string{"yarn.sls.nm.memroy.mb", "65536"}, [2]string{"yarn.sls.runner.pool.size", "100"})
+	in.Sites = one(siteFile([2]string{"yarn.sls.nm.memroy.mb", "65536"}, [2]string{"yarn.sls.runner.pool.size", "100"}))
 	sc, err := Load(in)
 	require.NoError(t, err)
 	assert.Equal(t, int64(10240), sc.Defaults.Node.Memory, "the misspelt key is not read")
@@ -176,7 +178,7 @@ func TestSiteStrict(t *testing.T) {
 	assert.Contains(t, err.Error(), "did you mean yarn.sls.nm.memory.mb?")
 
 	// A site with only keys package preempt reads passes strict mode.
-	in.Site = siteFile([2]string{"yarn.scheduler.fair.preemption", "true"})
+	in.Sites = one(siteFile([2]string{"yarn.scheduler.fair.preemption", "true"}))
 	_, err = Load(in)
 	assert.NoError(t, err)
 }
@@ -196,7 +198,7 @@ func TestSiteKeyTable(t *testing.T) {
 	}
 	for _, k := range []string{KeyNMHeartbeat, KeyNMMemory, KeyNMVCores, KeyContainerMemory, KeyContainerVCores,
 		KeyAMMemory, KeyAMVCores, KeyMetricsInterval, KeyReservationEnable, KeyFollowerStep, KeyMonitorEnable,
-		KeyMonitorPolicies, KeyFairUpdateInterval} {
+		KeyMonitorPolicies, KeyFairUpdateInterval, KeySchedulerClass, KeyFairAllocationFile} {
 		r, ok := siteKeyRule(k)
 		require.True(t, ok, k)
 		assert.Equal(t, queue.KeyModelled, r.Support, k)

@@ -1,6 +1,0 @@
-//go:build race
-
-package scenario
-
-// raceEnabled shortens the long scenarios under the race detector.
-const raceEnabled = true
