@@ -218,8 +218,8 @@
 // # Durable state
 //
 // [Scheduler.SaveState] writes the whole scheduler as one snapshot of kind
-// "capacity.Scheduler" (body version 3; versions 1 and 2 still read) in
-// the berth framing (versioned,
+// "capacity.Scheduler" (body version 2; version 1 and snapshots written
+// before the YARN 3.x features still read) in the berth framing (versioned,
 // streaming, CRC-32C checked); [RestoreScheduler] reads it into a new
 // scheduler that decides exactly as the saved one would have: the same
 // allocations, reservations, headrooms, activations and later snapshots

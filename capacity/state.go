@@ -14,6 +14,8 @@ import (
 // Durable state (issue 11 §1). SaveState writes one snapshot of kind
 // "capacity.Scheduler", body version 2, in the berth framing; the body is:
 //
+//	YARN 3.x     optional: the state of YARN 3.x's features, one block
+//	             (state_features.go) read before the rest
 //	config       the global settings, the calculator (built-in tag, or
 //	             "host's"), the placement, the groups flag, the
 //	             reservation-system settings, then the configured queue
@@ -40,7 +42,9 @@ import (
 //
 // Version 1 is version 2 without the reservation-system and reservation
 // settings; RestoreScheduler reads both (a version 1 snapshot restores
-// them as unset: YARN's defaults).
+// them as unset: YARN's defaults), and bodies without the YARN 3.x block
+// restore with YARN's defaults for it. A weight capacity holds its weight
+// in the percentage's place.
 //
 // Everything else (queue, user and node usage, active users, the child
 // and application orders, the id index, the queue tree's accounting) is
@@ -54,7 +58,7 @@ import (
 
 const (
 	stateKind    = "capacity.Scheduler"
-	stateVersion = featuresVersion
+	stateVersion = 2
 	// maxStateCount bounds any record count read from a snapshot.
 	maxStateCount = 1 << 28
 )
@@ -99,11 +103,12 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := berth.NewStateEncoder(w, stateKind, stateVersion)
+	nodeIDs := sortedKeys(s.nodes)
+	apps := s.appsBySeq()
+	s.writeFeatures(e, nodeIDs, apps)
 	s.saveConfig(e)
 	s.saveReservationQueues(e)
-	s.writeAutoQueues(e)
 
-	nodeIDs := sortedKeys(s.nodes)
 	nodeIx := make(map[*node]int, len(nodeIDs))
 	e.Len(len(nodeIDs))
 	for i, id := range nodeIDs {
@@ -112,14 +117,8 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 		e.String(n.id)
 		e.String(n.rack)
 		e.Resource(n.total)
-		e.Varint(n.lastBeat)
 	}
 
-	apps := make([]*app, 0, len(s.apps))
-	for _, a := range s.apps {
-		apps = append(apps, a)
-	}
-	slices.SortFunc(apps, bySeq)
 	appIx := make(map[*app]int, len(apps))
 	e.Len(len(apps))
 	for i, a := range apps {
@@ -141,7 +140,6 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 		e.Bool(a.waitingAM)
 		e.Resource(a.headroom)
 		a.asks.WriteState(e, writeKeyState)
-		writeAppFeatures(e, a)
 	}
 
 	e.Len(s.live.Len())
@@ -192,8 +190,17 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 		e.Float64(lf.activeWeights)
 		e.Float64(lf.allWeights)
 	}
-	s.writeRoundState(e, nodeIx)
 	return e.Finish()
+}
+
+// appsBySeq returns the applications in submission order.
+func (s *Scheduler) appsBySeq() []*app {
+	apps := make([]*app, 0, len(s.apps))
+	for _, a := range s.apps {
+		apps = append(apps, a)
+	}
+	slices.SortFunc(apps, bySeq)
+	return apps
 }
 
 func eachQueue(q *qnode, f func(*qnode)) {
@@ -248,15 +255,17 @@ func (s *Scheduler) saveConfig(e *berth.StateEncoder) {
 	e.Bool(p.Override)
 	e.Bool(c.Groups != nil)
 	queue.WriteReservationSystemSettings(e, c.ReservationSystem)
-	writeConfigFeatures(e, c)
 	writeQueueConfig(e, &c.Root)
 }
 
 func writeCapacity(e *berth.StateEncoder, c queue.Capacity) {
 	e.Uvarint(uint64(c.Kind))
-	e.Float32(c.Percent)
+	if c.Kind == queue.CapacityWeight {
+		e.Float32(c.Weight) // in the percentage's place: see readCapacity
+	} else {
+		e.Float32(c.Percent)
+	}
 	e.Resource(c.Resource)
-	e.Float32(c.Weight)
 }
 
 func writeQueueConfig(e *berth.StateEncoder, q *QueueConfig) {
@@ -313,7 +322,6 @@ func writeSettings(e *berth.StateEncoder, st *QueueSettings) {
 		e.Float64(st.UserWeights[n])
 	}
 	queue.WriteReservationSettings(e, st.Reservation)
-	writeSettingsFeatures(e, st)
 }
 
 func (s *Scheduler) saveReservationQueues(e *berth.StateEncoder) {
@@ -339,9 +347,9 @@ func (s *Scheduler) saveReservationQueues(e *berth.StateEncoder) {
 // snapshot names) is reported through the decoder's Defer, so a damaged
 // snapshot is still reported as corrupt.
 type restorer struct {
-	d     *berth.StateDecoder
-	env   RestoreEnv
-	beats []berth.Time // the nodes' last heartbeats, in record order
+	d    *berth.StateDecoder
+	env  RestoreEnv
+	feat features // the YARN 3.x state, read first
 }
 
 func (r *restorer) fail(format string, args ...any) {
@@ -382,8 +390,9 @@ func RestoreScheduler(rd io.Reader, env RestoreEnv) (*Scheduler, error) {
 
 func (r *restorer) restore() *Scheduler {
 	d := r.d
+	maxApps := r.readFeatures()
 	d.Field("config")
-	cfg := r.readConfig()
+	cfg := r.readConfig(maxApps)
 	d.Field("reservation queues")
 	type rqueue struct {
 		plan, name string
@@ -399,8 +408,7 @@ func (r *restorer) restore() *Scheduler {
 		q.st = r.readSettings()
 		rqs = append(rqs, q)
 	}
-	d.Field("auto-created queues")
-	aqs := r.readAutoQueues()
+	r.checkSettingsUsed()
 	if d.Err() != nil {
 		return nil
 	}
@@ -425,7 +433,7 @@ func (r *restorer) restore() *Scheduler {
 		r.fail("reservation queues: %w", err)
 		return nil
 	}
-	if err := s.restoreAutoQueues(aqs); err != nil {
+	if err := s.restoreAutoQueues(r.feat.autoQueues); err != nil {
 		r.fail("%w", err)
 		return nil
 	}
@@ -449,7 +457,9 @@ func (r *restorer) restore() *Scheduler {
 	nodes := make([]*node, len(specs))
 	for i, sp := range specs {
 		nodes[i] = s.nodes[sp.ID]
-		nodes[i].lastBeat = r.beats[i]
+	}
+	if !r.restoreBeats(nodes) {
+		return nil
 	}
 
 	d.Field("applications")
@@ -598,8 +608,9 @@ func (r *restorer) restore() *Scheduler {
 		lf.usageRatio, lf.activeWeights, lf.allWeights = ratio, aw, tw
 		lf.ulValid = false
 	}
-	d.Field("rounds")
-	r.readRoundState(s, nodes)
+	if !r.restoreRounds(s, nodes, len(apps)) {
+		return nil
+	}
 	return s
 }
 
@@ -614,9 +625,8 @@ func (r *restorer) skipRest() {
 	}
 	na := d.Len(maxStateCount)
 	for i := 0; i < na && d.Err() == nil; i++ {
-		f := r.readAppFields()
+		r.readAppFields()
 		queue.ReadRequests(d, readKeyState)
-		r.readAppFeatures(&f)
 	}
 	nc := d.Len(maxStateCount)
 	for i := 0; i < nc && d.Err() == nil; i++ {
@@ -637,14 +647,11 @@ func (r *restorer) skipRest() {
 		d.Float64()
 		d.Float64()
 	}
-	r.readRoundState(&Scheduler{}, nil)
 }
 
 // readNode reads a node record.
 func (r *restorer) readNode() NodeSpec {
-	n := NodeSpec{ID: r.d.String(), Rack: r.d.String(), Capability: r.d.Resource()}
-	r.beats = append(r.beats, r.readNodeFeatures(r.env.Clock.Now()))
-	return n
+	return NodeSpec{ID: r.d.String(), Rack: r.d.String(), Capability: r.d.Resource()}
 }
 
 // containerRecord is a container as the snapshot holds it, before it is
@@ -741,7 +748,7 @@ func (r *restorer) readApp(s *Scheduler, i int) (*app, bool) {
 	d := r.d
 	f := r.readAppFields()
 	asks := queue.ReadRequests(d, readKeyState)
-	r.readAppFeatures(&f)
+	r.appFeatures(&f, i)
 	if d.Err() != nil {
 		return nil, false
 	}
@@ -785,10 +792,12 @@ func (r *restorer) index(n int, what string) int {
 	return int(min(v, uint64(max(n-1, 0))))
 }
 
-func (r *restorer) readConfig() Config {
+// readConfig reads the configuration after its first field, maxApps,
+// onto the YARN 3.x settings the features block gave.
+func (r *restorer) readConfig(maxApps int) Config {
 	d := r.d
-	var c Config
-	c.MaximumApplications = d.Int()
+	c := r.feat.config
+	c.MaximumApplications = maxApps
 	c.GlobalQueueMaxApplications = d.Int()
 	c.MaximumAMResourcePercent = d.Float64()
 	c.NodeLocalityDelay = d.Int()
@@ -842,7 +851,6 @@ func (r *restorer) readConfig() Config {
 	if d.Version() >= 2 {
 		c.ReservationSystem = queue.ReadReservationSystemSettings(d)
 	}
-	r.readConfigFeatures(&c)
 	c.Root = r.readQueueConfig(0)
 	return c
 }
@@ -853,15 +861,18 @@ const maxDepth = 256
 func (r *restorer) readCapacity() queue.Capacity {
 	var c queue.Capacity
 	k := r.d.Uvarint()
-	if k > uint64(queue.CapacityWeight) || (k == uint64(queue.CapacityWeight) && r.d.Version() < featuresVersion) {
+	if k > uint64(queue.CapacityWeight) {
 		r.fail("capacity kind %d", k)
 	}
 	c.Kind = queue.CapacityKind(k)
-	c.Percent = r.d.Float32()
-	c.Resource = r.d.Resource()
-	if r.d.Version() >= featuresVersion {
+	// A weight takes the percentage's place: older bodies have no weights,
+	// so the record's layout stays as it was.
+	if c.Kind == queue.CapacityWeight {
 		c.Weight = r.d.Float32()
+	} else {
+		c.Percent = r.d.Float32()
 	}
+	c.Resource = r.d.Resource()
 	return c
 }
 
@@ -892,12 +903,17 @@ func (r *restorer) readQueueConfig(depth int) QueueConfig {
 	return q
 }
 
-func (r *restorer) readSettings() QueueSettings { return r.readSettingsDepth(0) }
+// readSettings reads a queue's settings in the body onto the YARN 3.x
+// settings the features block holds for it.
+func (r *restorer) readSettings() QueueSettings {
+	st := r.nextSettingsFeatures()
+	r.readBaseSettings(&st)
+	return st
+}
 
-// readSettingsDepth reads settings inside depth auto-creation templates.
-func (r *restorer) readSettingsDepth(depth int) QueueSettings {
+// readBaseSettings reads the settings a version 2 body holds into st.
+func (r *restorer) readBaseSettings(st *QueueSettings) {
 	d := r.d
-	var st QueueSettings
 	st.UserLimitFactor = d.Float64()
 	st.MinUserLimitPercent = d.Float64()
 	st.MaxApplications = d.Int()
@@ -946,7 +962,7 @@ func (r *restorer) readSettingsDepth(depth int) QueueSettings {
 	}
 	if !hasWeights && n > 0 {
 		r.fail("user weights without a table")
-		return st
+		return
 	}
 	for i := 0; i < n && d.Err() == nil; i++ {
 		name := d.String()
@@ -955,8 +971,6 @@ func (r *restorer) readSettingsDepth(depth int) QueueSettings {
 	if d.Version() >= 2 {
 		st.Reservation = queue.ReadReservationSettings(d)
 	}
-	r.readSettingsFeatures(&st, depth)
-	return st
 }
 
 func (r *restorer) small(max uint64, what string) uint64 {

@@ -8,16 +8,223 @@ import (
 	"github.com/berthsched/berth/queue"
 )
 
-// The YARN 3.x state of a snapshot (state.go's body, version
-// featuresVersion and later): in the configuration, the scheduler-wide
-// settings after the groups flag and each queue's settings after its user
-// weights; per application, after its request table, whether it is
-// runnable and its deadline; per node, after its capability, its last
-// heartbeat; and after the leaf caches, the asynchronous rounds run and
-// the multi-node sorters' orders.
+// The YARN 3.x state of a snapshot is one optional block at the start of
+// state.go's body (version 2), before the configuration, so that bodies
+// written without it still read: such a body opens with
+// maximum-applications, non-negative and so even in zigzag, and the block
+// opens with featuresMarker, an odd number. The block holds:
+//
+//	config       the scheduler-wide YARN 3.x settings
+//	queues       each configured queue's YARN 3.x settings, in the order
+//	             the body holds the queues' settings (the tree depth first,
+//	             then the reservation queues)
+//	auto queues  the auto-created queues, parents first, with their whole
+//	             settings
+//	nodes        each node's last heartbeat, in id order
+//	apps         each application's runnable flag and deadline, in
+//	             submission order
+//	rounds       the asynchronous rounds run and the multi-node sorters'
+//	             orders (indexes into the id-ordered nodes)
+//
+// A body without the block restores with YARN's defaults: every
+// application runnable and without a deadline, every node heard from at
+// the restore.
 
-// featuresVersion is the first body version with the YARN 3.x state.
-const featuresVersion = 3
+// featuresMarker opens the YARN 3.x block; it must be odd (see above).
+const featuresMarker = 0x7f1
+
+// features is the YARN 3.x block as read, applied as the body is read.
+type features struct {
+	present    bool
+	config     Config          // the YARN 3.x fields only
+	settings   []QueueSettings // the YARN 3.x fields only, in body order
+	used       int             // settings handed out
+	autoQueues []autoRecord
+	beats      []berth.Time
+	apps       []appFeatures
+	rounds     uint64
+	sorters    []sorterRecord
+}
+
+// appFeatures is an application's max-parallel-apps state and deadline.
+type appFeatures struct {
+	runnable bool
+	deadline berth.Time
+}
+
+// sorterRecord is a multi-node sorter's kept order as a snapshot holds it.
+type sorterRecord struct {
+	name  string
+	valid bool
+	at    berth.Time
+	order []int
+}
+
+// writeFeatures writes the YARN 3.x block; nodeIDs and apps are the
+// body's node and application orders.
+func (s *Scheduler) writeFeatures(e *berth.StateEncoder, nodeIDs []string, apps []*app) {
+	e.Uvarint(featuresMarker)
+	writeConfigFeatures(e, &s.cfg)
+	var sts []*QueueSettings
+	eachQueueConfig(&s.cfg.Root, func(q *QueueConfig) { sts = append(sts, &q.Settings) })
+	eachQueue(s.root, func(q *qnode) {
+		if q.kind == queue.KindReservation {
+			sts = append(sts, q.set())
+		}
+	})
+	e.Len(len(sts))
+	for _, st := range sts {
+		writeSettingsFeatures(e, st)
+	}
+	s.writeAutoQueues(e)
+	e.Len(len(nodeIDs))
+	for _, id := range nodeIDs {
+		e.Varint(s.nodes[id].lastBeat)
+	}
+	e.Len(len(apps))
+	for _, a := range apps {
+		e.Bool(a.runnable)
+		e.Varint(a.deadline)
+	}
+	s.writeRoundState(e, nodeIDs)
+}
+
+func eachQueueConfig(q *QueueConfig, f func(*QueueConfig)) {
+	f(q)
+	for i := range q.Children {
+		eachQueueConfig(&q.Children[i], f)
+	}
+}
+
+// readFeatures reads the YARN 3.x block if the body has one, or sets
+// YARN's defaults, and returns the configuration's first field,
+// maximum-applications, which a body without the block opens with.
+func (r *restorer) readFeatures() int {
+	d := r.d
+	d.Field("config")
+	first := d.Uvarint()
+	if first != featuresMarker {
+		r.feat = defaultFeatures()
+		v := int64(first >> 1)
+		if first&1 != 0 {
+			v = ^v
+		}
+		if int64(int(v)) != v {
+			r.fail("maximum-applications %d overflows int", v)
+		}
+		return int(v)
+	}
+	f := &r.feat
+	f.present = true
+	d.Field("YARN 3.x config")
+	r.readConfigFeatures(&f.config)
+	d.Field("YARN 3.x queue settings")
+	n := d.Len(maxStateCount)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		var st QueueSettings
+		r.readSettingsFeatures(&st, 0)
+		f.settings = append(f.settings, st)
+	}
+	d.Field("auto-created queues")
+	f.autoQueues = r.readAutoQueues()
+	d.Field("node heartbeats")
+	n = d.Len(maxStateCount)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		f.beats = append(f.beats, d.Varint())
+	}
+	d.Field("application features")
+	n = d.Len(maxStateCount)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		f.apps = append(f.apps, appFeatures{runnable: d.Bool(), deadline: d.Varint()})
+	}
+	d.Field("rounds")
+	r.readRoundState()
+	d.Field("config")
+	return d.Int()
+}
+
+// defaultFeatures is the YARN 3.x state of a body without the block:
+// YARN's defaults.
+func defaultFeatures() features {
+	def := DefaultConfig()
+	var c Config
+	c.MaxParallelApps, c.UserMaxParallelApps = def.MaxParallelApps, def.UserMaxParallelApps
+	c.Async, c.MultiNode, c.AutoQueueExpiration = def.Async, def.MultiNode, def.AutoQueueExpiration
+	c.WorkflowTagPrefix = def.WorkflowTagPrefix
+	return features{config: c}
+}
+
+// nextSettingsFeatures returns the YARN 3.x settings of the next queue
+// settings in the body.
+func (r *restorer) nextSettingsFeatures() QueueSettings {
+	f := &r.feat
+	if !f.present {
+		def := DefaultSettings()
+		return QueueSettings{MaxParallelApps: def.MaxParallelApps, MaxAppLifetime: def.MaxAppLifetime,
+			DefaultAppLifetime: def.DefaultAppLifetime}
+	}
+	if f.used >= len(f.settings) {
+		r.fail("more queues than YARN 3.x settings (%d)", len(f.settings))
+		return QueueSettings{}
+	}
+	f.used++
+	return f.settings[f.used-1]
+}
+
+// checkSettingsUsed checks that every queue's YARN 3.x settings went to
+// a queue of the body.
+func (r *restorer) checkSettingsUsed() {
+	if f := &r.feat; f.present && f.used != len(f.settings) {
+		r.fail("YARN 3.x settings for %d queues, the body has %d", len(f.settings), f.used)
+	}
+}
+
+// appFeatures sets the max-parallel-apps state and deadline of the
+// body's i-th application.
+func (r *restorer) appFeatures(a *appFields, i int) {
+	f := &r.feat
+	switch {
+	case !f.present:
+		a.runnable, a.deadline = true, berth.MaxTime
+	case i >= len(f.apps):
+		r.fail("applications[%d]: no YARN 3.x state (%d held)", i, len(f.apps))
+	default:
+		a.runnable, a.deadline = f.apps[i].runnable, f.apps[i].deadline
+	}
+}
+
+// restoreBeats sets the nodes' last heartbeats (AddNodes set them to the
+// clock's now, the default).
+func (r *restorer) restoreBeats(nodes []*node) bool {
+	f := &r.feat
+	if !f.present {
+		return true
+	}
+	if len(f.beats) != len(nodes) {
+		r.fail("node heartbeats: %d for %d nodes", len(f.beats), len(nodes))
+		return false
+	}
+	for i, n := range nodes {
+		n.lastBeat = f.beats[i]
+	}
+	return true
+}
+
+// writeFullSettings writes settings whole (the body's and the YARN 3.x
+// ones), as the block holds templates' and auto-created queues'.
+func writeFullSettings(e *berth.StateEncoder, st *QueueSettings) {
+	writeSettings(e, st)
+	writeSettingsFeatures(e, st)
+}
+
+// readFullSettings reads what writeFullSettings wrote, inside depth
+// auto-creation templates.
+func (r *restorer) readFullSettings(depth int) QueueSettings {
+	var st QueueSettings
+	r.readBaseSettings(&st)
+	r.readSettingsFeatures(&st, depth)
+	return st
+}
 
 // Node sorting policy tags of the body.
 const (
@@ -92,14 +299,6 @@ func writeNodeSortingPolicy(e *berth.StateEncoder, p NodeSortingPolicy) {
 
 func (r *restorer) readConfigFeatures(c *Config) {
 	d := r.d
-	if d.Version() < featuresVersion {
-		// Older snapshots: YARN's defaults.
-		def := DefaultConfig()
-		c.MaxParallelApps, c.UserMaxParallelApps = def.MaxParallelApps, def.UserMaxParallelApps
-		c.Async, c.MultiNode, c.AutoQueueExpiration = def.Async, def.MultiNode, def.AutoQueueExpiration
-		c.WorkflowTagPrefix = def.WorkflowTagPrefix
-		return
-	}
 	c.MaxParallelApps = d.Int()
 	c.UserMaxParallelApps = d.Int()
 	n := d.Len(maxStateCount)
@@ -202,7 +401,7 @@ func writeSettingsFeatures(e *berth.StateEncoder, st *QueueSettings) {
 	for _, t := range []*QueueTemplate{&ac.Leaf, &ac.Parent} {
 		writeCapacity(e, t.Capacity)
 		writeCapacity(e, t.MaxCapacity)
-		writeSettings(e, &t.Settings)
+		writeFullSettings(e, &t.Settings)
 	}
 }
 
@@ -211,11 +410,6 @@ const maxTemplateDepth = 8
 
 func (r *restorer) readSettingsFeatures(st *QueueSettings, depth int) {
 	d := r.d
-	if d.Version() < featuresVersion {
-		def := DefaultSettings()
-		st.MaxParallelApps, st.MaxAppLifetime, st.DefaultAppLifetime = def.MaxParallelApps, def.MaxAppLifetime, def.DefaultAppLifetime
-		return
-	}
 	st.MaxParallelApps = d.Int()
 	st.DefaultAppPriority = r.int32("default application priority")
 	hasACLs := d.Bool()
@@ -246,7 +440,7 @@ func (r *restorer) readSettingsFeatures(st *QueueSettings, depth int) {
 	for _, t := range []*QueueTemplate{&ac.Leaf, &ac.Parent} {
 		t.Capacity = r.readCapacity()
 		t.MaxCapacity = r.readCapacity()
-		t.Settings = r.readSettingsDepth(depth + 1)
+		t.Settings = r.readFullSettings(depth + 1)
 	}
 	st.AutoCreate = ac
 }
@@ -261,36 +455,19 @@ func (r *restorer) int32(what string) int32 {
 	return int32(v)
 }
 
-// writeAppFeatures writes an application's max-parallel-apps state and
-// deadline.
-func writeAppFeatures(e *berth.StateEncoder, a *app) {
-	e.Bool(a.runnable)
-	e.Varint(a.deadline)
-}
-
-func (r *restorer) readAppFeatures(f *appFields) {
-	if r.d.Version() < featuresVersion {
-		f.runnable, f.deadline = true, berth.MaxTime
-		return
-	}
-	f.runnable = r.d.Bool()
-	f.deadline = r.d.Varint()
-}
-
-// readNodeFeatures reads a node's last heartbeat.
-func (r *restorer) readNodeFeatures(now berth.Time) berth.Time {
-	if r.d.Version() < featuresVersion {
-		return now
-	}
-	return r.d.Varint()
-}
-
 // writeRoundState writes the rounds run and the multi-node sorters' kept
-// orders (node indexes into the id-ordered node list).
-func (s *Scheduler) writeRoundState(e *berth.StateEncoder, nodeIx map[*node]int) {
+// orders (indexes into nodeIDs, the id-ordered nodes).
+func (s *Scheduler) writeRoundState(e *berth.StateEncoder, nodeIDs []string) {
 	e.Uvarint(s.rounds)
 	names := sortedKeys(s.sorters)
 	e.Len(len(names))
+	if len(names) == 0 {
+		return
+	}
+	nodeIx := make(map[*node]int, len(nodeIDs))
+	for i, id := range nodeIDs {
+		nodeIx[s.nodes[id]] = i
+	}
 	for _, n := range names {
 		so := s.sorters[n]
 		e.String(n)
@@ -307,29 +484,41 @@ func (s *Scheduler) writeRoundState(e *berth.StateEncoder, nodeIx map[*node]int)
 	}
 }
 
-// readRoundState reads what writeRoundState wrote; nodes are the
-// restored nodes in id order, nil when only skipping.
-func (r *restorer) readRoundState(s *Scheduler, nodes []*node) {
-	d := r.d
-	if d.Version() < featuresVersion {
-		return
-	}
-	s.rounds = d.Uvarint()
+// readRoundState reads what writeRoundState wrote into the block.
+func (r *restorer) readRoundState() {
+	d, f := r.d, &r.feat
+	f.rounds = d.Uvarint()
 	n := d.Len(maxStateCount)
 	for i := 0; i < n && d.Err() == nil; i++ {
-		name := d.String()
-		so := &nodeSorter{valid: d.Bool(), at: d.Varint()}
+		so := sorterRecord{name: d.String(), valid: d.Bool(), at: d.Varint()}
 		m := d.Len(maxStateCount)
 		for j := 0; j < m && d.Err() == nil; j++ {
-			ix := d.Int()
+			so.order = append(so.order, d.Int())
+		}
+		f.sorters = append(f.sorters, so)
+	}
+}
+
+// restoreRounds sets the rounds and sorters read into s, whose nodes, in
+// id order, are nodes, and checks the block held as many applications as
+// the body (apps).
+func (r *restorer) restoreRounds(s *Scheduler, nodes []*node, apps int) bool {
+	f := &r.feat
+	if f.present && len(f.apps) != apps {
+		r.fail("application features: %d for %d applications", len(f.apps), apps)
+		return false
+	}
+	s.rounds = f.rounds
+	for _, rec := range f.sorters {
+		so := &nodeSorter{valid: rec.valid, at: rec.at}
+		for _, ix := range rec.order {
 			switch {
 			case ix == -1:
 				// A node gone since the sort: it stays out, as it would
 				// be skipped.
-			case nodes == nil:
-				// skipping the body (skipRest)
 			case ix < 0 || ix >= len(nodes):
-				r.fail("sorter %s: node index %d of %d", name, ix, len(nodes))
+				r.fail("sorter %s: node index %d of %d", rec.name, ix, len(nodes))
+				return false
 			default:
 				so.order = append(so.order, nodes[ix])
 			}
@@ -337,8 +526,9 @@ func (r *restorer) readRoundState(s *Scheduler, nodes []*node) {
 		if s.sorters == nil {
 			s.sorters = map[string]*nodeSorter{}
 		}
-		s.sorters[name] = so
+		s.sorters[rec.name] = so
 	}
+	return true
 }
 
 // autoRecord is an auto-created queue as a snapshot holds it.
@@ -367,7 +557,7 @@ func (s *Scheduler) writeAutoQueues(e *berth.StateEncoder) {
 		e.Bool(q.leaf != nil)
 		writeCapacity(e, q.tq.Capacity())
 		writeCapacity(e, q.tq.MaxCapacity())
-		writeSettings(e, q.set())
+		writeFullSettings(e, q.set())
 		e.Uvarint(uint64(q.auto))
 		e.Varint(q.lastSubmit)
 	}
@@ -376,15 +566,12 @@ func (s *Scheduler) writeAutoQueues(e *berth.StateEncoder) {
 // readAutoQueues reads what writeAutoQueues wrote.
 func (r *restorer) readAutoQueues() []autoRecord {
 	d := r.d
-	if d.Version() < featuresVersion {
-		return nil
-	}
 	n := d.Len(maxStateCount)
 	var out []autoRecord
 	for i := 0; i < n && d.Err() == nil; i++ {
 		a := autoRecord{parent: d.String(), name: d.String(), leaf: d.Bool()}
 		a.capacity, a.max = r.readCapacity(), r.readCapacity()
-		a.st = r.readSettings()
+		a.st = r.readFullSettings(0)
 		a.auto = autoKind(r.small(uint64(autoV2), "auto-creation kind"))
 		a.lastSubmit = d.Varint()
 		out = append(out, a)
