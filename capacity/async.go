@@ -108,27 +108,36 @@ type NodeSortingPolicy interface {
 	Compare(a, b NodeView) int
 }
 
-// NodeView is a read-only view of a node for sorting policies.
+// NodeView is a read-only view of a node for sorting policies. Its zero
+// value is an empty node.
 type NodeView struct{ n *node }
 
+// node is the viewed node, an empty one for the zero value.
+func (v NodeView) node() *node {
+	if v.n == nil {
+		return &node{}
+	}
+	return v.n
+}
+
 // ID is the node's id.
-func (v NodeView) ID() string { return v.n.id }
+func (v NodeView) ID() string { return v.node().id }
 
 // Rack is the node's rack.
-func (v NodeView) Rack() string { return v.n.rack }
+func (v NodeView) Rack() string { return v.node().rack }
 
 // Capability is the node's total resource.
-func (v NodeView) Capability() berth.Resource { return v.n.total }
+func (v NodeView) Capability() berth.Resource { return v.node().total }
 
 // Allocated is what its containers hold.
-func (v NodeView) Allocated() berth.Resource { return v.n.allocated }
+func (v NodeView) Allocated() berth.Resource { return v.node().allocated }
 
 // Available is what is left (capability less allocated).
-func (v NodeView) Available() berth.Resource { return v.n.total.Sub(v.n.allocated) }
+func (v NodeView) Available() berth.Resource { n := v.node(); return n.total.Sub(n.allocated) }
 
 // Reserved reports whether an application holds a container reservation
 // on the node.
-func (v NodeView) Reserved() bool { return v.n.reserved != nil }
+func (v NodeView) Reserved() bool { return v.node().reserved != nil }
 
 // ResourceUsageNodes is YARN's ResourceUsageMultiNodeLookupPolicy, the
 // default policy: least allocated first, comparing memory, then vcores,
@@ -144,7 +153,7 @@ func (ResourceUsageNodes) Name() string { return ResourceUsageClass }
 
 // Compare orders by allocated resource, as Resource.compareTo does.
 func (ResourceUsageNodes) Compare(a, b NodeView) int {
-	return cmpResource(a.n.allocated, b.n.allocated)
+	return cmpResource(a.Allocated(), b.Allocated())
 }
 
 // cmpResource is YARN's Resource.compareTo: memory, vcores, then the

@@ -49,6 +49,9 @@ func FuzzParseWorkflowPriorities(f *testing.F) {
 	f.Fuzz(func(t *testing.T, v string) {
 		ws, err := ParseWorkflowPriorities(v)
 		if err != nil {
+			if !errors.Is(err, berth.ErrInvalidArgument) {
+				t.Fatalf("%q: untyped error %v", v, err)
+			}
 			return
 		}
 		parts := make([]string, len(ws))

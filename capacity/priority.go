@@ -39,6 +39,12 @@ type PriorityACL struct {
 // priorityACLGroup matches one bracketed group of the ACL value.
 var priorityACLGroup = regexp.MustCompile(`\[([^\]]+)`)
 
+// The keys whose values the parsers read, as their errors name them.
+const (
+	aclField      = "acl_application_max_priority"
+	workflowField = "workflow-priority-mappings"
+)
+
 // ParsePriorityACLs reads an acl_application_max_priority value. Groups
 // are bracketed; each holds user=, group=, max_priority= and
 // default_priority= pairs separated by spaces (keys are case-insensitive,
@@ -47,6 +53,8 @@ var priorityACLGroup = regexp.MustCompile(`\[([^\]]+)`)
 // 0, as in YARN. An unknown key, a malformed number or a group without
 // max_priority is an error (YARN fails to start on the first two and
 // throws on the third when it reads the value).
+// A malformed value is a *berth.FieldError naming the key and the part at
+// fault.
 func ParsePriorityACLs(v string) ([]PriorityACL, error) {
 	var out []PriorityACL
 	for _, m := range priorityACLGroup.FindAllStringSubmatch(v, -1) {
@@ -70,21 +78,21 @@ func ParsePriorityACLs(v string) ([]PriorityACL, error) {
 			case "MAX_PRIORITY":
 				n, err := strconv.ParseInt(val, 10, 32)
 				if err != nil {
-					return nil, fmt.Errorf("max_priority %q is not an integer", val)
+					return nil, berth.InvalidField(aclField, val, "max_priority is not an integer")
 				}
 				acl.Max, hasMax = int32(n), true
 			case "DEFAULT_PRIORITY":
 				n, err := strconv.ParseInt(val, 10, 32)
 				if err != nil {
-					return nil, fmt.Errorf("default_priority %q is not an integer", val)
+					return nil, berth.InvalidField(aclField, val, "default_priority is not an integer")
 				}
 				acl.Default = max(int32(n), 0)
 			default:
-				return nil, fmt.Errorf("unknown key %q (user, group, max_priority or default_priority)", k)
+				return nil, berth.InvalidField(aclField, k, "unknown key (user, group, max_priority or default_priority)")
 			}
 		}
 		if !hasMax {
-			return nil, fmt.Errorf("group [%s] has no max_priority", body)
+			return nil, berth.InvalidField(aclField, "["+body+"]", "group has no max_priority")
 		}
 		switch {
 		case users == "*" || groups == "*":
@@ -253,6 +261,7 @@ type WorkflowPriority struct {
 
 // ParseWorkflowPriorities reads workflow-priority-mappings: a comma
 // list of "workflowID:queue:priority" (parts trimmed, the id lowered).
+// A malformed mapping is a *berth.FieldError naming it.
 func ParseWorkflowPriorities(v string) ([]WorkflowPriority, error) {
 	var out []WorkflowPriority
 	for _, m := range splitList(v) {
@@ -261,11 +270,11 @@ func ParseWorkflowPriorities(v string) ([]WorkflowPriority, error) {
 			parts[i] = strings.TrimSpace(parts[i])
 		}
 		if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
-			return nil, fmt.Errorf("illegal workflow priority mapping %q (workflowID:queue:priority)", m)
+			return nil, berth.InvalidField(workflowField, m, "not workflowID:queue:priority")
 		}
 		p, err := strconv.ParseInt(parts[2], 10, 32)
 		if err != nil {
-			return nil, fmt.Errorf("illegal workflow priority for mapping %q", m)
+			return nil, berth.InvalidField(workflowField, m, "the priority is not an integer")
 		}
 		out = append(out, WorkflowPriority{WorkflowID: strings.ToLower(parts[0]), Queue: parts[1], Priority: int32(p)})
 	}

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -199,7 +200,11 @@ func TestParsePriorityACLs(t *testing.T) {
 
 	for _, bad := range []string{"[user=a max_priority=x]", "[user=a foo=1 max_priority=1]", "[user=a default_priority=1]", "[user=a max_priority=99999999999]"} {
 		_, err := ParsePriorityACLs(bad)
-		assert.Error(t, err, bad)
+		assertFieldError(t, err, "acl_application_max_priority")
+	}
+	for _, bad := range []string{"app1", "a:b", "a::1", "a:b:x", "a:b:99999999999"} {
+		_, err := ParseWorkflowPriorities(bad)
+		assertFieldError(t, err, "workflow-priority-mappings")
 	}
 	cfg, err := ParseXML(stringsReader(xmlDoc(prefix+"root.queues", "a", prefix+"root.a.capacity", "100",
 		prefix+"root.a.acl_application_max_priority", "[user=a max_priority=x]")))
@@ -223,6 +228,9 @@ func FuzzParsePriorityACLs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		acls, err := ParsePriorityACLs(s)
 		if err != nil {
+			if !errors.Is(err, berth.ErrInvalidArgument) {
+				t.Fatalf("%q: untyped error %v", s, err)
+			}
 			return
 		}
 		for _, a := range acls {

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -59,7 +60,7 @@ func (p *parser) globalFeatures(cfg *Config) {
 	if v, ok := p.get(prefix + "workflow-priority-mappings"); ok {
 		wp, err := ParseWorkflowPriorities(v)
 		if err != nil {
-			p.fail(prefix+"workflow-priority-mappings", v, err.Error())
+			p.fail(prefix+"workflow-priority-mappings", v, reasonOf(err))
 		}
 		cfg.WorkflowPriorities = wp
 	}
@@ -146,7 +147,7 @@ func (p *parser) queueFeatures(key, path string, q *QueueConfig, depth int) {
 	if v, ok := p.get(key + "acl_application_max_priority"); ok {
 		acls, err := ParsePriorityACLs(v)
 		if err != nil {
-			p.fail(key+"acl_application_max_priority", v, err.Error())
+			p.fail(key+"acl_application_max_priority", v, reasonOf(err))
 		}
 		st.PriorityACLs = acls
 	}
@@ -366,4 +367,14 @@ func (p *parser) orderingPolicy(key, v string, leaf bool, st *QueueSettings) {
 	default:
 		p.customOrdering(key, v, leaf, st)
 	}
+}
+
+// reasonOf is the reason a parser's *berth.FieldError gives, with the
+// part at fault, for the parser's own error naming the whole key.
+func reasonOf(err error) string {
+	var fe *berth.FieldError
+	if errors.As(err, &fe) {
+		return fmt.Sprintf("%s: %v", fe.Reason, fe.Value)
+	}
+	return err.Error()
 }
