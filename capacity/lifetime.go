@@ -24,7 +24,7 @@ import (
 // (yarn.resourcemanager.application-timeouts.monitor.interval-ms, 3000).
 // Berth does the same when the host calls [Scheduler.ExpireApps] with its
 // clock at the time it wants the check made: the host picks the
-// interval (YARN checks every 3 s; the simulator does not call it).
+// interval (the simulator checks every 3 s, as YARN does).
 // Nothing expires on its own.
 
 // lifetimes are a queue's effective lifetime settings.

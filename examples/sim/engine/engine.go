@@ -68,6 +68,15 @@ type Rounder interface {
 	ScheduleRound() ([]queue.Allocation, error)
 }
 
+// Expirer is the seam for YARN's application lifetimes
+// (capacity.Scheduler.ExpireApps, as RMAppLifetimeMonitor): the engine
+// calls ExpireApps every Config.LifetimeInterval and ends the applications
+// it names as killed, with the containers that ended with them. Nil:
+// lifetimes are not enforced.
+type Expirer interface {
+	ExpireApps() (apps []string, ended []queue.Ended, err error)
+}
+
 // ObservedPreemptor is a Preemptor whose policy reports its decisions
 // (both of package preempt's policies do, through package scenario's
 // adapters): the engine observes it and counts the containers marked per
@@ -133,6 +142,11 @@ type Config struct {
 	// least 1 ms).
 	Rounds        Rounder
 	RoundInterval berth.Duration
+	// Lifetimes, when set, kills applications past their lifetime every
+	// LifetimeInterval (yarn.resourcemanager.application-timeouts.
+	// monitor.interval-ms, 3000).
+	Lifetimes        Expirer
+	LifetimeInterval berth.Duration
 	// NodeEvents are node losses and returns.
 	NodeEvents []NodeEvent
 	// SampleInterval, when positive, samples the metrics at this fixed
@@ -496,6 +510,9 @@ func (e *Engine) Run() (*metrics.Run, error) {
 	if e.cfg.Rounds != nil {
 		e.push(event{at: e.roundEvery(), kind: evRound})
 	}
+	if e.cfg.Lifetimes != nil {
+		e.push(event{at: e.lifetimeEvery(), kind: evLifetime})
+	}
 	e.push(event{at: 0, kind: evSample})
 	var now berth.Time
 	for e.q.len() > 0 {
@@ -587,6 +604,9 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 			}
 		}
 		e.push(event{at: now + e.roundEvery(), kind: evRound})
+	case evLifetime:
+		e.expire(now)
+		e.push(event{at: now + e.lifetimeEvery(), kind: evLifetime})
 	case evSample:
 		e.sampleTick(now)
 	case evNodeDown:
@@ -1327,3 +1347,25 @@ func (e *Engine) Scheduler() Scheduler { return e.s }
 
 // roundEvery is the round interval, at least 1 ms.
 func (e *Engine) roundEvery() berth.Duration { return max(e.cfg.RoundInterval, 1) }
+
+func (e *Engine) lifetimeEvery() berth.Duration { return max(e.cfg.LifetimeInterval, 1) }
+
+// expire kills the applications whose lifetime ran out. They are marked
+// finished before their containers are handed back, so an AM container
+// among them ends the application instead of starting a new attempt.
+func (e *Engine) expire(now berth.Time) {
+	apps, ended, err := e.cfg.Lifetimes.ExpireApps()
+	if err != nil {
+		e.log.Warn("lifetime check", "time", now, "err", err)
+	}
+	for _, id := range apps {
+		if a := e.appByIDOrNil(id); a != nil && a.state != finished {
+			e.bump()
+			e.clearPending(a)
+			a.state = finished
+			a.rec.Expired = now
+			e.open--
+		}
+	}
+	e.ended(ended, now)
+}

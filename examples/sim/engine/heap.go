@@ -22,6 +22,7 @@ const (
 	evWake                       // wake the nodes parked after futile heartbeats
 	evSweep                      // wake the next parked node with room for a pending ask
 	evRound                      // asynchronous scheduling round (Config.Rounds)
+	evLifetime                   // application lifetime check (Config.Lifetimes)
 )
 
 // work tells whether an event of the kind makes progress by itself (an

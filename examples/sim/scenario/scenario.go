@@ -65,6 +65,11 @@
 //     of the scheduler's file (reservation-agent, average-capacity, ...;
 //     the fair file's reservation-agent, -policy, -planner), with YARN's
 //     defaults for the keys not set.
+//   - Application lifetimes (the capacity scheduler's
+//     maximum-application-lifetime and default-application-lifetime;
+//     trace jobs ask for none) are enforced every 3 s, as YARN's
+//     RMAppLifetimeMonitor does: an expired job is killed, its record's
+//     Expired set and Finished left 0.
 //   - Preemption as the configuration switches it on, as in YARN, unless
 //     Inputs.SLSMonitor asks for SLS's behaviour (SLS's RMRunner turns the
 //     capacity scheduler's monitor on with ProportionalCapacityPreemptionPolicy
@@ -415,6 +420,9 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		cfg.Scheduler, cfg.Stats = s, engine.NewCapacityStats(s)
 		if ccfg.Async.Enabled {
 			cfg.Rounds, cfg.RoundInterval = s, ccfg.Async.Interval
+		}
+		if usesLifetimes(&ccfg.Root) {
+			cfg.Lifetimes, cfg.LifetimeInterval = capacityLifetimes{s}, lifetimeMonitorInterval
 		}
 		for _, q := range s.Snapshot().Queues.Queues {
 			if q.Kind == queue.KindPlan {
