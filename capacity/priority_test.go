@@ -89,15 +89,7 @@ func TestPriorityActivationOrder(t *testing.T) {
 		_, err := h.s.SubmitApp(sp)
 		require.NoError(t, err)
 	}
-	active := func() []string {
-		var out []string
-		for _, a := range h.s.Snapshot().Apps {
-			if a.Active {
-				out = append(out, a.ID)
-			}
-		}
-		return out
-	}
+	active := func() []string { return activeApps(h) }
 	assert.Equal(t, []string{"first"}, active())
 	p, err := h.s.UpdateAppPriority("low", 9)
 	require.NoError(t, err)
