@@ -424,6 +424,25 @@ func TestAsyncXML(t *testing.T) {
 		prefix+"multi-node-sorting.policy.packed.class", "com.example.Packed")...)), XMLOptions{NodeSortings: reg})
 	require.NoError(t, err)
 	assert.Equal(t, packedNodes{}, cfg.MultiNode.Policies["packed"].Policy)
+
+	// YARN's partial-shuffle variant sorts as the resource-usage policy,
+	// without its random shuffle: noted as not modelled, refused when
+	// strict.
+	for _, class := range []string{partialShuffleClass, "ResourceUsageWithPartialShuffleMultiNodeLookupPolicy"} {
+		doc := xmlDoc(append(append([]string{}, base...),
+			prefix+"multi-node-sorting.policy.names", "shuffled",
+			prefix+"multi-node-sorting.policy.shuffled.class", class)...)
+		cfg, rep, err := ParseXMLReport(stringsReader(doc), XMLOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, ResourceUsageNodes{}, cfg.MultiNode.Policies["shuffled"].Policy)
+		var noted bool
+		for _, n := range rep.Notes {
+			noted = noted || (n.Kind == queue.NoteNotModelled && n.Key == prefix+"multi-node-sorting.policy.shuffled.class")
+		}
+		assert.True(t, noted, "%v", rep.Notes)
+		_, _, err = ParseXMLReport(stringsReader(doc), XMLOptions{Strict: true})
+		assert.Error(t, err)
+	}
 }
 
 // packedNodes is a host's policy: the most allocated node first.

@@ -299,6 +299,9 @@
 //     stale; Async.Threads and MaxPendingBacklogs are read and kept only.
 //     A proposal on a node another application reserved is refused, as
 //     YARN's committer refuses it.
+//     ResourceUsageWithPartialShuffleMultiNodeLookupPolicy sorts as
+//     ResourceUsageMultiNodeLookupPolicy, without its random shuffle of
+//     each ten nodes ([ParseXMLReport] notes it).
 //   - maximum-am-resource-percent above 1 (10 in some EMR files) is read
 //     unchecked, as YARN reads it: the AM limit is then that multiple of
 //     the queue's capacity (capped, as YARN's, by what the queue can

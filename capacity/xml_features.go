@@ -106,6 +106,10 @@ func (p *parser) globalFeatures(cfg *Config) {
 	cfg.NonLegacyQueueMode = !legacy
 }
 
+// partialShuffleClass is YARN's resource-usage policy that shuffles each
+// ten nodes of the sorted order (YARN-10738), read as ResourceUsageNodes.
+const partialShuffleClass = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement.ResourceUsageWithPartialShuffleMultiNodeLookupPolicy"
+
 // nodeSorting reads one named multi-node sorting policy.
 func (p *parser) nodeSorting(m *MultiNodePlacement, name string) {
 	key := prefix + nodeSortingPrefix + "." + name
@@ -122,6 +126,11 @@ func (p *parser) nodeSorting(m *MultiNodePlacement, name string) {
 	switch class {
 	case ResourceUsageClass, "ResourceUsageMultiNodeLookupPolicy":
 		pol = ResourceUsageNodes{}
+	case partialShuffleClass, partialShuffleClass[strings.LastIndexByte(partialShuffleClass, '.')+1:]:
+		pol = ResourceUsageNodes{}
+		p.notes = append(p.notes, queue.ConfigNote{Kind: queue.NoteNotModelled, Key: key + ".class", Value: class,
+			Instead: "sorted as ResourceUsageMultiNodeLookupPolicy (least allocated first, ties by node id) without the random " +
+				"shuffle of each ten nodes, which spreads YARN's scheduling threads: Berth's rounds are one deterministic thread"})
 	default:
 		if hp, ok := p.opts.NodeSortings.Lookup(class); ok && hp != nil {
 			pol = hp
