@@ -594,15 +594,7 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 		e.flushKills()
 		e.push(event{at: now + e.cfg.PreemptionInterval, kind: evPreempt})
 	case evRound:
-		if !e.pendingRes.IsZero() {
-			allocs, err := e.cfg.Rounds.ScheduleRound()
-			if err != nil {
-				e.log.Warn("scheduling round", "time", now, "err", err)
-			}
-			for i := range allocs {
-				e.allocated(&allocs[i], e.nodeByID[allocs[i].Node], now)
-			}
-		}
+		e.round(now)
 		e.push(event{at: now + e.roundEvery(), kind: evRound})
 	case evLifetime:
 		e.expire(now)
@@ -1346,6 +1338,20 @@ func sameEnt(a, b map[string]queue.Entitlement) bool {
 func (e *Engine) Scheduler() Scheduler { return e.s }
 
 // roundEvery is the round interval, at least 1 ms.
+// round runs an asynchronous scheduling round while asks are pending.
+func (e *Engine) round(now berth.Time) {
+	if e.pendingRes.IsZero() {
+		return
+	}
+	allocs, err := e.cfg.Rounds.ScheduleRound()
+	if err != nil {
+		e.log.Warn("scheduling round", "time", now, "err", err)
+	}
+	for i := range allocs {
+		e.allocated(&allocs[i], e.nodeByID[allocs[i].Node], now)
+	}
+}
+
 func (e *Engine) roundEvery() berth.Duration { return max(e.cfg.RoundInterval, 1) }
 
 func (e *Engine) lifetimeEvery() berth.Duration { return max(e.cfg.LifetimeInterval, 1) }
