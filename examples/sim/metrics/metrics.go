@@ -115,7 +115,8 @@ type Run struct {
 	// trace's description), "" when it has none.
 	Description string `json:",omitempty"`
 	// Queues are the reported queues (configured leaves and plan queues,
-	// full paths), Plans the plan queues, in order.
+	// then the leaves the scheduler creates for the jobs; full paths),
+	// Plans the plan queues, in order.
 	Queues, Plans []string
 	Jobs          []Job
 	Reservations  []Reservation

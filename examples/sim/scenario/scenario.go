@@ -220,6 +220,7 @@ type Scenario struct {
 	// SiteReport.
 	SiteReport  queue.ConfigReport
 	capCfg      capacity.Config
+	autoLeaves  []string // leaves the capacity scheduler creates for the jobs
 	fairAF      *fair.AllocationFile
 	capPreempt  preempt.ProportionalConfig
 	fairPreempt preempt.FairConfig
@@ -417,7 +418,9 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		if err != nil {
 			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "capacity scheduler refused the configuration", Err: err}
 		}
-		cfg.Scheduler, cfg.Stats = s, engine.NewCapacityStats(s)
+		st := engine.NewCapacityStats(s)
+		st.Expect(sc.autoLeaves)
+		cfg.Scheduler, cfg.Stats = s, st
 		if ccfg.Async.Enabled {
 			cfg.Rounds, cfg.RoundInterval = s, ccfg.Async.Interval
 		}
