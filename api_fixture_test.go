@@ -178,6 +178,8 @@ func newAPIFixture(t testing.TB) *apiFixture {
 		slog.New(slog.NewTextHandler(io.Discard, nil)), queue.NopObserver{}, plan.NopObserver{}, preempt.NopObserver{},
 		newReplay(nil), newReplay([]byte("not a snapshot")), newReplay(fx.csSnap), newReplay([]byte(apiCapacityXML)),
 		&bytes.Buffer{}, refusingWriter{}, fx.round, fx.round.Cluster,
+		// Typed nils: readers, writers and a clock that compare unequal to nil.
+		(*bytes.Reader)(nil), (*bytes.Buffer)(nil), (*berth.ManualClock)(nil),
 		berth.NewStateEncoder(&bytes.Buffer{}, "k", 1), must(berth.NewStateDecoder(bytes.NewReader(fx.csSnap), "capacity.Scheduler", 2))}
 	fx.gen = newAPIGen(fx)
 	return fx

@@ -30,6 +30,7 @@ var apiFuncs = map[string]any{
 	"agent.ReservedArea":                     agent.ReservedArea,
 	"agent.Resolve":                          agent.Resolve,
 	"agent.UpperBound":                       agent.UpperBound,
+	"berth.CheckNotNil":                      berth.CheckNotNil,
 	"berth.ComponentwiseMax":                 berth.ComponentwiseMax,
 	"berth.ComponentwiseMin":                 berth.ComponentwiseMin,
 	"berth.FromMemory":                       berth.FromMemory,

@@ -150,6 +150,27 @@ func InvalidField(field string, value any, reason string) error {
 	return &FieldError{Field: field, Value: value, Reason: reason}
 }
 
+// CheckNotNil returns a *FieldError of kind ErrInvalidArgument naming
+// field when v is nil: an untyped nil, or an interface holding a nil
+// pointer or function — a "typed nil", such as a nil *bytes.Reader passed
+// as an io.Reader, which compares unequal to nil and panics at its first
+// use. The standard library lets such a value panic; Berth's functions
+// check the readers, writers and clocks they are given with it, once per
+// call, and answer with an error naming the argument instead. A type whose nil
+// pointer is a usable value is refused too.
+func CheckNotNil(field string, v any) error {
+	if v == nil {
+		return InvalidField(field, nil, "must not be nil")
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Func, reflect.UnsafePointer:
+		if rv.IsNil() {
+			return InvalidField(field, nil, fmt.Sprintf("must not be nil (a nil %T)", v))
+		}
+	}
+	return nil
+}
+
 // Wrap adds to err what the caller was doing, e.g. Wrap(err, "moving
 // application", "app_1") reads "moving application app_1: <err>". The
 // subject is left out when err already names it (as a FieldError's value

@@ -1,11 +1,13 @@
 package berth_test
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/berthsched/berth"
 )
@@ -96,4 +98,44 @@ func TestFieldErrorOddValues(t *testing.T) {
 	var p *panicky
 	fe = &berth.FieldError{Field: "f", Reason: "r", Value: p}
 	assert.NotPanics(t, func() { _ = fe.Error() })
+}
+
+// CheckNotNil refuses untyped and typed nils (a nil pointer or function
+// behind an interface), which compare unequal to nil and panic at their
+// first use, and accepts every other value; the readers and writers of
+// the state format and the Hadoop configuration reader go through it.
+func TestCheckNotNil(t *testing.T) {
+	var nilFunc func([]byte) (int, error)
+	for _, tc := range []struct {
+		name string
+		v    any
+		ok   bool
+	}{
+		{"untyped nil", nil, false},
+		{"nil *bytes.Reader", (*bytes.Reader)(nil), false},
+		{"nil *bytes.Buffer", (*bytes.Buffer)(nil), false},
+		{"nil func", nilFunc, false},
+		{"reader", bytes.NewReader(nil), true},
+		{"nil map (usable)", map[string]int(nil), true},
+		{"nil slice (usable)", []byte(nil), true},
+		{"zero struct", struct{}{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := berth.CheckNotNil("reader", tc.v)
+			if tc.ok {
+				assert.NoError(t, err)
+				return
+			}
+			var fe *berth.FieldError
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, "reader", fe.Field)
+			assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+		})
+	}
+	var typedNil *bytes.Reader
+	_, err := berth.NewStateDecoder(typedNil, "k", 1)
+	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
+	var nilBuf *bytes.Buffer
+	e := berth.NewStateEncoder(nilBuf, "k", 1)
+	assert.ErrorIs(t, e.Finish(), berth.ErrInvalidArgument)
 }

@@ -85,7 +85,9 @@ func castagnoli() hash.Hash32 { return crc32.New(crc32.MakeTable(crc32.Castagnol
 
 // StateEncoder writes one snapshot. Its methods record the first error and
 // become no-ops after it, so an owner writes its whole body and checks
-// [StateEncoder.Finish] once. It is not safe for concurrent use.
+// [StateEncoder.Finish] once. It is not safe for concurrent use. Only
+// [NewStateEncoder] makes a usable StateEncoder: the zero value has no
+// writer and is not one (finishing it panics).
 type StateEncoder struct {
 	w    io.Writer
 	buf  []byte
@@ -97,13 +99,13 @@ type StateEncoder struct {
 }
 
 // NewStateEncoder starts a snapshot of the given kind and body version on
-// w and writes its header. A nil w is an error that Finish reports (a
-// *FieldError naming "writer", kind ErrInvalidArgument); nothing is
-// written.
+// w and writes its header. A nil w, typed nil included ([CheckNotNil]),
+// is an error that Finish reports (a *FieldError naming "writer", kind
+// ErrInvalidArgument); nothing is written.
 func NewStateEncoder(w io.Writer, kind string, version uint64) *StateEncoder {
 	e := &StateEncoder{w: w, buf: make([]byte, 0, stateBufSize), crc: castagnoli(), kind: kind}
-	if w == nil {
-		e.err = InvalidField("writer", nil, "must not be nil")
+	if err := CheckNotNil("writer", w); err != nil {
+		e.err = err
 	}
 	e.buf = append(e.buf, stateMagic...)
 	e.Uvarint(StateFormatVersion)
@@ -270,13 +272,14 @@ type StateDecoder struct {
 }
 
 // NewStateDecoder reads the header of a snapshot from r and checks that it
-// holds kind with a body version no newer than maxVersion (a nil r is a
-// *FieldError naming "reader", kind ErrInvalidArgument). The body
+// holds kind with a body version no newer than maxVersion (a nil r, typed
+// nil included ([CheckNotNil]), is a *FieldError naming "reader", kind
+// ErrInvalidArgument). The body
 // version found is available from [StateDecoder.Version] so the owner can
 // read older versions it still supports.
 func NewStateDecoder(r io.Reader, kind string, maxVersion uint64) (*StateDecoder, error) {
-	if r == nil {
-		return nil, InvalidField("reader", nil, "must not be nil")
+	if err := CheckNotNil("reader", r); err != nil {
+		return nil, err
 	}
 	br, ok := r.(*bufio.Reader)
 	if !ok || br.Size() < 64 {

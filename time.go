@@ -65,7 +65,8 @@ type Clock interface {
 }
 
 // ClockFunc adapts a function to a Clock, e.g.
-// ClockFunc(func() Time { return time.Now().UnixMilli() }) in a host.
+// ClockFunc(func() Time { return time.Now().UnixMilli() }) in a host. A
+// nil ClockFunc is not usable: Now panics, as calling a nil func does.
 type ClockFunc func() Time
 
 // Now calls f.

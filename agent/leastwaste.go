@@ -45,6 +45,9 @@ import (
 // Definitions of several stages go through a [Portfolio] whose R_ALL
 // planners try the low-cost aligned one first. The results on the
 // yardstick's streams are in the package documentation.
+//
+// Only [NewLeastWaste] makes a usable LeastWaste: the zero value has no
+// planners and is not one (placing with it panics).
 type LeastWaste struct {
 	opts      Options      // as given, for StateSpec
 	wopts     WasteOptions // as given, for StateSpec

@@ -43,7 +43,7 @@ func leastWasteSubjects(t testing.TB) []subject {
 // was; so does a failed update.
 func TestLeastWasteProperties(t *testing.T) {
 	rounds := 120
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		rounds = 30
 	}
 	for _, s := range leastWasteSubjects(t) {

@@ -92,7 +92,11 @@ func TestPortfolioMemoSameDecisions(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	next := func(max int64) int64 { return r.Int64N(max + 1) }
 	compared, placed := 0, 0
-	for round := 0; round < 600; round++ {
+	rounds := 600
+	if testing.Short() || raceEnabled {
+		rounds = 160
+	}
+	for round := 0; round < rounds; round++ {
 		pc := plan.DefaultConfig("q", berth.New(10*1024, 10), berth.NewManualClock(0))
 		pc.MaxAllocation = berth.New(4096, 4)
 		pc.Policy = pols[round%len(pols)]()

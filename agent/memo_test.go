@@ -44,7 +44,11 @@ func TestLoadsMemoAnswersAsThePlan(t *testing.T) {
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(41, 43))
 	served, noStretchServed, overServed, noRoomServed, loadsServed, hopelessSaid, sharedServed := 0, 0, 0, 0, 0, 0, 0
-	for round := 0; round < 400; round++ {
+	rounds := 400
+	if testing.Short() || raceEnabled {
+		rounds = 120
+	}
+	for round := 0; round < rounds; round++ {
 		var pol plan.SharingPolicy
 		switch round % 4 {
 		case 1:

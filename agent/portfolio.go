@@ -44,6 +44,9 @@ import (
 // stretch with room for its gangs, in the only part of the window it can
 // use, is refused (or skipped) before any planner runs: none could place
 // it. Its results on the yardstick's streams are in WORKLOADS.md.
+//
+// Only [NewPortfolio] makes a usable Portfolio: the zero value has no
+// planners and is not one (placing with it panics).
 type Portfolio struct {
 	single, anyOf, all, ordered []*IterativePlanner
 	// opts are the options it was built with, for its snapshot spec.

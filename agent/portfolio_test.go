@@ -28,7 +28,7 @@ func portfolioSubject(t testing.TB) subject {
 // on an empty plan, since it tries the same search.
 func TestPortfolioProperties(t *testing.T) {
 	rounds := 200
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		rounds = 40
 	}
 	accepted, rejected := propertyRounds(t, portfolioSubject(t), rand.New(rand.NewPCG(23, 29)), rounds)

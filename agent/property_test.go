@@ -213,7 +213,7 @@ func checkStages(t testing.TB, name string, step berth.Duration, def plan.Defini
 // the interpreter; whatever it rejects leaves the plan as it was.
 func TestAgentProperties(t *testing.T) {
 	rounds := 60
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		rounds = 15
 	}
 	for _, s := range subjects(t) {

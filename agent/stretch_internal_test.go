@@ -28,7 +28,11 @@ func TestStretchRoomIsFitOfOne(t *testing.T) {
 		}
 		return r.Int64() >> r.IntN(63)
 	}
-	for i := 0; i < 200000; i++ {
+	n := 200000
+	if testing.Short() || raceEnabled {
+		n = 50000
+	}
+	for i := 0; i < n; i++ {
 		g := draw()
 		if g <= 0 {
 			g = 1 + r.Int64N(4096)
@@ -253,7 +257,11 @@ func TestStretchChangesNoDecision(t *testing.T) {
 	r := rand.New(rand.NewPCG(14, 4))
 	next := func(max int64) int64 { return r.Int64N(max + 1) }
 	decided, least, none := 0, 0, 0
-	for round := 0; round < 150; round++ {
+	rounds := 150
+	if testing.Short() || raceEnabled {
+		rounds = 40
+	}
+	for round := 0; round < rounds; round++ {
 		pc := plan.DefaultConfig("q", berth.New(6*1024, 6), berth.NewManualClock(0))
 		pc.MaxAllocation = berth.New(4096, 4)
 		pc.MaxPeriodicity = 100_000

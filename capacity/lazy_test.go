@@ -124,7 +124,7 @@ func usageDiff(a, b map[string]queue.Usage) string {
 // TestLazyValuesMatchEager is lazyLockstep over many random streams.
 func TestLazyValuesMatchEager(t *testing.T) {
 	n := 60
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 10
 	}
 	for seed := range uint64(n) {

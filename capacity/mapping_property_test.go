@@ -128,7 +128,11 @@ func outcome(q string, err error) placeOutcome {
 func TestPlacementIsPure(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 3))
 	valid, mapped, rejected := 0, 0, 0
-	for iter := 0; iter < 300; iter++ {
+	iters := 300
+	if testing.Short() || raceEnabled {
+		iters = 80
+	}
+	for iter := 0; iter < iters; iter++ {
 		cfg := DefaultConfig()
 		cfg.Root = randTree(r, "root", 3)
 		cfg.Root.Capacity = queue.Percent(100)

@@ -266,7 +266,7 @@ func (m *eventModel) check(s *Scheduler) {
 // equals its live containers.
 func TestObserverProperty(t *testing.T) {
 	streams := 16
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		streams = 4
 	}
 	for seed := uint64(1); seed <= uint64(streams); seed++ {

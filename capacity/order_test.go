@@ -246,7 +246,7 @@ func drive(t *testing.T, seed uint64, steps int, setup func(inc, ref *Scheduler)
 // incrementally decide exactly as sorting on every visit does.
 func TestIncrementalOrderMatchesSort(t *testing.T) {
 	n := 60
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 10
 	}
 	for seed := range uint64(n) {

@@ -231,7 +231,7 @@ func TestPropertyRandomStreams(t *testing.T) {
 	if n := os.Getenv("CAPACITY_PROP_STREAMS"); n != "" {
 		streams, _ = strconv.Atoi(n)
 	}
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		streams = 10
 	}
 	for seed := uint64(1); seed <= uint64(streams); seed++ {

@@ -87,7 +87,7 @@ type Scheduler struct {
 
 // New builds a scheduler from a validated copy of cfg. clock must not be nil.
 func New(cfg Config, clock berth.Clock) (*Scheduler, error) {
-	if clock == nil {
+	if berth.CheckNotNil("clock", clock) != nil {
 		return nil, berth.InvalidField("clock", nil, "a clock is required")
 	}
 	cfg = cfg.clone()

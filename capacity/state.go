@@ -365,7 +365,7 @@ func (r *restorer) fail(format string, args ...any) {
 // berth.ErrUnsupportedVersion, and a policy, calculator or groups provider
 // env lacks berth.ErrInvalidArgument naming it.
 func RestoreScheduler(rd io.Reader, env RestoreEnv) (*Scheduler, error) {
-	if env.Clock == nil {
+	if berth.CheckNotNil("clock", env.Clock) != nil {
 		return nil, berth.InvalidField("clock", nil, "a clock is required")
 	}
 	d, err := berth.NewStateDecoder(rd, stateKind, stateVersion)

@@ -242,7 +242,7 @@ func buildRandomWith(t testing.TB, seed uint64, steps int, mutate func(*Config))
 // snapshots are byte-identical.
 func TestStateRestoreDecidesAsOriginal(t *testing.T) {
 	seeds := 24
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		seeds = 6
 	}
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
@@ -546,7 +546,7 @@ func TestStateSealedBitFlips(t *testing.T) {
 	env := RestoreEnv{Clock: berth.NewManualClock(0), Groups: groupsOf{}}
 	accepted, tried := 0, 0
 	step := 1
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		step = 7
 	}
 	for bit := 0; bit < len(body)*8; bit += step {

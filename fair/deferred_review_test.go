@@ -39,7 +39,7 @@ func nodeLiveIDs(t *testing.T, s *Scheduler, nodes []string) []ContainerID {
 // same, and all three go on deciding alike.
 func TestDeferredChargesAcrossSaveRestore(t *testing.T) {
 	seeds := 16
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		seeds = 4
 	}
 	pendingAtSave := 0

@@ -106,8 +106,9 @@
 // [Scheduler.RemoveNode], stopping the containers it ends); runs the plan
 // follower when a plan step has passed; takes reservation requests
 // (plan.System: with SystemConfig.Publish set to the follower's
-// Synchronize, a reservation arriving within a step has its queue when
-// Submit returns, as in YARN); submits applications ([AppSpec] naming the
+// Publish, a reservation arriving within a step has its queue when Submit
+// returns, as in YARN, and the follower's next run hands over what that
+// publication ended); submits applications ([AppSpec] naming the
 // reservation; one whose queue does not exist yet is refused with
 // berth.ErrNotFound, as YARN refuses it) and their asks
 // ([Scheduler.Allocate]); sends each node's [Scheduler.Heartbeat] (which

@@ -240,7 +240,7 @@ func checkFollowerView(t *testing.T, s *Scheduler) {
 
 func TestSchedulerRandomOps(t *testing.T) {
 	n := 40
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 8
 	}
 	for seed := range uint64(n) {

@@ -64,7 +64,11 @@ func listSteps(t *testing.T, b []byte) {
 }
 
 func TestLiveListMatchesSlices(t *testing.T) {
-	for seed := uint64(0); seed < 40; seed++ {
+	seeds := uint64(40)
+	if testing.Short() || raceEnabled {
+		seeds = 12
+	}
+	for seed := uint64(0); seed < seeds; seed++ {
 		r := rand.New(rand.NewPCG(seed, 11))
 		b := make([]byte, 2*(20+r.IntN(300)))
 		for i := range b {

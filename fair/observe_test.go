@@ -243,7 +243,7 @@ func (m *eventModel) check(s *Scheduler) {
 // allocated − ended equals its live containers.
 func TestObserverProperty(t *testing.T) {
 	n := 16
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 4
 	}
 	for seed := range uint64(n) {

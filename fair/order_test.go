@@ -243,7 +243,7 @@ func lockstepMode(t *testing.T, seed uint64, steps int, lazy bool) {
 // incrementally decide exactly as sorting on every visit does.
 func TestIncrementalOrderMatchesSort(t *testing.T) {
 	n := 60
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 10
 	}
 	for seed := range uint64(n) {
@@ -256,7 +256,7 @@ func TestIncrementalOrderMatchesSort(t *testing.T) {
 // whenever read are those of a scheduler charging at once.
 func TestDeferredAccountsMatchEager(t *testing.T) {
 	n := 60
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 10
 	}
 	for seed := range uint64(n) {
@@ -346,7 +346,11 @@ func TestSortKeyAgreesWithCompare(t *testing.T) {
 	// Names that share their first eight bytes, or are prefixes of others,
 	// exercise the name part of the prefixes.
 	names := []string{"a", "b", "ab", "app00012", "app000123", "app000124", "app00012\x00", "root.p1", "root.p10", ""}
-	for range 200000 {
+	n := 200000
+	if testing.Short() || raceEnabled {
+		n = 50000
+	}
+	for range n {
 		vals := make([]int64, 11)
 		for i := range vals {
 			vals[i] = int64(rng.IntN(4))

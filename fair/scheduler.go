@@ -82,7 +82,7 @@ type userApps struct {
 // New builds a scheduler from cfg and an allocation file (nil: an empty
 // <allocations/>). clock must not be nil.
 func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) {
-	if clock == nil {
+	if berth.CheckNotNil("clock", clock) != nil {
 		return nil, berth.InvalidField("clock", nil, "a clock is required")
 	}
 	cfg = cfg.clone()

@@ -306,7 +306,7 @@ func restoreEnv(clock berth.Clock) RestoreEnv {
 // keeps saving the same bytes.
 func TestStateRestoreDecidesAsOriginal(t *testing.T) {
 	seeds := 24
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		seeds = 6
 	}
 	var seen stateCounts

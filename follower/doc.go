@@ -8,11 +8,12 @@
 // reservation queue, moves (or kills) the applications of reservations
 // that ended and removes their queues, and lets the plan's replanner repair
 // a plan whose queue shrank below its commitments. Nothing runs in the
-// background and the follower keeps no state between runs: each run
-// compares the plan with the scheduler's queues, so it copes with any run
-// frequency, with restarts and with plans edited in between, at the price
-// of reading every active reservation and reservation queue of the plan at
-// every run. It neither places nor admits reservations (packages agent and
+// background and the follower keeps no state between runs but the results
+// of publications the host has not taken yet: each run compares the plan
+// with the scheduler's queues, so it copes with any run frequency, with
+// restarts and with plans edited in between, at the price of reading every
+// active reservation and reservation queue of the plan at every run. It
+// neither places nor admits reservations (packages agent and
 // policy) and hands out no containers.
 //
 //	plan ──▶ Follower.Run(now) ──▶ Scheduler: add/remove reservation queues, set entitlements, move/kill apps
@@ -24,9 +25,12 @@
 // yarn.resourcemanager.reservation-system.planfollower.time-step, 1 s by
 // default), and publish a reservation accepted for the next step at once, as
 // YARN's ClientRMService does, so that its queue exists before its
-// applications arrive: set plan.SystemConfig.Publish to
-// [Follower.Synchronize] and System.Submit does it, or call
-// [Follower.Refresh] after accepting a reservation by other means.
+// applications arrive: set plan.SystemConfig.Publish to [Follower.Publish]
+// and System.Submit does it, or call [Follower.Refresh] after accepting a
+// reservation by other means. Publish keeps the [Result] and error of each
+// publication, since Submit cannot return them: the next [Follower.Run]
+// returns them before its own results, or [Follower.TakePublished] at once,
+// so the containers a publication ended reach the host like a run's.
 // [Follower.Recover] is the run YARN does after restoring plans on a
 // restart.
 //
@@ -38,7 +42,8 @@
 //  2. [Follower.Run], once a plan step has passed: plans take their queue's
 //     resources, reservations now active get queues, ended ones lose them;
 //  3. reservation requests (plan.System's Submit, Update, Delete), which
-//     publish a reservation arriving within a step at once;
+//     publish a reservation arriving within a step at once (what that
+//     publication ended comes with the next Run, or TakePublished);
 //  4. applications (SubmitApp, naming the reservation) and their asks;
 //  5. node heartbeats, which hand out containers;
 //  6. preemption rounds (package preempt), the fair scheduler's Update
@@ -49,8 +54,8 @@
 // publishes nothing) is refused with berth.ErrNotFound, as YARN refuses it
 // ("not yet currently active"); YARN's clients submit once the reservation
 // is active. Every call that ends containers returns them — RemoveNode, a
-// run's [Result].Ended, a preemption round's report — and the host stops
-// them.
+// run's [Result].Ended (a publication's among them), a preemption round's
+// report — and the host stops them.
 //
 // # Schedulers and flavors
 //
@@ -107,10 +112,11 @@
 // # Durable state
 //
 // [Follower.SaveState] writes a snapshot of kind "follower.Follower" (body
-// version 1) in Berth's durable-state format, and [RestoreFollower] reads
-// it back. Since a follower keeps nothing between runs, the body is its
-// flavor's name alone ("capacity", "fair", or a host flavor's String);
-// what it published (reservation queues, entitlements, the applications
+// version 2) in Berth's durable-state format, and [RestoreFollower] reads
+// it back. Since a follower keeps nothing between runs but the results of
+// publications not yet taken, the body is its flavor's name ("capacity",
+// "fair", or a host flavor's String) and those results (their errors as
+// text); what it published (reservation queues, entitlements, the applications
 // in them) lives in the scheduler and is saved with it, and the plans are
 // saved with the reservation system. The host supplies the scheduler, the
 // plan source and the logger at restore, and its own flavor if it used
@@ -129,7 +135,10 @@
 //     FairSchedulerPlanFollower never does, so a fair plan keeps the
 //     capacity it was created with: after most nodes are lost it still
 //     accepts reservations against the old capacity, and its replanner,
-//     checking that capacity, repairs nothing.
+//     checking that capacity, repairs nothing, so YARN replans at every
+//     plan step for as long as the plan queue's share stays below the
+//     reservations. Berth replans once: the replanner deletes what the
+//     smaller plan cannot hold, and the plan is no longer over-committed.
 //   - When the plan is still over-committed after replanning (a host's
 //     replanner, or the over-commitment lies outside the replanner's
 //     window), or the plan has no replanner, the reservations are shrunk

@@ -65,7 +65,7 @@ func restoreScenario(t *testing.T, sc *scenario) *scenario {
 // moves, kills, replanning, archival), and the plans save the same bytes.
 func TestPropertyFollowerSnapshotContinues(t *testing.T) {
 	n := 60
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 15
 	}
 	runs := 0

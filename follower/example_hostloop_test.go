@@ -28,9 +28,11 @@ import (
 //     first).
 //
 // Every call that ends containers (RemoveNode, the follower's kills, a
-// preemption round) returns them, and the host stops them. Here the
-// application is accepted in the tick its reservation is; when the
-// reservation ends its application moves to the plan's default queue.
+// preemption round) returns them, and the host stops them; the kills of a
+// publication made by System.Submit come with the follower's next Run (or
+// at once from TakePublished). Here the application is accepted in the
+// tick its reservation is; when the reservation ends its application
+// moves to the plan's default queue.
 func Example_hostLoop() {
 	clock := berth.NewManualClock(0)
 	cfg := capacity.DefaultConfig()
@@ -65,26 +67,21 @@ func Example_hostLoop() {
 			fmt.Printf("  stop container %d of %s\n", e.ID, e.App)
 		}
 	}
-	// The follower publishes what the system accepts at once; it is
-	// created below, with the system as its plan source.
-	var f *follower.Follower
-	sys, err := plan.NewSystem(plan.SystemConfig{ClusterTimestamp: 1, Clock: clock,
-		Publish: func(p *plan.Plan, now berth.Time) {
-			res, err := f.Synchronize(p, now)
-			if err != nil {
-				fmt.Println("  publish:", err)
-			}
-			stop(res.Ended)
-		}})
+	// The follower publishes what the system accepts at once (Publish);
+	// it keeps what those publications did for its next Run, which hands
+	// it over first, so the loop below handles every kill in one place.
+	f, err := follower.New(follower.Config{Scheduler: cs})
+	if err != nil {
+		panic(err)
+	}
+	sys, err := plan.NewSystem(plan.SystemConfig{ClusterTimestamp: 1, Clock: clock, Publish: f.Publish})
 	if err != nil {
 		panic(err)
 	}
 	if err := sys.AddPlan(p); err != nil {
 		panic(err)
 	}
-	if f, err = follower.New(follower.Config{Scheduler: cs, Plans: sys}); err != nil {
-		panic(err)
-	}
+	f.SetPlans(sys)
 
 	id := sys.NewReservationID()
 	for now := berth.Time(0); now <= 3000; now += 1000 {
@@ -96,9 +93,9 @@ func Example_hostLoop() {
 		if err != nil {
 			fmt.Println("  follower:", err)
 		}
-		for _, r := range results {
+		for _, r := range results { // the publications since the last run first
 			if len(r.Created)+len(r.Removed)+len(r.Moved) > 0 {
-				fmt.Printf("  follower: created %v, removed %v, moved %d apps\n", r.Created, r.Removed, len(r.Moved))
+				fmt.Printf("  follower at t=%d: created %v, removed %v, moved %d apps\n", r.Now, r.Created, r.Removed, len(r.Moved))
 			}
 			stop(r.Ended)
 		}
@@ -137,7 +134,8 @@ func Example_hostLoop() {
 	//   app_1 runs in root.dedicated.reservation_1_0001
 	//   n1 starts 4 containers in root.dedicated.reservation_1_0001
 	// t=1000
+	//   follower at t=0: created [reservation_1_0001], removed [], moved 0 apps
 	// t=2000
-	//   follower: created [], removed [reservation_1_0001], moved 1 apps
+	//   follower at t=2000: created [], removed [reservation_1_0001], moved 1 apps
 	// t=3000
 }

@@ -48,7 +48,8 @@ type Config struct {
 // yarn.resourcemanager.reservation-system.planfollower.time-step) or
 // [Follower.Synchronize] for one plan, e.g. right after accepting a
 // reservation that starts within a step (YARN's ClientRMService does).
-// A Follower keeps no state of its own between runs: like YARN's it
+// A Follower keeps no state of its own between runs but the results of
+// publications the host has not taken ([Follower.Publish]): like YARN's it
 // computes set differences between the plan and the scheduler's queues, so
 // it copes with any frequency of runs and with restarts. It is safe for
 // concurrent use; runs are serialized.
@@ -58,6 +59,10 @@ type Config struct {
 type Follower struct {
 	mu  sync.Mutex
 	cfg Config
+	// published holds what Publish did, until Run or TakePublished hands
+	// it to the host: its only state between runs.
+	published []Result
+	pubErrs   []error
 }
 
 // New returns a follower for cfg. A nil Scheduler, a nil Flavor for a
@@ -151,16 +156,19 @@ func (r *Result) Entitlements() map[string]Entitlement {
 }
 
 // Run synchronizes every plan of the source at time now, in the source's
-// order (YARN's run). It returns one Result per plan and the errors of all
-// plans joined; a failing plan does not stop the others.
+// order (YARN's run). It returns first the results of the publications
+// not yet taken ([Follower.Publish], in the order they ran), then one
+// Result per plan, and the errors of all of them joined; a failing plan
+// does not stop the others. A host handles every Result alike: it stops
+// the containers of each one's Ended.
 func (f *Follower) Run(now berth.Time) ([]Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	out, err := f.takeLocked()
+	errs := []error{err}
 	if f.cfg.Plans == nil {
-		return nil, nil
+		return out, err
 	}
-	var errs []error
-	var out []Result
 	for _, p := range f.cfg.Plans.Plans() {
 		if p == nil {
 			continue
@@ -185,6 +193,51 @@ func (f *Follower) Synchronize(p *plan.Plan, now berth.Time) (Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.sync(p, now, true)
+}
+
+// Publish synchronizes plan p at time now as [Follower.Synchronize] does
+// and keeps the Result and error for the host: the next [Follower.Run]
+// returns them before its own, and [Follower.TakePublished] returns them
+// at once. Its signature is plan.SystemConfig.Publish's, so a reservation
+// system publishes through it:
+//
+//	f, _ := follower.New(follower.Config{Scheduler: s})
+//	sys, _ := plan.NewSystem(plan.SystemConfig{Clock: clock, Publish: f.Publish})
+//	f.SetPlans(sys)
+//
+// Nothing a publication does is lost, though System.Submit, which calls
+// it, cannot return it: the applications it killed (an expired
+// reservation's, when the plan does not move them) have their containers
+// in the kept Result's Ended, which the host stops as a run's. What is
+// kept grows with each publication until the host takes it; a host loop
+// that runs the follower every plan step keeps at most a step's worth.
+func (f *Follower) Publish(p *plan.Plan, now berth.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	res, err := f.sync(p, now, true)
+	if p != nil {
+		f.published = append(f.published, res)
+	}
+	if err != nil {
+		f.pubErrs = append(f.pubErrs, err)
+	}
+}
+
+// TakePublished returns the results of the publications since the last
+// Run or TakePublished, in the order they ran, with their errors joined,
+// and forgets them. A host that stops containers as soon as a reservation
+// call returns calls it after System.Submit; one that waits for its next
+// Run need not call it.
+func (f *Follower) TakePublished() ([]Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.takeLocked()
+}
+
+func (f *Follower) takeLocked() ([]Result, error) {
+	out, err := f.published, errors.Join(f.pubErrs...)
+	f.published, f.pubErrs = nil, nil
+	return out, err
 }
 
 // Refresh is what YARN's ClientRMService does after accepting a

@@ -289,7 +289,7 @@ func playScenario(ch chooser, steps int, more func() bool) error {
 
 func TestPropertyRandomPlansAndClocks(t *testing.T) {
 	n := 300
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 60
 	}
 	for seed := 0; seed < n; seed++ {

@@ -47,7 +47,9 @@ type Authorizer interface {
 	AuthorizeReservation(user string, op ReservationOp, planQueue string, owner string) error
 }
 
-// AuthorizerFunc adapts a function to [Authorizer].
+// AuthorizerFunc adapts a function to [Authorizer]. A nil AuthorizerFunc is
+// not usable: AuthorizeReservation panics, as calling a nil func does (a
+// nil [Authorizer] is the way to check nothing).
 type AuthorizerFunc func(user string, op ReservationOp, planQueue string, owner string) error
 
 // AuthorizeReservation calls f.

@@ -98,7 +98,7 @@ func (c Config) normalize() (Config, error) {
 	if c.Calculator == nil {
 		c.Calculator = berth.MemoryCalculator{}
 	}
-	if c.Clock == nil {
+	if berth.CheckNotNil("clock", c.Clock) != nil {
 		return c, berth.InvalidField("plan.clock", nil, "a clock is required")
 	}
 	if c.Capacity.AnyNegative() {

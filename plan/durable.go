@@ -124,7 +124,8 @@ type Resolver interface {
 	ResolvePlan(spec PlanSpec) (PlanParts, error)
 }
 
-// ResolverFunc adapts a function to a [Resolver].
+// ResolverFunc adapts a function to a [Resolver]. A nil ResolverFunc is
+// not usable: ResolvePlan panics, as calling a nil func does.
 type ResolverFunc func(spec PlanSpec) (PlanParts, error)
 
 // ResolvePlan calls f.
@@ -139,6 +140,9 @@ type RestoreEnv struct {
 	// Authorizer becomes the restored system's (SystemConfig.Authorizer);
 	// RestorePlan ignores it.
 	Authorizer Authorizer
+	// Publish becomes the restored system's (SystemConfig.Publish), which
+	// a snapshot cannot hold; RestorePlan ignores it.
+	Publish func(p *Plan, now berth.Time)
 	// Resolver supplies each plan's agent, policy, replanner and (for a
 	// host's own) calculator. Nil is only valid when every saved plan had
 	// no agent, policy or replanner and a built-in calculator.
@@ -305,7 +309,7 @@ func RestorePlan(r io.Reader, env RestoreEnv) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if env.Clock == nil {
+	if berth.CheckNotNil("clock", env.Clock) != nil {
 		d.Field("clock")
 		d.Fail(berth.InvalidField("clock", nil, "a clock is required to restore a plan"))
 		return nil, d.Err()
@@ -329,12 +333,12 @@ func RestoreSystem(r io.Reader, env RestoreEnv) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	if env.Clock == nil {
+	if berth.CheckNotNil("clock", env.Clock) != nil {
 		d.Field("clock")
 		d.Fail(berth.InvalidField("clock", nil, "a clock is required to restore a reservation system"))
 		return nil, d.Err()
 	}
-	s, _ := NewSystem(SystemConfig{Clock: env.Clock, Authorizer: env.Authorizer})
+	s, _ := NewSystem(SystemConfig{Clock: env.Clock, Authorizer: env.Authorizer, Publish: env.Publish})
 	d.Field("cluster timestamp")
 	s.cfg.ClusterTimestamp = d.Varint()
 	d.Field("sequence")

@@ -233,7 +233,7 @@ func (w *world) count(what string, err error) {
 // exactly right after the restore.
 func TestPropertySnapshotContinues(t *testing.T) {
 	seeds := 6
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		seeds = 2
 	}
 	for seed := 1; seed <= seeds; seed++ {

@@ -106,7 +106,7 @@ func TestPropertyPlanAgainstModel(t *testing.T) {
 		m := &model{allocs: map[ReservationID]*Allocation{}}
 		next := int64(1)
 		steps := 45
-		if testing.Short() {
+		if testing.Short() || raceEnabled {
 			steps = 20
 		}
 		type frozen struct {

@@ -28,9 +28,13 @@ type SystemConfig struct {
 	// step), as YARN's ClientRMService.submitReservation synchronizes the
 	// plan then (refreshScheduler): the reservation's queue exists when
 	// Submit returns, so applications submitted to it at once are
-	// accepted. A host sets it to its plan follower's Synchronize and
-	// stops the containers the follower's Result ends (package follower
-	// shows the loop). Nil leaves the queue to the follower's next run.
+	// accepted. A host sets it to its plan follower's Publish
+	// (follower.Follower.Publish), which keeps what the publication did —
+	// the containers of applications it killed, its errors — and hands it
+	// to the host with the follower's next Run: Submit answers for the
+	// reservation alone, which is accepted whatever the publication met.
+	// A function of its own must likewise keep or handle what it does.
+	// Nil leaves the queue to the follower's next run.
 	Publish func(p *Plan, now berth.Time)
 }
 
@@ -62,7 +66,7 @@ type System struct {
 
 // NewSystem returns a system with no plans.
 func NewSystem(cfg SystemConfig) (*System, error) {
-	if cfg.Clock == nil {
+	if berth.CheckNotNil("clock", cfg.Clock) != nil {
 		return nil, berth.InvalidField("system.clock", nil, "a clock is required")
 	}
 	return &System{cfg: cfg, plans: map[string]*Plan{}, queues: map[ReservationID]string{}, inflight: map[ReservationID]int{}}, nil

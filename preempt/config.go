@@ -68,7 +68,8 @@ type ProportionalConfig struct {
 	// should call [Proportional.Round]. The policy does not enforce it.
 	MonitoringInterval berth.Duration
 	// MaxWaitBeforeKill is max_wait_before_kill (15000): a container is
-	// killed only when selected again this long after it was first marked.
+	// killed only when selected again this long after it was first marked,
+	// at a round, so the wait is rounded up to whole MonitoringIntervals.
 	MaxWaitBeforeKill berth.Duration
 	// TotalPreemptionPerRound is total_preemption_per_round (0.1): the
 	// fraction of the cluster that all selectors together may select in

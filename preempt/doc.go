@@ -58,7 +58,12 @@
 //     ([CapacityScheduler.MarkForPreemption]: the application is told);
 //     one chosen again once its selector's kill wait (max_wait_before_kill)
 //     has passed since it was marked is killed
-//     ([CapacityScheduler.PreemptContainer]); a chosen reservation is
+//     ([CapacityScheduler.PreemptContainer]). As in YARN (firstSeen + wait
+//     <= now), the kill comes at the first round at least the wait after
+//     the mark, so with rounds every monitoring_interval a wait counts in
+//     whole intervals, rounded up: at the 3 s default, 15000 ms kills at
+//     the fifth round after the mark and 15001 ms at the sixth, 3 s later
+//     (fewer kills: more containers finish first). A chosen reservation is
 //     cancelled at once. A mark not renewed for twice the wait, or whose
 //     container ended, is forgotten. With observe_only the round computes
 //     and reports but does nothing.

@@ -91,7 +91,11 @@ func TestFairPendingBooks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	p := &FairPreemptor{pending: map[fair.ContainerID]int32{}}
 	model := map[fair.ContainerID]string{}
-	for range 5000 {
+	n := 5000
+	if testing.Short() || raceEnabled {
+		n = 1500
+	}
+	for range n {
 		id := fair.ContainerID(rng.IntN(300))
 		if _, ok := model[id]; ok || rng.IntN(3) == 0 {
 			p.dropPending(id)

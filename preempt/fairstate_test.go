@@ -177,7 +177,7 @@ func restorePair(t testing.TB, sb, pb []byte, now berth.Time) *fairPair {
 // the original, and keeps saving the same bytes.
 func TestFairStateRestoreDecidesAsOriginal(t *testing.T) {
 	seeds := 16
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		seeds = 4
 	}
 	var marks, owed, backoff int

@@ -144,6 +144,9 @@ func (r *ProportionalRound) computeExtras() {
 // [ProportionalRound.ToObtain]).
 func (r *ProportionalRound) ComputeIdeal(o IdealOptions) {
 	r.opts = o
+	if len(r.tqs) == 0 { // a round the policy did not build: no queues
+		return
+	}
 	r.underServed = r.underServed[:0]
 	clear(r.served)
 	for i := range r.tqs {

@@ -128,7 +128,9 @@ func (r *ProportionalReport) Queue(path string) *QueueReport {
 // Proportional is the capacity scheduler's proportional preemption
 // policy (YARN's ProportionalCapacityPreemptionPolicy). The host calls
 // [Proportional.Round] every monitoring interval with its clock's time.
-// It is not safe for concurrent use: one host loop drives it.
+// It is not safe for concurrent use: one host loop drives it. Only
+// [NewProportional] makes a usable Proportional: the zero value has no
+// scheduler and is not one (a round with it panics).
 type Proportional struct {
 	sched     CapacityScheduler
 	cfg       ProportionalConfig

@@ -158,7 +158,11 @@ func (w *preemptWorld) restore(t *testing.T, sched, pol []byte) *preemptWorld {
 // the same bytes afterwards.
 func TestProportionalRestoreDecidesAsOriginal(t *testing.T) {
 	marksSeen, kills := 0, 0
-	for seed := uint64(1); seed <= 16; seed++ {
+	seeds := uint64(16)
+	if testing.Short() || raceEnabled {
+		seeds = 6
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 5))
 			w := newPreemptWorld(t, r)

@@ -58,6 +58,35 @@ func TestKillProtocol(t *testing.T) {
 	assert.Empty(t, p.Marked(), "killed containers are no longer tracked")
 }
 
+// Rounds come every monitoring interval, and a container is killed at
+// the first round at least the wait after its mark (YARN's
+// firstSeen + wait <= now): a wait is rounded up to whole intervals. With
+// the 3 s default, every wait in (12 s, 15 s] kills at the fifth round
+// after the mark and every wait in (15 s, 18 s] at the sixth, so
+// max_wait_before_kill 15000 and 15001 kill 3 s apart (in the simulator's
+// default scenario, 754 and 709 containers preempted).
+func TestKillWaitRoundsUpToIntervals(t *testing.T) {
+	for _, tc := range []struct {
+		wait, killedAt berth.Duration
+	}{{12001, 15000}, {14999, 15000}, {15000, 15000}, {15001, 18000}, {18000, 18000}, {18001, 21000}} {
+		s, _, _ := starvingCapacityCluster(t)
+		cfg := preempt.DefaultProportionalConfig()
+		cfg.TotalPreemptionPerRound = 0.5
+		cfg.MaxWaitBeforeKill = tc.wait
+		p, err := preempt.NewProportional(s, cfg)
+		require.NoError(t, err)
+		killedAt := berth.Time(-1)
+		for now := berth.Time(0); now <= 30_000 && killedAt < 0; now += cfg.MonitoringInterval {
+			rep, err := p.Round(now)
+			require.NoError(t, err)
+			if len(rep.Ended) > 0 {
+				killedAt = now
+			}
+		}
+		assert.Equal(t, tc.killedAt, killedAt, "wait %d ms", tc.wait)
+	}
+}
+
 // A mark not renewed is kept for twice the wait (YARN), or dropped at
 // once with ForgetUnselected.
 func TestKillProtocolForgets(t *testing.T) {

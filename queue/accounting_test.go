@@ -153,7 +153,7 @@ func (m model) expected(q *Queue[int]) (Usage, map[string]Usage) {
 // queue, nothing is ever negative, and refused updates change nothing.
 func TestAccountingProperty(t *testing.T) {
 	steps := 3000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		steps = 500
 	}
 	for seed := uint64(1); seed <= 4; seed++ {

@@ -202,7 +202,8 @@ type Groups interface {
 	GroupsOf(user string) []string
 }
 
-// GroupsFunc adapts a function to [Groups].
+// GroupsFunc adapts a function to [Groups]. A nil GroupsFunc is not
+// usable: GroupsOf panics, as calling a nil func does.
 type GroupsFunc func(user string) []string
 
 // GroupsOf calls f.

@@ -367,11 +367,12 @@ func EditDistance(a, b string, limit int) int {
 // ReadHadoopConf reads a Hadoop configuration file (capacity-scheduler.xml,
 // yarn-site.xml: <configuration> with <property> name/value pairs) into
 // properties; names and values are trimmed and a later property wins, as
-// in Hadoop. A file that is not one, or a nil r, is a *berth.FieldError
-// naming "configuration" (kind berth.ErrInvalidArgument).
+// in Hadoop. A file that is not one is a *berth.FieldError naming
+// "configuration", a nil r (typed nil included, [berth.CheckNotNil]) one
+// naming "reader" (kind berth.ErrInvalidArgument).
 func ReadHadoopConf(r io.Reader) (map[string]string, error) {
-	if r == nil {
-		return nil, berth.InvalidField("reader", nil, "must not be nil")
+	if err := berth.CheckNotNil("reader", r); err != nil {
+		return nil, err
 	}
 	var doc struct {
 		XMLName    xml.Name `xml:"configuration"`

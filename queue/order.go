@@ -23,6 +23,8 @@ import (
 // Order is the building block for pluggable ordering policies: a policy
 // supplies the key and the comparison; the scheduler notifies the key's
 // changes. It is not safe for concurrent use; schedulers hold their lock.
+// Only [NewOrder] (or [NewOrderPrefix]) makes a usable Order: the zero
+// value has no comparator and is not one (removing from it panics).
 type Order[K, V any] struct {
 	// What every walk and re-key reads comes first (owners may hold an
 	// Order in place, in a larger record that is out of cache).

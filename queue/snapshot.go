@@ -45,8 +45,14 @@ func (s *Snapshot[S]) Get(p Path) *QueueSnapshot[S] {
 	return &s.Queues[i]
 }
 
-// Root returns the root's snapshot.
-func (s *Snapshot[S]) Root() *QueueSnapshot[S] { return &s.Queues[0] }
+// Root returns the root's snapshot, or nil when the snapshot is empty (a
+// nil tree's, or the zero value).
+func (s *Snapshot[S]) Root() *QueueSnapshot[S] {
+	if len(s.Queues) == 0 {
+		return nil
+	}
+	return &s.Queues[0]
+}
 
 // Snapshot copies the tree's configuration and accounting (not payloads).
 func (t *Tree[T]) Snapshot() *Snapshot[struct{}] {

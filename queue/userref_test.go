@@ -18,7 +18,7 @@ import (
 // checked against.
 func TestUserRefMatchesModel(t *testing.T) {
 	steps := 4000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		steps = 600
 	}
 	for seed := uint64(1); seed <= 4; seed++ {

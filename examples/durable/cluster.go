@@ -122,7 +122,10 @@ type Result struct {
 	Ended []queue.Ended
 	// Reservation is NewReservationID's id.
 	Reservation plan.ReservationID
-	// Follower has RunFollower's result per plan.
+	// Follower has RunFollower's results: those of the publications
+	// SubmitReservation made since the last run (a reservation arriving
+	// within a plan step is published at once, and what that ended is
+	// handed over here), then one per plan. Ended has their containers.
 	Follower []follower.Result
 	// Proportional and FairRound are PreemptionRound's report.
 	Proportional *preempt.ProportionalReport

@@ -354,7 +354,10 @@ func (d *dec) definition() *plan.Definition {
 }
 
 // SubmitReservation submits a reservation (REST submit); the agent places
-// it or the call fails with the reason.
+// it or the call fails with the reason. One arriving within a plan step is
+// published at once, as in YARN: its queue exists when the command
+// returns, and what the publication ended comes with the next
+// RunFollower.
 type SubmitReservation struct{ Request plan.SubmissionRequest }
 
 // Kind implements Command.
@@ -428,7 +431,8 @@ func decodeDeleteReservation(d *dec) Command {
 
 // RunFollower runs the plan follower at the cluster's time (YARN's
 // PlanFollower timer task): it publishes every plan to the scheduler as
-// reservation queues. [Result.Follower] has one result per plan.
+// reservation queues. [Result.Follower] has the results of the
+// publications since the last run, then one per plan.
 type RunFollower struct{}
 
 // Kind implements Command.

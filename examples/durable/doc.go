@@ -1,5 +1,6 @@
-// Package durable makes a host's Berth survive restarts and replicate: a
-// Cluster wires a reservation system with its plans, one queue scheduler
+// Package durable makes a host's Berth survive restarts and replicate.
+//
+// A Cluster wires a reservation system with its plans, one queue scheduler
 // (capacity or fair), the plan follower and the preemption policy on one
 // clock, and every state-changing host call on it is a typed, serialisable
 // Command applied by one function, [Cluster.Apply], which returns the

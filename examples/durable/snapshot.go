@@ -137,7 +137,10 @@ func Restore(r io.Reader, cfg Config) (*Cluster, error) {
 func restoreParts(br *bufio.Reader, cfg Config, seq uint64, now berth.Time) (*Cluster, error) {
 	c := &Cluster{cfg: cfg, clock: berth.NewManualClock(now), seq: seq}
 	if len(cfg.Plans) > 0 {
-		sys, err := plan.RestoreSystem(br, plan.RestoreEnv{Clock: c.clock, Resolver: c.planResolver()})
+		// The system publishes through the follower, restored below, as
+		// rm wired the original (a snapshot cannot hold the function).
+		publish := func(p *plan.Plan, now berth.Time) { c.fol.Publish(p, now) }
+		sys, err := plan.RestoreSystem(br, plan.RestoreEnv{Clock: c.clock, Resolver: c.planResolver(), Publish: publish})
 		if err != nil {
 			return nil, fmt.Errorf("durable: restoring the reservation system: %w", err)
 		}

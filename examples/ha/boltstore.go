@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"runtime/debug"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -21,38 +22,128 @@ import (
 //
 // It does what hashicorp/raft-boltdb does (that module does not build
 // against raft v1.8's metrics package), with a CRC-32C over each stored
-// entry: bbolt checks its pages' structure but not their contents, and a
-// damaged entry must be reported, not applied.
+// entry and stable value: bbolt checks neither its pages nor their
+// contents, and a damaged entry or term must be reported, not used.
+//
+// A damaged file is refused, never a crash: OpenBoltStore reads every
+// entry and stable value back before raft sees any (raft panics on a log
+// it cannot read while starting), and every call turns a panic of bbolt
+// on a damaged page, or a fault reading past the mapped file where a
+// damaged page points, into an error wrapping berth.ErrCorruptState.
 type BoltStore struct {
-	db *bolt.DB
+	db   *bolt.DB
+	path string
 }
 
 var (
-	bucketLogs   = []byte("logs")
-	bucketStable = []byte("stable")
-	crcTable     = crc32.MakeTable(crc32.Castagnoli)
+	bucketLogs = []byte("logs")
+	// bucketStable holds the stable store's values with a checksum;
+	// bucketStableV1 those an older build wrote without one, read until
+	// they are next set.
+	bucketStable   = []byte("stable.v2")
+	bucketStableV1 = []byte("stable")
+	crcTable       = crc32.MakeTable(crc32.Castagnoli)
 )
 
-// OpenBoltStore opens (creating if need be) the store in file path. With
-// noSync the writes are not synced: faster, and still safe against a
-// process crash, but not against the machine's.
+// OpenBoltStore opens (creating if need be) the store in file path and
+// checks it: every log entry and stable value must read back whole, the
+// entries' indexes without a gap. With noSync the writes are not synced:
+// faster, and still safe against a process crash, but not against the
+// machine's. A file another process has open is refused after a second.
 func OpenBoltStore(path string, noSync bool) (*BoltStore, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, NoSync: noSync, FreelistType: bolt.FreelistMapType})
-	if err != nil {
-		return nil, fmt.Errorf("ha: raft store %s: %w", path, err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		if _, err := tx.CreateBucketIfNotExists(bucketLogs); err != nil {
+	s := &BoltStore{path: path}
+	err := s.guard("open", func() error {
+		db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, NoSync: noSync, FreelistType: bolt.FreelistMapType})
+		if errors.Is(err, bolt.ErrTimeout) {
+			return errors.New("in use by another process (its lock was not released within a second)")
+		}
+		if err != nil {
 			return err
 		}
-		_, err := tx.CreateBucketIfNotExists(bucketStable)
-		return err
+		s.db = db
+		return db.Update(func(tx *bolt.Tx) error {
+			for _, name := range [][]byte{bucketLogs, bucketStable, bucketStableV1} {
+				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	})
+	if err == nil {
+		err = s.verify()
+	}
 	if err != nil {
-		db.Close()
+		if s.db != nil {
+			s.db.Close()
+		}
 		return nil, fmt.Errorf("ha: raft store %s: %w", path, err)
 	}
-	return &BoltStore{db: db}, nil
+	return s, nil
+}
+
+// guard runs fn, turning a panic of bbolt (a damaged page) or a memory
+// fault (a damaged page pointing past the mapped file) into an error
+// wrapping berth.ErrCorruptState: bbolt rolls its transaction back as the
+// panic passes.
+func (s *BoltStore) guard(op string, fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %s %s: %v", berth.ErrCorruptState, op, s.path, p)
+		}
+	}()
+	return fn()
+}
+
+// view and update are bbolt's, guarded.
+func (s *BoltStore) view(op string, fn func(*bolt.Tx) error) error {
+	return s.guard(op, func() error { return s.db.View(fn) })
+}
+
+func (s *BoltStore) update(op string, fn func(*bolt.Tx) error) error {
+	return s.guard(op, func() error { return s.db.Update(fn) })
+}
+
+// verify reads every entry and stable value back.
+func (s *BoltStore) verify() error {
+	return s.view("check", func(tx *bolt.Tx) error {
+		var first, prev uint64
+		var l raft.Log
+		b := tx.Bucket(bucketLogs)
+		err := b.ForEach(func(k, v []byte) error {
+			if len(k) != 8 {
+				return fmt.Errorf("%w: a key of %d bytes", ErrLogCorrupt, len(k))
+			}
+			i := binary.BigEndian.Uint64(k)
+			if prev != 0 && i != prev+1 {
+				return fmt.Errorf("%w: index %d follows %d", ErrLogCorrupt, i, prev)
+			}
+			if prev == 0 {
+				first = i
+			}
+			prev = i
+			return decodeLog(v, i, &l)
+		})
+		if err != nil {
+			return err
+		}
+		// Read in order, the leaves may be whole while a damaged branch
+		// page sends a lookup astray: look each entry up by its index.
+		for i := first; i != 0 && i <= prev; i++ {
+			if b.Get(indexKey(i)) == nil {
+				return fmt.Errorf("%w: index %d is in the log but not found by its key", ErrLogCorrupt, i)
+			}
+		}
+		err = tx.Bucket(bucketStable).ForEach(func(k, v []byte) error {
+			_, err := openStable(k, v)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		return nil
+	})
 }
 
 // Close closes the file.
@@ -68,7 +159,7 @@ func (s *BoltStore) LastIndex() (uint64, error) { return s.edge(false) }
 
 func (s *BoltStore) edge(first bool) (uint64, error) {
 	var i uint64
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view("reading the log's ends", func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketLogs).Cursor()
 		k, _ := c.Last()
 		if first {
@@ -84,7 +175,7 @@ func (s *BoltStore) edge(first bool) (uint64, error) {
 
 // GetLog implements raft.LogStore.
 func (s *BoltStore) GetLog(index uint64, l *raft.Log) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view("reading the log", func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketLogs).Get(indexKey(index))
 		if v == nil {
 			return raft.ErrLogNotFound
@@ -98,7 +189,7 @@ func (s *BoltStore) StoreLog(l *raft.Log) error { return s.StoreLogs([]*raft.Log
 
 // StoreLogs implements raft.LogStore: all or none.
 func (s *BoltStore) StoreLogs(logs []*raft.Log) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update("appending to the log", func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketLogs)
 		for _, l := range logs {
 			if err := b.Put(indexKey(l.Index), encodeLog(l)); err != nil {
@@ -111,7 +202,7 @@ func (s *BoltStore) StoreLogs(logs []*raft.Log) error {
 
 // DeleteRange implements raft.LogStore (min and max included).
 func (s *BoltStore) DeleteRange(lo, hi uint64) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update("deleting from the log", func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketLogs).Cursor()
 		for k, _ := c.Seek(indexKey(lo)); k != nil && binary.BigEndian.Uint64(k) <= hi; k, _ = c.Next() {
 			if err := c.Delete(); err != nil {
@@ -124,17 +215,46 @@ func (s *BoltStore) DeleteRange(lo, hi uint64) error {
 
 // Set implements raft.StableStore.
 func (s *BoltStore) Set(key, val []byte) error {
-	return s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketStable).Put(key, val) })
+	return s.update("setting "+string(key), func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bucketStable).Put(key, sealStable(key, val)); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketStableV1).Delete(key)
+	})
 }
 
 // Get implements raft.StableStore: nil for a key never set.
 func (s *BoltStore) Get(key []byte) ([]byte, error) {
 	var v []byte
-	err := s.db.View(func(tx *bolt.Tx) error {
-		v = append([]byte(nil), tx.Bucket(bucketStable).Get(key)...)
+	err := s.view("reading "+string(key), func(tx *bolt.Tx) error {
+		if sealed := tx.Bucket(bucketStable).Get(key); sealed != nil {
+			var err error
+			v, err = openStable(key, sealed)
+			return err
+		}
+		v = append([]byte(nil), tx.Bucket(bucketStableV1).Get(key)...)
 		return nil
 	})
 	return v, err
+}
+
+// A stable value is stored with the CRC-32C of its key and itself,
+// little-endian, after it: a damaged term or vote is refused rather than
+// believed (a replica that forgot its vote could vote twice in a term).
+func sealStable(key, val []byte) []byte {
+	crc := crc32.Update(crc32.Checksum(key, crcTable), crcTable, val)
+	return binary.LittleEndian.AppendUint32(append([]byte(nil), val...), crc)
+}
+
+func openStable(key, sealed []byte) ([]byte, error) {
+	if len(sealed) < 4 {
+		return nil, fmt.Errorf("ha: raft stable key %q: %w: %d bytes", key, berth.ErrCorruptState, len(sealed))
+	}
+	val := sealed[:len(sealed)-4]
+	if crc32.Update(crc32.Checksum(key, crcTable), crcTable, val) != binary.LittleEndian.Uint32(sealed[len(val):]) {
+		return nil, fmt.Errorf("ha: raft stable key %q: %w: checksum mismatch", key, berth.ErrCorruptState)
+	}
+	return append([]byte(nil), val...), nil
 }
 
 // SetUint64 implements raft.StableStore.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sync"
@@ -14,6 +15,14 @@ import (
 // take turns). A request that fails for want of a leader is sent again,
 // with the same number, until it is answered or the client's Timeout
 // passes; the FSM applies it once whichever attempt got through.
+//
+// When no answer came in time ([ErrOutcomeUnknown]), the Client keeps the
+// request: sending the same command again (the same encoding) is a retry
+// of it, under its number, so it is applied at most once and answered
+// with its first answer, even if the replicas restarted from a snapshot
+// meanwhile. Any other command gives it up: it was applied before the
+// new one, or never will be.
+//
 // Concurrent callers use a Client each (or [Group.Apply], which keeps a
 // pool of them).
 type Client struct {
@@ -29,6 +38,8 @@ type Client struct {
 	id uint64
 	// seq is the last request number sent.
 	seq uint64
+	// pending is request seq's entry while its outcome is unknown.
+	pending []byte
 }
 
 // backend is how a Client reaches the replicas: the in-process Group or
@@ -67,17 +78,30 @@ func (c *Client) Session() uint64 { return c.id }
 // applied on the leader: then it is acknowledged, held by a majority of
 // replicas, and no later failover loses it. It returns the durable call's
 // own error second (the command counts all the same) and a failure third:
-// ErrUnavailable (not applied), ErrOutcomeUnknown (perhaps applied),
+// ErrUnavailable (not applied), ErrOutcomeUnknown (perhaps applied:
+// send the same command again to find out, see [Client]),
 // ErrSessionExpired or ErrStaleRequest (not applied).
 func (c *Client) Apply(cmd durable.Command) (durable.Result, error, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.seq++
 	b, err := CommandEntry(c.id, c.seq, cmd)
 	if err != nil {
 		return durable.Result{}, nil, err
 	}
+	retry := bytes.Equal(b, c.pending)
+	if !retry { // a new request
+		if b, err = CommandEntry(c.id, c.seq+1, cmd); err != nil {
+			return durable.Result{}, nil, err
+		}
+		c.seq++
+	}
 	resp, err := c.submit(b)
+	// The outcome stays unknown after an attempt no replica took, if an
+	// earlier one may have got through.
+	c.pending = nil
+	if errors.Is(err, ErrOutcomeUnknown) || retry && errors.Is(err, ErrUnavailable) {
+		c.pending = b
+	}
 	if err != nil {
 		return durable.Result{}, nil, err
 	}

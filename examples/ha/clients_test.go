@@ -6,7 +6,9 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -127,18 +129,8 @@ func TestClientRetryIsAnsweredOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, callErr)
 
-	// Every replica snapshots, so whichever leads after the restart has
-	// the answer from its snapshot, not from replaying its log.
 	require.NoError(t, g.WaitApplied(1))
-	for _, r := range g.Running() {
-		require.NoError(t, r.Raft.Snapshot().Error())
-	}
-	for _, r := range g.Running() {
-		require.NoError(t, g.Stop(r))
-	}
-	for _, r := range g.Replicas {
-		require.NoError(t, g.Restart(r))
-	}
+	restartFromSnapshots(t, g)
 	// The same request again, as a client does after a lost answer.
 	b, err := CommandEntry(c.Session(), 1, addNode("n1"))
 	require.NoError(t, err)
@@ -156,4 +148,104 @@ func TestClientRetryIsAnsweredOnce(t *testing.T) {
 	require.NoError(t, c.Close())
 	_, _, err = c.Apply(addNode("n2"))
 	assert.ErrorIs(t, err, ErrSessionExpired)
+}
+
+// restartFromSnapshots has every replica snapshot, then stops them all
+// and restarts them: whichever leads afterwards has the sessions'
+// answers from its snapshot, not from replaying its log.
+func restartFromSnapshots(t *testing.T, g *Group) {
+	t.Helper()
+	for _, r := range g.Running() {
+		require.NoError(t, r.Raft.Snapshot().Error())
+	}
+	for _, r := range g.Running() {
+		require.NoError(t, g.Stop(r))
+	}
+	for _, r := range g.Replicas {
+		require.NoError(t, g.Restart(r))
+	}
+}
+
+// lossy is a backend whose answers are lost while drop is set: the entry
+// reaches the replicas and is applied, the client hears nothing; while
+// down is set, no replica takes anything.
+type lossy struct {
+	backend
+	drop, down atomic.Bool
+}
+
+func (l *lossy) submit(entry []byte, timeout time.Duration) (Response, bool, error) {
+	if l.down.Load() {
+		return Response{}, false, errNoLeader
+	}
+	resp, sent, err := l.backend.submit(entry, timeout)
+	if err == nil && l.drop.Load() {
+		return Response{}, true, errFutureTimeout
+	}
+	return resp, sent, err
+}
+
+// TestClientRetryAfterUnknownOutcome: a host whose Apply ended in
+// ErrOutcomeUnknown sends the same command again, as hosts do. The retry
+// is the same request: applied once, answered with its first answer,
+// also when every replica restarted from a snapshot in between, and
+// after a retry no replica took (ErrUnavailable). A
+// different command gives the unknown one up: it is applied at most once
+// (here it was, before the next one). A retry used to be a new request,
+// so the command was applied twice (a second AddNode of the node, refused
+// as a duplicate, and two commands counted).
+func TestClientRetryAfterUnknownOutcome(t *testing.T) {
+	g, _ := newGroup(t, durable.Capacity)
+	_, err := g.Leader()
+	require.NoError(t, err)
+	lb := &lossy{backend: groupBackend{g: g}}
+	c, err := newClient(lb, 300*time.Millisecond, 5*time.Millisecond)
+	require.NoError(t, err)
+	_, callErr, err := c.Apply(addNode("n1"))
+	require.NoError(t, err)
+	require.NoError(t, callErr)
+
+	lb.drop.Store(true)
+	_, _, err = c.Apply(addNode("n2"))
+	require.ErrorIs(t, err, ErrOutcomeUnknown)
+	lb.drop.Store(false)
+	require.NoError(t, g.WaitApplied(2))
+	restartFromSnapshots(t, g)
+	// A retry that no replica takes leaves the outcome unknown: the next
+	// retry is still the same request.
+	lb.down.Store(true)
+	_, _, err = c.Apply(addNode("n2"))
+	require.ErrorIs(t, err, ErrUnavailable)
+	lb.down.Store(false)
+	res, callErr, err := c.Apply(addNode("n2"))
+	require.NoError(t, err)
+	assert.NoError(t, callErr, "the retry gets the first answer, not a refusal of a second AddNode")
+	assert.Equal(t, uint64(2), res.Seq)
+	readSeq := func() uint64 {
+		var seq uint64
+		require.NoError(t, g.Read(func(c *durable.Cluster, l Ledger) error {
+			seq = c.Seq()
+			assert.Equal(t, seq, l.Applied)
+			return nil
+		}))
+		return seq
+	}
+	assert.Equal(t, uint64(2), readSeq(), "applied once")
+
+	// Another command after an unknown outcome gives the unknown one up.
+	lb.drop.Store(true)
+	_, _, err = c.Apply(addNode("n3"))
+	require.ErrorIs(t, err, ErrOutcomeUnknown)
+	lb.drop.Store(false)
+	res, callErr, err = c.Apply(addNode("n4"))
+	require.NoError(t, err)
+	require.NoError(t, callErr)
+	assert.Equal(t, uint64(4), res.Seq, "n3 got through before it")
+	assert.Equal(t, uint64(4), readSeq())
+	// Given up, the command sent again is a new request (and the Cluster
+	// refuses a second n3).
+	res, callErr, err = c.Apply(addNode("n3"))
+	require.NoError(t, err)
+	assert.Error(t, callErr)
+	assert.Equal(t, uint64(5), res.Seq)
 }

@@ -37,11 +37,18 @@
 // SIGKILL) and a history checked for linearizability with porcupine.
 //
 // What is not: a request whose answer never came (ErrOutcomeUnknown) may
-// or may not have been applied, and only a read tells which; a client
-// whose session expired (more than MaxSessions clients since it was last
-// used) gets ErrSessionExpired and must open another; a write is not
+// or may not have been applied. The Client keeps it: the same command
+// sent again on the same Client is a retry of it (applied at most once,
+// answered with its first answer), while another command gives it up
+// ([Group.Apply] calls are each a new request); a client whose session
+// expired (more than MaxSessions clients since it was last used) gets
+// ErrSessionExpired and must open another; a write is not
 // acknowledged while no majority is up; replicas do not survive losing a
-// majority of their disks; and the HTTP API has no authentication: it is
+// majority of their disks; a replica whose own files are damaged (its
+// raft log, its stable store, a snapshot it needs) refuses to start with
+// an error wrapping berth.ErrCorruptState that names the file, and comes
+// back only as a new member (taken out of the group, its data directory
+// emptied, added back); and the HTTP API has no authentication: it is
 // for loopback.
 //
 // The replicas agree because Berth is deterministic: the same commands

@@ -122,7 +122,7 @@ type history struct {
 	start time.Time
 	mu    sync.Mutex
 	ops   []porcupine.Operation
-	count struct{ ok, unknown, failed, reads, readFails int }
+	count struct{ ok, unknown, retries, failed, reads, readFails int }
 }
 
 func (h *history) now() int64 { return int64(time.Since(h.start)) }
@@ -138,7 +138,9 @@ func (h *history) add(op porcupine.Operation) {
 // replicas (the leader most often) are injected, and checks the history
 // with porcupine against the ledger model: nothing acknowledged is lost
 // or doubled, no read is stale. A failed operation (one that was never
-// sent, or refused) is left out, which asserts it had no effect.
+// sent, or refused) is left out, which asserts it had no effect. Half the
+// writes whose outcome is unknown are retried, and the retry must get the
+// first answer if the first attempt was applied.
 func TestHistoryLinearizable(t *testing.T) {
 	g, _ := newGroupWith(t, 3, GroupOptions{Timeout: 5 * time.Second})
 	h := &history{start: time.Now()}
@@ -174,8 +176,8 @@ func TestHistoryLinearizable(t *testing.T) {
 	require.NoError(t, g.Read(func(_ *durable.Cluster, l Ledger) error { final = l; return nil }))
 	h.add(porcupine.Operation{ClientId: *historyClients, Input: opInput{read: true}, Call: call, Return: h.now(), Output: opOutput{ledger: final}})
 
-	t.Logf("%d operations: %d writes acknowledged, %d unknown, %d failed; %d reads, %d failed; faults: %v",
-		len(h.ops), h.count.ok, h.count.unknown, h.count.failed, h.count.reads, h.count.readFails, faults)
+	t.Logf("%d operations: %d writes acknowledged, %d unknown (%d retried), %d failed; %d reads, %d failed; faults: %v",
+		len(h.ops), h.count.ok, h.count.unknown, h.count.retries, h.count.failed, h.count.reads, h.count.readFails, faults)
 	assert.GreaterOrEqual(t, final.Applied, uint64(h.count.ok), "the final read holds every acknowledged write")
 	require.Positive(t, h.count.ok)
 	require.Positive(t, h.count.reads)
@@ -206,9 +208,22 @@ func TestHistoryLinearizable(t *testing.T) {
 	}
 }
 
+// runHistoryClient reads or writes until stop. A write whose outcome is
+// unknown is retried (the same command again) half the time: the two
+// calls are one operation, invoked with the first and answered with the
+// retry, since the request is applied at most once, between them.
 func runHistoryClient(h *history, g *Group, c *Client, id int, stop <-chan struct{}) {
 	rng := rand.New(rand.NewPCG(uint64(id), 7))
 	w := smallWorkload(uint64(200+id), durable.Capacity)
+	var unknown *porcupine.Operation // a write whose outcome is unknown
+	var unknownCmd durable.Command
+	settle := func() { // the unknown write is given up: it stays unknown
+		if unknown != nil {
+			h.add(*unknown)
+			unknown = nil
+		}
+	}
+	defer settle()
 	for {
 		select {
 		case <-stop:
@@ -230,8 +245,18 @@ func runHistoryClient(h *history, g *Group, c *Client, id int, stop <-chan struc
 			h.add(porcupine.Operation{ClientId: id, Input: opInput{read: true}, Call: call, Return: h.now(), Output: opOutput{ledger: l}})
 			continue
 		}
-		cmd := w.Next()
-		in := opInput{session: c.Session(), seq: c.seq + 1}
+		cmd, in := unknownCmd, opInput{session: c.Session(), seq: c.seq}
+		retry := unknown != nil && rng.IntN(2) == 0
+		if retry {
+			call = unknown.Call
+			h.mu.Lock()
+			h.count.retries++
+			h.mu.Unlock()
+		} else {
+			settle()
+			cmd, in = w.Next(), opInput{session: c.Session(), seq: c.seq + 1}
+		}
+		unknown = nil
 		r, callErr, err := c.Apply(cmd)
 		op := porcupine.Operation{ClientId: id, Input: in, Call: call, Return: h.now(), Output: opOutput{pos: r.Seq}}
 		h.mu.Lock()
@@ -239,9 +264,14 @@ func runHistoryClient(h *history, g *Group, c *Client, id int, stop <-chan struc
 		case err == nil:
 			h.count.ok++
 			w.Observe(r, callErr)
-		case errors.Is(err, ErrOutcomeUnknown):
+		case errors.Is(err, ErrOutcomeUnknown) || retry:
+			// A retry that did not get through leaves the first
+			// attempt's outcome unknown.
 			h.count.unknown++
 			op.Output, op.Return = opOutput{unknown: true}, 1<<62
+			unknown, unknownCmd = &op, cmd
+			h.mu.Unlock()
+			continue
 		default:
 			h.count.failed++ // not applied: left out of the history
 			h.mu.Unlock()

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
+	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/examples/durable"
 )
 
@@ -55,11 +57,77 @@ func openStores(dir string, noSync bool) (stores, error) {
 		return stores{}, err
 	}
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(dir, 2, hclog.NewNullLogger())
+	if err == nil {
+		err = checkSnapshots(filepath.Join(dir, "snapshots"), b, snaps)
+	}
 	if err != nil {
 		b.Close()
 		return stores{}, err
 	}
 	return stores{logs: b, stable: b, snaps: snaps, close: b.Close}, nil
+}
+
+// checkSnapshots refuses a replica's stores that raft could not start
+// from. raft restores the newest snapshot that reads back whole (its
+// checksum), falling back to older ones, then replays its log from the
+// entry after it, and panics when the log was compacted past that point:
+// a damaged newest snapshot (or one deleted, or whose metadata does not
+// read) with the log compacted behind it leaves the replica nothing to
+// rebuild its state from. So does a log whose snapshots all fail. Each
+// snapshot is read once more for this, at start.
+func checkSnapshots(dir string, logs raft.LogStore, snaps raft.SnapshotStore) error {
+	metas, err := snaps.List()
+	if err != nil {
+		return err
+	}
+	var damaged []string
+	listed := map[string]bool{}
+	for _, m := range metas {
+		listed[m.ID] = true
+	}
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			if e.IsDir() && !listed[e.Name()] && !strings.HasSuffix(e.Name(), ".tmp") {
+				damaged = append(damaged, filepath.Join(dir, e.Name())+": its metadata does not read")
+			}
+		}
+	}
+	var usable *raft.SnapshotMeta
+	for _, m := range metas {
+		_, rc, err := snaps.Open(m.ID)
+		if err != nil {
+			damaged = append(damaged, fmt.Sprintf("%s: %v", filepath.Join(dir, m.ID), err))
+			continue
+		}
+		rc.Close()
+		usable = m
+		break
+	}
+	first, err := logs.FirstIndex()
+	if err != nil {
+		return err
+	}
+	last, err := logs.LastIndex()
+	if err != nil {
+		return err
+	}
+	from := uint64(1) // the first entry raft will replay
+	if usable != nil {
+		from = usable.Index + 1
+	}
+	switch {
+	case len(metas) > 0 && usable == nil:
+	case last > 0 && first > from:
+	default:
+		return nil
+	}
+	why := "no snapshot"
+	if usable != nil {
+		why = fmt.Sprintf("the newest snapshot that reads back whole ends at index %d", usable.Index)
+	}
+	return fmt.Errorf("ha: %s: %w: the raft log starts at index %d and %s (%s): the replica cannot rebuild its state from its own files; "+
+		"take it out of the group and add it back with an empty data directory",
+		dir, berth.ErrCorruptState, first, why, strings.Join(damaged, "; "))
 }
 
 // GroupOptions configure a [Group].
@@ -192,6 +260,7 @@ func (g *Group) start(r *Replica) error {
 	rf, err := raft.NewRaft(g.opts.Raft(r.ID), fsm, r.logs, r.stable, r.snaps, t)
 	if err != nil {
 		t.Close()
+		r.close() // a Restart opens them again
 		return err
 	}
 	g.mu.Lock()
@@ -373,7 +442,9 @@ func (g *Group) NewClient() (*Client, error) {
 // Apply sends a command as one of the Group's clients: a session not in
 // use by another call is taken from a pool (a new one opened if none is
 // idle), so concurrent callers each have their own session and request
-// numbers. See [Client.Apply].
+// numbers. See [Client.Apply]. Each call is a new request: a caller that
+// retries a command whose outcome was unknown uses a Client of its own
+// (a session left with an unknown request is not reused here).
 func (g *Group) Apply(cmd durable.Command) (durable.Result, error, error) {
 	g.mu.Lock()
 	var c *Client
@@ -388,7 +459,7 @@ func (g *Group) Apply(cmd durable.Command) (durable.Result, error, error) {
 		}
 	}
 	r, callErr, err := c.Apply(cmd)
-	if !errors.Is(err, ErrSessionExpired) {
+	if !errors.Is(err, ErrSessionExpired) && !errors.Is(err, ErrOutcomeUnknown) {
 		g.mu.Lock()
 		g.pool = append(g.pool, c)
 		g.mu.Unlock()

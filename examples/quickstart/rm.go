@@ -98,12 +98,7 @@ func stepRMCapacity(w io.Writer) error {
 			return err
 		default:
 			fmt.Fprintf(w, "%s asks %d %% of the plan for the hour: accepted as %v\n", req.user, share, id)
-			accepted = id
-			// Right after accepting, refresh: the queue exists before the
-			// application arrives.
-			if _, _, err := r.Reservations.Follower.Refresh(p, def.Arrival, clock.Now()); err != nil {
-				return err
-			}
+			accepted = id // Submit published it: its queue exists already
 		}
 	}
 	q, err := r.Scheduler.SubmitApp(capacity.AppSpec{ID: "etl", Queue: "dedicated", User: "bob", ReservationID: accepted.String()})

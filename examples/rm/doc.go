@@ -47,18 +47,22 @@
 // # What the host does each tick
 //
 // Nothing here runs by itself: the host owns the clock. Each plan step
-// ([Reservations.Step]) it advances the clock and calls Follower.Run;
-// right after accepting a reservation it calls Follower.Refresh, so the
-// reservation's queue exists before its applications arrive; it forwards
-// node heartbeats to the scheduler; and every preemption interval it runs
-// the preemption round. Under the capacity scheduler, clock-driven YARN
-// 3.x work is the host's call too: with schedule-asynchronously.enable
-// heartbeats only report completions and the host runs
-// capacity.Scheduler.ScheduleRound every scheduling interval
-// (Config.Async.Interval); it calls ExpireApps as often as YARN's
-// lifetime monitor runs (every 3 s) when queues set lifetimes, and
-// ManageQueues when it wants idle auto-created queues deleted and managed
-// parents re-balanced. The runnable example shows one loop.
+// ([Reservations.Step]) it advances the clock and calls Follower.Run,
+// and stops the containers each result's Ended lists. A reservation that
+// arrives within one step is published by System.Submit itself (the
+// system's Publish is the follower's), so its queue exists when Submit
+// returns and its applications may follow at once, as in YARN; what that
+// publication ended comes first in the next Run's results (or from
+// Follower.TakePublished). The host forwards node heartbeats to the
+// scheduler, and every preemption interval it runs the preemption round.
+// Under the capacity scheduler, clock-driven YARN 3.x work is the host's
+// call too: with schedule-asynchronously.enable heartbeats only report
+// completions and the host runs capacity.Scheduler.ScheduleRound every
+// scheduling interval (Config.Async.Interval); it calls ExpireApps as
+// often as YARN's lifetime monitor runs (every 3 s) when queues set
+// lifetimes, and ManageQueues when it wants idle auto-created queues
+// deleted and managed parents re-balanced. The runnable example shows one
+// such loop.
 //
 // # Trade-offs
 //

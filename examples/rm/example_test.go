@@ -28,7 +28,7 @@ const siteXML = `<configuration>
 // One call builds the scheduler, the plan of the reservable queue with
 // the limits its keys give, the reservation system and the follower.
 // Then the host's loop: nodes join, the follower runs each plan step, a
-// reservation is accepted and refreshed at once, and its application
+// reservation is accepted and published at once, and its application
 // runs in the reservation's queue.
 func ExampleLoadCapacity() {
 	clock := berth.NewManualClock(0)
@@ -66,10 +66,7 @@ func ExampleLoadCapacity() {
 		fmt.Println(err)
 		return
 	}
-	if _, _, err := r.Reservations.Follower.Refresh(p, def.Arrival, clock.Now()); err != nil {
-		fmt.Println(err)
-		return
-	}
+	// Submit published it: its queue exists, its application may follow.
 	q, err := r.Scheduler.SubmitApp(capacity.AppSpec{ID: "job", Queue: "dedicated", User: "alice", ReservationID: id.String()})
 	fmt.Println("job runs in", q, err)
 	// Output:

@@ -74,7 +74,8 @@ type Reservations struct {
 	System *plan.System
 	// Plans are the plans in the order of their queues.
 	Plans []*plan.Plan
-	// Follower publishes the plans to the scheduler.
+	// Follower publishes the plans to the scheduler: at each Run, and for
+	// System.Submit (see [NewReservations]).
 	Follower *follower.Follower
 	// Settings are the reservation-system keys the system was built with.
 	Settings queue.ReservationSystemSettings
@@ -209,7 +210,12 @@ func FairConfigSpec(cfg fair.Config, af *fair.AllocationFile) SystemSpec {
 // a plan per spec.Plans (or Options.Plans, when set) with its agent,
 // policy and replanner, the system holding them (with the reservation
 // ACLs when yarn.acl.enable and yarn.acl.reservation-enable are on), and
-// the follower. It builds it whatever spec.Settings.Enabled says: the
+// the follower, through which the system publishes a reservation that
+// arrives within one plan step when Submit accepts it
+// (SystemConfig.Publish is Follower.Publish), as YARN's ClientRMService
+// does: its applications may be submitted at once. What such a
+// publication ends comes with the follower's next Run (or its
+// TakePublished). It builds it whatever spec.Settings.Enabled says: the
 // caller decided.
 func NewReservations(spec SystemSpec, clock berth.Clock, opts Options) (*Reservations, error) {
 	if clock == nil {
@@ -231,7 +237,14 @@ func NewReservations(spec SystemSpec, clock berth.Clock, opts Options) (*Reserva
 	if opts.Plans != nil {
 		spec.Plans = opts.Plans
 	}
-	sc := plan.SystemConfig{ClusterTimestamp: opts.ClusterTimestamp, Clock: clock}
+	// The follower first: the system publishes through it (YARN's
+	// ClientRMService synchronizes a plan when a reservation it accepted
+	// arrives within one step), and it follows the plans once they exist.
+	fol, err := follower.New(follower.Config{Scheduler: spec.Scheduler, Flavor: flavor, Logger: opts.Logger})
+	if err != nil {
+		return nil, err
+	}
+	sc := plan.SystemConfig{ClusterTimestamp: opts.ClusterTimestamp, Clock: clock, Publish: fol.Publish}
 	if spec.Settings.ACLs() {
 		per := map[string]queue.ReservationQueueACLs{}
 		for _, q := range spec.Plans {
@@ -245,7 +258,7 @@ func NewReservations(spec SystemSpec, clock berth.Clock, opts Options) (*Reserva
 	if err != nil {
 		return nil, err
 	}
-	out := &Reservations{System: sys, Settings: spec.Settings}
+	out := &Reservations{System: sys, Follower: fol, Settings: spec.Settings}
 	for _, q := range spec.Plans {
 		pc, err := PlanConfig(spec, q, clock, opts)
 		if err != nil {
@@ -260,11 +273,7 @@ func NewReservations(spec SystemSpec, clock berth.Clock, opts Options) (*Reserva
 		}
 		out.Plans = append(out.Plans, p)
 	}
-	out.Follower, err = follower.New(follower.Config{Scheduler: spec.Scheduler, Flavor: flavor,
-		Plans: follower.Plans(out.Plans), Logger: opts.Logger})
-	if err != nil {
-		return nil, err
-	}
+	fol.SetPlans(follower.Plans(out.Plans))
 	return out, nil
 }
 

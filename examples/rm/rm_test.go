@@ -2,6 +2,7 @@ package rm_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -331,4 +332,128 @@ func TestLoadFairKeepsTypedSystemSettings(t *testing.T) {
 		berth.NewManualClock(0), rm.Options{Fair: &cfg})
 	require.NoError(t, err)
 	assert.Nil(t, r.Reservations, "the site's keys win")
+}
+
+// The one-call wiring publishes as YARN's ClientRMService does: an
+// application submitted in the tick of its reservation (before the
+// follower's next run, mid-step too) is accepted on both schedulers, 22 of
+// 22 (none was when the system did not publish: the queue waited for the
+// follower's next run). A publication
+// that kills (an expired reservation's application, the plan not moving
+// it) hands its containers to the host in the next Run.
+func TestSameTickApplicationsThroughRM(t *testing.T) {
+	type world struct {
+		res    *rm.Reservations
+		planQ  string
+		node   func(id string) error
+		submit func(app, reservation string) error
+		run    func(app string) error // an ask of two containers, and heartbeats
+	}
+	noMove := func(_ rm.PlanQueue, pc *plan.Config) error { pc.MoveOnExpiry = false; return nil }
+	build := map[string]func(clock *berth.ManualClock) world{
+		"capacity": func(clock *berth.ManualClock) world {
+			r, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile(), Site: enabled}, clock, rm.Options{ClusterTimestamp: 1, ConfigurePlan: noMove})
+			require.NoError(t, err)
+			s := r.Scheduler
+			return world{r.Reservations, "dedicated",
+				func(id string) error {
+					return s.AddNode(capacity.NodeSpec{ID: id, Rack: "/r", Capability: berth.New(8192, 8)})
+				},
+				func(app, res string) error {
+					_, err := s.SubmitApp(capacity.AppSpec{ID: app, Queue: "dedicated", User: "alice", ReservationID: res})
+					return err
+				},
+				func(app string) error {
+					if _, err := s.Allocate(app, []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: berth.New(1024, 1), Count: 2}}, nil); err != nil {
+						return err
+					}
+					for i := range 10 {
+						if _, err := s.Heartbeat(fmt.Sprint("n", i), nil); err != nil {
+							return err
+						}
+					}
+					return nil
+				}}
+		},
+		"fair": func(clock *berth.ManualClock) world {
+			r, err := rm.LoadFair(rm.Files{Scheduler: []byte(`<allocations><queue name="dedicated"><weight>4</weight><reservation/></queue><queue name="other"/></allocations>`), Site: enabled},
+				clock, rm.Options{ClusterTimestamp: 1, ConfigurePlan: noMove})
+			require.NoError(t, err)
+			s := r.Scheduler
+			return world{r.Reservations, "root.dedicated",
+				func(id string) error {
+					return s.AddNode(fair.NodeSpec{ID: id, Rack: "/r", Capability: berth.New(8192, 8)})
+				},
+				func(app, res string) error {
+					_, err := s.SubmitApp(fair.AppSpec{ID: app, Queue: "root.dedicated", User: "alice", ReservationID: res})
+					return err
+				},
+				func(app string) error {
+					if _, err := s.Allocate(app, []fair.Ask{{Priority: 1, ResourceName: fair.AnyResource, Capability: berth.New(1024, 1), Count: 2}}, nil); err != nil {
+						return err
+					}
+					for i := range 10 {
+						if _, err := s.Heartbeat(fmt.Sprint("n", i), nil); err != nil {
+							return err
+						}
+					}
+					return nil
+				}}
+		},
+	}
+	for _, name := range []string{"capacity", "fair"} {
+		t.Run(name, func(t *testing.T) {
+			clock := berth.NewManualClock(0)
+			w := build[name](clock)
+			for i := range 10 {
+				require.NoError(t, w.node(fmt.Sprint("n", i)))
+			}
+			sys, fol := w.res.System, w.res.Follower
+			_, err := fol.Run(0)
+			require.NoError(t, err)
+			reserve := func(d berth.Duration) plan.ReservationID {
+				now := clock.Now()
+				def := plan.Definition{Arrival: now, Deadline: now + d, Stages: []plan.Stage{
+					{Capability: berth.New(1024, 1), Containers: 2, Concurrency: 2, Duration: d}}}
+				id := sys.NewReservationID()
+				require.NoError(t, sys.Submit(plan.SubmissionRequest{Queue: w.planQ, ID: id, User: "alice", Definition: &def}))
+				return id
+			}
+			accepted := 0
+			for i := range 22 {
+				clock.Set(berth.Time(i) * 1500) // mid-step ticks too
+				id := reserve(600_000)
+				if err := w.submit(fmt.Sprint("app_", i), id.String()); err == nil {
+					accepted++
+				} else {
+					t.Log(err)
+				}
+				if i%3 == 0 { // the follower runs on its own steps
+					_, err := fol.Run(clock.Now())
+					require.NoError(t, err)
+				}
+			}
+			assert.Equal(t, 22, accepted, "applications accepted in the tick of their reservation")
+
+			// A short reservation whose application runs, then a
+			// publication after it ended and before the next run: the
+			// kill reaches the host through Run.
+			clock.Set(40_000)
+			short := reserve(2000)
+			require.NoError(t, w.submit("short", short.String()))
+			require.NoError(t, w.run("short"))
+			clock.Set(42_500)
+			reserve(600_000)
+			results, err := fol.Run(43_000)
+			require.NoError(t, err)
+			var ended []follower.Ended
+			for _, r := range results {
+				ended = append(ended, r.Ended...)
+			}
+			require.Len(t, ended, 2, "the short reservation's two containers, killed by the publication at 42.5 s")
+			for _, e := range ended {
+				assert.Equal(t, "short", e.App)
+			}
+		})
+	}
 }

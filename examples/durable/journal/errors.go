@@ -30,7 +30,7 @@ func (e *LockedError) Error() string {
 			who += " on " + e.Host
 		}
 	}
-	return fmt.Sprintf("journal: %s is in use by %s (its LOCK file is held)", e.Dir, who)
+	return fmt.Sprintf("journal: %s is in use by %s (the directory is locked)", e.Dir, who)
 }
 
 // Unwrap returns ErrLocked.
@@ -38,8 +38,8 @@ func (e *LockedError) Unwrap() error { return ErrLocked }
 
 // ErrLostRecords is what [Open] reports when the directory shows that
 // records it had made durable are gone: a segment file cut shorter than
-// it was created or deleted, or fewer records than the manifest says were
-// synced. It is never a crash's doing (a crash loses only records not yet
+// it was created or deleted, or fewer records than the manifest or a
+// segment's synced mark says were synced. It is never a crash's doing (a crash loses only records not yet
 // synced); something outside the journal damaged the directory.
 var ErrLostRecords = errors.New("journal: records lost")
 
@@ -51,8 +51,9 @@ type LossError struct {
 	// keep records up to it.
 	Last uint64
 	// Synced is the last record the journal recorded as durable (in its
-	// manifest); when it is above Last, records Last+1 to Synced are
-	// proven lost. 0 when the manifest says nothing beyond Last.
+	// manifest or a segment's synced mark); when it is above Last,
+	// records Last+1 to Synced are proven lost. 0 when neither says
+	// anything beyond Last.
 	Synced uint64
 	// Problems names each damaged or missing file and what is wrong.
 	Problems []string

@@ -8,3 +8,10 @@ var (
 	ReplayAll = replayAll
 	AppendN   = appendN
 )
+
+// For the crash-point tests.
+var (
+	FormatV1 = formatV1
+	FormatV2 = formatV2
+	SegName  = segName
+)

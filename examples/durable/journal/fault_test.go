@@ -79,19 +79,22 @@ func TestFullDiskRecovery(t *testing.T) {
 		dir := t.TempDir()
 		fsys := &journaltest.FaultFS{}
 		fsys.NoDiskSync(true)
-		opts := Options{SegmentBytes: 16 << 10, FS: fsys}
+		opts := Options{SegmentBytes: 16 << 10, FS: fsys, Sync: SyncNever}
 		j, err := Open(dir, opts)
 		require.NoError(t, err)
 		AppendN(t, j, 5)
+		require.NoError(t, j.Sync())
 		big := bytes.Repeat([]byte("torn write "), 200)
 		_, err = j.Append(big, 0)
 		require.NoError(t, err)
-		fsys.CrashProcess() // no Close: the manifest does not know record 6
+		require.NoError(t, j.Flush()) // written, never synced
+		fsys.CrashProcess()           // no Close: the manifest does not know record 6
 		seg := filepath.Join(dir, "seg-00000000000000000001.wal")
 		data, err := os.ReadFile(seg)
 		require.NoError(t, err)
+		start := bytes.Index(data, []byte("torn write "))
 		end := bytes.LastIndex(data, []byte("torn write ")) + len("torn write ")
-		clear(data[1024:end]) // the crash left sectors of the last record unwritten
+		clear(data[(start/512+1)*512 : end]) // the crash left sectors of the last record unwritten
 		require.NoError(t, os.WriteFile(seg, data, 0o644))
 
 		fsys.SetFull(true)

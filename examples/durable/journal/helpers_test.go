@@ -63,8 +63,10 @@ func crash(j *Journal) {
 	if j.f != nil {
 		j.f.Close()
 	}
-	if j.lock != nil {
-		j.lock.Close()
+	for _, f := range []File{j.lock, j.dirLock} {
+		if f != nil {
+			f.Close()
+		}
 	}
 }
 

@@ -36,7 +36,8 @@ type Options struct {
 	Sync         SyncMode
 	SyncEvery    int            // SyncBatch: sync once this many records wait (0: no count trigger)
 	SyncInterval berth.Duration // SyncBatch: sync once this much host time passed (0: no time trigger)
-	// SegmentBytes is the size of a segment file (default 64 MiB),
+	// SegmentBytes is the size of a segment file (default 64 MiB, at
+	// least 2 KiB: 1.5 KiB of header and marks, a sector of records),
 	// allocated when the segment is created; a record that does not fit
 	// starts the next one.
 	SegmentBytes int64
@@ -109,10 +110,11 @@ type segInfo struct {
 // safe for concurrent use; a host serialises its calls (as it serialises
 // the commands it journals).
 type Journal struct {
-	dir  string
-	opts Options
-	fs   FS
-	lock File // the LOCK file, holding the directory's lock (nil: none)
+	dir     string
+	opts    Options
+	fs      FS
+	dirLock File // the directory, open to hold its lock (nil: none)
+	lock    File // the LOCK file, naming the holder (nil: none)
 
 	segs     []segInfo // sorted by first; the last is the current one
 	f        File      // the current segment, open for writing (nil: none yet, read-only or closed)
@@ -127,6 +129,8 @@ type Journal struct {
 	lastAt   berth.Time
 	snap     uint64   // sequence number of the latest snapshot (0: none)
 	snapOld  bool     // the snapshot may be unframed: an older build wrote it
+	markB    bool     // the next synced mark goes to the second slot
+	markBuf  [16]byte // room for appendMark
 	man      manifest // as last written or read
 
 	rec      Recovery
@@ -275,7 +279,23 @@ func (j *Journal) sync() error {
 	}
 	j.synced = j.written
 	j.pending = 0
+	j.mark()
 	return nil
+}
+
+// mark notes in the current segment that every record up to Synced is
+// durable, in the older of its two marks: the next fsync makes the note
+// durable, and a crash before then leaves the older note, still true. A
+// failed write of it costs only what it would prove: the next write of
+// records meets the same disk.
+func (j *Journal) mark() {
+	s := j.segs[len(j.segs)-1]
+	at := int64(markA)
+	if j.markB {
+		at = markB
+	}
+	j.markB = !j.markB
+	j.f.WriteAt(appendMark(j.markBuf[:0], s.first, j.synced), at)
 }
 
 // manifestNow is the manifest of the journal as it stands once synced.
@@ -301,7 +321,7 @@ func (j *Journal) rotate(need int64) error {
 		j.f.Close() // its records are fsynced: a failing close loses nothing
 		j.f = nil
 	}
-	if err := j.newSegment(max(j.opts.SegmentBytes, segHeaderSize+need)); err != nil {
+	if err := j.newSegment(max(j.opts.SegmentBytes, segDataStart+need)); err != nil {
 		return err
 	}
 	return j.writeManifest(j.manifestNow())
@@ -313,6 +333,7 @@ func segName(first uint64) string { return fmt.Sprintf("seg-%020d.wal", first) }
 // capacity, durably (file and directory entry synced), and makes it
 // current.
 func (j *Journal) newSegment(capacity int64) error {
+	capacity = max(capacity, segDataStart+sectorSize)
 	name := segName(j.next)
 	path := filepath.Join(j.dir, name)
 	tmp := path + ".tmp"
@@ -339,8 +360,8 @@ func (j *Journal) newSegment(capacity int64) error {
 	if err != nil {
 		return fmt.Errorf("journal: creating segment %s in %s: %w", name, j.dir, pathless(err))
 	}
-	j.f, j.capacity, j.off, j.bufAt = f, capacity, segHeaderSize, segHeaderSize
-	j.segs = append(j.segs, segInfo{first: j.next, name: name, version: FormatVersion, capacity: capacity, good: segHeaderSize})
+	j.f, j.capacity, j.off, j.bufAt, j.markB = f, capacity, segDataStart, segDataStart, false
+	j.segs = append(j.segs, segInfo{first: j.next, name: name, version: FormatVersion, capacity: capacity, good: segDataStart})
 	return nil
 }
 
@@ -468,7 +489,7 @@ func (j *Journal) WriteSnapshot(seq uint64, write func(w io.Writer) error) error
 	// Continue in a fresh segment so that every older one is wholly
 	// covered; the rotation records the snapshot in the manifest.
 	var err error
-	if j.off > segHeaderSize || j.f == nil {
+	if j.off > segDataStart || j.f == nil {
 		err = j.rotate(0)
 	} else {
 		err = j.writeManifest(j.manifestNow())

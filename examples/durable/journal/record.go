@@ -11,18 +11,27 @@ import (
 	"github.com/berthsched/berth"
 )
 
-// The on-disk format (version 2), all fixed-size integers little-endian.
+// The on-disk format (version 3), all fixed-size integers little-endian.
 //
 // A segment file, named seg-<first sequence, 20 digits>.wal, is created
 // at its full size (its capacity, preallocated) and starts with a header:
 //
 //	magic     8 bytes  "BERTHJNL"
-//	version   1 byte   FormatVersion (2)
+//	version   1 byte   FormatVersion (3)
 //	first     8 bytes  the sequence number of its first record
 //	capacity  8 bytes  the file's size as created
 //	checksum  4 bytes  CRC-32C of the 25 bytes before it
 //
-// and holds records back to back, then zeros up to its capacity:
+// then zeros up to byte 512, and two synced marks, at bytes 512 and 1024
+// (each in a sector of its own, so that a write torn by a crash spoils
+// one at most):
+//
+//	synced    8 bytes  every record up to this one was durable
+//	checksum  4 bytes  CRC-32C of the segment's first record number and
+//	                   synced (16 bytes)
+//
+// Records start at byte 1536 and follow each other, then zeros up to its
+// capacity:
 //
 //	length    4 bytes  payload length (1 … MaxRecord)
 //	checksum  4 bytes  CRC-32C of the record's sequence number (8 bytes)
@@ -37,8 +46,20 @@ import (
 // never shortens a file created at its full size, a segment shorter than
 // its capacity was cut by something else, and recovery knows it.
 //
-// Format 1 (still read) had a 21-byte header without the capacity, and
-// its segments grew as records were appended.
+// The marks are the journal's note, in the segment itself, of how far its
+// records were synced: after each fsync of the segment returns, the
+// journal writes the synced record's number into the older mark (without
+// a second fsync: the next one carries it, whatever a crash leaves of it
+// is still true). Recovery holds the records to the higher valid mark, so
+// records cut off or zeroed behind every group commit but the last are
+// noticed, where the manifest knows only what was synced at the last
+// rotation. The marks cost one write of 12 bytes per fsync, no fsync of
+// their own.
+//
+// Format 2 (still read; a journal continues in a new format 3 segment)
+// had no marks and its records started after the 29-byte header; format 1
+// had a 21-byte header without the capacity, and its segments grew as
+// records were appended.
 //
 // Beside the segments, the directory holds:
 //
@@ -46,23 +67,30 @@ import (
 //     checkpointed or closed (see manifest.go);
 //   - snap-<sequence, 20 digits>.snap: a snapshot of the host's state
 //     after that record, framed by a header and a checksum trailer (see
-//     snapshot.go);
-//   - LOCK: the lock file of the one writer, holding its process id;
+//     snapfile.go);
+//   - LOCK: the one writer's process id and host, for the message of a
+//     refused opener (the lock itself is a flock on the directory and on
+//     this file);
 //   - <segment>.<offset>.torn: bytes recovery cut off a torn tail, kept
 //     for inspection; <segment>.lost: a segment past a loss that
 //     Options.AcceptTruncation gave up.
 
 // FormatVersion is the version of the segment format this build writes;
-// it reads this one and format 1.
-const FormatVersion = 2
+// it reads this one and formats 1 and 2.
+const FormatVersion = 3
 
 // MaxRecord is the largest payload a record may have.
 const MaxRecord = 64 << 20
 
 const (
-	segMagic      = "BERTHJNL"
-	segHeaderV1   = 8 + 1 + 8 + 4
-	segHeaderSize = 8 + 1 + 8 + 8 + 4
+	segMagic    = "BERTHJNL"
+	segHeaderV1 = 8 + 1 + 8 + 4
+	segHeaderV2 = 8 + 1 + 8 + 8 + 4 // formats 2 and 3
+	markA       = 512               // the synced marks of format 3
+	markB       = 1024
+	markSize    = 8 + 4
+	// segDataStart is where the records of a format 3 segment start.
+	segDataStart  = 1536
 	recHeaderSize = 8
 	// sectorSize is the unit a disk writes atomically: a crash tears a
 	// write at a sector boundary, leaving whole sectors unwritten.
@@ -107,13 +135,46 @@ func (e *RecordError) Error() string {
 // Unwrap returns the cause.
 func (e *RecordError) Unwrap() error { return e.Err }
 
+// appendSegmentHeader appends the start of a new segment: its header,
+// its marks (none yet: zeros) up to where its records start.
 func appendSegmentHeader(b []byte, first uint64, capacity int64) []byte {
 	start := len(b)
 	b = append(b, segMagic...)
 	b = append(b, FormatVersion)
 	b = binary.LittleEndian.AppendUint64(b, first)
 	b = binary.LittleEndian.AppendUint64(b, uint64(capacity))
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli))
+	return append(b, make([]byte, segDataStart-segHeaderV2)...)
+}
+
+// appendMark appends a synced mark of the segment starting at first. The
+// checksum's 16-byte input is built in b's own room, then overwritten by
+// the mark (as AppendRecord does), so that a b with room for 16 bytes
+// keeps the fsync path free of allocations.
+func appendMark(b []byte, first, synced uint64) []byte {
+	start := len(b)
+	b = binary.LittleEndian.AppendUint64(b, first)
+	b = binary.LittleEndian.AppendUint64(b, synced)
+	crc := crc32.Checksum(b[start:], castagnoli)
+	binary.LittleEndian.PutUint64(b[start:], synced)
+	binary.LittleEndian.PutUint32(b[start+8:], crc)
+	return b[:start+markSize]
+}
+
+// readMarks returns the higher of a format 3 segment's valid marks (0:
+// none). A mark that fails its check is a write a crash tore, or damage:
+// either way it proves nothing.
+func readMarks(data []byte, first uint64) uint64 {
+	var best uint64
+	for _, at := range []int{markA, markB} {
+		m := data[at : at+markSize]
+		synced := binary.LittleEndian.Uint64(m)
+		var want [16]byte
+		if [markSize]byte(appendMark(want[:0], first, synced)) == [markSize]byte(m) {
+			best = max(best, synced)
+		}
+	}
+	return best
 }
 
 // recordCRC is the checksum of a record: its sequence number, then its
@@ -140,7 +201,10 @@ type Segment struct {
 	First    uint64 // the sequence number of its first record
 	Count    uint64 // good records
 	Good     int64  // bytes of the header and the good records
-	Capacity int64  // the size it was created with (format 2; 0 for format 1)
+	Capacity int64  // the size it was created with (formats 2 and 3; 0 for format 1)
+	// Mark is the higher of a format 3 segment's synced marks: the
+	// journal had made every record up to it durable (0: no mark).
+	Mark uint64
 	// Data is where the written bytes end: Good, or the end of the torn
 	// tail or damage after it. Only zeros follow up to the file's end.
 	Data int64
@@ -196,9 +260,10 @@ func parseSegment(data []byte, fn func(seq uint64, off int64, payload []byte) er
 	}
 	hs := headerSize(data[8])
 	if hs == 0 {
-		return seg, &RecordError{Err: fmt.Errorf("%w: segment format %d (this build reads 1 and %d)", berth.ErrUnsupportedVersion, data[8], FormatVersion)}
+		return seg, &RecordError{Err: fmt.Errorf("%w: segment format %d (this build reads 1 to %d)", berth.ErrUnsupportedVersion, data[8], FormatVersion)}
 	}
-	if crc32.Checksum(data[:hs-4], castagnoli) != binary.LittleEndian.Uint32(data[hs-4:]) {
+	hl := min(hs, segHeaderV2) // the header proper, its checksum last
+	if crc32.Checksum(data[:hl-4], castagnoli) != binary.LittleEndian.Uint32(data[hl-4:]) {
 		return seg, &RecordError{Err: fmt.Errorf("%w: segment header checksum", berth.ErrCorruptState)}
 	}
 	seg.Version = int(data[8])
@@ -209,6 +274,9 @@ func parseSegment(data []byte, fn func(seq uint64, off int64, payload []byte) er
 			return seg, &RecordError{Err: fmt.Errorf("%w: segment capacity %d", berth.ErrCorruptState, c)}
 		}
 		seg.Capacity = int64(c)
+	}
+	if seg.Version >= 3 {
+		seg.Mark = readMarks(data, seg.First)
 	}
 	seg.Good = int64(hs)
 	var scratch [8]byte
@@ -238,13 +306,16 @@ func parseSegment(data []byte, fn func(seq uint64, off int64, payload []byte) er
 	return endOfRecords(data, seg)
 }
 
-// headerSize is the header length of a segment format (0: unknown).
+// headerSize is where the records of a segment format start (0: an
+// unknown format).
 func headerSize(version byte) int {
 	switch version {
 	case 1:
 		return segHeaderV1
 	case 2:
-		return segHeaderSize
+		return segHeaderV2
+	case 3:
+		return segDataStart
 	}
 	return 0
 }

@@ -17,29 +17,33 @@ import (
 	"github.com/berthsched/berth"
 )
 
-// maxFuzzSegment caps the fuzzed segments: a few sectors of records are
-// enough to reach every branch of the reader (a torn tail is told by its
+// maxFuzzSegment caps the fuzzed segments: a header and a few sectors of
+// records are enough to reach every branch of the reader (a torn tail is told by its
 // 512-byte sectors), and larger inputs only make each run, and the
 // minimisation of what they find, slower.
-const maxFuzzSegment = 2 << 10
+const maxFuzzSegment = segDataStart + 2<<10
 
 // FuzzReadSegment feeds arbitrary bytes to the record reader: it never
 // panics, the prefix it reports good is within the input and re-encodes
 // to the same bytes, a torn or clean read's good prefix reads cleanly,
 // and every other refusal is typed.
 func FuzzReadSegment(f *testing.F) {
-	seg := appendSegmentHeader(nil, 7, 768)
+	const capacity = segDataStart + 768
+	seg := appendSegmentHeader(nil, 7, capacity)
 	for s := uint64(7); s < 12; s++ {
 		seg = AppendRecord(seg, s, payload(s))
 	}
 	seg = AppendRecord(seg, 12, bytes.Repeat([]byte{0xa5}, 300)) // crosses the first sector
-	full := append(bytes.Clone(seg), make([]byte, 768-len(seg))...)
+	full := append(bytes.Clone(seg), make([]byte, capacity-len(seg))...)
+	marked := bytes.Clone(full)
+	copy(marked[markA:], appendMark(nil, 7, 10))
+	f.Add(marked)
 	f.Add(full)
 	f.Add(seg)
 	f.Add(seg[:len(seg)-3])
-	f.Add(seg[:segHeaderSize+5])
+	f.Add(seg[:segDataStart+5])
 	torn := bytes.Clone(full)
-	clear(torn[512:])
+	clear(torn[segDataStart+512:])
 	f.Add(torn)
 	v1 := formatV1(7, payload(7), payload(8))
 	f.Add(v1)
@@ -81,6 +85,60 @@ func FuzzReadSegment(f *testing.F) {
 			t.Fatalf("good prefix does not read cleanly: %v", err)
 		}
 	})
+}
+
+// formatV2 is a format 2 segment of the given capacity, as the build
+// before the synced marks wrote it.
+func formatV2(first uint64, capacity int, payloads ...[]byte) []byte {
+	b := append([]byte(segMagic), 2)
+	b = binary.LittleEndian.AppendUint64(b, first)
+	b = binary.LittleEndian.AppendUint64(b, uint64(capacity))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	for i, p := range payloads {
+		b = AppendRecord(b, first+uint64(i), p)
+	}
+	return append(b, make([]byte, capacity-len(b))...)
+}
+
+// TestFormat2: a journal the build before the synced marks wrote (format
+// 2 segments and its manifest, its last record torn) is read as it is,
+// and continues in a format 3 segment: the torn tail of the format 2 one
+// is cut (zeroed, its size kept), and the next Open checks all of them.
+func TestFormat2(t *testing.T) {
+	dir := t.TempDir()
+	var recs [][]byte
+	for seq := uint64(1); seq <= 8; seq++ {
+		recs = append(recs, payload(seq))
+	}
+	recs = append(recs, bytes.Repeat([]byte("torn"), 400))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, segName(1)), formatV2(1, 4096, recs[:5]...), 0o644))
+	last := formatV2(6, 4096, recs[5:]...)
+	ends := recordEnds(t, last)
+	sector := (ends[3]/sectorSize + 1) * sectorSize
+	clear(last[sector : sector+sectorSize]) // record 9 torn: a sector never written
+	require.NoError(t, os.WriteFile(filepath.Join(dir, segName(6)), last, 0o644))
+	rewriteManifest(t, dir, manifest{framed: true, segment: 6, synced: 8})
+
+	j, err := Open(dir, fast(Options{}))
+	require.NoError(t, err)
+	r := j.Recovery()
+	assert.Equal(t, 2, r.Format)
+	assert.Equal(t, uint64(8), r.Last)
+	assert.Positive(t, r.TornBytes)
+	assert.Equal(t, seqs(1, 8), replayAll(t, j))
+	appendN(t, j, 3)
+	require.NoError(t, j.Close())
+	st, err := os.Stat(filepath.Join(dir, segName(6)))
+	require.NoError(t, err)
+	assert.Equal(t, int64(4096), st.Size(), "the format 2 segment keeps its size")
+
+	j, err = Open(dir, fast(Options{}))
+	require.NoError(t, err)
+	assert.Equal(t, []string{segName(1), segName(6), segName(9)}, j.Recovery().Segments)
+	assert.Equal(t, seqs(1, 11), replayAll(t, j))
+	require.NoError(t, j.Close())
+	seg := readFile(t, dir, segName(9))
+	assert.Equal(t, byte(FormatVersion), seg[8])
 }
 
 // formatV1 is a format 1 segment, as an older build wrote it.

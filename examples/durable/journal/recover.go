@@ -22,8 +22,9 @@ type Recovery struct {
 	// First and Last are the records Replay gives (none when First >
 	// Last); Last+1 is the next record's sequence number.
 	First, Last uint64
-	// Synced is the last record the manifest recorded as durable: Last
-	// reaches it unless a loss was accepted (0: no manifest).
+	// Synced is the last record the journal recorded as durable, in its
+	// manifest or the synced marks of its segments: Last reaches it
+	// unless a loss was accepted (0: no record of it).
 	Synced uint64
 	// Segments names the segment files recovered, in order.
 	Segments []string
@@ -89,27 +90,37 @@ func Open(dir string, opts Options) (*Journal, error) {
 	return j, nil
 }
 
-// takeLock locks the directory through its LOCK file and writes the
-// holder (process id and host) into it for a refused opener to name.
+// takeLock locks the directory itself (flock on it), exclusively for a
+// writer and shared for a reader, and writes the holder (process id and
+// host) into its LOCK file for a refused opener to name. The lock is on
+// the directory, not on the LOCK file: an operator who deletes a LOCK
+// file as stale while its writer runs lets no second writer in. A writer
+// also locks the LOCK file, as builds that locked only that file did.
 func (j *Journal) takeLock() error {
+	d, err := j.fs.OpenFile(j.dir, os.O_RDONLY, 0)
+	if err != nil {
+		return fmt.Errorf("journal: opening %s to lock it: %w", j.dir, pathless(err))
+	}
+	if err := j.lockOne(d); err != nil {
+		return err
+	}
+	j.dirLock = d
 	path := filepath.Join(j.dir, lockName)
 	flag := os.O_RDWR | os.O_CREATE
 	if j.opts.ReadOnly {
 		flag = os.O_RDONLY
 	}
 	f, err := j.fs.OpenFile(path, flag, 0o644)
-	if err != nil {
-		return fmt.Errorf("journal: opening the lock File of %s: %w", j.dir, pathless(err))
+	switch {
+	case j.opts.ReadOnly && err != nil:
+		return nil // a reader needs no note, and changes nothing
+	case err != nil:
+		j.unlock()
+		return fmt.Errorf("journal: opening the LOCK file of %s: %w", j.dir, pathless(err))
 	}
-	switch err := f.Lock(!j.opts.ReadOnly); {
-	case errors.Is(err, ErrLocked):
-		le := &LockedError{Dir: j.dir}
-		le.PID, le.Host = readHolder(f)
-		f.Close()
-		return le
-	case err != nil && !errors.Is(err, errors.ErrUnsupported):
-		f.Close()
-		return fmt.Errorf("journal: locking %s: %w", j.dir, pathless(err))
+	if err := j.lockOne(f); err != nil {
+		j.unlock()
+		return err
 	}
 	j.lock = f
 	if !j.opts.ReadOnly {
@@ -119,6 +130,25 @@ func (j *Journal) takeLock() error {
 		if f.Truncate(0) == nil {
 			f.WriteAt([]byte(fmt.Sprintf("pid %d host %s\n", os.Getpid(), host)), 0)
 		}
+	}
+	return nil
+}
+
+// lockOne locks f as the journal needs (exclusive for a writer), or
+// closes it and says who holds it.
+func (j *Journal) lockOne(f File) error {
+	switch err := f.Lock(!j.opts.ReadOnly); {
+	case errors.Is(err, ErrLocked):
+		f.Close()
+		le := &LockedError{Dir: j.dir}
+		if n, err := j.fs.OpenFile(filepath.Join(j.dir, lockName), os.O_RDONLY, 0); err == nil {
+			le.PID, le.Host = readHolder(n)
+			n.Close()
+		}
+		return le
+	case err != nil && !errors.Is(err, errors.ErrUnsupported):
+		f.Close()
+		return fmt.Errorf("journal: locking %s: %w", j.dir, pathless(err))
 	}
 	return nil
 }
@@ -140,14 +170,17 @@ func readHolder(f File) (pid int, host string) {
 }
 
 func (j *Journal) unlock() {
-	if j.lock == nil {
-		return
+	if j.lock != nil {
+		if !j.opts.ReadOnly {
+			j.lock.Truncate(0) // the holder leaves
+		}
+		j.lock.Close()
+		j.lock = nil
 	}
-	if !j.opts.ReadOnly {
-		j.lock.Truncate(0) // the holder leaves
+	if j.dirLock != nil {
+		j.dirLock.Close()
+		j.dirLock = nil
 	}
-	j.lock.Close()
-	j.lock = nil
 }
 
 // found is one segment file as recovery read it.
@@ -156,6 +189,10 @@ type found struct {
 	seg  Segment
 	size int64
 	err  error // from ReadSegment: nil, a torn tail, or damage
+	// hdrVersion is the format byte of its header, when the file is long
+	// enough to hold one (0: it is not): a header cut short by a crash
+	// is format 1's, whose segments grew as they were written.
+	hdrVersion byte
 }
 
 // dirScan is what the directory holds.
@@ -214,6 +251,9 @@ func (j *Journal) readSegmentFile(s *found, buf []byte) ([]byte, error) {
 		return buf, fmt.Errorf("journal: reading %s in %s: %w", s.name, j.dir, pathless(err))
 	}
 	s.seg, s.err = parseSegment(buf, nil)
+	if len(buf) > 8 {
+		s.hdrVersion = buf[8]
+	}
 	var re *RecordError
 	if errors.As(s.err, &re) {
 		re.Segment = s.name
@@ -228,8 +268,11 @@ func (j *Journal) readSegmentFile(s *found, buf []byte) ([]byte, error) {
 type plan struct {
 	kept, orphans, covered []found
 	last                   uint64 // the last record in order
+	mark                   uint64 // the highest synced mark of the segments kept
 	problems               []string
-	legacy                 bool // format 1 journal without a manifest
+	// noManifest is a directory without a manifest that needs none: a
+	// format 1 journal, or one whose first Open a crash interrupted.
+	noManifest bool
 }
 
 func (j *Journal) recover() error {
@@ -260,8 +303,8 @@ func (j *Journal) recover() error {
 	p.problems = append(problems, p.problems...)
 	if len(p.problems) > 0 {
 		le := &LossError{Last: p.last, Problems: p.problems}
-		if hasMan && man.synced > p.last {
-			le.Synced = man.synced
+		if synced := max(p.mark, man.synced); synced > p.last {
+			le.Synced = synced
 		}
 		if !j.opts.AcceptTruncation {
 			return le
@@ -302,7 +345,12 @@ func (j *Journal) plan(d dirScan, man manifest, hasMan bool) (plan, error) {
 		p.covered = append(p.covered, segs[0])
 		segs = segs[1:]
 	}
-	allV1 := len(segs) > 0
+	// Without a manifest, the directory may be a format 1 journal (read
+	// as the build that wrote it did), or one whose first Open (or first
+	// Open after an older build) a crash interrupted: Open creates a
+	// format 2 segment, then the manifest, before any append, so a
+	// format 2 segment holding nothing is no sign of a lost manifest.
+	v1, written2 := false, false
 	var buf []byte
 	for i := range segs {
 		s := &segs[i]
@@ -310,57 +358,80 @@ func (j *Journal) plan(d dirScan, man manifest, hasMan bool) (plan, error) {
 		if buf, err = j.readSegmentFile(s, buf); err != nil {
 			return p, err
 		}
-		last := i == len(segs)-1
-		if s.version != 1 {
-			allV1 = false
-		}
-		if s.seg.Version == 0 && errors.Is(s.err, ErrTornTail) {
-			// The header is cut: a format 2 segment is created whole, so
-			// only damage cuts it; a format 1 one may be a crash's.
-			if !hasMan && last {
-				p.covered = append(p.covered, *s) // removed, as format 1 did
-				break
-			}
-			p.problems = append(p.problems, fmt.Sprintf("%s is cut inside its header (%d bytes)", s.name, s.size))
-			p.orphans = segs[i:]
-			break
-		}
-		if s.err != nil && !(last && errors.Is(s.err, ErrTornTail)) {
-			if errors.Is(s.err, ErrTornTail) {
-				return p, fmt.Errorf("journal: %w: a torn write in %s, which is not the last segment: %w", berth.ErrCorruptState, s.name, s.err)
-			}
-			return p, fmt.Errorf("journal: %w", s.err)
-		}
-		if s.seg.First != s.first {
-			return p, fmt.Errorf("journal: %w: segment %s starts at record %d", berth.ErrCorruptState, s.name, s.seg.First)
-		}
-		switch {
-		case s.first > p.last+1 && i == 0:
-			p.problems = append(p.problems, fmt.Sprintf("records %d to %d are missing (%s is the first segment; the snapshot is at %d)",
-				p.last+1, s.first-1, s.name, j.snap))
-		case s.first > p.last+1:
-			p.problems = append(p.problems, fmt.Sprintf("records %d to %d are missing (between %s and %s)",
-				p.last+1, s.first-1, segs[i-1].name, s.name))
-		case s.first < p.last+1 && i > 0:
-			return p, fmt.Errorf("journal: %w: segment %s starts at record %d, inside %s", berth.ErrCorruptState, s.name, s.first, segs[i-1].name)
-		}
-		if s.first > p.last+1 {
-			p.orphans = segs[i:]
-			break
-		}
-		p.kept = append(p.kept, *s)
-		// Records up to the snapshot are in it, wherever the segment ends.
-		p.last = max(j.snap, s.first+s.seg.Count-1)
-		if s.capacity > 0 && s.size < s.capacity && s.size-s.seg.Data < recHeaderSize {
-			p.problems = append(p.problems, fmt.Sprintf("%s is %d bytes, created with %d: cut after record %d",
-				s.name, s.size, s.capacity, p.last))
-			p.orphans = segs[i+1:]
-			break
+		v1 = v1 || s.version == 1
+		written2 = written2 || s.version != 1 && s.seg.Data > int64(headerSize(byte(s.version)))
+		if stop, err := j.planSegment(&p, segs, i, hasMan); stop || err != nil {
+			return p.finish(d, man, hasMan, v1, written2), err
 		}
 	}
-	p.legacy = !hasMan && allV1
+	return p.finish(d, man, hasMan, v1, written2), nil
+}
+
+// planSegment checks segment i after those before it, keeping it or
+// noting why it cannot be: stop is true when the chain of records ends
+// there (the segments from it, or after it, are past a loss).
+func (j *Journal) planSegment(p *plan, segs []found, i int, hasMan bool) (stop bool, err error) {
+	s := &segs[i]
+	last := i == len(segs)-1
+	if s.seg.Version == 0 && errors.Is(s.err, ErrTornTail) {
+		// The header is cut: a format 2 segment is created whole, so
+		// only damage cuts it; a format 1 one may be a crash's.
+		if !hasMan && last && s.hdrVersion <= 1 {
+			p.covered = append(p.covered, *s) // removed, as format 1 did
+			return true, nil
+		}
+		p.problems = append(p.problems, fmt.Sprintf("%s is cut inside its header (%d bytes)", s.name, s.size))
+		p.orphans = segs[i:]
+		return true, nil
+	}
+	if s.err != nil && !(last && errors.Is(s.err, ErrTornTail)) {
+		if errors.Is(s.err, ErrTornTail) {
+			return true, fmt.Errorf("journal: %w: a torn write in %s, which is not the last segment: %w", berth.ErrCorruptState, s.name, s.err)
+		}
+		return true, fmt.Errorf("journal: %w", s.err)
+	}
+	if s.seg.First != s.first {
+		return true, fmt.Errorf("journal: %w: segment %s starts at record %d", berth.ErrCorruptState, s.name, s.seg.First)
+	}
 	switch {
-	case !hasMan && !p.legacy && (len(d.segs) > 0 || len(d.snaps) > 0):
+	case s.first > p.last+1 && i == 0:
+		p.problems = append(p.problems, fmt.Sprintf("records %d to %d are missing (%s is the first segment; the snapshot is at %d)",
+			p.last+1, s.first-1, s.name, j.snap))
+	case s.first > p.last+1:
+		p.problems = append(p.problems, fmt.Sprintf("records %d to %d are missing (between %s and %s)",
+			p.last+1, s.first-1, segs[i-1].name, s.name))
+	case s.first < p.last+1 && i > 0:
+		return true, fmt.Errorf("journal: %w: segment %s starts at record %d, inside %s", berth.ErrCorruptState, s.name, s.first, segs[i-1].name)
+	}
+	if s.first > p.last+1 {
+		p.orphans = segs[i:]
+		return true, nil
+	}
+	p.kept = append(p.kept, *s)
+	// Records up to the snapshot are in it, wherever the segment ends.
+	p.last = max(j.snap, s.first+s.seg.Count-1)
+	p.mark = max(p.mark, s.seg.Mark)
+	if s.capacity > 0 && s.size < s.capacity && s.size-s.seg.Data < recHeaderSize {
+		p.problems = append(p.problems, fmt.Sprintf("%s is %d bytes, created with %d: cut after record %d",
+			s.name, s.size, s.capacity, p.last))
+		p.orphans = segs[i+1:]
+		return true, nil
+	}
+	if s.seg.Mark > p.last {
+		p.problems = append(p.problems, fmt.Sprintf("%s holds records up to %d, its mark says records up to %d were synced",
+			s.name, p.last, s.seg.Mark))
+		p.orphans = segs[i+1:]
+		return true, nil
+	}
+	return false, nil
+}
+
+// finish checks the chain of records kept against the manifest (or its
+// absence).
+func (p plan) finish(d dirScan, man manifest, hasMan, v1, written2 bool) plan {
+	p.noManifest = !hasMan && !written2 && (v1 || len(d.snaps) == 0)
+	switch {
+	case !hasMan && !p.noManifest:
 		p.problems = append(p.problems, manifestName+" is missing")
 	case hasMan && (len(d.segs) == 0 || d.segs[len(d.segs)-1].first < man.segment):
 		p.problems = append(p.problems, fmt.Sprintf("%s is missing (the manifest names it as the newest segment)", segName(man.segment)))
@@ -368,13 +439,13 @@ func (j *Journal) plan(d dirScan, man manifest, hasMan bool) (plan, error) {
 	if hasMan && man.synced > p.last {
 		p.problems = append(p.problems, fmt.Sprintf("the manifest says records up to %d were synced", man.synced))
 	}
-	return p, nil
+	return p
 }
 
 // report fills the Recovery report.
 func (j *Journal) report(d dirScan, p plan, man manifest) {
 	r := &j.rec
-	r.Snapshot, r.Last, r.Synced = j.snap, p.last, man.synced
+	r.Snapshot, r.Last, r.Synced = j.snap, p.last, max(man.synced, p.mark)
 	if j.snap > 0 {
 		r.SnapshotFile = snapName(j.snap)
 	}
@@ -427,16 +498,26 @@ func (j *Journal) repair(d dirScan, p plan, hasMan bool) error {
 		}
 	}
 	newSeg := false
-	if n := len(p.kept); n > 0 && p.kept[n-1].version == FormatVersion {
+	n := len(p.kept)
+	switch {
+	case n > 0 && p.kept[n-1].version == FormatVersion:
 		if err := j.openTail(p.kept[n-1]); err != nil {
 			return err
 		}
-	} else {
-		if n > 0 { // format 1: cut its tail the old way, continue in format 2
-			if err := j.cutTail(p.kept[n-1], nil); err != nil {
-				return err
-			}
+	case n > 0 && p.kept[n-1].version == 2:
+		// Cut and close it, and continue in a format 3 segment (the
+		// first to carry marks).
+		if err := j.openTail(p.kept[n-1]); err != nil {
+			return err
 		}
+		j.f.Close()
+		j.f = nil
+	case n > 0: // format 1: cut its tail the old way
+		if err := j.cutTail(p.kept[n-1], nil); err != nil {
+			return err
+		}
+	}
+	if j.f == nil {
 		if err := j.newSegment(j.opts.SegmentBytes); err != nil {
 			return err
 		}
@@ -451,10 +532,11 @@ func (j *Journal) repair(d dirScan, p plan, hasMan bool) error {
 	return nil
 }
 
-// openTail cuts a torn tail off the last format 2 segment, restores its
-// size if it was cut in its free space, fsyncs it (records a crashed
-// process left in the page cache become durable before anything builds
-// on them) and makes it current.
+// openTail cuts a torn tail off the last segment (format 2 or 3),
+// restores its size if it was cut in its free space, fsyncs it (records a
+// crashed process left in the page cache become durable before anything
+// builds on them), brings its marks down to the records left after an
+// accepted loss, and makes it current.
 func (j *Journal) openTail(s found) error {
 	f, err := j.fs.OpenFile(filepath.Join(j.dir, s.name), os.O_RDWR, 0)
 	if err != nil {
@@ -466,6 +548,18 @@ func (j *Journal) openTail(s found) error {
 	}
 	if err == nil {
 		err = f.Sync()
+	}
+	if last := j.next - 1; err == nil && s.seg.Mark > last {
+		// An accepted loss: the marks come down to what is left, durably
+		// before anything is appended after it.
+		for _, at := range []int64{markA, markB} {
+			if _, err = f.WriteAt(appendMark(nil, s.first, last), at); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = f.Sync()
+		}
 	}
 	if err != nil {
 		f.Close()

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,8 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -288,9 +292,75 @@ func TestMissingFilesRefused(t *testing.T) {
 	assert.ErrorContains(t, err, snapName(100))
 }
 
+// TestCutHeaderWithoutManifest: a journal's one segment cut inside its
+// header and marks, and its manifest deleted, is a loss: only a format 1
+// segment, which grew as it was written, can be cut there by a crash (a
+// format 2 or 3 one is created whole and renamed into place). It was
+// taken for an interrupted first Open, and its records dropped silently.
+func TestCutHeaderWithoutManifest(t *testing.T) {
+	src := ackedJournal(t, 20, false)
+	require.Len(t, segFiles(t, src), 1)
+	for _, cut := range []int{9, segHeaderV2, markA + 100, segDataStart - 1} {
+		dir := withFile(t, src, segName(1), func(b []byte) []byte { return b[:cut] })
+		require.NoError(t, os.Remove(filepath.Join(dir, manifestName)))
+		_, err := Open(dir, fast(Options{}))
+		var lost *LossError
+		require.ErrorAs(t, err, &lost, "cut at %d", cut)
+		assert.Contains(t, err.Error(), segName(1)+" is cut inside its header")
+	}
+}
+
 func segFirst(path string) uint64 {
 	first, _ := strconv.ParseUint(strings.TrimSuffix(filepath.Base(path)[4:], ".wal"), 10, 64)
 	return first
+}
+
+// TestMisplacedRecords: a record's sequence number is not stored, it is
+// the segment's first plus the record's index, and each record's
+// checksum covers it, so records moved within a segment (two swapped, one
+// copied over its neighbour, one dropped and the rest shifted down) fail
+// their check where they now stand. Open refuses every such segment (the
+// records are acknowledged: process crash, no Close), as corruption or a
+// loss, and never recovers another list of records.
+func TestMisplacedRecords(t *testing.T) {
+	src := t.TempDir()
+	j, err := Open(src, fast(Options{}))
+	require.NoError(t, err)
+	for seq := uint64(1); seq <= 30; seq++ {
+		_, err := j.Append([]byte(fmt.Sprintf("record %03d", seq)), 0) // records of one size
+		require.NoError(t, err)
+	}
+	crash(j)
+	full := readFile(t, src, segName(1))
+	ends := recordEnds(t, full)
+	rec := func(b []byte, i int) []byte { return b[ends[i]:ends[i+1]] } // the (i+1)th record
+	for i := range 30 {
+		k := (i + 1) % 30 // another record; the last's is the first
+		changes := map[string]func(b []byte) []byte{
+			"swapped": func(b []byte) []byte {
+				a, c := bytes.Clone(rec(b, i)), bytes.Clone(rec(b, k))
+				copy(rec(b, i), c)
+				copy(rec(b, k), a)
+				return b
+			},
+			"copied": func(b []byte) []byte { copy(rec(b, k), rec(b, i)); return b },
+			"dropped": func(b []byte) []byte {
+				copy(b[ends[i]:], b[ends[i+1]:ends[30]])
+				clear(b[ends[30]-(ends[i+1]-ends[i]) : ends[30]])
+				return b
+			},
+		}
+		for _, name := range []string{"swapped", "copied", "dropped"} {
+			dir := withFile(t, src, segName(1), changes[name])
+			j, err := Open(dir, fast(Options{}))
+			if err == nil {
+				t.Errorf("record %d %s: recovered %v", i+1, name, replayAllAny(t, j))
+				j.Close()
+				continue
+			}
+			assert.ErrorIs(t, err, berth.ErrCorruptState, "record %d %s", i+1, name)
+		}
+	}
 }
 
 // TestRolledBackSegment: the last segment replaced by an older copy of
@@ -404,8 +474,14 @@ func TestTornWrite(t *testing.T) {
 				kept = i + 1
 			}
 		}
-		dir := withFile(t, src, seg, func(d []byte) []byte { clear(d[b:dataEnd]); return d })
-		require.NoError(t, os.Remove(filepath.Join(dir, manifestName))) // a crash before the Close that wrote it
+		// A crash before the Close that synced the records, marked them
+		// and wrote the manifest.
+		dir := withFile(t, src, seg, func(d []byte) []byte {
+			clear(d[b:dataEnd])
+			clear(d[markA : markB+markSize])
+			return d
+		})
+		require.NoError(t, os.Remove(filepath.Join(dir, manifestName)))
 		rewriteManifest(t, dir, manifest{segment: 1, synced: uint64(kept)})
 		lostBits := 0
 		for _, c := range full[b:min(dataEnd, ends[kept+1])] {
@@ -476,4 +552,156 @@ func TestDamagedManifest(t *testing.T) {
 	j, err = Open(dir, fast(Options{}))
 	require.NoError(t, err, "a new manifest was written")
 	require.NoError(t, j.Close())
+}
+
+// TestLockFileDamage: the LOCK file is a note for people, not the lock:
+// an operator who deletes it as stale while the writer runs, or empties
+// it, does not let a second writer in; a directory without one (a
+// journal an older build wrote, a read-only copy) opens read-only.
+func TestLockFileDamage(t *testing.T) {
+	t.Run("deleted while held", func(t *testing.T) {
+		dir := t.TempDir()
+		a, err := Open(dir, fast(Options{}))
+		require.NoError(t, err)
+		defer a.Close()
+		appendN(t, a, 3)
+		require.NoError(t, os.Remove(filepath.Join(dir, lockName)))
+		_, err = Open(dir, fast(Options{}))
+		assert.ErrorIs(t, err, ErrLocked, "a second writer while the first runs")
+		_, err = Open(dir, fast(Options{ReadOnly: true}))
+		assert.ErrorIs(t, err, ErrLocked, "a reader while the writer runs")
+		appendN(t, a, 2)
+	})
+	t.Run("garbage", func(t *testing.T) {
+		dir := t.TempDir()
+		a, err := Open(dir, fast(Options{}))
+		require.NoError(t, err)
+		defer a.Close()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, lockName), []byte("pid -1 host\x00\xff pid x"), 0o644))
+		_, err = Open(dir, fast(Options{}))
+		var le *LockedError
+		require.ErrorAs(t, err, &le)
+		assert.Equal(t, dir, le.Dir)
+	})
+	t.Run("missing, read-only", func(t *testing.T) {
+		dir := t.TempDir()
+		a, err := Open(dir, fast(Options{}))
+		require.NoError(t, err)
+		appendN(t, a, 4)
+		require.NoError(t, a.Close())
+		require.NoError(t, os.Remove(filepath.Join(dir, lockName)))
+		r, err := Open(dir, Options{ReadOnly: true})
+		require.NoError(t, err, "a reader needs no LOCK file")
+		assert.Equal(t, seqs(1, 4), replayAll(t, r))
+		_, err = Open(dir, fast(Options{}))
+		assert.ErrorIs(t, err, ErrLocked, "the reader still keeps writers out")
+		require.NoError(t, r.Close())
+		_, err = os.Stat(filepath.Join(dir, lockName))
+		assert.True(t, os.IsNotExist(err), "a reader creates nothing")
+	})
+}
+
+// TestOpenersRace: writers in six goroutines race to open one directory,
+// each taking turns to append 25 records and close: at any time one
+// holds it (the others get ErrLocked and try again), so every record is
+// kept, in order, and none is written twice over.
+func TestOpenersRace(t *testing.T) {
+	dir := t.TempDir()
+	const writers, each = 6, 25
+	var wg sync.WaitGroup
+	var holders atomic.Int32
+	errs := make(chan error, writers*(each+2)) // room for every error a writer can send
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j, err := Open(dir, fast(Options{SegmentBytes: 4 << 10}))
+				if errors.Is(err, ErrLocked) {
+					runtime.Gosched()
+					continue
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				if n := holders.Add(1); n != 1 {
+					errs <- fmt.Errorf("%d writers hold the directory", n)
+				}
+				for range each {
+					if _, err := j.Append(payload(j.Next()), 0); err != nil {
+						errs <- err
+					}
+				}
+				holders.Add(-1)
+				if err := j.Close(); err != nil {
+					errs <- err
+				}
+				return
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	j, err := Open(dir, Options{ReadOnly: true})
+	require.NoError(t, err)
+	defer j.Close()
+	assert.Equal(t, seqs(1, writers*each), replayAll(t, j))
+}
+
+// TestMarksProveLoss: after a crash of the process (no Close, so the
+// manifest knows only what the first Open synced), the last segment's
+// records zeroed in place from a record boundary on, are refused as a
+// loss of the records the segment's synced marks say were synced. Without
+// the marks it read as records never written, and Open gave back fewer
+// records without a word. (After a machine crash the mark of the last
+// group commit may be lost with it: the marks then prove the commits
+// before it.) A segment replaced whole by an older copy of itself holds
+// older marks too, and is not noticed after a crash (after a Close, the
+// manifest notices it: TestRolledBackSegment).
+func TestMarksProveLoss(t *testing.T) {
+	for _, opts := range []Options{{Sync: SyncAlways}, {Sync: SyncBatch, SyncEvery: 8}} {
+		t.Run(fmt.Sprint(opts.Sync), func(t *testing.T) {
+			src := t.TempDir()
+			opts.SegmentBytes = 64 << 10
+			j, err := Open(src, fast(opts))
+			require.NoError(t, err)
+			appendN(t, j, 20)
+			old := readFile(t, src, segName(1))
+			appendN(t, j, 20)
+			require.Equal(t, uint64(40), j.Synced())
+			crash(j)
+			ends := recordEnds(t, readFile(t, src, segName(1)))
+
+			for _, keep := range []int{0, 10, 25, 39} {
+				dir := withFile(t, src, segName(1), func(b []byte) []byte { clear(b[ends[keep]:]); return b })
+				_, err := Open(dir, fast(opts))
+				var lost *LossError
+				require.ErrorAs(t, err, &lost, "records after %d zeroed", keep)
+				assert.Equal(t, LossError{Last: uint64(keep), Synced: 40, Problems: []string{
+					fmt.Sprintf("%s holds records up to %d, its mark says records up to 40 were synced", segName(1), keep)}}, *lost)
+			}
+			// A segment replaced whole by an older copy carries the older
+			// marks: nothing proves the loss.
+			dir := withFile(t, src, segName(1), func([]byte) []byte { return old })
+			j, err = Open(dir, fast(opts))
+			require.NoError(t, err)
+			assert.Equal(t, uint64(len(recordEnds(t, old))-1), j.Recovery().Last)
+			require.NoError(t, j.Close())
+
+			// Accepted, the loss is recorded: the marks come down.
+			dir = withFile(t, src, segName(1), func(b []byte) []byte { clear(b[ends[20]:]); return b })
+			j, err = Open(dir, fast(Options{AcceptTruncation: true}))
+			require.NoError(t, err)
+			appendN(t, j, 1)
+			crash(j)
+			j, err = Open(dir, fast(Options{}))
+			require.NoError(t, err, "the next Open needs no leave")
+			assert.Equal(t, seqs(1, 21), replayAll(t, j))
+			require.NoError(t, j.Close())
+		})
+	}
 }

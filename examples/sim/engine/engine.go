@@ -851,9 +851,11 @@ func (e *Engine) submit(a *app, now berth.Time, reservation string) {
 		// its plan now, as a host submitting at the reservation's start
 		// would, then fall back to the plan's default queue.
 		if a.planQueue != nil {
-			if _, ferr := e.cfg.Follower.Synchronize(a.planQueue, now); ferr != nil {
+			res, ferr := e.cfg.Follower.Synchronize(a.planQueue, now)
+			if ferr != nil {
 				e.log.Warn("follower", "plan", a.planQueue.QueueName(), "err", ferr)
 			}
+			e.followed(&res, now)
 		}
 		if q, err = e.s.SubmitApp(spec); err != nil {
 			e.log.Warn("submit under reservation refused; submitting without", "app", a.id, "reservation", reservation, "err", err)
@@ -1197,9 +1199,7 @@ func (e *Engine) reserve(a *app, now berth.Time) {
 		at = max(at, rec.Start+a.submitAt-a.job.Start)
 		a.resID = id.String()
 		a.rec.Reservation = a.resID
-		if _, _, ferr := e.cfg.Follower.Refresh(p, rec.Start, now); ferr != nil {
-			e.log.Warn("follower refresh", "plan", p.QueueName(), "err", ferr)
-		}
+		e.refreshed(p, rec.Start, now)
 	} else if err != nil && rec.Reason == "" {
 		rec.Reason = err.Error() // refused before it reached the plan
 	}
@@ -1222,27 +1222,61 @@ func span(a *plan.Allocation) (berth.Time, berth.Time) {
 	return start, end
 }
 
+// refreshed publishes plan p after the engine's Submit accepted a
+// reservation starting at start, as YARN's ClientRMService does: the
+// system published it already when its Publish is the follower's (rm
+// wires it so), and the engine takes what that did; otherwise the engine
+// refreshes the plan itself. Either way the synchronization's ended
+// containers and killed applications are handled as a run's.
+func (e *Engine) refreshed(p *plan.Plan, start, now berth.Time) {
+	published, err := e.cfg.Follower.TakePublished()
+	if err != nil {
+		e.log.Warn("follower publish", "plan", p.QueueName(), "err", err)
+	}
+	if len(published) == 0 {
+		res, done, err := e.cfg.Follower.Refresh(p, start, now)
+		if err != nil {
+			e.log.Warn("follower refresh", "plan", p.QueueName(), "err", err)
+		}
+		if done {
+			published = append(published, res)
+		}
+	}
+	for i := range published {
+		e.followed(&published[i], now)
+	}
+}
+
 func (e *Engine) followerRound(now berth.Time) {
 	results, err := e.cfg.Follower.Run(now)
 	if err != nil {
 		e.log.Warn("follower", "time", now, "err", err)
 	}
-	for _, r := range results {
-		ent := r.Entitlements()
-		if len(r.Created)+len(r.Expired)+len(r.Removed)+len(r.Moved)+len(r.Killed) > 0 || !sameEnt(ent, e.lastEnt[r.PlanQueue]) {
-			e.bump()
-		}
-		e.lastEnt[r.PlanQueue] = ent
-		e.replanned(&r, now)
-		e.ended(r.Ended, now)
-		for _, app := range r.Killed {
-			if a := e.appByIDOrNil(app); a != nil && a.state != finished {
-				e.clearPending(a)
-				a.state = finished
-				e.open--
-			}
+	for i := range results {
+		e.followed(&results[i], now)
+	}
+}
+
+// followed records what one synchronization of a plan did and stops what
+// it ended: a run's, a publication's or a refresh's alike.
+func (e *Engine) followed(r *follower.Result, now berth.Time) {
+	ent := r.Entitlements()
+	if len(r.Created)+len(r.Expired)+len(r.Removed)+len(r.Moved)+len(r.Killed) > 0 || !sameEnt(ent, e.lastEnt[r.PlanQueue]) {
+		e.bump()
+	}
+	e.lastEnt[r.PlanQueue] = ent
+	e.replanned(r, now)
+	// The killed applications first: their containers end with them, and
+	// an AM container that ends with its killed application is no lost AM
+	// to restart (YARN kills the application, it makes no new attempt).
+	for _, app := range r.Killed {
+		if a := e.appByIDOrNil(app); a != nil && a.state != finished {
+			e.clearPending(a)
+			a.state = finished
+			e.open--
 		}
 	}
+	e.ended(r.Ended, now)
 }
 
 // ---- metrics

@@ -10,9 +10,16 @@
 // the process dies, releasing the journal's lock) and loses nothing
 // written. A machine crash also loses what was written since each file's
 // last fsync, keeping only some of its sectors, as a power cut leaves a
-// write the disk was in the middle of. Directory changes (files created,
-// renamed, removed) are taken as durable at once: the journal fsyncs the
-// directory after each, and FaultFS does not undo them.
+// write the disk was in the middle of, and undoes the directory changes
+// (files created, renamed, removed) made since their directory was last
+// fsynced, all or the newest of them.
+//
+// A test can also stop the process at any change it makes to the disk:
+// [FaultFS.Ops] counts the changes (writes, fsyncs, allocations, files
+// created, renamed, removed), [FaultFS.CrashAfter] makes every call fail
+// with [ErrCrashed] from the nth change on, as if the process had died
+// there, and a crash then settles what reached the disk. Running an
+// operation once per change enumerates its crash points.
 //
 // It keeps the undo log for a machine crash in memory: it is for tests of
 // modest size.

@@ -21,7 +21,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 	fsys := &journaltest.FaultFS{}
 	fsys.NoDiskSync(true) // the test need not wait for the disk
-	j, err := journal.Open(dir, journal.Options{SegmentBytes: 4096, FS: fsys})
+	j, err := journal.Open(dir, journal.Options{SegmentBytes: 8 << 10, FS: fsys})
 	if err != nil {
 		panic(err)
 	}
@@ -44,6 +44,8 @@ func Example() {
 	// record 2 appended
 	// record 3 appended
 	// record 4 appended
-	// record 5: the disk is full
-	// record 5 appended once there is room: <nil>
+	// record 5 appended
+	// record 6 appended
+	// record 7: the disk is full
+	// record 7 appended once there is room: <nil>
 }

@@ -1,9 +1,12 @@
 package journaltest
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 
@@ -20,6 +23,34 @@ type FaultFS struct {
 	writeErr error
 	noDisk   bool
 	files    map[*faultFile]struct{}
+	stopped  string
+
+	// Crash points: ops counts the changes made (see Ops); once it
+	// reaches crashAt (when armed), the process is dead and every call
+	// fails with ErrCrashed.
+	ops     int
+	crashAt int
+	armed   bool
+	dead    bool
+	trace   []string // what each change was, for messages
+	// dirOps are the directory changes since each directory's last
+	// fsync, oldest first: a machine crash undoes some of the newest.
+	dirOps []dirOp
+}
+
+// ErrCrashed is what every call of a FaultFS returns once the crash point
+// set by CrashAfter is reached: the process is dead, and nothing it does
+// reaches the disk.
+var ErrCrashed = errors.New("journaltest: the process crashed here")
+
+// dirOp is a directory change not yet made durable by an fsync of its
+// directory, with what undoing it needs.
+type dirOp struct {
+	dir      string
+	kind     string // "create", "rename" or "remove"
+	from, to string // rename: from → to; create and remove: to
+	old      []byte // the file at to that the rename replaced or the removal removed
+	had      bool   // there was one
 }
 
 // SetFull makes the disk full (or no longer): allocating space,
@@ -42,58 +73,249 @@ func (f *FaultFS) FailWrite(err error) { f.mu.Lock(); f.writeErr = err; f.mu.Unl
 // what was fsynced; only a real power cut would not.
 func (f *FaultFS) NoDiskSync(on bool) { f.mu.Lock(); f.noDisk = on; f.mu.Unlock() }
 
+// Ops counts the changes made through the FS so far: writes, fsyncs
+// (of files and directories), renames, removals, allocations,
+// truncations and files created. A test runs an operation once to count
+// its changes, then again with CrashAfter set to each count in turn.
+func (f *FaultFS) Ops() int { f.mu.Lock(); defer f.mu.Unlock(); return f.ops }
+
+// CrashAfter kills the process after n more changes: the next n succeed,
+// and from the one after on every call of the FS (reads included) fails
+// with ErrCrashed, changing nothing, until CrashProcess or CrashMachine
+// settles what the crash left. n < 0 disarms it.
+func (f *FaultFS) CrashAfter(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.armed, f.crashAt = n >= 0, f.ops+n
+	f.dead = f.armed && n == 0
+}
+
+// Crashed reports whether the crash point was reached, and names the
+// change it stopped (the first one not made).
+func (f *FaultFS) Crashed() (bool, string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.dead {
+		return false, ""
+	}
+	return true, f.stopped
+}
+
+// Trace lists the changes made so far, one line each (for a message
+// naming a crash point).
+func (f *FaultFS) Trace() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.trace...)
+}
+
+// change counts one change, described by what, or refuses it when the
+// process is dead or dies now. Called with the lock held.
+func (f *FaultFS) change(what string) error {
+	if f.dead {
+		return ErrCrashed
+	}
+	if f.armed && f.ops >= f.crashAt {
+		f.dead, f.stopped = true, what
+		return ErrCrashed
+	}
+	f.ops++
+	f.trace = append(f.trace, what)
+	return nil
+}
+
+// alive refuses any call once the process is dead. Called with the lock
+// held.
+func (f *FaultFS) alive() error {
+	if f.dead {
+		return ErrCrashed
+	}
+	return nil
+}
+
+// aliveLocked is alive, taking the lock.
+func (f *FaultFS) aliveLocked() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.alive()
+}
+
 // CrashProcess closes every file the FS opened, as the kernel does when
 // a process dies: what was written stays, locks are released. The
-// journals that had them open must not be used again.
+// journals that had them open must not be used again. A crash point set
+// by CrashAfter is cleared: the FS works again, for the next process.
 func (f *FaultFS) CrashProcess() { f.crash(nil) }
 
-// CrashMachine is a power cut: every file loses what was written since
-// its last successful fsync, except a random choice of the sectors of
-// those writes (drawn from rng), then every file is closed as in
-// CrashProcess.
+// CrashMachine is a power cut: the directory changes made since their
+// directory's last fsync persist in the order they were made up to a
+// random point and the rest are undone (a file created is gone, a rename
+// or a removal undone), and every file loses what was written since its
+// last successful fsync, except a random choice of the sectors of those
+// writes (drawn from rng); then every file is closed as in CrashProcess.
 func (f *FaultFS) CrashMachine(rng *rand.Rand) { f.crash(rng) }
 
 func (f *FaultFS) crash(rng *rand.Rand) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if rng != nil {
+		f.undoDirOps(rng)
+	}
 	for ff := range f.files {
 		if rng != nil {
 			ff.tear(rng)
 		}
 		ff.File.Close()
 	}
-	f.files = nil
+	f.files, f.dirOps = nil, nil
+	f.armed, f.dead, f.stopped = false, false, ""
 }
 
-// MkdirAll creates dir as os.MkdirAll does.
-func (f *FaultFS) MkdirAll(dir string) error { return os.MkdirAll(dir, 0o755) }
+// undoDirOps undoes the directory changes a power cut loses: those after
+// a random point, newest first. Called with the lock held.
+func (f *FaultFS) undoDirOps(rng *rand.Rand) {
+	keep := rng.IntN(len(f.dirOps) + 1)
+	for i := len(f.dirOps) - 1; i >= keep; i-- {
+		op := f.dirOps[i]
+		switch op.kind {
+		case "create":
+			os.Remove(op.to)
+		case "rename":
+			os.Rename(op.to, op.from)
+			for ff := range f.files {
+				if ff.name == op.to {
+					ff.name = op.from
+				}
+			}
+			if op.had {
+				os.WriteFile(op.to, op.old, 0o644)
+			}
+		case "remove":
+			if op.had {
+				os.WriteFile(op.to, op.old, 0o644)
+			}
+		}
+	}
+}
 
-// ReadDir lists dir.
-func (f *FaultFS) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
+// logDirOp records a directory change for a machine crash to undo.
+// Called with the lock held.
+func (f *FaultFS) logDirOp(op dirOp) {
+	op.dir = filepath.Dir(op.to)
+	f.dirOps = append(f.dirOps, op)
+}
 
-// Rename renames a file.
-func (f *FaultFS) Rename(from, to string) error { return os.Rename(from, to) }
-
-// Remove removes a file.
-func (f *FaultFS) Remove(name string) error { return os.Remove(name) }
-
-// SyncDir fsyncs dir, or fails as FailSync says.
-func (f *FaultFS) SyncDir(dir string) error {
+// MkdirAll creates dir as os.MkdirAll does (the directory is taken as
+// durable at once).
+func (f *FaultFS) MkdirAll(dir string) error {
 	f.mu.Lock()
-	err, skip := f.syncErr, f.noDisk
-	f.mu.Unlock()
-	if err != nil || skip {
+	defer f.mu.Unlock()
+	if err := f.alive(); err != nil {
 		return err
 	}
-	return journal.OSFS{}.SyncDir(dir)
+	return os.MkdirAll(dir, 0o755)
+}
+
+// ReadDir lists dir.
+func (f *FaultFS) ReadDir(dir string) ([]fs.DirEntry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.alive(); err != nil {
+		return nil, err
+	}
+	return os.ReadDir(dir)
+}
+
+// Rename renames a file; the rename is durable once the directory is
+// fsynced.
+func (f *FaultFS) Rename(from, to string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.change(fmt.Sprintf("rename %s to %s", filepath.Base(from), filepath.Base(to))); err != nil {
+		return err
+	}
+	old, rerr := os.ReadFile(to)
+	if err := os.Rename(from, to); err != nil {
+		return err
+	}
+	f.logDirOp(dirOp{kind: "rename", from: from, to: to, old: old, had: rerr == nil})
+	for ff := range f.files {
+		if ff.name == from {
+			ff.name = to
+		}
+	}
+	return nil
+}
+
+// Remove removes a file; the removal is durable once the directory is
+// fsynced.
+func (f *FaultFS) Remove(name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.change("remove " + filepath.Base(name)); err != nil {
+		return err
+	}
+	old, rerr := os.ReadFile(name)
+	if err := os.Remove(name); err != nil {
+		return err
+	}
+	f.logDirOp(dirOp{kind: "remove", to: name, old: old, had: rerr == nil})
+	return nil
+}
+
+// SyncDir fsyncs dir, or fails as FailSync says; once it succeeds, the
+// directory's changes survive a machine crash.
+func (f *FaultFS) SyncDir(dir string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.change("fsync directory"); err != nil {
+		return err
+	}
+	if f.syncErr != nil {
+		return f.syncErr
+	}
+	if !f.noDisk {
+		if err := (journal.OSFS{}).SyncDir(dir); err != nil {
+			return err
+		}
+	}
+	kept := f.dirOps[:0]
+	for _, op := range f.dirOps {
+		if op.dir != filepath.Clean(dir) {
+			kept = append(kept, op)
+		}
+	}
+	f.dirOps = kept
+	return nil
 }
 
 // OpenFile opens a file; on a full disk, creating one succeeds (an inode
-// is not space) but writing into it does not.
+// is not space) but writing into it does not. A file created is durable
+// once its directory is fsynced.
 func (f *FaultFS) OpenFile(name string, flag int, perm fs.FileMode) (journal.File, error) {
+	f.mu.Lock()
+	err := f.alive()
+	created := false
+	if err == nil && flag&os.O_CREATE != 0 {
+		if _, serr := os.Lstat(name); os.IsNotExist(serr) {
+			created = true
+			err = f.change("create " + filepath.Base(name))
+		}
+	}
+	if err == nil && flag&os.O_TRUNC != 0 && !created {
+		err = f.change("truncate " + filepath.Base(name) + " on open")
+	}
+	f.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
 	file, err := journal.OSFS{}.OpenFile(name, flag, perm)
 	if err != nil {
 		return nil, err
+	}
+	if created {
+		f.mu.Lock()
+		f.logDirOp(dirOp{kind: "create", to: name})
+		f.mu.Unlock()
 	}
 	st, err := file.Stat()
 	if err != nil {
@@ -122,12 +344,14 @@ type faultFile struct {
 	closed bool
 }
 
-// undo is one write since the last fsync: where, and the bytes it
-// replaced (zeros past the file's old end).
+// undo is one change since the last fsync: a write (where, and the
+// bytes it replaced: zeros past the file's old end), or a change of the
+// file's size (the bytes a shrinking one cut, from off).
 type undo struct {
 	off     int64
 	old     []byte
 	oldSize int64
+	resize  bool
 }
 
 func (ff *faultFile) fail(op string, err error) error {
@@ -138,6 +362,9 @@ func (ff *faultFile) fail(op string, err error) error {
 func (ff *faultFile) WriteAt(p []byte, off int64) (int, error) {
 	ff.fs.mu.Lock()
 	defer ff.fs.mu.Unlock()
+	if err := ff.fs.change(fmt.Sprintf("write %d bytes at %d of %s", len(p), off, filepath.Base(ff.name))); err != nil {
+		return 0, err
+	}
 	if ff.fs.writeErr != nil {
 		return 0, ff.fail("write", ff.fs.writeErr)
 	}
@@ -178,14 +405,51 @@ func (ff *faultFile) Truncate(size int64) error {
 func (ff *faultFile) resize(name string, size int64, op func(int64) error, after int64) error {
 	ff.fs.mu.Lock()
 	defer ff.fs.mu.Unlock()
+	if err := ff.fs.change(fmt.Sprintf("%s %s to %d bytes", name, filepath.Base(ff.name), size)); err != nil {
+		return err
+	}
 	if ff.fs.full && size > ff.size {
 		return ff.fail(name, syscall.ENOSPC)
+	}
+	st, err := ff.File.Stat()
+	if err != nil {
+		return err
+	}
+	u := undo{off: min(size, st.Size()), oldSize: st.Size(), resize: true}
+	if size < st.Size() {
+		u.old = make([]byte, st.Size()-size)
+		ff.File.ReadAt(u.old, size)
 	}
 	if err := op(size); err != nil {
 		return err
 	}
+	ff.undo = append(ff.undo, u)
 	ff.size = after
 	return nil
+}
+
+// ReadAt reads, unless the process is dead.
+func (ff *faultFile) ReadAt(p []byte, off int64) (int, error) {
+	if err := ff.fs.aliveLocked(); err != nil {
+		return 0, err
+	}
+	return ff.File.ReadAt(p, off)
+}
+
+// Read reads, unless the process is dead.
+func (ff *faultFile) Read(p []byte) (int, error) {
+	if err := ff.fs.aliveLocked(); err != nil {
+		return 0, err
+	}
+	return ff.File.Read(p)
+}
+
+// Lock locks, unless the process is dead.
+func (ff *faultFile) Lock(exclusive bool) error {
+	if err := ff.fs.aliveLocked(); err != nil {
+		return err
+	}
+	return ff.File.Lock(exclusive)
 }
 
 // Sync fsyncs (or only says so, as NoDiskSync asks), or fails as
@@ -194,6 +458,9 @@ func (ff *faultFile) resize(name string, size int64, op func(int64) error, after
 func (ff *faultFile) Sync() error {
 	ff.fs.mu.Lock()
 	defer ff.fs.mu.Unlock()
+	if err := ff.fs.change("fsync " + filepath.Base(ff.name)); err != nil {
+		return err
+	}
 	if ff.fs.syncErr != nil {
 		return ff.fail("sync", ff.fs.syncErr)
 	}
@@ -242,6 +509,13 @@ func (ff *faultFile) tear(rng *rand.Rand) {
 	// persisted left it.
 	for i := len(ff.undo) - 1; i >= keep; i-- {
 		u := ff.undo[i]
+		if u.resize {
+			w.Truncate(u.oldSize)
+			if len(u.old) > 0 {
+				w.WriteAt(u.old, u.off)
+			}
+			continue
+		}
 		from := u.off
 		if i == keep { // torn: a prefix of its sectors made it
 			end := u.off + int64(len(u.old))
