@@ -180,7 +180,7 @@ func newAPIFixture(t testing.TB) *apiFixture {
 		&bytes.Buffer{}, refusingWriter{}, fx.round, fx.round.Cluster,
 		// Typed nils: readers, writers and a clock that compare unequal to nil.
 		(*bytes.Reader)(nil), (*bytes.Buffer)(nil), (*berth.ManualClock)(nil),
-		berth.NewStateEncoder(&bytes.Buffer{}, "k", 1), must(berth.NewStateDecoder(bytes.NewReader(fx.csSnap), "capacity.Scheduler", 2))}
+		berth.NewStateEncoder(&bytes.Buffer{}, "k", 1), must(berth.NewStateDecoder(bytes.NewReader(fx.csSnap), "capacity.Scheduler", 3))}
 	fx.gen = newAPIGen(fx)
 	return fx
 }

@@ -56,7 +56,7 @@ var apiReceivers = map[string]func(fx *apiFixture) []any{
 		return []any{berth.Resource{}, berth.New(math.MaxInt64, math.MaxInt64), berth.New(math.MinInt64, -1), berth.NewWithExtras(1, 1, berth.Quantity{Name: "gpu", Value: 3})}
 	},
 	"berth.StateDecoder": func(fx *apiFixture) []any {
-		return []any{must(berth.NewStateDecoder(bytes.NewReader(fx.csSnap), "capacity.Scheduler", 2))}
+		return []any{must(berth.NewStateDecoder(bytes.NewReader(fx.csSnap), "capacity.Scheduler", 3))}
 	},
 	"berth.StateEncoder": func(fx *apiFixture) []any { return []any{berth.NewStateEncoder(&bytes.Buffer{}, "k", 1)} },
 	"berth.StateError": func(fx *apiFixture) []any {
@@ -130,7 +130,14 @@ var apiReceivers = map[string]func(fx *apiFixture) []any{
 	"policy.SimpleCapacityReplanner": func(fx *apiFixture) []any {
 		return []any{must(policy.NewSimpleCapacityReplanner(policy.DefaultReplannerConfig()))}
 	},
-	"preempt.Action":              func(fx *apiFixture) []any { return []any{*new(preempt.Action)} },
+	"preempt.Action": func(fx *apiFixture) []any { return []any{*new(preempt.Action)} },
+	"preempt.AppView": func(fx *apiFixture) []any {
+		out := []any{&preempt.AppView{}}
+		for _, a := range fx.round.Cluster.Apps {
+			out = append(out, a)
+		}
+		return out
+	},
 	"preempt.CapacityView":        func(fx *apiFixture) []any { return []any{fx.round.Cluster, *new(preempt.CapacityView)} },
 	"preempt.FIFOSelector":        func(fx *apiFixture) []any { return []any{*new(preempt.FIFOSelector)} },
 	"preempt.FairAction":          func(fx *apiFixture) []any { return []any{*new(preempt.FairAction)} },

@@ -55,16 +55,16 @@ func (GreedyRLE) Allocate(v *StageView, _ int, s plan.Stage, w berth.Interval) (
 	// Most stages fit whole in the first candidate window: look at that
 	// window alone first. The first batch reads nothing beyond it, so when
 	// it places every gang the answer is the one of the full scan.
-	probe := berth.Interval{Start: w.Start, End: w.Start + sj.dur}
-	worth := j.left && fitsIn(w.Start, sj.dur, w.End) && probe.End < w.End
-	if worth && !j.placed && memoryOnly(sj.f) {
+	probe := berth.Interval{Start: w.Start, End: w.Start + sj.duration}
+	worth := j.left && fitsIn(w.Start, sj.duration, w.End) && probe.End < w.End
+	if worth && !j.placed && memoryOnly(sj.fitter) {
 		// Under the memory calculator a gang count depends on free memory
 		// alone, monotonically, so the probe succeeds exactly when every
 		// gang fits in the least free memory over its window: one range
 		// maximum of the plan's load answers without reading the window,
 		// either way.
 		if free, ok := v.PlanLeastFree(probe); ok {
-			if sj.f.fit(free, sj.gangs) >= sj.gangs {
+			if sj.fitter.fit(free, sj.gangs) >= sj.gangs {
 				return append(j.out[:0], Placement{Interval: probe, Resource: sj.batch(sj.gangs)}), true, nil
 			}
 			worth = false
@@ -73,7 +73,7 @@ func (GreedyRLE) Allocate(v *StageView, _ int, s plan.Stage, w berth.Interval) (
 	if worth {
 		// The probe can only succeed if every gang fits at its start; a
 		// point query says when it cannot.
-		worth = sj.f.fit(v.FreeAt(w.Start), sj.gangs) >= sj.gangs
+		worth = sj.fitter.fit(v.FreeAt(w.Start), sj.gangs) >= sj.gangs
 	}
 	if worth {
 		head, err := v.Available(probe)
@@ -170,7 +170,7 @@ func (a LowCostAligned) Allocate(v *StageView, _ int, s plan.Stage, w berth.Inte
 		smooth = DefaultSmoothnessFactor
 	}
 	in := &lowCostInput{loads: loads.p, mods: j.mods, net: net, capacity: j.view.capacity(),
-		calc: j.view.calculator(), smooth: smooth, left: j.left, scratch: &j.lc}
+		calc: j.view.calculator(), smooth: smooth, left: j.left, scratch: &j.lowCost}
 	// lowCostAligned leaves j.mods as it is: the planner records what it
 	// accepts.
 	ps, ok := lowCostAligned(in, j.stageJob(s), w.Start, w.End)

@@ -167,7 +167,7 @@ func (v *StageView) Gangs(s plan.Stage, avail berth.Resource, limit int64) int64
 		return 0
 	}
 	sj := v.job().stageJob(s)
-	return sj.f.fit(avail, limit)
+	return sj.fitter.fit(avail, limit)
 }
 
 // Available returns what the plan leaves the user over w (the sharing

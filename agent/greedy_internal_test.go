@@ -23,8 +23,8 @@ func seedProfile() *profile {
 
 func oneContainerJob(n, conc, dur int64) stageJob {
 	return stageJob{
-		f:   fitter{calc: berth.MemoryCalculator{}, cluster: c(2), gang: c(conc)},
-		cap: c(1), conc: conc, gangs: n / conc, dur: dur, rawDur: dur, step: 1000,
+		fitter:    fitter{calc: berth.MemoryCalculator{}, cluster: c(2), gang: c(conc)},
+		container: c(1), concurrency: conc, gangs: n / conc, duration: dur, requestedDuration: dur, step: 1000,
 	}
 }
 

@@ -201,38 +201,12 @@ func (a wasteAllocator) Allocate(v *StageView, index int, s plan.Stage, w berth.
 		return nil, false, nil
 	}
 	sj := j.stageJob(s)
-	if !fitsIn(w.Start, sj.dur, w.End) {
+	if !fitsIn(w.Start, sj.duration, w.End) {
 		return nil, false, nil
 	}
-	// The window first, with the cheap "no stretch has room" answer, then
-	// Gap on each side: what a placement strands reaches that far.
-	gap := a.opts.Gap
-	lo, hi := w.Start, w.End
-	if lo > berth.MinTime+gap {
-		lo -= gap
-	}
-	if hi < berth.MaxTime-gap {
-		hi += gap
-	}
-	var net *profile
-	if cheap, none := j.noRoomCheap(w, sj); cheap {
-		// The stretch test read the load steps alone.
-		if none {
-			return nil, false, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
-		}
-		var err error
-		if net, err = j.net(w.Start, w.End); err != nil {
-			return nil, false, err
-		}
-	} else {
-		prof, room, err := v.AvailableForStage(w, s)
-		if err != nil {
-			return nil, false, err
-		}
-		if !room {
-			return nil, false, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
-		}
-		net = prof.p
+	net, err := windowNet(v, index, s, sj, w)
+	if err != nil {
+		return nil, false, err
 	}
 	contiguous := j.def.Interpreter == plan.ROrderNoGap
 	capacity := j.view.capacity()
@@ -245,44 +219,74 @@ func (a wasteAllocator) Allocate(v *StageView, index int, s plan.Stage, w berth.
 		}
 		return j.exported(ps), true, nil
 	}
-	// Contested: read the widened window.
 	j.view.release(net)
+	return a.allocateContested(j, index, sj, w, contiguous, capacity)
+}
+
+// windowNet is the net availability of the stage window w, with the cheap
+// "no stretch has room" answer first: a NoPlacementError when no stretch
+// of the window has room for the stage.
+func windowNet(v *StageView, index int, s plan.Stage, sj stageJob, w berth.Interval) (*profile, error) {
+	j := v.job()
+	if cheap, none := j.noRoomCheap(w, sj); cheap {
+		// The stretch test read the load steps alone.
+		if none {
+			return nil, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
+		}
+		return j.net(w.Start, w.End)
+	}
+	prof, room, err := v.AvailableForStage(w, s)
+	if err != nil {
+		return nil, err
+	}
+	if !room {
+		return nil, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonNoRoom}
+	}
+	return prof.p, nil
+}
+
+// allocateContested places a stage in a contested window: of the late
+// and early greedy placements and the one-block placements, the one that
+// strands the least within Gap of it, if it wastes no more than Slack
+// allows.
+func (a wasteAllocator) allocateContested(j *job, index int, sj stageJob, w berth.Interval, contiguous bool,
+	capacity berth.Resource) ([]Placement, bool, error) {
+	// Gap on each side: what a placement strands reaches that far.
+	gap := a.opts.Gap
+	lo, hi := w.Start, w.End
+	if lo > berth.MinTime+gap {
+		lo -= gap
+	}
+	if hi < berth.MaxTime-gap {
+		hi += gap
+	}
 	ext, err := j.net(lo, hi)
 	if err != nil {
 		return nil, false, err
 	}
 	defer j.view.release(ext)
-
 	sc := a.scorer(ext, gap, capacity)
 	defer a.scorers.Put(sc)
-	var best []placement
-	bestW := math.Inf(1)
-	consider := func(ps []placement) {
-		if len(ps) == 0 || (contiguous && !nonPreemptive(ps)) {
-			return
-		}
-		if wv := sc.waste(ps); wv < bestW {
-			best, bestW = ps, wv
-		}
-	}
+
+	search := wasteSearch{scorer: sc, contiguous: contiguous, bestWaste: math.Inf(1)}
 	for k, left := range [2]bool{false, true} {
 		scratch := sc.scratchCopy(ext, k)
 		if ps, ok := greedyRLE(scratch, sj, w.Start, w.End, left, j.scan()); ok {
-			consider(ps)
+			search.consider(ps)
 		}
 	}
 	need := sj.batch(sj.gangs)
 	if need.FitsIn(capacity) {
-		starts := sc.flushStarts(w, sj.dur, need)
+		starts := sc.flushStarts(w, sj.duration, need)
 		if len(starts) > maxBlocks {
 			// The latest and the earliest: the search stays cheap.
 			starts = append(starts[:maxBlocks/2], starts[len(starts)-maxBlocks/2:]...)
 		}
 		for _, st := range starts {
-			consider([]placement{{iv: berth.Interval{Start: st, End: st + sj.dur}, r: need}})
+			search.consider([]placement{{iv: berth.Interval{Start: st, End: st + sj.duration}, r: need}})
 		}
 	}
-	if best == nil {
+	if search.best == nil {
 		if sj.gangs > fewGangs {
 			// The late and early greedy placements failed, and every
 			// block of all the gangs: the fallbacks rarely find more, at
@@ -291,17 +295,37 @@ func (a wasteAllocator) Allocate(v *StageView, index int, s plan.Stage, w berth.
 		}
 		return nil, false, nil
 	}
-	if a.opts.Slack >= 0 && bestW > a.opts.Slack*sc.share(need, sj.dur) {
+	if a.opts.Slack >= 0 && search.bestWaste > a.opts.Slack*sc.share(need, sj.duration) {
 		return nil, false, &NoPlacementError{Agent: "LeastWaste", Stage: index, Reason: reasonDeclined}
 	}
-	return j.exported(best), true, nil
+	return j.exported(search.best), true, nil
+}
+
+// wasteSearch keeps the least wasteful of one stage's candidate
+// placements.
+type wasteSearch struct {
+	scorer     *wasteScorer
+	contiguous bool // the stage's batches must run back to back
+	best       []placement
+	bestWaste  float64
+}
+
+// consider scores ps and keeps it if it wastes less than the best so far
+// (the first of equals).
+func (s *wasteSearch) consider(ps []placement) {
+	if len(ps) == 0 || (s.contiguous && !nonPreemptive(ps)) {
+		return
+	}
+	if waste := s.scorer.waste(ps); waste < s.bestWaste {
+		s.best, s.bestWaste = ps, waste
+	}
 }
 
 // flushStarts returns the starts in [w.Start, w.End − dur] of a block of
 // need lasting dur that fits everywhere in ext and starts or ends at a
 // breakpoint of ext or an end of w, latest first, without repeats.
 func (sc *wasteScorer) flushStarts(w berth.Interval, dur berth.Duration, need berth.Resource) []berth.Time {
-	ext := sc.ext
+	ext := sc.widened
 	last := w.End - dur
 	// bad[i] counts the segments before i where need does not fit.
 	bad := append(sc.bad[:0], make([]int32, len(ext.ts)+1)...)
@@ -342,15 +366,15 @@ func (sc *wasteScorer) flushStarts(w berth.Interval, dur berth.Duration, need be
 // wasteScorer measures the free area placements strand in one profile of
 // free capacity.
 type wasteScorer struct {
-	ext      *profile
-	gap      berth.Duration
-	weight   [2]float64 // memory and vcores as shares of the capacity
-	scratch  *profile
-	copies   [2]*profile
-	starts   []berth.Time
-	bad      []int32
-	mem, vc  bands
-	capacity berth.Resource
+	widened        *profile
+	gap            berth.Duration
+	weight         [2]float64 // memory and vcores as shares of the capacity
+	scratch        *profile
+	copies         [2]*profile
+	starts         []berth.Time
+	bad            []int32
+	memory, vcores bands
+	capacity       berth.Resource
 }
 
 type band struct {
@@ -364,7 +388,7 @@ func (a wasteAllocator) scorer(ext *profile, gap berth.Duration, capacity berth.
 	if sc == nil {
 		sc = &wasteScorer{scratch: &profile{}, copies: [2]*profile{{}, {}}}
 	}
-	sc.ext, sc.gap, sc.weight, sc.capacity = ext, gap, shareWeights(capacity), capacity
+	sc.widened, sc.gap, sc.weight, sc.capacity = ext, gap, shareWeights(capacity), capacity
 	return sc
 }
 
@@ -409,7 +433,7 @@ func (sc *wasteScorer) waste(ps []placement) float64 {
 	for _, p := range ps[1:] {
 		s, e = min(s, p.iv.Start), max(e, p.iv.End)
 	}
-	lo, hi := max(s-sc.gap, sc.ext.ts[0]), min(e+sc.gap, sc.ext.end)
+	lo, hi := max(s-sc.gap, sc.widened.ts[0]), min(e+sc.gap, sc.widened.end)
 	if len(ps) == 1 {
 		// One block: read the free capacity around it twice, the block
 		// taken off on the fly the second time.
@@ -423,9 +447,9 @@ func (sc *wasteScorer) wasteByCopy(ps []placement, lo, hi berth.Time) float64 {
 	// The local free capacity, before and after.
 	loc := sc.scratch
 	loc.ts, loc.rs, loc.end = loc.ts[:0], loc.rs[:0], hi
-	for i := max(sc.ext.floor(lo), 0); i < len(sc.ext.ts) && sc.ext.ts[i] < hi; i++ {
-		loc.ts = append(loc.ts, max(sc.ext.ts[i], lo))
-		loc.rs = append(loc.rs, sc.ext.rs[i])
+	for i := max(sc.widened.floor(lo), 0); i < len(sc.widened.ts) && sc.widened.ts[i] < hi; i++ {
+		loc.ts = append(loc.ts, max(sc.widened.ts[i], lo))
+		loc.rs = append(loc.rs, sc.widened.rs[i])
 	}
 	before := sc.stranded(loc)
 	for _, p := range ps {
@@ -437,15 +461,15 @@ func (sc *wasteScorer) wasteByCopy(ps []placement, lo, hi berth.Time) float64 {
 // strandedAround is stranded over [lo, hi) of ext, less blk if not nil,
 // without copying ext.
 func (sc *wasteScorer) strandedAround(lo, hi berth.Time, blk *placement) float64 {
-	p := sc.ext
-	sc.mem.reset(lo, sc.gap)
-	sc.vc.reset(lo, sc.gap)
+	p := sc.widened
+	sc.memory.reset(lo, sc.gap)
+	sc.vcores.reset(lo, sc.gap)
 	feed := func(t berth.Time, r berth.Resource) {
 		if blk != nil && t >= blk.iv.Start && t < blk.iv.End {
 			r = r.Sub(blk.r)
 		}
-		sc.mem.step(t, max(r.Memory, 0), false)
-		sc.vc.step(t, max(r.VCores, 0), false)
+		sc.memory.step(t, max(r.Memory, 0), false)
+		sc.vcores.step(t, max(r.VCores, 0), false)
 	}
 	for i := max(p.floor(lo), 0); i < len(p.ts) && p.ts[i] < hi; i++ {
 		a, b := max(p.ts[i], lo), min(p.end, hi)
@@ -462,9 +486,9 @@ func (sc *wasteScorer) strandedAround(lo, hi berth.Time, blk *placement) float64
 			}
 		}
 	}
-	sc.mem.step(hi, -1, true)
-	sc.vc.step(hi, -1, true)
-	return sc.mem.out*sc.weight[0] + sc.vc.out*sc.weight[1]
+	sc.memory.step(hi, -1, true)
+	sc.vcores.step(hi, -1, true)
+	return sc.memory.out*sc.weight[0] + sc.vcores.out*sc.weight[1]
 }
 
 // stranded sums, over the free bands of p that end inside its domain on
@@ -474,15 +498,15 @@ func (sc *wasteScorer) stranded(p *profile) float64 {
 	if p.empty() {
 		return 0
 	}
-	sc.mem.reset(p.ts[0], sc.gap)
-	sc.vc.reset(p.ts[0], sc.gap)
+	sc.memory.reset(p.ts[0], sc.gap)
+	sc.vcores.reset(p.ts[0], sc.gap)
 	for i, t := range p.ts {
-		sc.mem.step(t, max(p.rs[i].Memory, 0), false)
-		sc.vc.step(t, max(p.rs[i].VCores, 0), false)
+		sc.memory.step(t, max(p.rs[i].Memory, 0), false)
+		sc.vcores.step(t, max(p.rs[i].VCores, 0), false)
 	}
-	sc.mem.step(p.end, -1, true)
-	sc.vc.step(p.end, -1, true)
-	return sc.mem.out*sc.weight[0] + sc.vc.out*sc.weight[1]
+	sc.memory.step(p.end, -1, true)
+	sc.vcores.step(p.end, -1, true)
+	return sc.memory.out*sc.weight[0] + sc.vcores.out*sc.weight[1]
 }
 
 // strandedDim is stranded for one resource type (get reads it).
@@ -609,13 +633,13 @@ func hopeless(v planView, id plan.ReservationID, user string, def plan.Definitio
 		}
 		before += d
 		sj := stageJob{
-			f: fitter{calc: calc, cluster: capacity, gang: s.Capability.MulInt(s.Concurrency),
+			fitter: fitter{calc: calc, cluster: capacity, gang: s.Capability.MulInt(s.Concurrency),
 				componentwise: opts.ComponentwiseFit},
-			cap: s.Capability, conc: s.Concurrency, gangs: s.Containers / s.Concurrency,
-			dur: stepRoundUp(s.Duration, step), rawDur: s.Duration, step: step,
+			container: s.Capability, concurrency: s.Concurrency, gangs: s.Containers / s.Concurrency,
+			duration: stepRoundUp(s.Duration, step), requestedDuration: s.Duration, step: step,
 		}
 		need := newStretchNeed(sj)
-		none := !w.Valid() || uint64(w.End-w.Start) < uint64(sj.dur)
+		none := !w.Valid() || uint64(w.End-w.Start) < uint64(sj.duration)
 		if !none {
 			var ok bool
 			if memo {

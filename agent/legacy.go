@@ -108,9 +108,9 @@ func (g *LegacyGreedy) compute(v planView, id plan.ReservationID, def plan.Defin
 			return nil, nil, berth.Interval{}, err
 		}
 		j := stageJob{
-			f:   fitter{calc: v.calculator(), cluster: v.capacity(), gang: s.Capability.MulInt(s.Concurrency), componentwise: g.ComponentwiseFit},
-			cap: s.Capability, conc: s.Concurrency, gangs: s.Containers / s.Concurrency,
-			dur: stepRoundUp(s.Duration, step), rawDur: s.Duration, step: step,
+			fitter:    fitter{calc: v.calculator(), cluster: v.capacity(), gang: s.Capability.MulInt(s.Concurrency), componentwise: g.ComponentwiseFit},
+			container: s.Capability, concurrency: s.Concurrency, gangs: s.Containers / s.Concurrency,
+			duration: stepRoundUp(s.Duration, step), requestedDuration: s.Duration, step: step,
 		}
 		cur, ok := greedySteps(net, j, earliest, curDeadline, scanOptions{seeBatches: true})
 		if !ok {

@@ -69,11 +69,11 @@ func (b *stepBuffers) job() *job {
 	if j == nil {
 		return &job{mods: newFlat(berth.MinTime, berth.MaxTime, berth.Resource{})}
 	}
-	mods, out, lc := j.mods, j.out[:0], j.lc
+	mods, out, lc := j.mods, j.out[:0], j.lowCost
 	mods.ts = append(mods.ts[:0], berth.MinTime)
 	mods.rs = append(mods.rs[:0], berth.Resource{})
 	mods.end = berth.MaxTime
-	*j = job{mods: mods, out: out, lc: lc}
+	*j = job{mods: mods, out: out, lowCost: lc}
 	return j
 }
 
@@ -84,7 +84,7 @@ func (b *stepBuffers) putJob(j *job) {
 	if j.planLoads != nil && j.view != nil {
 		j.view.release(j.planLoads)
 	}
-	if b != nil && cap(j.mods.ts) <= maxKept && cap(j.out) <= maxKept && j.lc.small() {
+	if b != nil && cap(j.mods.ts) <= maxKept && cap(j.out) <= maxKept && j.lowCost.small() {
 		j.view, j.planLoads = nil, nil // hold no plan
 		b.jobs.Put(j)
 	}
@@ -150,9 +150,9 @@ func noStretch(steps []rle.Step, capacity berth.Resource, need *stretchNeed, w b
 		// Gang time is counted in int64: at most gangs × |w|, checked to
 		// fit (else the bound is not used).
 		exact = exact && uint64(w.End)-uint64(w.Start) <= uint64(math.MaxInt64/need.gangs)
-		goal := need.gangs * need.dur // used once a stretch of dur ≤ |w| is seen
-		var total, run int64          // gang·ms in the long stretches closed so far, in the open one
-		long := false                 // the open stretch is long enough for a batch
+		goal := need.gangs * need.duration // used once a stretch of dur ≤ |w| is seen
+		var total, run int64               // gang·ms in the long stretches closed so far, in the open one
+		long := false                      // the open stretch is long enough for a batch
 		for i := range steps {
 			st := &steps[i]
 			v := &st.Value
@@ -172,13 +172,13 @@ func noStretch(steps []rle.Step, capacity berth.Resource, need *stretchNeed, w b
 				sc.in, sc.from, run = true, s, 0
 			}
 			if !exact {
-				if fitsIn(sc.from, need.dur, e) {
+				if fitsIn(sc.from, need.duration, e) {
 					return false
 				}
 				continue
 			}
 			run += min(free/need.gangMem, need.gangs) * (e - s)
-			long = long || fitsIn(sc.from, need.dur, e)
+			long = long || fitsIn(sc.from, need.duration, e)
 			if long && total+run >= goal {
 				return false
 			}

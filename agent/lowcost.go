@@ -485,55 +485,24 @@ func gangsPerUnit(gangs int64, window int32, smooth int64) int64 {
 // It leaves in.mods as it is: each round sees the batches placed before it
 // through the windows' counts of gangs taken (the windows do not overlap).
 func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placement, bool) {
-	if j.dur <= 0 {
+	n, perUnit, ok := candidateWindows(in, j, sa, sd)
+	if !ok {
 		return nil, false
-	}
-	// The candidate windows; window is their count as YARN's (int) cast
-	// has it (it wraps), which only the gangs per round read.
-	n := (sd - sa) / j.dur
-	window := int32(n)
-	perUnit := gangsPerUnit(j.gangs, window, in.smooth)
-	if window <= 0 || n <= 0 || n > maxCandidates {
-		// n out of range while window is in range is a count that wrapped
-		// (in the cast, or in sd − sa): not placed, as any count beyond
-		// the bound.
-		return nil, false
-	}
-	h := &diHeap{left: in.left}
-	counted := !in.recount && countsDown(j.f)
-	// build returns window best's entry once a batch of n more gangs is
-	// placed in it.
-	build := func(best durationInterval, n int64) durationInterval {
-		di := durationInterval{start: best.start, end: best.end, taken: best.taken + n}
-		// n gangs each time add up: batch(a) + batch(b) = batch(a + b).
-		taken := j.batch(di.taken)
-		if counted && best.canFit < math.MaxInt32 {
-			// The batch fills the whole window: every piece of it has n
-			// gangs less room, so the fewest gangs anywhere drop by n.
-			di.canFit = best.canFit - n
-		} else {
-			di.canFit = in.canFit(di.start, di.end, j.f, taken)
-		}
-		if di.canFit > 0 {
-			// Only windows that fit a gang are kept: the cost of the
-			// others is never read.
-			di.cost = in.cost(di.start, di.end, j.step, taken)
-		}
-		return di
 	}
 	// Every candidate window's cost and gang count in one sweep of the
-	// profiles (the same pieces, summed in the same order, as build).
+	// profiles (the same pieces, summed in the same order, as refit).
 	first := sa
 	if !in.left {
-		first = sd - n*j.dur
+		first = sd - n*j.duration
 	}
-	costs, fits := in.sweep(first, int(n), j.dur, j.step, j.f)
+	costs, fits := in.sweep(first, int(n), j.duration, j.step, j.fitter)
 	kept := 0
 	for _, f := range fits {
 		if f > 0 {
 			kept++
 		}
 	}
+	h := &diHeap{left: in.left}
 	var placed []placement
 	if sc := in.scratch; sc != nil {
 		h.items, placed = sized(sc.items, kept+1)[:0], sc.placed[:0]
@@ -542,37 +511,9 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 	} else {
 		h.items = make([]durationInterval, 0, kept+1)
 	}
-	// The windows that fit a gang, in the order YARN adds them (from the
-	// side the stage fills first).
-	for i := range fits {
-		k := i
-		if !in.left {
-			k = len(fits) - 1 - i
-		}
-		if fits[k] > 0 {
-			h.items = append(h.items, durationInterval{start: first + berth.Time(k)*j.dur,
-				end: first + berth.Time(k+1)*j.dur, cost: costs[k], canFit: fits[k]})
-		}
-	}
+	h.items = appendCandidates(h.items, first, j.duration, costs, fits, in.left)
 	h.init()
-	remaining := j.gangs
-	for rounds := 1; remaining > 0 && h.Len() > 0; rounds++ {
-		if rounds > maxBatches {
-			break
-		}
-		best := h.pop()
-		n := min(perUnit, remaining, best.canFit)
-		remaining -= n
-		placed = append(placed, placement{iv: berth.Interval{Start: best.start, End: best.end}, r: j.batch(n)})
-		if remaining == 0 {
-			// Done: the window is not offered again (the heap is
-			// dropped), so its new cost and count are not read.
-			break
-		}
-		if di := build(best, n); di.canFit > 0 {
-			h.push(di)
-		}
-	}
+	placed, remaining := in.rounds(h, j, perUnit, placed)
 	if remaining > 0 {
 		return nil, false
 	}
@@ -587,4 +528,89 @@ func lowCostAligned(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placemen
 		return nil, true
 	}
 	return out, true
+}
+
+// candidateWindows counts the candidate windows of [sa, sd) and the most
+// gangs one round gives a window; ok is false when there are none, or too
+// many to place.
+func candidateWindows(in *lowCostInput, j stageJob, sa, sd berth.Time) (n berth.Time, perUnit int64, ok bool) {
+	if j.duration <= 0 {
+		return 0, 0, false
+	}
+	// window is the count as YARN's (int) cast has it (it wraps), which
+	// only the gangs per round read.
+	n = (sd - sa) / j.duration
+	window := int32(n)
+	perUnit = gangsPerUnit(j.gangs, window, in.smooth)
+	if window <= 0 || n <= 0 || n > maxCandidates {
+		// n out of range while window is in range is a count that wrapped
+		// (in the cast, or in sd − sa): not placed, as any count beyond
+		// the bound.
+		return 0, 0, false
+	}
+	return n, perUnit, true
+}
+
+// appendCandidates appends the windows that fit a gang, in the order YARN
+// adds them (from the side the stage fills first): window k is
+// [first + k·dur, first + (k+1)·dur) with costs[k] and fits[k].
+func appendCandidates(dst []durationInterval, first, dur berth.Time, costs []float64, fits []int64, left bool) []durationInterval {
+	for i := range fits {
+		k := i
+		if !left {
+			k = len(fits) - 1 - i
+		}
+		if fits[k] > 0 {
+			dst = append(dst, durationInterval{start: first + berth.Time(k)*dur,
+				end: first + berth.Time(k+1)*dur, cost: costs[k], canFit: fits[k]})
+		}
+	}
+	return dst
+}
+
+// rounds gives, round after round, at most perUnit gangs to the cheapest
+// window of h that still fits one, and appends each batch to placed. It
+// returns the batches and the gangs left unplaced.
+func (in *lowCostInput) rounds(h *diHeap, j stageJob, perUnit int64, placed []placement) ([]placement, int64) {
+	counted := !in.recount && countsDown(j.fitter)
+	remaining := j.gangs
+	for rounds := 1; remaining > 0 && h.Len() > 0; rounds++ {
+		if rounds > maxBatches {
+			break
+		}
+		best := h.pop()
+		n := min(perUnit, remaining, best.canFit)
+		remaining -= n
+		placed = append(placed, placement{iv: berth.Interval{Start: best.start, End: best.end}, r: j.batch(n)})
+		if remaining == 0 {
+			// Done: the window is not offered again (the heap is
+			// dropped), so its new cost and count are not read.
+			break
+		}
+		if di := in.refit(j, counted, best, n); di.canFit > 0 {
+			h.push(di)
+		}
+	}
+	return placed, remaining
+}
+
+// refit returns window best's entry once a batch of n more gangs is placed
+// in it. counted says the gang count drops by n without a recount.
+func (in *lowCostInput) refit(j stageJob, counted bool, best durationInterval, n int64) durationInterval {
+	di := durationInterval{start: best.start, end: best.end, taken: best.taken + n}
+	// n gangs each time add up: batch(a) + batch(b) = batch(a + b).
+	taken := j.batch(di.taken)
+	if counted && best.canFit < math.MaxInt32 {
+		// The batch fills the whole window: every piece of it has n
+		// gangs less room, so the fewest gangs anywhere drop by n.
+		di.canFit = best.canFit - n
+	} else {
+		di.canFit = in.canFit(di.start, di.end, j.fitter, taken)
+	}
+	if di.canFit > 0 {
+		// Only windows that fit a gang are kept: the cost of the
+		// others is never read.
+		di.cost = in.cost(di.start, di.end, j.step, taken)
+	}
+	return di
 }

@@ -109,21 +109,21 @@ func TestPiecesMatchesModel(t *testing.T) {
 // pieces, each batch added to a copy of this job's load, the window read
 // again after each batch.
 func lowCostModel(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placement, bool) {
-	window := int32((sd - sa) / j.dur)
+	window := int32((sd - sa) / j.duration)
 	perUnit := gangsPerUnit(j.gangs, window, in.smooth)
-	if n := (sd - sa) / j.dur; window <= 0 || n <= 0 || n > maxCandidates {
+	if n := (sd - sa) / j.duration; window <= 0 || n <= 0 || n > maxCandidates {
 		return nil, false
 	}
 	mods := in.mods.clone()
 	build := func(s berth.Time) durationInterval {
-		e := s + j.dur
+		e := s + j.duration
 		di := durationInterval{start: s, end: e, canFit: math.MaxInt32}
 		for _, p := range piecesModel(s, e, -1, in.net, mods) {
 			if p.v.AnyNegative() || !in.net.holds(p.s) {
 				di.canFit = 0
 				break
 			}
-			di.canFit = min(di.canFit, j.f.fit(p.v, math.MaxInt32))
+			di.canFit = min(di.canFit, j.fitter.fit(p.v, math.MaxInt32))
 		}
 		if di.canFit > 0 {
 			for _, p := range piecesModel(s, e, 1, in.loads, mods) {
@@ -132,14 +132,14 @@ func lowCostModel(in *lowCostInput, j stageJob, sa, sd berth.Time) ([]placement,
 		}
 		return di
 	}
-	n := int((sd - sa) / j.dur)
+	n := int((sd - sa) / j.duration)
 	first := sa
 	if !in.left {
-		first = sd - berth.Time(n)*j.dur
+		first = sd - berth.Time(n)*j.duration
 	}
 	h := &diHeap{left: in.left}
 	for k := 0; k < n; k++ {
-		if di := build(first + berth.Time(k)*j.dur); di.canFit > 0 {
+		if di := build(first + berth.Time(k)*j.duration); di.canFit > 0 {
 			h.push(di)
 		}
 	}
@@ -191,8 +191,8 @@ func TestLowCostMatchesModel(t *testing.T) {
 		before := mods.clone()
 		conc := 1 + r.Int64N(3)
 		c := berth.New(1024*(1+r.Int64N(3)), r.Int64N(3))
-		sj := stageJob{f: fitter{calc: berth.MemoryCalculator{}, cluster: capacity, gang: c.MulInt(conc), componentwise: r.IntN(4) != 0},
-			cap: c, conc: conc, gangs: 1 + r.Int64N(30), dur: (1 + r.Int64N(8)) * step, step: step}
+		sj := stageJob{fitter: fitter{calc: berth.MemoryCalculator{}, cluster: capacity, gang: c.MulInt(conc), componentwise: r.IntN(4) != 0},
+			container: c, concurrency: conc, gangs: 1 + r.Int64N(30), duration: (1 + r.Int64N(8)) * step, step: step}
 		var calc berth.Calculator = berth.MemoryCalculator{}
 		if r.IntN(3) == 0 {
 			calc = berth.DominantCalculator{}
@@ -216,7 +216,7 @@ func TestLowCostMatchesModel(t *testing.T) {
 		}
 		if wok {
 			placedSome++
-			if countsDown(sj.f) && len(want) > 1 {
+			if countsDown(sj.fitter) && len(want) > 1 {
 				derived++
 			}
 		}
@@ -303,8 +303,8 @@ func BenchmarkLowCostAligned(b *testing.B) {
 	}
 	net, loads := random(true), random(false)
 	mods := newFlat(berth.MinTime, berth.MaxTime, berth.Resource{})
-	sj := stageJob{f: fitter{calc: berth.MemoryCalculator{}, cluster: capacity, gang: berth.New(2048, 2), componentwise: true},
-		cap: berth.New(1024, 1), conc: 2, gangs: 4, dur: 3_600_000, step: 1000}
+	sj := stageJob{fitter: fitter{calc: berth.MemoryCalculator{}, cluster: capacity, gang: berth.New(2048, 2), componentwise: true},
+		container: berth.New(1024, 1), concurrency: 2, gangs: 4, duration: 3_600_000, step: 1000}
 	var sc lowCostScratch
 	b.ReportAllocs()
 	blocks := 0
@@ -392,8 +392,8 @@ func TestLowCostWrappedCandidateCount(t *testing.T) {
 		// MaxTime + 6 wraps to MinTime + 5, whose int32 is 5.
 		{"subtraction", -6, berth.MaxTime, 1},
 	} {
-		sj := stageJob{f: fitter{calc: berth.MemoryCalculator{}, cluster: capacity, gang: c},
-			cap: c, conc: 1, gangs: 3, dur: tc.step, step: tc.step}
+		sj := stageJob{fitter: fitter{calc: berth.MemoryCalculator{}, cluster: capacity, gang: c},
+			container: c, concurrency: 1, gangs: 3, duration: tc.step, step: tc.step}
 		window := int32((tc.sd - tc.sa) / tc.step)
 		require.True(t, window > 0 && window <= maxCandidates, "%s: the wrapped count %d must pass YARN's bound", tc.name, window)
 		net := &profile{ts: []berth.Time{tc.sa}, rs: []berth.Resource{capacity}, end: tc.sd}

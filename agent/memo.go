@@ -27,16 +27,16 @@ type loadsMemo struct {
 	span berth.Interval // the contract and the instant after it
 	// state is memoUnread until the first read, then memoNone when the
 	// steps cannot stand for the plan's reads or memoSteps when they can.
-	state int8
-	pa    planAdapter
-	buf   *[]rle.Step // the load steps over span, in time order
+	state   int8
+	adapter planAdapter
+	buf     *[]rle.Step // the load steps over span, in time order
 	// free is capacity minus the load at each step (free.ts[i] starts
 	// step i), built on first use; over reports an over-committed step.
 	free *profile
 	over bool
-	// cap is the plan's capacity, once capOK.
-	cap   berth.Resource
-	capOK bool
+	// cachedCapacity is the plan's capacity, once capacityKnown.
+	cachedCapacity berth.Resource
+	capacityKnown  bool
 	// The planLoads memo.
 	old      plan.ReservationID
 	contract berth.Interval
@@ -55,10 +55,10 @@ func (m *loadsMemo) answers(id plan.ReservationID) bool {
 
 // capacity is the plan's, read once per decision.
 func (m *loadsMemo) capacity() berth.Resource {
-	if !m.capOK {
-		m.cap, m.capOK = m.planView.capacity(), true
+	if !m.capacityKnown {
+		m.cachedCapacity, m.capacityKnown = m.planView.capacity(), true
 	}
-	return m.cap
+	return m.cachedCapacity
 }
 
 const (
@@ -122,7 +122,7 @@ func (m *loadsMemo) read() {
 		return
 	}
 	*buf = steps
-	m.pa, m.buf, m.state = pa, buf, memoSteps
+	m.adapter, m.buf, m.state = pa, buf, memoSteps
 }
 
 // availableFor answers as the plan does (see planAdapter.availableFor).
@@ -135,7 +135,7 @@ func (m *loadsMemo) availableFor(user string, old plan.ReservationID, w berth.In
 		return nil, errNoStretch
 	}
 	// The steps' free capacity, the first step starting at w.Start.
-	out := m.pa.bufs.profile(len(steps), w.End)
+	out := m.adapter.bufs.profile(len(steps), w.End)
 	copy(out.ts[1:], m.free.ts[i+1:i+len(steps)])
 	copy(out.rs, m.free.rs[i:i+len(steps)])
 	out.ts[0] = w.Start
@@ -155,7 +155,7 @@ func (m *loadsMemo) overCommitted() bool {
 	}
 	all := *m.buf
 	capacity := m.capacity()
-	m.free = m.pa.bufs.profile(len(all), m.span.End)
+	m.free = m.adapter.bufs.profile(len(all), m.span.End)
 	for i, st := range all {
 		if !st.Value.FitsIn(capacity) {
 			m.over = true
@@ -203,7 +203,7 @@ func (m *loadsMemo) planLoads(old plan.ReservationID, contract berth.Interval) (
 	ja, jd := stepRoundUp(contract.Start, step), stepRoundDown(contract.End, step)
 	if ja <= jd && jd < berth.MaxTime {
 		if steps, _, ok := m.steps(old, berth.Interval{Start: contract.Start, End: jd + 1}, 0); ok {
-			p = planLoadsOf(steps, m.pa.bufs, contract, ja)
+			p = planLoadsOf(steps, m.adapter.bufs, contract, ja)
 		}
 	}
 	if p == nil {
@@ -232,11 +232,11 @@ func (m *loadsMemo) done() {
 		m.memo = nil
 	}
 	if m.free != nil {
-		m.pa.bufs.release(m.free)
+		m.adapter.bufs.release(m.free)
 		m.free = nil
 	}
 	if m.buf != nil {
-		m.pa.bufs.put(m.buf)
+		m.adapter.bufs.put(m.buf)
 		m.buf = nil
 	}
 }

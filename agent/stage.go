@@ -62,17 +62,17 @@ type job struct {
 	placedStart, placedEnd berth.Time
 	// out is the scratch the built-in allocators answer in.
 	out []Placement
-	// lc is the low-cost allocator's scratch (lowcost.go).
-	lc lowCostScratch
+	// lowCost is the low-cost allocator's scratch (lowcost.go).
+	lowCost lowCostScratch
 }
 
 func (j *job) stageJob(s plan.Stage) stageJob {
 	step := j.view.step()
 	return stageJob{
-		f: fitter{calc: j.view.calculator(), cluster: j.view.capacity(),
+		fitter: fitter{calc: j.view.calculator(), cluster: j.view.capacity(),
 			gang: s.Capability.MulInt(s.Concurrency), componentwise: j.opts.ComponentwiseFit},
-		cap: s.Capability, conc: s.Concurrency, gangs: s.Containers / s.Concurrency,
-		dur: stepRoundUp(s.Duration, step), rawDur: s.Duration, step: step,
+		container: s.Capability, concurrency: s.Concurrency, gangs: s.Containers / s.Concurrency,
+		duration: stepRoundUp(s.Duration, step), requestedDuration: s.Duration, step: step,
 	}
 }
 

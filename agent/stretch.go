@@ -33,8 +33,8 @@ var errNoStretch = errors.New("agent: no stretch of the stage's duration has roo
 // stretchNeed is what a first batch needs from the availability: a stretch
 // of dur inside the window where every step has room for one gang.
 type stretchNeed struct {
-	f   fitter
-	dur berth.Duration
+	fitter   fitter
+	duration berth.Duration
 	// memGang is the gang's memory as a float32 when fit under the memory
 	// calculator reduces to a comparison (see room); 0 otherwise. gangMem
 	// is the same as an integer, gangs how many gangs the stage places.
@@ -45,9 +45,9 @@ type stretchNeed struct {
 
 // newStretchNeed returns the need of one gang of sj.
 func newStretchNeed(sj stageJob) stretchNeed {
-	n := stretchNeed{f: sj.f, dur: sj.dur, gangs: sj.gangs}
-	if memoryOnly(sj.f) && sj.f.gang.Memory > 0 {
-		n.memGang, n.gangMem = float32(sj.f.gang.Memory), sj.f.gang.Memory
+	n := stretchNeed{fitter: sj.fitter, duration: sj.duration, gangs: sj.gangs}
+	if memoryOnly(sj.fitter) && sj.fitter.gang.Memory > 0 {
+		n.memGang, n.gangMem = float32(sj.fitter.gang.Memory), sj.fitter.gang.Memory
 	}
 	return n
 }
@@ -73,7 +73,7 @@ func (n *stretchNeed) room(free berth.Resource) bool {
 	if n.memGang > 0 {
 		return float32(free.Memory) >= n.memGang
 	}
-	return n.f.fit(free, 1) >= 1
+	return n.fitter.fit(free, 1) >= 1
 }
 
 // stretchScan follows runs of consecutive steps with room, in time order,
@@ -99,5 +99,5 @@ func (sc *stretchScan) see(s, e berth.Time, free berth.Resource) bool {
 	if !sc.in {
 		sc.in, sc.from = true, s
 	}
-	return fitsIn(sc.from, sc.need.dur, e)
+	return fitsIn(sc.from, sc.need.duration, e)
 }

@@ -41,11 +41,11 @@ func TestStretchRoomIsFitOfOne(t *testing.T) {
 		if r.IntN(4) == 0 {
 			free = g + r.Int64N(5) - 2 // right at the boundary
 		}
-		sj := stageJob{f: fitter{calc: berth.MemoryCalculator{}, cluster: berth.New(1<<30, 1<<20), gang: berth.New(g, 1)}}
+		sj := stageJob{fitter: fitter{calc: berth.MemoryCalculator{}, cluster: berth.New(1<<30, 1<<20), gang: berth.New(g, 1)}}
 		n := newStretchNeed(sj)
 		require.Positive(t, n.memGang, "the memory calculator takes the comparison")
 		fr := berth.New(free, 0)
-		require.Equal(t, sj.f.fit(fr, 1) >= 1, n.room(fr), "free %d gang %d", free, g)
+		require.Equal(t, sj.fitter.fit(fr, 1) >= 1, n.room(fr), "free %d gang %d", free, g)
 	}
 }
 
@@ -83,9 +83,9 @@ func randomStretchCase(next func(max int64) int64, drf bool) stretchCase {
 	}
 	gang := berth.New(1024*(1+next(3)), 1+next(3))
 	dur := 1 + next(20)
-	sj := stageJob{f: fitter{calc: calc, cluster: capacity, gang: gang, componentwise: next(3) == 0},
-		cap: gang, conc: 1, gangs: 1 + next(4), dur: dur, rawDur: dur - next(1), step: 1}
-	sj.rawDur = max(sj.rawDur, 1)
+	sj := stageJob{fitter: fitter{calc: calc, cluster: capacity, gang: gang, componentwise: next(3) == 0},
+		container: gang, concurrency: 1, gangs: 1 + next(4), duration: dur, requestedDuration: dur - next(1), step: 1}
+	sj.requestedDuration = max(sj.requestedDuration, 1)
 	return stretchCase{steps: steps, capacity: capacity, w: w, sj: sj}
 }
 
@@ -95,17 +95,17 @@ func bruteStretch(c stretchCase) bool {
 	room := func(t berth.Time) bool {
 		for _, st := range c.steps {
 			if st.Interval.Start <= t && t < st.Interval.End {
-				return c.sj.f.fit(c.capacity.Sub(st.Value), 1) >= 1
+				return c.sj.fitter.fit(c.capacity.Sub(st.Value), 1) >= 1
 			}
 		}
 		return false
 	}
-	if c.w.End-c.w.Start < c.sj.rawDur {
+	if c.w.End-c.w.Start < c.sj.requestedDuration {
 		return false
 	}
-	for s := c.w.Start; s+c.sj.dur <= c.w.End; s++ {
+	for s := c.w.Start; s+c.sj.duration <= c.w.End; s++ {
 		ok := true
-		for t := s; t < s+c.sj.dur && ok; t++ {
+		for t := s; t < s+c.sj.duration && ok; t++ {
 			ok = room(t)
 		}
 		if ok {
@@ -147,11 +147,11 @@ func bruteGangTime(c stretchCase) bool {
 			}
 			area += min(n, c.sj.gangs)
 		}
-		if t-s >= c.sj.dur {
+		if t-s >= c.sj.duration {
 			total += area
 		}
 	}
-	return total >= c.sj.gangs*c.sj.dur
+	return total >= c.sj.gangs*c.sj.duration
 }
 
 func overCommitted(c stretchCase) bool {
@@ -175,7 +175,7 @@ func checkStretch(t testing.TB, c stretchCase) {
 		require.False(t, got, "an over-committed step is left to the caller")
 		return
 	}
-	require.Equal(t, !(bruteStretch(c) && bruteGangTime(c)), got, "steps %v window %v dur %d gangs %d", c.steps, c.w, c.sj.dur, c.sj.gangs)
+	require.Equal(t, !(bruteStretch(c) && bruteGangTime(c)), got, "steps %v window %v dur %d gangs %d", c.steps, c.w, c.sj.duration, c.sj.gangs)
 	if !got {
 		return
 	}

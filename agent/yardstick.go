@@ -201,33 +201,50 @@ func heldAtOnce(def plan.Definition, get func(berth.Resource) float64) float64 {
 // (earliest deadline first is optimal for it). The tests check that
 // [UpperBound] never exceeds it where both apply.
 func fluidBound(ep Episode, capacity float64, get func(berth.Resource) float64, work func(Area) float64) float64 {
-	type job struct {
-		arrival, deadline berth.Time
-		work, rate        float64
-	}
 	if capacity <= 0 {
 		return 0
 	}
-	jobs := make([]job, 0, len(ep.Requests))
-	type change struct {
-		t    berth.Time
-		rate float64
-	}
-	var changes []change
+	jobs, changes := fluidJobs(ep, get, work)
+	at, limit := rateLimit(changes, capacity)
+	return edfWork(jobs, at, limit)
+}
+
+// fluidJob is one request in the fluid bound: its window, its work and
+// the most it can run at once.
+type fluidJob struct {
+	arrival, deadline berth.Time
+	work, rate        float64
+}
+
+// rateChange is a change of the sum of the open requests' rates at t.
+type rateChange struct {
+	t    berth.Time
+	rate float64
+}
+
+// fluidJobs returns the episode's requests with work and a rate, by
+// arrival, and the changes of the open requests' total rate, by time.
+func fluidJobs(ep Episode, get func(berth.Resource) float64, work func(Area) float64) ([]fluidJob, []rateChange) {
+	jobs := make([]fluidJob, 0, len(ep.Requests))
+	var changes []rateChange
 	for _, q := range ep.Requests {
 		d := q.Definition
 		w := work(OfferedArea(d, ep.Config.Step))
 		r := heldAtOnce(d, get)
 		if w > 0 && r > 0 && d.Arrival < d.Deadline {
-			jobs = append(jobs, job{d.Arrival, d.Deadline, w, r})
-			changes = append(changes, change{d.Arrival, r}, change{d.Deadline, -r})
+			jobs = append(jobs, fluidJob{d.Arrival, d.Deadline, w, r})
+			changes = append(changes, rateChange{d.Arrival, r}, rateChange{d.Deadline, -r})
 		}
 	}
-	slices.SortStableFunc(jobs, func(a, b job) int { return cmpTime(a.arrival, b.arrival) })
-	slices.SortStableFunc(changes, func(a, b change) int { return cmpTime(a.t, b.t) })
-	// The rate limit c(t) as steps: limit[k] holds on [at[k], at[k+1]).
-	var at []float64
-	var limit []float64
+	slices.SortStableFunc(jobs, func(a, b fluidJob) int { return cmpTime(a.arrival, b.arrival) })
+	slices.SortStableFunc(changes, func(a, b rateChange) int { return cmpTime(a.t, b.t) })
+	return jobs, changes
+}
+
+// rateLimit is the rate limit c(t) as steps: limit[k] holds on
+// [at[k], at[k+1]), the smaller of the capacity and the open requests'
+// total rate.
+func rateLimit(changes []rateChange, capacity float64) (at, limit []float64) {
 	active := 0.0
 	for k := 0; k < len(changes); {
 		t := changes[k].t
@@ -237,7 +254,13 @@ func fluidBound(ep Episode, capacity float64, get func(berth.Resource) float64, 
 		at = append(at, float64(t))
 		limit = append(limit, min(capacity, max(active, 0)))
 	}
-	seg := 0
+	return at, limit
+}
+
+// edfWork is the work done running the jobs earliest deadline first at
+// the rate limit's pace, each within its window.
+func edfWork(jobs []fluidJob, at, limit []float64) float64 {
+	segment := 0
 	h := &edfHeap{}
 	var done, now float64
 	next := 0
@@ -256,19 +279,19 @@ func fluidBound(ep Episode, capacity float64, get func(berth.Resource) float64, 
 		}
 		for h.Len() > 0 && now < until {
 			top := &(*h)[0]
-			dl := float64(top.deadline)
-			if dl <= now {
+			deadline := float64(top.deadline)
+			if deadline <= now {
 				heap.Pop(h)
 				continue
 			}
-			for seg+1 < len(at) && at[seg+1] <= now {
-				seg++
+			for segment+1 < len(at) && at[segment+1] <= now {
+				segment++
 			}
-			end := min(until, dl)
-			if seg+1 < len(at) {
-				end = min(end, at[seg+1])
+			end := min(until, deadline)
+			if segment+1 < len(at) {
+				end = min(end, at[segment+1])
 			}
-			rate := limit[seg]
+			rate := limit[segment]
 			if rate <= 0 {
 				now = end
 				continue

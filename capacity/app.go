@@ -49,6 +49,15 @@ type app struct {
 
 	runnable bool       // within max-parallel-apps (maxapps.go)
 	deadline berth.Time // when its lifetime runs out (lifetime.go); MaxTime: none
+
+	// Partitions (partition.go): usage and demand per labelled partition
+	// (used, reserved and pending above are totals), the AM's partition,
+	// the label expressions the host gave, and the live containers of its
+	// default-partition asks on labelled nodes.
+	lp           []apart
+	amPart       int
+	expr, amExpr string
+	borrowed     int
 }
 
 func (a *app) hasPending() bool { return !a.pending.IsZero() }
@@ -65,6 +74,12 @@ type keyState struct {
 	missed int64 // scheduling opportunities (YARN counts them per key)
 	reRes  int   // re-reservations
 	nRes   int   // containers reserved for this key
+	// missedNP counts the key's missed opportunities for the
+	// non-exclusive walk (YARN's missedNonPartitionedRequestSchedulingOpportunity):
+	// a default-partition ask takes a labelled node's idle room only
+	// after missing as many as there are nodes.
+	missedNP int64
+	part     int // the partition of the key's ANY ask (its label expression)
 }
 
 // container is a live allocated container, linked into its node's and its
@@ -76,6 +91,7 @@ type container struct {
 	nPrev, nNext *container
 	aPrev, aNext *container
 	preempt      bool
+	borrowed     bool // a default-partition ask's, on a labelled node
 }
 
 // reservation is a container reserved on a node for an application's key.
@@ -90,6 +106,7 @@ type reservation struct {
 }
 
 type node struct {
+	part      int // its partition (0: the default)
 	id, rack  string
 	total     berth.Resource
 	allocated berth.Resource

@@ -217,7 +217,9 @@ func (s *Scheduler) ScheduleRound() ([]Allocation, error) {
 	out := s.allocBuf[:0]
 	if len(nodes) > 0 {
 		if s.cfg.MultiNode.Enabled {
-			out = s.multiAttempt(s.heartbeated(nodes), false, out)
+			for _, cands := range s.byPartition(s.heartbeated(nodes)) {
+				out = s.multiAttempt(cands, false, out)
+			}
 		} else {
 			start := int(s.rounds % uint64(len(nodes)))
 			// YARN's two loops: [start, end), then [0, start].
@@ -251,7 +253,9 @@ func (s *Scheduler) ScheduleRoundOn(nodeIDs []string) ([]Allocation, error) {
 	}
 	out := s.allocBuf[:0]
 	if s.cfg.MultiNode.Enabled {
-		out = s.multiAttempt(cands, false, out)
+		for _, c := range s.byPartition(cands) {
+			out = s.multiAttempt(c, false, out)
+		}
 	} else {
 		for _, n := range cands {
 			out = s.roundAttempt(n, out)
@@ -322,12 +326,27 @@ func (s *Scheduler) sortedNodes() []*node {
 	return s.nodeList
 }
 
+// byPartition splits nodes by partition, each keeping their order, the
+// partitions in the scheduler's order: a multi-node walk's candidates are
+// the nodes of one partition (YARN's getCandidateNodeSet). Without
+// labels it is nodes itself.
+func (s *Scheduler) byPartition(nodes []*node) [][]*node {
+	if len(s.parts) <= 1 {
+		return [][]*node{nodes}
+	}
+	out := make([][]*node, len(s.parts))
+	for _, n := range nodes {
+		out[n.part] = append(out[n.part], n)
+	}
+	return out
+}
+
 // multiHeartbeat is a synchronous heartbeat with multi-node placement
 // (allocateContainersToNode(node, true)): the candidates are every node
-// that heartbeated recently (the heartbeating node alone when none did),
-// and attempts repeat while the heartbeat's limits allow.
+// of its partition that heartbeated recently (the heartbeating node alone
+// when none did), and attempts repeat while the heartbeat's limits allow.
 func (s *Scheduler) multiHeartbeat(n *node, out []Allocation) []Allocation {
-	cands := s.heartbeated(s.sortedNodes())
+	cands := s.byPartition(s.heartbeated(s.sortedNodes()))[n.part]
 	if len(cands) == 0 {
 		cands = []*node{n}
 	}
@@ -343,10 +362,11 @@ func (s *Scheduler) multiAttempt(cands []*node, heartbeat bool, out []Allocation
 	}
 	off, assigned := 0, 0
 	maxOff := max(s.cfg.MaxOffSwitchAssignments, 1)
+	part := cands[0].part
 	for {
-		// The root at or over its capacity: nothing to do (no killable
-		// containers: preemption kills at once).
-		if s.cluster.IsZero() || s.root.usedCap >= 1 {
+		// The root at or over its capacity on the partition: nothing to do
+		// (no killable containers: preemption kills at once).
+		if s.partTotal(part).IsZero() || s.root.on(part).usedCap >= 1 {
 			return out
 		}
 		for _, n := range cands {
@@ -379,10 +399,13 @@ func (s *Scheduler) multiAttempt(cands []*node, heartbeat bool, out []Allocation
 	}
 }
 
-// multiWalkOnce walks the queues once over cands.
+// multiWalkOnce walks the queues once over cands, all of one partition.
 func (s *Scheduler) multiWalkOnce(cands []*node) proposal {
 	s.walk = &multiWalk{cands: cands}
 	defer func() { s.walk = nil }()
+	if part := cands[0].part; part != 0 {
+		return s.assignLabelled(nil, part)
+	}
 	return s.assignParent(s.root, nil, s.cluster)
 }
 
@@ -396,15 +419,23 @@ func (s *Scheduler) assignAppMulti(a *app, lim *limits) proposal {
 		if k.Outstanding() <= 0 {
 			continue
 		}
+		if skipKey, skipApp := s.askGate(a, k); skipApp {
+			return proposal{st: stAppSkipped, app: a}
+		} else if skipKey {
+			continue
+		}
 		if !s.cfg.ContinueLooking && !s.shouldAllocOrReserve(a, k) {
 			continue
 		}
 		room := lim.headroom
 		if s.cfg.ContinueLooking {
-			room = room.Add(a.reserved)
+			room = room.Add(a.reservedOn(s.wp))
 		}
 		if capR := k.Capability(); s.cmp(&room, &capR) < 0 {
 			return proposal{st: stQueueSkipped, app: a}
+		}
+		if s.missedBorrow(k) {
+			return proposal{st: stAppSkipped, app: a}
 		}
 		p := proposal{st: stPrioritySkipped}
 		for _, n := range nodes {

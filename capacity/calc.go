@@ -23,7 +23,8 @@ func (s *Scheduler) setCalc(c berth.Calculator) {
 	s.rc, s.mem = c, memCalc(c)
 }
 
-// cmp is s.rc.Compare(s.cluster, a, b).
+// cmp is s.rc.Compare(s.wcl, a, b): the resource a walk compares against
+// (the default partition's, but a labelled partition's during its walk).
 func (s *Scheduler) cmp(a, b *berth.Resource) int {
 	if s.mem {
 		// The memory calculator compares without the cluster.
@@ -33,7 +34,7 @@ func (s *Scheduler) cmp(a, b *berth.Resource) int {
 }
 
 //go:noinline
-func (s *Scheduler) cmpAny(a, b *berth.Resource) int { return s.rc.Compare(s.cluster, *a, *b) }
+func (s *Scheduler) cmpAny(a, b *berth.Resource) int { return s.rc.Compare(s.wcl, *a, *b) }
 
 // rmin is berth.Min(s.rc, s.cluster, a, b).
 func (s *Scheduler) rmin(a, b berth.Resource) berth.Resource {
@@ -64,7 +65,7 @@ func (s *Scheduler) roundDownAny(r, step *berth.Resource) berth.Resource {
 	return s.rc.RoundDown(*r, *step)
 }
 
-// divide is s.rc.Divide(s.cluster, num, den).
+// divide is s.rc.Divide(s.wcl, num, den).
 func (s *Scheduler) divide(num, den berth.Resource) float32 {
 	if s.mem {
 		return berth.MemoryCalculator{}.Ratio(num, den)
@@ -74,7 +75,7 @@ func (s *Scheduler) divide(num, den berth.Resource) float32 {
 
 //go:noinline
 func (s *Scheduler) divideAny(num, den *berth.Resource) float32 {
-	return s.rc.Divide(s.cluster, *num, *den)
+	return s.rc.Divide(s.wcl, *num, *den)
 }
 
 // available is s.rc.AvailableContainers(avail, req).

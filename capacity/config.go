@@ -87,6 +87,22 @@ type QueueSettings struct {
 	Priority int
 	// UserWeights gives per-user weights (default 1).
 	UserWeights map[string]float64
+	// AccessibleNodeLabels are the node labels whose partitions the
+	// queue's applications may ask for (accessible-node-labels): [AnyLabel]
+	// for all; nil inherits the parent's; an empty list none but the
+	// default partition. The root accesses every partition whatever it
+	// says, as in YARN.
+	AccessibleNodeLabels []string
+	// DefaultNodeLabelExpression is the partition of the asks (and AMs) of
+	// the queue's applications that name none
+	// (default-node-label-expression); "" inherits the parent's when the
+	// queue's accessible labels include the parent's, queue.NoLabel names
+	// the default partition.
+	DefaultNodeLabelExpression string
+	// NodeLabels holds the queue's settings per node label
+	// (accessible-node-labels.<label>.*). A label without an entry gives
+	// the queue no guarantee and no maximum on that partition, as in YARN.
+	NodeLabels map[string]LabelSettings
 	// Reservation holds a reservable queue's reservation settings
 	// (reservation-window, average-capacity, instantaneous-max-capacity,
 	// reservation-agent, -policy, -planner, reservation-enforcement-window,
@@ -188,6 +204,11 @@ type Config struct {
 	// (queue-mappings, the app-name mappings, the override switch); the
 	// zero value places every application where it asks.
 	Placement Placement
+	// NodeLabels are the cluster's partitions (YARN's cluster node
+	// labels): a node carrying one (NodeSpec.Label) belongs to it, the
+	// others to the default partition. [Scheduler.Reconfigure] may add
+	// labels and change their exclusivity, not drop them.
+	NodeLabels []NodeLabel
 	// Groups tells the users' groups to the queue mappings and the ACLs
 	// for submissions whose AppSpec.Groups is nil (as fair.Config.Groups
 	// does); nil means such users have no groups. It is the host's, not
@@ -311,7 +332,10 @@ func (c *Config) validateGlobal() error {
 	if err := c.validateFeatures(); err != nil {
 		return err
 	}
-	return c.validateQueueFeatures()
+	if err := c.validateQueueFeatures(); err != nil {
+		return err
+	}
+	return validateNodeLabels(c.NodeLabels)
 }
 
 func bad(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
@@ -346,7 +370,7 @@ func validateSettings(t *queue.Tree[QueueSettings]) error {
 			}
 		}
 	}
-	return nil
+	return validateLabelSettings(t)
 }
 
 // keyError turns a queue-tree error into a FieldError naming the
@@ -425,12 +449,6 @@ func cloneQueueConfig(q QueueConfig) QueueConfig {
 			out.Children[i] = cloneQueueConfig(c)
 		}
 	}
-	if q.Settings.UserWeights != nil {
-		out.Settings.UserWeights = make(map[string]float64, len(q.Settings.UserWeights))
-		for k, v := range q.Settings.UserWeights {
-			out.Settings.UserWeights[k] = v
-		}
-	}
 	out.Settings = cloneSettings(q.Settings)
 	if q.SubmitACL != nil {
 		a := *q.SubmitACL
@@ -447,6 +465,7 @@ func (c Config) clone() Config {
 	out := c
 	out.Root = cloneQueueConfig(c.Root)
 	out.Placement = c.Placement.clone()
+	out.NodeLabels = slices.Clone(c.NodeLabels)
 	if c.ReservationSystem != nil {
 		rs := *c.ReservationSystem
 		out.ReservationSystem = &rs

@@ -1,6 +1,7 @@
-// Package capacity is YARN's CapacityScheduler as a library the host
-// drives: the host adds and removes nodes, submits applications to leaf
-// queues, updates their asks, and calls [Scheduler.Heartbeat] for every node
+// Package capacity is YARN's CapacityScheduler as a library the host drives.
+//
+// The host adds and removes nodes, submits applications to leaf queues,
+// updates their asks, and calls [Scheduler.Heartbeat] for every node
 // update; each heartbeat returns the containers allocated on that node,
 // with the application's headroom. It sits on the queue tree of package
 // queue (configuration, validation, ACLs, accounting, reservation queues)
@@ -26,6 +27,47 @@
 // reservation is served first on later heartbeats and dropped when no
 // longer needed. Applications start (activate) while their AM fits the
 // queue's and the user's AM limits.
+//
+// # Node partitions
+//
+// Node labels partition the cluster as YARN's NodeLabel.md describes.
+// [Config].NodeLabels declares the partitions, exclusive (YARN's default)
+// or not; a node belongs to the one its NodeSpec.Label names, or to the
+// default partition. A queue's settings say which labels it may use
+// (AccessibleNodeLabels, inherited from its parent; the root uses all),
+// its capacity, maximum capacity (percentages of its parent's on the
+// label, or absolute resources) and AM share on each label (NodeLabels),
+// and the label of its applications' asks that name none
+// (DefaultNodeLabelExpression). An ask's label expression is its own, else
+// its application's (AppSpec.NodeLabelExpression), else its queue's
+// default; the AM's is AppSpec.AMNodeLabelExpression, then the same. The
+// label must exist and be one the queue may use.
+//
+// Every quantity YARN keeps per partition is kept per partition: queue
+// usage, reservations and demand, guarantees, maximums and used
+// capacities, user usage and user limits, AM usage and AM limits,
+// application usage and demand; [Snapshot] reports each queue's partitions
+// (QueueInfo.Partitions). The default partition's values live where a
+// scheduler without labels keeps them, and the walk of an unlabelled node
+// reads only those; the labelled partitions' live in per-partition slices
+// allocated only when labels are configured. A cluster without labels
+// therefore keeps its memory layout and its work per heartbeat.
+//
+// A heartbeat on a labelled node walks the tree for its partition
+// (YARN's RESPECT_PARTITION_EXCLUSIVITY): only queues that may use it and
+// have asks labelled with it are visited, in the order of their used
+// capacity on it (those that may use it first), within their maximums
+// there and their users' limits there, and only such asks are served.
+// When that gives nothing and the partition is non-exclusive, a second
+// walk (IGNORE_PARTITION_EXCLUSIVITY) lends the node's idle room to asks
+// of the default partition of any queue, bounded by the partition's size
+// alone, never to an AM, and only after the ask has missed as many
+// scheduling opportunities as there are nodes, so that unlabelled asks
+// prefer unlabelled nodes. Such containers count in the partition's usage;
+// the preemption policy takes them back first when the partition's own
+// queues ask. The reservation system (PlanResources,
+// ReservationQueueState) plans on the default partition, as YARN's does;
+// reservation queues have no capacity on labels.
 //
 // Reservation queues: a reservable leaf is a plan queue with a
 // "<plan>-default" child. A plan follower (package follower) drives them
@@ -59,8 +101,8 @@
 // [ParseXML] reads a capacity-scheduler.xml at the edge, and
 // [Scheduler.Reconfigure] applies a new configuration atomically.
 // [ParseXMLReport] also returns a queue.ConfigReport of what the file says
-// that Berth does not model (node labels, lazy preemption, …, each with
-// what Berth does instead) and of the keys nobody knows (with
+// that Berth does not model (lazy preemption, min-resource, recovery, …,
+// each with what Berth does instead) and of the keys nobody knows (with
 // the closest known key: usually a typo); with XMLOptions.Strict such a
 // file is refused. The knowledge of YARN's keys is one typed table
 // (keys.go); keys of the preemption policy (package preempt) are known
@@ -219,27 +261,32 @@
 // # Durable state
 //
 // [Scheduler.SaveState] writes the whole scheduler as one snapshot of kind
-// "capacity.Scheduler" (body version 2; version 1 and snapshots written
-// before the YARN 3.x features still read) in the berth framing (versioned,
-// streaming, CRC-32C checked); [RestoreScheduler] reads it into a new
-// scheduler that decides exactly as the saved one would have: the same
-// allocations, reservations, headrooms, activations and later snapshots
-// for the same further calls. The body holds the primary state: the
-// configuration (ordering policies as built-in tags or the host's names,
-// the calculator as a built-in tag), every reservation queue with its own
-// settings and entitlement, nodes, applications (user, groups, priority,
-// activation, start, AM state, headroom, every ask by priority and
-// locality with its relaxLocality flag and the delay-scheduling,
-// re-reservation and reservation counters), live containers with their ids
-// and preemption marks, node reservations, the id and submission
-// counters, and per leaf the limits of the last cluster update and walk and
-// the usage ratio and user weights YARN keeps as running float sums (their
-// rounding depends on history, so they are kept, not recomputed). The
-// layout is documented in state.go. Queue, user and node usage, active
-// users, the child and application orders, the id index and the queue
-// tree's accounting are rebuilt through the code paths normal operation
-// uses, then checked. What is not data comes back through [RestoreEnv]:
-// the clock, the groups provider, and host ordering policies and a host
+// "capacity.Scheduler" (body version 3; versions 1 and 2, written before
+// reservation settings and node labels, are still read, with or without
+// the YARN 3.x block that opens the body) in the berth framing
+// (versioned, streaming, CRC-32C checked); [RestoreScheduler] reads it
+// into a new scheduler that decides exactly as the saved one would have:
+// the same allocations, reservations, headrooms, activations and later
+// snapshots for the same further calls. The body holds the primary state:
+// the configuration (ordering policies as built-in tags or the host's
+// names, the calculator as a built-in tag, the reservation settings, the
+// YARN 3.x settings), every reservation queue with its own settings and
+// entitlement, the auto-created queues, nodes with their partitions and
+// last heartbeats, applications (user, groups, priority, label
+// expressions, runnable mark, deadline, activation, start, AM state,
+// headroom, every ask by priority and locality with its relaxLocality
+// flag and the delay-scheduling, re-reservation and reservation
+// counters), live containers with their ids and preemption marks and
+// whether they borrow a shared partition, node reservations, the id and
+// submission counters, and per leaf the limits of the last cluster update
+// and walk and the usage ratio and user weights YARN keeps as running
+// float sums (their rounding depends on history, so they are kept, not
+// recomputed). The layout is
+// documented in state.go. Queue, user and node usage, active users, the
+// child and application orders, the id index and the queue tree's
+// accounting are rebuilt through the code paths normal operation uses,
+// then checked. What is not data comes back through [RestoreEnv]: the
+// clock, the groups provider, and host ordering policies and a host
 // calculator by name. A truncated or damaged snapshot is refused with
 // berth.ErrCorruptState and returns no scheduler; another kind or a newer
 // version with berth.ErrInvalidArgument or berth.ErrUnsupportedVersion.
@@ -282,9 +329,8 @@
 //     YARN fails to load the class. Their orders are used defensively: a
 //     Compare that is not a strict weak order or a NaN key changes only
 //     the visit order, never the scheduler's state.
-//   - One partition: node labels, non-exclusive partitions, blacklists,
-//     container resizing and work-preserving recovery are not modelled
-//     ([ParseXMLReport] lists the keys concerned).
+//   - Blacklists, container resizing and work-preserving recovery are not
+//     modelled ([ParseXMLReport] lists the keys concerned).
 //   - Clock-driven work is the host's call, never a thread: scheduling
 //     rounds ([Scheduler.ScheduleRound]), lifetime expiry
 //     ([Scheduler.ExpireApps]; an application expires once the clock is
@@ -300,6 +346,9 @@
 //     stale; Async.Threads and MaxPendingBacklogs are read and kept only.
 //     A proposal on a node another application reserved is refused, as
 //     YARN's committer refuses it.
+//     With node labels, a multi-node round takes each partition's nodes as
+//     one candidate set, the partitions in order (the default first),
+//     where YARN's order is its node tracker's.
 //     ResourceUsageWithPartialShuffleMultiNodeLookupPolicy sorts as
 //     ResourceUsageMultiNodeLookupPolicy, without its random shuffle of
 //     each ten nodes ([ParseXMLReport] notes it).
@@ -331,6 +380,29 @@
 //     keeps the variable's name); a path with an empty part is refused
 //     where YARN's split drops trailing empty parts; trailing text after
 //     the JSON object is ignored, as Jackson ignores it.
+//   - Node labels are declared in Config.NodeLabels (YARN: the
+//     ResourceManager's label store and rmadmin); [ParseXML] declares the
+//     labels a file names, exclusive, for the host to correct. A node's
+//     label is fixed while it is in the cluster (remove and add it to
+//     relabel it), and Reconfigure may add labels but not drop them.
+//   - A labelled partition's walk leaves the default partition's headroom
+//     limit of the leaves it visits as it was, and the headroom of the
+//     applications it visits without allocating: YARN sets the default
+//     partition's headroom limit from whatever walk visited last, a
+//     labelled one's limit included.
+//   - PlanResources and ReservationQueueState scale the default
+//     partition's resource; YARN's plan follower scales the whole
+//     cluster's by the default partition's capacity, promising the plan
+//     resources only labelled nodes have.
+//   - Under the dominant calculator, the comparisons of a labelled
+//     partition's walk are made relative to the partition's resource
+//     (YARN passes the partition's to some and the cluster's to others).
+//   - A host's child ordering policy orders the default partition's walks;
+//     a labelled partition's use the built-in comparator (utilization, or
+//     priority-utilization when configured) on the partition's usage.
+//   - Moving an application keeps its containers where they run; the
+//     target must access every partition the application still asks for
+//     (YARN's checkQueuePartition).
 //   - Queue mappings: YARN 3.3 refuses at start-up a mapping whose target
 //     is a placeholder under a fixed parent that does not auto-create
 //     queues (u:%user:root.users.%user with a plain root.users), although
@@ -341,7 +413,9 @@
 //     name). Custom placement rule classes are refused.
 //   - Negative values written in capacity-scheduler.xml are refused, with
 //     the key named, except where YARN gives them a meaning: -1 for
-//     maximum-capacity (unset, 100%), a negative per-queue
+//     maximum-capacity (unset, 100%) and for a label's capacity or
+//     maximum capacity (unset, as Ambari writes them; YARN 3 refuses a
+//     label's -1), a negative per-queue
 //     maximum-applications (derived from the system limit),
 //     global-queue-max-application (unset), node-locality-delay -1
 //     (rack-local at once), rack-locality-additional-delay -1 (the

@@ -16,7 +16,6 @@ import (
 // them; a key no table matches is unknown (YARN ignores it too).
 
 const (
-	insteadOnePartition = "one partition: node labels are ignored and every node serves every queue"
 	insteadNoAutoCreate = "the capacity scheduler's queue management policy is GuaranteedOrZeroCapacityOverTimePolicy"
 	insteadPreempt      = "package preempt"
 )
@@ -85,9 +84,12 @@ var queueKeys = queue.KeyTable{
 	{Pattern: "disable_preemption", Support: queue.KeyElsewhere, Instead: insteadPreempt},
 	{Pattern: "intra-queue-preemption.disable_preemption", Support: queue.KeyElsewhere, Instead: insteadPreempt},
 
-	{Pattern: "accessible-node-labels", Support: queue.KeyNotModelled, Instead: insteadOnePartition},
-	{Pattern: "accessible-node-labels.**", Support: queue.KeyNotModelled, Instead: insteadOnePartition},
-	{Pattern: "default-node-label-expression", Support: queue.KeyNotModelled, Instead: insteadOnePartition},
+	{Pattern: "accessible-node-labels"},
+	{Pattern: "accessible-node-labels.*.capacity"},
+	{Pattern: "accessible-node-labels.*.maximum-capacity"},
+	{Pattern: "accessible-node-labels.*.maximum-am-resource-percent"},
+	{Pattern: "default-node-label-expression"},
+	{Pattern: "accessible-node-labels.**", Support: queue.KeyNotModelled, Instead: "a queue's settings on a label are its capacity, maximum-capacity and maximum-am-resource-percent"},
 	{Pattern: "auto-create-child-queue.enabled"},
 	{Pattern: "auto-create-child-queue.max-queues"},
 	{Pattern: "auto-create-child-queue.fail-on-exceeding-parent-capacity"},
@@ -107,7 +109,7 @@ var queueKeys = queue.KeyTable{
 	{Pattern: "user-limit", Support: queue.KeyNotModelled, Instead: "use minimum-user-limit-percent"},
 	{Pattern: "min-resource", Support: queue.KeyNotModelled, Instead: "write an absolute capacity as capacity=[memory=…,vcores=…]"},
 	{Pattern: "max-resource", Support: queue.KeyNotModelled, Instead: "write an absolute maximum as maximum-capacity=[memory=…,vcores=…]"},
-	{Pattern: "ordering-policy.exclusive-enforced-partitions", Support: queue.KeyNotModelled, Instead: insteadOnePartition},
+	{Pattern: "ordering-policy.exclusive-enforced-partitions", Support: queue.KeyNotModelled, Instead: "applications are ordered the same way on every partition"},
 	{Pattern: "queue-management-policy", Support: queue.KeyNotModelled, Instead: insteadNoAutoCreate},
 	{Pattern: "allow-zero-capacity-sum", Support: queue.KeyNotModelled, Instead: "children's capacities must add up to 100% (or all be 0 under a 0% parent)"},
 	// A reservable queue's reservation settings (QueueSettings.Reservation).

@@ -58,9 +58,9 @@ func TestReportOfHadoopDefaultFile(t *testing.T) {
 	assert.NotContains(t, err.Error(), "more")
 }
 
-// The three lines issue 15 adds to the stock file: a queue mapping (now
-// modelled), a node label (not modelled) and a misspelt key (unknown,
-// with the key it was meant to be).
+// The three lines issue 15 adds to the stock file: a queue mapping and a
+// node label (both modelled now) and a misspelt key (unknown, with the
+// key it was meant to be).
 func TestReportEachKind(t *testing.T) {
 	doc := xmlDoc(
 		prefix+"root.queues", "default,alice",
@@ -80,6 +80,10 @@ func TestReportEachKind(t *testing.T) {
 	cfg, rep, err := ParseXMLReport(strings.NewReader(doc), XMLOptions{})
 	require.NoError(t, err)
 	require.Len(t, cfg.Placement.Mappings, 1)
+	assert.Equal(t, []NodeLabel{{Name: "gpu"}}, cfg.NodeLabels)
+	def := cfg.Root.Children[0].Settings
+	assert.Equal(t, []string{"gpu"}, def.AccessibleNodeLabels)
+	assert.Equal(t, map[string]LabelSettings{"gpu": {Capacity: queue.Percent(100)}}, def.NodeLabels)
 
 	byKey := map[string]queue.ConfigNote{}
 	for _, n := range rep.Notes {
@@ -91,15 +95,17 @@ func TestReportEachKind(t *testing.T) {
 		suggestion string
 		instead    string
 	}{
-		{prefix + "root.default.accessible-node-labels", queue.NoteNotModelled, "", "one partition"},
-		{prefix + "root.default.accessible-node-labels.gpu.capacity", queue.NoteNotModelled, "", "one partition"},
-		{prefix + "root.alice.leaf-queue-template.accessible-node-labels", queue.NoteNotModelled, "", "one partition"},
 		{prefix + "root.default.typo-capacity", queue.NoteUnknown, prefix + "root.default.capacity", ""},
 		{prefix + "root.defualt.maximum-capacity", queue.NoteUnknown, prefix + "root.default.maximum-capacity", ""},
 		{prefix + "maximum-applicatons", queue.NoteUnknown, prefix + "maximum-applications", ""},
 		{"totally.unrelated", queue.NoteUnknown, "", ""},
 		{prefix + "root.default.disable_preemption", queue.NoteElsewhere, "", "package preempt"},
 		{"yarn.resourcemanager.monitor.capacity.preemption.total_preemption_per_round", queue.NoteElsewhere, "", "package preempt"},
+	}
+	// Label keys are read, in a queue and in an auto-creation template.
+	for _, k := range []string{"root.default.accessible-node-labels", "root.default.accessible-node-labels.gpu.capacity",
+		"root.alice.leaf-queue-template.accessible-node-labels"} {
+		assert.NotContains(t, byKey, prefix+k)
 	}
 	for _, c := range cases {
 		t.Run(c.key, func(t *testing.T) {

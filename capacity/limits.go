@@ -71,10 +71,16 @@ func (s *Scheduler) userActiveApp(q *qnode, u *user, d int) {
 		lf.activeUsers++
 		lf.activeWeights += u.weight
 		lf.activeUsed = lf.activeUsed.Add(u.used)
+		for i := range u.lp {
+			q.lp[i].activeUsed = q.lp[i].activeUsed.Add(u.lp[i].used)
+		}
 	case was && !now:
 		lf.activeUsers--
 		lf.activeWeights -= u.weight
 		lf.activeUsed = lf.activeUsed.Sub(u.used)
+		for i := range u.lp {
+			q.lp[i].activeUsed = q.lp[i].activeUsed.Sub(u.lp[i].used)
+		}
 	}
 	if was != now {
 		lf.ulValid = false
@@ -182,16 +188,30 @@ func (s *Scheduler) amLimit(q *qnode) berth.Resource {
 	return s.rc.MultiplyAndNormalizeUp(usable, lf.maxAMPct, s.cfg.MinAllocation)
 }
 
-// userAMLimit is the per-user AM limit of q for u.
-func (s *Scheduler) userAMLimit(q *qnode, u *user, amLimit berth.Resource) berth.Resource {
+// userAMLimitOn is the per-user AM limit of q for u on partition p
+// (YARN's getUserAMResourceLimitPerPartition): the user's share of the
+// queue's guarantee there, within the queue's AM limit amLimit.
+func (s *Scheduler) userAMLimitOn(q *qnode, u *user, amLimit berth.Resource, p int) berth.Resource {
 	lf := q.leaf
 	eff := math.Min(math.Max(lf.ulPct/100, 1/math.Max(float64(lf.activeUsers), 1))*u.weight, 1)
-	pct := lf.maxAMPct * eff * lf.ulf
-	if lf.ulf == -1 {
-		pct = lf.maxAMPct // no user share, no factor (YARN 3.4)
+	effMin, amPct := q.effMin, lf.maxAMPct
+	if p != 0 {
+		effMin, amPct = q.lp[p-1].effMin, q.lp[p-1].amPct
 	}
-	l := s.rc.MultiplyAndNormalizeUp(q.effMin, pct, s.cfg.MinAllocation)
+	pct := amPct * eff * lf.ulf
+	if lf.ulf == -1 {
+		pct = amPct // no user share, no factor (YARN 3.4)
+	}
+	l := s.rc.MultiplyAndNormalizeUp(effMin, pct, s.cfg.MinAllocation)
 	return berth.Min(s.rc, s.cluster, l, amLimit)
+}
+
+// amLimitOn is the queue's AM limit on labelled partition p: its AM share
+// of its guarantee there (YARN's calculateAndGetAMResourceLimitPerPartition,
+// which reads no current limit on a labelled partition).
+func (s *Scheduler) amLimitOn(q *qnode, p int) berth.Resource {
+	lp := &q.lp[p-1]
+	return s.rc.MultiplyAndNormalizeUp(lp.effMin, lp.amPct, s.cfg.MinAllocation)
 }
 
 // activate is LeafQueue.activateApplications: pending applications start
@@ -199,22 +219,27 @@ func (s *Scheduler) userAMLimit(q *qnode, u *user, amLimit berth.Resource) berth
 // limits; the first AM of a queue is always allowed.
 func (s *Scheduler) activate(q *qnode) {
 	lf := q.leaf
-	if lf == nil || len(lf.pendingAct) == 0 || s.cluster.IsZero() {
+	if lf == nil || len(lf.pendingAct) == 0 || s.total.IsZero() {
 		return
 	}
 	rc, cl := s.rc, s.cluster
 	amLimit := s.amLimit(q)
 	for i := 0; i < len(lf.pendingAct); {
 		a := lf.pendingAct[i]
-		free := lf.numActive < 1 || berth.LessOrEqual(rc, cl, lf.amUsed, berth.Resource{})
-		if !rc.FitsIn(lf.amUsed.Add(a.amRes), amLimit) && !free {
+		u := a.u
+		// Limits and usage are those of the AM's partition.
+		lim, used, uUsed := amLimit, lf.amUsed, u.amUsed
+		if p := a.amPart; p != 0 {
+			lim, used, uUsed = s.amLimitOn(q, p), q.lp[p-1].amUsed, u.lp[p-1].amUsed
+		}
+		free := lf.numActive < 1 || berth.LessOrEqual(rc, cl, used, berth.Resource{})
+		if !rc.FitsIn(used.Add(a.amRes), lim) && !free {
 			i++
 			continue
 		}
 		// The user limit is waived on the same condition as the queue's:
 		// YARN looks at the queue's AM usage, not the user's.
-		u := a.u
-		if !rc.FitsIn(u.amUsed.Add(a.amRes), s.userAMLimit(q, u, amLimit)) && !free {
+		if !rc.FitsIn(uUsed.Add(a.amRes), s.userAMLimitOn(q, u, lim, a.amPart)) && !free {
 			i++
 			continue
 		}
@@ -233,10 +258,9 @@ func (s *Scheduler) startApp(q *qnode, a *app) {
 	lf, u := q.leaf, a.u
 	a.state = appActive
 	lf.numActive++
-	lf.amUsed = lf.amUsed.Add(a.amRes)
-	u.amUsed = u.amUsed.Add(a.amRes)
+	s.amUsage(q, u, a, false)
 	s.accountUser(q, u, queue.Delta{PendingApps: -1, ActiveApps: 1})
-	s.addPending(q, u, a.pending)
+	s.addAppPending(q, u, a, false)
 	s.syncSched(a)
 }
 

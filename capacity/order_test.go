@@ -271,7 +271,7 @@ func TestChildKeyAgreesWithCompare(t *testing.T) {
 	us := []float32{0, 0.5, 0.99, 1, 1.5, 2, float32(math.Inf(1)), float32(math.NaN())}
 	caps := []float64{0, 0, 0.1, 0.3}
 	mk := func(pos int) *qnode {
-		q := &qnode{tq: &tqueue{}, pos: pos, absCap: caps[rng.IntN(len(caps))], usedCap: us[rng.IntN(len(us))], absUsedCap: us[rng.IntN(len(us))]}
+		q := &qnode{tq: &tqueue{}, pos: pos, qpart: qpart{absCap: caps[rng.IntN(len(caps))], usedCap: us[rng.IntN(len(us))], absUsedCap: us[rng.IntN(len(us))]}}
 		q.tq.Payload.Priority = rng.IntN(3)
 		return q
 	}

@@ -19,8 +19,16 @@ import (
 type PreemptionState struct {
 	// Time of the state, from the scheduler's clock.
 	Time berth.Time
-	// Cluster is the sum of the nodes' capabilities.
+	// Cluster is the sum of the nodes' capabilities, labelled or not.
 	Cluster berth.Resource
+	// Partitions lists the cluster's partitions: the default one first
+	// (Label ""), then the labelled ones in the order of
+	// QueueInfo.Partitions.
+	Partitions []PartitionState
+	// LabelledNodes lists the nodes of the labelled partitions, by id,
+	// with their labels (ID and Label set): a container counts on its
+	// node's partition, the default one when its node is not listed.
+	LabelledNodes []NodeInfo
 	// Queues lists every queue depth first (parents before children,
 	// children in tree order); Queues[0] is root.
 	Queues []PreemptionQueue
@@ -44,8 +52,33 @@ type PreemptionQueue struct {
 	QueueInfo
 	// PendingWithinLimits is what [Scheduler.PendingWithinUserLimits]
 	// returns for a leaf, without and with deductReserved (zero for
-	// parents).
+	// parents): its demand on the default partition.
 	PendingWithinLimits, PendingWithinLimitsDeductReserved berth.Resource
+	// PartitionPending is the same per labelled partition, in the order
+	// of QueueInfo.Partitions (each user held to its limit there).
+	PartitionPending []PendingWithinLimits
+	// Borrowed lists a leaf's containers of default-partition asks on
+	// labelled nodes (YARN's ignore-exclusivity containers), the latest
+	// application's first, each application's newest first: the FIFO
+	// selector takes them first.
+	Borrowed []Container
+}
+
+// PartitionState is one partition of a [PreemptionState].
+type PartitionState struct {
+	// Label names the partition ("" the default one); Resource is its
+	// nodes' total; NonExclusive tells whether other partitions' queues
+	// may borrow it.
+	Label        string
+	Resource     berth.Resource
+	NonExclusive bool
+}
+
+// PendingWithinLimits is a leaf's demand on one partition that its
+// users' limits there let through, without (All) and with
+// (DeductReserved) what its applications reserved there.
+type PendingWithinLimits struct {
+	All, DeductReserved berth.Resource
 }
 
 // PreemptionApp is one application of a [PreemptionState].
@@ -60,28 +93,46 @@ type PreemptionApp struct {
 	// live containers: with one, newest first is also least important
 	// first, YARN's preemption order.
 	ContainerPriorities int
+	// Partitions is its usage and demand per labelled partition (AppInfo
+	// holds the totals), in the order of QueueInfo.Partitions; AMPartition
+	// indexes PreemptionState.Partitions.
+	Partitions  []AppPartition
+	AMPartition int
+}
+
+// AppPartition is an application's usage, reservations and demand on one
+// labelled partition.
+type AppPartition struct {
+	Used, Reserved, Pending berth.Resource
 }
 
 // PreemptionState copies the aggregate state a preemption round reads.
 func (s *Scheduler) PreemptionState() *PreemptionState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := &PreemptionState{Time: s.clock.Now(), Cluster: s.cluster}
+	out := &PreemptionState{Time: s.clock.Now(), Cluster: s.total}
+	out.Partitions = make([]PartitionState, len(s.parts))
+	for i, p := range s.parts {
+		out.Partitions[i] = PartitionState{Label: p.name, Resource: s.partTotal(i), NonExclusive: p.nonExclusive}
+	}
+	if s.labelled() {
+		for _, id := range sortedKeys(s.nodes) {
+			if n := s.nodes[id]; n.part != 0 {
+				out.LabelledNodes = append(out.LabelledNodes, NodeInfo{ID: id, Label: s.parts[n.part].name})
+			}
+		}
+	}
 	out.Queues = make([]PreemptionQueue, 0, len(s.byPath))
 	out.Apps = make([]PreemptionApp, 0, len(s.apps))
 	idx := make(map[*qnode]int, len(s.byPath))
 	room, limits := map[*user]berth.Resource{}, map[*user]berth.Resource{}
 	for tq := range s.tree.All() {
 		q := s.byTQ[tq]
-		pq := PreemptionQueue{Path: q.path, Parent: -1, Leaf: q.isLeaf(),
-			QueueInfo: QueueInfo{Guaranteed: q.effMin, Maximum: q.effMax, UsedCapacity: q.usedCap, AbsoluteUsedCapacity: q.absUsedCap,
-				Used: q.used, Reserved: q.reserved, Pending: q.pending, Priority: tq.Payload.Priority}}
+		pq := PreemptionQueue{Path: q.path, Parent: -1, Leaf: q.isLeaf(), QueueInfo: s.queueInfo(q)}
 		if p, ok := idx[q.parent]; ok && q.parent != nil {
 			pq.Parent = p
 		}
 		if lf := q.leaf; lf != nil {
-			pq.AMUsed, pq.ActiveUsers = lf.amUsed, lf.activeUsers
-			pq.AMLimit = s.amLimit(q)
 			// One limit per user of the leaf, shared by its applications
 			// and the pending computation.
 			clear(limits)
@@ -93,10 +144,22 @@ func (s *Scheduler) PreemptionState() *PreemptionState {
 				}
 				return ul
 			}
-			pq.PendingWithinLimits, pq.PendingWithinLimitsDeductReserved = s.leafPendingBoth(q, room, limitOf)
+			pq.PendingWithinLimits, pq.PendingWithinLimitsDeductReserved = s.leafPendingBoth(q, 0, room, limitOf)
+			for p := 1; p < len(s.parts); p++ {
+				on := func(u *user) berth.Resource { return s.userLimitOn(q, u, p, false) }
+				all, deduct := s.leafPendingBoth(q, p, room, on)
+				pq.PartitionPending = append(pq.PartitionPending, PendingWithinLimits{All: all, DeductReserved: deduct})
+			}
+			if lf.borrowed > 0 {
+				pq.Borrowed = s.borrowedOf(q)
+			}
 			for _, a := range lf.apps {
-				out.Apps = append(out.Apps, PreemptionApp{AppInfo: s.appInfo(a), AMUsed: a.amLive,
-					UserLimit: limitOf(a.u), ContainerPriorities: len(a.prios)})
+				pa := PreemptionApp{AppInfo: s.appInfo(a), AMUsed: a.amLive,
+					UserLimit: limitOf(a.u), ContainerPriorities: len(a.prios), AMPartition: a.amPart}
+				for i := range a.lp {
+					pa.Partitions = append(pa.Partitions, AppPartition{Used: a.lp[i].used, Reserved: a.lp[i].reserved, Pending: a.lp[i].pending})
+				}
+				out.Apps = append(out.Apps, pa)
 			}
 		}
 		idx[q] = len(out.Queues)
@@ -113,7 +176,8 @@ func (s *Scheduler) PreemptionState() *PreemptionState {
 	for _, r := range out.Reservations {
 		n := s.nodes[r.Node]
 		if n.reserved != nil && n.reserved.id == r.ID {
-			out.Nodes = append(out.Nodes, NodeInfo{ID: n.id, Rack: n.rack, Capability: n.total, Allocated: n.allocated, Reserved: r.ID})
+			out.Nodes = append(out.Nodes, NodeInfo{ID: n.id, Rack: n.rack, Capability: n.total, Allocated: n.allocated, Reserved: r.ID,
+				Label: s.parts[n.part].name})
 		}
 	}
 	slices.SortFunc(out.Nodes, func(x, y NodeInfo) int {
@@ -134,20 +198,21 @@ func (s *Scheduler) appInfo(a *app) AppInfo {
 		Pending: a.pending, Headroom: a.headroom, AMResource: a.amRes, Containers: a.n}
 }
 
-// leafPendingBoth is PendingWithinUserLimits of leaf q without and with
-// deductReserved; room is scratch space, limitOf the users' limits.
-func (s *Scheduler) leafPendingBoth(q *qnode, room map[*user]berth.Resource, limitOf func(*user) berth.Resource) (all, deduct berth.Resource) {
+// leafPendingBoth is PendingWithinUserLimits of leaf q on partition part
+// without and with deductReserved; room is scratch space, limitOf the
+// users' limits there.
+func (s *Scheduler) leafPendingBoth(q *qnode, part int, room map[*user]berth.Resource, limitOf func(*user) berth.Resource) (all, deduct berth.Resource) {
 	for _, pass := range [2]bool{false, true} {
 		clear(room)
 		var total berth.Resource
 		q.leaf.sched.Ascend(func(a *app) bool {
 			left, ok := room[a.u]
 			if !ok {
-				left = berth.ComponentwiseMax(limitOf(a.u).Sub(a.u.used), berth.Resource{})
+				left = berth.ComponentwiseMax(limitOf(a.u).Sub(a.u.usedOn(part)), berth.Resource{})
 			}
-			p := a.pending
+			p := a.pendingOn(part)
 			if pass {
-				p = p.Sub(a.reserved)
+				p = p.Sub(a.reservedOn(part))
 			}
 			p = berth.ComponentwiseMax(p, berth.Resource{})
 			take := berth.ComponentwiseMin(left, p)

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,50 +15,19 @@ import (
 	"github.com/berthsched/berth/queue"
 )
 
-// realInputs locates ../shared/real-inputs beside the module root (or
-// $BERTH_REAL_INPUTS) and skips the test when it is absent.
-func realInputs(t *testing.T, rel ...string) string {
-	t.Helper()
-	root := os.Getenv("BERTH_REAL_INPUTS")
-	if root == "" {
-		wd, err := os.Getwd()
-		require.NoError(t, err)
-		for d := wd; ; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				root = filepath.Join(d, "..", "shared", "real-inputs")
-				break
-			}
-			if filepath.Dir(d) == d {
-				t.Skipf("real inputs not found: no go.mod above %s", wd)
-			}
-		}
-	}
-	p := filepath.Join(append([]string{root}, rel...)...)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real inputs not found at %s (set BERTH_REAL_INPUTS)", p)
-	}
-	return p
-}
-
 // harmless are keys YARN knows whose meaning cannot change a scheduling
 // decision in Berth's model: application.fail-fast only decides whether
 // YARN's ResourceManager starts when a recovered application's queue is
 // gone, and Berth restores its queues with its applications.
 var harmless = []string{prefix + "application.fail-fast"}
 
-// labelKey tells the node-label keys apart: node partitions are modelled
-// by the capacity scheduler's node-label work, not here.
-func labelKey(k string) bool {
-	return strings.Contains(k, ".accessible-node-labels") || strings.HasSuffix(k, ".default-node-label-expression") ||
-		strings.Contains(k, "exclusive-enforced-partitions")
-}
-
 // Every capacity-scheduler file of the real inputs loads, builds a
-// scheduler that takes a submission, and reports no key it does not model
-// that would change a decision (node-label keys aside); what each file
-// turns on is read into the typed configuration.
+// scheduler with a node of every label it declares that takes a
+// submission, and reports no key it does not model that would change a
+// decision (node-label keys are modelled); what each file turns on is
+// read into the typed configuration.
 func TestRealCapacityConfigs(t *testing.T) {
-	dir := realInputs(t, "configs")
+	dir := realInput(t, "configs")
 	files, err := filepath.Glob(filepath.Join(dir, "*.xml"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
@@ -124,7 +94,7 @@ func TestRealCapacityConfigs(t *testing.T) {
 			cfg, rep, err := ParseXMLReport(strings.NewReader(string(data)), XMLOptions{IgnoreLeafOrderingOnParents: exp.lenient})
 			require.NoError(t, err)
 			for _, n := range rep.Of(queue.NoteNotModelled) {
-				if slices.Contains(harmless, n.Key) || labelKey(n.Key) {
+				if slices.Contains(harmless, n.Key) {
 					continue
 				}
 				if exp.lenient && strings.HasSuffix(n.Key, ".ordering-policy") {
@@ -137,7 +107,11 @@ func TestRealCapacityConfigs(t *testing.T) {
 			}
 			s, err := New(cfg, berth.NewManualClock(0))
 			require.NoError(t, err)
-			require.NoError(t, s.AddNode(NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(64*gb, 64)}))
+			nodes := []NodeSpec{{ID: "n1", Rack: "/r", Capability: berth.New(64*gb, 64)}}
+			for i, l := range cfg.NodeLabels {
+				nodes = append(nodes, NodeSpec{ID: fmt.Sprint("l", i), Rack: "/r", Capability: berth.New(64*gb, 64), Label: l.Name})
+			}
+			require.NoError(t, s.AddNodes(nodes...))
 			leaf, acl := firstLeaf(cfg.Root, "root", nil)
 			user, groups := "yarn", []string{}
 			if acl != nil && !acl.AllowsEveryone() {
@@ -154,7 +128,11 @@ func TestRealCapacityConfigs(t *testing.T) {
 			if cfg.Async.Enabled {
 				_, err = s.ScheduleRound()
 			} else {
-				_, err = s.Heartbeat("n1", nil)
+				for _, n := range nodes {
+					if _, err = s.Heartbeat(n.ID, nil); err != nil {
+						break
+					}
+				}
 			}
 			require.NoError(t, err)
 			require.NoError(t, s.Check())

@@ -27,6 +27,9 @@ func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
 	if err := s.checkAllocationShrink(&cfg); err != nil {
 		return Change{}, err
 	}
+	if err := s.checkParts(cfg.NodeLabels); err != nil {
+		return Change{}, err
+	}
 	diff, err := s.tree.Reconfigure(cfg.Root)
 	if err != nil {
 		return Change{}, keyError(err)
@@ -34,6 +37,7 @@ func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
 	global := !globalEqual(s.cfg, cfg)
 	s.cfg = cfg
 	s.setCalc(cfg.Calculator)
+	_ = s.setParts(cfg.NodeLabels) // checkParts accepted them
 	s.syncTree()
 	for _, q := range s.byPath {
 		if lf := q.leaf; lf != nil && lf.sched.Len() > 0 {

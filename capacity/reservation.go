@@ -60,7 +60,9 @@ func (s *Scheduler) AddReservationQueue(plan, reservationID string) error {
 // adds and removes queues every step).
 func (s *Scheduler) mirrorAdded(p *qnode, tq *tqueue) {
 	q := &qnode{tq: tq, name: tq.Name(), path: tq.Path().String(), parent: p, kind: tq.Kind(),
-		pos: len(p.children), leaf: &leafState{users: map[string]*user{}, sched: newAppOrder()}}
+		pos: len(p.children), leaf: &leafState{users: map[string]*user{}, sched: newAppOrder()},
+		access: p.access, defExp: p.defExp} // a reservation queue's labels are its plan's
+	s.growQueue(q)
 	q.ent.Value = q
 	p.children = append(p.children, q)
 	p.order = append(p.order, q)

@@ -35,8 +35,14 @@ type Scheduler struct {
 	obs Observer // the host's observer (observe.go); nil: none
 
 	nodes   map[string]*node
-	racks   queue.Racks // nodes per rack
-	cluster berth.Resource
+	racks   queue.Racks    // nodes per rack
+	cluster berth.Resource // the default partition's resource (all nodes without labels)
+	total   berth.Resource // every node's
+	// parts are the partitions, the default one first; partOf finds a
+	// label's; partBuf is scratch for per-partition sums (partition.go)
+	parts   []part
+	partOf  map[string]int
+	partBuf []berth.Resource
 	apps    map[string]*app
 	// pendingAll is the outstanding demand of every application: Allocate
 	// refuses asks that would make it overflow, so no sum of pending
@@ -47,6 +53,16 @@ type Scheduler struct {
 
 	nextID  ContainerID
 	nextSeq uint64
+
+	// The walk in progress (partition.go): the partition of its node (0
+	// the default), whether it borrows that non-exclusive partition for
+	// default-partition asks, the partition of the asks it serves, the
+	// resource its comparisons are made against (the default partition's
+	// outside labelled walks), and per-depth buffers of sorted children.
+	wp, wkey, wdepth int
+	wIgnore          bool
+	wcl              berth.Resource
+	kidBufs          [][]*qnode
 
 	// allocBuf collects a heartbeat's allocations; the caller gets an
 	// exact-size copy, so a heartbeat that fills a node allocates once
@@ -107,6 +123,9 @@ func New(cfg Config, clock berth.Clock) (*Scheduler, error) {
 		resvByID: map[ContainerID]*reservation{},
 	}
 	s.setCalc(cfg.Calculator)
+	if err := s.setParts(cfg.NodeLabels); err != nil {
+		return nil, err
+	}
 	s.syncTree()
 	s.clusterChanged()
 	return s, nil
@@ -185,9 +204,11 @@ func (s *Scheduler) AddNodes(nodes ...NodeSpec) error {
 		total = total.Add(n.Capability)
 	}
 	for _, n := range nodes {
-		s.nodes[n.ID] = &node{id: n.ID, rack: n.Rack, total: n.Capability, lastBeat: s.clock.Now()}
+		p, _ := s.nodePart(n.Label) // checkNode checked it
+		nd := &node{id: n.ID, rack: n.Rack, total: n.Capability, part: p, lastBeat: s.clock.Now()}
+		s.nodes[n.ID] = nd
 		s.racks.Add(n.Rack)
-		s.cluster = s.cluster.Add(n.Capability)
+		s.nodeJoined(nd)
 	}
 	s.clusterChanged()
 	return nil
@@ -206,7 +227,8 @@ func (s *Scheduler) checkNode(n NodeSpec) error {
 	if _, ok := s.nodes[n.ID]; ok {
 		return fieldErr(berth.ErrAlreadyExists, "node.id", n.ID, "node already exists")
 	}
-	return nil
+	_, err := s.nodePart(n.Label)
+	return err
 }
 
 // RemoveNode takes a node out of the cluster; its containers end as Lost
@@ -230,7 +252,7 @@ func (s *Scheduler) RemoveNode(id string) ([]Ended, error) {
 	}
 	delete(s.nodes, id)
 	s.racks.Remove(n.rack)
-	s.cluster = s.cluster.Sub(n.total)
+	s.nodeLeft(n)
 	slices.SortFunc(out, func(a, b Ended) int { return cmpID(a.ID, b.ID) })
 	if s.obs != nil {
 		s.emitEndedAll(out)
@@ -249,11 +271,12 @@ func cmpID(a, b ContainerID) int {
 	return 0
 }
 
-// ClusterResource returns the sum of the nodes' capabilities.
+// ClusterResource returns the sum of the nodes' capabilities, labelled
+// or not.
 func (s *Scheduler) ClusterResource() berth.Resource {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.cluster
+	return s.total
 }
 
 // lookupQueue resolves a full path or a unique short name; an error names
@@ -397,9 +420,15 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 		return "", err
 	}
 	var amAsk *Ask
+	amPart := 0
 	if !spec.AMResource.IsZero() {
 		norm, err := s.normalize(q, spec.AMResource, "app.am-resource")
 		if err != nil {
+			return "", err
+		}
+		// The AM's label: its own, else the application's, else the
+		// queue's default (YARN's RMAppManager and normalizeAndValidateRequest).
+		if amPart, err = s.resolveExpr(q, "app.am-node-label-expression", spec.AMNodeLabelExpression, spec.NodeLabelExpression); err != nil {
 			return "", err
 		}
 		amAsk = &Ask{Priority: 0, ResourceName: AnyResource, Capability: norm, Count: 1}
@@ -410,7 +439,8 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	}
 	s.nextSeq++
 	a := &app{id: spec.ID, seq: s.nextSeq, userName: spec.User, groups: slices.Clone(spec.Groups),
-		priority: prio, start: s.clock.Now(), resID: spec.ReservationID}
+		priority: prio, start: s.clock.Now(), resID: spec.ReservationID,
+		lp: growTo[apart](nil, len(s.parts)-1), amPart: amPart, expr: spec.NodeLabelExpression, amExpr: spec.AMNodeLabelExpression}
 	a.deadline = deadline(a.start, appLifetime(q, spec.LifetimeSeconds))
 	a.runnable = s.canRun(q, spec.User)
 	if amAsk != nil {
@@ -420,7 +450,7 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	s.apps[a.id] = a
 	s.attach(q, a)
 	if amAsk != nil {
-		s.setAsk(a, *amAsk)
+		s.setAsk(a, *amAsk, amPart)
 		s.pendingChanged(a)
 	}
 	if s.obs != nil {
@@ -437,7 +467,7 @@ func (s *Scheduler) attach(q *qnode, a *app) {
 	a.q = q
 	u := lf.users[a.userName]
 	if u == nil {
-		u = &user{name: a.userName}
+		u = s.newUser(a.userName)
 		lf.users[a.userName] = u
 		s.setUserWeight(q, u)
 	}
@@ -452,11 +482,16 @@ func (s *Scheduler) attach(q *qnode, a *app) {
 	i, _ := slices.BinarySearchFunc(lf.apps, a, bySeq)
 	lf.apps = slices.Insert(lf.apps, i, a)
 	// usage held by a moved application follows it
-	if !a.used.IsZero() {
-		s.charge(q, u, a.used, false)
-	}
-	if !a.reserved.IsZero() {
-		s.charge(q, u, a.reserved, true)
+	if a.lp != nil {
+		s.chargeApp(q, u, a, false)
+		lf.borrowed += a.borrowed
+	} else {
+		if !a.used.IsZero() {
+			s.charge(q, u, a.used, false)
+		}
+		if !a.reserved.IsZero() {
+			s.charge(q, u, a.reserved, true)
+		}
 	}
 	if a.hasPending() {
 		s.userActiveApp(q, u, +1)
@@ -484,21 +519,25 @@ func (s *Scheduler) detach(a *app) {
 		if a.inSched {
 			schedRemove(q, a)
 		}
-		s.addPending(q, u, a.pending.Neg())
+		s.addAppPending(q, u, a, true)
 		lf.numActive--
-		lf.amUsed = lf.amUsed.Sub(a.amRes)
-		u.amUsed = u.amUsed.Sub(a.amRes)
+		s.amUsage(q, u, a, true)
 	} else if i := slices.Index(lf.pendingAct, a); i >= 0 {
 		lf.pendingAct = slices.Delete(lf.pendingAct, i, i+1)
 	}
 	if a.hasPending() {
 		s.userActiveApp(q, u, -1)
 	}
-	if !a.used.IsZero() {
-		s.charge(q, u, a.used.Neg(), false)
-	}
-	if !a.reserved.IsZero() {
-		s.charge(q, u, a.reserved.Neg(), true)
+	if a.lp != nil {
+		s.chargeApp(q, u, a, true)
+		lf.borrowed -= a.borrowed
+	} else {
+		if !a.used.IsZero() {
+			s.charge(q, u, a.used.Neg(), false)
+		}
+		if !a.reserved.IsZero() {
+			s.charge(q, u, a.reserved.Neg(), true)
+		}
 	}
 	if i, ok := slices.BinarySearchFunc(lf.apps, a, bySeq); ok {
 		lf.apps = slices.Delete(lf.apps, i, i+1)
@@ -543,6 +582,10 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		return berth.Resource{}, notFound("app.id", appID)
 	}
 	norm := make([]Ask, len(asks))
+	var parts []int // the ANY asks' partitions, when the cluster has labels
+	if a.lp != nil {
+		parts = make([]int, len(asks))
+	}
 	for i, k := range asks {
 		f := fmt.Sprintf("asks[%d]", i)
 		if err := k.Validate(f); err != nil {
@@ -554,6 +597,17 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		}
 		if k.ResourceName == AnyResource && k.Count > 0 && s.rc.AnyMajorZeroOrNegative(c) {
 			return berth.Resource{}, berth.InvalidField(f+".capability", k.Capability, "must be positive")
+		}
+		if k.ResourceName == AnyResource && (parts != nil || k.NodeLabelExpression != "") {
+			// YARN reads a priority's label from its ANY ask: the ask's
+			// own, else the application's, else the queue's default.
+			p, err := s.resolveExpr(a.q, f+".node-label-expression", k.NodeLabelExpression, a.expr)
+			if err != nil {
+				return berth.Resource{}, err
+			}
+			if parts != nil {
+				parts[i] = p
+			}
 		}
 		k.Capability = c
 		norm[i] = k
@@ -568,8 +622,12 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 	}); err != nil {
 		return berth.Resource{}, err
 	}
-	for _, k := range norm {
-		s.setAsk(a, k)
+	for i, k := range norm {
+		p := 0
+		if parts != nil {
+			p = parts[i]
+		}
+		s.setAsk(a, k, p)
 	}
 	for _, id := range release {
 		if c, ok := s.live.Get(id); ok {
@@ -610,7 +668,11 @@ func (s *Scheduler) checkDemand(a *app, asks []Ask) error {
 // refreshHeadroom recomputes a's headroom (YARN's
 // computeUserLimitAndSetHeadroom) and returns it.
 func (s *Scheduler) refreshHeadroom(a *app) berth.Resource {
-	a.headroom = s.headroom(a.q, a.u, s.userLimit(a.q, a.u))
+	if a.lp != nil {
+		a.headroom = s.appHeadroom(a)
+	} else {
+		a.headroom = s.headroom(a.q, a.u, s.userLimit(a.q, a.u))
+	}
 	return a.headroom
 }
 
@@ -626,10 +688,13 @@ func (s *Scheduler) Headroom(appID string) (berth.Resource, error) {
 	return s.refreshHeadroom(a), nil
 }
 
-// setAsk stores one validated ask in a's request table; pendingChanged
-// must follow.
-func (s *Scheduler) setAsk(a *app, k Ask) {
-	_, _ = a.asks.Update(k, s.isRack(k.ResourceName)) // k passed Ask.Validate
+// setAsk stores one validated ask in a's request table, an ANY ask with
+// its key's partition p; pendingChanged must follow.
+func (s *Scheduler) setAsk(a *app, k Ask, p int) {
+	key, _ := a.asks.Update(k, s.isRack(k.ResourceName)) // k passed Ask.Validate
+	if key != nil && k.ResourceName == AnyResource {
+		key.Payload.part = p
+	}
 }
 
 // isRack tells a rack name from a host name ([queue.Racks.IsRack]).
@@ -641,9 +706,15 @@ func (s *Scheduler) isRack(name string) bool {
 // pendingChanged recomputes a's outstanding demand and propagates it to
 // the user (active users), the queue chain and the schedulable list.
 func (s *Scheduler) pendingChanged(a *app) {
+	if a.lp != nil {
+		s.pendingChangedParts(a)
+		return
+	}
 	s.setPending(a, a.asks.Pending())
 }
 
+// setPending sets a's total demand to p, the change being on the default
+// partition.
 func (s *Scheduler) setPending(a *app, p berth.Resource) {
 	was := a.hasPending()
 	delta := p.Sub(a.pending)
@@ -652,6 +723,12 @@ func (s *Scheduler) setPending(a *app, p berth.Resource) {
 	if a.state == appActive && !delta.IsZero() {
 		s.addPending(a.q, a.u, delta)
 	}
+	s.pendingMoved(a, was)
+}
+
+// pendingMoved follows a change of a's demand (was: it had some before):
+// its user's activity, its fair key, its place in the schedulable list.
+func (s *Scheduler) pendingMoved(a *app, was bool) {
 	now := a.hasPending()
 	if was != now {
 		if now {
@@ -684,8 +761,17 @@ func (s *Scheduler) releaseContainer(c *container) {
 	n.unlink(c)
 	a.unlink(c)
 	n.allocated = n.allocated.Sub(c.c.Resource)
-	s.appUsage(a, c.c.Resource.Neg())
-	s.charge(a.q, a.u, c.c.Resource.Neg(), false)
+	if n.part == 0 {
+		s.appUsage(a, c.c.Resource.Neg())
+		s.charge(a.q, a.u, c.c.Resource.Neg(), false)
+		return
+	}
+	if c.borrowed {
+		a.borrowed--
+		a.q.leaf.borrowed--
+	}
+	s.appUsageOn(a, n.part, c.c.Resource.Neg())
+	s.chargeOn(n.part, a.q, a.u, c.c.Resource.Neg(), false)
 }
 
 // appUsage changes an application's used resource, keeping fair order.
@@ -708,7 +794,10 @@ func (s *Scheduler) unreserve(r *reservation) {
 	ks.nRes--
 	ks.reRes = 0 // YARN resets it on every unreservation
 	a.reserved = a.reserved.Sub(r.res)
-	s.charge(a.q, a.u, r.res.Neg(), true)
+	if p := r.node.part; p != 0 {
+		a.lp[p-1].reserved = a.lp[p-1].reserved.Sub(r.res)
+	}
+	s.chargeOn(r.node.part, a.q, a.u, r.res.Neg(), true)
 }
 
 // FinishApp ends an application normally: its live containers end as
@@ -815,6 +904,9 @@ func (s *Scheduler) MoveApp(appID, target string) (string, error) {
 		return "", fieldErr(berth.ErrPermissionDenied, "queue", q.path, "User %s does not have permission to move %s to queue %s", a.userName, a.id, q.path)
 	}
 	if err := s.validateSubmit(q, a.id, a.userName); err != nil {
+		return "", err
+	}
+	if err := s.checkMovePartitions(a, q); err != nil {
 		return "", err
 	}
 	src := a.q

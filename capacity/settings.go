@@ -117,6 +117,7 @@ func cloneSettings(st QueueSettings) QueueSettings {
 	out.PriorityACLs = slices.Clone(st.PriorityACLs)
 	out.AutoCreate = st.AutoCreate.clone()
 	out.Reservation = st.Reservation.Clone()
+	cloneLabelSettings(&out, &st)
 	return out
 }
 

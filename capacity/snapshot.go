@@ -27,6 +27,29 @@ type QueueInfo struct {
 	ActiveUsers int
 	// Priority is the queue's configured priority.
 	Priority int
+	// Partitions is the queue's state on each labelled partition (the
+	// fields above are the default partition's), in the order the
+	// labels were first configured; nil without labels.
+	Partitions []PartitionInfo
+}
+
+// PartitionInfo is a queue's state on one labelled partition (YARN's
+// per-partition queue capacities and usage).
+type PartitionInfo struct {
+	// Label names the partition; Accessible says whether the queue may
+	// serve asks for it.
+	Label      string
+	Accessible bool
+	// Guaranteed and Maximum are the effective resources on the partition.
+	Guaranteed, Maximum berth.Resource
+	// UsedCapacity is used relative to the guarantee there (at least one
+	// minimum allocation); AbsoluteUsedCapacity relative to the partition.
+	UsedCapacity, AbsoluteUsedCapacity float32
+	// Used (allocated plus reserved, borrowed containers included),
+	// Reserved and Pending (asks labelled with the partition).
+	Used, Reserved, Pending berth.Resource
+	// AMUsed and AMLimit (leaves): the AMs on the partition and their limit.
+	AMUsed, AMLimit berth.Resource
 }
 
 // AppInfo is one application in a snapshot.
@@ -89,16 +112,7 @@ func (s *Scheduler) Snapshot() *Snapshot {
 	defer s.mu.Unlock()
 	s.flushAccounts() // the tree's accounting is read below
 	out := &Snapshot{Time: s.clock.Now(), Cluster: s.cluster}
-	out.Queues = queue.SnapshotWith(s.tree, func(tq *tqueue) QueueInfo {
-		q := s.byTQ[tq]
-		qi := QueueInfo{Guaranteed: q.effMin, Maximum: q.effMax, UsedCapacity: q.usedCap, AbsoluteUsedCapacity: q.absUsedCap,
-			Used: q.used, Reserved: q.reserved, Pending: q.pending, Priority: tq.Payload.Priority}
-		if lf := q.leaf; lf != nil {
-			qi.AMUsed, qi.ActiveUsers = lf.amUsed, lf.activeUsers
-			qi.AMLimit = s.amLimit(q)
-		}
-		return qi
-	})
+	out.Queues = queue.SnapshotWith(s.tree, func(tq *tqueue) QueueInfo { return s.queueInfo(s.byTQ[tq]) })
 	for _, id := range sortedKeys(s.apps) {
 		a := s.apps[id]
 		out.Apps = append(out.Apps, s.appInfo(a))
@@ -112,13 +126,36 @@ func (s *Scheduler) Snapshot() *Snapshot {
 	slices.SortFunc(out.Reservations, func(x, y ReservationInfo) int { return cmpID(x.ID, y.ID) })
 	for _, id := range sortedKeys(s.nodes) {
 		n := s.nodes[id]
-		ni := NodeInfo{ID: n.id, Rack: n.rack, Capability: n.total, Allocated: n.allocated}
+		ni := NodeInfo{ID: n.id, Rack: n.rack, Capability: n.total, Allocated: n.allocated, Label: s.parts[n.part].name}
 		if n.reserved != nil {
 			ni.Reserved = n.reserved.id
 		}
 		out.Nodes = append(out.Nodes, ni)
 	}
 	return out
+}
+
+// queueInfo is q's record in a snapshot.
+func (s *Scheduler) queueInfo(q *qnode) QueueInfo {
+	qi := QueueInfo{Guaranteed: q.effMin, Maximum: q.effMax, UsedCapacity: q.usedCap, AbsoluteUsedCapacity: q.absUsedCap,
+		Used: q.used, Reserved: q.reserved, Pending: q.pending, Priority: q.set().Priority}
+	if lf := q.leaf; lf != nil {
+		qi.AMUsed, qi.ActiveUsers = lf.amUsed, lf.activeUsers
+		qi.AMLimit = s.amLimit(q)
+	}
+	if q.lp != nil {
+		qi.Partitions = make([]PartitionInfo, len(q.lp))
+		for i := range q.lp {
+			lp := &q.lp[i]
+			pi := PartitionInfo{Label: s.parts[i+1].name, Accessible: lp.access, Guaranteed: lp.effMin, Maximum: lp.effMax,
+				UsedCapacity: lp.usedCap, AbsoluteUsedCapacity: lp.absUsedCap, Used: lp.used, Reserved: lp.reserved, Pending: lp.pending}
+			if q.leaf != nil {
+				pi.AMUsed, pi.AMLimit = lp.amUsed, s.amLimitOn(q, i+1)
+			}
+			qi.Partitions[i] = pi
+		}
+	}
+	return qi
 }
 
 // MarkForPreemption flags a container as about to be preempted (YARN's
@@ -188,38 +225,102 @@ func (s *Scheduler) Check() error {
 	if s.bug != nil {
 		return s.bug
 	}
-	nodeAlloc := map[*node]berth.Resource{}
-	appUsed := map[*app]berth.Resource{}
-	appRes := map[*app]berth.Resource{}
-	userUsed := map[*user]berth.Resource{}
-	qUsed := map[*qnode]berth.Resource{}
-	qRes := map[*qnode]berth.Resource{}
+	var pendingAll berth.Resource
+	for _, a := range s.apps {
+		pendingAll = pendingAll.Add(a.pending)
+	}
+	if !pendingAll.Equal(s.pendingAll) {
+		return fmt.Errorf("the applications' outstanding demand is %v, the books say %v", pendingAll, s.pendingAll)
+	}
+	sums, err := s.checkSums()
+	if err != nil {
+		return err
+	}
+	if err := s.checkNodes(sums); err != nil {
+		return err
+	}
+	byLeaf, err := s.checkApps(sums)
+	if err != nil {
+		return err
+	}
+	return s.checkQueues(sums, byLeaf)
+}
+
+// Keys of Check's sums per partition.
+type (
+	onQ struct {
+		q *qnode
+		p int
+	}
+	onU struct {
+		u *user
+		p int
+	}
+	onA struct {
+		a *app
+		p int
+	}
+)
+
+// checkTotals are the sums per partition Check recomputes from the
+// containers and reservations, to compare with what the books keep.
+type checkTotals struct {
+	nodeAlloc       map[*node]berth.Resource
+	appUsed, appRes map[onA]berth.Resource
+	userUsed        map[onU]berth.Resource
+	qUsed, qRes     map[onQ]berth.Resource
+	borrowed        map[*app]int
+}
+
+// checkSums adds up the live containers and reservations per node,
+// application, user and queue on each partition.
+func (s *Scheduler) checkSums() (*checkTotals, error) {
+	t := &checkTotals{nodeAlloc: map[*node]berth.Resource{}, appUsed: map[onA]berth.Resource{}, appRes: map[onA]berth.Resource{},
+		userUsed: map[onU]berth.Resource{}, qUsed: map[onQ]berth.Resource{}, qRes: map[onQ]berth.Resource{}, borrowed: map[*app]int{}}
 	for _, c := range s.live.All() {
 		if s.nodes[c.node.id] != c.node || s.apps[c.app.id] != c.app {
-			return fmt.Errorf("container %d on a removed node or app", c.c.ID)
+			return nil, fmt.Errorf("container %d on a removed node or app", c.c.ID)
 		}
-		nodeAlloc[c.node] = nodeAlloc[c.node].Add(c.c.Resource)
-		appUsed[c.app] = appUsed[c.app].Add(c.c.Resource)
-		userUsed[c.app.u] = userUsed[c.app.u].Add(c.c.Resource)
+		p := c.node.part
+		if c.borrowed && p == 0 {
+			return nil, fmt.Errorf("container %d borrows the default partition", c.c.ID)
+		}
+		if c.borrowed {
+			t.borrowed[c.app]++
+		}
+		t.nodeAlloc[c.node] = t.nodeAlloc[c.node].Add(c.c.Resource)
+		t.appUsed[onA{c.app, p}] = t.appUsed[onA{c.app, p}].Add(c.c.Resource)
+		t.userUsed[onU{c.app.u, p}] = t.userUsed[onU{c.app.u, p}].Add(c.c.Resource)
 		for q := c.app.q; q != nil; q = q.parent {
-			qUsed[q] = qUsed[q].Add(c.c.Resource)
+			t.qUsed[onQ{q, p}] = t.qUsed[onQ{q, p}].Add(c.c.Resource)
 		}
 	}
 	for _, r := range s.resvByID {
 		if r.node.reserved != r {
-			return fmt.Errorf("reservation %d not on its node", r.id)
+			return nil, fmt.Errorf("reservation %d not on its node", r.id)
 		}
-		appRes[r.app] = appRes[r.app].Add(r.res)
-		userUsed[r.app.u] = userUsed[r.app.u].Add(r.res)
+		p := r.node.part
+		t.appRes[onA{r.app, p}] = t.appRes[onA{r.app, p}].Add(r.res)
+		t.userUsed[onU{r.app.u, p}] = t.userUsed[onU{r.app.u, p}].Add(r.res)
 		for q := r.app.q; q != nil; q = q.parent {
-			qUsed[q] = qUsed[q].Add(r.res)
-			qRes[q] = qRes[q].Add(r.res)
+			t.qUsed[onQ{q, p}] = t.qUsed[onQ{q, p}].Add(r.res)
+			t.qRes[onQ{q, p}] = t.qRes[onQ{q, p}].Add(r.res)
 		}
 	}
+	return t, nil
+}
+
+// checkNodes compares each node's allocation with its containers, and the
+// cluster's and partitions' totals with the nodes.
+func (s *Scheduler) checkNodes(t *checkTotals) error {
+	var total berth.Resource
+	partTotal := make([]berth.Resource, len(s.parts))
 	for _, id := range sortedKeys(s.nodes) {
 		n := s.nodes[id]
-		if !n.allocated.Equal(nodeAlloc[n]) {
-			return fmt.Errorf("node %s allocated %v, containers sum to %v", id, n.allocated, nodeAlloc[n])
+		total = total.Add(n.total)
+		partTotal[n.part] = partTotal[n.part].Add(n.total)
+		if !n.allocated.Equal(t.nodeAlloc[n]) {
+			return fmt.Errorf("node %s allocated %v, containers sum to %v", id, n.allocated, t.nodeAlloc[n])
 		}
 		if !s.rc.FitsIn(n.allocated, n.total) {
 			return fmt.Errorf("node %s over capability: %v > %v", id, n.allocated, n.total)
@@ -228,32 +329,71 @@ func (s *Scheduler) Check() error {
 			return fmt.Errorf("node %s holds an unknown reservation", id)
 		}
 	}
-	// The applications of each leaf, by id: sorted once for all leaves.
+	if !total.Equal(s.total) || !partTotal[0].Equal(s.cluster) {
+		return fmt.Errorf("cluster %v (default partition %v), nodes sum to %v (%v)", s.total, s.cluster, total, partTotal[0])
+	}
+	for p := 1; p < len(s.parts); p++ {
+		if !partTotal[p].Equal(s.parts[p].total) {
+			return fmt.Errorf("partition %s: %v, nodes sum to %v", s.parts[p].name, s.parts[p].total, partTotal[p])
+		}
+	}
+	return nil
+}
+
+// checkApps compares each application's usage per partition with its
+// containers, and returns the applications of each leaf by id (sorted
+// once for all leaves).
+func (s *Scheduler) checkApps(t *checkTotals) (map[*qnode][]*app, error) {
 	byLeaf := map[*qnode][]*app{}
 	for _, id := range sortedKeys(s.apps) {
 		a := s.apps[id]
 		byLeaf[a.q] = append(byLeaf[a.q], a)
-		if !a.used.Equal(appUsed[a]) || !a.reserved.Equal(appRes[a]) {
-			return fmt.Errorf("app %s used %v reserved %v, containers say %v %v", id, a.used, a.reserved, appUsed[a], appRes[a])
+		var used, res berth.Resource
+		for p := range s.parts {
+			u, r := t.appUsed[onA{a, p}], t.appRes[onA{a, p}]
+			used, res = used.Add(u), res.Add(r)
+			if p > 0 && (!a.lp[p-1].used.Equal(u) || !a.lp[p-1].reserved.Equal(r)) {
+				return nil, fmt.Errorf("app %s on %s used %v reserved %v, containers say %v %v", id, s.parts[p].name,
+					a.lp[p-1].used, a.lp[p-1].reserved, u, r)
+			}
+		}
+		if !a.used.Equal(used) || !a.reserved.Equal(res) {
+			return nil, fmt.Errorf("app %s used %v reserved %v, containers say %v %v", id, a.used, a.reserved, used, res)
+		}
+		if a.borrowed != t.borrowed[a] {
+			return nil, fmt.Errorf("app %s borrows %d containers, holds %d", id, a.borrowed, t.borrowed[a])
 		}
 		if a.q.leaf.users[a.userName] != a.u {
-			return fmt.Errorf("app %s has a stale user", id)
+			return nil, fmt.Errorf("app %s has a stale user", id)
 		}
 	}
 	if err := s.checkParallel(); err != nil {
-		return err
+		return nil, err
 	}
-	for _, p := range sortedKeys(s.byPath) {
-		q := s.byPath[p]
-		if !q.used.Equal(qUsed[q]) || !q.reserved.Equal(qRes[q]) {
-			return fmt.Errorf("queue %s used %v reserved %v, containers say %v %v", p, q.used, q.reserved, qUsed[q], qRes[q])
+	return byLeaf, nil
+}
+
+// checkQueues compares each queue's usage per partition with its
+// containers and with the queue tree's accounting, then checks each leaf
+// and each parent's members.
+func (s *Scheduler) checkQueues(t *checkTotals, byLeaf map[*qnode][]*app) error {
+	for _, path := range sortedKeys(s.byPath) {
+		q := s.byPath[path]
+		var used, res, pend berth.Resource
+		for p := range s.parts {
+			qp := q.on(p)
+			if !qp.used.Equal(t.qUsed[onQ{q, p}]) || !qp.reserved.Equal(t.qRes[onQ{q, p}]) {
+				return fmt.Errorf("queue %s on partition %q used %v reserved %v, containers say %v %v", path, s.parts[p].name,
+					qp.used, qp.reserved, t.qUsed[onQ{q, p}], t.qRes[onQ{q, p}])
+			}
+			used, res, pend = used.Add(qp.used), res.Add(qp.reserved), pend.Add(qp.pending)
 		}
-		if !q.tq.Used().Equal(q.used) || !q.tq.Reserved().Equal(q.reserved) || !q.tq.Pending().Equal(q.pending) {
-			return fmt.Errorf("queue %s: tree accounting %v/%v/%v, scheduler %v/%v/%v", p,
-				q.tq.Used(), q.tq.Reserved(), q.tq.Pending(), q.used, q.reserved, q.pending)
+		if !q.tq.Used().Equal(used) || !q.tq.Reserved().Equal(res) || !q.tq.Pending().Equal(pend) {
+			return fmt.Errorf("queue %s: tree accounting %v/%v/%v, scheduler %v/%v/%v", path,
+				q.tq.Used(), q.tq.Reserved(), q.tq.Pending(), used, res, pend)
 		}
-		if lf := q.leaf; lf != nil {
-			if err := s.checkLeaf(q, byLeaf[q], userUsed); err != nil {
+		if q.leaf != nil {
+			if err := s.checkLeaf(q, byLeaf[q], t); err != nil {
 				return err
 			}
 		} else if err := s.checkMembers(q); err != nil {
@@ -265,23 +405,26 @@ func (s *Scheduler) Check() error {
 
 // checkLeaf recomputes a leaf's incremental aggregates from its
 // applications (all the applications whose queue is q, by id) and users.
-func (s *Scheduler) checkLeaf(q *qnode, mine []*app, userUsed map[*user]berth.Resource) error {
-	lf, p := q.leaf, q.path
-	var pending, amUsed, activeUsed berth.Resource
-	numActive, activeUsers := 0, 0
-	var allW, activeW float64
+func (s *Scheduler) checkLeaf(q *qnode, mine []*app, t *checkTotals) error {
+	lf, path := q.leaf, q.path
+	np := len(s.parts)
+	pending, amUsed := make([]berth.Resource, np), make([]berth.Resource, np)
+	numActive, borrowed := 0, 0
 	apps := map[*user]int{}
 	withPending := map[*user]int{}
 	for _, a := range mine {
 		id := a.id
 		apps[a.u]++
+		borrowed += a.borrowed
 		if a.hasPending() {
 			withPending[a.u]++
 		}
 		if a.state == appActive {
 			numActive++
-			pending = pending.Add(a.pending)
-			amUsed = amUsed.Add(a.amRes)
+			for p := range s.parts {
+				pending[p] = pending[p].Add(a.pendingOn(p))
+			}
+			amUsed[a.amPart] = amUsed[a.amPart].Add(a.amRes)
 			if a.inSched != a.hasPending() {
 				return fmt.Errorf("app %s: schedulable %v with pending %v", id, a.inSched, a.pending)
 			}
@@ -289,43 +432,94 @@ func (s *Scheduler) checkLeaf(q *qnode, mine []*app, userUsed map[*user]berth.Re
 			return fmt.Errorf("app %s schedulable while waiting for activation", id)
 		}
 	}
-	if len(lf.apps) != q.numApps() || !slices.IsSortedFunc(lf.apps, bySeq) {
-		return fmt.Errorf("leaf %s lists %d applications (sorted %v), holds %d", p, len(lf.apps), slices.IsSortedFunc(lf.apps, bySeq), q.numApps())
+	switch {
+	case len(lf.apps) != q.numApps() || !slices.IsSortedFunc(lf.apps, bySeq):
+		return fmt.Errorf("leaf %s lists %d applications (sorted %v), holds %d", path, len(lf.apps), slices.IsSortedFunc(lf.apps, bySeq), q.numApps())
+	case borrowed != lf.borrowed:
+		return fmt.Errorf("leaf %s borrows %d containers, its applications %d", path, lf.borrowed, borrowed)
+	case numActive != lf.numActive:
+		return fmt.Errorf("leaf %s active %d, apps say %d", path, lf.numActive, numActive)
 	}
 	for _, a := range lf.apps {
 		if a.q != q || s.apps[a.id] != a {
-			return fmt.Errorf("leaf %s lists application %s of another queue", p, a.id)
+			return fmt.Errorf("leaf %s lists application %s of another queue", path, a.id)
 		}
 	}
+	activeUsed, err := s.checkUsers(q, t, apps, withPending)
+	if err != nil {
+		return err
+	}
+	if err := s.checkLeafParts(q, pending, amUsed, activeUsed); err != nil {
+		return err
+	}
+	return checkLeafOrder(q)
+}
+
+// checkUsers compares a leaf's users with their containers and
+// applications, and the leaf's user counters and weights with its users;
+// it returns what the active users use on each partition.
+func (s *Scheduler) checkUsers(q *qnode, t *checkTotals, apps, withPending map[*user]int) ([]berth.Resource, error) {
+	lf, path := q.leaf, q.path
+	activeUsed := make([]berth.Resource, len(s.parts))
+	activeUsers := 0
+	var allW, activeW float64
 	for _, un := range sortedKeys(lf.users) {
 		u := lf.users[un]
-		if !u.used.Equal(userUsed[u]) {
-			return fmt.Errorf("user %s in %s used %v, containers say %v", un, p, u.used, userUsed[u])
+		for p := range s.parts {
+			if want := t.userUsed[onU{u, p}]; !u.usedOn(p).Equal(want) {
+				return nil, fmt.Errorf("user %s in %s used %v on partition %q, containers say %v", un, path, u.usedOn(p), s.parts[p].name, want)
+			}
 		}
 		if u.apps != apps[u] || u.activeApps != withPending[u] {
-			return fmt.Errorf("user %s in %s: %d apps (%d with asks), counted %d (%d)", un, p, apps[u], withPending[u], u.apps, u.activeApps)
+			return nil, fmt.Errorf("user %s in %s: %d apps (%d with asks), counted %d (%d)", un, path, apps[u], withPending[u], u.apps, u.activeApps)
 		}
 		allW += u.weight
 		if u.activeApps > 0 {
 			activeUsers++
 			activeW += u.weight
-			activeUsed = activeUsed.Add(u.used)
+			for p := range s.parts {
+				activeUsed[p] = activeUsed[p].Add(u.usedOn(p))
+			}
 		}
 	}
 	switch {
-	case !pending.Equal(q.pending):
-		return fmt.Errorf("leaf %s pending %v, apps say %v", p, q.pending, pending)
-	case !amUsed.Equal(lf.amUsed) || numActive != lf.numActive:
-		return fmt.Errorf("leaf %s AM used %v active %d, apps say %v %d", p, lf.amUsed, lf.numActive, amUsed, numActive)
-	case activeUsers != lf.activeUsers || !activeUsed.Equal(lf.activeUsed):
-		return fmt.Errorf("leaf %s active users %d using %v, users say %d %v", p, lf.activeUsers, lf.activeUsed, activeUsers, activeUsed)
+	case activeUsers != lf.activeUsers:
+		return nil, fmt.Errorf("leaf %s active users %d, users say %d", path, lf.activeUsers, activeUsers)
 	case math.Abs(allW-lf.allWeights) > 1e-9 || math.Abs(activeW-lf.activeWeights) > 1e-9:
-		return fmt.Errorf("leaf %s weights %v/%v, users say %v/%v", p, lf.allWeights, lf.activeWeights, allW, activeW)
+		return nil, fmt.Errorf("leaf %s weights %v/%v, users say %v/%v", path, lf.allWeights, lf.activeWeights, allW, activeW)
 	}
+	return activeUsed, nil
+}
+
+// checkLeafParts compares a leaf's pending demand, AM usage and active
+// users' usage on each partition with its applications' and users' sums.
+func (s *Scheduler) checkLeafParts(q *qnode, pending, amUsed, activeUsed []berth.Resource) error {
+	lf, path := q.leaf, q.path
+	for p := range s.parts {
+		qPend, qAM, qActive := q.pending, lf.amUsed, lf.activeUsed
+		if p > 0 {
+			qPend, qAM, qActive = q.lp[p-1].pending, q.lp[p-1].amUsed, q.lp[p-1].activeUsed
+		}
+		name := s.parts[p].name
+		switch {
+		case !pending[p].Equal(qPend):
+			return fmt.Errorf("leaf %s pending %v on partition %q, apps say %v", path, qPend, name, pending[p])
+		case !amUsed[p].Equal(qAM):
+			return fmt.Errorf("leaf %s AM used %v on partition %q, apps say %v", path, qAM, name, amUsed[p])
+		case !activeUsed[p].Equal(qActive):
+			return fmt.Errorf("leaf %s active users use %v on partition %q, users say %v", path, qActive, name, activeUsed[p])
+		}
+	}
+	return nil
+}
+
+// checkLeafOrder checks that a leaf's schedulable applications are in its
+// ordering policy's order.
+func checkLeafOrder(q *qnode) error {
 	less := leafAppLess(q)
 	var prev *app
 	i, bad := 0, -1
-	lf.sched.Ascend(func(a *app) bool {
+	q.leaf.sched.Ascend(func(a *app) bool {
 		if prev != nil && less(a, prev) {
 			bad = i
 			return false
@@ -335,7 +529,7 @@ func (s *Scheduler) checkLeaf(q *qnode, mine []*app, userUsed map[*user]berth.Re
 		return true
 	})
 	if bad >= 0 {
-		return fmt.Errorf("leaf %s applications out of order at %d", p, bad)
+		return fmt.Errorf("leaf %s applications out of order at %d", q.path, bad)
 	}
 	return nil
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/berthsched/berth/queue"
 )
 
-// Durable state (issue 11 §1). SaveState writes one snapshot of kind
-// "capacity.Scheduler", body version 2, in the berth framing; the body is:
+// Durable state. SaveState writes one snapshot of kind
+// "capacity.Scheduler", body version 3, in the berth framing; the body is:
 //
 //	YARN 3.x     optional: the state of YARN 3.x's features, one block
 //	             (state_features.go) read before the rest
@@ -21,30 +21,42 @@ import (
 //	             reservation-system settings, then the configured queue
 //	             tree depth first (name, capacities, state, ACLs, kind
 //	             flags, settings with ordering policies as built-in tags or
-//	             host names and the reservation settings, children)
+//	             host names, the reservation settings and the label
+//	             settings, children), the cluster's node labels
+//	partitions   the labels in the scheduler's partition order (the
+//	             indexes below refer to it)
 //	reservation  every reservation queue, plans in tree order, each with
 //	  queues     its plan's path, name, entitlement and own settings
-//	nodes        by id: id, rack, capability
+//	nodes        by id: id, rack, capability, label
 //	apps         by submission: id, sequence, queue path, user, groups,
 //	             priority, active, start, reservation id, AM resource,
-//	             AM-next flag, headroom, and the request table (every key
-//	             with its ANY, rack and host entries and its delay,
-//	             re-reservation and reservation counters)
+//	             AM-next flag, headroom, label expressions and AM
+//	             partition, and the request table (every key with its ANY,
+//	             rack and host entries, its delay, re-reservation,
+//	             reservation and non-partitioned counters and its partition)
 //	containers   by id: app and node (indexes into the lists above),
-//	             resource, priority, locality, AM, time, preemption mark
+//	             resource, priority, locality, AM, time, preemption mark,
+//	             borrowed flag
 //	reservations by id: app, node, request priority, resource, locality,
 //	             time
 //	counters     the next container id and submission sequence
 //	leaf caches  per leaf in tree order: the limits handed down at the last
-//	             update and walk, and the incrementally kept usage ratio
-//	             and user weights (float sums whose rounding depends on
-//	             history, so they are not recomputed)
+//	             update and walk, and the incrementally kept usage ratios
+//	             (per partition) and user weights (float sums whose
+//	             rounding depends on history, so they are not recomputed)
 //
-// Version 1 is version 2 without the reservation-system and reservation
-// settings; RestoreScheduler reads both (a version 1 snapshot restores
-// them as unset: YARN's defaults), and bodies without the YARN 3.x block
-// restore with YARN's defaults for it. A weight capacity holds its weight
-// in the percentage's place.
+// Version 2 is version 3 without the node-label fields (label settings,
+// node labels, partitions, nodes' labels, applications' expressions and
+// partitions, keys' partitions and non-partitioned counters, borrowed
+// flags, per-partition usage ratios); version 1 is version 2 without the
+// reservation-system and reservation settings. RestoreScheduler reads all
+// three (what an older snapshot lacks restores as unset: YARN's defaults,
+// every node and ask on the default partition). The YARN 3.x block may
+// open a body of any version (it came before version 3, at the start of
+// version 2's body) and holds, for each queue settings record and each
+// auto-created queue, what the body's version holds; a body without it
+// restores with YARN's defaults for it. A weight capacity holds its
+// weight in the percentage's place.
 //
 // Everything else (queue, user and node usage, active users, the child
 // and application orders, the id index, the queue tree's accounting) is
@@ -58,7 +70,11 @@ import (
 
 const (
 	stateKind    = "capacity.Scheduler"
-	stateVersion = 2
+	stateVersion = 3
+	// versionReservations added the reservation-system and reservation
+	// settings, versionLabels the node labels and partitions.
+	versionReservations = 2
+	versionLabels       = 3
 	// maxStateCount bounds any record count read from a snapshot.
 	maxStateCount = 1 << 28
 )
@@ -107,6 +123,10 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 	apps := s.appsBySeq()
 	s.writeFeatures(e, nodeIDs, apps)
 	s.saveConfig(e)
+	e.Len(len(s.parts) - 1)
+	for _, p := range s.parts[1:] {
+		e.String(p.name)
+	}
 	s.saveReservationQueues(e)
 
 	nodeIx := make(map[*node]int, len(nodeIDs))
@@ -117,6 +137,7 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 		e.String(n.id)
 		e.String(n.rack)
 		e.Resource(n.total)
+		e.String(s.parts[n.part].name)
 	}
 
 	appIx := make(map[*app]int, len(apps))
@@ -139,6 +160,9 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 		e.Resource(a.amRes)
 		e.Bool(a.waitingAM)
 		e.Resource(a.headroom)
+		e.String(a.expr)
+		e.String(a.amExpr)
+		e.Int(a.amPart)
 		a.asks.WriteState(e, writeKeyState)
 	}
 
@@ -153,6 +177,7 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 		e.Bool(c.c.AM)
 		e.Varint(c.c.Time)
 		e.Bool(c.preempt)
+		e.Bool(c.borrowed)
 	})
 
 	resv := make([]*reservation, 0, len(s.resvByID))
@@ -189,6 +214,10 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 		e.Float32(lf.usageRatio)
 		e.Float64(lf.activeWeights)
 		e.Float64(lf.allWeights)
+		e.Len(len(q.lp))
+		for i := range q.lp {
+			e.Float32(q.lp[i].usageRatio)
+		}
 	}
 	return e.Finish()
 }
@@ -214,6 +243,8 @@ func writeKeyState(e *berth.StateEncoder, k *keyState) {
 	e.Varint(k.missed)
 	e.Int(k.reRes)
 	e.Int(k.nRes)
+	e.Varint(k.missedNP)
+	e.Int(k.part)
 }
 
 func (s *Scheduler) saveConfig(e *berth.StateEncoder) {
@@ -256,6 +287,11 @@ func (s *Scheduler) saveConfig(e *berth.StateEncoder) {
 	e.Bool(c.Groups != nil)
 	queue.WriteReservationSystemSettings(e, c.ReservationSystem)
 	writeQueueConfig(e, &c.Root)
+	e.Len(len(c.NodeLabels))
+	for _, l := range c.NodeLabels {
+		e.String(l.Name)
+		e.Bool(l.NonExclusive)
+	}
 }
 
 func writeCapacity(e *berth.StateEncoder, c queue.Capacity) {
@@ -322,6 +358,22 @@ func writeSettings(e *berth.StateEncoder, st *QueueSettings) {
 		e.Float64(st.UserWeights[n])
 	}
 	queue.WriteReservationSettings(e, st.Reservation)
+	e.Bool(st.AccessibleNodeLabels != nil)
+	e.Len(len(st.AccessibleNodeLabels))
+	for _, l := range st.AccessibleNodeLabels {
+		e.String(l)
+	}
+	e.String(st.DefaultNodeLabelExpression)
+	labels := sortedKeys(st.NodeLabels)
+	e.Bool(st.NodeLabels != nil)
+	e.Len(len(labels))
+	for _, l := range labels {
+		ls := st.NodeLabels[l]
+		e.String(l)
+		writeCapacity(e, ls.Capacity)
+		writeCapacity(e, ls.MaxCapacity)
+		e.Float64(ls.MaxAMResourcePercent)
+	}
 }
 
 func (s *Scheduler) saveReservationQueues(e *berth.StateEncoder) {
@@ -349,6 +401,7 @@ func (s *Scheduler) saveReservationQueues(e *berth.StateEncoder) {
 type restorer struct {
 	d    *berth.StateDecoder
 	env  RestoreEnv
+	v    uint64   // the body version
 	feat features // the YARN 3.x state, read first
 }
 
@@ -372,7 +425,7 @@ func RestoreScheduler(rd io.Reader, env RestoreEnv) (*Scheduler, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &restorer{d: d, env: env}
+	r := &restorer{d: d, env: env, v: d.Version()}
 	s := r.restore()
 	if err := d.Finish(); err != nil {
 		return nil, err
@@ -393,6 +446,14 @@ func (r *restorer) restore() *Scheduler {
 	maxApps := r.readFeatures()
 	d.Field("config")
 	cfg := r.readConfig(maxApps)
+	var partNames []string
+	if r.v >= versionLabels {
+		d.Field("partitions")
+		np := d.Len(maxStateCount)
+		for i := 0; i < np && d.Err() == nil; i++ {
+			partNames = append(partNames, d.String())
+		}
+	}
 	d.Field("reservation queues")
 	type rqueue struct {
 		plan, name string
@@ -421,6 +482,10 @@ func (r *restorer) restore() *Scheduler {
 	s, err := New(cfg, r.env.Clock)
 	if err != nil {
 		r.fail("config: %w", err)
+		return nil
+	}
+	if err := s.orderParts(partNames); err != nil {
+		r.fail("partitions: %w", err)
 		return nil
 	}
 	for i, rq := range rqs {
@@ -481,7 +546,7 @@ func (r *restorer) restore() *Scheduler {
 
 	d.Field("containers")
 	nc := d.Len(maxStateCount)
-	held := make([]berth.Resource, len(apps))
+	held := make([]berth.Resource, len(apps)*len(s.parts)) // per application and partition
 	var last ContainerID
 	for i := 0; i < nc && d.Err() == nil; i++ {
 		rc := r.readContainer(len(apps), len(nodes))
@@ -503,22 +568,33 @@ func (r *restorer) restore() *Scheduler {
 		}
 		last = rc.id
 		a, n := apps[rc.app], nodes[rc.node]
-		c := &container{node: n, app: a, preempt: rc.preempt}
+		if rc.borrowed && n.part == 0 {
+			r.fail("containers[%d]: borrowed on an unlabelled node", i)
+			return nil
+		}
+		c := &container{node: n, app: a, preempt: rc.preempt, borrowed: rc.borrowed}
 		c.c = Container{ID: rc.id, App: a.id, Node: n.id, Queue: a.q.path, User: a.userName, Resource: rc.res,
 			Priority: int32(rc.prio), Locality: Locality(rc.loc), AM: rc.am, Time: rc.time}
 		s.live.Put(rc.id, c)
 		n.link(c)
 		a.link(c)
 		n.allocated = n.allocated.Add(rc.res)
-		held[rc.app] = held[rc.app].Add(rc.res)
+		h := rc.app*len(s.parts) + n.part
+		held[h] = held[h].Add(rc.res)
+		if rc.borrowed {
+			a.borrowed++
+			a.q.leaf.borrowed++
+		}
 	}
-	// Usage is charged once per application, not per container: the
-	// integer sums are the same, and the running float sums a charge
-	// touches are restored from the snapshot below.
+	// Usage is charged once per application and partition, not per
+	// container: the integer sums are the same, and the running float sums
+	// a charge touches are restored from the snapshot below.
 	for i, a := range apps {
-		if !held[i].IsZero() {
-			s.appUsage(a, held[i])
-			s.charge(a.q, a.u, held[i], false)
+		for p := range s.parts {
+			if h := held[i*len(s.parts)+p]; !h.IsZero() {
+				s.appUsageOn(a, p, h)
+				s.chargeOn(p, a.q, a.u, h, false)
+			}
 		}
 	}
 
@@ -555,7 +631,10 @@ func (r *restorer) restore() *Scheduler {
 		s.resvByID[rc.id] = rv
 		a.resv = append(a.resv, rv)
 		a.reserved = a.reserved.Add(rc.res)
-		s.charge(a.q, a.u, rc.res, true)
+		if n.part != 0 {
+			a.lp[n.part-1].reserved = a.lp[n.part-1].reserved.Add(rc.res)
+		}
+		s.chargeOn(n.part, a.q, a.u, rc.res, true)
 	}
 
 	d.Field("counters")
@@ -595,6 +674,7 @@ func (r *restorer) restore() *Scheduler {
 		cur, cached := d.Resource(), d.Resource()
 		ratio := r.d.Float32()
 		aw, tw := d.Float64(), d.Float64()
+		ratios := r.readRatios()
 		if d.Err() != nil {
 			return nil
 		}
@@ -603,9 +683,16 @@ func (r *restorer) restore() *Scheduler {
 			r.fail("leaf caches[%d]: %q is not a leaf", i, path)
 			return nil
 		}
+		if r.v >= versionLabels && len(ratios) != len(q.lp) {
+			r.fail("leaf caches[%d]: %d partitions, the scheduler has %d", i, len(ratios), len(q.lp))
+			return nil
+		}
 		lf := q.leaf
 		lf.currentLimit, lf.cachedLimit = cur, cached
 		lf.usageRatio, lf.activeWeights, lf.allWeights = ratio, aw, tw
+		for j, x := range ratios {
+			q.lp[j].usageRatio = x
+		}
 		lf.ulValid = false
 	}
 	if !r.restoreRounds(s, nodes, len(apps)) {
@@ -614,11 +701,26 @@ func (r *restorer) restore() *Scheduler {
 	return s
 }
 
+// readRatios reads a leaf's usage ratios on the labelled partitions
+// (version 2).
+func (r *restorer) readRatios() []float32 {
+	if r.v < versionLabels {
+		return nil
+	}
+	n := r.d.Len(maxStateCount)
+	out := make([]float32, 0, min(n, 64))
+	for i := 0; i < n && r.d.Err() == nil; i++ {
+		out = append(out, r.d.Float32())
+	}
+	return out
+}
+
 // skipRest reads the rest of a body whose configuration could not be
 // built, so that Finish can still tell damage from a missing host policy.
 // The layout is fixed, so the records are read and dropped.
 func (r *restorer) skipRest() {
 	d := r.d
+	// the partitions were read with the configuration
 	nn := d.Len(maxStateCount)
 	for i := 0; i < nn && d.Err() == nil; i++ {
 		r.readNode()
@@ -643,15 +745,20 @@ func (r *restorer) skipRest() {
 		_ = d.String()
 		d.Resource()
 		d.Resource()
+		d.Float32()
 		d.Float64()
 		d.Float64()
-		d.Float64()
+		r.readRatios()
 	}
 }
 
 // readNode reads a node record.
 func (r *restorer) readNode() NodeSpec {
-	return NodeSpec{ID: r.d.String(), Rack: r.d.String(), Capability: r.d.Resource()}
+	n := NodeSpec{ID: r.d.String(), Rack: r.d.String(), Capability: r.d.Resource()}
+	if r.v >= versionLabels {
+		n.Label = r.d.String()
+	}
+	return n
 }
 
 // containerRecord is a container as the snapshot holds it, before it is
@@ -665,6 +772,7 @@ type containerRecord struct {
 	am        bool
 	time      berth.Time
 	preempt   bool
+	borrowed  bool
 }
 
 // readContainer reads a container record from lists of apps and nodes
@@ -681,6 +789,9 @@ func (r *restorer) readContainer(apps, nodes int) containerRecord {
 	c.am = d.Bool()
 	c.time = d.Varint()
 	c.preempt = d.Bool()
+	if r.v >= versionLabels {
+		c.borrowed = d.Bool()
+	}
 	return c
 }
 
@@ -709,6 +820,8 @@ type appFields struct {
 	amRes, headroom       berth.Resource
 	runnable              bool       // within max-parallel-apps
 	deadline              berth.Time // lifetime's end
+	expr, amExpr          string
+	amPart                int
 }
 
 func (r *restorer) readAppFields() appFields {
@@ -729,6 +842,9 @@ func (r *restorer) readAppFields() appFields {
 	f.amRes = d.Resource()
 	f.waitingAM = d.Bool()
 	f.headroom = d.Resource()
+	if r.v >= versionLabels {
+		f.expr, f.amExpr, f.amPart = d.String(), d.String(), d.Int()
+	}
 	return f
 }
 
@@ -736,7 +852,11 @@ func readKeyState(d *berth.StateDecoder, k *keyState) {
 	k.missed = d.Varint()
 	k.reRes = d.Int()
 	k.nRes = d.Int()
-	if d.Err() == nil && (k.missed < 0 || k.reRes < 0 || k.nRes < 0) {
+	if d.Version() >= versionLabels {
+		k.missedNP = d.Varint()
+		k.part = d.Int()
+	}
+	if d.Err() == nil && (k.missed < 0 || k.reRes < 0 || k.nRes < 0 || k.missedNP < 0 || k.part < 0) {
 		d.Fail(fmt.Errorf("%w: negative request counters", berth.ErrCorruptState))
 	}
 }
@@ -766,13 +886,21 @@ func (r *restorer) readApp(s *Scheduler, i int) (*app, bool) {
 		r.fail("applications[%d]: negative AM resource", i)
 	case f.active && !f.runnable:
 		r.fail("applications[%d]: active but waiting for a max-parallel-apps slot", i)
+	case f.amPart < 0 || f.amPart >= len(s.parts):
+		r.fail("applications[%d]: AM partition %d of %d", i, f.amPart, len(s.parts))
+	}
+	for _, k := range asks.Keys() {
+		if k.Payload.part >= len(s.parts) {
+			r.fail("applications[%d]: priority %d on partition %d of %d", i, k.Priority(), k.Payload.part, len(s.parts))
+		}
 	}
 	if d.Err() != nil {
 		return nil, false
 	}
 	a := &app{id: f.id, seq: f.seq, userName: f.user, groups: f.groups, priority: int32(f.prio),
 		start: f.start, resID: f.resID, amRes: f.amRes, waitingAM: f.waitingAM, headroom: f.headroom,
-		runnable: f.runnable, deadline: f.deadline}
+		runnable: f.runnable, deadline: f.deadline,
+		expr: f.expr, amExpr: f.amExpr, amPart: f.amPart, lp: growTo[apart](nil, len(s.parts)-1)}
 	a.asks = *asks
 	s.apps[a.id] = a
 	s.attach(q, a)
@@ -848,10 +976,16 @@ func (r *restorer) readConfig(maxApps int) Config {
 			r.d.Defer(berth.InvalidField("groups", nil, "the snapshot's configuration had a groups provider: RestoreEnv.Groups is required"))
 		}
 	}
-	if d.Version() >= 2 {
+	if r.v >= versionReservations {
 		c.ReservationSystem = queue.ReadReservationSystemSettings(d)
 	}
 	c.Root = r.readQueueConfig(0)
+	if r.v >= versionLabels {
+		n := d.Len(maxStateCount)
+		for i := 0; i < n && d.Err() == nil; i++ {
+			c.NodeLabels = append(c.NodeLabels, NodeLabel{Name: d.String(), NonExclusive: d.Bool()})
+		}
+	}
 	return c
 }
 
@@ -911,7 +1045,8 @@ func (r *restorer) readSettings() QueueSettings {
 	return st
 }
 
-// readBaseSettings reads the settings a version 2 body holds into st.
+// readBaseSettings reads the settings the body holds (as its version
+// has them) into st.
 func (r *restorer) readBaseSettings(st *QueueSettings) {
 	d := r.d
 	st.UserLimitFactor = d.Float64()
@@ -968,8 +1103,40 @@ func (r *restorer) readBaseSettings(st *QueueSettings) {
 		name := d.String()
 		st.UserWeights[name] = d.Float64()
 	}
-	if d.Version() >= 2 {
+	if r.v >= versionReservations {
 		st.Reservation = queue.ReadReservationSettings(d)
+	}
+	if r.v >= versionLabels {
+		r.readLabelSettings(st)
+	}
+}
+
+// readLabelSettings reads a queue's label settings (version 3).
+func (r *restorer) readLabelSettings(st *QueueSettings) {
+	d := r.d
+	hasAccess := d.Bool()
+	n := d.Len(maxStateCount)
+	if hasAccess {
+		st.AccessibleNodeLabels = make([]string, 0, min(n, 64))
+	} else if n > 0 {
+		r.fail("accessible labels without a list")
+		return
+	}
+	for i := 0; i < n && d.Err() == nil; i++ {
+		st.AccessibleNodeLabels = append(st.AccessibleNodeLabels, d.String())
+	}
+	st.DefaultNodeLabelExpression = d.String()
+	hasLabels := d.Bool()
+	n = d.Len(maxStateCount)
+	if hasLabels {
+		st.NodeLabels = make(map[string]LabelSettings, min(n, 64))
+	} else if n > 0 {
+		r.fail("label settings without a table")
+		return
+	}
+	for i := 0; i < n && d.Err() == nil; i++ {
+		l := d.String()
+		st.NodeLabels[l] = LabelSettings{Capacity: r.readCapacity(), MaxCapacity: r.readCapacity(), MaxAMResourcePercent: d.Float64()}
 	}
 }
 

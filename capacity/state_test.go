@@ -28,6 +28,17 @@ type twin struct {
 	nextR int
 	// treeChanges counts reconfigurations that added or removed queues
 	treeChanges int
+	// labels: the configuration has node labels (labelConfig); nodes,
+	// applications and asks then carry labels too
+	labels bool
+}
+
+// label draws a node label, an application's or an ask's label expression.
+func (tw *twin) label(of ...string) string {
+	if !tw.labels {
+		return ""
+	}
+	return of[tw.r.IntN(len(of))]
 }
 
 // op is one host call, chosen against the reference scheduler ref and
@@ -63,7 +74,7 @@ func (tw *twin) next(ref *Scheduler, clock *berth.ManualClock) op {
 	case k < 2 || len(nodes) == 0:
 		tw.nextN++
 		spec := NodeSpec{ID: fmt.Sprintf("n%d", tw.nextN), Rack: fmt.Sprintf("/r%d", r.IntN(3)),
-			Capability: berth.New(int64(2+r.IntN(15))*1024, int64(2+r.IntN(15)))}
+			Capability: berth.New(int64(2+r.IntN(15))*1024, int64(2+r.IntN(15))), Label: tw.label("", "", "x", "y")}
 		return wrap(func(s *Scheduler) string { return answer(nil, s.AddNode(spec)) })
 	case k == 2 && len(nodes) > 1:
 		id := pick(nodes)
@@ -81,13 +92,15 @@ func (tw *twin) next(ref *Scheduler, clock *berth.ManualClock) op {
 		if r.IntN(3) == 0 {
 			spec.Groups = []string{"g" + fmt.Sprint(r.IntN(2))}
 		}
+		spec.NodeLabelExpression = tw.label("", "", "x", "y", queue.NoLabel)
 		return wrap(func(s *Scheduler) string { return answer(s.SubmitApp(spec)) })
 	case k < 10 && len(apps) > 0:
 		id := pick(apps)
 		prio := int32(1 + r.IntN(3))
 		capR := berth.New(int64(256*(1+r.IntN(16))), int64(1+r.IntN(4)))
 		n := r.IntN(6)
-		asks := []Ask{{Priority: prio, ResourceName: AnyResource, Capability: capR, Count: n, StrictLocality: r.IntN(8) == 0}}
+		asks := []Ask{{Priority: prio, ResourceName: AnyResource, Capability: capR, Count: n, StrictLocality: r.IntN(8) == 0,
+			NodeLabelExpression: tw.label("", "", "x", "y", queue.NoLabel)}}
 		if r.IntN(2) == 0 {
 			asks = append(asks, Ask{Priority: prio, ResourceName: pick(nodes), Capability: capR, Count: n},
 				Ask{Priority: prio, ResourceName: fmt.Sprintf("/r%d", r.IntN(3)), Capability: capR, Count: n, StrictLocality: r.IntN(6) == 0})
@@ -228,7 +241,7 @@ func buildRandomWith(t testing.TB, seed uint64, steps int, mutate func(*Config))
 	require.NoError(t, s.AddReservationQueue("c", "res_1"))
 	require.NoError(t, s.SetEntitlement("c-default", Entitlement{Capacity: 0.5, MaxCapacity: 1}))
 	require.NoError(t, s.SetEntitlement("res_1", Entitlement{Capacity: 0.5, MaxCapacity: 1}))
-	tw := &twin{r: r}
+	tw := &twin{r: r, labels: len(cfg.NodeLabels) > 0}
 	for i := 0; i < steps; i++ {
 		clock.Advance(int64(r.IntN(700)))
 		tw.next(s, clock)(s)

@@ -19,18 +19,13 @@ type (
 // and charged to the tree's accounting as well (the tree is what snapshots
 // and reconfiguration read).
 type qnode struct {
-	// What a walk and a commit read at every level come first.
-	pending    berth.Resource // outstanding asks of active applications
-	used       berth.Resource // allocated plus reserved
-	reserved   berth.Resource
-	effMaxDown berth.Resource // effMax rounded down to the minimum allocation
-	leaf       *leafState
-	parent     *qnode
-	usedCap    float32
-	absUsedCap float32
-	absCap     float64 // fraction of the cluster
-	pos        int     // index in parent's children: last tie-break
-	keyed      bool    // kids is kept (more than Scheduler.sortFan children)
+	// What a walk and a commit read at every level come first: the
+	// default partition's state (the labelled partitions' are in lp).
+	qpart
+	leaf   *leafState
+	parent *qnode
+	pos    int  // index in parent's children: last tie-break
+	keyed  bool // kids is kept (more than Scheduler.sortFan children)
 	// badKey: q's key in its parent's order is bad (counted in the
 	// parent's kidsBad); kept for idle children too, which are no members.
 	badKey bool
@@ -62,6 +57,34 @@ type qnode struct {
 	runnable   int            // runnable applications of the subtree (maxapps.go)
 	maxAlloc   berth.Resource // effective maximum allocation (limits.go)
 	life       lifetimes      // effective application lifetimes (lifetime.go)
+	// lp is the queue's state on each labelled partition (partition i at
+	// lp[i-1]); nil while the cluster has no labels (partition.go).
+	lp []lpart
+	// access and defExp are the queue's resolved accessible labels and
+	// default label expression ("" none).
+	access accessSet
+	defExp string
+}
+
+// qpart is a queue's state on one partition that a walk and a commit read:
+// the default partition's is embedded in qnode, the labelled partitions'
+// in lpart.
+type qpart struct {
+	pending    berth.Resource // outstanding asks of active applications
+	used       berth.Resource // allocated plus reserved
+	reserved   berth.Resource
+	effMaxDown berth.Resource // effMax rounded down to the minimum allocation
+	usedCap    float32
+	absUsedCap float32
+	absCap     float64 // fraction of the partition
+}
+
+// on returns q's state on partition p (0 the default).
+func (q *qnode) on(p int) *qpart {
+	if p == 0 {
+		return &q.qpart
+	}
+	return &q.lp[p-1].qpart
 }
 
 func (q *qnode) isLeaf() bool        { return q.leaf != nil }
@@ -84,6 +107,7 @@ type leafState struct {
 	activeWeights float64
 	ulf, ulPct    float64
 
+	borrowed   int    // live containers of default-partition asks on labelled nodes
 	apps       []*app // every application of the leaf, by submission order
 	pendingAct []*app // applications waiting for activation, by submission
 	numActive  int
@@ -119,6 +143,7 @@ type user struct {
 	apps      int                          // applications in the leaf
 	ref       queue.UserRef[QueueSettings] // u's entries in the shared tree (accountUser)
 	waiting   int                          // of apps, those not runnable (maxapps.go)
+	lp        []upart                      // usage per labelled partition (partition.go)
 }
 
 // syncTree rebuilds the mirror from the tree, reusing the qnode (and so the
@@ -127,6 +152,8 @@ func (s *Scheduler) syncTree() {
 	old := s.byTQ
 	s.byTQ = make(map[*tqueue]*qnode, s.tree.Len())
 	s.byPath = make(map[string]*qnode, s.tree.Len())
+	views := make(map[*tqueue]labelView, s.tree.Len())
+	resolveLabels(s.tree.Root(), nil, views)
 	var build func(tq *tqueue, parent *qnode, pos int) *qnode
 	build = func(tq *tqueue, parent *qnode, pos int) *qnode {
 		q := old[tq]
@@ -134,6 +161,9 @@ func (s *Scheduler) syncTree() {
 			q = &qnode{tq: tq}
 		}
 		q.name, q.path, q.parent, q.kind, q.pos = tq.Name(), tq.Path().String(), parent, tq.Kind(), pos
+		v := views[tq]
+		q.access, q.defExp = v.access, v.defExp
+		s.growQueue(q)
 		if tq.IsLeaf() {
 			if q.leaf == nil {
 				q.leaf = &leafState{users: map[string]*user{}, sched: newAppOrder()}
@@ -224,6 +254,9 @@ func (s *Scheduler) applyCapacities(q *qnode) {
 			s.setUserWeight(q, u)
 		}
 	}
+	if q.lp != nil {
+		s.applyLabelCaps(q)
+	}
 	s.refreshUsedCap(q)
 	for _, c := range q.children {
 		s.applyCapacities(c)
@@ -261,7 +294,12 @@ func (s *Scheduler) absoluteMin(q *qnode) berth.Resource {
 			sum = sum.Add(cc.Resource)
 		}
 	}
-	pm := p.effMin
+	return scaleAbsolute(min, sum, p.effMin)
+}
+
+// scaleAbsolute scales an absolute minimum down per type when the
+// siblings' minimums (sum) exceed what the parent is guaranteed (pm).
+func scaleAbsolute(min, sum, pm berth.Resource) berth.Resource {
 	scale := func(v, total, avail int64) int64 {
 		if total > avail && total > 0 {
 			return int64(float64(v) * float64(float32(avail)/float32(total)))
@@ -291,8 +329,9 @@ func (s *Scheduler) refreshLimits(q *qnode, limit berth.Resource) {
 // childLimit is YARN's getResourceLimitsOfChild: what the parent can still
 // give plus what the child holds, capped by the child's maximum.
 func (s *Scheduler) childLimit(p, c *qnode, parentLimit berth.Resource) berth.Resource {
-	l := parentLimit.Sub(p.used).Add(c.used)
-	l = s.rmin(l, c.effMaxDown)
+	pp, cp := p.on(s.wp), c.on(s.wp)
+	l := parentLimit.Sub(pp.used).Add(cp.used)
+	l = s.rmin(l, cp.effMaxDown)
 	return s.roundDown(l, s.cfg.MinAllocation)
 }
 
@@ -371,26 +410,34 @@ func (s *Scheduler) updateTree(q *qnode, u *user, d queue.Delta) {
 // cmpChildren is YARN's PriorityUtilizationQueueOrderingPolicy comparator
 // for the default partition: negative when a goes first.
 func cmpChildren(a, b *qnode, respectPriority bool) int {
-	aPos, bPos := a.absCap > 0, b.absCap > 0
+	return cmpOnPart(a, b, &a.qpart, &b.qpart, respectPriority)
+}
+
+// cmpOnPart is cmpChildren on the partition of pa and pb, a's and b's
+// capacities and usage there: the queues with a guarantee first, then by
+// used capacity (absolute without a guarantee), priority, absolute
+// capacity, and position.
+func cmpOnPart(a, b *qnode, pa, pb *qpart, respectPriority bool) int {
+	aPos, bPos := pa.absCap > 0, pb.absCap > 0
 	if aPos != bPos {
 		if aPos {
 			return -1
 		}
 		return 1
 	}
-	ua, ub := a.usedCap, b.usedCap
+	ua, ub := pa.usedCap, pb.usedCap
 	if !aPos {
-		ua, ub = a.absUsedCap, b.absUsedCap
+		ua, ub = pa.absUsedCap, pb.absUsedCap
 	}
-	pa, pb := 0, 0
+	prioA, prioB := 0, 0
 	if respectPriority {
-		pa, pb = a.set().Priority, b.set().Priority
+		prioA, prioB = a.set().Priority, b.set().Priority
 	}
-	if c := cmpUtilization(ua, ub, pa, pb); c != 0 {
+	if c := cmpUtilization(ua, ub, prioA, prioB); c != 0 {
 		return c
 	}
-	if a.absCap != b.absCap {
-		if a.absCap > b.absCap {
+	if pa.absCap != pb.absCap {
+		if pa.absCap > pb.absCap {
 			return -1
 		}
 		return 1

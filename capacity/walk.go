@@ -123,6 +123,9 @@ func (s *Scheduler) allocateOnce(n *node) (proposal, bool) {
 	if s.available(n.total.Sub(n.allocated), s.cfg.MinAllocation) <= 0 {
 		return proposal{}, true
 	}
+	if n.part != 0 {
+		return s.assignLabelled(n, n.part), false
+	}
 	return s.assignParent(s.root, n, s.cluster), false
 }
 
@@ -152,14 +155,22 @@ func (s *Scheduler) serveReservation(r *reservation) proposal {
 // canAssignToQueue is YARN's canAssignToThisQueue for the default
 // partition; it sets the headroom in lim.
 func (s *Scheduler) canAssignToQueue(q *qnode, lim *limits, couldUnreserve berth.Resource) bool {
-	limit := s.rmin(q.effMaxDown, lim.limit)
-	lim.headroom = limit.Sub(q.used)
-	if s.cmp(&q.used, &limit) >= 0 {
+	qp := q.on(s.wp)
+	var limit berth.Resource
+	if s.wIgnore {
+		// Borrowing a non-exclusive partition, every queue's maximum
+		// there is the whole partition (YARN's getCurrentLimitResource).
+		limit = s.wcl
+	} else {
+		limit = s.rmin(qp.effMaxDown, lim.limit)
+	}
+	lim.headroom = limit.Sub(qp.used)
+	if s.cmp(&qp.used, &limit) >= 0 {
 		// YARN 3.x sets no amount to unreserve here: the negative headroom
 		// makes assignContainer ask for one.
-		rc, cl := s.rc, s.cluster
+		rc, cl := s.rc, s.wcl
 		if s.cfg.ContinueLooking && berth.GreaterThan(rc, cl, couldUnreserve, berth.Resource{}) &&
-			berth.LessThan(rc, cl, q.used.Sub(couldUnreserve), limit) {
+			berth.LessThan(rc, cl, qp.used.Sub(couldUnreserve), limit) {
 			return true
 		}
 		return false
@@ -170,7 +181,7 @@ func (s *Scheduler) canAssignToQueue(q *qnode, lim *limits, couldUnreserve berth
 // assignParent is ParentQueue.assignContainers: visit children in order,
 // the first that assigns wins.
 func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) proposal {
-	if q.pending.IsZero() {
+	if s.walkSkips(q) {
 		return proposal{}
 	}
 	lim := limits{limit: limit}
@@ -185,7 +196,7 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 	limited := false
 	var won proposal
 	visit := func(c *qnode) bool {
-		if c.pending.IsZero() {
+		if s.walkSkips(c) {
 			return true // idle: kept orders hold no such child (rekeyChild)
 		}
 		cl := s.childLimit(q, c, net)
@@ -200,14 +211,22 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 			return false
 		}
 		if p.st == stQueueSkipped {
-			b := berth.Max(s.rc, s.cluster, p.blocked, berth.Resource{})
+			b := berth.Max(s.rc, s.wcl, p.blocked, berth.Resource{})
 			net = net.Sub(b)
 			blocked = blocked.Add(b)
 			limited = true
 		}
 		return true
 	}
-	if s.sortWalk || !q.keyed || q.kidsBad > 0 {
+	if s.wp != 0 {
+		s.wdepth++
+		for _, c := range s.labelledKids(q) {
+			if !visit(c) {
+				break
+			}
+		}
+		s.wdepth--
+	} else if s.sortWalk || !q.keyed || q.kidsBad > 0 {
 		sortChildren(q, !s.sortWalk)
 		if s.checkOrder {
 			s.checkSorted(q)
@@ -234,10 +253,13 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 
 // assignLeaf is LeafQueue.assignContainers.
 func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal {
-	lf, rc, cl := q.leaf, s.rc, s.cluster
+	lf, rc, cl := q.leaf, s.rc, s.wcl
 	// The walk refreshes the headroom limit only; the AM limit keeps the
-	// limit of the last cluster-resource update, as YARN's does.
-	lf.cachedLimit = s.rmin(q.effMaxDown, limit)
+	// limit of the last cluster-resource update, as YARN's does. A
+	// labelled partition's walk leaves the default partition's alone.
+	if s.wp == 0 {
+		lf.cachedLimit = s.rmin(q.effMaxDown, limit)
+	}
 	lim := limits{limit: limit}
 	// As YARN: the queue check runs for the first application and keeps
 	// running while the applications checked hold reservations that
@@ -253,12 +275,20 @@ func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal
 			check = s.cfg.ContinueLooking && !a.reserved.IsZero()
 		}
 		u := a.u
-		ul := s.userLimit(q, u)
-		// What must be unreserved is per application (canAssignToUser).
+		var ul berth.Resource
+		uused := &u.used
+		if s.wp == 0 {
+			ul = s.userLimit(q, u)
+		} else {
+			ul, uused = s.userLimitOn(q, u, s.wp, s.wIgnore), &u.lp[s.wp-1].used
+		}
+		// What must be unreserved is per application (canAssignToUser);
+		// YARN compares the user's usage on the partition with the limit,
+		// then its default partition's usage less all its reservations.
 		lim.needUnreserve = berth.Resource{}
-		if s.cmp(&u.used, &ul) > 0 {
+		if s.cmp(uused, &ul) > 0 {
 			if !(s.cfg.ContinueLooking && berth.LessOrEqual(rc, cl, u.used.Sub(a.reserved), ul)) {
-				a.headroom = s.headroom(q, u, ul)
+				s.visitHeadroom(a, q, u, ul)
 				return true
 			}
 			lim.needUnreserve = u.used.Sub(ul)
@@ -272,7 +302,7 @@ func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal
 		// replaces it with the headroom after the allocation, so it is only
 		// computed otherwise. assignApp changes none of its inputs.
 		if p.st != stAllocated {
-			a.headroom = s.headroom(q, u, ul)
+			s.visitHeadroom(a, q, u, ul)
 		}
 		switch p.st {
 		case stAllocated, stReserved:
@@ -300,17 +330,25 @@ func (s *Scheduler) assignApp(a *app, n *node, lim *limits) proposal {
 		if k.Outstanding() <= 0 {
 			continue
 		}
+		if skipKey, skipApp := s.askGate(a, k); skipApp {
+			return proposal{st: stAppSkipped, app: a}
+		} else if skipKey {
+			continue
+		}
 		if !s.cfg.ContinueLooking && !s.shouldAllocOrReserve(a, k) {
 			continue
 		}
 		room := lim.headroom
 		if s.cfg.ContinueLooking {
-			room = room.Add(a.reserved)
+			room = room.Add(a.reservedOn(n.part))
 		}
 		if capR := k.Capability(); s.cmp(&room, &capR) < 0 {
 			return proposal{st: stQueueSkipped, app: a}
 		}
 		k.Payload.missed++
+		if s.missedBorrow(k) {
+			return proposal{st: stAppSkipped, app: a}
+		}
 		p := s.assignOnNode(a, k, n, lim, nil)
 		if p.st == stPrioritySkipped {
 			k.Payload.missed--
@@ -491,7 +529,10 @@ func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 		k.Payload.nRes++
 		k.Payload.reRes = 0 // YARN resets it on a new reservation
 		a.reserved = a.reserved.Add(r.res)
-		s.charge(q, u, r.res, true)
+		if n.part != 0 {
+			a.lp[n.part-1].reserved = a.lp[n.part-1].reserved.Add(r.res)
+		}
+		s.chargeOn(n.part, q, u, r.res, true)
 		return Allocation{}, false
 	}
 	if p.from != nil {
@@ -507,6 +548,11 @@ func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 	a.link(c)
 	n.allocated = n.allocated.Add(capR)
 	k.Allocate(p.loc, n.id, n.rack) // the walk only proposes keys with outstanding asks
+	if n.part != 0 || k.Payload.part != 0 {
+		s.commitLabelled(c, k)
+		return Allocation{Container: c.c, Headroom: a.headroom}, true
+	}
+	k.Payload.missedNP = 0 // an allocation on the default partition (YARN's doAllocation)
 	// setPending below re-keys a in its leaf's order from both its usage
 	// and its demand: one re-key instead of appUsage's and setPending's.
 	a.used = a.used.Add(capR)
@@ -515,7 +561,11 @@ func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 	s.chargeMirror(q, u, capR, false)
 	s.setPending(a, a.pending.Sub(capR))
 	s.accountUser(q, u, queue.Delta{Used: capR})
-	a.headroom = s.headroom(q, u, s.userLimit(q, u))
+	if a.lp != nil {
+		a.headroom = s.appHeadroom(a)
+	} else {
+		a.headroom = s.headroom(q, u, s.userLimit(q, u))
+	}
 	if s.obs != nil {
 		s.obs.ObserveContainer(queue.ContainerEvent{Kind: queue.ContainerAllocated, Container: c.c, Time: c.c.Time})
 	}

@@ -58,13 +58,14 @@ type XMLOptions struct {
 
 // ParseXMLReport is [ParseXML] with a report of what the file says that
 // the typed Config does not carry: keys YARN knows that Berth does not
-// model (node labels, auto-created queues, lifetimes, …), each with what
-// Berth does instead; keys neither knows, with the closest known key as a
-// suggestion; and keys another package reads (the preemption policy's).
-// Notes are in key order; the report's Read lists the keys read into the
-// typed Config, with their values, the reservation keys of the queues and
-// of the ResourceManager included. The report is returned with the error of a file
-// that fails to parse only when the failure is the strict mode's.
+// model (auto-created queues, lifetimes, per-queue maximum allocations,
+// …), each with what Berth does instead; keys neither knows, with the
+// closest known key as a suggestion; and keys another package reads (the
+// preemption policy's). Notes are in key order; the report's Read lists
+// the keys read into the typed Config, with their values, the reservation
+// keys of the queues and of the ResourceManager included. The report is
+// returned with the error of a file that fails to parse only when the
+// failure is the strict mode's.
 func ParseXMLReport(r io.Reader, opts XMLOptions) (Config, queue.ConfigReport, error) {
 	props, err := queue.ReadHadoopConf(r)
 	if err != nil {
@@ -108,7 +109,7 @@ func parsePropsWith(props map[string]string, opts XMLOptions) (Config, error) {
 
 // parsePropsNotes parses and returns what the parse itself notes.
 func parsePropsNotes(props map[string]string, opts XMLOptions) (Config, []queue.ConfigNote, error) {
-	p := parser{props: props, opts: opts}
+	p := parser{props: props, opts: opts, labelKeys: indexLabelKeys(props), named: map[string]bool{}}
 	cfg, err := p.parse()
 	return cfg, p.notes, err
 }
@@ -156,6 +157,7 @@ func (p *parser) parse() (Config, error) {
 	if p.err != nil {
 		return Config{}, p.err
 	}
+	cfg.NodeLabels = namedLabels(p.named)
 	if err := cfg.validateGlobal(); err != nil {
 		return Config{}, err
 	}
@@ -199,9 +201,13 @@ func (p *parser) placement(dst *Placement) {
 type parser struct {
 	props   map[string]string
 	weights map[string][]string // queue path → its user-settings.<u>.weight keys
-	err     error
-	opts    XMLOptions
-	notes   []queue.ConfigNote // what the parse itself reports (xml_features.go)
+	// labelKeys and named: the per-label keys (labels.go) and the labels
+	// the file names
+	labelKeys labelKeys
+	named     map[string]bool
+	err       error
+	opts      XMLOptions
+	notes     []queue.ConfigNote // what the parse itself reports (xml_features.go)
 }
 
 // indexWeights finds the per-user weight keys once, so that reading a
@@ -418,6 +424,7 @@ func (p *parser) queue(name, path string, depth int) QueueConfig {
 		// the file it has no meaning in YARN.
 		p.fail(key+"maximum-am-resource-percent", p.props[key+"maximum-am-resource-percent"], "must be in [0, 1]")
 	}
+	p.labels(key, path, st, p.named)
 	p.int(key+"priority", &st.Priority)
 	p.bool(key+"ordering-policy.fair.enable-size-based-weight", &st.FairSizeBasedWeight)
 	p.bool(key+"reservable", &q.Reservable)

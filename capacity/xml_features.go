@@ -299,7 +299,7 @@ func (p *parser) template(path string, base *string, depth int) QueueTemplate {
 				props[k] = v
 			}
 		}
-		tp = &parser{props: props, opts: p.opts, weights: map[string][]string{}}
+		tp = &parser{props: props, opts: p.opts, weights: map[string][]string{}, labelKeys: indexLabelKeys(props), named: p.named}
 		tp.indexWeights()
 	}
 	q := tp.queue(path[strings.LastIndexByte(path, '.')+1:], path, depth+1)

@@ -123,6 +123,9 @@ func FuzzParseXML(f *testing.F) {
 	f.Add(xmlDoc(prefix+"root.queues", "a", prefix+"root.a.capacity", "100", prefix+"queue-mappings", "u:%user:root.a.%user,g:x:a",
 		appNameMappingsKey, "%application:%application", queuePlacementRulesKey, "app-name,user-group"))
 	f.Add(xmlDoc(prefix+"root.queues", "a", prefix+"root.a.capacity", "100", prefix+"root.a.capacty", "1", prefix+"root.a.accessible-node-labels.x.capacity", "1"))
+	f.Add(xmlDoc(prefix+"root.queues", "a", prefix+"root.a.capacity", "100", prefix+"root.accessible-node-labels.gpu.capacity", "100",
+		prefix+"root.a.accessible-node-labels", "gpu", prefix+"root.a.accessible-node-labels.gpu.capacity", "100",
+		prefix+"root.a.default-node-label-expression", "gpu"))
 	f.Add("<configuration/>")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, doc string) {

@@ -287,35 +287,55 @@ func AlignUp(t berth.Time, step berth.Duration) berth.Time {
 	return t + step - r
 }
 
-// run carries the state of one synchronization.
+// run carries the state of one synchronization of one plan; Follower.sync
+// fills it in step by step.
 type run struct {
-	f       *Follower
-	s       Scheduler
-	fl      Flavor
-	res     Result
-	errs    []error
-	planQ   string
-	defName string
-	defQ    string
+	follower  *Follower
+	scheduler Scheduler
+	flavor    Flavor
+	plan      *plan.Plan
+	res       Result
+	errs      []error
+	planQueue string
+	// defaultName is the default reservation's name, defaultQueue its
+	// queue's name in the flavor.
+	defaultName, defaultQueue string
+	// rawNow is the host's time, now the run's time: rawNow rounded up to
+	// the plan step.
+	rawNow, now berth.Time
+	// cluster is the cluster's resources, planResources the plan queue's
+	// guarantee.
+	cluster, planResources berth.Resource
+	calculator             berth.Calculator
+	// queues are the plan queue's children as the scheduler lists them at
+	// the start.
+	queues []string
+	// active are the reservations active at now, in (start, id) order,
+	// reserved what they hold together.
+	active   []*plan.Allocation
+	reserved berth.Resource
+	// resize is set when the reservations are shrunk in proportion to fit
+	// the plan queue.
+	resize bool
 }
 
 func (r *run) fail(op, subject string, err error) {
 	err = opError(op, subject, err)
 	r.errs = append(r.errs, err)
-	if lg := r.f.cfg.Logger; lg != nil {
-		lg.Warn("plan follower", "plan", r.planQ, "error", err)
+	if lg := r.follower.cfg.Logger; lg != nil {
+		lg.Warn("plan follower", "plan", r.planQueue, "error", err)
 	}
 }
 
 func (r *run) debug(msg string, args ...any) {
-	if lg := r.f.cfg.Logger; lg != nil && lg.Enabled(context.Background(), slog.LevelDebug) {
-		lg.Debug(msg, append([]any{"plan", r.planQ}, args...)...)
+	if lg := r.follower.cfg.Logger; lg != nil && lg.Enabled(context.Background(), slog.LevelDebug) {
+		lg.Debug(msg, append([]any{"plan", r.planQueue}, args...)...)
 	}
 }
 
 func (r *run) entitle(queue string, e Entitlement) {
 	r.res.Assignments = append(r.res.Assignments, Assignment{Queue: queue, Entitlement: e})
-	if err := r.s.SetEntitlement(queue, e); err != nil {
+	if err := r.scheduler.SetEntitlement(queue, e); err != nil {
 		r.fail("set entitlement of", queue, err)
 	}
 }
@@ -340,194 +360,265 @@ func activeAt(p *plan.Plan, now berth.Time) ([]*plan.Allocation, berth.Resource)
 	return cur, total
 }
 
+// sync is one run of the plan follower, in the steps of YARN's
+// AbstractSchedulerPlanFollower.synchronizePlan. An error of a step that
+// leaves nothing to do ends the run; the others are joined into its error
+// and the run goes on.
 func (f *Follower) sync(p *plan.Plan, rawNow berth.Time, replan bool) (Result, error) {
 	if p == nil {
 		return Result{}, berth.InvalidField("plan", nil, "must not be nil")
 	}
-	r := &run{f: f, s: f.cfg.Scheduler, fl: f.cfg.Flavor, planQ: p.QueueName()}
-	now := AlignUp(rawNow, p.Step())
-	r.res.PlanQueue, r.res.Now = r.planQ, now
-	r.debug("running plan follower edit policy", "now", now)
-
-	// The plan's share of the cluster, published to the plan (both
-	// built-in flavors; YARN's fair follower does not).
-	planRes, err := r.s.PlanResources(r.planQ)
-	if err != nil {
-		return r.res, opError("find plan queue", r.planQ, err)
+	// The run and its maps are made here, not in a constructor, so that
+	// they stay on the stack.
+	r := &run{follower: f, scheduler: f.cfg.Scheduler, flavor: f.cfg.Flavor, plan: p, planQueue: p.QueueName(),
+		rawNow: rawNow, now: AlignUp(rawNow, p.Step()), calculator: p.Calculator()}
+	r.start()
+	r.debug("running plan follower edit policy", "now", r.now)
+	if err := r.publishPlanResources(); err != nil {
+		return r.res, err
 	}
-	r.res.PlanResources = planRes
-	cluster := r.s.ClusterResource()
-	if r.fl.PublishesCapacity() && !planRes.AnyNegative() {
-		if err := p.SetCapacity(planRes); err != nil {
-			r.fail("set capacity of plan", r.planQ, err)
+	r.active, r.reserved = activeAt(p, r.now)
+	if err := r.listQueues(); err != nil {
+		return r.res, err
+	}
+	// existing holds the reservation names that have a queue.
+	existing := make(map[string]bool, len(r.queues))
+	for _, q := range r.queues {
+		existing[r.flavor.ReservationName(q)] = true
+	}
+	r.ensureDefaultQueue(existing)
+	r.fitPlanQueue(replan)
+	r.expireInactive()
+	total := r.entitleReservations(existing)
+	r.archive(total)
+	return r.res, errors.Join(r.errs...)
+}
+
+// start fills in what the run derives from its plan and time.
+func (r *run) start() {
+	r.res.PlanQueue, r.res.Now = r.planQueue, r.now
+	r.defaultName = defaultReservation(r.flavor, r.planQueue)
+	r.defaultQueue = r.flavor.QueueName(r.planQueue, r.defaultName)
+}
+
+// publishPlanResources reads the plan queue's share of the cluster and
+// publishes it to the plan as its capacity (both built-in flavors; YARN's
+// fair follower does not).
+func (r *run) publishPlanResources() error {
+	planResources, err := r.scheduler.PlanResources(r.planQueue)
+	if err != nil {
+		return opError("find plan queue", r.planQueue, err)
+	}
+	r.planResources, r.res.PlanResources = planResources, planResources
+	r.cluster = r.scheduler.ClusterResource()
+	if r.flavor.PublishesCapacity() && !planResources.AnyNegative() {
+		if err := r.plan.SetCapacity(planResources); err != nil {
+			r.fail("set capacity of plan", r.planQueue, err)
 		}
 	}
-	calc := p.Calculator()
+	return nil
+}
 
-	cur, reserved := activeAt(p, now)
-	r.defName = defaultReservation(r.fl, r.planQ)
-	r.defQ = r.fl.QueueName(r.planQ, r.defName)
-
-	queues, err := r.s.ReservationQueueNames(r.planQ)
+// listQueues reads the plan queue's children from the scheduler.
+func (r *run) listQueues() error {
+	queues, err := r.scheduler.ReservationQueueNames(r.planQueue)
 	if err != nil {
-		return r.res, opError("list reservation queues of", r.planQ, err)
+		return opError("list reservation queues of", r.planQueue, err)
 	}
-	existing := make(map[string]bool, len(queues))
-	for _, q := range queues {
-		existing[r.fl.ReservationName(q)] = true
-	}
-	if !existing[r.defName] {
-		if err := r.s.AddReservationQueue(r.planQ, r.defName); err != nil {
-			r.fail("create default reservation queue", r.defQ, err)
-		} else {
-			r.res.Created = append(r.res.Created, r.defQ)
-			existing[r.defName] = true
-		}
-	}
+	r.queues = queues
+	return nil
+}
 
-	// A plan queue that shrank below its reservations: replan (YARN), or
-	// shrink the reservations in proportion (recovery).
-	resize := false
-	if berth.GreaterThan(calc, cluster, reserved, planRes) {
-		if replan && p.Replanner() != nil {
+// ensureDefaultQueue creates the plan's default reservation queue if the
+// scheduler has none.
+func (r *run) ensureDefaultQueue(existing map[string]bool) {
+	if existing[r.defaultName] {
+		return
+	}
+	if err := r.scheduler.AddReservationQueue(r.planQueue, r.defaultName); err != nil {
+		r.fail("create default reservation queue", r.defaultQueue, err)
+		return
+	}
+	r.res.Created = append(r.res.Created, r.defaultQueue)
+	existing[r.defaultName] = true
+}
+
+// fitPlanQueue handles a plan queue that shrank below its reservations:
+// replan (YARN), or shrink the reservations in proportion (recovery, or
+// still too big after replanning). It records the active reservations.
+func (r *run) fitPlanQueue(replan bool) {
+	over := func() bool { return berth.GreaterThan(r.calculator, r.cluster, r.reserved, r.planResources) }
+	if over() {
+		if replan && r.plan.Replanner() != nil {
 			r.res.Replanned = true
-			if err := p.Replanner().Plan(p, nil, rawNow); err != nil {
-				r.fail("replan", r.planQ, err)
+			if err := r.plan.Replanner().Plan(r.plan, nil, r.rawNow); err != nil {
+				r.fail("replan", r.planQueue, err)
 			}
 			// Berth: publish the repaired plan, not the one before.
-			cur, reserved = activeAt(p, now)
-			resize = berth.GreaterThan(calc, cluster, reserved, planRes)
+			r.active, r.reserved = activeAt(r.plan, r.now)
+			r.resize = over()
 		} else {
-			resize = true
+			r.resize = true
 		}
 	}
-	r.res.Reserved, r.res.Resized = reserved, resize
-
-	active := make(map[string]bool, len(cur)+1)
-	active[r.defName] = true
-	for _, a := range cur {
-		active[a.ID.String()] = true
+	r.res.Reserved, r.res.Resized = r.reserved, r.resize
+	for _, a := range r.active {
 		r.res.Active = append(r.res.Active, a.ID)
 	}
+}
 
-	// Expired reservations: queues whose reservation is no longer active.
+// expireInactive handles the queues whose reservation is no longer
+// active, in name order.
+func (r *run) expireInactive() {
+	active := make(map[string]bool, len(r.active)+1)
+	active[r.defaultName] = true
+	for _, a := range r.active {
+		active[a.ID.String()] = true
+	}
 	var expired []string
-	for _, q := range queues {
-		if name := r.fl.ReservationName(q); !active[name] {
-			expired = append(expired, r.fl.QueueName(r.planQ, name))
+	for _, q := range r.queues {
+		if name := r.flavor.ReservationName(q); !active[name] {
+			expired = append(expired, r.flavor.QueueName(r.planQueue, name))
 		}
 	}
 	slices.Sort(expired)
 	expired = slices.Compact(expired)
 	for _, q := range expired {
-		r.expire(q, p.MoveOnExpiry())
+		r.expire(q, r.plan.MoveOnExpiry())
 	}
+}
 
-	// Free the default queue, then size the reservations, those giving up
-	// the most first, so the plan's children never sum above 100%.
-	r.entitle(r.defQ, Entitlement{Capacity: 0, MaxCapacity: 1})
-	// What each active reservation's queue holds now (YARN's
-	// getReservationQueueResourceIfExists); a queue yet to be created
-	// holds nothing.
-	held := make(map[string]QueueState, len(cur))
-	for _, a := range cur {
+// sizing is one active reservation's queue and the entitlement the run
+// gives it.
+type sizing struct {
+	allocation *plan.Allocation
+	name       string
+	// growth is what the reservation holds at now less what its queue
+	// holds.
+	growth      berth.Resource
+	entitlement Entitlement
+}
+
+// entitleReservations frees the default queue, then sizes the
+// reservations' queues (creating those missing), those giving up the most
+// first so the plan's children never sum above 100%, and gives the
+// default queue the remainder. It returns the reservations' total share.
+func (r *run) entitleReservations(existing map[string]bool) float32 {
+	r.entitle(r.defaultQueue, Entitlement{Capacity: 0, MaxCapacity: 1})
+	held := make(map[string]QueueState, len(r.active))
+	r.readHeld(held, existing)
+	sizes := make([]sizing, len(r.active))
+	for i, a := range r.active {
+		name := a.ID.String()
+		sizes[i] = sizing{allocation: a, name: name, growth: a.ResourcesAt(r.now).Sub(held[name].Resources)}
+	}
+	// YARN's order: by how much each reservation grows, shrinking first.
+	slices.SortStableFunc(sizes, func(x, y sizing) int { return x.growth.Compare(y.growth) })
+	total := r.shares(sizes)
+	for _, s := range shrinkingFirst(sizes, held) {
+		q := r.flavor.QueueName(r.planQueue, s.name)
+		if !existing[s.name] {
+			if err := r.scheduler.AddReservationQueue(r.planQueue, s.name); err != nil {
+				r.fail("create reservation queue", q, err)
+			} else {
+				r.res.Created = append(r.res.Created, q)
+				existing[s.name] = true
+			}
+		}
+		r.entitle(q, s.entitlement)
+	}
+	r.entitle(r.defaultQueue, Entitlement{Capacity: max(1-total, 0), MaxCapacity: 1})
+	return total
+}
+
+// readHeld reads into held what each active reservation's queue holds now
+// (YARN's getReservationQueueResourceIfExists), by reservation name; a
+// queue yet to be created (not in existing) holds nothing.
+func (r *run) readHeld(held map[string]QueueState, existing map[string]bool) {
+	for _, a := range r.active {
 		name := a.ID.String()
 		if !existing[name] {
 			continue
 		}
-		q := r.fl.QueueName(r.planQ, name)
-		e, res, err := r.s.ReservationQueueState(r.planQ, q)
+		q := r.flavor.QueueName(r.planQueue, name)
+		e, res, err := r.scheduler.ReservationQueueState(r.planQueue, q)
 		if err != nil {
 			r.fail("read reservation queue", q, err)
 			continue
 		}
 		held[name] = QueueState{Queue: q, Entitlement: e, Resources: res}
 	}
-	type item struct {
-		a     *plan.Allocation
-		name  string
-		delta berth.Resource
-		e     Entitlement
-	}
-	items := make([]item, len(cur))
-	for i, a := range cur {
-		name := a.ID.String()
-		items[i] = item{a: a, name: name, delta: a.ResourcesAt(now).Sub(held[name].Resources)}
-	}
-	// YARN's order: by how much each reservation grows, shrinking first.
-	slices.SortStableFunc(items, func(x, y item) int { return x.delta.Compare(y.delta) })
+}
 
+// shares sets each reservation's entitlement, in order, as its share of
+// the plan queue and never more than what is left of it; it returns their
+// total.
+func (r *run) shares(sizes []sizing) float32 {
 	var total float32
-	for i := range items {
-		it := &items[i]
-		want := it.a.ResourcesAt(now)
+	for i := range sizes {
+		s := &sizes[i]
+		want := s.allocation.ResourcesAt(r.now)
 		var target float32
 		// YARN needs memory and vcores in the plan resources; Berth lets
 		// a calculator that divides by memory alone do without vcores (a
 		// fair-policy plan queue's steady share has none).
-		if planRes.Memory > 0 && (planRes.VCores > 0 || !calc.IsInvalidDivisor(planRes)) {
-			if resize {
-				want = planRes.Mul(float64(calc.Ratio(want, reserved)))
+		if r.planResources.Memory > 0 && (r.planResources.VCores > 0 || !r.calculator.IsInvalidDivisor(r.planResources)) {
+			if r.resize {
+				want = r.planResources.Mul(float64(r.calculator.Ratio(want, r.reserved)))
 			}
-			target = calc.Divide(cluster, want, planRes)
+			target = r.calculator.Divide(r.cluster, want, r.planResources)
 		}
 		// Berth: never hand out more than what is left of the plan.
 		if target != target || target < 0 {
 			target = 0
 		}
 		target = min(target, max(1-total, 0))
-		maxCap := float32(1)
-		if it.a.ContainsGangs() {
-			maxCap = target
+		maxCapacity := float32(1)
+		if s.allocation.ContainsGangs() {
+			maxCapacity = target
 		}
-		it.e = Entitlement{Capacity: target, MaxCapacity: maxCap}
+		s.entitlement = Entitlement{Capacity: target, MaxCapacity: maxCapacity}
 		total += target
-		r.debug("assigning capacity", "reservation", it.name, "resources", want, "capacity", target)
+		r.debug("assigning capacity", "reservation", s.name, "resources", want, "capacity", target)
 	}
-	// Berth: the queues whose entitlement actually shrinks go first. In
-	// the usual case this is YARN's order already; when the plan queue's
-	// resources changed or the reservations are resized, YARN's
-	// resource-delta order can raise one queue before another has made
-	// room, and the scheduler refuses the change.
-	shrinking := func(it item) bool {
-		q, ok := held[it.name]
-		return ok && it.e.Capacity < q.Entitlement.Capacity
-	}
-	ordered := make([]item, 0, len(items))
-	for _, it := range items {
-		if shrinking(it) {
-			ordered = append(ordered, it)
-		}
-	}
-	for _, it := range items {
-		if !shrinking(it) {
-			ordered = append(ordered, it)
-		}
-	}
-	for _, it := range ordered {
-		q := r.fl.QueueName(r.planQ, it.name)
-		if !existing[it.name] {
-			if err := r.s.AddReservationQueue(r.planQ, it.name); err != nil {
-				r.fail("create reservation queue", q, err)
-			} else {
-				r.res.Created = append(r.res.Created, q)
-				existing[it.name] = true
-			}
-		}
-		r.entitle(q, it.e)
-	}
-	r.entitle(r.defQ, Entitlement{Capacity: max(1-total, 0), MaxCapacity: 1})
+	return total
+}
 
-	ids, err := p.ArchiveCompleted(now)
+// shrinkingFirst orders the queues whose entitlement actually shrinks
+// first (Berth). In the usual case this is YARN's order already; when the
+// plan queue's resources changed or the reservations are resized, YARN's
+// resource-delta order can raise one queue before another has made room,
+// and the scheduler refuses the change.
+func shrinkingFirst(sizes []sizing, held map[string]QueueState) []sizing {
+	shrinking := func(s sizing) bool {
+		q, ok := held[s.name]
+		return ok && s.entitlement.Capacity < q.Entitlement.Capacity
+	}
+	ordered := make([]sizing, 0, len(sizes))
+	for _, s := range sizes {
+		if shrinking(s) {
+			ordered = append(ordered, s)
+		}
+	}
+	for _, s := range sizes {
+		if !shrinking(s) {
+			ordered = append(ordered, s)
+		}
+	}
+	return ordered
+}
+
+// archive archives the plan's completed reservations and logs the run.
+func (r *run) archive(total float32) {
+	ids, err := r.plan.ArchiveCompleted(r.now)
 	if err != nil {
-		r.fail("archive completed reservations of", r.planQ, err)
+		r.fail("archive completed reservations of", r.planQueue, err)
 	}
 	r.res.Archived = ids
-	if lg := f.cfg.Logger; lg != nil {
-		lg.Info("finished plan follower iteration", "plan", r.planQ, "now", now,
-			"reservations", len(cur), "default-capacity", max(1-total, 0))
+	if lg := r.follower.cfg.Logger; lg != nil {
+		lg.Info("finished plan follower iteration", "plan", r.planQueue, "now", r.now,
+			"reservations", len(r.active), "default-capacity", max(1-total, 0))
 	}
-	return r.res, errors.Join(r.errs...)
 }
 
 // expire handles the queue of a reservation that ended or was deleted:
@@ -538,27 +629,27 @@ func (f *Follower) sync(p *plan.Plan, rawNow berth.Time, replan bool) (Result, e
 func (r *run) expire(q string, move bool) {
 	r.res.Expired = append(r.res.Expired, q)
 	r.entitle(q, Entitlement{})
-	apps, err := r.s.AppsInQueue(q)
+	apps, err := r.scheduler.AppsInQueue(q)
 	if err != nil {
 		r.fail("list applications of", q, err)
 		return
 	}
 	if move {
 		for _, app := range apps {
-			if _, err := r.s.MoveApp(app, r.defQ); err != nil {
-				r.fail("move application "+app+" to", r.defQ, err)
+			if _, err := r.scheduler.MoveApp(app, r.defaultQueue); err != nil {
+				r.fail("move application "+app+" to", r.defaultQueue, err)
 				continue
 			}
-			r.res.Moved = append(r.res.Moved, Move{App: app, From: q, To: r.defQ})
+			r.res.Moved = append(r.res.Moved, Move{App: app, From: q, To: r.defaultQueue})
 		}
-		if apps, err = r.s.AppsInQueue(q); err != nil {
+		if apps, err = r.scheduler.AppsInQueue(q); err != nil {
 			r.fail("list applications of", q, err)
 			return
 		}
 	}
 	if len(apps) > 0 {
 		for _, app := range apps {
-			ended, err := r.s.KillApp(app)
+			ended, err := r.scheduler.KillApp(app)
 			if err != nil {
 				r.fail("kill application "+app+" in", q, err)
 				continue
@@ -568,7 +659,7 @@ func (r *run) expire(q string, move bool) {
 		}
 		return
 	}
-	if err := r.s.RemoveReservationQueue(q); err != nil {
+	if err := r.scheduler.RemoveReservationQueue(q); err != nil {
 		r.fail("remove reservation queue", q, err)
 		return
 	}

@@ -291,3 +291,24 @@ func TestFairPolicyPlanWithoutVCores(t *testing.T) {
 		})
 	}
 }
+
+// The capacity follower plans on the default partition, as YARN's does:
+// §11 gives the same reservation queues and capacities when a labelled
+// node twice the default partition's size joins, and the plan is sized by
+// the unlabelled node alone.
+func TestPlanFollowerVectorsCapacityWithLabels(t *testing.T) {
+	cfg := pfCapacityConfig()
+	cfg.NodeLabels = []capacity.NodeLabel{{Name: "gpu", NonExclusive: true}}
+	cfg.Root.Settings.NodeLabels = map[string]capacity.LabelSettings{"gpu": {Capacity: queue.Percent(100)}}
+	def := &cfg.Root.Children[0]
+	def.Settings.AccessibleNodeLabels = []string{"gpu"}
+	def.Settings.NodeLabels = map[string]capacity.LabelSettings{"gpu": {Capacity: queue.Percent(100)}}
+	s, err := capacity.New(cfg, berth.NewManualClock(0))
+	require.NoError(t, err)
+	require.NoError(t, s.AddNodes(capacity.NodeSpec{ID: "n1", Rack: "/r1", Capability: berth.New(128000, 125)},
+		capacity.NodeSpec{ID: "g1", Rack: "/r1", Capability: berth.New(256000, 250), Label: "gpu"}))
+	yes := true
+	p := runPF(t, capacityHarness(s), CapacityFlavor, "dedicated", true, &yes)
+	assert.True(t, p.Capacity().Equal(berth.New(102400, 100)), "plan capacity: 80%% of the default partition: %v", p.Capacity())
+	require.NoError(t, s.Check())
+}

@@ -206,7 +206,7 @@ func (s *System) SaveState(w io.Writer) error {
 
 	e := berth.NewStateEncoder(w, SystemStateKind, stateVersion)
 	e.Varint(s.cfg.ClusterTimestamp)
-	e.Varint(s.seq)
+	e.Varint(s.sequence)
 	e.Len(len(plans))
 	for _, p := range plans {
 		p.encodeLocked(e)
@@ -342,7 +342,7 @@ func RestoreSystem(r io.Reader, env RestoreEnv) (*System, error) {
 	d.Field("cluster timestamp")
 	s.cfg.ClusterTimestamp = d.Varint()
 	d.Field("sequence")
-	s.seq = d.Varint()
+	s.sequence = d.Varint()
 	d.Field("plans")
 	n := d.Len(maxStateCount)
 	prev := ""

@@ -38,7 +38,7 @@ func benchSystem(b *testing.B) (*System, uint64) {
 	for _, a := range p.All() {
 		s.queues[a.ID] = p.QueueName()
 	}
-	s.seq = 10_000
+	s.sequence = 10_000
 	return s, heapInUse() - before
 }
 

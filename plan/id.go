@@ -44,7 +44,19 @@ func (id ReservationID) IsZero() bool { return id == ReservationID{} }
 
 // String prints the id in YARN's form, e.g. reservation_1404198295326_0003.
 func (id ReservationID) String() string {
-	return fmt.Sprintf("%s%d_%04d", reservationIDPrefix, id.ClusterTimestamp, id.Sequence)
+	if id.Sequence < 0 {
+		return fmt.Sprintf("%s%d_%04d", reservationIDPrefix, id.ClusterTimestamp, id.Sequence)
+	}
+	// The follower names a queue per reservation on every run: appending
+	// beats fmt's reflection (the format is fmt's %d_%04d).
+	b := make([]byte, 0, len(reservationIDPrefix)+40)
+	b = append(b, reservationIDPrefix...)
+	b = strconv.AppendInt(b, id.ClusterTimestamp, 10)
+	b = append(b, '_')
+	for pad := int64(1000); pad > 1 && id.Sequence < pad; pad /= 10 {
+		b = append(b, '0')
+	}
+	return string(strconv.AppendInt(b, id.Sequence, 10))
 }
 
 // Compare orders ids by cluster timestamp, then by sequence. YARN's compareTo

@@ -3,7 +3,9 @@ package plan
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -112,4 +114,18 @@ func FuzzReservationID(f *testing.F) {
 			t.Fatalf("roundtrip %q → %v → %v (%v)", s, id, back, err)
 		}
 	})
+}
+
+// TestReservationIDStringMatchesFormat: the appending String is fmt's
+// "reservation_%d_%04d" on every id, edges and random ones.
+func TestReservationIDStringMatchesFormat(t *testing.T) {
+	edges := []int64{0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10000, -1, -999, -1000, math.MaxInt64, math.MinInt64}
+	r := rand.New(rand.NewPCG(5, 8))
+	for i := 0; i < 2000; i++ {
+		id := ReservationID{ClusterTimestamp: edges[r.IntN(len(edges))], Sequence: edges[r.IntN(len(edges))]}
+		if i%2 == 1 {
+			id = ReservationID{ClusterTimestamp: r.Int64() >> r.IntN(63), Sequence: r.Int64N(20000) - 100}
+		}
+		require.Equal(t, fmt.Sprintf("reservation_%d_%04d", id.ClusterTimestamp, id.Sequence), id.String())
+	}
 }

@@ -103,7 +103,7 @@ type ReservationEvent struct {
 func (p *Plan) SetObserver(o Observer) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.obs = o
+	p.observer = o
 }
 
 // SetObserver sets o (nil: none) on every plan of the system and on every
@@ -114,7 +114,7 @@ func (p *Plan) SetObserver(o Observer) {
 func (s *System) SetObserver(o Observer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.obs = o
+	s.observer = o
 	for _, p := range s.plans {
 		p.SetObserver(o)
 	}
@@ -122,7 +122,7 @@ func (s *System) SetObserver(o Observer) {
 
 // emit reports a change made under the write lock; callers test p.obs.
 func (p *Plan) emit(k ReservationEventKind, a *Allocation) {
-	p.obs.ObserveReservation(ReservationEvent{Kind: k, Plan: p.cfg.Queue, ID: a.ID, User: a.User, Allocation: a, Time: p.cfg.Clock.Now()})
+	p.observer.ObserveReservation(ReservationEvent{Kind: k, Plan: p.cfg.Queue, ID: a.ID, User: a.User, Allocation: a, Time: p.cfg.Clock.Now()})
 }
 
 // rejected reports a refused request (the System's): it takes the write
@@ -130,7 +130,7 @@ func (p *Plan) emit(k ReservationEventKind, a *Allocation) {
 func (p *Plan) rejected(k ReservationEventKind, id ReservationID, user string, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.obs != nil {
-		p.obs.ObserveReservation(ReservationEvent{Kind: k, Plan: p.cfg.Queue, ID: id, User: user, Err: err, Time: p.cfg.Clock.Now()})
+	if p.observer != nil {
+		p.observer.ObserveReservation(ReservationEvent{Kind: k, Plan: p.cfg.Queue, ID: id, User: user, Err: err, Time: p.cfg.Clock.Now()})
 	}
 }

@@ -139,40 +139,40 @@ func (st *state) deepCopy(exclusive bool) *state {
 type undoKind uint8
 
 const (
-	undoSeriesAdd      undoKind = iota // r was added over iv to s
-	undoSeriesRemove                   // r was removed over iv from s
-	undoTableInsert                    // a was inserted into the table
-	undoTableDelete                    // a was deleted from the table
-	undoBtreeInsert                    // a was inserted into bt
-	undoBtreeDelete                    // a was deleted from bt
-	undoIndexInsert                    // a was inserted into *idx
-	undoIndexDelete                    // a was deleted from *idx
-	undoPeriodicInsert                 // a was inserted into *pidx
-	undoPeriodicDelete                 // a was deleted from *pidx
-	undoPatternNew                     // m[p] was created
-	undoPatternDrop                    // m[p] (= s) was deleted
-	undoUserNew                        // users[a.User] was created
-	undoUserDrop                       // users[a.User] (= us) was deleted
-	undoUserCount                      // us.n was raised by n
-	undoArea                           // a's steps were added n times to *ai
+	undoSeriesAdd      undoKind = iota // resource was added over interval to series
+	undoSeriesRemove                   // resource was removed over interval from series
+	undoTableInsert                    // allocation was inserted into the table
+	undoTableDelete                    // allocation was deleted from the table
+	undoBtreeInsert                    // allocation was inserted into tree
+	undoBtreeDelete                    // allocation was deleted from tree
+	undoIndexInsert                    // allocation was inserted into *index
+	undoIndexDelete                    // allocation was deleted from *index
+	undoPeriodicInsert                 // allocation was inserted into *periodic
+	undoPeriodicDelete                 // allocation was deleted from *periodic
+	undoPatternNew                     // patterns[period] was created
+	undoPatternDrop                    // patterns[period] (= series) was deleted
+	undoUserNew                        // users[allocation.User] was created
+	undoUserDrop                       // users[allocation.User] (= user) was deleted
+	undoUserCount                      // user.n was raised by count
+	undoArea                           // allocation's steps were added count times to *areas
 )
 
 // undo is one journaled step: what is needed to invert it. A typed record
 // (not a closure) so that a transaction allocates nothing to journal.
 type undo struct {
-	kind undoKind
-	n    int
-	p    berth.Duration
-	iv   berth.Interval
-	r    berth.Resource
-	s    *rle.Series
-	a    *Allocation
-	bt   *btree.BTreeG[*Allocation]
-	idx  *ivIndex
-	pidx *periodicIndex
-	m    map[berth.Duration]*rle.Series
-	us   *userState
-	ai   *areaIndex
+	kind       undoKind
+	count      int
+	period     berth.Duration
+	interval   berth.Interval
+	resource   berth.Resource
+	series     *rle.Series
+	allocation *Allocation
+	tree       *btree.BTreeG[*Allocation]
+	index      *ivIndex
+	periodic   *periodicIndex
+	patterns   map[berth.Duration]*rle.Series
+	user       *userState
+	areas      *areaIndex
 }
 
 // txn changes a state in place and journals the inverse of every step,
@@ -192,7 +192,7 @@ type txn struct {
 // begin starts a transaction on p's state, reusing p's journal buffer.
 // The caller holds p's write lock.
 func (p *Plan) begin(st *state) *txn {
-	tx := &p.tx
+	tx := &p.transaction
 	tx.st, tx.calc, tx.maxPeriod, tx.undo = st, p.cfg.Calculator, p.cfg.MaxPeriodicity, tx.undo[:0]
 	return tx
 }
@@ -218,37 +218,37 @@ func (tx *txn) abort() {
 		u := &tx.undo[i]
 		switch u.kind {
 		case undoSeriesAdd:
-			_ = u.s.Remove(u.iv, u.r)
+			_ = u.series.Remove(u.interval, u.resource)
 		case undoSeriesRemove:
-			_ = u.s.Add(u.iv, u.r)
+			_ = u.series.Add(u.interval, u.resource)
 		case undoTableInsert:
-			tx.st.table.Delete(idEntry{id: u.a.ID})
+			tx.st.table.Delete(idEntry{id: u.allocation.ID})
 		case undoTableDelete:
-			tx.st.table.ReplaceOrInsert(idEntry{id: u.a.ID, a: u.a})
+			tx.st.table.ReplaceOrInsert(idEntry{id: u.allocation.ID, a: u.allocation})
 		case undoBtreeInsert:
-			u.bt.Delete(u.a)
+			u.tree.Delete(u.allocation)
 		case undoBtreeDelete:
-			u.bt.ReplaceOrInsert(u.a)
+			u.tree.ReplaceOrInsert(u.allocation)
 		case undoIndexInsert:
-			u.idx.delete(u.a, tx.st.own)
+			u.index.delete(u.allocation, tx.st.own)
 		case undoIndexDelete:
-			u.idx.insert(u.a, tx.st.own)
+			u.index.insert(u.allocation, tx.st.own)
 		case undoPeriodicInsert:
-			u.pidx.delete(u.a, tx.st.own)
+			u.periodic.delete(u.allocation, tx.st.own)
 		case undoPeriodicDelete:
-			u.pidx.insert(u.a, tx.st.own)
+			u.periodic.insert(u.allocation, tx.st.own)
 		case undoPatternNew:
-			delete(u.m, u.p)
+			delete(u.patterns, u.period)
 		case undoPatternDrop:
-			u.m[u.p] = u.s
+			u.patterns[u.period] = u.series
 		case undoUserNew:
-			delete(tx.st.users, u.a.User)
+			delete(tx.st.users, u.allocation.User)
 		case undoUserDrop:
-			tx.st.users[u.a.User] = u.us
+			tx.st.users[u.allocation.User] = u.user
 		case undoUserCount:
-			u.us.n -= u.n
+			u.user.n -= u.count
 		case undoArea:
-			u.ai.change(u.a.steps, -int64(u.n), tx.st.own)
+			u.areas.change(u.allocation.steps, -int64(u.count), tx.st.own)
 		}
 	}
 	tx.commit()
@@ -261,7 +261,7 @@ func (tx *txn) seriesAdd(s *rle.Series, iv berth.Interval, r berth.Resource) err
 	if err := s.Add(iv, r); err != nil {
 		return err
 	}
-	tx.log(undo{kind: undoSeriesAdd, s: s, iv: iv, r: r})
+	tx.log(undo{kind: undoSeriesAdd, series: s, interval: iv, resource: r})
 	return nil
 }
 
@@ -270,14 +270,14 @@ func (tx *txn) seriesRemove(s *rle.Series, iv berth.Interval, r berth.Resource) 
 	if err := s.Remove(iv, r); err != nil {
 		return err
 	}
-	tx.log(undo{kind: undoSeriesRemove, s: s, iv: iv, r: r})
+	tx.log(undo{kind: undoSeriesRemove, series: s, interval: iv, resource: r})
 	return nil
 }
 
 // areaChange adds (sign 1) or removes (sign −1) a's steps to x, journaled.
 func (tx *txn) areaChange(x *areaIndex, a *Allocation, sign int) {
 	x.change(a.steps, int64(sign), tx.st.own)
-	tx.log(undo{kind: undoArea, ai: x, a: a, n: sign})
+	tx.log(undo{kind: undoArea, areas: x, allocation: a, count: sign})
 }
 
 // pattern returns m[p], creating it (journaled).
@@ -287,7 +287,7 @@ func (tx *txn) pattern(m map[berth.Duration]*rle.Series, p berth.Duration) *rle.
 	}
 	s := rle.New()
 	m[p] = s
-	tx.log(undo{kind: undoPatternNew, m: m, p: p})
+	tx.log(undo{kind: undoPatternNew, patterns: m, period: p})
 	return s
 }
 
@@ -295,7 +295,7 @@ func (tx *txn) pattern(m map[berth.Duration]*rle.Series, p berth.Duration) *rle.
 func (tx *txn) dropEmpty(m map[berth.Duration]*rle.Series, p berth.Duration) {
 	if s := m[p]; s != nil && s.IsEmpty() {
 		delete(m, p)
-		tx.log(undo{kind: undoPatternDrop, m: m, p: p, s: s})
+		tx.log(undo{kind: undoPatternDrop, patterns: m, period: p, series: s})
 	}
 }
 
@@ -305,7 +305,7 @@ func (tx *txn) user(a *Allocation) *userState {
 	if us == nil {
 		us = newUserState()
 		tx.st.users[a.User] = us
-		tx.log(undo{kind: undoUserNew, a: a})
+		tx.log(undo{kind: undoUserNew, allocation: a})
 	}
 	return us
 }
@@ -313,30 +313,30 @@ func (tx *txn) user(a *Allocation) *userState {
 // count changes us.n by n, journaled.
 func (tx *txn) count(us *userState, n int) {
 	us.n += n
-	tx.log(undo{kind: undoUserCount, us: us, n: n})
+	tx.log(undo{kind: undoUserCount, user: us, count: n})
 }
 
 // tableInsert and tableDelete change the table, journaled.
 func (tx *txn) tableInsert(a *Allocation) {
 	tx.st.table.ReplaceOrInsert(idEntry{id: a.ID, a: a})
-	tx.log(undo{kind: undoTableInsert, a: a})
+	tx.log(undo{kind: undoTableInsert, allocation: a})
 }
 
 func (tx *txn) tableDelete(a *Allocation) {
 	if _, ok := tx.st.table.Delete(idEntry{id: a.ID}); ok {
-		tx.log(undo{kind: undoTableDelete, a: a})
+		tx.log(undo{kind: undoTableDelete, allocation: a})
 	}
 }
 
 // btreeInsert and btreeDelete change a btree, journaled.
 func (tx *txn) btreeInsert(t *btree.BTreeG[*Allocation], a *Allocation) {
 	t.ReplaceOrInsert(a)
-	tx.log(undo{kind: undoBtreeInsert, bt: t, a: a})
+	tx.log(undo{kind: undoBtreeInsert, tree: t, allocation: a})
 }
 
 func (tx *txn) btreeDelete(t *btree.BTreeG[*Allocation], a *Allocation) {
 	if _, ok := t.Delete(a); ok {
-		tx.log(undo{kind: undoBtreeDelete, bt: t, a: a})
+		tx.log(undo{kind: undoBtreeDelete, tree: t, allocation: a})
 	}
 }
 
@@ -345,24 +345,24 @@ func keyOf(a *Allocation) ivKey { return ivKey{start: a.Start, end: a.End, id: a
 // indexInsert and indexDelete change an interval index, journaled.
 func (tx *txn) indexInsert(x *ivIndex, a *Allocation) {
 	x.insert(a, tx.st.own)
-	tx.log(undo{kind: undoIndexInsert, idx: x, a: a})
+	tx.log(undo{kind: undoIndexInsert, index: x, allocation: a})
 }
 
 func (tx *txn) indexDelete(x *ivIndex, a *Allocation) {
 	if x.delete(a, tx.st.own) {
-		tx.log(undo{kind: undoIndexDelete, idx: x, a: a})
+		tx.log(undo{kind: undoIndexDelete, index: x, allocation: a})
 	}
 }
 
 // periodicInsert and periodicDelete change a periodic index, journaled.
 func (tx *txn) periodicInsert(x *periodicIndex, a *Allocation) {
 	x.insert(a, tx.st.own)
-	tx.log(undo{kind: undoPeriodicInsert, pidx: x, a: a})
+	tx.log(undo{kind: undoPeriodicInsert, periodic: x, allocation: a})
 }
 
 func (tx *txn) periodicDelete(x *periodicIndex, a *Allocation) {
 	if x.delete(a, tx.st.own) {
-		tx.log(undo{kind: undoPeriodicDelete, pidx: x, a: a})
+		tx.log(undo{kind: undoPeriodicDelete, periodic: x, allocation: a})
 	}
 }
 
@@ -493,7 +493,7 @@ func (tx *txn) remove(a *Allocation) error {
 	tx.btreeDelete(tx.st.byEnd, a)
 	if us.n == 0 {
 		delete(tx.st.users, a.User)
-		tx.log(undo{kind: undoUserDrop, a: a, us: us})
+		tx.log(undo{kind: undoUserDrop, allocation: a, user: us})
 	}
 	return nil
 }

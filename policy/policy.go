@@ -66,49 +66,60 @@ func checkFits(view *plan.Plan, a *plan.Allocation, limit userCap, bufs *stepBuf
 	if a.IsPeriodic() {
 		return checkFitsPeriodic(view, a)
 	}
-	reject := func(at berth.Time, lim berth.Resource, check Check) *RejectionError {
-		return &RejectionError{Check: check, Reservation: a.ID.String(), User: a.User, At: at, Limit: lim,
-			OverCommit: check == CheckCapacity}
-	}
-	broken := func(err error) *RejectionError {
-		return &RejectionError{Check: CheckCapacity, Reservation: a.ID.String(), User: a.User, At: w.Start, OverCommit: true, Err: err}
-	}
 	capacity := view.Capacity()
 	ask, err := allocSteps(a, w)
 	if err != nil {
-		return broken(err)
+		return brokenPlan(a, w.Start, err)
 	}
-	// The load matters everywhere in w only to find an over-commitment;
-	// the plan's peak over w rules that out in one range query (block
-	// bounds), and then only the span of the allocation's own steps is
-	// read. A plan over-committed somewhere in w is scanned in full to
-	// report the first such time.
-	span := w
-	if peak, err := view.PeakLoad(w); err == nil && peak.FitsIn(capacity) {
-		if len(ask) == 0 {
-			return nil
-		}
-		span = berth.Interval{Start: ask[0].Interval.Start, End: ask[len(ask)-1].Interval.End}
+	span, asks := spanToRead(view, w, ask, capacity)
+	if !asks {
+		return nil
 	}
-	lbuf := bufs.get()
-	defer bufs.put(lbuf)
-	load, err := loadSteps(view, lbuf, span, "")
+	loadBuffer := bufs.get()
+	defer bufs.put(loadBuffer)
+	load, err := loadSteps(view, loadBuffer, span, "")
 	if err != nil {
-		return broken(err)
+		return brokenPlan(a, w.Start, err)
 	}
 	for _, g := range load {
 		if !g.Value.FitsIn(capacity) {
-			return reject(g.Interval.Start, capacity.Sub(g.Value), CheckCapacity)
+			return rejection(a, g.Interval.Start, capacity.Sub(g.Value), CheckCapacity)
 		}
 	}
 	used := []rle.Step{{Interval: span}}
 	if limit != nil {
-		ubuf := bufs.get()
-		defer bufs.put(ubuf)
-		if used, err = loadSteps(view, ubuf, span, a.User); err != nil {
-			return broken(err)
+		usedBuffer := bufs.get()
+		defer bufs.put(usedBuffer)
+		if used, err = loadSteps(view, usedBuffer, span, a.User); err != nil {
+			return brokenPlan(a, w.Start, err)
 		}
 	}
+	return fitWalk(a, ask, load, used, capacity, limit)
+}
+
+// spanToRead is the part of the window w whose load checkFits reads. The
+// load matters everywhere in w only to find an over-commitment; the plan's
+// peak over w rules that out in one range query (block bounds), and then
+// only the span of the allocation's own steps is read (none, and asks
+// false, when it asks for nothing). A plan over-committed somewhere in w
+// is scanned in full to report the first such time.
+func spanToRead(view *plan.Plan, w berth.Interval, ask []rle.Step, capacity berth.Resource) (span berth.Interval, asks bool) {
+	peak, err := view.PeakLoad(w)
+	if err != nil || !peak.FitsIn(capacity) {
+		return w, true
+	}
+	if len(ask) == 0 {
+		return w, false
+	}
+	return berth.Interval{Start: ask[0].Interval.Start, End: ask[len(ask)-1].Interval.End}, true
+}
+
+// fitWalk checks each of the allocation's steps against every piece of
+// the plan's load and of the user's use that overlaps it: the step must
+// fit in the capacity less the load, and in what limit leaves of that
+// given the user's use. The three step lists are in time order and the
+// load and use cover every step.
+func fitWalk(a *plan.Allocation, ask, load, used []rle.Step, capacity berth.Resource, limit userCap) *RejectionError {
 	i, j := 0, 0
 	for _, g := range ask {
 		start, end := g.Interval.Start, g.Interval.End
@@ -119,31 +130,44 @@ func checkFits(view *plan.Plan, a *plan.Allocation, limit userCap, bufs *stepBuf
 			j++
 		}
 		// every load and use piece overlapping [start, end)
-		for ii, jj := i, j; ; {
-			at := max(start, load[ii].Interval.Start, used[jj].Interval.Start)
-			avail := capacity.Sub(load[ii].Value)
+		for li, ui := i, j; ; {
+			at := max(start, load[li].Interval.Start, used[ui].Interval.Start)
+			avail := capacity.Sub(load[li].Value)
 			if !g.Value.FitsIn(avail) {
-				return reject(at, avail, CheckCapacity)
+				return rejection(a, at, avail, CheckCapacity)
 			}
 			if limit != nil {
-				if eff := limit(avail, used[jj].Value); !g.Value.FitsIn(eff) {
-					return reject(at, eff, CheckInstantaneous)
+				if eff := limit(avail, used[ui].Value); !g.Value.FitsIn(eff) {
+					return rejection(a, at, eff, CheckInstantaneous)
 				}
 			}
-			nl, nu := load[ii].Interval.End, used[jj].Interval.End
-			next := min(nl, nu)
+			loadEnd, usedEnd := load[li].Interval.End, used[ui].Interval.End
+			next := min(loadEnd, usedEnd)
 			if next >= end {
 				break
 			}
-			if nl == next {
-				ii++
+			if loadEnd == next {
+				li++
 			}
-			if nu == next {
-				jj++
+			if usedEnd == next {
+				ui++
 			}
 		}
 	}
 	return nil
+}
+
+// rejection is a's rejection by check at time at, where limit was
+// available.
+func rejection(a *plan.Allocation, at berth.Time, limit berth.Resource, check Check) *RejectionError {
+	return &RejectionError{Check: check, Reservation: a.ID.String(), User: a.User, At: at, Limit: limit,
+		OverCommit: check == CheckCapacity}
+}
+
+// brokenPlan is a's rejection when the plan's load could not be read at
+// time at: YARN turns every such failure into an over-commit.
+func brokenPlan(a *plan.Allocation, at berth.Time, err error) *RejectionError {
+	return &RejectionError{Check: CheckCapacity, Reservation: a.ID.String(), User: a.User, At: at, OverCommit: true, Err: err}
 }
 
 // checkFitsPeriodic checks a periodic allocation against the plan's own
@@ -152,8 +176,7 @@ func checkFitsPeriodic(view *plan.Plan, a *plan.Allocation) *RejectionError {
 	w := a.Window()
 	avail, err := view.AvailableResources(a.User, a.ID, w, a.Period())
 	if err != nil {
-		// YARN turns every failure here into an over-commit.
-		e := &RejectionError{Check: CheckCapacity, Reservation: a.ID.String(), User: a.User, At: w.Start, OverCommit: true, Err: err}
+		e := brokenPlan(a, w.Start, err)
 		var neg *rle.NegativeError
 		if errors.As(err, &neg) {
 			e.At = neg.Time
@@ -162,10 +185,10 @@ func checkFitsPeriodic(view *plan.Plan, a *plan.Allocation) *RejectionError {
 	}
 	ask, err := a.ResourcesOver(w)
 	if err != nil {
-		return &RejectionError{Check: CheckCapacity, Reservation: a.ID.String(), User: a.User, At: w.Start, OverCommit: true, Err: err}
+		return brokenPlan(a, w.Start, err)
 	}
 	if at, limit, bad := firstMisfit(ask, avail, w); bad {
-		e := &RejectionError{Check: CheckCapacity, Reservation: a.ID.String(), User: a.User, At: at, Limit: limit, OverCommit: true}
+		e := rejection(a, at, limit, CheckCapacity)
 		free := view.Capacity().Sub(view.TotalCommitted(at))
 		if a.ResourcesAt(at).FitsIn(free) {
 			e.Check, e.OverCommit = CheckInstantaneous, false

@@ -54,6 +54,11 @@
 //     first, keeping AM containers for last (taken only while the leaf's
 //     skipped AMs exceed its AM share). A container is taken only while it
 //     helps what its leaf must give (see [ProportionalRound.TryPreempt]).
+//     What a leaf must give is computed afresh by each selector, less the
+//     containers earlier selectors chose from it, each taken off only
+//     while what remains is greater than it (YARN's
+//     deductActuallyToBePreempted): a remainder the size of the last
+//     container stays, and the later selector takes one more.
 //  6. Protocol. A container chosen for the first time is marked
 //     ([CapacityScheduler.MarkForPreemption]: the application is told);
 //     one chosen again once its selector's kill wait (max_wait_before_kill)
@@ -68,9 +73,22 @@
 //     container ended, is forgotten. With observe_only the round computes
 //     and reports but does nothing.
 //
+// Node partitions (capacity's node labels) are computed separately, as
+// YARN's TempQueuePerPartition trees: each partition has its own
+// guarantees, maximums, usage and demand within the users' limits there,
+// its own ideal assignment (its resource is what comparisons there are
+// relative to) and its own amount per leaf to give; every partition draws
+// on the one budget. A container counts on its node's partition
+// ([CapacityView.PartitionOf]). On a non-exclusive partition a queue
+// without a maximum of its own there may use all of it, and the FIFO
+// selector first takes a leaf's borrowed containers (default-partition
+// asks placed on the partition, [QueueView].Borrowed) on the partitions it
+// must give back.
+//
 // Each round returns a [ProportionalReport]: per queue its guarantee, usage,
 // demand and [Assignment] (ideal, to be preempted, asked this round,
-// preemptable, untouchable); per chosen container the selector that chose
+// preemptable, untouchable), on the default partition and on each labelled
+// one (Partitions); per chosen container the selector that chose
 // it and what was done ([Decision], [Action]); the containers killed, for
 // the host to stop. [Proportional.Evaluate] computes a round without
 // acting.
@@ -242,12 +260,18 @@
 //   - Marks survive a restart through [Proportional.SaveState]; YARN's
 //     policy keeps them in memory only, so a failover restarts every
 //     kill wait.
-//   - One partition: the capacity scheduler models no node labels, so
-//     there is no per-partition accounting and no "ignore exclusivity"
-//     step in the FIFO selector.
+//   - The intra-queue selector balances the default partition only
+//     (YARN's balances each partition's under-served leaves).
+//   - A leaf's borrowed containers are walked in one order for all the
+//     partitions it must give back (the latest application's first, each
+//     newest first); YARN walks them partition by partition, the
+//     partitions in hash order.
 //   - No lazy preemption: a kill frees the container at once
 //     (yarn.scheduler.capacity.lazy-preemption-enabled is not read); the
 //     killable resource of every queue is zero.
+//   - Containers chosen earlier in a round are taken off what a leaf must
+//     give in the order they were chosen; YARN walks them in hash order,
+//     which gives another remainder when their sizes differ.
 //   - Ties in the ideal-assignment fix-point are broken by child order;
 //     YARN's depend on the iteration order of a hash set. Leaves are
 //     walked depth first (YARN: its leaf-name set order).

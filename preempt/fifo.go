@@ -44,29 +44,35 @@ func (s FIFOSelector) Select(r *ProportionalRound) error {
 	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	conservative := r.Config.ConservativeDRF
 	for _, leaf := range r.Cluster.Leaves {
-		if leaf.DisablePreemption || r.ToObtain(leaf).IsZero() {
+		if leaf.DisablePreemption || !r.mustGive(leaf) {
 			continue
+		}
+		// First what the leaf borrowed on partitions it must give back.
+		for _, c := range leaf.Borrowed {
+			if p := r.Cluster.PartitionOfNode(c.Node); r.at(p, leaf).hasObtain && !r.IsSelected(c.ID) {
+				r.TryPreempt(c, conservative)
+			}
 		}
 		var skipped []*Container
 		var skippedSize berth.Resource
 	apps:
 		for i := len(leaf.Apps) - 1; i >= 0; i-- {
 			a := leaf.Apps[i]
-			if !r.tqs[leaf.idx].hasObtain {
+			if !r.mustGive(leaf) {
 				break
 			}
 			for _, res := range a.Reservations {
 				if r.IsSelected(res.ID) {
 					continue
 				}
-				if !r.tqs[leaf.idx].hasObtain {
+				if !r.mustGive(leaf) {
 					break apps
 				}
 				r.TryPreemptReservation(res, conservative)
 			}
 			stop := false
 			err := leastImportantFirst(r, a, func(c *Container) bool {
-				if !r.tqs[leaf.idx].hasObtain {
+				if !r.mustGive(leaf) {
 					stop = true
 					return false
 				}
@@ -89,7 +95,7 @@ func (s FIFOSelector) Select(r *ProportionalRound) error {
 			}
 		}
 		for _, c := range skipped {
-			if !r.tqs[leaf.idx].hasObtain || berth.LessOrEqual(rc, cl, skippedSize, leaf.MaxAMCapacity) {
+			if !r.mustGive(leaf) || berth.LessOrEqual(rc, cl, skippedSize, leaf.MaxAMCapacity) {
 				break
 			}
 			if r.TryPreempt(c, conservative) {

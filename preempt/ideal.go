@@ -34,12 +34,17 @@ type Assignment struct {
 	Preemptable, Untouchable berth.Resource
 }
 
-// tq is the mutable per-queue state of the fix-point (YARN's
-// TempQueuePerPartition fields).
+// tq is the mutable state of one queue on one partition in the fix-point
+// (YARN's TempQueuePerPartition fields), with the queue's state there.
 type tq struct {
-	v                      *QueueView
-	ideal, toBePreempted   berth.Resource
-	actual                 berth.Resource
+	v                                      *QueueView
+	guar, max, used, pending, pendingNoRes berth.Resource
+	ideal, toBePreempted                   berth.Resource
+	// actual is YARN's actuallyToBePreempted: set by each ideal
+	// computation, less what the round chose before it (toObtain); obtain
+	// is the selector's working copy (YARN's resToObtainByPartition), which
+	// its choices use up.
+	actual, obtain         berth.Resource
 	untouchable, preemptab berth.Resource
 	norm                   []float64
 	hasObtain              bool
@@ -105,16 +110,24 @@ func truncToInt64(v float64) int64 {
 
 var noResource berth.Resource
 
-// computeExtras is §3.4: preemptable and untouchable usage beyond the
-// guarantee, bottom up.
+// computeExtras is §3.4 on every partition: preemptable and untouchable
+// usage beyond the guarantee, bottom up.
 func (r *ProportionalRound) computeExtras() {
-	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	for p := range r.Cluster.Partitions {
+		r.setPart(p)
+		r.computeExtrasHere()
+	}
+	r.setPart(0)
+}
+
+func (r *ProportionalRound) computeExtrasHere() {
+	rc, cl := r.Cluster.Calculator, r.cl
 	for i := len(r.tqs) - 1; i >= 0; i-- {
 		t := &r.tqs[i]
 		v := t.v
 		extra := noResource
-		if !berth.LessThan(rc, cl, v.Used, v.Guaranteed) {
-			extra = berth.ComponentwiseMax(v.Used.Sub(v.Guaranteed), noResource)
+		if !berth.LessThan(rc, cl, t.used, t.guar) {
+			extra = berth.ComponentwiseMax(t.used.Sub(t.guar), noResource)
 		}
 		if v.IsLeaf() {
 			if v.DisablePreemption {
@@ -138,10 +151,10 @@ func (r *ProportionalRound) computeExtras() {
 }
 
 // ComputeIdeal runs YARN's ideal-assignment fix-point (§3.5) over the
-// whole tree with the given flags, then the amount each leaf must give
-// (§3.6), less what earlier selectors of the round already took. Its
-// results replace the previous computation's ([ProportionalRound.Assignment],
-// [ProportionalRound.ToObtain]).
+// whole tree of every partition with the given flags, then the amount
+// each leaf must give there (§3.6), less what earlier selectors of the
+// round already took. Its results replace the previous computation's
+// ([ProportionalRound.Assignment], [ProportionalRound.ToObtain]).
 func (r *ProportionalRound) ComputeIdeal(o IdealOptions) {
 	r.opts = o
 	if len(r.tqs) == 0 { // a round the policy did not build: no queues
@@ -149,37 +162,54 @@ func (r *ProportionalRound) ComputeIdeal(o IdealOptions) {
 	}
 	r.underServed = r.underServed[:0]
 	clear(r.served)
-	for i := range r.tqs {
-		t := &r.tqs[i]
-		t.ideal, t.toBePreempted, t.actual, t.hasObtain = noResource, noResource, noResource, false
+	for i := range r.all {
+		t := &r.all[i]
+		t.ideal, t.toBePreempted, t.actual, t.obtain, t.hasObtain = noResource, noResource, noResource, noResource, false
 	}
-	root := &r.tqs[0]
-	root.ideal = root.v.Guaranteed
-	if root.ideal.IsZero() {
-		root.ideal = r.Cluster.Resource
-	}
-	for _, v := range r.Cluster.Queues { // parents before children
-		if !v.IsLeaf() {
-			r.distribute(v.Children, r.tqs[v.idx].ideal)
+	for p := range r.Cluster.Partitions {
+		r.setPart(p)
+		root := &r.tqs[0]
+		root.ideal = root.guar
+		if root.ideal.IsZero() && p == 0 {
+			root.ideal = r.cl
 		}
+		for _, v := range r.Cluster.Queues { // parents before children
+			if !v.IsLeaf() {
+				r.distribute(v.Children, r.tqs[v.idx].ideal)
+			}
+		}
+		r.toObtainHere()
 	}
-	r.toObtain()
+	r.setPart(0)
+	r.deductSelected()
+	r.saveAssignments()
 }
 
-func (r *ProportionalRound) pend(v *QueueView) berth.Resource {
+// setPart makes partition p the one the fix-point works on: its queues'
+// states and its resource, which comparisons are relative to.
+func (r *ProportionalRound) setPart(p int) {
+	n := len(r.Cluster.Queues)
+	r.part, r.cl = p, r.Cluster.Partitions[p].Resource
+	r.tqs, r.assign = r.all[p*n:(p+1)*n:(p+1)*n], r.assignAll[p*n:(p+1)*n:(p+1)*n]
+}
+
+// at is queue v's state on partition p.
+func (r *ProportionalRound) at(p int, v *QueueView) *tq { return &r.all[p*len(r.Cluster.Queues)+v.idx] }
+
+func (r *ProportionalRound) pend(t *tq) berth.Resource {
 	if r.opts.IncludeReserved {
-		return v.Pending
+		return t.pending
 	}
-	return v.PendingDeductReserved
+	return t.pendingNoRes
 }
 
 // distribute is computeIdealResourceDistribution for one parent's children.
 func (r *ProportionalRound) distribute(children []*QueueView, avail berth.Resource) {
-	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	rc, cl := r.Cluster.Calculator, r.cl
 	unassigned := avail
 	nonZero, zeroG := r.scratchA[:0], r.scratchB[:0]
 	for _, ch := range children {
-		if berth.GreaterThan(rc, cl, ch.Guaranteed, noResource) {
+		if berth.GreaterThan(rc, cl, r.tqs[ch.idx].guar, noResource) {
 			nonZero = append(nonZero, &r.tqs[ch.idx])
 		} else {
 			zeroG = append(zeroG, &r.tqs[ch.idx])
@@ -195,8 +225,8 @@ func (r *ProportionalRound) distribute(children []*QueueView, avail berth.Resour
 	need := noResource
 	for _, ch := range children {
 		t := &r.tqs[ch.idx]
-		if berth.GreaterThan(rc, cl, ch.Used, t.ideal) {
-			need = need.Add(ch.Used.Sub(t.ideal))
+		if berth.GreaterThan(rc, cl, t.used, t.ideal) {
+			need = need.Add(t.used.Sub(t.ideal))
 		}
 	}
 	scaling := 1.0
@@ -205,9 +235,9 @@ func (r *ProportionalRound) distribute(children []*QueueView, avail berth.Resour
 	}
 	for _, ch := range children {
 		t := &r.tqs[ch.idx]
-		keep := berth.Max(rc, cl, berth.Min(rc, cl, ch.Used.Add(r.pend(ch)), ch.Guaranteed), t.ideal)
-		if berth.GreaterThan(rc, cl, ch.Used, keep) {
-			t.toBePreempted = ch.Used.SubNonNegative(keep).Mul(scaling)
+		keep := berth.Max(rc, cl, berth.Min(rc, cl, t.used.Add(r.pend(t)), t.guar), t.ideal)
+		if berth.GreaterThan(rc, cl, t.used, keep) {
+			t.toBePreempted = t.used.SubNonNegative(keep).Mul(scaling)
 		} else {
 			t.toBePreempted = noResource
 		}
@@ -217,15 +247,14 @@ func (r *ProportionalRound) distribute(children []*QueueView, avail berth.Resour
 // initial is the fix-point's starting assignment of one queue; it reports
 // whether the queue still wants more.
 func (r *ProportionalRound) initial(t *tq, unassigned *berth.Resource) bool {
-	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
-	v := t.v
-	if berth.GreaterThan(rc, cl, v.Used, v.Guaranteed) {
-		t.ideal = berth.ComponentwiseMin(v.Guaranteed, v.Used).Add(t.untouchable)
+	rc, cl := r.Cluster.Calculator, r.cl
+	if berth.GreaterThan(rc, cl, t.used, t.guar) {
+		t.ideal = berth.ComponentwiseMin(t.guar, t.used).Add(t.untouchable)
 	} else {
-		t.ideal = v.Used
+		t.ideal = t.used
 	}
 	*unassigned = unassigned.Sub(t.ideal)
-	return berth.LessThan(rc, cl, t.ideal, v.Used.Add(r.pend(v)))
+	return berth.LessThan(rc, cl, t.ideal, t.used.Add(r.pend(t)))
 }
 
 // underservedCmp orders the most under-served queue first: ideal over
@@ -236,9 +265,9 @@ func (r *ProportionalRound) underservedCmp(a, b *tq) int {
 }
 
 func (r *ProportionalRound) pct(t *tq) float64 {
-	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
-	if berth.GreaterThan(rc, cl, t.v.Guaranteed, noResource) {
-		return float64(rc.Divide(cl, t.ideal, t.v.Guaranteed))
+	rc, cl := r.Cluster.Calculator, r.cl
+	if berth.GreaterThan(rc, cl, t.guar, noResource) {
+		return float64(rc.Divide(cl, t.ideal, t.guar))
 	}
 	return math.MaxInt32
 }
@@ -262,7 +291,7 @@ func cmpUsage(u1, u2 float64, p1, p2 int) int {
 // most under-served queues, in proportion to their guarantees (or evenly),
 // until nobody takes more or nothing is left.
 func (r *ProportionalRound) fixpoint(qs []*tq, unassigned *berth.Resource, ignoreGuarantee bool) {
-	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	rc, cl := r.Cluster.Calculator, r.cl
 	needy := r.needy[:0]
 	for _, t := range qs {
 		if r.initial(t, unassigned) {
@@ -276,7 +305,7 @@ func (r *ProportionalRound) fixpoint(qs []*tq, unassigned *berth.Resource, ignor
 		for i := range names {
 			var s int64
 			for _, t := range needy {
-				s += typeValue(t.v.Guaranteed, i, names)
+				s += typeValue(t.guar, i, names)
 			}
 			sums = append(sums, s)
 		}
@@ -293,7 +322,7 @@ func (r *ProportionalRound) fixpoint(qs []*tq, unassigned *berth.Resource, ignor
 				case sums[i] == 0:
 					t.norm[i] = 0
 				default:
-					t.norm[i] = float64(float32(typeValue(t.v.Guaranteed, i, names)) / float32(sums[i]))
+					t.norm[i] = float64(float32(typeValue(t.guar, i, names)) / float32(sums[i]))
 				}
 			}
 		}
@@ -328,6 +357,9 @@ func (r *ProportionalRound) fixpoint(qs []*tq, unassigned *berth.Resource, ignor
 }
 
 func (r *ProportionalRound) markUnderServed(v *QueueView) {
+	if r.part != 0 {
+		return // the intra-queue selector serves the default partition
+	}
 	if !r.served[v.idx] {
 		r.served[v.idx] = true
 		r.underServed = append(r.underServed, v)
@@ -336,29 +368,28 @@ func (r *ProportionalRound) markUnderServed(v *QueueView) {
 
 // offer gives t up to avail and returns what it did not take.
 func (r *ProportionalRound) offer(t *tq, avail berth.Resource) berth.Resource {
-	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
-	v := t.v
-	acc := berth.ComponentwiseMin(berth.ComponentwiseMax(v.Maximum.Sub(t.ideal), noResource),
-		berth.Min(rc, cl, avail, v.Used.Add(r.pend(v)).Sub(t.ideal)))
-	if !r.opts.AllowBalance && v.IsLeaf() {
-		acc = berth.Min(rc, cl, acc, berth.Max(rc, cl, berth.Max(rc, cl, v.Used, v.Guaranteed).Sub(t.ideal), noResource))
+	rc, cl := r.Cluster.Calculator, r.cl
+	acc := berth.ComponentwiseMin(berth.ComponentwiseMax(t.max.Sub(t.ideal), noResource),
+		berth.Min(rc, cl, avail, t.used.Add(r.pend(t)).Sub(t.ideal)))
+	if !r.opts.AllowBalance && t.v.IsLeaf() {
+		acc = berth.Min(rc, cl, acc, berth.Max(rc, cl, berth.Max(rc, cl, t.used, t.guar).Sub(t.ideal), noResource))
 	}
 	acc = berth.ComponentwiseMin(berth.ComponentwiseMax(acc, noResource), avail)
 	t.ideal = t.ideal.Add(acc)
 	return avail.Sub(acc)
 }
 
-// toObtain is §3.6: what each leaf must give this round, less what the
-// round's earlier selectors already chose from it.
-func (r *ProportionalRound) toObtain() {
-	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+// toObtainHere is §3.6 on the current partition: what each leaf must give
+// there this round.
+func (r *ProportionalRound) toObtainHere() {
+	rc, cl := r.Cluster.Calculator, r.cl
 	step := berth.Uniform(1)
 	for _, v := range r.Cluster.Leaves {
 		t := &r.tqs[v.idx]
 		if v.DisablePreemption {
 			continue
 		}
-		if berth.GreaterThan(rc, cl, v.Used, v.Guaranteed.Mul(1+r.Config.MaxIgnoredOverCapacity)) {
+		if berth.GreaterThan(rc, cl, t.used, t.guar.Mul(1+r.Config.MaxIgnoredOverCapacity)) {
 			a := t.toBePreempted
 			if !r.opts.SkipNaturalTermination && berth.GreaterThan(rc, cl, a, noResource) {
 				a = rc.MultiplyAndNormalizeUp(a, r.Config.NaturalTerminationFactor, step)
@@ -366,18 +397,36 @@ func (r *ProportionalRound) toObtain() {
 			t.actual = a
 		}
 	}
+}
+
+// deductSelected takes what the round's earlier selectors already chose
+// off what each leaf must give on the chosen container's partition (in
+// the order they chose it; YARN walks them in hash order, which matters
+// only when sizes differ), then arms each leaf's working amounts.
+func (r *ProportionalRound) deductSelected() {
+	rc := r.Cluster.Calculator
 	for _, s := range r.selected {
-		if s.Leaf == nil {
-			continue
-		}
-		t := &r.tqs[s.Leaf.idx]
-		if berth.GreaterThan(rc, cl, t.actual, noResource) {
-			t.actual = t.actual.SubNonNegative(s.Resource)
+		if s.Leaf != nil && s.part >= 0 {
+			r.at(s.part, s.Leaf).deduct(rc, r.Cluster.Partitions[s.part].Resource, s.Resource)
 		}
 	}
-	for _, v := range r.Cluster.Leaves {
-		t := &r.tqs[v.idx]
-		t.hasObtain = berth.GreaterThan(rc, cl, t.actual, noResource)
+	for p, pv := range r.Cluster.Partitions {
+		for _, v := range r.Cluster.Leaves {
+			t := r.at(p, v)
+			t.obtain = t.actual
+			t.hasObtain = berth.GreaterThan(rc, pv.Resource, t.actual, noResource)
+		}
 	}
-	r.saveAssignments()
+}
+
+// deduct is YARN's deductActuallyToBePreempted: a container chosen
+// earlier in the round is taken off what the leaf must still give only
+// while that is greater than the container, so a remainder the size of
+// the last container stays and the selector takes one more; the result
+// is then clamped at zero under the calculator.
+func (t *tq) deduct(rc berth.Calculator, cl, size berth.Resource) {
+	if berth.GreaterThan(rc, cl, t.actual, size) {
+		t.actual = t.actual.Sub(size)
+	}
+	t.actual = berth.Max(rc, cl, t.actual, noResource)
 }

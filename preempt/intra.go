@@ -25,6 +25,7 @@ func (s IntraQueueSelector) KillWait() berth.Duration { return s.Wait }
 
 type intraApp struct {
 	a                                    *AppView
+	used, pending, am                    berth.Resource // on the default partition
 	usedNoAM, selected, ideal, fromOther berth.Resource
 	toBePreempted, actual                berth.Resource
 }
@@ -34,11 +35,14 @@ func (s IntraQueueSelector) Select(r *ProportionalRound) error {
 	if err := checkRound(r); err != nil {
 		return err
 	}
-	// What earlier selectors took, per application (leaves are disjoint,
-	// so this selector's own choices never matter to a later leaf).
+	// What earlier selectors took on the default partition, per
+	// application (leaves are disjoint, so this selector's own choices
+	// never matter to a later leaf).
 	taken := map[string]berth.Resource{}
 	for _, c := range r.Selected() {
-		taken[c.App] = taken[c.App].Add(c.Resource)
+		if c.part == 0 {
+			taken[c.App] = taken[c.App].Add(c.Resource)
+		}
 	}
 	for _, q := range slices.Clone(r.UnderServed()) {
 		if err := s.leaf(r, q, taken); err != nil {
@@ -58,8 +62,12 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 	apps := make([]*intraApp, len(q.Apps))
 	amTotal := noResource
 	for i, a := range q.Apps {
-		ia := &intraApp{a: a, usedNoAM: a.Used.Sub(a.AMUsed), selected: taken[a.ID]}
-		amTotal = amTotal.Add(a.AMUsed)
+		ia := &intraApp{a: a, used: a.UsedOn(0), pending: a.PendingOn(0), selected: taken[a.ID]}
+		if a.AMPartition == 0 {
+			ia.am = a.AMUsed
+		}
+		ia.usedNoAM = ia.used.Sub(ia.am)
+		amTotal = amTotal.Add(ia.am)
 		apps[i] = ia
 	}
 	if !userFirst { // priority_first: application priority, then submission
@@ -70,13 +78,16 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 			return compareInts(x.a.Order, y.a.Order)
 		})
 	}
-	reassignable := q.Used.Sub(r.ToObtain(q)).Sub(amTotal)
+	// What the leaf must give is its last ideal computation's, as YARN
+	// reads its TempQueuePerPartition: not less what selectors took since.
+	queueObtain := r.Assignment(q).ToObtain
+	reassignable := q.Used.Sub(queueObtain).Sub(amTotal)
 	limits := map[string]berth.Resource{}
 	userAM := map[string]berth.Resource{}
 	userUsed := map[string]berth.Resource{}
 	for _, ia := range apps {
-		userAM[ia.a.User] = userAM[ia.a.User].Add(ia.a.AMUsed)
-		userUsed[ia.a.User] = userUsed[ia.a.User].Add(ia.a.Used)
+		userAM[ia.a.User] = userAM[ia.a.User].Add(ia.am)
+		userUsed[ia.a.User] = userUsed[ia.a.User].Add(ia.used)
 	}
 	for _, ia := range apps {
 		if _, ok := limits[ia.a.User]; ok {
@@ -94,7 +105,7 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 		if !berth.GreaterThan(rc, cl, reassignable, noResource) || (conservative && rc.AnyMajorZeroOrNegative(reassignable)) {
 			break
 		}
-		want := ia.usedNoAM.Add(ia.a.Pending).Sub(ia.selected)
+		want := ia.usedNoAM.Add(ia.pending).Sub(ia.selected)
 		u := ia.a.User
 		if berth.LessThan(rc, cl, idealFor[u], limits[u]) {
 			ia.ideal = berth.Min(rc, cl, reassignable, berth.Min(rc, cl, want, limits[u].Sub(idealFor[u])))
@@ -105,10 +116,10 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 			reassignable = berth.ComponentwiseMax(reassignable.Sub(ia.ideal), noResource)
 		}
 	}
-	limit := berth.Min(rc, cl, berth.ComponentwiseMax(q.Guaranteed.Mul(cfg.IntraQueueMaxAllowableLimit).Sub(r.ToObtain(q)), noResource), r.budget)
+	limit := berth.Min(rc, cl, berth.ComponentwiseMax(q.Guaranteed.Mul(cfg.IntraQueueMaxAllowableLimit).Sub(queueObtain), noResource), r.budget)
 	for i := len(apps) - 1; i >= 0; i-- {
 		ia := apps[i]
-		p := ia.a.Used.Sub(ia.ideal).Sub(ia.selected).Sub(ia.a.AMUsed)
+		p := ia.used.Sub(ia.ideal).Sub(ia.selected).Sub(ia.am)
 		if userFirst {
 			p = p.Sub(c.MinAllocation)
 		}
@@ -146,6 +157,19 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 			need = need.Sub(m)
 		}
 	}
+	// Every container chosen earlier in the round from this leaf is taken
+	// off every application's amount, while the amount is greater than it
+	// (YARN's TempAppPerPartition.deductActuallyToBePreempted).
+	for _, sel := range r.Selected() {
+		if sel.Leaf != q || sel.part != 0 {
+			continue
+		}
+		for _, l := range apps {
+			if berth.GreaterThan(rc, cl, l.actual, sel.Resource) {
+				l.actual = l.actual.Sub(sel.Resource)
+			}
+		}
+	}
 	for i := len(apps) - 1; i >= 0; i-- {
 		l := apps[i]
 		if !berth.GreaterThan(rc, cl, l.actual, noResource) {
@@ -157,7 +181,7 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 			return err
 		}
 		for _, ct := range sortedForPreemption(r, cs) {
-			if ct.AM || r.IsSelected(ct.ID) {
+			if ct.AM || r.Cluster.PartitionOfNode(ct.Node) != 0 || r.IsSelected(ct.ID) {
 				continue
 			}
 			if userFirst && berth.LessOrEqual(rc, cl, userLeft.Sub(ct.Resource), limits[l.a.User].Add(userAM[l.a.User])) {

@@ -63,7 +63,7 @@ func (PrioritySelector) Select(r *ProportionalRound) error {
 		return err
 	}
 	c := r.Cluster
-	rc, cl := c.Calculator, c.Resource
+	rc := c.Calculator
 	var outgoing []*QueueView // leaves that may preempt some other leaf
 	for _, a := range c.Leaves {
 		for _, b := range c.Leaves {
@@ -103,13 +103,19 @@ func (PrioritySelector) Select(r *ProportionalRound) error {
 		}
 		return compareInts(uint64(x.res.ID), uint64(y.res.ID))
 	})
-	fromOthers := map[*QueueView]berth.Resource{}
+	fromOthers := map[onPart]berth.Resource{}
 	touched := map[*NodeView]bool{}
 	for _, x := range rs {
 		if c.Time-x.res.Time < r.Config.PriorityReservedContainerDelay || touched[x.n] {
 			continue
 		}
-		if berth.GreaterOrEqual(rc, cl, x.q.Used.Sub(x.q.Reserved).Add(fromOthers[x.q]), x.q.Guaranteed) {
+		// The demanding queue's satisfaction on the node's partition.
+		p := c.PartitionOf(x.n.Label)
+		if p < 0 {
+			continue
+		}
+		dq, cl := x.q.On(p), c.Partitions[p].Resource
+		if berth.GreaterOrEqual(rc, cl, dq.Used.Sub(dq.Reserved).Add(fromOthers[onPart{x.q, p}]), dq.Guaranteed) {
 			continue
 		}
 		lacking := x.res.Resource.Sub(x.n.Unallocated())
@@ -143,7 +149,7 @@ func (PrioritySelector) Select(r *ProportionalRound) error {
 			continue // not enough here; Berth cannot move the reservation
 		}
 		touched[x.n] = true
-		fromOthers[x.q] = fromOthers[x.q].Add(x.res.Resource)
+		fromOthers[onPart{x.q, p}] = fromOthers[onPart{x.q, p}].Add(x.res.Resource)
 		for _, ct := range take {
 			r.Take(ct)
 		}

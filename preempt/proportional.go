@@ -105,14 +105,23 @@ type ProportionalReport struct {
 	// the cluster); Left what remained after selection.
 	Budget, Left berth.Resource
 	// Queues lists every queue, depth first, with the last ideal
-	// assignment computed in the round.
-	Queues []QueueReport
+	// assignment computed in the round on the default partition;
+	// Partitions does the same for each labelled partition.
+	Queues     []QueueReport
+	Partitions []PartitionReport
 	// Decisions lists the chosen containers in selection order.
 	Decisions []Decision
 	// Ended are the containers the round killed; the host stops them.
 	Ended []queue.Ended
 	// Forgotten lists marked containers the policy stopped tracking.
 	Forgotten []ContainerID
+}
+
+// PartitionReport is the queues' state and ideal assignment on one
+// labelled partition in a round.
+type PartitionReport struct {
+	Label  string
+	Queues []QueueReport
 }
 
 // Queue returns the report of the queue at path, or nil.
@@ -275,9 +284,17 @@ func (p *Proportional) round(now berth.Time, observe bool) (*ProportionalReport,
 	}
 	r.cur = nil
 	rep.Left = r.budget
-	rep.Queues = make([]QueueReport, len(cl.Queues))
-	for i, v := range cl.Queues {
-		rep.Queues[i] = QueueReport{Path: v.Path, Guaranteed: v.Guaranteed, Used: v.Used, Pending: v.Pending, Assignment: r.assign[i]}
+	for p := range cl.Partitions {
+		qs := make([]QueueReport, len(cl.Queues))
+		for i, v := range cl.Queues {
+			qp := v.On(p)
+			qs[i] = QueueReport{Path: v.Path, Guaranteed: qp.Guaranteed, Used: qp.Used, Pending: qp.Pending, Assignment: r.AssignmentOn(v, p)}
+		}
+		if p == 0 {
+			rep.Queues = qs
+		} else {
+			rep.Partitions = append(rep.Partitions, PartitionReport{Label: cl.Partitions[p].Label, Queues: qs})
+		}
 	}
 	rep.Decisions = make([]Decision, 0, len(r.selected))
 	for _, c := range r.selected {

@@ -29,16 +29,24 @@ type nodeCost struct {
 	i    int
 }
 
+// onPart is a leaf on one partition, the key of what it may still give.
+type onPart struct {
+	q *QueueView
+	p int
+}
+
 // Select chooses, node by node, containers that let a reservation fit.
 func (ReservedSelector) Select(r *ProportionalRound) error {
 	if err := checkRound(r); err != nil {
 		return err
 	}
 	r.ComputeIdeal(IdealOptions{IncludeReserved: true, SkipNaturalTermination: true})
-	quota := make(map[*QueueView]berth.Resource)
-	for _, l := range r.Cluster.Leaves {
-		if a := r.ToObtain(l); !a.IsZero() {
-			quota[l] = a
+	quota := make(map[onPart]berth.Resource)
+	for p := range r.Cluster.Partitions {
+		for _, l := range r.Cluster.Leaves {
+			if a := r.ToObtainOn(l, p); !a.IsZero() {
+				quota[onPart{l, p}] = a
+			}
 		}
 	}
 	if len(quota) == 0 {
@@ -79,16 +87,17 @@ func (ReservedSelector) Select(r *ProportionalRound) error {
 // dry run, counts) those whose queue may still give them until the
 // node's reservation fits; it reports the size taken and success. A
 // failed real run gives back the quota it consumed.
-func reservedFree(r *ProportionalRound, n *NodeView, quota map[*QueueView]berth.Resource, dry bool) (berth.Resource, bool, error) {
+func reservedFree(r *ProportionalRound, n *NodeView, quota map[onPart]berth.Resource, dry bool) (berth.Resource, bool, error) {
 	rc := r.Cluster.Calculator
 	want := n.Reservation.Resource
 	cur := n.Unallocated()
 	if rc.FitsIn(want, cur) {
 		return noResource, false, nil
 	}
+	part := r.Cluster.PartitionOf(n.Label) // the node's containers count there
 	budget := r.budget
-	local := map[*QueueView]berth.Resource{}
-	get := func(q *QueueView) (berth.Resource, bool) {
+	local := map[onPart]berth.Resource{}
+	get := func(q onPart) (berth.Resource, bool) {
 		if v, ok := local[q]; ok {
 			return v, true
 		}
@@ -107,10 +116,11 @@ func reservedFree(r *ProportionalRound, n *NodeView, quota map[*QueueView]berth.
 		if c.AM {
 			continue
 		}
-		q := r.Cluster.Queue(c.Queue)
-		if q == nil || q.DisablePreemption {
+		leaf := r.Cluster.Queue(c.Queue)
+		if leaf == nil || leaf.DisablePreemption {
 			continue
 		}
+		q := onPart{leaf, part}
 		left, ok := get(q)
 		if !ok || !rc.FitsIn(c.Resource, left) || !rc.FitsIn(c.Resource, budget) {
 			continue

@@ -36,6 +36,7 @@ type Candidate struct {
 	Leaf *QueueView
 
 	wait berth.Duration // the choosing selector's kill wait
+	part int            // the container's partition (-1: unknown)
 }
 
 // ProportionalRound is one round's working state, handed to each [Selector]: the
@@ -47,14 +48,19 @@ type ProportionalRound struct {
 	// Config is the policy's configuration; do not modify it.
 	Config *ProportionalConfig
 
-	budget   berth.Resource
-	tqs      []tq
-	assign   []Assignment
-	opts     IdealOptions
-	names    []string
-	selected []Candidate
-	selIdx   map[ContainerID]int
-	cur      Selector
+	budget berth.Resource
+	// all and assignAll hold every queue's state and results on every
+	// partition (partition p's at [p*len(Queues):]); tqs and assign are the
+	// partition the fix-point is working on (setPart), cl its resource.
+	all, tqs          []tq
+	assignAll, assign []Assignment
+	part              int
+	cl                berth.Resource
+	opts              IdealOptions
+	names             []string
+	selected          []Candidate
+	selIdx            map[ContainerID]int
+	cur               Selector
 
 	userLimit func(queue, user string) (berth.Resource, error)
 
@@ -78,12 +84,19 @@ func checkRound(r *ProportionalRound) error {
 func newRound(c *CapacityView, cfg *ProportionalConfig) *ProportionalRound {
 	r := &ProportionalRound{Cluster: c, Config: cfg, names: roundTypeNames(c.Resource), selIdx: map[ContainerID]int{}}
 	r.budget = c.Resource.Mul(cfg.TotalPreemptionPerRound)
-	r.tqs = make([]tq, len(c.Queues))
-	r.assign = make([]Assignment, len(c.Queues))
-	r.served = make([]bool, len(c.Queues))
-	for i, v := range c.Queues {
-		r.tqs[i].v = v
+	n := len(c.Queues)
+	r.all = make([]tq, n*len(c.Partitions))
+	r.assignAll = make([]Assignment, len(r.all))
+	r.served = make([]bool, n)
+	for p := range c.Partitions {
+		for i, v := range c.Queues {
+			t := &r.all[p*n+i]
+			qp := v.On(p)
+			t.v, t.guar, t.max, t.used = v, qp.Guaranteed, qp.Maximum, qp.Used
+			t.pending, t.pendingNoRes = qp.Pending, qp.PendingDeductReserved
+		}
 	}
+	r.setPart(0)
 	r.computeExtras()
 	return r
 }
@@ -101,29 +114,53 @@ func (r *ProportionalRound) IsSelected(id ContainerID) bool {
 // Selected lists what was chosen so far, in order. Do not modify it.
 func (r *ProportionalRound) Selected() []Candidate { return r.selected }
 
-// Assignment is q's result of the last [ProportionalRound.ComputeIdeal] (zero before
-// the first), with ToObtain as computed then.
-// A nil QueueView, or one that is not of this round, has the zero
-// assignment.
-func (r *ProportionalRound) Assignment(q *QueueView) Assignment {
-	if !r.owns(q) {
+// Assignment is q's result on the default partition of the last
+// [ProportionalRound.ComputeIdeal] (zero before the first), with ToObtain
+// as computed then. A nil QueueView, or one that is not of this round,
+// has the zero assignment.
+func (r *ProportionalRound) Assignment(q *QueueView) Assignment { return r.AssignmentOn(q, 0) }
+
+// AssignmentOn is [ProportionalRound.Assignment] on partition p (an index
+// of CapacityView.Partitions; another p has the zero assignment).
+func (r *ProportionalRound) AssignmentOn(q *QueueView, p int) Assignment {
+	if !r.owns(q, p) {
 		return Assignment{}
 	}
-	return r.assign[q.idx]
+	return r.assignAll[p*len(r.Cluster.Queues)+q.idx]
 }
 
-// owns reports whether q is a queue of the round's view.
-func (r *ProportionalRound) owns(q *QueueView) bool {
-	return q != nil && q.idx >= 0 && q.idx < len(r.tqs) && r.Cluster != nil && r.Cluster.Queue(q.Path) == q
+// owns reports whether q is a queue of the round's view and p one of its
+// partitions.
+func (r *ProportionalRound) owns(q *QueueView, p int) bool {
+	return q != nil && r.Cluster != nil && p >= 0 && p < len(r.Cluster.Partitions) &&
+		q.idx >= 0 && q.idx < len(r.Cluster.Queues) && r.Cluster.Queue(q.Path) == q
 }
 
-// ToObtain is what leaf q must still give under the last ideal
-// computation: its ToObtain less what was chosen from it since.
-func (r *ProportionalRound) ToObtain(q *QueueView) berth.Resource {
-	if !r.owns(q) || !r.tqs[q.idx].hasObtain {
+// ToObtain is what leaf q must still give on the default partition under
+// the last ideal computation: its ToObtain less what was chosen from it
+// since.
+func (r *ProportionalRound) ToObtain(q *QueueView) berth.Resource { return r.ToObtainOn(q, 0) }
+
+// ToObtainOn is [ProportionalRound.ToObtain] on partition p.
+func (r *ProportionalRound) ToObtainOn(q *QueueView, p int) berth.Resource {
+	if !r.owns(q, p) {
 		return noResource
 	}
-	return r.tqs[q.idx].actual
+	if t := r.at(p, q); t.hasObtain {
+		return t.obtain
+	}
+	return noResource
+}
+
+// mustGive reports whether leaf q must still give something on some
+// partition (YARN's non-empty resToObtainByPartition).
+func (r *ProportionalRound) mustGive(q *QueueView) bool {
+	for p := range r.Cluster.Partitions {
+		if r.at(p, q).hasObtain {
+			return true
+		}
+	}
+	return false
 }
 
 // UnderServed lists the queues the last ideal computation left wanting
@@ -140,15 +177,15 @@ func (r *ProportionalRound) TryPreempt(c *Container, conservativeDRF bool) bool 
 	if c == nil {
 		return false
 	}
-	q := r.Cluster.Queue(c.Queue)
-	if q == nil {
+	q, p := r.Cluster.Queue(c.Queue), r.Cluster.PartitionOfNode(c.Node)
+	if q == nil || p < 0 {
 		return false
 	}
-	t := &r.tqs[q.idx]
+	t := r.at(p, q)
 	if !t.hasObtain {
 		return false
 	}
-	ok, done := r.TryPreemptFor(c, &t.actual, conservativeDRF)
+	ok, done := r.tryOn(c, &t.obtain, conservativeDRF, p)
 	if done {
 		t.hasObtain = false
 	}
@@ -162,7 +199,16 @@ func (r *ProportionalRound) TryPreemptFor(c *Container, toObtain *berth.Resource
 	if c == nil || toObtain == nil {
 		return false, toObtain == nil
 	}
+	return r.tryOn(c, toObtain, conservativeDRF, r.Cluster.PartitionOfNode(c.Node))
+}
+
+// tryOn is TryPreemptFor with the container's partition p, whose resource
+// comparisons are relative to (the cluster's when unknown).
+func (r *ProportionalRound) tryOn(c *Container, toObtain *berth.Resource, conservativeDRF bool, p int) (ok, done bool) {
 	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	if p >= 0 {
+		cl = r.Cluster.Partitions[p].Resource
+	}
 	if r.IsSelected(c.ID) {
 		return false, false
 	}
@@ -190,7 +236,7 @@ func (r *ProportionalRound) TryPreemptFor(c *Container, toObtain *berth.Resource
 		return false, false
 	}
 	*toObtain = t.Sub(c.Resource)
-	r.add(*c, false)
+	r.add(*c, false, p)
 	return true, berth.LessOrEqual(rc, cl, *toObtain, noResource)
 }
 
@@ -200,7 +246,7 @@ func (r *ProportionalRound) Take(c *Container) bool {
 	if c == nil || r.IsSelected(c.ID) || !r.Cluster.Calculator.FitsIn(c.Resource, r.budget) {
 		return false
 	}
-	r.add(*c, false)
+	r.add(*c, false, r.Cluster.PartitionOfNode(c.Node))
 	return true
 }
 
@@ -210,11 +256,11 @@ func (r *ProportionalRound) TakeReservation(res *Reservation) bool {
 	if res == nil {
 		return false
 	}
-	c := reservedContainer(res)
+	c := r.reservedContainer(res)
 	if r.IsSelected(c.ID) || !r.Cluster.Calculator.FitsIn(c.Resource, r.budget) {
 		return false
 	}
-	r.add(c, true)
+	r.add(c, true, r.Cluster.PartitionOfNode(c.Node))
 	return true
 }
 
@@ -223,16 +269,16 @@ func (r *ProportionalRound) TryPreemptReservation(res *Reservation, conservative
 	if res == nil {
 		return false
 	}
-	c := reservedContainer(res)
-	q := r.Cluster.Queue(c.Queue)
-	if q == nil || r.IsSelected(c.ID) {
+	c := r.reservedContainer(res)
+	q, p := r.Cluster.Queue(c.Queue), r.Cluster.PartitionOfNode(c.Node)
+	if q == nil || p < 0 || r.IsSelected(c.ID) {
 		return false
 	}
-	t := &r.tqs[q.idx]
+	t := r.at(p, q)
 	if !t.hasObtain {
 		return false
 	}
-	ok, done := r.TryPreemptFor(&c, &t.actual, conservativeDRF)
+	ok, done := r.tryOn(&c, &t.obtain, conservativeDRF, p)
 	if done {
 		t.hasObtain = false
 	}
@@ -242,11 +288,12 @@ func (r *ProportionalRound) TryPreemptReservation(res *Reservation, conservative
 	return ok
 }
 
-func reservedContainer(res *Reservation) Container {
+// reservedContainer is a reserved container as a container.
+func (r *ProportionalRound) reservedContainer(res *Reservation) Container {
 	return Container{ID: res.ID, App: res.App, Node: res.Node, Queue: res.Queue, Resource: res.Resource, Priority: res.Priority, Time: res.Time}
 }
 
-func (r *ProportionalRound) add(c Container, reservation bool) {
+func (r *ProportionalRound) add(c Container, reservation bool, part int) {
 	name, wait := "", r.Config.MaxWaitBeforeKill
 	if r.cur != nil {
 		name = r.cur.Name()
@@ -255,19 +302,19 @@ func (r *ProportionalRound) add(c Container, reservation bool) {
 		}
 	}
 	r.selIdx[c.ID] = len(r.selected)
-	r.selected = append(r.selected, Candidate{Container: c, Reservation: reservation, Selector: name, Leaf: r.Cluster.Queue(c.Queue), wait: wait})
+	r.selected = append(r.selected, Candidate{Container: c, Reservation: reservation, Selector: name, Leaf: r.Cluster.Queue(c.Queue), wait: wait, part: part})
 	r.budget = r.budget.Sub(c.Resource)
 }
 
 // saveAssignments records the computation's results for Assignment.
 func (r *ProportionalRound) saveAssignments() {
-	for i := range r.tqs {
-		t := &r.tqs[i]
+	for i := range r.all {
+		t := &r.all[i]
 		a := Assignment{Ideal: t.ideal, ToBePreempted: t.toBePreempted, Preemptable: t.preemptab, Untouchable: t.untouchable}
 		if t.hasObtain {
 			a.ToObtain = t.actual
 		}
-		r.assign[i] = a
+		r.assignAll[i] = a
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,12 +41,19 @@ func mockResource(t *testing.T, s string) berth.Resource {
 type hVector struct {
 	id, name, rc, conf, nodes, queues, apps string
 	want                                    map[string]int
+	labels                                  string // H.1 only
 }
 
-func loadHVectors(t *testing.T) []hVector {
-	f, err := os.Open("testdata/h_vectors.txt")
+// loadVectors reads a vector file: lines of fields separated by " | ",
+// the last "appN=count,...", the partitions after conf when labelled.
+func loadVectors(t *testing.T, file string, labelled bool) []hVector {
+	f, err := os.Open(file)
 	require.NoError(t, err)
 	defer f.Close()
+	fields := 8
+	if labelled {
+		fields = 9
+	}
 	var out []hVector
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -53,8 +62,12 @@ func loadHVectors(t *testing.T) []hVector {
 			continue
 		}
 		fs := strings.Split(line, " | ")
-		require.Len(t, fs, 8, line)
-		v := hVector{id: fs[0], name: fs[1], rc: fs[2], conf: fs[3], nodes: fs[4], queues: fs[5], apps: fs[6], want: map[string]int{}}
+		require.Len(t, fs, fields, line)
+		v := hVector{id: fs[0], name: fs[1], rc: fs[2], conf: fs[3], want: map[string]int{}}
+		if labelled {
+			v.labels, fs = fs[4], append(fs[:4:4], fs[5:]...)
+		}
+		v.nodes, v.queues, v.apps = fs[4], fs[5], fs[6]
 		for _, w := range strings.Split(fs[7], ",") {
 			k, n, _ := strings.Cut(w, "=")
 			c, err := strconv.Atoi(n)
@@ -67,35 +80,58 @@ func loadHVectors(t *testing.T) []hVector {
 	return out
 }
 
-// capWorld is the mock framework's world (reference §H.0) as a real
-// scheduler: queues with absolute guarantees and maximums, nodes with
-// their totals (the root's guarantee when none is given), each app's
-// containers placed on the named nodes in order (reservations made by
-// heartbeats on a node too small), and each leaf's pending beyond its
-// reservations asked for by carrier applications.
-func (v hVector) capWorld(t *testing.T) *capWorld {
+// partEntry is one partition's "[guaranteed max used pending [reserved]]"
+// in a queue of the mock framework ("" the default partition).
+var partEntry = regexp.MustCompile(`(\w*)=\[([^\]]*)\]`)
+
+// newWorld is the mock framework's world (YARN's
+// ProportionalCapacityPreemptionPolicyMockFramework) as a real scheduler:
+// queues with absolute guarantees and maximums per partition, each app's
+// containers placed on the named nodes in order with their labels
+// (reservations made by heartbeats on a node too small; an unlabelled
+// container on a labelled node borrows it), and each leaf's pending beyond
+// its reservations, per partition, asked for by carrier applications. The
+// caller adds the nodes.
+func (v hVector) newWorld(t *testing.T) *capWorld {
 	w := &capWorld{rc: berth.MemoryCalculator{}}
 	if v.rc == "drc" {
 		w.rc = berth.DominantCalculator{}
 	}
+	_, memOnly := w.rc.(berth.MemoryCalculator)
 	type qrow struct {
 		q                *capQueue
 		depth            int
-		pending, reserve berth.Resource
+		pending, reserve map[string]berth.Resource
 	}
 	var rows []qrow
 	byName := map[string]*capQueue{}
 	for _, item := range strings.Split(v.queues, ";") {
 		d := len(item) - len(strings.TrimLeft(item, "-"))
 		item = item[d:]
-		name, rest, ok := strings.Cut(item, "(=[")
-		require.True(t, ok, item)
-		vals := strings.Fields(strings.TrimSuffix(rest, "])"))
-		require.GreaterOrEqual(t, len(vals), 4, item)
-		q := &capQueue{path: name, guar: mockResource(t, vals[0]), max: mockResource(t, vals[1])}
-		r := qrow{q: q, depth: d, pending: mockResource(t, vals[3])}
-		if len(vals) > 4 {
-			r.reserve = mockResource(t, vals[4])
+		name, _, _ := strings.Cut(item, "(")
+		q := &capQueue{path: name, parts: map[string]capPart{}}
+		r := qrow{q: q, depth: d, pending: map[string]berth.Resource{}, reserve: map[string]berth.Resource{}}
+		entries := partEntry.FindAllStringSubmatch(item, -1)
+		require.NotEmpty(t, entries, item)
+		for _, m := range entries {
+			label, vals := m[1], strings.Fields(m[2])
+			require.GreaterOrEqual(t, len(vals), 4, item)
+			guar, max, used := mockResource(t, vals[0]), mockResource(t, vals[1]), mockResource(t, vals[2])
+			r.pending[label] = mockResource(t, vals[3])
+			if len(vals) > 4 {
+				r.reserve[label] = mockResource(t, vals[4])
+			}
+			if memOnly {
+				// The mock framework's createResource(m) has one vcore;
+				// capacities then do not add up in vcores, which the
+				// memory calculator ignores but the configuration checks.
+				guar.VCores, max.VCores, used.VCores = guar.Memory, max.Memory, used.Memory
+			}
+			if label == "" {
+				q.guar, q.max = guar, max
+			} else if !guar.IsZero() || !max.IsZero() {
+				q.parts[label] = capPart{guar: guar, max: max, used: used}
+			}
 		}
 		if d > 0 {
 			for i := len(rows) - 1; i >= 0; i-- {
@@ -111,17 +147,6 @@ func (v hVector) capWorld(t *testing.T) *capWorld {
 		rows = append(rows, r)
 	}
 	w.root = rows[0].q
-	for _, n := range strings.Split(strings.TrimSuffix(v.nodes, ";"), ";") {
-		id, rest, _ := strings.Cut(n, "=")
-		capRes := w.root.guar
-		if _, res, ok := strings.Cut(rest, "res="); ok {
-			capRes = mockResource(t, res)
-		}
-		if _, ok := w.rc.(berth.MemoryCalculator); ok {
-			capRes.VCores = capRes.Memory // room for <m,1> containers
-		}
-		w.nodes = append(w.nodes, capacity.NodeSpec{ID: strings.TrimSpace(id), Rack: "/r", Capability: capRes})
-	}
 	for i, a := range strings.Split(v.apps, ";") {
 		qn, tuples, _ := strings.Cut(strings.TrimSpace(a), " ")
 		q := byName[qn]
@@ -134,7 +159,7 @@ func (v hVector) capWorld(t *testing.T) *capWorld {
 			require.NoError(t, err)
 			n, err := strconv.Atoi(f[4])
 			require.NoError(t, err)
-			g := capGroup{node: f[2], size: mockResource(t, f[1]), count: n, reserved: f[5] == "true"}
+			g := capGroup{node: f[2], size: mockResource(t, f[1]), count: n, label: f[3], reserved: f[5] == "true"}
 			if j == 0 && !g.reserved {
 				app.am = true
 			}
@@ -147,39 +172,74 @@ func (v hVector) capWorld(t *testing.T) *capWorld {
 		if len(r.q.children) > 0 {
 			continue
 		}
-		if extra := r.pending.Sub(r.reserve); !extra.IsZero() && !extra.AnyNegative() {
-			w.carriers = append(w.carriers, capCarrier{queue: r.q.path, total: extra})
+		labels := make([]string, 0, len(r.pending))
+		for l := range r.pending {
+			labels = append(labels, l)
+		}
+		slices.Sort(labels) // carriers in a fixed order
+		for _, l := range labels {
+			if extra := r.pending[l].Sub(r.reserve[l]); !extra.IsZero() && !extra.AnyNegative() {
+				w.carriers = append(w.carriers, capCarrier{queue: r.q.path, total: extra, label: l})
+			}
 		}
 	}
 	return w
 }
 
-// TestVectorsH runs the default-partition mock-framework vectors
-// (reference §H.1 H-11, §H.2) against the real capacity scheduler.
+// capWorld builds a default-partition vector's world: nodes with their
+// totals (the root's guarantee when none is given).
+func (v hVector) capWorld(t *testing.T) *capWorld {
+	w := v.newWorld(t)
+	for _, n := range strings.Split(strings.TrimSuffix(v.nodes, ";"), ";") {
+		id, rest, _ := strings.Cut(n, "=")
+		capRes := w.root.guar
+		if _, res, ok := strings.Cut(rest, "res="); ok {
+			capRes = mockResource(t, res)
+		}
+		if _, ok := w.rc.(berth.MemoryCalculator); ok {
+			capRes.VCores = capRes.Memory // room for <m,1> containers
+		}
+		w.nodes = append(w.nodes, capacity.NodeSpec{ID: strings.TrimSpace(id), Rack: "/r", Capability: capRes})
+	}
+	return w
+}
+
+// TestVectorsH runs the default-partition mock-framework vectors against
+// the real capacity scheduler.
 func TestVectorsH(t *testing.T) {
-	vs := loadHVectors(t)
+	vs := loadVectors(t, "testdata/h_vectors.txt", false)
 	require.Len(t, vs, 8)
 	for _, v := range vs {
-		t.Run(v.id+"_"+v.name, func(t *testing.T) {
-			s, _ := v.capWorld(t).build(t)
-			cfg := preempt.DefaultProportionalConfig()
-			cfg.TotalPreemptionPerRound = 1
-			cfg.NaturalTerminationFactor = 1
-			cfg.MaxWaitBeforeKill = 10000
-			cfg.SelectBasedOnReservedContainers = v.conf == "reserved"
-			p, err := preempt.NewProportional(s, cfg)
-			require.NoError(t, err)
-			rep, err := p.Round(0)
-			require.NoError(t, err)
-			got := map[string]int{}
-			for _, d := range rep.Decisions {
-				got[d.App]++
-				got[d.App+"@"+d.Node]++
-			}
-			for k, n := range v.want {
-				assert.Equal(t, n, got[k], k)
-			}
-			require.NoError(t, s.Check())
-		})
+		t.Run(v.id+"_"+v.name, func(t *testing.T) { v.run(t, v.capWorld(t)) })
 	}
+}
+
+// run builds w, runs one round of the policy as the mock framework
+// configures it (conf "reserved": the reserved-container selector;
+// "disable=<queue>": that queue's preemption disabled), and checks the
+// containers marked per application and per application and node.
+func (v hVector) run(t *testing.T, w *capWorld) {
+	s, _ := w.build(t)
+	cfg := preempt.DefaultProportionalConfig()
+	cfg.TotalPreemptionPerRound = 1
+	cfg.NaturalTerminationFactor = 1
+	cfg.MaxWaitBeforeKill = 10000
+	cfg.SelectBasedOnReservedContainers = v.conf == "reserved"
+	if q, ok := strings.CutPrefix(v.conf, "disable="); ok {
+		yes := true
+		cfg.Queues = map[string]preempt.QueuePreemption{q: {DisablePreemption: &yes}}
+	}
+	p, err := preempt.NewProportional(s, cfg)
+	require.NoError(t, err)
+	rep, err := p.Round(0)
+	require.NoError(t, err)
+	got := map[string]int{}
+	for _, d := range rep.Decisions {
+		got[d.App]++
+		got[d.App+"@"+d.Node]++
+	}
+	for k, n := range v.want {
+		assert.Equal(t, n, got[k], k)
+	}
+	require.NoError(t, s.Check())
 }

@@ -31,9 +31,15 @@ type Reservation = queue.ReservedContainer
 type CapacityView struct {
 	// Time is the state's time.
 	Time berth.Time
-	// Resource is the cluster's total; Calculator compares through it.
+	// Resource is the cluster's total (the round's budget is a share of
+	// it); Calculator compares resources, each partition's relative to
+	// its own resource.
 	Resource   berth.Resource
 	Calculator berth.Calculator
+	// Partitions are the cluster's partitions, the default one first:
+	// each has its own tree of guarantees and demands, computed
+	// separately, as YARN's TempQueuePerPartition trees.
+	Partitions []PartitionView
 	// MinAllocation is the scheduler's minimum allocation (the intra-queue
 	// selector's user-limit slack).
 	MinAllocation berth.Resource
@@ -49,15 +55,48 @@ type CapacityView struct {
 	Nodes []*NodeView
 
 	src    CapacityScheduler
-	ctrs   []Container  // containers read so far (grows; earlier arrays stay valid)
-	ptrs   []*Container // the per-application and per-node lists, back to back
+	partOf map[string]int // a label's partition
+	nodeOn map[string]int // a labelled node's partition
+	ctrs   []Container    // containers read so far (grows; earlier arrays stay valid)
+	ptrs   []*Container   // the per-application and per-node lists, back to back
 	byPath map[string]*QueueView
 	byNode map[string]*NodeView // built on first use
 	byApp  map[string]*AppView
 }
 
+// PartitionView is one partition of the round's state.
+type PartitionView struct {
+	// Label names it ("" the default partition); Resource is its nodes'
+	// total; NonExclusive tells whether other partitions' queues may
+	// borrow it (a queue's maximum there is then the whole partition).
+	Label        string
+	Resource     berth.Resource
+	NonExclusive bool
+}
+
 // Queue returns the queue with the full path p, or nil.
 func (c *CapacityView) Queue(p string) *QueueView { return c.byPath[p] }
+
+// PartitionOf returns the index in Partitions of the partition labelled
+// label (a node's Label); -1 if there is none.
+func (c *CapacityView) PartitionOf(label string) int {
+	if label == "" {
+		return 0
+	}
+	if p, ok := c.partOf[label]; ok {
+		return p
+	}
+	return -1
+}
+
+// PartitionOfNode returns the index in Partitions of the partition of the
+// node with id, which a container on it counts in.
+func (c *CapacityView) PartitionOfNode(id string) int {
+	if p, ok := c.nodeOn[id]; ok {
+		return p
+	}
+	return 0
+}
 
 // Node returns the node with id if it holds a reservation, or nil.
 func (c *CapacityView) Node(id string) *NodeView {
@@ -112,9 +151,43 @@ type QueueView struct {
 	// Apps are a leaf's applications in scheduling order (most important
 	// first); the preemption order is the reverse.
 	Apps []*AppView
+	// Partitions is the queue's state on each labelled partition, in the
+	// order of CapacityView.Partitions[1:]; the fields above are its
+	// state on the default partition.
+	Partitions []QueuePartition
+	// Borrowed are a leaf's containers of default-partition asks on
+	// labelled nodes (YARN's ignore-exclusivity containers), the latest
+	// application's first, each newest first.
+	Borrowed []*Container
 
 	idx        int
 	userLimits map[string]berth.Resource // from the state, built on first use
+}
+
+// QueuePartition is a queue's state on one labelled partition.
+type QueuePartition struct {
+	// Guaranteed and Maximum on the partition; on a non-exclusive one a
+	// queue without a maximum of its own there may use all of it.
+	Guaranteed, Maximum berth.Resource
+	// Used (borrowed containers included) and Reserved there; Pending
+	// and PendingDeductReserved are the asks labelled with it that the
+	// users' limits there let through.
+	Used, Reserved, Pending, PendingDeductReserved berth.Resource
+	// UsedCapacity is used over guaranteed there.
+	UsedCapacity float32
+}
+
+// On returns q's state on partition p (0 the default); a partition q does
+// not know has the zero state.
+func (q *QueueView) On(p int) QueuePartition {
+	if p < 0 || p > len(q.Partitions) {
+		return QueuePartition{}
+	}
+	if p == 0 {
+		return QueuePartition{Guaranteed: q.Guaranteed, Maximum: q.Maximum, Used: q.Used, Reserved: q.Reserved,
+			Pending: q.Pending, PendingDeductReserved: q.PendingDeductReserved, UsedCapacity: q.UsedCapacity}
+	}
+	return q.Partitions[p-1]
 }
 
 // IsLeaf reports whether the queue has no children.
@@ -130,8 +203,12 @@ type AppView struct {
 	Order    uint64
 	Start    berth.Time
 	// Used (live containers), Reserved, Pending (outstanding asks), and
-	// AMUsed (its live AM container's resource).
+	// AMUsed (its live AM container's resource), on every partition.
 	Used, Reserved, Pending, AMUsed berth.Resource
+	// Partitions are its usage and demand per labelled partition, in the
+	// order of CapacityView.Partitions[1:]; AMPartition is its AM's.
+	Partitions  []capacity.AppPartition
+	AMPartition int
 	// Reservations are its reserved containers, by id. Its live containers
 	// are read on demand: [CapacityView.AppContainers].
 	Reservations []*Reservation
@@ -145,8 +222,9 @@ type AppView struct {
 
 // NodeView is a node in the round's state.
 type NodeView struct {
-	// ID of the node; Capability and Allocated (live containers).
-	ID                    string
+	// ID of the node and its Label (its partition); Capability and
+	// Allocated (live containers).
+	ID, Label             string
 	Capability, Allocated berth.Resource
 	// Reservation is the container reserved on the node, or nil.
 	Reservation *Reservation
@@ -247,6 +325,30 @@ func (c *CapacityView) read(appendTo func([]Container) ([]Container, error)) ([]
 // Unallocated is the node's free resource.
 func (n *NodeView) Unallocated() berth.Resource { return n.Capability.Sub(n.Allocated) }
 
+// UsedOn is a's usage on partition p (0 the default, which holds what the
+// labelled ones do not); zero on a partition a does not know.
+func (a *AppView) UsedOn(p int) berth.Resource {
+	return a.onPart(p, a.Used, func(x *capacity.AppPartition) berth.Resource { return x.Used })
+}
+
+// PendingOn is a's demand on partition p, as [AppView.UsedOn].
+func (a *AppView) PendingOn(p int) berth.Resource {
+	return a.onPart(p, a.Pending, func(x *capacity.AppPartition) berth.Resource { return x.Pending })
+}
+
+func (a *AppView) onPart(p int, total berth.Resource, field func(*capacity.AppPartition) berth.Resource) berth.Resource {
+	if p < 0 || p > len(a.Partitions) {
+		return berth.Resource{}
+	}
+	if p != 0 {
+		return field(&a.Partitions[p-1])
+	}
+	for i := range a.Partitions {
+		total = total.Sub(field(&a.Partitions[i]))
+	}
+	return total
+}
+
 // buildCluster turns the scheduler's preemption state into the round's
 // view. cfg gives the calculator, the minimum allocation, child ordering
 // and AM shares.
@@ -256,6 +358,27 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 		rc = berth.MemoryCalculator{}
 	}
 	c := &CapacityView{Time: st.Time, Resource: st.Cluster, Calculator: rc, MinAllocation: cfg.MinAllocation, src: src}
+	c.Partitions = make([]PartitionView, 0, max(len(st.Partitions), 1))
+	for _, p := range st.Partitions {
+		c.Partitions = append(c.Partitions, PartitionView{Label: p.Label, Resource: p.Resource, NonExclusive: p.NonExclusive})
+	}
+	if len(c.Partitions) == 0 { // a scheduler of the host's that lists none
+		c.Partitions = append(c.Partitions, PartitionView{Resource: st.Cluster})
+	}
+	if len(c.Partitions) > 1 {
+		c.partOf = make(map[string]int, len(c.Partitions))
+		for i, p := range c.Partitions[1:] {
+			c.partOf[p.Label] = i + 1
+		}
+		c.nodeOn = make(map[string]int, len(st.LabelledNodes))
+		for _, n := range st.LabelledNodes {
+			p := c.PartitionOf(n.Label)
+			if p < 0 {
+				return nil, berth.InvalidField("labelled-nodes["+n.ID+"].label", n.Label, "not a partition of the state")
+			}
+			c.nodeOn[n.ID] = p
+		}
+	}
 	qs := st.Queues
 	if len(qs) == 0 {
 		return nil, berth.InvalidField("queues", 0, "the scheduler reported no root queue")
@@ -281,6 +404,9 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 		v.Used, v.Reserved = s.Used, s.Reserved
 		v.UsedCapacity = s.UsedCapacity
 		v.Priority = s.Priority
+		if err := c.queuePartitions(v, s); err != nil {
+			return nil, err
+		}
 		if n := int(nChildren[i]); n > 0 {
 			v.Children = children[len(children) : len(children) : len(children)+n]
 			children = children[:len(children)+n]
@@ -346,13 +472,25 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 			}
 			v.MaxAMCapacity = v.Guaranteed.Mul(amPct)
 			v.Pending, v.PendingDeductReserved = qs[i].PendingWithinLimits, qs[i].PendingWithinLimitsDeductReserved
+			for j, pp := range qs[i].PartitionPending {
+				if j < len(v.Partitions) {
+					v.Partitions[j].Pending, v.Partitions[j].PendingDeductReserved = pp.All, pp.DeductReserved
+				}
+			}
+			if n := len(qs[i].Borrowed); n > 0 {
+				c.borrowed(v, qs[i].Borrowed)
+			}
 		}
 	}
 	for i := len(c.Queues) - 1; i >= 0; i-- { // children after parents: sum upwards
 		v := c.Queues[i]
-		if v.Parent != nil {
-			v.Parent.Pending = v.Parent.Pending.Add(v.Pending)
-			v.Parent.PendingDeductReserved = v.Parent.PendingDeductReserved.Add(v.PendingDeductReserved)
+		if p := v.Parent; p != nil {
+			p.Pending = p.Pending.Add(v.Pending)
+			p.PendingDeductReserved = p.PendingDeductReserved.Add(v.PendingDeductReserved)
+			for j := range v.Partitions {
+				p.Partitions[j].Pending = p.Partitions[j].Pending.Add(v.Partitions[j].Pending)
+				p.Partitions[j].PendingDeductReserved = p.Partitions[j].PendingDeductReserved.Add(v.Partitions[j].PendingDeductReserved)
+			}
 		}
 	}
 
@@ -365,7 +503,10 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 		v := &apps[i]
 		*v = AppView{ID: a.ID, User: a.User, Queue: c.byPath[a.Queue], Priority: a.Priority, Order: a.Order, Start: a.Start,
 			Used: a.Used, Reserved: a.Reserved, Pending: a.Pending, AMUsed: a.AMUsed, userLimit: a.UserLimit,
-			containerPriorities: a.ContainerPriorities}
+			containerPriorities: a.ContainerPriorities, Partitions: a.Partitions, AMPartition: a.AMPartition}
+		if len(a.Partitions) != len(c.Partitions)-1 || a.AMPartition < 0 || a.AMPartition >= len(c.Partitions) {
+			return nil, berth.InvalidField(fmt.Sprintf("apps[%d].partitions", i), len(a.Partitions), "do not match the partitions")
+		}
 		v.idx = i
 		c.Apps[i] = v
 		c.byApp[a.ID] = v
@@ -396,7 +537,7 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 	nodes := make([]NodeView, len(st.Nodes))
 	for i := range st.Nodes {
 		n := &st.Nodes[i]
-		nodes[i] = NodeView{ID: n.ID, Capability: n.Capability, Allocated: n.Allocated, idx: i}
+		nodes[i] = NodeView{ID: n.ID, Label: n.Label, Capability: n.Capability, Allocated: n.Allocated, idx: i}
 		c.Nodes[i] = &nodes[i]
 	}
 	if !slices.IsSortedFunc(c.Nodes, func(x, y *NodeView) int { return strings.Compare(x.ID, y.ID) }) {
@@ -447,4 +588,35 @@ func compareInts[T int | int32 | int64 | uint64](a, b T) int {
 		return 1
 	}
 	return 0
+}
+
+// queuePartitions copies queue v's labelled partitions from the state:
+// on a non-exclusive partition a queue's maximum is the whole partition
+// unless its own is set (YARN's cloneQueues takes absMaxCapacity as 1).
+func (c *CapacityView) queuePartitions(v *QueueView, s *capacity.PreemptionQueue) error {
+	if len(s.Partitions) != len(c.Partitions)-1 {
+		return berth.InvalidField("queues["+v.Path+"].partitions", len(s.Partitions), "do not match the cluster's partitions")
+	}
+	if len(s.Partitions) == 0 {
+		return nil
+	}
+	v.Partitions = make([]QueuePartition, len(s.Partitions))
+	for j, p := range s.Partitions {
+		qp := QueuePartition{Guaranteed: p.Guaranteed, Maximum: p.Maximum, Used: p.Used, Reserved: p.Reserved, UsedCapacity: p.UsedCapacity}
+		if pv := c.Partitions[j+1]; qp.Maximum.IsZero() && pv.NonExclusive {
+			qp.Maximum = pv.Resource
+		}
+		v.Partitions[j] = qp
+	}
+	return nil
+}
+
+// borrowed installs leaf v's borrowed containers from the state.
+func (c *CapacityView) borrowed(v *QueueView, cs []capacity.Container) {
+	start := len(c.ctrs)
+	c.ctrs = append(c.ctrs, cs...)
+	v.Borrowed = make([]*Container, len(cs))
+	for i := range cs {
+		v.Borrowed[i] = &c.ctrs[start+i]
+	}
 }

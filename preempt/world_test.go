@@ -2,6 +2,7 @@ package preempt_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -27,14 +28,20 @@ type capQueue struct {
 	guar, max berth.Resource
 	priority  int
 	children  []*capQueue
+	// parts are its guarantee and maximum on the labels it may use
+	parts map[string]capPart
 }
+
+// capPart is a queue's guarantee, maximum and usage on one label.
+type capPart struct{ guar, max, used berth.Resource }
 
 // capGroup is a run of containers placed on one node.
 type capGroup struct {
 	node     string
 	size     berth.Resource
 	count    int
-	reserved bool // one reserved container (count must be 1)
+	reserved bool   // one reserved container (count must be 1)
+	label    string // the asks' label ("" the default partition)
 }
 
 // capApp is an application with its placed containers and extra pending
@@ -48,6 +55,8 @@ type capApp struct {
 }
 
 type capWorld struct {
+	// labels are the cluster's partitions (none: one partition)
+	labels    []capacity.NodeLabel
 	rc        berth.Calculator
 	root      *capQueue
 	nodes     []capacity.NodeSpec
@@ -56,6 +65,11 @@ type capWorld struct {
 	appOrder  capacity.AppOrdering
 	amPercent float64
 	carriers  []capCarrier
+	// zeroAMShare ends the build with every AM share at 0, as YARN's mock
+	// framework leaves a leaf's maximum-am-resource-percent (an unmocked
+	// float): the FIFO selector then keeps no AM container for the leaf's
+	// AM share.
+	zeroAMShare bool
 }
 
 // capCarrier is a queue's extra demand: asked for by applications of users
@@ -66,6 +80,7 @@ type capWorld struct {
 type capCarrier struct {
 	queue       string
 	total, unit berth.Resource
+	label       string // the partition asked for
 }
 
 func (w *capWorld) queueConfig(q *capQueue, final bool, cluster berth.Resource, parentMax berth.Resource) capacity.QueueConfig {
@@ -75,7 +90,7 @@ func (w *capWorld) queueConfig(q *capQueue, final bool, cluster berth.Resource, 
 	}
 	qc := capacity.QueueConfig{Name: name, Settings: capacity.DefaultSettings()}
 	qc.Settings.UserLimitFactor = 1000
-	qc.Settings.MaxAMResourcePercent = w.amPercent
+	qc.Settings.MaxAMResourcePercent = max(w.amPercent, 0)
 	qc.Settings.Priority = q.priority
 	qc.Settings.AppOrdering = w.appOrder
 	if w.priOrder {
@@ -89,10 +104,52 @@ func (w *capWorld) queueConfig(q *capQueue, final bool, cluster berth.Resource, 
 		qc.Capacity = queue.Absolute(q.guar)
 		qc.MaxCapacity = queue.Absolute(mx)
 	}
+	if len(w.labels) > 0 {
+		w.labelSettings(q, &qc, final)
+	}
 	for _, ch := range q.children {
 		qc.Children = append(qc.Children, w.queueConfig(ch, final, cluster, mx))
 	}
 	return qc
+}
+
+// labelSettings gives q its guarantees and maximums on the labels it may
+// use (absolute, as the mock framework's), and access to those alone.
+func (w *capWorld) labelSettings(q *capQueue, qc *capacity.QueueConfig, final bool) {
+	if q.path != "root" {
+		qc.Settings.AccessibleNodeLabels = []string{}
+	}
+	for _, l := range w.labels {
+		p, ok := q.parts[l.Name]
+		if !ok {
+			continue
+		}
+		// While the containers are placed, a queue is guaranteed what it
+		// will hold there (the mock framework's AMs need no AM limit) and
+		// may use the whole partition.
+		g, mx := p.used, w.partRes(l.Name)
+		if final {
+			g, mx = p.guar, p.max
+		}
+		if qc.Settings.NodeLabels == nil {
+			qc.Settings.NodeLabels = map[string]capacity.LabelSettings{}
+		}
+		qc.Settings.NodeLabels[l.Name] = capacity.LabelSettings{Capacity: queue.Absolute(g), MaxCapacity: queue.Absolute(mx)}
+		if q.path != "root" {
+			qc.Settings.AccessibleNodeLabels = append(qc.Settings.AccessibleNodeLabels, l.Name)
+		}
+	}
+}
+
+// partRes is the resource of partition l: its nodes'.
+func (w *capWorld) partRes(l string) berth.Resource {
+	var r berth.Resource
+	for _, n := range w.nodes {
+		if n.Label == l {
+			r = r.Add(n.Capability)
+		}
+	}
+	return r
 }
 
 func lastDot(s string) int {
@@ -116,7 +173,11 @@ func (w *capWorld) config(final bool) capacity.Config {
 	cfg.MultipleAssignments = true
 	cfg.MaxContainerAssignments = -1
 	cfg.MaxOffSwitchAssignments = 1 << 30
-	cfg.MaximumAMResourcePercent = w.amPercent
+	cfg.MaximumAMResourcePercent = max(w.amPercent, 0)
+	cfg.NodeLabels = w.labels
+	// YARN's mock framework gives applications their priorities as
+	// written; the cluster's maximum (0 by default) would cap them all.
+	cfg.MaxAppPriority = math.MaxInt32
 	cfg.Root = w.queueConfig(w.root, final, cl, cl)
 	return cfg
 }
@@ -142,6 +203,7 @@ func (w *capWorld) build(t testing.TB) (*capacity.Scheduler, *berth.ManualClock)
 		spec := capacity.AppSpec{ID: a.id, Queue: a.queue, User: user, Priority: a.priority}
 		if a.am && len(a.groups) > 0 {
 			spec.AMResource = a.groups[0].size
+			spec.AMNodeLabelExpression = labelExpr(a.groups[0].label)
 		}
 		_, err := s.SubmitApp(spec)
 		require.NoError(t, err, a.id)
@@ -153,7 +215,8 @@ func (w *capWorld) build(t testing.TB) (*capacity.Scheduler, *berth.ManualClock)
 			before := appContainers(s, a.id)
 			if g.reserved {
 				require.Equal(t, 1, g.count, "one reservation per group")
-				_, err := s.Allocate(a.id, []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: g.size, Count: 1}}, nil)
+				_, err := s.Allocate(a.id, []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: g.size, Count: 1,
+					NodeLabelExpression: labelExpr(g.label)}}, nil)
 				require.NoError(t, err)
 				_, err = s.Heartbeat(g.node, nil)
 				require.NoError(t, err)
@@ -161,7 +224,8 @@ func (w *capWorld) build(t testing.TB) (*capacity.Scheduler, *berth.ManualClock)
 				continue
 			}
 			if n > 0 {
-				_, err := s.Allocate(a.id, []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: g.size, Count: n}}, nil)
+				_, err := s.Allocate(a.id, []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: g.size, Count: n,
+					NodeLabelExpression: labelExpr(g.label)}}, nil)
 				require.NoError(t, err)
 			}
 			want := before + g.count
@@ -177,13 +241,29 @@ func (w *capWorld) build(t testing.TB) (*capacity.Scheduler, *berth.ManualClock)
 			}
 		}
 	}
+	_, err = s.Reconfigure(w.config(true))
+	require.NoError(t, err)
+	// Demand is asked for under the final configuration: the users'
+	// limits depend on the guarantees.
 	for _, c := range w.carriers {
 		w.addCarrier(t, s, c)
 	}
-	_, err = s.Reconfigure(w.config(true))
-	require.NoError(t, err)
+	if w.zeroAMShare {
+		w.amPercent = -1 // 0 in the configuration: the applications are active already
+		_, err = s.Reconfigure(w.config(true))
+		require.NoError(t, err)
+	}
 	require.NoError(t, s.Check())
 	return s, clock
+}
+
+// labelExpr is the ask's label expression for a group's label: the
+// default partition by name, as the mock framework's empty label.
+func labelExpr(l string) string {
+	if l == "" {
+		return queue.NoLabel
+	}
+	return l
 }
 
 func appContainers(s *capacity.Scheduler, id string) int {
@@ -232,7 +312,8 @@ func capPath(t testing.TB, s string) queue.Path {
 func (w *capWorld) addCarrier(t testing.TB, s *capacity.Scheduler, c capCarrier) {
 	t.Helper()
 	ask := func(id string, size berth.Resource, n int) {
-		_, err := s.Allocate(id, []capacity.Ask{{Priority: 2, ResourceName: capacity.AnyResource, Capability: size, Count: n}}, nil)
+		_, err := s.Allocate(id, []capacity.Ask{{Priority: 2, ResourceName: capacity.AnyResource, Capability: size, Count: n,
+			NodeLabelExpression: labelExpr(c.label)}}, nil)
 		require.NoError(t, err)
 	}
 	if !c.unit.IsZero() {
@@ -242,8 +323,7 @@ func (w *capWorld) addCarrier(t testing.TB, s *capacity.Scheduler, c capCarrier)
 		ask(id, c.unit, int(c.total.Memory/c.unit.Memory))
 		return
 	}
-	base, err := s.PendingWithinUserLimits(c.queue, false)
-	require.NoError(t, err)
+	base := pendingOn(t, s, c.queue, c.label)
 	want := base.Add(c.total)
 	for k := int64(1); k <= 8; k++ {
 		var ids []string
@@ -252,14 +332,13 @@ func (w *capWorld) addCarrier(t testing.TB, s *capacity.Scheduler, c capCarrier)
 			if i == 0 {
 				chunk = c.total.Sub(chunk.MulInt(k - 1))
 			}
-			id := fmt.Sprintf("pending-%s-%d-%d", c.queue, k, i)
+			id := fmt.Sprintf("pending-%s-%s-%d-%d", c.queue, c.label, k, i)
 			_, err := s.SubmitApp(capacity.AppSpec{ID: id, Queue: c.queue, User: fmt.Sprintf("pending%d", i)})
 			require.NoError(t, err)
 			ask(id, chunk, 1)
 			ids = append(ids, id)
 		}
-		got, err := s.PendingWithinUserLimits(c.queue, false)
-		require.NoError(t, err)
+		got := pendingOn(t, s, c.queue, c.label)
 		if _, mem := w.rc.(berth.MemoryCalculator); (mem && got.Memory == want.Memory) || got.Equal(want) {
 			return
 		}
@@ -270,4 +349,29 @@ func (w *capWorld) addCarrier(t testing.TB, s *capacity.Scheduler, c capCarrier)
 		}
 	}
 	t.Fatalf("%s: cannot make user limits let %v through", c.queue, c.total)
+}
+
+// pendingOn is leaf q's demand on partition label that its users' limits
+// let through ([capacity.Scheduler.PendingWithinUserLimits] on the
+// default partition, the preemption state's on a labelled one).
+func pendingOn(t testing.TB, s *capacity.Scheduler, q, label string) berth.Resource {
+	t.Helper()
+	if label == "" {
+		p, err := s.PendingWithinUserLimits(q, false)
+		require.NoError(t, err)
+		return p
+	}
+	st := s.PreemptionState()
+	for _, pq := range st.Queues {
+		if pq.Path != q {
+			continue
+		}
+		for i, p := range st.Partitions[1:] {
+			if p.Label == label {
+				return pq.PartitionPending[i].All
+			}
+		}
+	}
+	t.Fatalf("no queue %s on label %q", q, label)
+	return berth.Resource{}
 }

@@ -57,6 +57,11 @@ type NodeSpec struct {
 	Rack string
 	// Capability is the node's total resource.
 	Capability berth.Resource
+	// Label is the node's node label: the partition it belongs to (the
+	// capacity scheduler's; it must be one of the cluster's labels). ""
+	// is the default partition. The fair scheduler, as YARN's, has no
+	// partitions and ignores it.
+	Label string
 }
 
 // AppSpec describes an application being submitted.
@@ -104,7 +109,25 @@ type AppSpec struct {
 	// (maximum-am-resource-percent, maxAMShare); zero means an unmanaged
 	// AM.
 	AMResource berth.Resource
+	// NodeLabelExpression is the application's node label expression
+	// (YARN's ApplicationSubmissionContext): the partition of its asks
+	// that name none, and of its AM unless AMNodeLabelExpression names
+	// one. "" leaves it to the queue's default; [NoLabel] names the
+	// default partition. Only the capacity scheduler reads it.
+	NodeLabelExpression string
+	// AMNodeLabelExpression is the AM container's node label expression
+	// (YARN's AM resource request's); "" falls back to
+	// NodeLabelExpression.
+	AMNodeLabelExpression string
 }
+
+// NoLabel is the node label expression that names the default partition
+// explicitly (YARN's empty expression, as opposed to none): an ask, an
+// application or a queue default with it runs on unlabelled nodes even
+// when the application or its queue names a label by default. It is what
+// YARN's interfaces call the default partition; no node label can be
+// spelt so.
+const NoLabel = "<DEFAULT_PARTITION>"
 
 // Validate checks what every scheduler requires of a submission before
 // it looks at its queue: an id, a user and a non-negative AM resource.
@@ -138,6 +161,12 @@ type Ask struct {
 	// StrictLocality is YARN's relaxLocality=false: the scheduler may not
 	// fall back past this level (rack or any).
 	StrictLocality bool
+	// NodeLabelExpression is the partition the containers must run on
+	// (YARN's node label expression), read from the ANY ask of a priority
+	// as YARN does; "" leaves it to the application's, then the queue's
+	// default; [NoLabel] names the default partition. Only the capacity
+	// scheduler reads it.
+	NodeLabelExpression string
 }
 
 // Validate checks what every scheduler requires of an ask before it
@@ -253,6 +282,8 @@ type NodeInfo struct {
 	Capability, Allocated berth.Resource
 	// Reserved is the id of the container reserved on the node, 0 if none.
 	Reserved ContainerID
+	// Label is the node's node label ("" the default partition).
+	Label string
 }
 
 // ReservedContainer is a container reserved on a node for an application

@@ -146,36 +146,36 @@ func checkInvariants(t *testing.T, s *Series) {
 	if s.tree != nil {
 		s.tree.Ascend(func(it item) bool {
 			b := it.b
-			require.NotEmpty(t, b.ts, "empty block")
-			require.LessOrEqual(t, len(b.ts), s.maxB())
-			require.Equal(t, it.first, b.ts[0], "tree key")
-			require.Len(t, b.vs, len(b.ts))
+			require.NotEmpty(t, b.times, "empty block")
+			require.LessOrEqual(t, len(b.times), s.maxB())
+			require.Equal(t, it.first, b.times[0], "tree key")
+			require.Len(t, b.values, len(b.times))
 			nUn := 0
-			for i := range b.ts {
+			for i := range b.times {
 				if i > 0 {
-					require.Less(t, b.ts[i-1], b.ts[i])
+					require.Less(t, b.times[i-1], b.times[i])
 				}
 				if !b.defined(i) {
 					nUn++
 				}
 			}
-			require.Equal(t, nUn, b.nUn)
-			require.Equal(t, nUn == 0, b.un == nil, "un slice iff undefined entries")
-			if b.un != nil {
-				require.Len(t, b.un, len(b.ts))
+			require.Equal(t, nUn, b.undefinedCount)
+			require.Equal(t, nUn == 0, b.undefined == nil, "un slice iff undefined entries")
+			if b.undefined != nil {
+				require.Len(t, b.undefined, len(b.times))
 			}
 			if has {
-				require.Less(t, prevLast, b.ts[0], "blocks ordered")
+				require.Less(t, prevLast, b.times[0], "blocks ordered")
 			}
-			prevLast = b.ts[len(b.ts)-1]
-			if b.xs != nil {
-				require.Len(t, b.xs, len(b.ts))
+			prevLast = b.times[len(b.times)-1]
+			if b.extras != nil {
+				require.Len(t, b.extras, len(b.times))
 			}
 			var lo, hi mv
 			first := true
-			for i := range b.ts {
+			for i := range b.times {
 				if b.defined(i) {
-					v := b.vs[i]
+					v := b.values[i]
 					if first {
 						lo, hi, first = v, v, false
 					} else {
@@ -188,7 +188,7 @@ func checkInvariants(t *testing.T, s *Series) {
 				require.Equal(t, lo, b.lo, "block lo")
 				require.Equal(t, hi, b.hi, "block hi")
 			}
-			for i := range b.ts {
+			for i := range b.times {
 				p := b.at(i)
 				require.False(t, p.same(prev), "redundant breakpoint at %d in %v", p.Time, s)
 				prev, has = p, true

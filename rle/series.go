@@ -27,7 +27,7 @@ import (
 type Series struct {
 	tree    *btree.BTreeG[item]
 	own     *owner
-	n       int
+	length  int
 	scratch []item
 	// bmax overrides the block capacity (tests only; 0 is maxBlock).
 	bmax int
@@ -231,7 +231,7 @@ func (s *Series) At(t berth.Time) berth.Resource {
 func (s *Series) Lookup(t berth.Time) (berth.Resource, bool) { return s.lookup(t) }
 
 // Len returns the number of breakpoints.
-func (s *Series) Len() int { return s.n }
+func (s *Series) Len() int { return s.length }
 
 // IsEmpty reports whether the series is zero wherever it is defined (so At
 // is zero everywhere), as YARN's isEmpty does for a fully removed allocation.
@@ -246,7 +246,7 @@ func (s *Series) IsEmpty() bool {
 			return true
 		}
 		if !b.plain() {
-			for i := range b.ts {
+			for i := range b.times {
 				if b.defined(i) && !b.value(i).IsZero() {
 					empty = false
 				}
@@ -279,7 +279,7 @@ func (s *Series) LatestEnd() (berth.Time, bool) {
 	end, found := berth.MaxTime, false
 	s.tree.Descend(func(it item) bool {
 		b := it.b
-		for i := len(b.ts) - 1; i >= 0; i-- {
+		for i := len(b.times) - 1; i >= 0; i-- {
 			p := b.at(i)
 			if !p.Undefined && !p.Value.IsZero() {
 				found = true
@@ -303,7 +303,7 @@ func (s *Series) Breakpoints() iter.Seq[Breakpoint] {
 		}
 		s.tree.Ascend(func(it item) bool {
 			b := it.b
-			for i := range b.ts {
+			for i := range b.times {
 				if !yield(b.at(i)) {
 					return false
 				}
@@ -382,7 +382,7 @@ func (s *Series) bound(iv berth.Interval, lowest bool) berth.Resource {
 		take(berth.Resource{})
 		return true
 	}, func(b *block) bool {
-		if b.nUn > 0 || !b.plain() {
+		if b.undefinedCount > 0 || !b.plain() {
 			return false
 		}
 		if lowest {
@@ -392,10 +392,10 @@ func (s *Series) bound(iv berth.Interval, lowest bool) berth.Resource {
 		}
 		return true
 	}, func(b *block, i, j int) bool {
-		if b.un == nil && b.plain() {
+		if b.undefined == nil && b.plain() {
 			// bound the stored values first, then add lazy once
-			r := b.vs[i]
-			for _, v := range b.vs[i+1 : j] {
+			r := b.values[i]
+			for _, v := range b.values[i+1 : j] {
 				if lowest {
 					r.m, r.v = min(r.m, v.m), min(r.v, v.v)
 				} else {
@@ -434,11 +434,11 @@ func (s *Series) MaxSampled(tick berth.Time, every berth.Duration) (berth.Resour
 		return berth.Resource{}, berth.InvalidField("every", every, "must be positive")
 	}
 	var acc berth.Resource
-	if s.n == 0 {
+	if s.length == 0 {
 		return acc, nil
 	}
 	last, _ := s.tree.Max()
-	lastT := last.b.ts[len(last.b.ts)-1]
+	lastT := last.b.times[len(last.b.times)-1]
 	if tick > lastT {
 		return acc, nil
 	}
@@ -463,7 +463,7 @@ func (s *Series) MaxSampled(tick berth.Time, every berth.Duration) (berth.Resour
 // (copy on write, O(1)). Clone marks the storage of s as shared, so it needs
 // the same exclusive access as a mutation of s.
 func (s *Series) Clone() *Series {
-	c := &Series{n: s.n, hiMem: s.hiMem, hiVc: s.hiVc, bmax: s.bmax}
+	c := &Series{length: s.length, hiMem: s.hiMem, hiVc: s.hiVc, bmax: s.bmax}
 	if s.tree != nil {
 		c.tree = s.tree.Clone()
 		c.own = new(owner)
@@ -492,7 +492,7 @@ func (s *Series) Clip(iv berth.Interval) *Series {
 // (the series' head) stays there; times that would overflow saturate at
 // MinTime or MaxTime, where the later breakpoint wins.
 func (s *Series) Shift(d berth.Duration) *Series {
-	ps := make([]Breakpoint, 0, s.n)
+	ps := make([]Breakpoint, 0, s.length)
 	for p := range s.Breakpoints() {
 		if p.Time != berth.MinTime {
 			p.Time = satAdd(p.Time, d)
@@ -517,7 +517,7 @@ func (s *Series) Equal(o *Series) bool {
 	if o == nil {
 		o = &Series{}
 	}
-	if s.n != o.n {
+	if s.length != o.length {
 		return false
 	}
 	a, b := s.list(), o.list()
@@ -530,7 +530,7 @@ func (s *Series) Equal(o *Series) bool {
 }
 
 func (s *Series) list() []Breakpoint {
-	out := make([]Breakpoint, 0, s.n)
+	out := make([]Breakpoint, 0, s.length)
 	for p := range s.Breakpoints() {
 		out = append(out, p)
 	}
@@ -540,10 +540,10 @@ func (s *Series) list() []Breakpoint {
 // String formats the breakpoints as YARN's map notation, e.g.
 // "{10: <memory:5, vCores:5>, 20: null}"; long series are summarised.
 func (s *Series) String() string {
-	if s.n > 100 {
+	if s.length > 100 {
 		first, _ := s.tree.Min()
 		last, _ := s.tree.Max()
-		return fmt.Sprintf("{%d breakpoints from %d to %d}", s.n, first.first, last.b.ts[len(last.b.ts)-1])
+		return fmt.Sprintf("{%d breakpoints from %d to %d}", s.length, first.first, last.b.times[len(last.b.times)-1])
 	}
 	var b strings.Builder
 	b.WriteByte('{')
@@ -577,41 +577,41 @@ func (s *Series) String() string {
 // builder appends breakpoints in increasing time into a new series, in
 // canonical form.
 type builder struct {
-	s    *Series
-	cur  *block
-	last Breakpoint
-	has  bool
+	series  *Series
+	current *block
+	last    Breakpoint
+	started bool
 }
 
 func (bd *builder) push(p Breakpoint) {
 	prev := bd.last
-	if !bd.has {
+	if !bd.started {
 		prev = Breakpoint{} // the default before any breakpoint: zero
 	}
 	if p.same(prev) {
 		return
 	}
-	if bd.s == nil {
-		bd.s = &Series{}
-		bd.s.ensure()
+	if bd.series == nil {
+		bd.series = &Series{}
+		bd.series.ensure()
 	}
-	if bd.cur == nil || len(bd.cur.ts) >= buildBlock {
-		bd.cur = &block{own: bd.s.own, ts: make([]berth.Time, 0, 8), vs: make([]mv, 0, 8)}
-		bd.s.tree.ReplaceOrInsert(item{first: p.Time, b: bd.cur})
+	if bd.current == nil || len(bd.current.times) >= buildBlock {
+		bd.current = &block{own: bd.series.own, times: make([]berth.Time, 0, 8), values: make([]mv, 0, 8)}
+		bd.series.tree.ReplaceOrInsert(item{first: p.Time, b: bd.current})
 	}
-	bd.cur.insertAt(len(bd.cur.ts), p)
-	bd.s.n++
+	bd.current.insertAt(len(bd.current.times), p)
+	bd.series.length++
 	if !p.Undefined {
-		bd.s.hiMem, bd.s.hiVc = max(bd.s.hiMem, p.Value.Memory), max(bd.s.hiVc, p.Value.VCores)
+		bd.series.hiMem, bd.series.hiVc = max(bd.series.hiMem, p.Value.Memory), max(bd.series.hiVc, p.Value.VCores)
 	}
-	bd.last, bd.has = p, true
+	bd.last, bd.started = p, true
 }
 
 func (bd *builder) done() *Series {
-	if bd.s == nil {
+	if bd.series == nil {
 		return &Series{}
 	}
-	return bd.s
+	return bd.series
 }
 
 // overflows reports whether a + d overflows some component, for d ≥ 0.

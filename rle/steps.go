@@ -26,7 +26,7 @@ func (s *Series) AppendSteps(dst []Step, iv berth.Interval) []Step {
 				return false
 			}
 			b := it.b
-			ts := b.ts
+			ts := b.times
 			i, j := 0, len(ts)
 			if it.first < from {
 				i = upper(ts, from) - 1 // the breakpoint in force at from
@@ -34,8 +34,8 @@ func (s *Series) AppendSteps(dst []Step, iv berth.Interval) []Step {
 			if ts[j-1] >= to {
 				j = lower(ts, to)
 			}
-			if b.un == nil && b.plain() && !undef {
-				vs := b.vs[:len(ts)]
+			if b.undefined == nil && b.plain() && !undef {
+				vs := b.values[:len(ts)]
 				lm, lv := b.lazy.m, b.lazy.v
 				for k := i; k < j; k++ {
 					t := max(ts[k], from)
@@ -93,7 +93,7 @@ func (s *Series) eachStep(iv berth.Interval, f func(Step) bool) {
 				return false
 			}
 			b := it.b
-			ts := b.ts
+			ts := b.times
 			i, j := 0, len(ts)
 			if it.first < from {
 				i = upper(ts, from) - 1 // the breakpoint in force at from
@@ -101,8 +101,8 @@ func (s *Series) eachStep(iv berth.Interval, f func(Step) bool) {
 			if ts[j-1] >= to {
 				j = lower(ts, to)
 			}
-			if b.un == nil && b.plain() {
-				vs := b.vs[:len(ts)]
+			if b.undefined == nil && b.plain() {
+				vs := b.values[:len(ts)]
 				lm, lv := b.lazy.m, b.lazy.v
 				for k := i; k < j; k++ {
 					t := max(ts[k], from)

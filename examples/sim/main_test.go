@@ -92,14 +92,14 @@ func TestWriteDefaultScenario(t *testing.T) {
 }
 
 // TestConfigReport: a capacity-scheduler.xml with a misspelt key and a
-// node-label key runs with the report on stderr and in report.html; with
+// key Berth does not model runs with the report on stderr and in report.html; with
 // --strict-config it does not run and writes nothing.
 func TestConfigReport(t *testing.T) {
 	dir := t.TempDir()
 	base, err := os.ReadFile("testdata/capacity-scheduler.xml")
 	require.NoError(t, err)
 	extra := `<property><name>yarn.scheduler.capacity.root.a.typo-capacity</name><value>10</value></property>
-<property><name>yarn.scheduler.capacity.root.a.accessible-node-labels</name><value>gpu</value></property>
+<property><name>yarn.scheduler.capacity.lazy-preemption-enabled</name><value>true</value></property>
 </configuration>`
 	conf := filepath.Join(dir, "capacity-scheduler.xml")
 	require.NoError(t, os.WriteFile(conf, []byte(strings.Replace(string(base), "</configuration>", extra, 1)), 0o644))
@@ -114,7 +114,7 @@ func TestConfigReport(t *testing.T) {
 	e := stderr.String()
 	assert.Contains(t, e, "configuration report for "+conf)
 	assert.Contains(t, e, "unknown key yarn.scheduler.capacity.root.a.typo-capacity (did you mean yarn.scheduler.capacity.root.a.capacity?)")
-	assert.Contains(t, e, "not modelled: yarn.scheduler.capacity.root.a.accessible-node-labels")
+	assert.Contains(t, e, "not modelled: yarn.scheduler.capacity.lazy-preemption-enabled")
 	html, err := os.ReadFile(filepath.Join(out, "report.html"))
 	require.NoError(t, err)
 	assert.Contains(t, string(html), `<table id="config">`)

@@ -397,7 +397,7 @@ func New(cfg Config) (*Engine, error) {
 		if _, dup := e.nodeByID[n.ID]; dup {
 			return nil, &ConfigError{"Nodes", "duplicate node " + n.ID}
 		}
-		nd := &node{spec: queue.NodeSpec{ID: n.ID, Rack: n.Rack, Capability: n.Resource}, idx: i,
+		nd := &node{spec: queue.NodeSpec{ID: n.ID, Rack: n.Rack, Capability: n.Resource, Label: n.Partition()}, idx: i,
 			phase: phases.Int64N(cfg.NodeHeartbeat), down: true, lastBeat: -1}
 		e.nodes = append(e.nodes, nd)
 		e.nodeByID[n.ID] = nd
@@ -844,7 +844,8 @@ func (e *Engine) heartbeat(n *node, gen uint32, now berth.Time) error {
 
 func (e *Engine) submit(a *app, now berth.Time, reservation string) {
 	e.appByID[a.id] = a
-	spec := queue.AppSpec{ID: a.id, Queue: a.job.Queue, User: a.job.User, AMResource: a.job.AMResource, ReservationID: reservation}
+	spec := queue.AppSpec{ID: a.id, Queue: a.job.Queue, User: a.job.User, AMResource: a.job.AMResource, ReservationID: reservation,
+		NodeLabelExpression: a.job.LabelExpression}
 	q, err := e.s.SubmitApp(spec)
 	if err != nil && reservation != "" {
 		// The reservation's queue may not be published yet: synchronize

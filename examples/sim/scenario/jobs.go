@@ -120,7 +120,7 @@ func (sc *Scenario) admitJobs() error {
 		s = fs
 	}
 	for _, n := range sc.Nodes {
-		if err := s.AddNode(queue.NodeSpec{ID: n.ID, Rack: n.Rack, Capability: n.Resource}); err != nil {
+		if err := s.AddNode(queue.NodeSpec{ID: n.ID, Rack: n.Rack, Capability: n.Resource, Label: n.Partition()}); err != nil {
 			return &InputError{File: "nodes", Field: "node", Value: n.ID, Reason: "the scheduler refused the node", Err: err}
 		}
 	}
@@ -132,7 +132,7 @@ func (sc *Scenario) admitJobs() error {
 			continue
 		}
 		asks := probeAsks(j)
-		key := fmt.Sprint(j.Queue, "\x00", j.User, "\x00", j.AMResource, asks)
+		key := fmt.Sprint(j.Queue, "\x00", j.User, "\x00", j.AMResource, "\x00", j.LabelExpression, asks)
 		err, seen := verdicts[key]
 		if !seen {
 			err = probe(s, fmt.Sprintf("probe_%d", len(verdicts)), j, asks)
@@ -190,7 +190,8 @@ func probeAsks(j trace.Job) []queue.Ask {
 // probe submits the job as id, makes its asks and finishes it, returning
 // the scheduler's refusal, if any.
 func probe(s engine.Scheduler, id string, j trace.Job, asks []queue.Ask) error {
-	if _, err := s.SubmitApp(queue.AppSpec{ID: id, Queue: j.Queue, User: j.User, AMResource: j.AMResource}); err != nil {
+	if _, err := s.SubmitApp(queue.AppSpec{ID: id, Queue: j.Queue, User: j.User, AMResource: j.AMResource,
+		NodeLabelExpression: j.LabelExpression}); err != nil {
 		return fmt.Errorf("queue %s refused the job: %w", j.Queue, err)
 	}
 	defer s.FinishApp(id) //nolint:errcheck // the probe scheduler is thrown away
@@ -200,26 +201,71 @@ func probe(s engine.Scheduler, id string, j trace.Job, asks []queue.Ask) error {
 	return nil
 }
 
-// labelNotes says that node labels are read but not simulated yet.
-func labelNotes(nodes []trace.Node, file string) []trace.Note {
-	n := 0
-	var names []string
+// clusterLabels declares the node file's labels as the cluster's
+// partitions (YARN's addToClusterNodeLabels, with the exclusivity the file
+// gives) beside those the capacity scheduler's configuration names, and
+// notes the nodes YARN would refuse a label list (several labels on one
+// host, YARN-2694: such a node runs unlabelled) and, for the fair
+// scheduler, that it has no partitions.
+func clusterLabels(declared []capacity.NodeLabel, nodes []trace.Node, file, scheduler string) ([]capacity.NodeLabel, []trace.Note) {
+	var notes []trace.Note
+	out := slices.Clone(declared)
+	byName := map[string]int{}
+	for i, l := range out {
+		byName[l.Name] = i
+	}
+	fromFile := map[string]bool{}
+	perPart := map[string]int{}
+	var several []string
 	for _, nd := range nodes {
-		if len(nd.Labels) > 0 {
-			n++
-			for _, l := range nd.Labels {
-				if !slices.Contains(names, l.String()) {
-					names = append(names, l.String())
-				}
+		for _, l := range nd.Labels {
+			nl := capacity.NodeLabel{Name: l.Name, NonExclusive: !l.Exclusive}
+			i, ok := byName[l.Name]
+			switch {
+			case !ok:
+				byName[l.Name] = len(out)
+				out = append(out, nl)
+			case !fromFile[l.Name]:
+				out[i] = nl // the file says the exclusivity; the configuration cannot
+			case out[i] != nl:
+				notes = append(notes, trace.Note{File: file, Field: "labels", Text: fmt.Sprintf(
+					"node %s gives label %s another exclusivity than an earlier node: the first is kept", nd.ID, l)})
 			}
+			fromFile[l.Name] = true
+		}
+		if len(nd.Labels) > 1 {
+			several = append(several, nd.ID)
+		}
+		if p := nd.Partition(); p != "" {
+			perPart[p]++
 		}
 	}
-	if n == 0 {
-		return nil
+	if len(several) > 0 {
+		notes = append(notes, trace.Note{File: file, Field: "labels", Text: fmt.Sprintf(
+			"%d nodes list several labels (%s): YARN puts a node in one partition and refuses several labels on a host, so they run unlabelled",
+			len(several), strings.Join(several, ", "))})
 	}
-	return []trace.Note{{File: file, Field: "labels", Text: fmt.Sprintf(
-		"%d nodes carry node labels (%s); the schedulers do not model partitions yet, so they are ignored: every node is in the default partition",
-		n, strings.Join(names, ", "))}}
+	if len(perPart) > 0 {
+		var parts []string
+		for _, p := range sortedNames(perPart) {
+			parts = append(parts, fmt.Sprintf("%s: %d", p, perPart[p]))
+		}
+		text := "nodes in labelled partitions (" + strings.Join(parts, ", ") + ")"
+		if scheduler == "fair" {
+			text += "; the fair scheduler has no partitions (as YARN's): they run as any node"
+		}
+		notes = append(notes, trace.Note{File: file, Field: "labels", Text: text})
+	}
+	return out, notes
+}
+
+func sortedNames(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // InputNotes are the inputs' notes and the dropped jobs as the metrics

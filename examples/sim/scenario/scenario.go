@@ -95,9 +95,13 @@
 //     preferred host, which with relaxed locality is an any-host ask
 //     that delays scheduling by its locality wait).
 //   - Node events are a Berth addition (SLS has no node failures).
-//   - Node labels are parsed and kept on the nodes (trace.Node.Labels);
-//     the schedulers do not model partitions yet, so every node runs in
-//     the default partition, and a note says so.
+//   - Node labels of the node file are the capacity scheduler's
+//     partitions: each label is declared with the exclusivity the file
+//     gives, and a node with one label joins its partition (one with
+//     several runs unlabelled, as YARN refuses them, with a note); a
+//     job's job.label.expression is its application's label expression.
+//     The reservation system plans on the default partition. The fair
+//     scheduler, as YARN's, has no partitions.
 package scenario
 
 import (
@@ -357,7 +361,9 @@ func Load(in Inputs) (*Scenario, error) {
 		if sc.Nodes, notes, err = trace.ReadNodes(bytes.NewReader(in.Nodes.Data), in.Nodes.Name, sc.Defaults); err != nil {
 			return nil, err
 		}
-		notes = append(notes, labelNotes(sc.Nodes, in.Nodes.Name)...)
+		var labelNotes []trace.Note
+		sc.capCfg.NodeLabels, labelNotes = clusterLabels(sc.capCfg.NodeLabels, sc.Nodes, in.Nodes.Name, in.Scheduler)
+		notes = append(notes, labelNotes...)
 	} else {
 		sc.Nodes, notes = trace.ClusterNodes(traces, sc.Defaults)
 	}
@@ -399,7 +405,11 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 	clock := berth.NewManualClock(0)
 	cluster := berth.None()
 	for _, n := range sc.Nodes {
-		cluster = cluster.Add(n.Resource)
+		// The capacity scheduler's reservation system plans on the
+		// default partition.
+		if n.Partition() == "" || sc.in.Scheduler != "capacity" {
+			cluster = cluster.Add(n.Resource)
+		}
 	}
 	cfg := engine.Config{Clock: clock, SchedulerName: sc.in.Scheduler, Nodes: sc.Nodes, Jobs: sc.Jobs,
 		NodeHeartbeat: sc.Heartbeat, FollowerInterval: sc.FollowerStep, PreemptionInterval: sc.PreemptInterval, Seed: sc.Seed,
@@ -408,37 +418,11 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 	var planQueues []planQueue
 	switch sc.in.Scheduler {
 	case "capacity":
-		ccfg := sc.capCfg
-		if ccfg.Async.Enabled {
-			// Simulated NodeManagers never miss a heartbeat: no node is
-			// skipped, as YARN skips none of its live nodes.
-			ccfg.Async.SkipNodeAfter = 0
-		}
-		s, err := capacity.New(ccfg, clock)
+		qs, err := sc.capacityScheduler(&cfg, clock, cluster)
 		if err != nil {
-			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "capacity scheduler refused the configuration", Err: err}
+			return nil, err
 		}
-		st := engine.NewCapacityStats(s)
-		st.Expect(sc.autoLeaves)
-		cfg.Scheduler, cfg.Stats = s, st
-		if ccfg.Async.Enabled {
-			cfg.Rounds, cfg.RoundInterval = s, ccfg.Async.Interval
-		}
-		if usesLifetimes(&ccfg.Root) {
-			cfg.Lifetimes, cfg.LifetimeInterval = capacityLifetimes{s}, lifetimeMonitorInterval
-		}
-		for _, q := range s.Snapshot().Queues.Queues {
-			if q.Kind == queue.KindPlan {
-				// The cluster × the queue's share, memory rounded down to
-				// the minimum allocation. (plan.PlanCapacity gives one
-				// vcore, as YARN's CS does until its follower runs; both
-				// types are scaled here.)
-				abs := float64(q.AbsoluteCapacity)
-				capa := berth.New(int64(float64(cluster.Memory)*abs)/1024*1024, int64(float64(cluster.VCores)*abs))
-				name := q.Path.String()
-				planQueues = append(planQueues, planQueue{name: name[strings.LastIndexByte(name, '.')+1:], capacity: &capa})
-			}
-		}
+		planQueues = qs
 	case "fair":
 		fcfg := fair.DefaultConfig()
 		fcfg.AssignMultiple = true
@@ -479,6 +463,46 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		}
 	}
 	return engine.New(cfg)
+}
+
+// capacityScheduler builds the capacity scheduler into cfg, with its
+// asynchronous rounds and lifetime monitor when the configuration asks
+// for them, and returns its plan queues sized on cluster (the default
+// partition's resource).
+func (sc *Scenario) capacityScheduler(cfg *engine.Config, clock *berth.ManualClock, cluster berth.Resource) ([]planQueue, error) {
+	var planQueues []planQueue
+	ccfg := sc.capCfg
+	if ccfg.Async.Enabled {
+		// Simulated NodeManagers never miss a heartbeat: no node is
+		// skipped, as YARN skips none of its live nodes.
+		ccfg.Async.SkipNodeAfter = 0
+	}
+	s, err := capacity.New(ccfg, clock)
+	if err != nil {
+		return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "capacity scheduler refused the configuration", Err: err}
+	}
+	st := engine.NewCapacityStats(s)
+	st.Expect(sc.autoLeaves)
+	cfg.Scheduler, cfg.Stats = s, st
+	if ccfg.Async.Enabled {
+		cfg.Rounds, cfg.RoundInterval = s, ccfg.Async.Interval
+	}
+	if usesLifetimes(&ccfg.Root) {
+		cfg.Lifetimes, cfg.LifetimeInterval = capacityLifetimes{s}, lifetimeMonitorInterval
+	}
+	for _, q := range s.Snapshot().Queues.Queues {
+		if q.Kind == queue.KindPlan {
+			// The cluster × the queue's share, memory rounded down to
+			// the minimum allocation. (plan.PlanCapacity gives one
+			// vcore, as YARN's CS does until its follower runs; both
+			// types are scaled here.)
+			abs := float64(q.AbsoluteCapacity)
+			capa := berth.New(int64(float64(cluster.Memory)*abs)/1024*1024, int64(float64(cluster.VCores)*abs))
+			name := q.Path.String()
+			planQueues = append(planQueues, planQueue{name: name[strings.LastIndexByte(name, '.')+1:], capacity: &capa})
+		}
+	}
+	return planQueues, nil
 }
 
 // planQueue is a reservable queue and, when the scenario sizes its plan

@@ -48,6 +48,7 @@ func render(t testing.TB, r *metrics.Run) []byte {
 // TestDeterminism runs the same scenario twice: the outputs are the same
 // bytes.
 func TestDeterminism(t *testing.T) {
+	t.Parallel()
 	sc := reduced(t, "capacity", 16)
 	a, err := sc.Run(Options{})
 	require.NoError(t, err)
@@ -70,6 +71,7 @@ func TestDeterminism(t *testing.T) {
 // burst and the dashboards, from 15:00, after every deadline job's
 // window) are left out: TestDefaultPreemption covers them.
 func TestDefaultReservations(t *testing.T) {
+	t.Parallel()
 	sc, err := Load(Default("capacity"))
 	require.NoError(t, err)
 	var keep []trace.Job
@@ -152,6 +154,7 @@ func TestDefaultReservations(t *testing.T) {
 // TestFairScheduler runs the same scenario under the fair scheduler with
 // its allocation file: no branch in the engine, reservations accepted.
 func TestFairScheduler(t *testing.T) {
+	t.Parallel()
 	sc := reduced(t, "fair", 16)
 	run, err := sc.Run(Options{})
 	require.NoError(t, err)

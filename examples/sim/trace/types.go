@@ -98,7 +98,8 @@ type Job struct {
 	// AMResource is the AM container (am.memory-mb, am.vcores; the
 	// default AM container otherwise).
 	AMResource berth.Resource
-	// LabelExpression is job.label.expression; carried, unused.
+	// LabelExpression is job.label.expression: the application's node
+	// label expression, for its AM and its tasks.
 	LabelExpression string
 	// Tasks are the job's containers in trace order.
 	Tasks []Task
@@ -119,10 +120,20 @@ type Node struct {
 	Rack string
 	// Resource is the node's capability ("resource", or the default node).
 	Resource berth.Resource
-	// Labels are the node's labels ("labels", see ParseLabels). The
-	// schedulers do not model partitions yet: the scenario says so and
-	// runs the node in the default partition.
+	// Labels are the node's labels ("labels", see ParseLabels); the
+	// node's partition is Partition's.
 	Labels []Label
+}
+
+// Partition is the node label the node joins the cluster with: its only
+// label, or "" (the default partition) when it lists none or several
+// (YARN puts a node in one partition and refuses several labels on a
+// host, YARN-2694; the node then runs unlabelled).
+func (n Node) Partition() string {
+	if len(n.Labels) == 1 {
+		return n.Labels[0].Name
+	}
+	return ""
 }
 
 // Topology is the size of a generated cluster: SLS's "num.nodes" /

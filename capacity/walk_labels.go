@@ -1,0 +1,216 @@
+package capacity
+
+import (
+	"slices"
+
+	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
+)
+
+// The walk on a labelled node (YARN's allocateOrReserveNewContainers for a
+// node with a partition): first the partition's own asks, by the queues
+// that may access it, within their maximums there
+// (RESPECT_PARTITION_EXCLUSIVITY); when that gives nothing and the
+// partition is non-exclusive, the default partition's asks of any queue,
+// within the partition's size alone (IGNORE_PARTITION_EXCLUSIVITY). The
+// walk functions of walk.go serve both, reading the queues' state on the
+// walk's partition (s.wp) and serving the asks of s.wkey.
+
+// assignLabelled runs the two walks of a labelled node; n nil: of the
+// multi-node walk's candidates, all on partition part (async.go).
+func (s *Scheduler) assignLabelled(n *node, part int) proposal {
+	pt := &s.parts[part]
+	s.wp, s.wkey, s.wcl = part, part, pt.total
+	p := s.assignParent(s.root, n, pt.total)
+	if !p.st.assigned() && pt.nonExclusive {
+		// The limit handed to the root is the default partition's size, as
+		// YARN's; the queues' own limits are the partition's size.
+		s.wIgnore, s.wkey = true, 0
+		p = s.assignParent(s.root, n, s.cluster)
+	}
+	s.wp, s.wkey, s.wIgnore, s.wcl = 0, 0, false, s.cluster
+	return p
+}
+
+// askGate is the walk's partition test of a's ask k, before the ask is
+// tried (YARN's preCheckForNodeCandidateSet): skipKey for another
+// partition's ask; skipApp for an AM borrowing a partition (YARN: a
+// preempted AM is too painful) or a default-partition ask that has not
+// yet missed as many opportunities as there are nodes, so that
+// unlabelled asks prefer unlabelled nodes (the count is reset by an
+// allocation on the default partition, commit).
+func (s *Scheduler) askGate(a *app, k *skey) (skipKey, skipApp bool) {
+	if s.wIgnore && a.waitingAM {
+		return false, true
+	}
+	return k.Payload.part != s.wkey, false
+}
+
+// missedBorrow counts a missed opportunity of a default-partition ask and
+// reports whether a borrowing walk must still skip it.
+func (s *Scheduler) missedBorrow(k *skey) bool {
+	if k.Payload.part != 0 {
+		return false
+	}
+	k.Payload.missedNP++
+	return s.wIgnore && k.Payload.missedNP < int64(len(s.nodes))
+}
+
+// walkSkips reports whether the walk passes q by: nothing pending that
+// the walk serves, or (serving a partition's own asks) a queue that
+// cannot access the partition.
+func (s *Scheduler) walkSkips(q *qnode) bool {
+	if s.wp == 0 || s.wIgnore {
+		return q.pending.IsZero() // inlined: the default walk's test
+	}
+	return s.skipsOwn(q)
+}
+
+func (s *Scheduler) skipsOwn(q *qnode) bool {
+	lp := &q.lp[s.wp-1]
+	return !lp.access || lp.pending.IsZero()
+}
+
+// labelledKids lists q's children the walk visits in their order on the
+// walk's partition (YARN sorts a copy of every child list per visit,
+// stably). The list lives in a per-depth buffer until the walk at that
+// depth moves on.
+func (s *Scheduler) labelledKids(q *qnode) []*qnode {
+	for len(s.kidBufs) < s.wdepth {
+		s.kidBufs = append(s.kidBufs, nil)
+	}
+	buf := s.kidBufs[s.wdepth-1][:0]
+	for _, c := range q.children {
+		if !s.walkSkips(c) {
+			buf = append(buf, c)
+		}
+	}
+	prio := false
+	if b, ok := childOrdering(q.set()).(builtinKids); ok {
+		prio = b.prio
+	} else {
+		prio = q.set().ChildOrdering == OrderPriorityUtilization
+	}
+	p := s.wp
+	slices.SortStableFunc(buf, func(a, b *qnode) int { return cmpChildrenOn(a, b, p, prio) })
+	s.kidBufs[s.wdepth-1] = buf
+	return buf
+}
+
+// cmpChildrenOn is YARN's PriorityUtilizationQueueOrderingPolicy
+// comparator on labelled partition p: the queues that may access the
+// partition first, then cmpChildren's rules on the partition's
+// capacities and usage, position last.
+func cmpChildrenOn(a, b *qnode, p int, respectPriority bool) int {
+	la, lb := &a.lp[p-1], &b.lp[p-1]
+	if la.access != lb.access {
+		if la.access {
+			return -1
+		}
+		return 1
+	}
+	return cmpOnPart(a, b, &la.qpart, &lb.qpart, respectPriority)
+}
+
+// userLimitOn is userLimit on labelled partition p, computed afresh (the
+// default partition's is cached): YARN's UsersManager.computeUserLimit
+// with the partition's resource, the queue's guarantee there and the
+// users' usage there. Borrowing the partition (ignore), a user is capped
+// by the partition's size rather than by the queue's guarantee times the
+// user-limit-factor: the queue has no guarantee there.
+func (s *Scheduler) userLimitOn(q *qnode, u *user, p int, ignore bool) berth.Resource {
+	lf, lp, minA := q.leaf, &q.lp[p-1], s.cfg.MinAllocation
+	rc, total := s.rc, s.parts[p].total
+	queueCap := berth.Max(rc, total, lp.effMin, minA)
+	consumed := rc.MultiplyAndNormalizeUp(total, float64(lp.usageRatio), minA)
+	current := queueCap
+	if rc.Compare(total, consumed, queueCap) >= 0 {
+		current = consumed.Add(minA)
+	}
+	activeTerm := s.divCeilF(lp.activeUsed.Add(minA), lf.activeWeights)
+	pctTerm := rc.DivideAndCeil(current.Mul(lf.ulPct), 100)
+	ul := berth.Max(rc, total, activeTerm, pctTerm)
+	maxUL := queueCap.Mul(lf.ulf)
+	if ignore {
+		maxUL = total
+	}
+	ul = rc.RoundUp(berth.Min(rc, total, ul, maxUL), minA)
+	return rc.MultiplyAndNormalizeDown(ul, u.weight, minA)
+}
+
+// headroomOn is the headroom of user u of leaf q on labelled partition p
+// (YARN's getHeadroom for the partition): the smaller of the user's and
+// the queue's room there, the queue's limit being its maximum on it,
+// within the partition's free room.
+func (s *Scheduler) headroomOn(q *qnode, u *user, ul berth.Resource, p int) berth.Resource {
+	lp, total := &q.lp[p-1], s.parts[p].total
+	h := berth.ComponentwiseMin(ul.SubNonNegative(u.lp[p-1].used), lp.effMax.SubNonNegative(lp.used))
+	h = s.rc.RoundDown(h, s.cfg.MinAllocation)
+	return berth.Min(s.rc, total, total.SubNonNegative(s.root.lp[p-1].used), h)
+}
+
+// appHeadroom is the headroom a is told when the cluster has labels:
+// YARN's CapacityHeadroomProvider sums the headrooms of the partitions
+// the application asks for (the default one when it asks for none).
+func (s *Scheduler) appHeadroom(a *app) berth.Resource {
+	q, u := a.q, a.u
+	var h berth.Resource
+	asked := false
+	for i := range a.lp {
+		if !a.lp[i].pending.IsZero() {
+			asked = true
+			h = h.Add(s.headroomOn(q, u, s.userLimitOn(q, u, i+1, false), i+1))
+		}
+	}
+	if !asked || !a.pendingOn(0).IsZero() {
+		h = h.Add(s.headroom(q, u, s.userLimit(q, u)))
+	}
+	return h
+}
+
+// visitHeadroom sets the headroom a is told after a walk visited it
+// without giving it a container (ul: its user's limit on the walk's
+// partition). A labelled partition's walk leaves it as it was: it is
+// recomputed from every partition the application asks for when it next
+// gets a container or asks.
+func (s *Scheduler) visitHeadroom(a *app, q *qnode, u *user, ul berth.Resource) {
+	switch {
+	case s.wp != 0:
+	case a.lp == nil:
+		a.headroom = s.headroom(q, u, ul)
+	default:
+		a.headroom = s.appHeadroom(a)
+	}
+}
+
+// commitLabelled is commit's charge of container c, allocated for key k
+// on a labelled node or for a labelled key (the default partition's
+// allocations keep commit's own path): usage on the node's partition,
+// demand off the key's, and the borrowing of a non-exclusive partition.
+func (s *Scheduler) commitLabelled(c *container, k *skey) {
+	a, n := c.app, c.node
+	q, u := a.q, a.u
+	capR := c.c.Resource
+	if n.part == 0 {
+		k.Payload.missedNP = 0
+	} else if k.Payload.part == 0 {
+		c.borrowed = true
+		a.borrowed++
+		q.leaf.borrowed++
+	}
+	if n.part != 0 {
+		a.lp[n.part-1].used = a.lp[n.part-1].used.Add(capR)
+	}
+	a.used = a.used.Add(capR)
+	s.chargeMirrorOn(n.part, q, u, capR, false)
+	if kp := k.Payload.part; kp != 0 {
+		s.setPendingOn(a, kp, a.lp[kp-1].pending.Sub(capR))
+	} else {
+		s.setPending(a, a.pending.Sub(capR))
+	}
+	s.accountUser(q, u, queue.Delta{Used: capR})
+	a.headroom = s.appHeadroom(a)
+	if s.obs != nil {
+		s.obs.ObserveContainer(queue.ContainerEvent{Kind: queue.ContainerAllocated, Container: c.c, Time: c.c.Time})
+	}
+}
