@@ -416,23 +416,12 @@ func (s *Scheduler) multiWalkOnce(cands []*node) proposal {
 func (s *Scheduler) assignAppMulti(a *app, lim *limits) proposal {
 	nodes := s.candidatesFor(a.q)
 	for _, k := range a.asks.Keys() {
-		if k.Outstanding() <= 0 {
+		switch st := s.askCheck(a, k, lim); st {
+		case stNone:
+		case stPrioritySkipped:
 			continue
-		}
-		if skipKey, skipApp := s.askGate(a, k); skipApp {
-			return proposal{st: stAppSkipped, app: a}
-		} else if skipKey {
-			continue
-		}
-		if !s.cfg.ContinueLooking && !s.shouldAllocOrReserve(a, k) {
-			continue
-		}
-		room := lim.headroom
-		if s.cfg.ContinueLooking {
-			room = room.Add(a.reservedOn(s.wp))
-		}
-		if capR := k.Capability(); s.cmp(&room, &capR) < 0 {
-			return proposal{st: stQueueSkipped, app: a}
+		default:
+			return proposal{st: st, app: a}
 		}
 		if s.missedBorrow(k) {
 			return proposal{st: stAppSkipped, app: a}

@@ -327,23 +327,12 @@ func (s *Scheduler) assignApp(a *app, n *node, lim *limits) proposal {
 		return s.assignAppMulti(a, lim)
 	}
 	for _, k := range a.asks.Keys() {
-		if k.Outstanding() <= 0 {
+		switch st := s.askCheck(a, k, lim); st {
+		case stNone:
+		case stPrioritySkipped:
 			continue
-		}
-		if skipKey, skipApp := s.askGate(a, k); skipApp {
-			return proposal{st: stAppSkipped, app: a}
-		} else if skipKey {
-			continue
-		}
-		if !s.cfg.ContinueLooking && !s.shouldAllocOrReserve(a, k) {
-			continue
-		}
-		room := lim.headroom
-		if s.cfg.ContinueLooking {
-			room = room.Add(a.reservedOn(n.part))
-		}
-		if capR := k.Capability(); s.cmp(&room, &capR) < 0 {
-			return proposal{st: stQueueSkipped, app: a}
+		default:
+			return proposal{st: st, app: a}
 		}
 		k.Payload.missed++
 		if s.missedBorrow(k) {

@@ -32,22 +32,39 @@ func (s *Scheduler) assignLabelled(n *node, part int) proposal {
 	return p
 }
 
-// askGate is the walk's partition test of a's ask k, before the ask is
-// tried (YARN's preCheckForNodeCandidateSet): skipKey for another
-// partition's ask; skipApp for an AM borrowing a partition (YARN: a
-// preempted AM is too painful) or a default-partition ask that has not
-// yet missed as many opportunities as there are nodes, so that
-// unlabelled asks prefer unlabelled nodes (the count is reset by an
-// allocation on the default partition, commit).
-func (s *Scheduler) askGate(a *app, k *skey) (skipKey, skipApp bool) {
-	if s.wIgnore && a.waitingAM {
-		return false, true
+// askCheck is the test of a's ask k before a walk tries it (YARN's
+// preCheckForNodeCandidateSet and allocate's queue-limit check): stNone
+// to try it, stPrioritySkipped for the next ask (none outstanding,
+// another partition's, or not worth a new container), or the state that
+// ends a's visit: stAppSkipped for an AM borrowing a partition (YARN: a
+// preempted AM is too painful), stQueueSkipped when the headroom cannot
+// hold the container.
+func (s *Scheduler) askCheck(a *app, k *skey, lim *limits) allocState {
+	switch {
+	case k.Outstanding() <= 0:
+		return stPrioritySkipped
+	case s.wIgnore && a.waitingAM:
+		return stAppSkipped
+	case k.Payload.part != s.wkey:
+		return stPrioritySkipped
+	case !s.cfg.ContinueLooking && !s.shouldAllocOrReserve(a, k):
+		return stPrioritySkipped
 	}
-	return k.Payload.part != s.wkey, false
+	room := lim.headroom
+	if s.cfg.ContinueLooking {
+		room = room.Add(a.reservedOn(s.wp))
+	}
+	if capR := k.Capability(); s.cmp(&room, &capR) < 0 {
+		return stQueueSkipped
+	}
+	return stNone
 }
 
 // missedBorrow counts a missed opportunity of a default-partition ask and
-// reports whether a borrowing walk must still skip it.
+// reports whether a borrowing walk must still skip it, so that unlabelled
+// asks prefer unlabelled nodes: they borrow a labelled one only after
+// missing as many opportunities as there are nodes (the count is reset by
+// an allocation on the default partition, commit).
 func (s *Scheduler) missedBorrow(k *skey) bool {
 	if k.Payload.part != 0 {
 		return false
