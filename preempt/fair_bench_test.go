@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fairBenchWorld is issue 8's shape: 1,000 leaf queues in 3 levels
+// fairBenchWorld is the preemption benchmark's shape: 1,000 leaf queues in 3 levels
 // (10 × 10 × 10), 10,000 nodes of 10 GB / 10 vcores, 100,000 running
 // 1 GB containers from 800 busy queues (an AM and 124 tasks each, 25 over
 // the 100-container fair share), and 200 queues (20 %) whose application

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fairVector is one behaviour of YARN's fair preemption (reference §4.13,
+// fairVector is one behaviour of YARN's fair preemption (its tests
 // TestFSAppStarvation, TestFairSchedulerPreemption), as data: greedy
 // applications fill the cluster, a starved one submits, the scheduler
 // updates once the timeouts have passed, and one round runs.

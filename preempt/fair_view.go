@@ -30,7 +30,10 @@ type FairVictimSet struct {
 // point of fair preemption: [FairPreemptor] asks it once per container of
 // every starved request and then marks what it returns, so later calls of
 // the same round see those containers as taken. ok is false when no node
-// can make room. [FairYARNSelector] is YARN's identification.
+// can make room. [FairYARNSelector] is YARN's identification. A set of
+// another selector that takes a container twice, one already taken, one
+// off the set's node or one whose application would drop below its fair
+// share fails the round with berth.ErrInvalidArgument.
 type FairVictimSelector interface {
 	SelectVictims(v *FairView, req FairRequest) (set FairVictimSet, ok bool)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/berthsched/berth/fair"
 )
 
-// Durable state of the fair preemptor (issue 11 §1). SaveState writes one
+// Durable state of the fair preemptor. SaveState writes one
 // snapshot of kind "preempt.FairPreemptor", body version 1, in the berth
 // framing. The body, in order:
 //

@@ -110,8 +110,8 @@ func truncToInt64(v float64) int64 {
 
 var noResource berth.Resource
 
-// computeExtras is §3.4 on every partition: preemptable and untouchable
-// usage beyond the guarantee, bottom up.
+// computeExtras splits, on every partition and bottom up, each queue's
+// usage beyond its guarantee into preemptable and untouchable parts.
 func (r *ProportionalRound) computeExtras() {
 	for p := range r.Cluster.Partitions {
 		r.setPart(p)
@@ -150,10 +150,11 @@ func (r *ProportionalRound) computeExtrasHere() {
 	}
 }
 
-// ComputeIdeal runs YARN's ideal-assignment fix-point (§3.5) over the
-// whole tree of every partition with the given flags, then the amount
-// each leaf must give there (§3.6), less what earlier selectors of the
-// round already took. Its results replace the previous computation's
+// ComputeIdeal runs YARN's ideal-assignment fix-point
+// (PreemptableResourceCalculator.computeIdealAllocation) over the whole
+// tree of every partition with the given flags, then the amount each leaf
+// must give there (calculateResToObtainByPartitionForLeafQueues), less
+// what earlier selectors of the round already took. Its results replace the previous computation's
 // ([ProportionalRound.Assignment], [ProportionalRound.ToObtain]).
 func (r *ProportionalRound) ComputeIdeal(o IdealOptions) {
 	r.opts = o
@@ -379,8 +380,8 @@ func (r *ProportionalRound) offer(t *tq, avail berth.Resource) berth.Resource {
 	return avail.Sub(acc)
 }
 
-// toObtainHere is §3.6 on the current partition: what each leaf must give
-// there this round.
+// toObtainHere computes what each leaf must give on the current partition
+// this round: nothing inside the dead zone, else a share of its excess.
 func (r *ProportionalRound) toObtainHere() {
 	rc, cl := r.Cluster.Calculator, r.cl
 	step := berth.Uniform(1)

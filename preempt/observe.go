@@ -17,7 +17,10 @@ import (
 // host loop and holds no lock: an observer must not call the policy's
 // methods (Round, Reconfigure, …) but may read the scheduler; it may
 // record, count, or enqueue the event. Events are values: an observer may
-// keep them.
+// keep them. The scheduler's own observer (queue.Observer) sees a kill
+// too, as a container ended Preempted, just before the policy's event.
+// Observe-only rounds report nothing; without an observer each decision
+// costs one nil check.
 //
 // Embed [NopObserver] to implement only what you need.
 type Observer interface {

@@ -8,7 +8,7 @@ import (
 	"github.com/berthsched/berth"
 )
 
-// Durable state of the proportional policy (issue 11 §1). SaveState
+// Durable state of the proportional policy. SaveState
 // writes one snapshot of kind "preempt.Proportional", body version 1:
 //
 //	config     every ProportionalConfig field in declaration order, the

@@ -102,7 +102,7 @@ func loadQDataVectors(t *testing.T) []qData {
 	return out
 }
 
-// capWorld builds the qData world (reference §G.0): queue i ≥ 1 is
+// capWorld builds the world of YARN's qData test notation: queue i ≥ 1 is
 // queue<A+i-1>, the tree comes from subq in pre-order, apps are lettered
 // globally, each app holds used/apps in containers of gran, the leaf's
 // pending demand is asked for by its carrier application; one node
@@ -158,7 +158,7 @@ func (v qData) capWorld(t *testing.T, rc berth.Calculator) (*capWorld, []string)
 }
 
 // TestVectorsG runs every qData vector of YARN's
-// TestProportionalCapacityPreemptionPolicy (reference §G) against the real
+// TestProportionalCapacityPreemptionPolicy against the real
 // capacity scheduler: one round at time 0 with YARN's test settings, the
 // asserted preemption counts per application, and the derived per-queue
 // ideal assignment, amount to preempt and amount asked this round.

@@ -25,7 +25,10 @@ const (
 
 // Capacity is a configured capacity or maximum capacity: unset, a
 // percentage of the parent, or an absolute resource. Build one with
-// [Percent] or [Absolute]; the zero value is unset.
+// [Percent] or [Absolute]; the zero value is unset. A queue's absolute
+// capacity is its fraction times its parent's, and likewise its absolute
+// maximum, which may not fall below its absolute capacity (by more than
+// 0.0001).
 type Capacity struct {
 	Kind CapacityKind
 	// Percent is the percentage when Kind is CapacityPercent. It is a
@@ -87,7 +90,9 @@ func (c Capacity) String() string {
 
 // State is a queue state. Configuration uses StateUnset (inherit the
 // parent's, root: running), StateRunning and StateStopped; [Queue.State]
-// also reports StateDraining.
+// also reports StateDraining, for a stopped queue that still has
+// applications. A child of a stopped parent is stopped too, and
+// configuring it RUNNING is an error.
 type State uint8
 
 const (

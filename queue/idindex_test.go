@@ -71,7 +71,7 @@ func liveSteps(t *testing.T, b []byte) {
 }
 
 func TestIDIndexMatchesMap(t *testing.T) {
-	for seed := uint64(0); seed < 40; seed++ {
+	for seed := uint64(0); seed < uint64(raceScaled(40)); seed++ {
 		r := rand.New(rand.NewPCG(seed, 7))
 		b := make([]byte, 2*(50+r.IntN(400)))
 		for i := range b {

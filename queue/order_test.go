@@ -135,7 +135,7 @@ func runOrder(t *testing.T, seed uint64, steps int) {
 // TestOrderMatchesSortedModel is Order's property test: after any sequence
 // of changes it walks its members exactly as a sort of their keys does.
 func TestOrderMatchesSortedModel(t *testing.T) {
-	for seed := range uint64(12) {
+	for seed := range uint64(raceScaled(12)) {
 		runOrder(t, seed, 1500)
 	}
 }

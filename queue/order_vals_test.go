@@ -71,7 +71,7 @@ func TestOrderValsInStep(t *testing.T) {
 			es[i].Value = &names[i]
 			index[&names[i]] = i
 		}
-		for step := range 3000 {
+		for step := range raceScaled(3000) {
 			i := rng.IntN(len(es))
 			e := &es[i]
 			switch op := rng.IntN(20); {
@@ -143,7 +143,7 @@ func TestOrderValsNaNKeys(t *testing.T) {
 			names[i] = string(rune('a' + i))
 			es[i].Value = &names[i]
 		}
-		for step := range 2000 {
+		for step := range raceScaled(2000) {
 			i := rng.IntN(len(es))
 			k := float64(rng.IntN(10))
 			if rng.IntN(4) == 0 {

@@ -7,7 +7,7 @@ import (
 	"github.com/berthsched/berth"
 )
 
-// Durable state of a request table (issue 11). A scheduler writes each
+// Durable state of a request table. A scheduler writes each
 // application's table with [Requests.WriteState] inside its own snapshot
 // and reads it back with [ReadRequests]. The layout, after the key count:
 // per key in ascending priority, the priority, the capability (kept even

@@ -20,7 +20,8 @@ func multiLevel(a, b, b1, b2, b3 float32) cfgT {
 	)
 }
 
-// TestCapacityValidationVectors covers schedulers-vectors.md §I.3.
+// TestCapacityValidationVectors covers YARN's capacity validation rules
+// (ParentQueue.setChildQueues).
 func TestCapacityValidationVectors(t *testing.T) {
 	tests := []struct {
 		id    string

@@ -40,9 +40,9 @@ type job struct {
 }
 
 // schedulerXML is the cluster's capacity-scheduler.xml: the three queues,
-// a queue mapping, and two lines Berth does not act on (lazy preemption,
-// which it does not model, and a misspelt key), which the parser's report
-// names.
+// a queue mapping, and two lines Berth does not act on (fail-fast, which
+// matters only to recovery, and a misspelt key), which the parser's
+// report names.
 const schedulerXML = `<configuration>
   <property><name>yarn.scheduler.capacity.root.queues</name><value>prod,dev,batch</value></property>
   <property><name>yarn.scheduler.capacity.root.prod.capacity</name><value>50</value></property>
@@ -52,7 +52,7 @@ const schedulerXML = `<configuration>
   <property><name>yarn.scheduler.capacity.root.batch.capacity</name><value>20</value></property>
   <property><name>yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments</name><value>4</value></property>
   <property><name>yarn.scheduler.capacity.queue-mappings</name><value>u:alice:prod,g:analysts:dev</value></property>
-  <property><name>yarn.scheduler.capacity.lazy-preemption-enabled</name><value>true</value></property>
+  <property><name>yarn.scheduler.capacity.application.fail-fast</name><value>true</value></property>
   <property><name>yarn.scheduler.capacity.root.batch.maximum-capacty</name><value>40</value></property>
 </configuration>`
 

@@ -13,7 +13,7 @@ func TestRun(t *testing.T) {
 	var b strings.Builder
 	require.NoError(t, run(&b))
 	out := b.String()
-	assert.Contains(t, out, "not modelled: yarn.scheduler.capacity.lazy-preemption-enabled")
+	assert.Contains(t, out, "not modelled: yarn.scheduler.capacity.application.fail-fast")
 	assert.Contains(t, out, "did you mean yarn.scheduler.capacity.root.batch.maximum-capacity?")
 	assert.Contains(t, out, "alice's applications to \"default\" run in root.prod")
 	assert.Contains(t, out, "bob's applications to \"default\" run in root.dev")

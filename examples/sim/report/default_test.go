@@ -20,6 +20,11 @@ import (
 // two hours, analytics starved and back at its guarantee after preemption
 // took research's containers.
 func TestDefaultScenarioTimeline(t *testing.T) {
+	if raceEnabled {
+		// The simulation runs on this goroutine only: the detector has
+		// nothing to find and multiplies its cost tenfold.
+		t.Skip("a single-goroutine simulation of the default afternoon: run without -race (.ci/run does: go test ./examples/sim/...)")
+	}
 	in := scenario.Default("capacity")
 	in.End = 16*3_600_000 + 45*60_000
 	sc, err := scenario.Load(in)

@@ -89,6 +89,7 @@ func queueIndex(t *testing.T, r *metrics.Run, q string) int {
 // the fair scheduler the guarantee is the queue's instantaneous fair
 // share (its minimum share guarded by minSharePreemptionTimeout).
 func TestDefaultPreemption(t *testing.T) {
+	daySimulation(t)
 	t.Parallel()
 	for _, sched := range []string{"capacity", "fair"} {
 		t.Run(sched, func(t *testing.T) {

@@ -48,6 +48,7 @@ func render(t testing.TB, r *metrics.Run) []byte {
 // TestDeterminism runs the same scenario twice: the outputs are the same
 // bytes.
 func TestDeterminism(t *testing.T) {
+	daySimulation(t)
 	t.Parallel()
 	sc := reduced(t, "capacity", 16)
 	a, err := sc.Run(Options{})
@@ -71,6 +72,7 @@ func TestDeterminism(t *testing.T) {
 // burst and the dashboards, from 15:00, after every deadline job's
 // window) are left out: TestDefaultPreemption covers them.
 func TestDefaultReservations(t *testing.T) {
+	daySimulation(t)
 	t.Parallel()
 	sc, err := Load(Default("capacity"))
 	require.NoError(t, err)
@@ -154,6 +156,7 @@ func TestDefaultReservations(t *testing.T) {
 // TestFairScheduler runs the same scenario under the fair scheduler with
 // its allocation file: no branch in the engine, reservations accepted.
 func TestFairScheduler(t *testing.T) {
+	daySimulation(t)
 	t.Parallel()
 	sc := reduced(t, "fair", 16)
 	run, err := sc.Run(Options{})
@@ -251,5 +254,17 @@ func BenchmarkDefaultScenario(b *testing.B) {
 		require.NoError(b, err)
 		b.ReportMetric(float64(run.End)/1000/b.Elapsed().Seconds(), "sim-s/wall-s")
 		b.ReportMetric(float64(run.Events), "events")
+	}
+}
+
+// daySimulation skips a test that simulates hours of the default scenario
+// when the race detector is on. The engine and the schedulers run on the
+// test's goroutine only, so the detector has nothing to find there and
+// only multiplies the cost tenfold (these tests took minutes); .ci/run
+// runs them without it, and so does a plain go test.
+func daySimulation(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("a day-long single-goroutine simulation: run without -race (.ci/run does: go test ./examples/sim/...)")
 	}
 }
