@@ -360,8 +360,7 @@ func (s *Scheduler) multiAttempt(cands []*node, heartbeat bool, out []Allocation
 	if len(cands) == 0 {
 		return out
 	}
-	off, assigned := 0, 0
-	maxOff := max(s.cfg.MaxOffSwitchAssignments, 1)
+	var c assignCount
 	part := cands[0].part
 	for {
 		// The root at or over its capacity on the partition: nothing to do
@@ -385,15 +384,7 @@ func (s *Scheduler) multiAttempt(cands []*node, heartbeat bool, out []Allocation
 		if al, ok := s.commit(p.node, p); ok {
 			out = append(out, al)
 		}
-		if !heartbeat || p.st == stReserved {
-			return out
-		}
-		if p.loc == OffSwitch {
-			off++
-		}
-		assigned++
-		if off >= maxOff || !s.cfg.MultipleAssignments ||
-			(s.cfg.MaxContainerAssignments != -1 && assigned >= s.cfg.MaxContainerAssignments) {
+		if !heartbeat || p.st == stReserved || !s.canAllocateMore(&c, p) {
 			return out
 		}
 	}

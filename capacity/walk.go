@@ -89,8 +89,7 @@ func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocat
 
 // allocateOnNode is CapacityScheduler.allocateContainersToNode.
 func (s *Scheduler) allocateOnNode(n *node, out []Allocation) []Allocation {
-	off, assigned := 0, 0
-	maxOff := max(s.cfg.MaxOffSwitchAssignments, 1)
+	var c assignCount
 	for {
 		p, stop := s.allocateOnce(n)
 		if !p.st.assigned() {
@@ -99,18 +98,25 @@ func (s *Scheduler) allocateOnNode(n *node, out []Allocation) []Allocation {
 		if al, ok := s.commit(n, p); ok {
 			out = append(out, al)
 		}
-		if stop || p.st == stReserved {
-			return out
-		}
-		if p.loc == OffSwitch {
-			off++
-		}
-		assigned++
-		if off >= maxOff || !s.cfg.MultipleAssignments ||
-			(s.cfg.MaxContainerAssignments != -1 && assigned >= s.cfg.MaxContainerAssignments) {
+		if stop || p.st == stReserved || !s.canAllocateMore(&c, p) {
 			return out
 		}
 	}
+}
+
+// assignCount is what a heartbeat has assigned, for canAllocateMore.
+type assignCount struct{ off, assigned int }
+
+// canAllocateMore counts the assignment p and reports whether the
+// heartbeat may assign again (YARN's canAllocateMore): within the
+// off-switch and container limits, with multiple assignments on.
+func (s *Scheduler) canAllocateMore(c *assignCount, p proposal) bool {
+	if p.loc == OffSwitch {
+		c.off++
+	}
+	c.assigned++
+	return c.off < max(s.cfg.MaxOffSwitchAssignments, 1) && s.cfg.MultipleAssignments &&
+		(s.cfg.MaxContainerAssignments == -1 || c.assigned < s.cfg.MaxContainerAssignments)
 }
 
 // allocateOnce is allocateContainerOnSingleNode for the default partition.
