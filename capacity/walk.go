@@ -34,6 +34,9 @@ type proposal struct {
 	// blocked is, for a leaf skipped at its queue limit, the headroom it
 	// could not use: the parent withholds it from later siblings.
 	blocked berth.Resource
+	// node is where a multi-node walk allocates or reserves (async.go);
+	// nil: the node of the heartbeat.
+	node *node
 }
 
 // limits is YARN's ResourceLimits for one call into a queue.
@@ -63,7 +66,17 @@ func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocat
 			}
 		}
 	}
-	out := s.allocateOnNode(n, s.allocBuf[:0])
+	n.lastBeat = s.clock.Now()
+	var out []Allocation
+	switch {
+	case s.cfg.Async.Enabled:
+		// Asynchronous scheduling: rounds allocate (async.go).
+		out = s.allocBuf[:0]
+	case s.cfg.MultiNode.Enabled:
+		out = s.multiHeartbeat(n, s.allocBuf[:0])
+	default:
+		out = s.allocateOnNode(n, s.allocBuf[:0])
+	}
 	if len(out) == 0 {
 		s.allocBuf = out
 		return nil, nil
@@ -76,8 +89,7 @@ func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocat
 
 // allocateOnNode is CapacityScheduler.allocateContainersToNode.
 func (s *Scheduler) allocateOnNode(n *node, out []Allocation) []Allocation {
-	off, assigned := 0, 0
-	maxOff := max(s.cfg.MaxOffSwitchAssignments, 1)
+	var c assignCount
 	for {
 		p, stop := s.allocateOnce(n)
 		if !p.st.assigned() {
@@ -86,18 +98,25 @@ func (s *Scheduler) allocateOnNode(n *node, out []Allocation) []Allocation {
 		if al, ok := s.commit(n, p); ok {
 			out = append(out, al)
 		}
-		if stop || p.st == stReserved {
-			return out
-		}
-		if p.loc == OffSwitch {
-			off++
-		}
-		assigned++
-		if off >= maxOff || !s.cfg.MultipleAssignments ||
-			(s.cfg.MaxContainerAssignments != -1 && assigned >= s.cfg.MaxContainerAssignments) {
+		if stop || p.st == stReserved || !s.canAllocateMore(&c, p) {
 			return out
 		}
 	}
+}
+
+// assignCount is what a heartbeat has assigned, for canAllocateMore.
+type assignCount struct{ off, assigned int }
+
+// canAllocateMore counts the assignment p and reports whether the
+// heartbeat may assign again (YARN's canAllocateMore): within the
+// off-switch and container limits, with multiple assignments on.
+func (s *Scheduler) canAllocateMore(c *assignCount, p proposal) bool {
+	if p.loc == OffSwitch {
+		c.off++
+	}
+	c.assigned++
+	return c.off < max(s.cfg.MaxOffSwitchAssignments, 1) && s.cfg.MultipleAssignments &&
+		(s.cfg.MaxContainerAssignments == -1 || c.assigned < s.cfg.MaxContainerAssignments)
 }
 
 // allocateOnce is allocateContainerOnSingleNode for the default partition.
@@ -111,7 +130,7 @@ func (s *Scheduler) allocateOnce(n *node) (proposal, bool) {
 		return proposal{}, true
 	}
 	if n.part != 0 {
-		return s.assignLabelled(n), false
+		return s.assignLabelled(n, n.part), false
 	}
 	return s.assignParent(s.root, n, s.cluster), false
 }
@@ -310,38 +329,20 @@ func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal
 // assignApp is RegularContainerAllocator.allocate over the application's
 // priorities, most important first.
 func (s *Scheduler) assignApp(a *app, n *node, lim *limits) proposal {
+	if n == nil {
+		return s.assignAppMulti(a, lim)
+	}
 	for _, k := range a.asks.Keys() {
-		if k.Outstanding() <= 0 {
+		switch st := s.askCheck(a, k, lim); st {
+		case stNone:
+		case stPrioritySkipped:
 			continue
-		}
-		if s.wIgnore && a.waitingAM {
-			// No AM borrows a partition (YARN: a preempted AM is too
-			// painful).
-			return proposal{st: stAppSkipped, app: a}
-		}
-		if k.Payload.part != s.wkey {
-			continue // another partition's ask
-		}
-		if !s.cfg.ContinueLooking && !s.shouldAllocOrReserve(k) {
-			continue
-		}
-		room := lim.headroom
-		if s.cfg.ContinueLooking {
-			room = room.Add(a.reservedOn(n.part))
-		}
-		if capR := k.Capability(); s.cmp(&room, &capR) < 0 {
-			return proposal{st: stQueueSkipped, app: a}
+		default:
+			return proposal{st: st, app: a}
 		}
 		k.Payload.missed++
-		if k.Payload.part == 0 {
-			// Default-partition asks prefer unlabelled nodes: they borrow
-			// a labelled one only after missing as many opportunities as
-			// there are nodes (reset by an allocation on the default
-			// partition, commit).
-			k.Payload.missedNP++
-			if s.wIgnore && k.Payload.missedNP < int64(len(s.nodes)) {
-				return proposal{st: stAppSkipped, app: a}
-			}
+		if s.missedBorrow(k) {
+			return proposal{st: stAppSkipped, app: a}
 		}
 		p := s.assignOnNode(a, k, n, lim, nil)
 		if p.st == stPrioritySkipped {
@@ -429,11 +430,11 @@ func (s *Scheduler) canAssign(k *skey, n *node, loc Locality, from *reservation)
 // shouldAllocOrReserve is YARN's shouldAllocOrReserveNewContainer: stop
 // reserving more nodes than the key still needs, with a starvation bonus
 // for keys that keep re-reserving.
-func (s *Scheduler) shouldAllocOrReserve(k *skey) bool {
+func (s *Scheduler) shouldAllocOrReserve(a *app, k *skey) bool {
 	starvation := 0
 	ks := &k.Payload
 	if ks.nRes > 0 {
-		maxA, minA := s.cfg.MaxAllocation, s.cfg.MinAllocation
+		maxA, minA := a.q.maxAlloc, s.cfg.MinAllocation
 		nodeFactor := s.rc.Ratio(k.Capability(), maxA)
 		minFactor := s.rc.Ratio(maxA.Sub(minA), maxA)
 		starvation = int(float32(ks.reRes) / float32(ks.nRes) * (1 - min(nodeFactor, minFactor)))
@@ -447,7 +448,7 @@ func (s *Scheduler) assignContainer(a *app, k *skey, n *node, lim *limits, from 
 	if s.cmp(&capR, &n.total) > 0 {
 		return proposal{st: stLocalitySkipped}
 	}
-	shouldNew := s.shouldAllocOrReserve(k)
+	shouldNew := s.shouldAllocOrReserve(a, k)
 	avail := s.available(n.total.Sub(n.allocated), capR)
 	needRes := s.rmax(capR.Sub(lim.headroom), lim.needUnreserve)
 	need := s.cmp(&needRes, &berth.Resource{}) > 0
@@ -495,13 +496,21 @@ func (s *Scheduler) newID() ContainerID {
 func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
 	a, k := p.app, p.key
 	q, u := a.q, a.u
-	if p.unres != nil {
-		s.unreserve(p.unres)
-	}
 	// A first node- or rack-local assignment, allocation or reservation
 	// alike, restarts the key's locality delay (YARN's doAllocation).
 	if p.from == nil && p.loc != OffSwitch && (p.loc == NodeLocal || s.cfg.RackLocalityFullReset) {
 		k.Payload.missed = 0
+	}
+	if p.node != nil {
+		n = p.node
+		if p.from == nil && n.reserved != nil {
+			// Multi-node placement: the node is another application's
+			// reservation; YARN's committer refuses the proposal.
+			return Allocation{}, false
+		}
+	}
+	if p.unres != nil {
+		s.unreserve(p.unres)
 	}
 	if p.st == stReserved {
 		if p.from != nil {

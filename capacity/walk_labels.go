@@ -16,10 +16,11 @@ import (
 // walk functions of walk.go serve both, reading the queues' state on the
 // walk's partition (s.wp) and serving the asks of s.wkey.
 
-// assignLabelled runs the two walks of a labelled node.
-func (s *Scheduler) assignLabelled(n *node) proposal {
-	pt := &s.parts[n.part]
-	s.wp, s.wkey, s.wcl = n.part, n.part, pt.total
+// assignLabelled runs the two walks of a labelled node; n nil: of the
+// multi-node walk's candidates, all on partition part (async.go).
+func (s *Scheduler) assignLabelled(n *node, part int) proposal {
+	pt := &s.parts[part]
+	s.wp, s.wkey, s.wcl = part, part, pt.total
 	p := s.assignParent(s.root, n, pt.total)
 	if !p.st.assigned() && pt.nonExclusive {
 		// The limit handed to the root is the default partition's size, as
@@ -29,6 +30,47 @@ func (s *Scheduler) assignLabelled(n *node) proposal {
 	}
 	s.wp, s.wkey, s.wIgnore, s.wcl = 0, 0, false, s.cluster
 	return p
+}
+
+// askCheck is the test of a's ask k before a walk tries it (YARN's
+// preCheckForNodeCandidateSet and allocate's queue-limit check): stNone
+// to try it, stPrioritySkipped for the next ask (none outstanding,
+// another partition's, or not worth a new container), or the state that
+// ends a's visit: stAppSkipped for an AM borrowing a partition (YARN: a
+// preempted AM is too painful), stQueueSkipped when the headroom cannot
+// hold the container.
+func (s *Scheduler) askCheck(a *app, k *skey, lim *limits) allocState {
+	switch {
+	case k.Outstanding() <= 0:
+		return stPrioritySkipped
+	case s.wIgnore && a.waitingAM:
+		return stAppSkipped
+	case k.Payload.part != s.wkey:
+		return stPrioritySkipped
+	case !s.cfg.ContinueLooking && !s.shouldAllocOrReserve(a, k):
+		return stPrioritySkipped
+	}
+	room := lim.headroom
+	if s.cfg.ContinueLooking {
+		room = room.Add(a.reservedOn(s.wp))
+	}
+	if capR := k.Capability(); s.cmp(&room, &capR) < 0 {
+		return stQueueSkipped
+	}
+	return stNone
+}
+
+// missedBorrow counts a missed opportunity of a default-partition ask and
+// reports whether a borrowing walk must still skip it, so that unlabelled
+// asks prefer unlabelled nodes: they borrow a labelled one only after
+// missing as many opportunities as there are nodes (the count is reset by
+// an allocation on the default partition, commit).
+func (s *Scheduler) missedBorrow(k *skey) bool {
+	if k.Payload.part != 0 {
+		return false
+	}
+	k.Payload.missedNP++
+	return s.wIgnore && k.Payload.missedNP < int64(len(s.nodes))
 }
 
 // walkSkips reports whether the walk passes q by: nothing pending that
