@@ -62,9 +62,23 @@ var apiReceivers = map[string]func(fx *apiFixture) []any{
 	"berth.StateError": func(fx *apiFixture) []any {
 		return []any{&berth.StateError{}, &berth.StateError{Kind: "k", Offset: -1, Field: "f", Err: berth.ErrCorruptState}}
 	},
-	"capacity.AppOrdering":       func(fx *apiFixture) []any { return []any{*new(capacity.AppOrdering)} },
-	"capacity.AppView":           func(fx *apiFixture) []any { return []any{*new(capacity.AppView)} },
-	"capacity.ChildOrdering":     func(fx *apiFixture) []any { return []any{*new(capacity.ChildOrdering)} },
+	"capacity.AppOrdering":   func(fx *apiFixture) []any { return []any{*new(capacity.AppOrdering)} },
+	"capacity.AppView":       func(fx *apiFixture) []any { return []any{*new(capacity.AppView)} },
+	"capacity.ChildOrdering": func(fx *apiFixture) []any { return []any{*new(capacity.ChildOrdering)} },
+	"capacity.MappingRule": func(fx *apiFixture) []any {
+		return []any{*new(capacity.MappingRule), capacity.MappingRule{Type: capacity.RuleMatch(99), Policy: capacity.RulePolicy(255), Fallback: capacity.RuleFallback(99)}}
+	},
+	"capacity.NodeView":           func(fx *apiFixture) []any { return []any{*new(capacity.NodeView)} },
+	"capacity.ResourceUsageNodes": func(fx *apiFixture) []any { return []any{capacity.ResourceUsageNodes{}} },
+	"capacity.RuleFallback": func(fx *apiFixture) []any {
+		return []any{capacity.RuleFallback(0), capacity.RuleFallback(255), capacity.RuleFallback(99)}
+	},
+	"capacity.RuleMatch": func(fx *apiFixture) []any {
+		return []any{capacity.RuleMatch(0), capacity.RuleMatch(255), capacity.RuleMatch(99)}
+	},
+	"capacity.RulePolicy": func(fx *apiFixture) []any {
+		return []any{capacity.RulePolicy(0), capacity.RulePolicy(255), capacity.RulePolicy(99)}
+	},
 	"capacity.PlacementRuleKind": func(fx *apiFixture) []any { return []any{*new(capacity.PlacementRuleKind)} },
 	"capacity.QueueMapping":      func(fx *apiFixture) []any { return []any{*new(capacity.QueueMapping)} },
 	"capacity.QueueView":         func(fx *apiFixture) []any { return []any{*new(capacity.QueueView)} },

@@ -47,6 +47,9 @@ type app struct {
 	amLive   berth.Resource // the live AM container's resource (preemption.go)
 	resv     []*reservation // in reservation order
 
+	runnable bool       // within max-parallel-apps (maxapps.go)
+	deadline berth.Time // when its lifetime runs out (lifetime.go); MaxTime: none
+
 	// Partitions (partition.go): usage and demand per labelled partition
 	// (used, reserved and pending above are totals), the AM's partition,
 	// the label expressions the host gave, and the live containers of its
@@ -110,6 +113,8 @@ type node struct {
 	head      *container
 	n         int
 	reserved  *reservation
+	lastBeat  berth.Time // last heartbeat (or addition), for rounds (async.go)
+	candGen   uint64     // marks the candidates of a multi-node walk (async.go)
 }
 
 func (n *node) link(c *container) {

@@ -10,44 +10,27 @@ import (
 // applies the proposal.
 
 // app is RegularContainerAllocator.allocate over the application's
-// priorities, most important first.
+// priorities, most important first; with no node (t.n nil), over the
+// multi-node walk's candidates (appMulti).
 func (t *attempt) app(a *app, lim *limits) proposal {
-	s := t.s
+	if t.n == nil {
+		return t.appMulti(a, lim)
+	}
 	var first proposal // the first request passed over tells why
 	for _, k := range a.asks.Keys() {
-		if k.Outstanding() <= 0 {
+		switch st, why := t.askCheck(a, k, lim); st {
+		case stNone:
+		case stPrioritySkipped:
+			if why != queue.ReasonNone {
+				t.passOver(&first, k, why)
+			}
 			continue
-		}
-		if t.borrow && a.waitingAM {
-			// No AM borrows a partition (YARN: a preempted AM is too
-			// painful).
-			return proposal{st: stAppSkipped, why: queue.ReasonPartition, app: a, key: k}
-		}
-		if k.Payload.part != t.ask {
-			t.passOver(&first, k, queue.ReasonPartition) // another partition's ask
-			continue
-		}
-		if !s.cfg.ContinueLooking && !s.shouldAllocOrReserve(k) {
-			t.passOver(&first, k, queue.ReasonReservation)
-			continue
-		}
-		room := lim.headroom
-		if s.cfg.ContinueLooking {
-			room = room.Add(a.reservedOn(t.part))
-		}
-		if capR := k.Capability(); s.cmp(&room, &capR) < 0 {
-			return proposal{st: stQueueSkipped, why: queue.ReasonQueueHeadroom, app: a, key: k}
+		default:
+			return proposal{st: st, why: why, app: a, key: k}
 		}
 		k.Payload.missed++
-		if k.Payload.part == 0 {
-			// Default-partition asks prefer unlabelled nodes: they borrow
-			// a labelled one only after missing as many opportunities as
-			// there are nodes (reset by an allocation on the default
-			// partition, commit).
-			k.Payload.missedNP++
-			if t.borrow && k.Payload.missedNP < int64(len(s.nodes)) {
-				return proposal{st: stAppSkipped, why: queue.ReasonPartition, app: a, key: k}
-			}
+		if t.missedBorrow(k) {
+			return proposal{st: stAppSkipped, why: queue.ReasonPartition, app: a, key: k}
 		}
 		p := t.request(a, k, lim)
 		if p.st == stPrioritySkipped {
@@ -58,6 +41,12 @@ func (t *attempt) app(a *app, lim *limits) proposal {
 		p.app, p.key = a, k
 		return p
 	}
+	return first.skippedApp(a)
+}
+
+// skippedApp is the proposal of an application none of whose requests
+// was tried to the end: the first passed over (first) says why.
+func (first proposal) skippedApp(a *app) proposal {
 	if first.key == nil {
 		first.why = queue.ReasonNoDemand
 	}
@@ -183,11 +172,11 @@ func (t *attempt) canAssign(k *skey, loc Locality) bool {
 // shouldAllocOrReserve is YARN's shouldAllocOrReserveNewContainer: stop
 // reserving more nodes than the key still needs, with a starvation bonus
 // for keys that keep re-reserving.
-func (s *Scheduler) shouldAllocOrReserve(k *skey) bool {
+func (s *Scheduler) shouldAllocOrReserve(a *app, k *skey) bool {
 	starvation := 0
 	ks := &k.Payload
 	if ks.nRes > 0 {
-		maxA, minA := s.cfg.MaxAllocation, s.cfg.MinAllocation
+		maxA, minA := a.q.maxAlloc, s.cfg.MinAllocation
 		nodeFactor := s.rc.Ratio(k.Capability(), maxA)
 		minFactor := s.rc.Ratio(maxA.Sub(minA), maxA)
 		starvation = int(float32(ks.reRes) / float32(ks.nRes) * (1 - min(nodeFactor, minFactor)))
@@ -203,7 +192,7 @@ func (t *attempt) place(a *app, k *skey, lim *limits, loc Locality) proposal {
 	if s.cmp(&capR, &n.total) > 0 {
 		return skipped(stLocalitySkipped, queue.ReasonNodeTooSmall)
 	}
-	shouldNew := s.shouldAllocOrReserve(k)
+	shouldNew := s.shouldAllocOrReserve(a, k)
 	avail := s.available(n.total.Sub(n.allocated), capR)
 	needRes := s.rmax(capR.Sub(lim.headroom), lim.needUnreserve)
 	need := s.cmp(&needRes, &berth.Resource{}) > 0

@@ -36,13 +36,21 @@ func (s *Scheduler) commit(t *attempt, p proposal) (Allocation, bool) {
 func (s *Scheduler) apply(n *node, p proposal) (Allocation, bool, ContainerID) {
 	a, k := p.app, p.key
 	q, u := a.q, a.u
-	if p.unres != nil {
-		s.unreserve(p.unres)
-	}
 	// A first node- or rack-local assignment, allocation or reservation
 	// alike, restarts the key's locality delay (YARN's doAllocation).
 	if p.from == nil && p.loc != OffSwitch && (p.loc == NodeLocal || s.cfg.RackLocalityFullReset) {
 		k.Payload.missed = 0
+	}
+	if p.node != nil {
+		n = p.node
+		if p.from == nil && n.reserved != nil {
+			// Multi-node placement: the node is another application's
+			// reservation; YARN's committer refuses the proposal.
+			return Allocation{}, false, 0
+		}
+	}
+	if p.unres != nil {
+		s.unreserve(p.unres)
 	}
 	if p.st == stReserved {
 		if p.from != nil {

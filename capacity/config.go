@@ -3,6 +3,7 @@ package capacity
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -110,13 +111,48 @@ type QueueSettings struct {
 	// only carries them: the host builds the queue's plan from them
 	// (examples/rm does).
 	Reservation *queue.ReservationSettings
+
+	// The settings below are YARN 3.x's (maxapps.go, priority.go,
+	// lifetime.go, limits.go, async.go, autoqueue.go tell how they act).
+
+	// MaxParallelApps caps the applications of the queue's subtree that
+	// run at once (max-parallel-apps); later ones are accepted but wait,
+	// not activated, until one of them ends. Negative: the scheduler-wide
+	// Config.MaxParallelApps.
+	MaxParallelApps int
+	// DefaultAppPriority is the priority of an application submitted to
+	// the leaf without one (default-application-priority).
+	DefaultAppPriority int32
+	// PriorityACLs are the leaf's acl_application_max_priority groups:
+	// who may submit up to which priority, and their default priority.
+	// Nil lets anyone submit up to Config.MaxAppPriority; checked only
+	// when Config.ACLEnable is set, as in YARN.
+	PriorityACLs []PriorityACL
+	// MaxAppLifetime and DefaultAppLifetime are the queue's
+	// maximum-application-lifetime and default-application-lifetime in
+	// seconds: negative inherits the parent's, 0 means none.
+	MaxAppLifetime, DefaultAppLifetime int64
+	// MaxAllocation is the queue's maximum-allocation (with -mb and
+	// -vcores): the largest container its applications may ask for. Zero
+	// amounts inherit the parent's, the root's Config.MaxAllocation.
+	MaxAllocation berth.Resource
+	// NodeSortingPolicy names the leaf's multi-node sorting policy
+	// (multi-node-sorting.policy), one of Config.MultiNode.Policies; ""
+	// uses Config.MultiNode.Policy.
+	NodeSortingPolicy string
+	// AutoCreate makes a parent create queues for submissions that name a
+	// missing child (YARN's managed parents and auto-queue-creation-v2);
+	// nil: none.
+	AutoCreate *AutoCreate
 }
 
 // DefaultSettings returns YARN's defaults: user-limit-factor 1,
 // minimum-user-limit-percent 100, derived maximum-applications and AM
-// percent, FIFO, utilization.
+// percent, FIFO, utilization, the scheduler-wide max-parallel-apps, and
+// lifetimes and maximum allocation inherited from the parent.
 func DefaultSettings() QueueSettings {
-	return QueueSettings{UserLimitFactor: 1, MinUserLimitPercent: 100, MaxApplications: -1, MaxAMResourcePercent: -1}
+	return QueueSettings{UserLimitFactor: 1, MinUserLimitPercent: 100, MaxApplications: -1, MaxAMResourcePercent: -1,
+		MaxParallelApps: -1, MaxAppLifetime: -1, DefaultAppLifetime: -1}
 }
 
 // QueueConfig is one queue of the tree with the capacity scheduler's
@@ -185,6 +221,46 @@ type Config struct {
 	// means YARN's defaults (the system is off). The scheduler only
 	// carries them, for the host that builds the reservation system.
 	ReservationSystem *queue.ReservationSystemSettings
+
+	// MaxParallelApps is every queue's max-parallel-apps unless the queue
+	// sets its own (yarn.scheduler.capacity.max-parallel-apps); negative:
+	// no limit, YARN's default.
+	MaxParallelApps int
+	// UserMaxParallelApps caps the applications one user runs at once
+	// across the cluster (user.max-parallel-apps), and
+	// UserMaxParallelAppsFor per user (user.<name>.max-parallel-apps);
+	// negative: no limit.
+	UserMaxParallelApps    int
+	UserMaxParallelAppsFor map[string]int
+	// MaxAppPriority is yarn.cluster.max-application-priority: a higher
+	// application priority is lowered to it. YARN's default, 0, makes
+	// every non-negative priority 0.
+	MaxAppPriority int32
+	// ACLEnable is yarn.acl.enable: the leaves' priority ACLs are checked
+	// only when it is set, as in YARN (off by default).
+	ACLEnable bool
+	// WorkflowPriorities are the workflow-priority-mappings: applications
+	// tagged with a workflow id (WorkflowTagPrefix, "workflowid:") run
+	// at the mapped priority in the queue (or below) the mapping names,
+	// when WorkflowPriorityOverride
+	// (workflow-priority-mappings-override.enable) is set.
+	WorkflowPriorities       []WorkflowPriority
+	WorkflowPriorityOverride bool
+	WorkflowTagPrefix        string
+	// Async is asynchronous scheduling (schedule-asynchronously.*): node
+	// heartbeats allocate nothing and the host runs scheduling rounds.
+	Async AsyncScheduling
+	// MultiNode is multi-node placement (multi-node-placement-enabled and
+	// the multi-node sorting policies).
+	MultiNode MultiNodePlacement
+	// AutoQueueExpiration is how long an auto-created (v2) queue may stay
+	// idle before ManageQueues deletes it
+	// (auto-queue-creation-v2.queue-expiration-time, 300 s).
+	AutoQueueExpiration berth.Duration
+	// NonLegacyQueueMode records legacy-queue-mode.enabled=false. Berth
+	// validates every tree with the legacy rules: a tree they accept is
+	// scheduled as YARN's non-legacy mode does.
+	NonLegacyQueueMode bool
 }
 
 // DefaultConfig returns YARN 3.3's defaults and the queue tree of the
@@ -207,6 +283,12 @@ func DefaultConfig() Config {
 		Calculator:                  berth.MemoryCalculator{},
 		MinAllocation:               berth.New(1024, 1),
 		MaxAllocation:               berth.New(8192, 4),
+		MaxParallelApps:             -1,
+		UserMaxParallelApps:         -1,
+		Async:                       DefaultAsyncScheduling(),
+		MultiNode:                   DefaultMultiNodePlacement(),
+		AutoQueueExpiration:         300_000,
+		WorkflowTagPrefix:           "workflowid:",
 	}
 }
 
@@ -218,8 +300,10 @@ func (c *Config) validateGlobal() error {
 	if c.MaximumApplications < 0 {
 		return berth.InvalidField(prefix+"maximum-applications", c.MaximumApplications, "must be non-negative")
 	}
-	if bad(c.MaximumAMResourcePercent) || c.MaximumAMResourcePercent < 0 || c.MaximumAMResourcePercent > 1 {
-		return berth.InvalidField(prefix+"maximum-am-resource-percent", c.MaximumAMResourcePercent, "must be in [0, 1]")
+	// YARN reads the AM share unchecked: above 1 the AM limit exceeds
+	// the queue, and no AM is held back.
+	if bad(c.MaximumAMResourcePercent) || c.MaximumAMResourcePercent < 0 {
+		return berth.InvalidField(prefix+"maximum-am-resource-percent", c.MaximumAMResourcePercent, "must be a non-negative number")
 	}
 	if c.NodeLocalityDelay < -1 {
 		// -1 is YARN's documented "no delay": rack-local at once.
@@ -245,6 +329,12 @@ func (c *Config) validateGlobal() error {
 			return err
 		}
 	}
+	if err := c.validateFeatures(); err != nil {
+		return err
+	}
+	if err := c.validateQueueFeatures(); err != nil {
+		return err
+	}
 	return validateNodeLabels(c.NodeLabels)
 }
 
@@ -256,12 +346,13 @@ func validateSettings(t *queue.Tree[QueueSettings]) error {
 		st := &q.Payload
 		key := prefix + q.Path().String() + "."
 		switch {
-		case bad(st.UserLimitFactor) || st.UserLimitFactor < 0:
-			return berth.InvalidField(key+"user-limit-factor", st.UserLimitFactor, "must be non-negative")
+		case bad(st.UserLimitFactor) || (st.UserLimitFactor < 0 && st.UserLimitFactor != -1):
+			// -1 lifts the user limit to the queue's maximum (YARN 3.4).
+			return berth.InvalidField(key+"user-limit-factor", st.UserLimitFactor, "must be non-negative, or -1 (no user limit)")
 		case bad(st.MinUserLimitPercent) || st.MinUserLimitPercent <= 0 || st.MinUserLimitPercent > 100:
 			return berth.InvalidField(key+"minimum-user-limit-percent", st.MinUserLimitPercent, "must be in (0, 100]")
-		case bad(st.MaxAMResourcePercent) || st.MaxAMResourcePercent > 1:
-			return berth.InvalidField(key+"maximum-am-resource-percent", st.MaxAMResourcePercent, "must be at most 1 (negative: the system value)")
+		case bad(st.MaxAMResourcePercent):
+			return berth.InvalidField(key+"maximum-am-resource-percent", st.MaxAMResourcePercent, "must be a number (negative: the system value)")
 		case st.AppOrdering > OrderFair:
 			return berth.InvalidField(key+"ordering-policy", st.AppOrdering, "unknown ordering policy")
 		case st.ChildOrdering > OrderPriorityUtilization:
@@ -358,14 +449,7 @@ func cloneQueueConfig(q QueueConfig) QueueConfig {
 			out.Children[i] = cloneQueueConfig(c)
 		}
 	}
-	if q.Settings.UserWeights != nil {
-		out.Settings.UserWeights = make(map[string]float64, len(q.Settings.UserWeights))
-		for k, v := range q.Settings.UserWeights {
-			out.Settings.UserWeights[k] = v
-		}
-	}
-	cloneLabelSettings(&out.Settings, &q.Settings)
-	out.Settings.Reservation = q.Settings.Reservation.Clone()
+	out.Settings = cloneSettings(q.Settings)
 	if q.SubmitACL != nil {
 		a := *q.SubmitACL
 		out.SubmitACL = &a
@@ -386,5 +470,8 @@ func (c Config) clone() Config {
 		rs := *c.ReservationSystem
 		out.ReservationSystem = &rs
 	}
+	out.UserMaxParallelAppsFor = maps.Clone(c.UserMaxParallelAppsFor)
+	out.MultiNode.Policies = maps.Clone(c.MultiNode.Policies)
+	out.WorkflowPriorities = slices.Clone(c.WorkflowPriorities)
 	return out
 }

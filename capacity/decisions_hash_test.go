@@ -82,6 +82,30 @@ func manyAppsHashes(t *testing.T, child ChildOrdering, perBeat int) (decisions, 
 	return hex.EncodeToString(d.h.Sum(nil))[:16], hex.EncodeToString(snap[:])[:16], d.n
 }
 
+// asyncHashes runs 200 steps of the property world drawn from seed with
+// allocation in mode (propWorld.mode: 1 asynchronous rounds, 2 multi-node
+// heartbeats, 3 both) and hashes the decisions and the final snapshot.
+func asyncHashes(t *testing.T, mode int, seed uint64) (decisions, snapshot string, allocated int) {
+	r := rand.New(rand.NewPCG(seed, seed^0x5bd1e995))
+	w := newPropWorldFrom(t, r, seed%2 == 1)
+	cfg := w.s.Config()
+	cfg.Async.Enabled = mode&1 == 1
+	if mode >= 2 {
+		cfg.MultiNode = MultiNodePlacement{Enabled: true, Policy: "p",
+			Policies: map[string]NodeSorting{"p": {Policy: ResourceUsageNodes{}, Interval: berth.Duration(r.IntN(2) * 1500)}}}
+	}
+	_, err := w.s.Reconfigure(cfg)
+	require.NoError(t, err)
+	w.mode = mode
+	d := &decisionHasher{h: sha256.New()}
+	w.s.SetObserver(d)
+	for range 200 {
+		w.step()
+	}
+	snap := sha256.Sum256(saveBytes(t, w.s))
+	return hex.EncodeToString(d.h.Sum(nil))[:16], hex.EncodeToString(snap[:])[:16], d.n
+}
+
 // The walk's decisions and the snapshot bytes are those the scheduler
 // made before its walk was written as phases and learnt to record its
 // reasons: a refactoring of the walk must keep both hashes. A change of
@@ -93,27 +117,37 @@ func TestDecisionAndSnapshotHashes(t *testing.T) {
 		decisions string
 		snapshots string
 	}{
-		{"random/1", "4a95330f51bd27ea", "2381aac13959b5d9"},
-		{"random/2", "cef923e3aba9ebae", "e6b39149e9d1ba70"},
-		{"random/3", "b0b7f897eba73429", "b3b4ec0cc4b9f32e"},
-		{"random/4", "e64f759c038c2ac1", "06c050ea208da823"},
-		{"random/5", "b3e2f3c017f1a88f", "0931819589634b74"},
-		{"manyapps/utilization/1", "39cbe8924dd804c8", "1c15c2523f5d72ae"},
-		{"manyapps/priority/fill", "63df6a0b9d489794", "081acc8d0ea5e948"},
+		{"random/1", "bfec5ea0cb0f46df", "429a80cbf7a34047"},
+		{"random/2", "a49799d0da331675", "d3c78b92e36ec48b"},
+		{"random/3", "061588b464068ac6", "90336d1ae503fd4c"},
+		{"random/4", "921f3fc697ed65e9", "d56d6b57dce8988d"},
+		{"random/5", "d3e8d9f90ecedee9", "36f7fea5495bbd94"},
+		{"manyapps/utilization/1", "39cbe8924dd804c8", "345efa0fdcf9e314"},
+		{"manyapps/priority/fill", "63df6a0b9d489794", "84fee43d032a7cfd"},
 		// node partitions (labelConfig): the decisions of the walk per
 		// partition before it joined the phases
-		{"labels/1", "66311427e33f4836", "3503a946c488f137"},
-		{"labels/2", "687c348194dd4078", "66c36e83abb87647"},
-		{"labels/3", "2593700668c15f11", "613c49f508e95880"},
-		{"labels/4", "74560fc230f6c72b", "9f46bac34dbc0471"},
+		{"labels/1", "c6cee542151f9218", "f44bef3c01e160f4"},
+		{"labels/2", "68c21e63ab56ba17", "4e49d89480eedcb5"},
+		{"labels/3", "300374e574fbbfb0", "d4ddabc729086adb"},
+		// YARN's global scheduler (asynchronous rounds, multi-node
+		// placement, both): the decisions before the walk of rounds and of
+		// candidate sets joined the phases
+		{"async/1/2", "c70df44f8dcd0806", "aaa231aa2b319dfe"},
+		{"async/2/3", "6cc4827dbf11ed16", "82ba726856b36c9b"},
+		{"async/3/4", "c494ab07da0fb000", "d175ff0031353efb"},
+		{"async/3/5", "e7a79745cf995623", "75e514a265fbbcc5"},
+		{"labels/4", "f40b6d87f07c8a11", "95d51dd94056f92f"},
 	}
 	for _, w := range want {
 		t.Run(w.world, func(t *testing.T) {
 			var dec, snap string
 			var n int
 			var seed uint64
+			var mode int
 			if _, err := fmt.Sscanf(w.world, "random/%d", &seed); err == nil {
 				dec, snap, n = hashWorld(t, seed, 1000, nil)
+			} else if _, err := fmt.Sscanf(w.world, "async/%d/%d", &mode, &seed); err == nil {
+				dec, snap, n = asyncHashes(t, mode, seed)
 			} else if _, err := fmt.Sscanf(w.world, "labels/%d", &seed); err == nil {
 				dec, snap, n = hashWorld(t, seed, 1000, labelConfig)
 			} else {

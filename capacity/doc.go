@@ -1,6 +1,7 @@
-// Package capacity is YARN's CapacityScheduler as a library the host
-// drives: the host adds and removes nodes, submits applications to leaf
-// queues, updates their asks, and calls [Scheduler.Heartbeat] for every node
+// Package capacity is YARN's CapacityScheduler as a library the host drives.
+//
+// The host adds and removes nodes, submits applications to leaf queues,
+// updates their asks, and calls [Scheduler.Heartbeat] for every node
 // update; each heartbeat returns the containers allocated on that node,
 // with the application's headroom. It sits on the queue tree of package
 // queue (configuration, validation, ACLs, accounting, reservation queues)
@@ -100,12 +101,12 @@
 // [ParseXML] reads a capacity-scheduler.xml at the edge, and
 // [Scheduler.Reconfigure] applies a new configuration atomically.
 // [ParseXMLReport] also returns a queue.ConfigReport of what the file says
-// that Berth does not model (auto-created queues, lifetimes, per-queue
-// maximum allocations, …, each with what Berth does instead) and of the
-// keys nobody knows (with the closest known key: usually a typo); with
-// XMLOptions.Strict such a file is refused. The knowledge of YARN's keys
-// is one typed table (keys.go); keys of the preemption policy (package
-// preempt) are known and left to it.
+// that Berth does not model (lazy preemption, min-resource, recovery, …,
+// each with what Berth does instead) and of the keys nobody knows (with
+// the closest known key: usually a typo); with XMLOptions.Strict such a
+// file is refused. The knowledge of YARN's keys is one typed table
+// (keys.go); keys of the preemption policy (package preempt) are known
+// and left to it.
 //
 // # A host's loop
 //
@@ -141,6 +142,49 @@
 // existing leaf: New, Reconfigure and ParseXML refuse it otherwise, naming
 // the mapping (queue-mappings[i]); a mapping that reads the groups of a
 // user who has none rejects the submission (kind berth.ErrNoPlacement).
+//
+// With yarn.scheduler.capacity.mapping-rule-format "json", the placement
+// is YARN 3.4's JSON mapping rules instead (Placement.JSONRules, read from
+// mapping-rule-json, or from mapping-rule-json-file through
+// XMLOptions.ReadFile; [ParseMappingRules] reads the JSON): ordered rules
+// matching a user, a group or an application name, each placing by a
+// policy (user, primaryGroup, secondaryGroupUser, custom paths with
+// variables, …) under an optional parent, creating the queue where a
+// parent auto-creates unless "create" is false, and falling back (skip,
+// reject, placeDefault) when the queue cannot take the application;
+// setDefaultQueue changes %default. They are checked against the tree as
+// YARN checks them at start-up, naming the rule (mapping-rule-json[i]).
+//
+// # YARN 3.x queue features
+//
+// Beyond YARN 3.3's walk, the scheduler has what YARN 3.x added to its
+// queues, each read from its capacity-scheduler.xml keys:
+// max-parallel-apps per queue, per user and scheduler-wide (applications
+// past a limit are accepted and wait, not activated, until a runnable one
+// ends, then become runnable in submission order); application
+// priorities (default-application-priority, the cluster maximum
+// yarn.cluster.max-application-priority, acl_application_max_priority
+// with yarn.acl.enable, workflow-priority-mappings;
+// [Scheduler.UpdateAppPriority]), which order a FIFO leaf's applications
+// before their submission; application lifetimes
+// (maximum-application-lifetime, default-application-lifetime;
+// AppSpec.LifetimeSeconds), which [Scheduler.ExpireApps] enforces at the
+// host's clock ([Scheduler.AppDeadline]); per-queue maximum-allocation;
+// weight capacities ("2w") and user-limit-factor -1; auto-created queues,
+// legacy managed parents (auto-create-child-queue, leaf-queue-template)
+// and v2 (auto-queue-creation-v2 with its templates), created when a
+// submission names a missing queue under them and managed by
+// [Scheduler.ManageQueues] at the host's clock (re-balancing managed
+// parents' guarantees, deleting idle v2 queues); and the global
+// scheduler: with schedule-asynchronously.enable heartbeats only report
+// completions and the host calls [Scheduler.ScheduleRound] at the
+// scheduling interval of its clock (or [Scheduler.ScheduleRoundOn] over
+// its own candidate nodes), and with multi-node-placement-enabled an
+// allocation chooses among candidate nodes in the order of a
+// [NodeSortingPolicy] ([ResourceUsageNodes], YARN's
+// ResourceUsageMultiNodeLookupPolicy, or a host's registered in
+// XMLOptions.NodeSortings). Nothing runs on its own: every clock-driven
+// step is a call the host makes.
 //
 // Decisions are deterministic: applications are ordered by submission,
 // containers by allocation sequence, and nothing depends on map order.
@@ -218,23 +262,26 @@
 //
 // [Scheduler.SaveState] writes the whole scheduler as one snapshot of kind
 // "capacity.Scheduler" (body version 3; versions 1 and 2, written before
-// reservation settings and node labels, are still read) in the berth
-// framing (versioned, streaming, CRC-32C checked); [RestoreScheduler]
-// reads it into a new scheduler that decides exactly as the saved one
-// would have: the same allocations, reservations, headrooms, activations
-// and later snapshots for the same further calls. The body holds the
-// primary state: the configuration (ordering policies as built-in tags or
-// the host's names, the calculator as a built-in tag, the reservation
-// settings), every reservation queue with its own settings and
-// entitlement, nodes with their partitions, applications (user, groups,
-// priority, label expressions, activation, start, AM state, headroom,
-// every ask by priority and locality with its relaxLocality flag and the
-// delay-scheduling, re-reservation and reservation counters), live
-// containers with their ids and preemption marks and whether they borrow a
-// shared partition, node reservations, the id and submission counters, and
-// per leaf the limits of the last cluster update and walk and the usage
-// ratio and user weights YARN keeps as running float sums (their rounding
-// depends on history, so they are kept, not recomputed). The layout is
+// reservation settings and node labels, are still read, with or without
+// the YARN 3.x block that opens the body) in the berth framing
+// (versioned, streaming, CRC-32C checked); [RestoreScheduler] reads it
+// into a new scheduler that decides exactly as the saved one would have:
+// the same allocations, reservations, headrooms, activations and later
+// snapshots for the same further calls. The body holds the primary state:
+// the configuration (ordering policies as built-in tags or the host's
+// names, the calculator as a built-in tag, the reservation settings, the
+// YARN 3.x settings), every reservation queue with its own settings and
+// entitlement, the auto-created queues, nodes with their partitions and
+// last heartbeats, applications (user, groups, priority, label
+// expressions, runnable mark, deadline, activation, start, AM state,
+// headroom, every ask by priority and locality with its relaxLocality
+// flag and the delay-scheduling, re-reservation and reservation
+// counters), live containers with their ids and preemption marks and
+// whether they borrow a shared partition, node reservations, the id and
+// submission counters, and per leaf the limits of the last cluster update
+// and walk and the usage ratio and user weights YARN keeps as running
+// float sums (their rounding depends on history, so they are kept, not
+// recomputed). The layout is
 // documented in state.go. Queue, user and node usage, active users, the
 // child and application orders, the id index and the queue tree's
 // accounting are rebuilt through the code paths normal operation uses,
@@ -303,10 +350,57 @@
 //     YARN fails to load the class. Their orders are used defensively: a
 //     Compare that is not a strict weak order or a NaN key changes only
 //     the visit order, never the scheduler's state.
-//   - Multi-node placement, asynchronous scheduling, the JSON mapping
-//     rules of YARN 3.4, auto-created leaf queues, blacklists, container
-//     resizing and work-preserving recovery are not modelled
-//     ([ParseXMLReport] lists the keys concerned).
+//   - Blacklists, container resizing and work-preserving recovery are not
+//     modelled ([ParseXMLReport] lists the keys concerned).
+//   - Clock-driven work is the host's call, never a thread: scheduling
+//     rounds ([Scheduler.ScheduleRound]), lifetime expiry
+//     ([Scheduler.ExpireApps]; an application expires once the clock is
+//     past its deadline), auto-created queues' management
+//     ([Scheduler.ManageQueues]; an idle v2 queue is deleted on the call
+//     that finds it expired, where YARN marks it on one pass and deletes
+//     it on the next), and the multi-node sorters' refresh (at the first
+//     use after their interval). A node missing heartbeats is skipped
+//     after Async.SkipNodeAfter of the host's clock.
+//   - Asynchronous rounds are deterministic: nodes in id order from a
+//     start node that advances by one each round (YARN's is random), and
+//     each proposal is committed before the next is made, so none goes
+//     stale; Async.Threads and MaxPendingBacklogs are read and kept only.
+//     A proposal on a node another application reserved is refused, as
+//     YARN's committer refuses it.
+//     With node labels, a multi-node round takes each partition's nodes as
+//     one candidate set, the partitions in order (the default first),
+//     where YARN's order is its node tracker's.
+//     ResourceUsageWithPartialShuffleMultiNodeLookupPolicy sorts as
+//     ResourceUsageMultiNodeLookupPolicy, without its random shuffle of
+//     each ten nodes ([ParseXMLReport] notes it).
+//   - maximum-am-resource-percent above 1 (10 in some EMR files) is read
+//     unchecked, as YARN reads it: the AM limit is then that multiple of
+//     the queue's capacity (capped, as YARN's, by what the queue can
+//     reach), so in practice applications are not held back by it.
+//   - ordering-policy fifo or fair on a parent queue is refused, as YARN
+//     2.9 and later refuse it; XMLOptions.IgnoreLeafOrderingOnParents
+//     reads it as YARN 2.8 did (ignored, noted in the report).
+//     priority-utilization or utilization on a leaf is refused too.
+//   - legacy-queue-mode.enabled=false is read, but the tree is validated
+//     with the legacy rules (siblings may not mix weights with
+//     percentages), which YARN's non-legacy mode relaxes.
+//   - A queue's maximum-allocation may not shrink on Reconfigure while
+//     the scheduler runs (YARN refuses the same), and a template's
+//     maximum allocation is checked against the cluster's.
+//   - AppSpec.Priority 0 is a priority; AppSpec.NoPriority asks for the
+//     leaf's default, as a YARN submission without one does. With
+//     yarn.cluster.max-application-priority unset (0, YARN's default)
+//     every priority is capped to 0.
+//   - max-parallel-apps: removing an application that was never runnable
+//     leaves the counts right (YARN 3.3 decrements the user's runnable
+//     count for it), and moving an application moves its runnable count
+//     up the tree of the target too (YARN leaves the source's parents
+//     counting it).
+//   - JSON mapping rules: with no groups for the user, %primary_group and
+//     %secondary_group are empty (YARN leaves them undefined, so the path
+//     keeps the variable's name); a path with an empty part is refused
+//     where YARN's split drops trailing empty parts; trailing text after
+//     the JSON object is ignored, as Jackson ignores it.
 //   - Node labels are declared in Config.NodeLabels (YARN: the
 //     ResourceManager's label store and rmadmin); [ParseXML] declares the
 //     labels a file names, exclusive, for the host to correct. A node's

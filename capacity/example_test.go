@@ -55,8 +55,7 @@ func Example() {
 }
 
 // Reading a capacity-scheduler.xml with its report: a queue mapping is
-// applied, a per-queue maximum allocation is not modelled, and a misspelt
-// key is caught.
+// applied, lazy preemption is not modelled, and a misspelt key is caught.
 func ExampleParseXMLReport() {
 	const doc = `<configuration>
   <property><name>yarn.scheduler.capacity.root.queues</name><value>default,users</value></property>
@@ -65,7 +64,7 @@ func ExampleParseXMLReport() {
   <property><name>yarn.scheduler.capacity.root.users.queues</name><value>alice</value></property>
   <property><name>yarn.scheduler.capacity.root.users.alice.capacity</name><value>100</value></property>
   <property><name>yarn.scheduler.capacity.queue-mappings</name><value>u:%user:root.users.%user</value></property>
-  <property><name>yarn.scheduler.capacity.root.default.maximum-allocation-mb</name><value>4096</value></property>
+  <property><name>yarn.scheduler.capacity.lazy-preemption-enabled</name><value>true</value></property>
   <property><name>yarn.scheduler.capacity.root.default.user-limit-factr</name><value>2</value></property>
 </configuration>`
 	cfg, report, err := capacity.ParseXMLReport(strings.NewReader(doc), capacity.XMLOptions{})
@@ -82,9 +81,9 @@ func ExampleParseXMLReport() {
 	_, _, err = capacity.ParseXMLReport(strings.NewReader(doc), capacity.XMLOptions{Strict: true})
 	fmt.Println(err)
 	// Output:
-	// not modelled: yarn.scheduler.capacity.root.default.maximum-allocation-mb: the cluster-wide maximum allocation applies to every queue
+	// not modelled: yarn.scheduler.capacity.lazy-preemption-enabled: preemption kills at once (no killable containers)
 	// unknown key yarn.scheduler.capacity.root.default.user-limit-factr (did you mean yarn.scheduler.capacity.root.default.user-limit-factor?)
 	// alice -> root.users.alice
 	// bob -> root.default
-	// capacity-scheduler.xml: strict mode refuses not modelled: yarn.scheduler.capacity.root.default.maximum-allocation-mb: the cluster-wide maximum allocation applies to every queue (and 1 more)
+	// capacity-scheduler.xml: strict mode refuses not modelled: yarn.scheduler.capacity.lazy-preemption-enabled: preemption kills at once (no killable containers) (and 1 more)
 }

@@ -18,7 +18,9 @@ type Activity = queue.Activity
 // with its outcome and reason — as YARN's scheduler-activities call does;
 // "" records the next heartbeat of any node. [Scheduler.HeartbeatRecord]
 // returns it, and an observer that implements queue.ActivityObserver
-// receives its activities.
+// receives its activities. An asynchronous round's attempt on a node
+// (ScheduleRound) is recorded as its heartbeat would be; a multi-node
+// walk (MultiNodePlacement) is not recorded.
 func (s *Scheduler) RecordHeartbeat(nodeID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -16,7 +16,7 @@ import (
 // them; a key no table matches is unknown (YARN ignores it too).
 
 const (
-	insteadNoAutoCreate = "no auto-created queues: a queue must be configured; mappings to missing queues are refused or fall back as YARN does without auto-creation"
+	insteadNoAutoCreate = "the capacity scheduler's queue management policy is GuaranteedOrZeroCapacityOverTimePolicy"
 	insteadPreempt      = "package preempt"
 )
 
@@ -35,23 +35,32 @@ var globalKeys = queue.KeyTable{
 	{Pattern: "queue-mappings"},
 	{Pattern: "queue-mappings-override.enable"},
 
-	{Pattern: "schedule-asynchronously.enable", Support: queue.KeyNotModelled, Instead: "no asynchronous scheduling: containers are allocated on the host's node heartbeats"},
-	{Pattern: "schedule-asynchronously.**", Support: queue.KeyNotModelled, Instead: "no asynchronous scheduling: containers are allocated on the host's node heartbeats"},
-	{Pattern: "multi-node-placement-enabled", Support: queue.KeyNotModelled, Instead: "single-node placement: each heartbeat allocates on its own node"},
-	{Pattern: "multi-node-sorting.**", Support: queue.KeyNotModelled, Instead: "single-node placement: each heartbeat allocates on its own node"},
+	// YARN 3.x's global scheduler, max-parallel-apps, auto-created queues
+	// (async.go, maxapps.go, autoqueue.go).
+	{Pattern: "schedule-asynchronously.enable"},
+	{Pattern: "schedule-asynchronously.scheduling-interval-ms"},
+	{Pattern: "schedule-asynchronously.maximum-threads"},
+	{Pattern: "schedule-asynchronously.maximum-pending-backlogs"},
+	{Pattern: "multi-node-placement-enabled"},
+	{Pattern: "multi-node-sorting.policy"},
+	{Pattern: "multi-node-sorting.policy.names"},
+	{Pattern: "multi-node-sorting.policy.*.class"},
+	{Pattern: "multi-node-sorting.policy.*.sorting-interval.ms"},
+	{Pattern: "max-parallel-apps"},
+	{Pattern: "user.max-parallel-apps"},
+	{Pattern: "user.*.max-parallel-apps"},
+	{Pattern: "legacy-queue-mode.enabled"},
+	{Pattern: "auto-queue-creation-v2.queue-expiration-time"},
+	{Pattern: "ordering-policy.priority-utilization.underutilized-preemption.**", Support: queue.KeyElsewhere, Instead: insteadPreempt},
 	{Pattern: "lazy-preemption-enabled", Support: queue.KeyNotModelled, Instead: "preemption kills at once (no killable containers)"},
 	{Pattern: "application.fail-fast", Support: queue.KeyNotModelled, Instead: "recovery is not modelled"},
-	{Pattern: "workflow-priority-mappings", Support: queue.KeyNotModelled, Instead: "an application runs at the priority the host gives it (AppSpec.Priority)"},
-	{Pattern: "workflow-priority-mappings-override.enable", Support: queue.KeyNotModelled, Instead: "an application runs at the priority the host gives it (AppSpec.Priority)"},
-	{Pattern: "mapping-rule-format", Support: queue.KeyNotModelled, Instead: "only the legacy queue-mappings format is read"},
-	{Pattern: "mapping-rule-json", Support: queue.KeyNotModelled, Instead: "only the legacy queue-mappings format is read"},
-	{Pattern: "mapping-rule-json-file", Support: queue.KeyNotModelled, Instead: "only the legacy queue-mappings format is read"},
+	{Pattern: "workflow-priority-mappings"},
+	{Pattern: "workflow-priority-mappings-override.enable"},
+	{Pattern: "mapping-rule-format"},
+	{Pattern: "mapping-rule-json"},
+	{Pattern: "mapping-rule-json-file"},
 	{Pattern: "user-metrics.enable", Support: queue.KeyNotModelled, Instead: "no metrics; the host reads Snapshot"},
 	{Pattern: "skip-allocate-on-nodes-with-reserved-containers", Support: queue.KeyNotModelled, Instead: "a node's reservation is served first, then the node allocates as usual"},
-	{Pattern: "legacy-queue-mode.enabled", Support: queue.KeyNotModelled, Instead: "capacities are percentages or absolute resources (legacy mode); weights are not read"},
-	{Pattern: "max-parallel-apps", Support: queue.KeyNotModelled, Instead: "every admitted application may run (no max-parallel-apps limit)"},
-	{Pattern: "user.max-parallel-apps", Support: queue.KeyNotModelled, Instead: "every admitted application may run (no max-parallel-apps limit)"},
-	{Pattern: "user.*.max-parallel-apps", Support: queue.KeyNotModelled, Instead: "every admitted application may run (no max-parallel-apps limit)"},
 	{Pattern: "maximum-application-priority", Support: queue.KeyNotModelled, Instead: "an application runs at the priority the host gives it (AppSpec.Priority)"},
 }
 
@@ -81,21 +90,23 @@ var queueKeys = queue.KeyTable{
 	{Pattern: "accessible-node-labels.*.maximum-am-resource-percent"},
 	{Pattern: "default-node-label-expression"},
 	{Pattern: "accessible-node-labels.**", Support: queue.KeyNotModelled, Instead: "a queue's settings on a label are its capacity, maximum-capacity and maximum-am-resource-percent"},
-	{Pattern: "auto-create-child-queue.enabled", Support: queue.KeyNotModelled, Instead: insteadNoAutoCreate},
-	{Pattern: "auto-create-child-queue.**", Support: queue.KeyNotModelled, Instead: insteadNoAutoCreate},
-	{Pattern: "leaf-queue-template.**", Support: queue.KeyNotModelled, Instead: insteadNoAutoCreate},
-	{Pattern: "auto-queue-creation-v2.enabled", Support: queue.KeyNotModelled, Instead: insteadNoAutoCreate},
-	{Pattern: "auto-queue-creation-v2.**", Support: queue.KeyNotModelled, Instead: insteadNoAutoCreate},
-	{Pattern: "maximum-allocation-mb", Support: queue.KeyNotModelled, Instead: "the cluster-wide maximum allocation applies to every queue"},
-	{Pattern: "maximum-allocation-vcores", Support: queue.KeyNotModelled, Instead: "the cluster-wide maximum allocation applies to every queue"},
-	{Pattern: "maximum-allocation", Support: queue.KeyNotModelled, Instead: "the cluster-wide maximum allocation applies to every queue"},
-	{Pattern: "acl_application_max_priority", Support: queue.KeyNotModelled, Instead: "application priorities are not capped per queue"},
-	{Pattern: "default-application-priority", Support: queue.KeyNotModelled, Instead: "an application runs at the priority the host gives it (AppSpec.Priority)"},
-	{Pattern: "maximum-application-lifetime", Support: queue.KeyNotModelled, Instead: "application lifetimes are not enforced (the host finishes applications)"},
-	{Pattern: "default-application-lifetime", Support: queue.KeyNotModelled, Instead: "application lifetimes are not enforced (the host finishes applications)"},
-	{Pattern: "max-parallel-apps", Support: queue.KeyNotModelled, Instead: "every admitted application may run (no max-parallel-apps limit)"},
+	{Pattern: "auto-create-child-queue.enabled"},
+	{Pattern: "auto-create-child-queue.max-queues"},
+	{Pattern: "auto-create-child-queue.fail-on-exceeding-parent-capacity"},
+	{Pattern: "auto-create-child-queue.management-policy"},
+	{Pattern: "auto-queue-creation-v2.enabled"},
+	{Pattern: "auto-queue-creation-v2.max-queues"},
+	{Pattern: "auto-queue-creation-v2.queue-auto-removal.enable"},
+	{Pattern: "maximum-allocation-mb"},
+	{Pattern: "maximum-allocation-vcores"},
+	{Pattern: "maximum-allocation"},
+	{Pattern: "acl_application_max_priority"},
+	{Pattern: "default-application-priority"},
+	{Pattern: "maximum-application-lifetime"},
+	{Pattern: "default-application-lifetime"},
+	{Pattern: "max-parallel-apps"},
+	{Pattern: "multi-node-sorting.policy"},
 	{Pattern: "user-limit", Support: queue.KeyNotModelled, Instead: "use minimum-user-limit-percent"},
-	{Pattern: "multi-node-sorting.policy", Support: queue.KeyNotModelled, Instead: "single-node placement: each heartbeat allocates on its own node"},
 	{Pattern: "min-resource", Support: queue.KeyNotModelled, Instead: "write an absolute capacity as capacity=[memory=…,vcores=…]"},
 	{Pattern: "max-resource", Support: queue.KeyNotModelled, Instead: "write an absolute maximum as maximum-capacity=[memory=…,vcores=…]"},
 	{Pattern: "ordering-policy.exclusive-enforced-partitions", Support: queue.KeyNotModelled, Instead: "applications are ordered the same way on every partition"},
@@ -119,6 +130,10 @@ var queueKeys = queue.KeyTable{
 // otherKeys also holds the ResourceManager's reservation-system keys
 // (Config.ReservationSystem).
 var otherKeys = append(queue.KeyTable{
+	{Pattern: keyClusterMaxPriority},
+	{Pattern: keyNMHeartbeat},
+	{Pattern: keySkipMultiplier},
+	{Pattern: keyWorkflowTagPrefix},
 	{Pattern: "yarn.scheduler.minimum-allocation-mb"},
 	{Pattern: "yarn.scheduler.minimum-allocation-vcores"},
 	{Pattern: "yarn.scheduler.maximum-allocation-mb"},
@@ -173,7 +188,7 @@ func lookupKey(key string, isPath map[string]bool) (queue.KeyRule, bool) {
 		if rest[i] != '.' || !isPath[rest[:i]] {
 			continue
 		}
-		if r, ok := queueKeys.Lookup(rest[i+1:]); ok {
+		if r, ok := lookupQueueKey(rest[i+1:]); ok {
 			return r, true
 		}
 	}
@@ -221,4 +236,19 @@ func suggestKey(key string, paths []string) string {
 		}
 	}
 	return best
+}
+
+// templatePrefixes start a queue key that configures the queues a parent
+// auto-creates; the rest is a queue key of its own.
+var templatePrefixes = []string{leafTemplate + ".", autoV2Prefix + "template.", autoV2Prefix + "leaf-template.", autoV2Prefix + "parent-template."}
+
+// lookupQueueKey finds the rule of a queue key, looking through the
+// auto-creation templates.
+func lookupQueueKey(tail string) (queue.KeyRule, bool) {
+	for _, tp := range templatePrefixes {
+		if rest, ok := strings.CutPrefix(tail, tp); ok {
+			return lookupQueueKey(rest)
+		}
+	}
+	return queueKeys.Lookup(tail)
 }

@@ -257,7 +257,8 @@ func TestStateReadsOlderVersions(t *testing.T) {
 }
 
 // FuzzRestoreOlderVersions feeds arbitrary bodies framed as versions 1
-// and 2 (seeded with the stored snapshots): each is refused as corrupt
+// and 2 (seeded with the stored snapshots, version 2 with and without the
+// YARN 3.x block): each is refused as corrupt
 // state or restores to a scheduler that passes Check and saves and
 // restores stably in the current version.
 func FuzzRestoreOlderVersions(f *testing.F) {
@@ -268,11 +269,19 @@ func FuzzRestoreOlderVersions(f *testing.F) {
 		}
 		f.Add(uint8(v), unseal(stateKind, v, b))
 	}
+	// Version 2 bodies without and with the YARN 3.x block.
+	for _, name := range []string{"capacity-v2.snap", "capacity-v2-features.snap"} {
+		b, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(2), unseal(stateKind, 2, b))
+	}
 	f.Fuzz(func(t *testing.T, v uint8, body []byte) {
 		if len(body) > maxFuzzState {
 			return
 		}
-		version := uint64(1 + v%2)
+		version := uint64(1 + (v+1)%2) // the seeds: 1 and 2
 		env := RestoreEnv{Clock: berth.NewManualClock(0), Groups: groupsOf{}}
 		s, err := RestoreScheduler(bytes.NewReader(seal(stateKind, version, body)), env)
 		if err != nil {

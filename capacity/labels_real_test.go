@@ -1,10 +1,7 @@
 package capacity
 
 import (
-	"bytes"
-	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,7 +14,8 @@ import (
 // TestLabelsRealConfig loads yarn-rest-dump-labels.xml, a live cluster's
 // configuration with the partitions fpga and gpu: its label keys are
 // modelled, its partitions have YARN's capacities, and applications run
-// on them.
+// on them, in its asynchronous rounds on single nodes and, turned on,
+// with multi-node placement (each partition's nodes one candidate set).
 func TestLabelsRealConfig(t *testing.T) {
 	f, err := os.Open(realInput(t, "configs", "yarn-rest-dump-labels.xml"))
 	require.NoError(t, err)
@@ -29,7 +27,12 @@ func TestLabelsRealConfig(t *testing.T) {
 	}
 	require.Equal(t, []NodeLabel{{Name: "fpga"}, {Name: "gpu"}}, cfg.NodeLabels)
 	cfg.NodeLabels[1].NonExclusive = true // the host says which are shared
+	t.Run("async", func(t *testing.T) { labelsRealRun(t, cfg) })
+	cfg.MultiNode = MultiNodePlacement{Enabled: true, Policy: "usage", Policies: map[string]NodeSorting{"usage": {Policy: ResourceUsageNodes{}}}}
+	t.Run("multi-node", func(t *testing.T) { labelsRealRun(t, cfg) })
+}
 
+func labelsRealRun(t *testing.T, cfg Config) {
 	s, err := New(cfg, berth.NewManualClock(0))
 	require.NoError(t, err)
 	node := func(id, label string) NodeSpec {
@@ -64,14 +67,23 @@ func TestLabelsRealConfig(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.Allocate("train", []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(4096, 2), Count: 4}}, nil)
 	require.NoError(t, err)
-	for _, n := range []string{"d1", "f1", "g1", "g2"} {
-		_, err := s.Heartbeat(n, nil)
+	// The file turns asynchronous scheduling on: heartbeats only report,
+	// rounds allocate.
+	require.True(t, cfg.Async.Enabled)
+	beat := func(nodes ...string) {
+		for _, n := range nodes {
+			_, err := s.Heartbeat(n, nil)
+			require.NoError(t, err)
+		}
+		_, err := s.ScheduleRound()
 		require.NoError(t, err)
 	}
+	beat("d1", "f1", "g1", "g2")
 	labelOf := map[string]string{}
 	for _, n := range s.Snapshot().Nodes {
 		labelOf[n.ID] = n.Label
 	}
+	require.NotEmpty(t, s.Snapshot().Containers)
 	for _, c := range s.Snapshot().Containers {
 		assert.Equal(t, "gpu", labelOf[c.Node], "container %d of %s", c.ID, c.App)
 	}
@@ -82,10 +94,7 @@ func TestLabelsRealConfig(t *testing.T) {
 	_, err = s.Allocate("etl", []Ask{{Priority: 1, ResourceName: AnyResource, Capability: berth.New(8192, 1), Count: 100}}, nil)
 	require.NoError(t, err)
 	for range 40 {
-		for _, n := range []string{"d1", "d2", "f1", "g1", "g2"} {
-			_, err := s.Heartbeat(n, nil)
-			require.NoError(t, err)
-		}
+		beat("d1", "d2", "f1", "g1", "g2")
 	}
 	on := map[string]int{}
 	for _, c := range s.Snapshot().Containers {
@@ -118,37 +127,4 @@ func TestLabelsAmbariMinusOne(t *testing.T) {
 	assert.Equal(t, queue.NoLabel, cfg.Root.Settings.DefaultNodeLabelExpression)
 	_, err = New(cfg, berth.NewManualClock(0))
 	require.NoError(t, err)
-}
-
-// TestRealConfigsLoad: every capacity-scheduler.xml among the real
-// configuration files parses, builds a scheduler with nodes of each label
-// it declares, and reports no node-label key as not modelled.
-func TestRealConfigsLoad(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(realInput(t, "configs"), "*.xml"))
-	require.NoError(t, err)
-	n := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		require.NoError(t, err)
-		if !bytes.Contains(b, []byte("yarn.scheduler.capacity.")) || strings.Contains(f, "yarn-site") {
-			continue // a fair-scheduler or yarn-site file
-		}
-		n++
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			cfg, rep, err := ParseXMLReport(bytes.NewReader(b), XMLOptions{})
-			require.NoError(t, err)
-			for _, note := range rep.Notes {
-				assert.NotContains(t, note.Key, "label", "label keys are modelled: %s", note)
-			}
-			s, err := New(cfg, berth.NewManualClock(0))
-			require.NoError(t, err)
-			nodes := []NodeSpec{{ID: "n0", Rack: "/r", Capability: berth.New(8192, 8)}}
-			for i, l := range cfg.NodeLabels {
-				nodes = append(nodes, NodeSpec{ID: fmt.Sprint("n", i+1), Rack: "/r", Capability: berth.New(8192, 8), Label: l.Name})
-			}
-			require.NoError(t, s.AddNodes(nodes...))
-			require.NoError(t, s.Check())
-		})
-	}
-	assert.GreaterOrEqual(t, n, 16, "capacity-scheduler files found")
 }

@@ -83,15 +83,7 @@ func TestAMLimitActivation(t *testing.T) {
 		_, err := h.s.SubmitApp(AppSpec{ID: id, Queue: "a", User: id, AMResource: berth.New(2*gb, 1)})
 		require.NoError(t, err)
 	}
-	active := func() []string {
-		var out []string
-		for _, a := range h.s.Snapshot().Apps {
-			if a.Active {
-				out = append(out, a.ID)
-			}
-		}
-		return out
-	}
+	active := func() []string { return activeApps(h) }
 	assert.Equal(t, []string{"a1", "a2"}, active(), "the third AM does not fit 4 GB")
 	al := h.beat("n1")
 	require.Len(t, al, 1)

@@ -161,6 +161,10 @@ func (s *Scheduler) leafUserLimit(q *qnode) berth.Resource {
 	pctTerm := s.divideAndCeil(current.Mul(lf.ulPct), 100)
 	ul := s.rmax(activeTerm, pctTerm)
 	maxUL := queueCap.Mul(lf.ulf)
+	if lf.ulf == -1 {
+		// user-limit-factor -1: a user may take the queue's maximum.
+		maxUL = q.effMaxDown
+	}
 	return s.roundUp(s.rmin(ul, maxUL), minA)
 }
 
@@ -190,11 +194,15 @@ func (s *Scheduler) amLimit(q *qnode) berth.Resource {
 func (s *Scheduler) userAMLimitOn(q *qnode, u *user, amLimit berth.Resource, p int) berth.Resource {
 	lf := q.leaf
 	eff := math.Min(math.Max(lf.ulPct/100, 1/math.Max(float64(lf.activeUsers), 1))*u.weight, 1)
-	effMin, pct := q.effMin, lf.maxAMPct
+	effMin, amPct := q.effMin, lf.maxAMPct
 	if p != 0 {
-		effMin, pct = q.lp[p-1].effMin, q.lp[p-1].amPct
+		effMin, amPct = q.lp[p-1].effMin, q.lp[p-1].amPct
 	}
-	l := s.rc.MultiplyAndNormalizeUp(effMin, pct*eff*lf.ulf, s.cfg.MinAllocation)
+	pct := amPct * eff * lf.ulf
+	if lf.ulf == -1 {
+		pct = amPct // no user share, no factor (YARN 3.4)
+	}
+	l := s.rc.MultiplyAndNormalizeUp(effMin, pct, s.cfg.MinAllocation)
 	return berth.Min(s.rc, s.cluster, l, amLimit)
 }
 

@@ -133,12 +133,19 @@ type Placement struct {
 	// Override lets a mapping override the queue the application asked
 	// for (queue-mappings-override.enable).
 	Override bool
+	// Format chooses the mappings above (legacy) or JSONRules
+	// (mapping-rule-format; mappingrules.go).
+	Format MappingFormat
+	// JSONRules are YARN 3.4's JSON mapping rules (mapping-rule-json or
+	// mapping-rule-json-file), used when Format is MappingJSON.
+	JSONRules []MappingRule
 }
 
 func (p Placement) clone() Placement {
 	p.Rules = slices.Clone(p.Rules)
 	p.Mappings = slices.Clone(p.Mappings)
 	p.AppMappings = slices.Clone(p.AppMappings)
+	p.JSONRules = slices.Clone(p.JSONRules)
 	return p
 }
 
@@ -257,19 +264,29 @@ const (
 // queue manager does; the configuration and the live tree both answer it.
 type queueIndex interface {
 	find(name string) (path string, leaf bool, st lookupStatus)
+	// autoCreates reports whether the queue at path creates missing
+	// queues below it (autoqueue.go).
+	autoCreates(path string) bool
+	// autoCreatesV2 reports whether it does so as a v2 parent (which
+	// creates two levels).
+	autoCreatesV2(path string) bool
 }
 
 // configIndex answers for a configuration not yet built into a tree.
 type configIndex struct {
 	leaf   map[string]bool     // full path → leaf
 	byName map[string][]string // short name → full paths
+	auto   map[string]bool     // full path → auto-creates
+	autoV2 map[string]bool     // full path → auto-creates, v2
 }
 
 func newConfigIndex(root QueueConfig) *configIndex {
-	ix := &configIndex{leaf: map[string]bool{}, byName: map[string][]string{}}
+	ix := &configIndex{leaf: map[string]bool{}, byName: map[string][]string{}, auto: map[string]bool{}, autoV2: map[string]bool{}}
 	var walk func(q QueueConfig, path string)
 	walk = func(q QueueConfig, path string) {
 		ix.leaf[path] = len(q.Children) == 0 && !q.Reservable && !q.Parent
+		ix.auto[path] = q.Settings.AutoCreate != nil
+		ix.autoV2[path] = q.Settings.AutoCreate != nil && q.Settings.AutoCreate.V2
 		name := q.Name
 		if path == queue.RootName {
 			name = queue.RootName
@@ -296,9 +313,23 @@ func (ix *configIndex) find(name string) (string, bool, lookupStatus) {
 	return "", false, queueAmbiguous
 }
 
+func (ix *configIndex) autoCreates(path string) bool { return ix.auto[path] }
+
+func (ix *configIndex) autoCreatesV2(path string) bool { return ix.autoV2[path] }
+
 // treeIndex answers for the scheduler's live tree (with its reservation
 // queues).
 type treeIndex struct{ t *qtree }
+
+func (ix treeIndex) autoCreates(path string) bool {
+	q, err := ix.t.Lookup(path)
+	return err == nil && !q.IsLeaf() && q.Payload.AutoCreate != nil
+}
+
+func (ix treeIndex) autoCreatesV2(path string) bool {
+	q, err := ix.t.Lookup(path)
+	return err == nil && !q.IsLeaf() && q.Payload.AutoCreate != nil && q.Payload.AutoCreate.V2
+}
 
 func (ix treeIndex) find(name string) (string, bool, lookupStatus) {
 	q, err := ix.t.Lookup(name)
@@ -316,6 +347,13 @@ func (ix treeIndex) find(name string) (string, bool, lookupStatus) {
 // fixed must name an existing leaf; a target under a fixed parent needs
 // that parent. Errors name the mapping's key and position.
 func (p Placement) validate(ix queueIndex) error {
+	switch p.Format {
+	case MappingLegacy:
+	case MappingJSON:
+		return p.validateJSON(ix)
+	default:
+		return berth.InvalidField(mappingRuleFormatKey, p.Format, "unknown mapping rule format")
+	}
 	check := func(key string, ms []QueueMapping, app bool) error {
 		for i, m := range ms {
 			if (m.Kind == MapApp) != app {
@@ -380,8 +418,12 @@ func (m QueueMapping) validate(ix queueIndex) error {
 	case m.Parent == "":
 		return fmt.Errorf("mapping contains invalid or non-leaf queue %s", m.Queue)
 	}
-	if _, _, pst := ix.find(m.Parent); pst != queueFound {
+	ppath, _, pst := ix.find(m.Parent)
+	if pst != queueFound {
 		return fmt.Errorf("mapping contains invalid or non-leaf queue [%s] and invalid parent queue [%s]", full, m.Parent)
+	}
+	if ix.autoCreates(ppath) {
+		return nil // created at the first submission
 	}
 	return fmt.Errorf("mapping contains leaf queue [%s] and invalid parent queue which does not have auto creation of leaf queues enabled [%s]", full, m.Parent)
 }
@@ -400,6 +442,15 @@ type placed struct {
 	mapping QueueMapping
 	rule    PlacementRuleKind
 	index   int
+	json    *MappingRule // the JSON rule that chose the queue, if one did
+}
+
+// describe names what chose the queue, for errors.
+func (p *placed) describe() string {
+	if p.json != nil {
+		return fmt.Sprintf("mapping rule %d %s", p.index+1, p.json)
+	}
+	return fmt.Sprintf("queue mapping %s (%s rule)", p.mapping, p.rule)
 }
 
 // errNoGroups is the rejection of a mapping that reads the groups of a
@@ -412,6 +463,9 @@ func errNoGroups(m QueueMapping, user string) error {
 // place runs the rules in order. ok is false when no rule places the
 // application (it then goes where it asked). An error rejects it.
 func (p Placement) place(in placeInput, ix queueIndex) (placed, bool, error) {
+	if p.Format == MappingJSON {
+		return p.placeJSON(in, ix)
+	}
 	requested := in.requested
 	if requested == "" {
 		requested = "default"
@@ -569,7 +623,7 @@ func target(m QueueMapping, leaf string, ix queueIndex) (placed, bool, error) {
 		return placed{}, false, nil
 	}
 	path := parent + "." + leaf
-	if _, _, st := ix.find(path); st != queueFound {
+	if _, _, st := ix.find(path); st != queueFound && !ix.autoCreates(parent) {
 		return placed{}, false, nil
 	}
 	return placed{queue: path, leaf: leaf}, true, nil
@@ -588,7 +642,7 @@ func groupParent(m QueueMapping, user, group string, ix queueIndex) (placed, boo
 		return placed{}, false, nil
 	}
 	path := parent + "." + user
-	if _, leaf, st := ix.find(path); st != queueFound || !leaf {
+	if _, leaf, st := ix.find(path); (st != queueFound || !leaf) && !(st == queueMissing && ix.autoCreates(parent)) {
 		return placed{}, false, &berth.FieldError{Field: "queue", Value: path, Kind: berth.ErrNoPlacement,
 			Reason: fmt.Sprintf("queue mapping %s needs this leaf queue, and no parent creates queues", m)}
 	}

@@ -346,7 +346,7 @@ func TestXMLNegativeValues(t *testing.T) {
 		prefix + "maximum-applications":                             "-1",
 		prefix + "maximum-am-resource-percent":                      "-0.1",
 		prefix + "root.a.maximum-am-resource-percent":               "-0.5",
-		prefix + "root.a.user-limit-factor":                         "-1",
+		prefix + "root.a.user-limit-factor":                         "-2",
 		prefix + "root.a.minimum-user-limit-percent":                "-5",
 		prefix + "root.a.capacity":                                  "-5",
 		prefix + "root.a.maximum-capacity":                          "-5",

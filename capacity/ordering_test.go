@@ -39,6 +39,7 @@ func TestLeafOrdering(t *testing.T) {
 	}
 	t.Run("fifo respects application priority", func(t *testing.T) {
 		cfg := DefaultConfig()
+		cfg.MaxAppPriority = 10 // YARN's default, 0, makes every priority 0
 		cfg.Root.Children = []QueueConfig{Queue("a", 100)}
 		h := newHarness(t, cfg, mkNode("n1", 16*gb, 16))
 		h.submit("low", "a", "u")

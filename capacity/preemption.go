@@ -194,7 +194,7 @@ func (s *Scheduler) PreemptionState() *PreemptionState {
 
 func (s *Scheduler) appInfo(a *app) AppInfo {
 	return AppInfo{ID: a.id, Queue: a.q.path, User: a.userName, Priority: a.priority,
-		Active: a.state == appActive, Order: a.seq, Start: a.start, Used: a.used, Reserved: a.reserved,
+		Active: a.state == appActive, Runnable: a.runnable, Order: a.seq, Start: a.start, Used: a.used, Reserved: a.reserved,
 		Pending: a.pending, Headroom: a.headroom, AMResource: a.amRes, Containers: a.n}
 }
 

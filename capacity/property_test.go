@@ -36,6 +36,10 @@ type propWorld struct {
 	nextA      int
 	memory     bool
 	checks     int
+	// mode drives allocation as YARN's global scheduler does (async.go):
+	// 0 node heartbeats, 1 asynchronous rounds, 2 multi-node heartbeats,
+	// 3 asynchronous multi-node rounds.
+	mode int
 }
 
 func propConfig(r *rand.Rand) Config {
@@ -144,8 +148,19 @@ func (w *propWorld) step() {
 		}
 		al, err := s.Heartbeat(nd, done)
 		require.NoError(t, err)
+		if w.mode&1 == 1 {
+			require.Empty(t, al, "an asynchronous scheduler's heartbeat allocates nothing")
+			if r.IntN(2) == 0 {
+				al, err = s.ScheduleRound()
+			} else {
+				al, err = s.ScheduleRoundOn([]string{nd, w.nodes[r.IntN(len(w.nodes))]})
+			}
+			require.NoError(t, err)
+		}
 		for _, a := range al {
-			require.Equal(t, nd, a.Node)
+			if w.mode == 0 {
+				require.Equal(t, nd, a.Node)
+			}
 			m := w.asked[a.App]
 			require.Greater(t, m[a.Priority], 0, "allocated %v beyond the asks", a.Container)
 			m[a.Priority]--

@@ -24,6 +24,9 @@ func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
 	if err := cfg.Placement.validate(newConfigIndex(cfg.Root)); err != nil {
 		return Change{}, err
 	}
+	if err := s.checkAllocationShrink(&cfg); err != nil {
+		return Change{}, err
+	}
 	if err := s.checkParts(cfg.NodeLabels); err != nil {
 		return Change{}, err
 	}
@@ -56,6 +59,7 @@ func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
 		s.emitQueues(queue.QueueReconfigured, ch.Modified)
 	}
 	s.clusterChanged()
+	s.runnableAfterReload()
 	return ch, nil
 }
 

@@ -72,6 +72,19 @@ type Scheduler struct {
 	// yet (deferAccount)
 	acctDirty []dirtyAcct
 
+	// max-parallel-apps per user: runnable counts and the applications
+	// waiting, by submission (maxapps.go)
+	userRunnable map[string]int
+	userWaiting  map[string][]*app
+
+	// asynchronous and multi-node scheduling (async.go)
+	walk                  *multiWalk // the multi-node walk under way
+	sorters               map[string]*nodeSorter
+	rounds                uint64 // rounds run: the next round's start node
+	nodeList              []*node
+	nodeListGen, nodesGen uint64
+	walkGen               uint64
+
 	// tests: sort children on every visit, as YARN does (the reference
 	// the kept orders of order.go are checked against)
 	sortWalk bool
@@ -127,6 +140,7 @@ func (s *Scheduler) Config() Config {
 // clusterChanged recomputes everything that depends on the cluster
 // resource: effective capacities, child order, limits, activations.
 func (s *Scheduler) clusterChanged() {
+	s.nodesGen++ // the node set may have changed (async.go)
 	s.applyCapacities(s.root)
 	s.refreshRatios(s.root)
 	s.resortAll(s.root)
@@ -190,7 +204,7 @@ func (s *Scheduler) AddNodes(nodes ...NodeSpec) error {
 	}
 	for _, n := range nodes {
 		p, _ := s.nodePart(n.Label) // checkNode checked it
-		nd := &node{id: n.ID, rack: n.Rack, total: n.Capability, part: p}
+		nd := &node{id: n.ID, rack: n.Rack, total: n.Capability, part: p, lastBeat: s.clock.Now()}
 		s.nodes[n.ID] = nd
 		s.racks.Add(n.Rack)
 		s.nodeJoined(nd)
@@ -350,11 +364,18 @@ func (s *Scheduler) validateSubmit(q *qnode, appID, userName string) error {
 	if !q.tq.IsRunning() {
 		return fieldErr(berth.ErrInvalidState, "queue", q.path, "Queue %s is STOPPED. Cannot accept submission of application: %s", q.path, appID)
 	}
+	// A managed parent's leaves (YARN's AutoCreatedLeafQueue) skip the
+	// application limits.
+	if q.auto == autoLegacy {
+		return nil
+	}
 	if q.numApps() >= lf.maxApps {
 		return fieldErr(berth.ErrCapacityExceeded, "queue", q.path, "Queue %s already has %d applications, cannot accept submission of application: %s", q.path, q.numApps(), appID)
 	}
-	if u := lf.users[userName]; u != nil && u.apps >= lf.maxAppsPerUser {
-		return fieldErr(berth.ErrCapacityExceeded, "user", userName, "Queue %s already has %d applications from user %s cannot accept submission of application: %s", q.path, u.apps, userName, appID)
+	// An application waiting for a max-parallel-apps slot is not the
+	// user's yet (YARN counts it only once it is runnable).
+	if u := lf.users[userName]; u != nil && u.apps-u.waiting >= lf.maxAppsPerUser {
+		return fieldErr(berth.ErrCapacityExceeded, "user", userName, "Queue %s already has %d applications from user %s cannot accept submission of application: %s", q.path, u.apps-u.waiting, userName, appID)
 	} else if u == nil && lf.maxAppsPerUser <= 0 {
 		return fieldErr(berth.ErrCapacityExceeded, "user", userName, "Queue %s already has 0 applications from user %s cannot accept submission of application: %s", q.path, userName, appID)
 	}
@@ -374,19 +395,9 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 		return "", fieldErr(berth.ErrAlreadyExists, "app.id", spec.ID, "application already exists")
 	}
 	groups := s.groupSource(spec.User, spec.Groups)
-	name, by, err := s.place(spec, groups)
+	q, err := s.submitQueue(spec, groups)
 	if err != nil {
-		return "", berth.Wrap(err, "submitting application", spec.ID)
-	}
-	q, err := s.lookupQueue(name)
-	if err != nil {
-		if by != nil {
-			// The mapping names the queue: say so once, as the reason.
-			return "", berth.Wrap(&berth.FieldError{Field: "queue", Value: name, Kind: berth.ErrNotFound,
-				Reason: fmt.Sprintf("unknown queue %s, named by queue mapping %s (%s rule)", name, by.mapping, by.rule)},
-				"submitting application", spec.ID)
-		}
-		return "", berth.Wrap(err, "submitting application", spec.ID)
+		return "", err
 	}
 	if !q.tq.CanSubmit(spec.User, groups) {
 		return "", fieldErr(berth.ErrPermissionDenied, "queue", q.path, "User %s does not have permission to submit %s to queue %s", spec.User, spec.ID, q.path)
@@ -402,6 +413,10 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 		return "", fieldErr(berth.ErrInvalidArgument, "queue", q.path, "Application %s submitted by user %s to non-leaf queue : %s", spec.ID, spec.User, q.path)
 	}
 	if err := s.validateSubmit(q, spec.ID, spec.User); err != nil {
+		return "", err
+	}
+	prio, err := s.submitPriority(q, spec, groups)
+	if err != nil {
 		return "", err
 	}
 	var amAsk *Ask
@@ -424,8 +439,10 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	}
 	s.nextSeq++
 	a := &app{id: spec.ID, seq: s.nextSeq, userName: spec.User, groups: slices.Clone(spec.Groups),
-		priority: spec.Priority, start: s.clock.Now(), resID: spec.ReservationID,
+		priority: prio, start: s.clock.Now(), resID: spec.ReservationID,
 		lp: growTo[apart](nil, len(s.parts)-1), amPart: amPart, expr: spec.NodeLabelExpression, amExpr: spec.AMNodeLabelExpression}
+	a.deadline = deadline(a.start, appLifetime(q, spec.LifetimeSeconds))
+	a.runnable = s.canRun(q, spec.User)
 	if amAsk != nil {
 		a.amRes = amAsk.Capability
 		a.waitingAM = true
@@ -439,6 +456,7 @@ func (s *Scheduler) SubmitApp(spec AppSpec) (string, error) {
 	if s.obs != nil {
 		s.emitApp(queue.AppAdded, a, "")
 	}
+	q.lastSubmit = a.start
 	s.activate(q)
 	return q.path, nil
 }
@@ -457,9 +475,11 @@ func (s *Scheduler) attach(q *qnode, a *app) {
 	u.apps++
 	s.accountUser(q, u, queue.Delta{PendingApps: 1})
 	a.state = appPending
-	i, _ := slices.BinarySearchFunc(lf.pendingAct, a, bySeq)
-	lf.pendingAct = slices.Insert(lf.pendingAct, i, a)
-	i, _ = slices.BinarySearchFunc(lf.apps, a, bySeq)
+	if a.runnable {
+		insertPending(lf, a)
+	}
+	s.trackParallel(a)
+	i, _ := slices.BinarySearchFunc(lf.apps, a, bySeq)
 	lf.apps = slices.Insert(lf.apps, i, a)
 	// usage held by a moved application follows it
 	if a.lp != nil {
@@ -522,6 +542,7 @@ func (s *Scheduler) detach(a *app) {
 	if i, ok := slices.BinarySearchFunc(lf.apps, a, bySeq); ok {
 		lf.apps = slices.Delete(lf.apps, i, i+1)
 	}
+	s.untrackParallel(a)
 	u.apps--
 	if a.state == appActive {
 		s.accountUser(q, u, queue.Delta{ActiveApps: -1})
@@ -541,10 +562,13 @@ func (s *Scheduler) normalize(q *qnode, r berth.Resource, field string) (berth.R
 	if r.AnyNegative() {
 		return r, berth.InvalidField(field, r, "must not be negative")
 	}
-	if !r.FitsIn(s.cfg.MaxAllocation) {
-		return r, berth.InvalidField(field, r, "exceeds the maximum allocation "+s.cfg.MaxAllocation.String())
+	// The leaf's maximum allocation (maximum-allocation), the cluster's
+	// unless the queue lowers it.
+	maxA := q.maxAlloc
+	if !r.FitsIn(maxA) {
+		return r, berth.InvalidField(field, r, "exceeds the maximum allocation "+maxA.String())
 	}
-	return s.rc.Normalize(r, s.cfg.MinAllocation, s.cfg.MaxAllocation, s.cfg.MinAllocation), nil
+	return s.rc.Normalize(r, s.cfg.MinAllocation, maxA, s.cfg.MinAllocation), nil
 }
 
 // Allocate is the application's side of YARN's allocate call: it replaces
@@ -840,7 +864,7 @@ func (s *Scheduler) removeAppLocked(appID string, how queue.AppEventKind) ([]End
 	}
 	a.asks.Clear()
 	s.setPending(a, berth.Resource{})
-	q := a.q
+	q, wasRunnable := a.q, a.runnable
 	s.detach(a)
 	delete(s.apps, appID)
 	s.acts.ForgetApp(appID)
@@ -848,6 +872,9 @@ func (s *Scheduler) removeAppLocked(appID string, how queue.AppEventKind) ([]End
 		s.emitApp(how, a, "")
 	}
 	s.activate(q)
+	if wasRunnable {
+		s.runnableAfterRemoval(q, a.userName)
+	}
 	return out, nil
 }
 

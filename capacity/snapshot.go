@@ -60,6 +60,9 @@ type AppInfo struct {
 	Priority int32
 	// Active is false while the application waits for AM limits.
 	Active bool
+	// Runnable is false while it waits for a max-parallel-apps slot
+	// (it is then not Active either).
+	Runnable bool
 	// Order is the submission sequence number (FIFO order).
 	Order uint64
 	// Start is the submission time.
@@ -112,9 +115,7 @@ func (s *Scheduler) Snapshot() *Snapshot {
 	out.Queues = queue.SnapshotWith(s.tree, func(tq *tqueue) QueueInfo { return s.queueInfo(s.byTQ[tq]) })
 	for _, id := range sortedKeys(s.apps) {
 		a := s.apps[id]
-		out.Apps = append(out.Apps, AppInfo{ID: a.id, Queue: a.q.path, User: a.userName, Priority: a.priority,
-			Active: a.state == appActive, Order: a.seq, Start: a.start, Used: a.used, Reserved: a.reserved,
-			Pending: a.pending, Headroom: a.headroom, AMResource: a.amRes, Containers: a.n})
+		out.Apps = append(out.Apps, s.appInfo(a))
 	}
 	slices.SortFunc(out.Apps, func(x, y AppInfo) int { return cmpSeq(x.Order, y.Order) })
 	out.Containers = s.containersByID()
@@ -365,6 +366,9 @@ func (s *Scheduler) checkApps(t *checkTotals) (map[*qnode][]*app, error) {
 		if a.q.leaf.users[a.userName] != a.u {
 			return nil, fmt.Errorf("app %s has a stale user", id)
 		}
+	}
+	if err := s.checkParallel(); err != nil {
+		return nil, err
 	}
 	return byLeaf, nil
 }

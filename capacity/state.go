@@ -14,6 +14,8 @@ import (
 // Durable state. SaveState writes one snapshot of kind
 // "capacity.Scheduler", body version 3, in the berth framing; the body is:
 //
+//	YARN 3.x     optional: the state of YARN 3.x's features, one block
+//	             (state_features.go) read before the rest
 //	config       the global settings, the calculator (built-in tag, or
 //	             "host's"), the placement, the groups flag, the
 //	             reservation-system settings, then the configured queue
@@ -49,7 +51,12 @@ import (
 // flags, per-partition usage ratios); version 1 is version 2 without the
 // reservation-system and reservation settings. RestoreScheduler reads all
 // three (what an older snapshot lacks restores as unset: YARN's defaults,
-// every node and ask on the default partition).
+// every node and ask on the default partition). The YARN 3.x block may
+// open a body of any version (it came before version 3, at the start of
+// version 2's body) and holds, for each queue settings record and each
+// auto-created queue, what the body's version holds; a body without it
+// restores with YARN's defaults for it. A weight capacity holds its
+// weight in the percentage's place.
 //
 // Everything else (queue, user and node usage, active users, the child
 // and application orders, the id index, the queue tree's accounting) is
@@ -99,6 +106,8 @@ type RestoreEnv struct {
 	// they reported when saved; the registries [XMLOptions] uses serve.
 	AppOrderings   *AppOrderings
 	ChildOrderings *ChildOrderings
+	// NodeSortings resolves host multi-node sorting policies by Name.
+	NodeSortings *NodeSortings
 }
 
 // SaveState writes the scheduler's state to w as one snapshot (see the
@@ -110,6 +119,9 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := berth.NewStateEncoder(w, stateKind, stateVersion)
+	nodeIDs := sortedKeys(s.nodes)
+	apps := s.appsBySeq()
+	s.writeFeatures(e, nodeIDs, apps)
 	s.saveConfig(e)
 	e.Len(len(s.parts) - 1)
 	for _, p := range s.parts[1:] {
@@ -117,7 +129,6 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 	}
 	s.saveReservationQueues(e)
 
-	nodeIDs := sortedKeys(s.nodes)
 	nodeIx := make(map[*node]int, len(nodeIDs))
 	e.Len(len(nodeIDs))
 	for i, id := range nodeIDs {
@@ -129,11 +140,6 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 		e.String(s.parts[n.part].name)
 	}
 
-	apps := make([]*app, 0, len(s.apps))
-	for _, a := range s.apps {
-		apps = append(apps, a)
-	}
-	slices.SortFunc(apps, bySeq)
 	appIx := make(map[*app]int, len(apps))
 	e.Len(len(apps))
 	for i, a := range apps {
@@ -216,6 +222,16 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 	return e.Finish()
 }
 
+// appsBySeq returns the applications in submission order.
+func (s *Scheduler) appsBySeq() []*app {
+	apps := make([]*app, 0, len(s.apps))
+	for _, a := range s.apps {
+		apps = append(apps, a)
+	}
+	slices.SortFunc(apps, bySeq)
+	return apps
+}
+
 func eachQueue(q *qnode, f func(*qnode)) {
 	f(q)
 	for _, c := range q.children {
@@ -280,7 +296,11 @@ func (s *Scheduler) saveConfig(e *berth.StateEncoder) {
 
 func writeCapacity(e *berth.StateEncoder, c queue.Capacity) {
 	e.Uvarint(uint64(c.Kind))
-	e.Float32(c.Percent)
+	if c.Kind == queue.CapacityWeight {
+		e.Float32(c.Weight) // in the percentage's place: see readCapacity
+	} else {
+		e.Float32(c.Percent)
+	}
 	e.Resource(c.Resource)
 }
 
@@ -379,9 +399,10 @@ func (s *Scheduler) saveReservationQueues(e *berth.StateEncoder) {
 // snapshot names) is reported through the decoder's Defer, so a damaged
 // snapshot is still reported as corrupt.
 type restorer struct {
-	d   *berth.StateDecoder
-	env RestoreEnv
-	v   uint64 // the body version
+	d    *berth.StateDecoder
+	env  RestoreEnv
+	v    uint64   // the body version
+	feat features // the YARN 3.x state, read first
 }
 
 func (r *restorer) fail(format string, args ...any) {
@@ -422,8 +443,9 @@ func RestoreScheduler(rd io.Reader, env RestoreEnv) (*Scheduler, error) {
 
 func (r *restorer) restore() *Scheduler {
 	d := r.d
+	maxApps := r.readFeatures()
 	d.Field("config")
-	cfg := r.readConfig()
+	cfg := r.readConfig(maxApps)
 	var partNames []string
 	if r.v >= versionLabels {
 		d.Field("partitions")
@@ -447,6 +469,7 @@ func (r *restorer) restore() *Scheduler {
 		q.st = r.readSettings()
 		rqs = append(rqs, q)
 	}
+	r.checkSettingsUsed()
 	if d.Err() != nil {
 		return nil
 	}
@@ -475,6 +498,10 @@ func (r *restorer) restore() *Scheduler {
 		r.fail("reservation queues: %w", err)
 		return nil
 	}
+	if err := s.restoreAutoQueues(r.feat.autoQueues); err != nil {
+		r.fail("%w", err)
+		return nil
+	}
 
 	d.Field("nodes")
 	nn := d.Len(maxStateCount)
@@ -495,6 +522,9 @@ func (r *restorer) restore() *Scheduler {
 	nodes := make([]*node, len(specs))
 	for i, sp := range specs {
 		nodes[i] = s.nodes[sp.ID]
+	}
+	if !r.restoreBeats(nodes) {
+		return nil
 	}
 
 	d.Field("applications")
@@ -665,6 +695,9 @@ func (r *restorer) restore() *Scheduler {
 		}
 		lf.ulValid = false
 	}
+	if !r.restoreRounds(s, nodes, len(apps)) {
+		return nil
+	}
 	return s
 }
 
@@ -785,6 +818,8 @@ type appFields struct {
 	active, waitingAM     bool
 	start                 berth.Time
 	amRes, headroom       berth.Resource
+	runnable              bool       // within max-parallel-apps
+	deadline              berth.Time // lifetime's end
 	expr, amExpr          string
 	amPart                int
 }
@@ -833,6 +868,7 @@ func (r *restorer) readApp(s *Scheduler, i int) (*app, bool) {
 	d := r.d
 	f := r.readAppFields()
 	asks := queue.ReadRequests(d, readKeyState)
+	r.appFeatures(&f, i)
 	if d.Err() != nil {
 		return nil, false
 	}
@@ -848,6 +884,8 @@ func (r *restorer) readApp(s *Scheduler, i int) (*app, bool) {
 		r.fail("applications[%d]: priority %d out of range", i, f.prio)
 	case f.amRes.AnyNegative():
 		r.fail("applications[%d]: negative AM resource", i)
+	case f.active && !f.runnable:
+		r.fail("applications[%d]: active but waiting for a max-parallel-apps slot", i)
 	case f.amPart < 0 || f.amPart >= len(s.parts):
 		r.fail("applications[%d]: AM partition %d of %d", i, f.amPart, len(s.parts))
 	}
@@ -861,6 +899,7 @@ func (r *restorer) readApp(s *Scheduler, i int) (*app, bool) {
 	}
 	a := &app{id: f.id, seq: f.seq, userName: f.user, groups: f.groups, priority: int32(f.prio),
 		start: f.start, resID: f.resID, amRes: f.amRes, waitingAM: f.waitingAM, headroom: f.headroom,
+		runnable: f.runnable, deadline: f.deadline,
 		expr: f.expr, amExpr: f.amExpr, amPart: f.amPart, lp: growTo[apart](nil, len(s.parts)-1)}
 	a.asks = *asks
 	s.apps[a.id] = a
@@ -881,10 +920,12 @@ func (r *restorer) index(n int, what string) int {
 	return int(min(v, uint64(max(n-1, 0))))
 }
 
-func (r *restorer) readConfig() Config {
+// readConfig reads the configuration after its first field, maxApps,
+// onto the YARN 3.x settings the features block gave.
+func (r *restorer) readConfig(maxApps int) Config {
 	d := r.d
-	var c Config
-	c.MaximumApplications = d.Int()
+	c := r.feat.config
+	c.MaximumApplications = maxApps
 	c.GlobalQueueMaxApplications = d.Int()
 	c.MaximumAMResourcePercent = d.Float64()
 	c.NodeLocalityDelay = d.Int()
@@ -954,11 +995,17 @@ const maxDepth = 256
 func (r *restorer) readCapacity() queue.Capacity {
 	var c queue.Capacity
 	k := r.d.Uvarint()
-	if k > uint64(queue.CapacityAbsolute) {
+	if k > uint64(queue.CapacityWeight) {
 		r.fail("capacity kind %d", k)
 	}
 	c.Kind = queue.CapacityKind(k)
-	c.Percent = r.d.Float32()
+	// A weight takes the percentage's place: older bodies have no weights,
+	// so the record's layout stays as it was.
+	if c.Kind == queue.CapacityWeight {
+		c.Weight = r.d.Float32()
+	} else {
+		c.Percent = r.d.Float32()
+	}
 	c.Resource = r.d.Resource()
 	return c
 }
@@ -990,9 +1037,18 @@ func (r *restorer) readQueueConfig(depth int) QueueConfig {
 	return q
 }
 
+// readSettings reads a queue's settings in the body onto the YARN 3.x
+// settings the features block holds for it.
 func (r *restorer) readSettings() QueueSettings {
+	st := r.nextSettingsFeatures()
+	r.readBaseSettings(&st)
+	return st
+}
+
+// readBaseSettings reads the settings the body holds (as its version
+// has them) into st.
+func (r *restorer) readBaseSettings(st *QueueSettings) {
 	d := r.d
-	var st QueueSettings
 	st.UserLimitFactor = d.Float64()
 	st.MinUserLimitPercent = d.Float64()
 	st.MaxApplications = d.Int()
@@ -1041,7 +1097,7 @@ func (r *restorer) readSettings() QueueSettings {
 	}
 	if !hasWeights && n > 0 {
 		r.fail("user weights without a table")
-		return st
+		return
 	}
 	for i := 0; i < n && d.Err() == nil; i++ {
 		name := d.String()
@@ -1051,12 +1107,11 @@ func (r *restorer) readSettings() QueueSettings {
 		st.Reservation = queue.ReadReservationSettings(d)
 	}
 	if r.v >= versionLabels {
-		r.readLabelSettings(&st)
+		r.readLabelSettings(st)
 	}
-	return st
 }
 
-// readLabelSettings reads a queue's label settings (version 2).
+// readLabelSettings reads a queue's label settings (version 3).
 func (r *restorer) readLabelSettings(st *QueueSettings) {
 	d := r.d
 	hasAccess := d.Bool()

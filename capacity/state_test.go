@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -524,6 +525,10 @@ func FuzzRestoreSchedulerBody(f *testing.F) {
 	var buf bytes.Buffer
 	_ = s.SaveState(&buf)
 	f.Add(unseal(stateKind, stateVersion, buf.Bytes()))
+	// A body written before the YARN 3.x block.
+	if old, err := os.ReadFile("testdata/capacity-v2.snap"); err == nil {
+		f.Add(unseal(stateKind, stateVersion, old))
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		if len(body) > maxFuzzState {
 			return

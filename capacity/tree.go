@@ -51,6 +51,12 @@ type qnode struct {
 	kind     queue.Kind
 	absMax   float64 // fraction of the cluster
 	effMax   berth.Resource
+
+	auto       autoKind       // how the queue was auto-created (autoqueue.go)
+	lastSubmit berth.Time     // last submission (or creation), for auto-deletion
+	runnable   int            // runnable applications of the subtree (maxapps.go)
+	maxAlloc   berth.Resource // effective maximum allocation (limits.go)
+	life       lifetimes      // effective application lifetimes (lifetime.go)
 	// lp is the queue's state on each labelled partition (partition i at
 	// lp[i-1]); nil while the cluster has no labels (partition.go).
 	lp []lpart
@@ -115,6 +121,9 @@ type leafState struct {
 	allWeights  float64
 
 	currentLimit berth.Resource // limit handed down by the parent at the last walk
+
+	waiting      []*app        // not runnable (max-parallel-apps), by submission
+	priorityACLs []PriorityACL // by maximum priority, highest first (priority.go)
 }
 
 // user is one user's accounting inside one leaf queue; what the walk and
@@ -133,6 +142,7 @@ type user struct {
 	amUsed    berth.Resource
 	apps      int                          // applications in the leaf
 	ref       queue.UserRef[QueueSettings] // u's entries in the shared tree (accountUser)
+	waiting   int                          // of apps, those not runnable (maxapps.go)
 	lp        []upart                      // usage per labelled partition (partition.go)
 }
 
@@ -208,6 +218,7 @@ func (s *Scheduler) applyCapacities(q *qnode) {
 		}
 	}
 	q.effMaxDown = rc.RoundDown(q.effMax, s.cfg.MinAllocation)
+	s.applySettings(q)
 	if lf := q.leaf; lf != nil {
 		lf.ulValid = false // effMin, the cluster and the settings may have changed
 		st := q.set()
@@ -261,7 +272,13 @@ func appsShare(apps int, absCap float64) int {
 
 // appsPerUser is YARN's (int)(maxApps × (userLimit / 100f) × factor), in
 // float32 and in Java's order.
+// user-limit-factor -1 lets a user have all of them (YARN 3.4; YARN's
+// plan queues still multiply by -1 and admit nobody, which Berth does
+// not follow).
 func appsPerUser(maxApps int, ulPct, ulf float64) int {
+	if ulf == -1 {
+		return maxApps
+	}
 	return int(float32(maxApps) * (float32(ulPct) / 100) * float32(ulf))
 }
 

@@ -45,6 +45,9 @@ type proposal struct {
 	// blocked is, for a leaf skipped at its queue limit, the headroom it
 	// could not use: the parent withholds it from later siblings.
 	blocked berth.Resource
+	// node is where a multi-node walk allocates or reserves (async.go);
+	// nil: the attempt's node.
+	node *node
 }
 
 // skipped is a proposal of nothing, for reason why.
@@ -95,7 +98,17 @@ func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocat
 			}
 		}
 	}
-	out := s.allocateOnNode(n, s.allocBuf[:0])
+	n.lastBeat = s.clock.Now()
+	var out []Allocation
+	switch {
+	case s.cfg.Async.Enabled:
+		// Asynchronous scheduling: rounds allocate (async.go).
+		out = s.allocBuf[:0]
+	case s.cfg.MultiNode.Enabled:
+		out = s.multiHeartbeat(n, s.allocBuf[:0])
+	default:
+		out = s.allocateOnNode(n, s.allocBuf[:0])
+	}
 	if len(out) == 0 {
 		s.allocBuf = out
 		return nil, nil
@@ -109,21 +122,31 @@ func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocat
 // allocateOnNode is CapacityScheduler.allocateContainersToNode: walks
 // from the root while the assignment limits allow another container.
 func (s *Scheduler) allocateOnNode(n *node, out []Allocation) []Allocation {
+	t := s.begin(n)
+	out = t.allocate(out)
+	t.end()
+	return out
+}
+
+// begin starts the attempts of a heartbeat (or a scheduling round) on
+// node n, recorded when the activity log asks for it; end ends them.
+func (s *Scheduler) begin(n *node) attempt {
 	t := attempt{s: s, n: n}
 	if s.acts.Begin(n.id, s.clock.Now()) {
 		t.rec = &s.acts
 	}
-	out = t.allocate(out)
+	return t
+}
+
+func (t *attempt) end() {
 	if t.rec != nil {
 		t.rec.End(t.waiting)
 	}
-	return out
 }
 
 func (t *attempt) allocate(out []Allocation) []Allocation {
 	s := t.s
-	off, assigned := 0, 0
-	maxOff := max(s.cfg.MaxOffSwitchAssignments, 1)
+	var c assignCount
 	for {
 		p, stop := t.once()
 		if !p.st.assigned() {
@@ -132,18 +155,25 @@ func (t *attempt) allocate(out []Allocation) []Allocation {
 		if al, ok := s.commit(t, p); ok {
 			out = append(out, al)
 		}
-		if stop || p.st == stReserved {
-			return out
-		}
-		if p.loc == OffSwitch {
-			off++
-		}
-		assigned++
-		if off >= maxOff || !s.cfg.MultipleAssignments ||
-			(s.cfg.MaxContainerAssignments != -1 && assigned >= s.cfg.MaxContainerAssignments) {
+		if stop || p.st == stReserved || !s.canAllocateMore(&c, p) {
 			return out
 		}
 	}
+}
+
+// assignCount is what a heartbeat has assigned, for canAllocateMore.
+type assignCount struct{ off, assigned int }
+
+// canAllocateMore counts the assignment p and reports whether the
+// heartbeat may assign again (YARN's canAllocateMore): within the
+// off-switch and container limits, with multiple assignments on.
+func (s *Scheduler) canAllocateMore(c *assignCount, p proposal) bool {
+	if p.loc == OffSwitch {
+		c.off++
+	}
+	c.assigned++
+	return c.off < max(s.cfg.MaxOffSwitchAssignments, 1) && s.cfg.MultipleAssignments &&
+		(s.cfg.MaxContainerAssignments == -1 || c.assigned < s.cfg.MaxContainerAssignments)
 }
 
 // once is allocateContainerOnSingleNode for the default partition. stop
@@ -167,7 +197,7 @@ func (t *attempt) once() (proposal, bool) {
 		return proposal{}, true
 	}
 	if n.part != 0 {
-		return t.labelled(), false
+		return t.labelled(n.part), false
 	}
 	return t.parent(s.root, s.cluster), false
 }

@@ -17,11 +17,13 @@ import (
 // on the attempt's partition (part) and serving the asks of its ask
 // partition; comparisons are made against the partition's size (s.wcl).
 
-// labelled runs the two walks of a labelled node.
-func (t *attempt) labelled() proposal {
-	s, n := t.s, t.n
-	pt := &s.parts[n.part]
-	t.part, t.ask, s.wcl = n.part, n.part, pt.total
+// labelled runs the two walks of a labelled node; with no node (t.n
+// nil), of the multi-node walk's candidates, all on partition part
+// (async.go).
+func (t *attempt) labelled(part int) proposal {
+	s := t.s
+	pt := &s.parts[part]
+	t.part, t.ask, s.wcl = part, part, pt.total
 	p := t.parent(s.root, pt.total)
 	if !p.st.assigned() && pt.nonExclusive {
 		// The limit handed to the root is the default partition's size, as
@@ -31,6 +33,49 @@ func (t *attempt) labelled() proposal {
 	}
 	t.part, t.ask, t.borrow, s.wcl = 0, 0, false, s.cluster
 	return p
+}
+
+// askCheck is the test of a's ask k before a walk tries it (YARN's
+// preCheckForNodeCandidateSet and allocate's queue-limit check): stNone
+// to try it, stPrioritySkipped for the next ask (none outstanding,
+// another partition's, or not worth a new container), or the state that
+// ends a's visit: stAppSkipped for an AM borrowing a partition (YARN: a
+// preempted AM is too painful), stQueueSkipped when the headroom cannot
+// hold the container. why is the reason of a skip (ReasonNone for an ask
+// with nothing outstanding).
+func (t *attempt) askCheck(a *app, k *skey, lim *limits) (st allocState, why queue.Reason) {
+	s := t.s
+	switch {
+	case k.Outstanding() <= 0:
+		return stPrioritySkipped, queue.ReasonNone
+	case t.borrow && a.waitingAM:
+		return stAppSkipped, queue.ReasonPartition
+	case k.Payload.part != t.ask:
+		return stPrioritySkipped, queue.ReasonPartition
+	case !s.cfg.ContinueLooking && !s.shouldAllocOrReserve(a, k):
+		return stPrioritySkipped, queue.ReasonReservation
+	}
+	room := lim.headroom
+	if s.cfg.ContinueLooking {
+		room = room.Add(a.reservedOn(t.part))
+	}
+	if capR := k.Capability(); s.cmp(&room, &capR) < 0 {
+		return stQueueSkipped, queue.ReasonQueueHeadroom
+	}
+	return stNone, queue.ReasonNone
+}
+
+// missedBorrow counts a missed opportunity of a default-partition ask and
+// reports whether a borrowing walk must still skip it, so that unlabelled
+// asks prefer unlabelled nodes: they borrow a labelled one only after
+// missing as many opportunities as there are nodes (the count is reset by
+// an allocation on the default partition, commit).
+func (t *attempt) missedBorrow(k *skey) bool {
+	if k.Payload.part != 0 {
+		return false
+	}
+	k.Payload.missedNP++
+	return t.borrow && k.Payload.missedNP < int64(len(t.s.nodes))
 }
 
 // passes reports whether the walk passes q by: nothing pending that the

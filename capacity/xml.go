@@ -35,6 +35,14 @@ type XMLOptions struct {
 	// nobody knows: the error is a *queue.ConfigReportError holding the
 	// report (kind berth.ErrInvalidArgument).
 	Strict bool
+	// IgnoreLeafOrderingOnParents reads ordering-policy fifo or fair on a
+	// parent queue as YARN 2.8 did (ignored, noted in the report) instead
+	// of refusing the file as YARN 2.9 and later do.
+	IgnoreLeafOrderingOnParents bool
+	// NodeSortings are the host's multi-node sorting policies by class
+	// name (multi-node-sorting.policy.<name>.class); the built-in
+	// ResourceUsageMultiNodeLookupPolicy always resolves.
+	NodeSortings *NodeSortings
 	// AppOrderings and ChildOrderings are the host's ordering policies by
 	// the name an ordering-policy key uses, for leaves and for parents; the
 	// built-in names always win. A name neither built in nor registered is
@@ -42,6 +50,10 @@ type XMLOptions struct {
 	// *queue.UnknownNameError. Nil: the built-ins only.
 	AppOrderings   *AppOrderings
 	ChildOrderings *ChildOrderings
+	// ReadFile reads the file mapping-rule-json-file names (without
+	// inline rules); nil refuses such a file, as Berth reads no files
+	// itself.
+	ReadFile func(path string) ([]byte, error)
 }
 
 // ParseXMLReport is [ParseXML] with a report of what the file says that
@@ -59,7 +71,7 @@ func ParseXMLReport(r io.Reader, opts XMLOptions) (Config, queue.ConfigReport, e
 	if err != nil {
 		return Config{}, queue.ConfigReport{}, err
 	}
-	cfg, err := parsePropsWith(props, opts)
+	cfg, notes, err := parsePropsNotes(props, opts)
 	if err != nil {
 		return Config{}, queue.ConfigReport{}, err
 	}
@@ -74,6 +86,10 @@ func ParseXMLReport(r io.Reader, opts XMLOptions) (Config, queue.ConfigReport, e
 	walk(cfg.Root, "root")
 	slices.Sort(paths)
 	rep := classifyKeys(props, paths)
+	for _, n := range notes {
+		rep.Add(n)
+	}
+	rep.Sort()
 	if opts.Strict {
 		if err := rep.Err("capacity-scheduler.xml"); err != nil {
 			return Config{}, rep, err
@@ -87,7 +103,19 @@ func parseProps(props map[string]string) (Config, error) {
 }
 
 func parsePropsWith(props map[string]string, opts XMLOptions) (Config, error) {
+	cfg, _, err := parsePropsNotes(props, opts)
+	return cfg, err
+}
+
+// parsePropsNotes parses and returns what the parse itself notes.
+func parsePropsNotes(props map[string]string, opts XMLOptions) (Config, []queue.ConfigNote, error) {
 	p := parser{props: props, opts: opts, labelKeys: indexLabelKeys(props), named: map[string]bool{}}
+	cfg, err := p.parse()
+	return cfg, p.notes, err
+}
+
+func (p *parser) parse() (Config, error) {
+	props := p.props
 	p.indexWeights()
 	cfg := DefaultConfig()
 	p.int(prefix+"maximum-applications", &cfg.MaximumApplications)
@@ -118,6 +146,7 @@ func parsePropsWith(props map[string]string, opts XMLOptions) (Config, error) {
 	if p.err == nil {
 		cfg.ReservationSystem, p.err = queue.ParseReservationSystem(props)
 	}
+	p.globalFeatures(&cfg)
 	if p.err != nil {
 		return Config{}, p.err
 	}
@@ -178,6 +207,7 @@ type parser struct {
 	named     map[string]bool
 	err       error
 	opts      XMLOptions
+	notes     []queue.ConfigNote // what the parse itself reports (xml_features.go)
 }
 
 // indexWeights finds the per-user weight keys once, so that reading a
@@ -307,6 +337,18 @@ func (p *parser) capacity(key string, max bool) queue.Capacity {
 	if !ok {
 		return queue.Capacity{}
 	}
+	if w, ok := strings.CutSuffix(v, "w"); ok && !max {
+		// A weight (YARN 3.4); the root's capacity is 100 whatever it says.
+		f, err := strconv.ParseFloat(w, 32)
+		if err != nil || bad(f) {
+			p.fail(key, v, "not a weight")
+			return queue.Capacity{}
+		}
+		if strings.HasPrefix(key, prefix+"root.capacity") && key == prefix+"root.capacity" {
+			return queue.Capacity{}
+		}
+		return queue.Weight(float32(f))
+	}
 	if strings.HasPrefix(v, "[") {
 		r, err := parseAbsolute(v)
 		if err != nil {
@@ -416,20 +458,11 @@ func (p *parser) queue(name, path string, depth int) QueueConfig {
 		st.UserWeights[u] = w
 	}
 	children := splitList(p.props[key+"queues"])
+	leaf := len(children) == 0 && !p.managedParent(key)
 	if v, ok := p.get(key + "ordering-policy"); ok {
-		switch v {
-		case "fifo", "fifo-with-partitions", "fifo-for-pending-apps":
-			st.AppOrdering = OrderFIFO
-		case "fair":
-			st.AppOrdering = OrderFair
-		case "utilization":
-			st.ChildOrdering = OrderUtilization
-		case "priority-utilization":
-			st.ChildOrdering = OrderPriorityUtilization
-		default:
-			p.customOrdering(key+"ordering-policy", v, len(children) == 0, st)
-		}
+		p.orderingPolicy(key+"ordering-policy", strings.TrimSpace(v), leaf, st)
 	}
+	p.queueFeatures(key, path, &q, depth)
 	seen := make(map[string]bool, len(children))
 	for _, c := range children {
 		if p.err != nil {

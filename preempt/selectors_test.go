@@ -26,6 +26,7 @@ func heartbeatAll(t *testing.T, s *capacity.Scheduler, clock *berth.ManualClock,
 // low-priority one (priority_first), within the round's budget.
 func TestIntraQueuePriorityFirst(t *testing.T) {
 	cfg := capacity.DefaultConfig()
+	cfg.MaxAppPriority = 10 // YARN's default cluster maximum, 0, would make both priorities 0
 	a := capacity.Queue("a", 100)
 	a.Settings.UserLimitFactor = 2 // the user's limit lets the high app's demand through
 	cfg.Root.Children = []capacity.QueueConfig{a}

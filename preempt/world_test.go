@@ -2,6 +2,7 @@ package preempt_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -174,6 +175,9 @@ func (w *capWorld) config(final bool) capacity.Config {
 	cfg.MaxOffSwitchAssignments = 1 << 30
 	cfg.MaximumAMResourcePercent = max(w.amPercent, 0)
 	cfg.NodeLabels = w.labels
+	// YARN's mock framework gives applications their priorities as
+	// written; the cluster's maximum (0 by default) would cap them all.
+	cfg.MaxAppPriority = math.MaxInt32
 	cfg.Root = w.queueConfig(w.root, final, cl, cl)
 	return cfg
 }

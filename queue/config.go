@@ -18,6 +18,9 @@ const (
 	CapacityPercent
 	// CapacityAbsolute: an absolute resource ("[memory=…,vcores=…]").
 	CapacityAbsolute
+	// CapacityWeight: a weight ("2w", YARN 3.4): the queue's share of its
+	// parent is its weight over the sum of its siblings' weights.
+	CapacityWeight
 )
 
 // Capacity is a configured capacity or maximum capacity: unset, a
@@ -34,6 +37,9 @@ type Capacity struct {
 	Percent float32
 	// Resource is the amount when Kind is CapacityAbsolute.
 	Resource berth.Resource
+	// Weight is the weight when Kind is CapacityWeight, in [0, 10000]
+	// (float32, as YARN reads it).
+	Weight float32
 }
 
 // Percent returns a percentage capacity.
@@ -41,6 +47,9 @@ func Percent(p float32) Capacity { return Capacity{Kind: CapacityPercent, Percen
 
 // Absolute returns an absolute-resource capacity.
 func Absolute(r berth.Resource) Capacity { return Capacity{Kind: CapacityAbsolute, Resource: r} }
+
+// Weight returns a weight capacity.
+func Weight(w float32) Capacity { return Capacity{Kind: CapacityWeight, Weight: w} }
 
 // IsAbsolute reports whether c is an absolute resource.
 func (c Capacity) IsAbsolute() bool { return c.Kind == CapacityAbsolute }
@@ -55,16 +64,20 @@ func (c Capacity) Equal(o Capacity) bool {
 		return c.Percent == o.Percent
 	case CapacityAbsolute:
 		return c.Resource.Equal(o.Resource)
+	case CapacityWeight:
+		return c.Weight == o.Weight
 	}
 	return true
 }
 
-// String formats c as the configuration would: "unset", "37.5%" or
-// "[memory=1024,vcores=2]".
+// String formats c as the configuration would: "unset", "37.5%",
+// "[memory=1024,vcores=2]" or "2w".
 func (c Capacity) String() string {
 	switch c.Kind {
 	case CapacityPercent:
 		return fmt.Sprintf("%g%%", c.Percent)
+	case CapacityWeight:
+		return fmt.Sprintf("%gw", c.Weight)
 	case CapacityAbsolute:
 		s := fmt.Sprintf("[memory=%d,vcores=%d", c.Resource.Memory, c.Resource.VCores)
 		for _, q := range c.Resource.Extras() {
@@ -190,9 +203,11 @@ type Options[T any] struct {
 	// CheckCapacitySums enables the capacity scheduler's rules across
 	// siblings (YARN's ParentQueue.setChildQueues): children's percentage
 	// capacities must sum to 100% (±0.05%) under a parent with a non-zero
-	// capacity and to 0 under a zero-capacity parent; percentage parents
-	// may not have absolute children; absolute children must fit in an
-	// absolute parent.
+	// capacity and to 0 under a zero-capacity parent (or either under a
+	// weight parent); percentage parents may not have absolute children;
+	// absolute children must fit in an absolute parent; siblings may not
+	// mix weights with percentages or absolute resources (YARN 3.4's
+	// legacy queue mode).
 	CheckCapacitySums bool
 	// RequireStoppedToRemove makes Reconfigure refuse to remove a queue that
 	// is not STOPPED (the capacity scheduler's rule). Queues with

@@ -88,6 +88,16 @@ type AppSpec struct {
 	Groups []string
 	// Priority is the application priority; higher runs first under FIFO.
 	Priority int32
+	// NoPriority submits without a priority (Priority is then ignored):
+	// the capacity scheduler gives the user's default from the leaf's
+	// priority ACLs, else the leaf's default-application-priority, as YARN
+	// does for a submission context without one.
+	NoPriority bool
+	// LifetimeSeconds is the lifetime the application asks for (YARN's
+	// LIFETIME application timeout); 0 or less asks none. The capacity
+	// scheduler caps it by the leaf's maximum and uses the leaf's default
+	// when none is asked.
+	LifetimeSeconds int64
 	// Tags are the application's tags (YARN's applicationTags), which a
 	// host's placement rule may read; the built-in rules ignore them.
 	Tags []string

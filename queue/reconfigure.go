@@ -148,6 +148,7 @@ func (t *Tree[T]) Reconfigure(cfg Config[T]) (Diff, error) {
 		return q
 	}
 	t.root = commit(nt.root, nil)
+	t.reweighAll()
 	t.index()
 	for _, l := range [][]Path{diff.Added, diff.Removed, diff.Changed} {
 		slices.SortFunc(l, Path.Compare)

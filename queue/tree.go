@@ -3,6 +3,7 @@ package queue
 import (
 	"fmt"
 	"iter"
+	"math"
 	"slices"
 	"strings"
 
@@ -22,6 +23,7 @@ type Queue[T any] struct {
 
 	capacity, maxCapacity Capacity // configured (for reservation queues: the entitlement as percentages)
 	capFrac, maxFrac      float32  // YARN's capacity and maximum capacity, fractions of the parent
+	childWeights          float32  // sum of the children's weights (weight capacities)
 	absCap, absMax        float32  // fractions of the cluster
 	confState             State
 	stopped               bool // effective: this queue or an ancestor is configured STOPPED
@@ -375,6 +377,9 @@ func buildNode[T any](c *Config[T], parent *Queue[T], path Path, opts *Options[T
 		q.capFrac, q.maxFrac, q.absCap, q.absMax = 1, 1, 1, 1
 	} else {
 		q.capFrac = fraction(c.Capacity, 0)
+		if c.Capacity.Kind == CapacityWeight {
+			q.capFrac = parent.weightShare(c.Capacity.Weight)
+		}
 		q.maxFrac = fraction(c.MaxCapacity, 1)
 		q.absCap = q.capFrac * parent.absCap
 		q.absMax = q.maxFrac * parent.absMax
@@ -414,7 +419,13 @@ func buildNode[T any](c *Config[T], parent *Queue[T], path Path, opts *Options[T
 	q.submitACL, q.submitSet = defaultACL(isRoot, c.SubmitACL)
 	q.adminACL, q.adminSet = defaultACL(isRoot, c.AdminACL)
 
-	// Children.
+	// Children: weights are shares of the siblings' sum.
+	q.childWeights = 0
+	for i := range c.Children {
+		if w := c.Children[i].Capacity; w.Kind == CapacityWeight {
+			q.childWeights += w.Weight
+		}
+	}
 	for i := range c.Children {
 		cc := &c.Children[i]
 		cp, err := path.Child(cc.Name)
@@ -469,6 +480,13 @@ func checkCapacity(path, field string, c Capacity) error {
 		if c.Resource.AnyNegative() {
 			return invalid(path, field, c.Resource, "illegal capacity, resource amounts must not be negative")
 		}
+	case CapacityWeight:
+		if field != "capacity" {
+			return invalid(path, field, c.Weight, "a maximum capacity cannot be a weight")
+		}
+		if w := c.Weight; math.IsNaN(float64(w)) || w < 0 || w > 10000 {
+			return invalid(path, field, c.Weight, "illegal weight, acceptable values are in [0, 10000]")
+		}
 	default:
 		return invalid(path, field, c.Kind, "unknown capacity kind")
 	}
@@ -481,11 +499,26 @@ func hasAbsoluteMin[T any](q *Queue[T]) bool {
 	return q.capacity.IsAbsolute() && !q.capacity.Resource.IsZero()
 }
 
+// weightShare is a child's share of q for weight w: w over the sum of
+// the children's weights (0 when they sum to 0).
+func (q *Queue[T]) weightShare(w float32) float32 {
+	if q.childWeights <= 0 {
+		return 0
+	}
+	return w / q.childWeights
+}
+
 // checkChildCapacities is the capacity scheduler's check across siblings.
 func checkChildCapacities[T any](p *Queue[T]) error {
 	var sum float32
 	var minSum berth.Resource
 	anyAbs := false
+	if err := checkCapacityModes(p); err != nil {
+		return err
+	}
+	if p.childWeights > 0 || anyWeight(p) {
+		return nil // weight children: no sum rule
+	}
 	for _, c := range p.children {
 		if hasAbsoluteMin(c) {
 			anyAbs = true
@@ -501,6 +534,10 @@ func checkChildCapacities[T any](p *Queue[T]) error {
 	delta := 1 - sum
 	if delta < 0 {
 		delta = -delta
+	}
+	if p.capacity.Kind == CapacityWeight && !anyAbs && (delta <= capacitySumEpsilon || sum <= capacitySumEpsilon) {
+		// Percentages under a weight parent: YARN 3.4 accepts 100% or 0.
+		return nil
 	}
 	if (!anyAbs && p.capFrac > 0 && delta > capacitySumEpsilon) || (p.capFrac == 0 && sum > 0) {
 		return invalid(p.path.s, "capacity", sum*100,
@@ -535,4 +572,53 @@ func (q *Queue[T]) setEntitlement(e Entitlement) {
 	q.capacity, q.maxCapacity = Percent(e.Capacity*100), Percent(e.MaxCapacity*100)
 	q.absCap = q.capFrac * q.parent.absCap
 	q.absMax = q.maxFrac * q.parent.absMax
+}
+
+func anyWeight[T any](p *Queue[T]) bool {
+	for _, c := range p.children {
+		if c.capacity.Kind == CapacityWeight {
+			return true
+		}
+	}
+	return false
+}
+
+// checkCapacityModes is YARN 3.4's legacy-mode rule across siblings
+// below the root: children use one of percentages, weights and absolute
+// resources (unset counts as a percentage), and neither weights under an
+// absolute parent nor absolute resources under a weight parent.
+func checkCapacityModes[T any](p *Queue[T]) error {
+	var pct, weight, abs bool
+	for _, c := range p.children {
+		switch {
+		case c.capacity.Kind == CapacityWeight:
+			weight = true
+		case hasAbsoluteMin(c):
+			abs = true
+		default:
+			pct = true
+		}
+	}
+	n := 0
+	for _, b := range []bool{pct, weight, abs} {
+		if b {
+			n++
+		}
+	}
+	if n > 1 && !p.IsRoot() {
+		return invalid(p.path.s, "capacity", nil,
+			fmt.Sprintf("parent queue %s has children using a mix of weight, percentage and absolute capacities, which is not allowed", p.path.s))
+	}
+	if p.IsRoot() {
+		return nil // YARN checks no mode under the root
+	}
+	if weight && p.capacity.IsAbsolute() {
+		return invalid(p.path.s, "capacity", nil,
+			fmt.Sprintf("parent queue %s uses an absolute capacity: its children must use absolute capacities too", p.path.s))
+	}
+	if abs && p.capacity.Kind == CapacityWeight {
+		return invalid(p.path.s, "capacity", nil,
+			fmt.Sprintf("parent queue %s uses a weight: its children cannot use absolute capacities", p.path.s))
+	}
+	return nil
 }

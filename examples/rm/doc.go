@@ -55,7 +55,14 @@
 // publication ended comes first in the next Run's results (or from
 // Follower.TakePublished). The host forwards node heartbeats to the
 // scheduler, and every preemption interval it runs the preemption round.
-// The runnable example shows one such loop.
+// Under the capacity scheduler, clock-driven YARN 3.x work is the host's
+// call too: with schedule-asynchronously.enable heartbeats only report
+// completions and the host runs capacity.Scheduler.ScheduleRound every
+// scheduling interval (Config.Async.Interval); it calls ExpireApps as
+// often as YARN's lifetime monitor runs (every 3 s) when queues set
+// lifetimes, and ManageQueues when it wants idle auto-created queues
+// deleted and managed parents re-balanced. The runnable example shows one
+// such loop.
 //
 // # Trade-offs
 //

@@ -99,7 +99,7 @@ func TestConfigReport(t *testing.T) {
 	base, err := os.ReadFile("testdata/capacity-scheduler.xml")
 	require.NoError(t, err)
 	extra := `<property><name>yarn.scheduler.capacity.root.a.typo-capacity</name><value>10</value></property>
-<property><name>yarn.scheduler.capacity.root.a.maximum-allocation-mb</name><value>4096</value></property>
+<property><name>yarn.scheduler.capacity.lazy-preemption-enabled</name><value>true</value></property>
 </configuration>`
 	conf := filepath.Join(dir, "capacity-scheduler.xml")
 	require.NoError(t, os.WriteFile(conf, []byte(strings.Replace(string(base), "</configuration>", extra, 1)), 0o644))
@@ -114,7 +114,7 @@ func TestConfigReport(t *testing.T) {
 	e := stderr.String()
 	assert.Contains(t, e, "configuration report for "+conf)
 	assert.Contains(t, e, "unknown key yarn.scheduler.capacity.root.a.typo-capacity (did you mean yarn.scheduler.capacity.root.a.capacity?)")
-	assert.Contains(t, e, "not modelled: yarn.scheduler.capacity.root.a.maximum-allocation-mb")
+	assert.Contains(t, e, "not modelled: yarn.scheduler.capacity.lazy-preemption-enabled")
 	html, err := os.ReadFile(filepath.Join(out, "report.html"))
 	require.NoError(t, err)
 	assert.Contains(t, string(html), `<table id="config">`)

@@ -68,6 +68,23 @@ type Preemptor interface {
 	Round(now berth.Time) ([]queue.Ended, error)
 }
 
+// Rounder is the seam for YARN's asynchronous scheduling
+// (capacity.Scheduler.ScheduleRound): the engine runs a round every
+// Config.RoundInterval while asks are pending, and heartbeats only
+// report completions. Nil: heartbeats allocate.
+type Rounder interface {
+	ScheduleRound() ([]queue.Allocation, error)
+}
+
+// Expirer is the seam for YARN's application lifetimes
+// (capacity.Scheduler.ExpireApps, as RMAppLifetimeMonitor): the engine
+// calls ExpireApps every Config.LifetimeInterval and ends the applications
+// it names as killed, with the containers that ended with them. Nil:
+// lifetimes are not enforced.
+type Expirer interface {
+	ExpireApps() (apps []string, ended []queue.Ended, err error)
+}
+
 // ObservedPreemptor is a Preemptor whose policy reports its decisions
 // (both of package preempt's policies do, through package scenario's
 // adapters): the engine observes it and counts the containers marked per
@@ -128,6 +145,16 @@ type Config struct {
 	// default 3000); nil is off.
 	Preemptor          Preemptor
 	PreemptionInterval berth.Duration
+	// Rounds, when set, allocates in asynchronous rounds every
+	// RoundInterval (schedule-asynchronously.scheduling-interval-ms; at
+	// least 1 ms).
+	Rounds        Rounder
+	RoundInterval berth.Duration
+	// Lifetimes, when set, kills applications past their lifetime every
+	// LifetimeInterval (yarn.resourcemanager.application-timeouts.
+	// monitor.interval-ms, 3000).
+	Lifetimes        Expirer
+	LifetimeInterval berth.Duration
 	// NodeEvents are node losses and returns.
 	NodeEvents []NodeEvent
 	// SampleInterval, when positive, samples the metrics at this fixed
@@ -501,6 +528,12 @@ func (e *Engine) Run() (*metrics.Run, error) {
 	if e.cfg.Preemptor != nil {
 		e.push(event{at: e.cfg.PreemptionInterval, kind: evPreempt})
 	}
+	if e.cfg.Rounds != nil {
+		e.push(event{at: e.roundEvery(), kind: evRound})
+	}
+	if e.cfg.Lifetimes != nil {
+		e.push(event{at: e.lifetimeEvery(), kind: evLifetime})
+	}
 	e.push(event{at: 0, kind: evSample})
 	var now berth.Time
 	for e.q.len() > 0 {
@@ -582,6 +615,12 @@ func (e *Engine) dispatch(ev event, now berth.Time) error {
 		e.ended(ended, now)
 		e.flushKills()
 		e.push(event{at: now + e.cfg.PreemptionInterval, kind: evPreempt})
+	case evRound:
+		e.round(now)
+		e.push(event{at: now + e.roundEvery(), kind: evRound})
+	case evLifetime:
+		e.expire(now)
+		e.push(event{at: now + e.lifetimeEvery(), kind: evLifetime})
 	case evSample:
 		e.sampleTick(now)
 	case evNodeDown:
@@ -793,7 +832,8 @@ func (e *Engine) heartbeat(n *node, gen uint32, now berth.Time) error {
 	// this heartbeat, and an AM re-asking after a completion must count
 	// them (its ask is a total).
 	for i := range allocs {
-		e.allocated(&allocs[i], n, now)
+		// With multi-node placement a heartbeat may allocate on any node.
+		e.allocated(&allocs[i], e.nodeByID[allocs[i].Node], now)
 	}
 	for _, id := range completed {
 		e.reported(id, now)
@@ -1353,3 +1393,42 @@ func sameEnt(a, b map[string]queue.Entitlement) bool {
 // Scheduler returns the scheduler the engine drives (for tests and hosts
 // that inspect it after a run).
 func (e *Engine) Scheduler() Scheduler { return e.s }
+
+// roundEvery is the round interval, at least 1 ms.
+// round runs an asynchronous scheduling round while asks are pending.
+func (e *Engine) round(now berth.Time) {
+	if e.pendingRes.IsZero() {
+		return
+	}
+	allocs, err := e.cfg.Rounds.ScheduleRound()
+	if err != nil {
+		e.log.Warn("scheduling round", "time", now, "err", err)
+	}
+	for i := range allocs {
+		e.allocated(&allocs[i], e.nodeByID[allocs[i].Node], now)
+	}
+}
+
+func (e *Engine) roundEvery() berth.Duration { return max(e.cfg.RoundInterval, 1) }
+
+func (e *Engine) lifetimeEvery() berth.Duration { return max(e.cfg.LifetimeInterval, 1) }
+
+// expire kills the applications whose lifetime ran out. They are marked
+// finished before their containers are handed back, so an AM container
+// among them ends the application instead of starting a new attempt.
+func (e *Engine) expire(now berth.Time) {
+	apps, ended, err := e.cfg.Lifetimes.ExpireApps()
+	if err != nil {
+		e.log.Warn("lifetime check", "time", now, "err", err)
+	}
+	for _, id := range apps {
+		if a := e.appByIDOrNil(id); a != nil && a.state != finished {
+			e.bump()
+			e.clearPending(a)
+			a.state = finished
+			a.rec.Expired = now
+			e.open--
+		}
+	}
+	e.ended(ended, now)
+}

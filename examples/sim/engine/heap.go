@@ -21,6 +21,8 @@ const (
 	evNodeUp                     // node back (i: node)
 	evWake                       // wake the nodes parked after futile heartbeats
 	evSweep                      // wake the next parked node with room for a pending ask
+	evRound                      // asynchronous scheduling round (Config.Rounds)
+	evLifetime                   // application lifetime check (Config.Lifetimes)
 )
 
 // work tells whether an event of the kind makes progress by itself (an

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	"github.com/berthsched/berth/capacity"
 	"github.com/berthsched/berth/examples/sim/metrics"
 	"github.com/berthsched/berth/examples/sim/trace"
@@ -9,7 +11,8 @@ import (
 )
 
 // CapacityStats reports the configured leaves and plan queues of a
-// capacity scheduler: effective guarantee, used, pending, applications.
+// capacity scheduler, and the auto-created leaves it is told of
+// (Expect): effective guarantee, used, pending, applications.
 type CapacityStats struct {
 	s     *capacity.Scheduler
 	paths []string
@@ -24,6 +27,17 @@ func NewCapacityStats(s *capacity.Scheduler) *CapacityStats {
 		}
 	}
 	return cs
+}
+
+// Expect adds leaf queues the scheduler will create as applications
+// arrive (auto-created queues), reported from the start (empty until
+// they exist).
+func (c *CapacityStats) Expect(paths []string) {
+	for _, p := range paths {
+		if !slices.Contains(c.paths, p) {
+			c.paths = append(c.paths, p)
+		}
+	}
 }
 
 // Queues implements Stats.

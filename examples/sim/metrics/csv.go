@@ -32,10 +32,11 @@ func WriteJobRuntime(w io.Writer, r *Run) error {
 
 // WriteJobs writes jobs.csv: one row per job with its queue, wait,
 // runtime, containers, preemptions, reservation and the node of its AM
-// container (its last attempt's; empty when it never launched).
+// container (its last attempt's; empty when it never launched), and when
+// its lifetime ran out and it was killed (0: it did not).
 func WriteJobs(w io.Writer, r *Run) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, "job,queue,ran_in,user,am_type,submitted,am_started,first_task,finished,wait_ms,runtime_ms,containers,preempted,lost,attempts,reservation,deadline,met_deadline,am_node")
+	fmt.Fprintln(bw, "job,queue,ran_in,user,am_type,submitted,am_started,first_task,finished,wait_ms,runtime_ms,containers,preempted,lost,attempts,reservation,deadline,met_deadline,am_node,expired")
 	for _, j := range r.Jobs {
 		runtime := int64(-1)
 		if j.Finished > 0 {
@@ -45,10 +46,10 @@ func WriteJobs(w io.Writer, r *Run) error {
 		if j.Deadline > 0 {
 			met = strconv.FormatBool(j.Finished > 0 && j.Finished <= j.Deadline)
 		}
-		fmt.Fprintf(bw, "%s,%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%s,%s\n",
+		fmt.Fprintf(bw, "%s,%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%s,%s,%d\n",
 			csvField(j.ID), csvField(j.Queue), csvField(j.RanIn), csvField(j.User), j.AMType,
 			j.Submitted, j.AMStarted, j.FirstTask, j.Finished, j.Wait(), runtime,
-			j.Containers, j.Preempted, j.Lost, j.Attempts, csvField(j.Reservation), j.Deadline, met, csvField(j.AMNode))
+			j.Containers, j.Preempted, j.Lost, j.Attempts, csvField(j.Reservation), j.Deadline, met, csvField(j.AMNode), j.Expired)
 	}
 	return bw.Flush()
 }

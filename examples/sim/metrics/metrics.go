@@ -27,6 +27,9 @@ type Job struct {
 	// container was allocated; Finished when it finished (0: did not
 	// finish within the run).
 	Submitted, AMStarted, FirstTask, Finished berth.Time
+	// Expired is when the application was killed because its lifetime
+	// ran out (0: it was not); Finished stays 0 then.
+	Expired berth.Time
 	// AMNode is the node of the AM container (of its last attempt); ""
 	// when the AM never launched.
 	AMNode string
@@ -112,7 +115,8 @@ type Run struct {
 	// trace's description), "" when it has none.
 	Description string `json:",omitempty"`
 	// Queues are the reported queues (configured leaves and plan queues,
-	// full paths), Plans the plan queues, in order.
+	// then the leaves the scheduler creates for the jobs; full paths),
+	// Plans the plan queues, in order.
 	Queues, Plans []string
 	Jobs          []Job
 	Reservations  []Reservation

@@ -145,7 +145,32 @@ func (sc *Scenario) admitJobs() error {
 		kept = append(kept, j)
 	}
 	sc.Jobs = kept
+	if cs, ok := s.(*capacity.Scheduler); ok {
+		sc.autoLeaves = createdLeaves(cs, sc.capCfg)
+	}
 	return nil
+}
+
+// createdLeaves lists, in tree order, the leaves of s that cfg does not
+// configure: those the probes' submissions auto-created, which the run's
+// scheduler will create too.
+func createdLeaves(s *capacity.Scheduler, cfg capacity.Config) []string {
+	configured := map[string]bool{}
+	var walk func(path string, q *capacity.QueueConfig)
+	walk = func(path string, q *capacity.QueueConfig) {
+		configured[path] = true
+		for i := range q.Children {
+			walk(path+"."+q.Children[i].Name, &q.Children[i])
+		}
+	}
+	walk(cfg.Root.Name, &cfg.Root)
+	var out []string
+	for _, q := range s.Snapshot().Queues.Queues {
+		if p := q.Path.String(); q.Kind == queue.KindLeaf && !configured[p] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // probeAsks lists a job's distinct task asks, one container each.

@@ -65,6 +65,11 @@
 //     of the scheduler's file (reservation-agent, average-capacity, ...;
 //     the fair file's reservation-agent, -policy, -planner), with YARN's
 //     defaults for the keys not set.
+//   - Application lifetimes (the capacity scheduler's
+//     maximum-application-lifetime and default-application-lifetime;
+//     trace jobs ask for none) are enforced every 3 s, as YARN's
+//     RMAppLifetimeMonitor does: an expired job is killed, its record's
+//     Expired set and Finished left 0.
 //   - Preemption as the configuration switches it on, as in YARN, unless
 //     Inputs.SLSMonitor asks for SLS's behaviour (SLS's RMRunner turns the
 //     capacity scheduler's monitor on with ProportionalCapacityPreemptionPolicy
@@ -219,6 +224,7 @@ type Scenario struct {
 	// SiteReport.
 	SiteReport  queue.ConfigReport
 	capCfg      capacity.Config
+	autoLeaves  []string // leaves the capacity scheduler creates for the jobs
 	fairAF      *fair.AllocationFile
 	capPreempt  preempt.ProportionalConfig
 	fairPreempt preempt.FairConfig
@@ -412,23 +418,11 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 	var planQueues []planQueue
 	switch sc.in.Scheduler {
 	case "capacity":
-		s, err := capacity.New(sc.capCfg, clock)
+		qs, err := sc.capacityScheduler(&cfg, clock, cluster)
 		if err != nil {
-			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "capacity scheduler refused the configuration", Err: err}
+			return nil, err
 		}
-		cfg.Scheduler, cfg.Stats = s, engine.NewCapacityStats(s)
-		for _, q := range s.Snapshot().Queues.Queues {
-			if q.Kind == queue.KindPlan {
-				// The cluster × the queue's share, memory rounded down to
-				// the minimum allocation. (plan.PlanCapacity gives one
-				// vcore, as YARN's CS does until its follower runs; both
-				// types are scaled here.)
-				abs := float64(q.AbsoluteCapacity)
-				capa := berth.New(int64(float64(cluster.Memory)*abs)/1024*1024, int64(float64(cluster.VCores)*abs))
-				name := q.Path.String()
-				planQueues = append(planQueues, planQueue{name: name[strings.LastIndexByte(name, '.')+1:], capacity: &capa})
-			}
-		}
+		planQueues = qs
 	case "fair":
 		fcfg := fair.DefaultConfig()
 		fcfg.AssignMultiple = true
@@ -469,6 +463,46 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 		}
 	}
 	return engine.New(cfg)
+}
+
+// capacityScheduler builds the capacity scheduler into cfg, with its
+// asynchronous rounds and lifetime monitor when the configuration asks
+// for them, and returns its plan queues sized on cluster (the default
+// partition's resource).
+func (sc *Scenario) capacityScheduler(cfg *engine.Config, clock *berth.ManualClock, cluster berth.Resource) ([]planQueue, error) {
+	var planQueues []planQueue
+	ccfg := sc.capCfg
+	if ccfg.Async.Enabled {
+		// Simulated NodeManagers never miss a heartbeat: no node is
+		// skipped, as YARN skips none of its live nodes.
+		ccfg.Async.SkipNodeAfter = 0
+	}
+	s, err := capacity.New(ccfg, clock)
+	if err != nil {
+		return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "capacity scheduler refused the configuration", Err: err}
+	}
+	st := engine.NewCapacityStats(s)
+	st.Expect(sc.autoLeaves)
+	cfg.Scheduler, cfg.Stats = s, st
+	if ccfg.Async.Enabled {
+		cfg.Rounds, cfg.RoundInterval = s, ccfg.Async.Interval
+	}
+	if usesLifetimes(&ccfg.Root) {
+		cfg.Lifetimes, cfg.LifetimeInterval = capacityLifetimes{s}, lifetimeMonitorInterval
+	}
+	for _, q := range s.Snapshot().Queues.Queues {
+		if q.Kind == queue.KindPlan {
+			// The cluster × the queue's share, memory rounded down to
+			// the minimum allocation. (plan.PlanCapacity gives one
+			// vcore, as YARN's CS does until its follower runs; both
+			// types are scaled here.)
+			abs := float64(q.AbsoluteCapacity)
+			capa := berth.New(int64(float64(cluster.Memory)*abs)/1024*1024, int64(float64(cluster.VCores)*abs))
+			name := q.Path.String()
+			planQueues = append(planQueues, planQueue{name: name[strings.LastIndexByte(name, '.')+1:], capacity: &capa})
+		}
+	}
+	return planQueues, nil
 }
 
 // planQueue is a reservable queue and, when the scenario sizes its plan

@@ -44,7 +44,7 @@ const (
 	insteadPreemptCS    = "package preempt (ParseProportionalProperties), under the capacity scheduler; capacity-scheduler.xml's value wins"
 	insteadPreemptFair  = "package preempt (ParseFairConfig), under the fair scheduler"
 	insteadSchedFlag    = "the scheduler is " + KeySchedulerClass + " (or --scheduler)"
-	insteadNoAutoCreate = "no auto-created queues: a queue must be configured"
+	insteadNoAutoCreate = "the simulator does not run the queue management monitor: queues are auto-created at submission, never re-balanced or deleted"
 	insteadNoServer     = "no RPC server: the simulator calls the scheduler in process"
 	insteadReservation  = "the reservation system is plan.System with YARN's defaults per reservable queue"
 )
