@@ -11,8 +11,9 @@
 // with reconfiguration, at the price of a type parameter in every
 // signature. It holds no policy (ordering, user limits, fair shares and
 // preemption live in packages capacity, fair and preempt), is not safe for
-// concurrent use (its scheduler's lock guards it), and does not model node
-// labels.
+// concurrent use (its scheduler's lock guards it), and accounts for the
+// default partition only (package capacity keeps its node labels'
+// partitions itself).
 //
 // # Usage
 //
@@ -85,8 +86,8 @@
 //     queue; YARN's capacity scheduler refuses unless the leaf is STOPPED
 //     and its fair scheduler defers until the queue is empty (keep the queue
 //     in the next configuration until it drains for that).
-//   - Node labels (partitions) are not modelled: accounting is for the
-//     default partition.
+//   - Accounting is the default partition's; package capacity keeps the
+//     usage of labelled partitions (YARN's ResourceUsage per label).
 //   - [Requests] keeps rack and host asks apart, as the caller classifies
 //     the name; YARN's one map by name merges a name that is both.
 //   - Charging an allocation to a key with nothing outstanding changes
