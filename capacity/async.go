@@ -414,15 +414,11 @@ func (t *attempt) appMulti(a *app, lim *limits) proposal {
 	nodes := t.s.candidatesFor(a.q)
 	var first proposal // the first request passed over tells why
 	for _, k := range a.asks.Keys() {
-		switch st, why := t.askCheck(a, k, lim); st {
-		case stNone:
-		case stPrioritySkipped:
-			if why != queue.ReasonNone {
-				t.passOver(&first, k, why)
+		if end, try := t.gate(a, k, lim, &first); !try {
+			if end.st != stNone {
+				return end
 			}
 			continue
-		default:
-			return proposal{st: st, why: why, app: a, key: k}
 		}
 		if t.missedBorrow(k) {
 			return proposal{st: stAppSkipped, why: queue.ReasonPartition, app: a, key: k}

@@ -18,15 +18,11 @@ func (t *attempt) app(a *app, lim *limits) proposal {
 	}
 	var first proposal // the first request passed over tells why
 	for _, k := range a.asks.Keys() {
-		switch st, why := t.askCheck(a, k, lim); st {
-		case stNone:
-		case stPrioritySkipped:
-			if why != queue.ReasonNone {
-				t.passOver(&first, k, why)
+		if end, try := t.gate(a, k, lim, &first); !try {
+			if end.st != stNone {
+				return end
 			}
 			continue
-		default:
-			return proposal{st: st, why: why, app: a, key: k}
 		}
 		k.Payload.missed++
 		if t.missedBorrow(k) {
@@ -42,6 +38,23 @@ func (t *attempt) app(a *app, lim *limits) proposal {
 		return p
 	}
 	return first.skippedApp(a)
+}
+
+// gate runs askCheck on a's ask k: try reports whether to try it;
+// otherwise end, unless empty, ends a's visit, and an ask skipped for a
+// reason is passed over (first: see passOver).
+func (t *attempt) gate(a *app, k *skey, lim *limits, first *proposal) (end proposal, try bool) {
+	switch st, why := t.askCheck(a, k, lim); st {
+	case stNone:
+		return proposal{}, true
+	case stPrioritySkipped:
+		if why != queue.ReasonNone {
+			t.passOver(first, k, why)
+		}
+		return proposal{}, false
+	default:
+		return proposal{st: st, why: why, app: a, key: k}, false
+	}
 }
 
 // skippedApp is the proposal of an application none of whose requests

@@ -86,17 +86,7 @@ func manyAppsHashes(t *testing.T, child ChildOrdering, perBeat int) (decisions, 
 // allocation in mode (propWorld.mode: 1 asynchronous rounds, 2 multi-node
 // heartbeats, 3 both) and hashes the decisions and the final snapshot.
 func asyncHashes(t *testing.T, mode int, seed uint64) (decisions, snapshot string, allocated int) {
-	r := rand.New(rand.NewPCG(seed, seed^0x5bd1e995))
-	w := newPropWorldFrom(t, r, seed%2 == 1)
-	cfg := w.s.Config()
-	cfg.Async.Enabled = mode&1 == 1
-	if mode >= 2 {
-		cfg.MultiNode = MultiNodePlacement{Enabled: true, Policy: "p",
-			Policies: map[string]NodeSorting{"p": {Policy: ResourceUsageNodes{}, Interval: berth.Duration(r.IntN(2) * 1500)}}}
-	}
-	_, err := w.s.Reconfigure(cfg)
-	require.NoError(t, err)
-	w.mode = mode
+	w := asyncPropWorld(t, mode, seed)
 	d := &decisionHasher{h: sha256.New()}
 	w.s.SetObserver(d)
 	for range 200 {
