@@ -165,7 +165,7 @@ func TestErrorTextCapacity(t *testing.T) {
 	noKids := capacity.DefaultConfig()
 	noKids.Root.Children = nil
 	ulf := capacity.DefaultConfig()
-	ulf.Root.Children[0].Settings.UserLimitFactor = -1
+	ulf.Root.Children[0].Settings.UserLimitFactor = -2 // -1 is YARN 3.4's "no user limit"
 	dup := capacity.DefaultConfig()
 	dup.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 50), capacity.Queue("a", 50)}
 	badAsk := capacity.Ask{Priority: 1, ResourceName: capacity.AnyResource, Capability: berth.New(1024, 1), Count: -1}
