@@ -146,6 +146,7 @@ var apiFuncs = map[string]any{
 	"queue.PropInt64":                        queue.PropInt64,
 	"queue.QualifyPath":                      queue.QualifyPath,
 	"queue.ReadACL":                          queue.ReadACL,
+	"queue.Reasons":                          queue.Reasons,
 	"queue.ReadHadoopConf":                   queue.ReadHadoopConf,
 	"queue.ReadRequests":                     queue.ReadRequests[int],
 	"queue.ReadRequestsIn":                   queue.ReadRequestsIn[int],

@@ -168,13 +168,22 @@ var apiReceivers = map[string]func(fx *apiFixture) []any{
 	"queue.ConfigNote":            func(fx *apiFixture) []any { return []any{*new(queue.ConfigNote)} },
 	"queue.ConfigReport":          func(fx *apiFixture) []any { return []any{*new(queue.ConfigReport)} },
 	"queue.ConfigReportError":     func(fx *apiFixture) []any { return []any{*new(queue.ConfigReportError)} },
-	"queue.ContainerEventKind":    func(fx *apiFixture) []any { return []any{*new(queue.ContainerEventKind)} },
-	"queue.Delta":                 func(fx *apiFixture) []any { return []any{*new(queue.Delta)} },
-	"queue.Diff":                  func(fx *apiFixture) []any { return []any{*new(queue.Diff)} },
-	"queue.Error":                 func(fx *apiFixture) []any { return []any{*new(queue.Error)} },
-	"queue.EventLog":              func(fx *apiFixture) []any { return []any{&queue.EventLog{}} },
-	"queue.EventState":            func(fx *apiFixture) []any { return []any{queue.NewEventState([]string{"root.default"})} },
-	"queue.ExitStatus":            func(fx *apiFixture) []any { return []any{*new(queue.ExitStatus)} },
+	"queue.Activity": func(fx *apiFixture) []any {
+		return []any{queue.Activity{}, queue.Activity{App: "a", Result: queue.Result{Outcome: queue.Allocated}, Limited: "root"}}
+	},
+	"queue.ActivityLog": func(fx *apiFixture) []any {
+		var recording queue.ActivityLog
+		recording.RecordNode("")
+		recording.RecordApp("a", 2)
+		return []any{&queue.ActivityLog{}, &recording}
+	},
+	"queue.ContainerEventKind": func(fx *apiFixture) []any { return []any{*new(queue.ContainerEventKind)} },
+	"queue.Delta":              func(fx *apiFixture) []any { return []any{*new(queue.Delta)} },
+	"queue.Diff":               func(fx *apiFixture) []any { return []any{*new(queue.Diff)} },
+	"queue.Error":              func(fx *apiFixture) []any { return []any{*new(queue.Error)} },
+	"queue.EventLog":           func(fx *apiFixture) []any { return []any{&queue.EventLog{}} },
+	"queue.EventState":         func(fx *apiFixture) []any { return []any{queue.NewEventState([]string{"root.default"})} },
+	"queue.ExitStatus":         func(fx *apiFixture) []any { return []any{*new(queue.ExitStatus)} },
 	"queue.GroupsFunc": func(fx *apiFixture) []any {
 		return []any{queue.GroupsFunc(func(string) []string { return []string{"staff"} })}
 	},
@@ -190,10 +199,12 @@ var apiReceivers = map[string]func(fx *apiFixture) []any{
 		return []any{fx.order, queue.NewOrder[int, int](func(a, b *int) int { return 0 })}
 	},
 	"queue.OrderEntry":     func(fx *apiFixture) []any { return []any{fx.entry, &queue.OrderEntry[int, int]{}} },
+	"queue.Outcome":        func(fx *apiFixture) []any { return []any{queue.Skipped, queue.Outcome(200)} },
 	"queue.Path":           func(fx *apiFixture) []any { return []any{*new(queue.Path)} },
 	"queue.Queue":          func(fx *apiFixture) []any { return []any{fx.tree.Root(), must(fx.tree.Lookup("dedicated"))} },
 	"queue.QueueEventKind": func(fx *apiFixture) []any { return []any{*new(queue.QueueEventKind)} },
 	"queue.Racks":          func(fx *apiFixture) []any { return []any{*new(queue.Racks)} },
+	"queue.Reason":         func(fx *apiFixture) []any { return []any{queue.ReasonNone, queue.ReasonQueueLimit, queue.Reason(200)} },
 	"queue.Registry":       func(fx *apiFixture) []any { return []any{&queue.Registry[int]{}} },
 	"queue.RequestKey":     func(fx *apiFixture) []any { return []any{fx.reqs.Keys()[0]} },
 	"queue.Requests":       func(fx *apiFixture) []any { return []any{fx.reqs, &queue.Requests[int]{}} },

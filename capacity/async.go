@@ -284,12 +284,14 @@ func (s *Scheduler) roundAttempt(n *node, out []Allocation) []Allocation {
 	if !s.beatRecently(n) {
 		return out
 	}
-	p, _ := s.allocateOnce(n)
+	t := s.begin(n)
+	p, _ := t.once()
 	if p.st.assigned() {
-		if al, ok := s.commit(n, p); ok {
+		if al, ok := s.commit(&t, p); ok {
 			out = append(out, al)
 		}
 	}
+	t.end()
 	return out
 }
 
@@ -370,8 +372,9 @@ func (s *Scheduler) multiAttempt(cands []*node, heartbeat bool, out []Allocation
 		}
 		for _, n := range cands {
 			if r := n.reserved; r != nil {
-				if p := s.serveReservation(r); p.st.assigned() {
-					if al, ok := s.commit(n, p); ok {
+				t := attempt{s: s, n: n, from: r}
+				if p := t.serveReservation(r); p.st.assigned() {
+					if al, ok := s.commit(&t, p); ok {
 						out = append(out, al)
 					}
 				}
@@ -381,7 +384,8 @@ func (s *Scheduler) multiAttempt(cands []*node, heartbeat bool, out []Allocation
 		if !p.st.assigned() {
 			return out
 		}
-		if al, ok := s.commit(p.node, p); ok {
+		t := attempt{s: s, n: p.node}
+		if al, ok := s.commit(&t, p); ok {
 			out = append(out, al)
 		}
 		if !heartbeat || p.st == stReserved || !s.canAllocateMore(&c, p) {
@@ -390,37 +394,41 @@ func (s *Scheduler) multiAttempt(cands []*node, heartbeat bool, out []Allocation
 	}
 }
 
-// multiWalkOnce walks the queues once over cands, all of one partition.
+// multiWalkOnce walks the queues once over cands, all of one partition:
+// an attempt with no node of its own (multi-node walks are not recorded).
 func (s *Scheduler) multiWalkOnce(cands []*node) proposal {
 	s.walk = &multiWalk{cands: cands}
 	defer func() { s.walk = nil }()
+	t := attempt{s: s}
 	if part := cands[0].part; part != 0 {
-		return s.assignLabelled(nil, part)
+		return t.labelled(part)
 	}
-	return s.assignParent(s.root, nil, s.cluster)
+	return t.parent(s.root, s.cluster)
 }
 
-// assignAppMulti is RegularContainerAllocator.allocate over a candidate
-// set: per request priority, the nodes in the leaf's policy order; the
-// first node that allocates or reserves wins, and the last node's answer
-// is the priority's.
-func (s *Scheduler) assignAppMulti(a *app, lim *limits) proposal {
-	nodes := s.candidatesFor(a.q)
+// appMulti is RegularContainerAllocator.allocate over a candidate set:
+// per request priority, the nodes in the leaf's policy order; the first
+// node that allocates or reserves wins, and the last node's answer is the
+// priority's.
+func (t *attempt) appMulti(a *app, lim *limits) proposal {
+	nodes := t.s.candidatesFor(a.q)
+	var first proposal // the first request passed over tells why
 	for _, k := range a.asks.Keys() {
-		switch st := s.askCheck(a, k, lim); st {
-		case stNone:
-		case stPrioritySkipped:
+		if end, try := t.gate(a, k, lim, &first); !try {
+			if end.st != stNone {
+				return end
+			}
 			continue
-		default:
-			return proposal{st: st, app: a}
 		}
-		if s.missedBorrow(k) {
-			return proposal{st: stAppSkipped, app: a}
+		if t.missedBorrow(k) {
+			return proposal{st: stAppSkipped, why: queue.ReasonPartition, app: a, key: k}
 		}
-		p := proposal{st: stPrioritySkipped}
+		p := skipped(stPrioritySkipped, queue.ReasonNone)
 		for _, n := range nodes {
 			k.Payload.missed++
-			p = s.assignOnNode(a, k, n, lim, nil)
+			t.n = n
+			p = t.request(a, k, lim)
+			t.n = nil
 			if p.st == stPrioritySkipped {
 				k.Payload.missed--
 			}
@@ -430,11 +438,13 @@ func (s *Scheduler) assignAppMulti(a *app, lim *limits) proposal {
 			}
 		}
 		if p.st == stPrioritySkipped {
+			t.passOver(&first, k, p.why)
 			continue
 		}
+		p.app, p.key = a, k
 		return p
 	}
-	return proposal{st: stAppSkipped, app: a}
+	return first.skippedApp(a)
 }
 
 // candidatesFor returns the walk's candidates in the order of q's node

@@ -320,6 +320,24 @@ func TestRoundEqualsHeartbeat(t *testing.T) {
 	}
 }
 
+// asyncPropWorld is the property world drawn from seed allocating in
+// mode (propWorld.mode: 1 asynchronous rounds, 2 multi-node heartbeats,
+// 3 both).
+func asyncPropWorld(t *testing.T, mode int, seed uint64) *propWorld {
+	r := rand.New(rand.NewPCG(seed, seed^0x5bd1e995))
+	w := newPropWorldFrom(t, r, seed%2 == 1)
+	cfg := w.s.Config()
+	cfg.Async.Enabled = mode&1 == 1
+	if mode >= 2 {
+		cfg.MultiNode = MultiNodePlacement{Enabled: true, Policy: "p",
+			Policies: map[string]NodeSorting{"p": {Policy: ResourceUsageNodes{}, Interval: berth.Duration(r.IntN(2) * 1500)}}}
+	}
+	_, err := w.s.Reconfigure(cfg)
+	require.NoError(t, err)
+	w.mode = mode
+	return w
+}
+
 // The heartbeat walk's invariants hold under asynchronous rounds and
 // multi-node placement: every container counted once, no node over its
 // capability, nothing beyond the asks, queues within their maximum.
@@ -327,17 +345,7 @@ func TestPropertyAsyncStreams(t *testing.T) {
 	for mode := 1; mode <= 3; mode++ {
 		for seed := uint64(1); seed <= 12; seed++ {
 			t.Run(fmt.Sprintf("mode %d seed %d", mode, seed), func(t *testing.T) {
-				r := rand.New(rand.NewPCG(seed, seed^0x5bd1e995))
-				w := newPropWorldFrom(t, r, seed%2 == 1)
-				cfg := w.s.Config()
-				cfg.Async.Enabled = mode&1 == 1
-				if mode >= 2 {
-					cfg.MultiNode = MultiNodePlacement{Enabled: true, Policy: "p",
-						Policies: map[string]NodeSorting{"p": {Policy: ResourceUsageNodes{}, Interval: berth.Duration(r.IntN(2) * 1500)}}}
-				}
-				_, err := w.s.Reconfigure(cfg)
-				require.NoError(t, err)
-				w.mode = mode
+				w := asyncPropWorld(t, mode, seed)
 				for range 200 {
 					w.step()
 				}

@@ -317,6 +317,27 @@
 // each decision point costs one nil check; with one, an event costs a
 // call and no allocation (BenchmarkObservedThroughput, TestObserverAllocs).
 //
+// # Why an application waits
+//
+// A heartbeat's walk (CapacityScheduler.allocateContainersToNode) runs in
+// phases: visit (a parent's children in the child ordering policy's order,
+// a leaf's applications in its ordering policy's), attempt (offer the node
+// to an application: its user limit, then its requests with delay
+// scheduling), commit the proposal (allocate, reserve, unreserve). Every
+// skip has a queue.Reason — queue at maximum-capacity or out of headroom,
+// user limit, AM limit (the next application waiting to start), locality,
+// locality delay, node too small or full, reservation rules, no
+// reservation to give up, node reserved, the node's partition (a queue
+// that cannot access it, a request for another partition, a
+// non-exclusive partition not lent to an AM or not yet to a request),
+// not reached — recorded only on demand, as YARN's scheduler-activities and
+// app-activities calls do: [Scheduler.RecordHeartbeat] and
+// [Scheduler.HeartbeatRecord] for a node's next heartbeat,
+// [Scheduler.RecordApp] and [Scheduler.Explain] for an application's last
+// attempts, queue.ActivityObserver for events. Unrecorded, the walk pays
+// one boolean test per heartbeat. [Scheduler.DryRun] answers what a node
+// would get now, on a copy.
+//
 // # Differences from YARN
 //
 //   - Durable state is a snapshot of the whole scheduler (see Durable

@@ -160,7 +160,7 @@ func (s *Scheduler) limitOf(q *qnode) berth.Resource {
 	if q.parent == nil {
 		return s.cluster
 	}
-	return s.childLimit(q.parent, q, s.limitOf(q.parent))
+	return s.childLimit(q.parent, q, s.limitOf(q.parent), 0)
 }
 
 // ReservationQueues lists plan's reservation queues in creation order (the

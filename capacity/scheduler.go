@@ -33,6 +33,8 @@ type Scheduler struct {
 	bug    error // set if the mirror and the tree's accounting ever disagree
 
 	obs Observer // the host's observer (observe.go); nil: none
+	// acts records the walk's activities on demand (explain.go)
+	acts queue.ActivityLog
 
 	nodes   map[string]*node
 	racks   queue.Racks    // nodes per rack
@@ -54,15 +56,12 @@ type Scheduler struct {
 	nextID  ContainerID
 	nextSeq uint64
 
-	// The walk in progress (partition.go): the partition of its node (0
-	// the default), whether it borrows that non-exclusive partition for
-	// default-partition asks, the partition of the asks it serves, the
-	// resource its comparisons are made against (the default partition's
-	// outside labelled walks), and per-depth buffers of sorted children.
-	wp, wkey, wdepth int
-	wIgnore          bool
-	wcl              berth.Resource
-	kidBufs          [][]*qnode
+	// For the walk in progress (walk_labels.go; its partition is the
+	// attempt's): the resource its comparisons are made against (the
+	// default partition's outside labelled walks), and per-depth buffers
+	// of sorted children.
+	wcl     berth.Resource
+	kidBufs [][]*qnode
 
 	// allocBuf collects a heartbeat's allocations; the caller gets an
 	// exact-size copy, so a heartbeat that fills a node allocates once
@@ -251,6 +250,7 @@ func (s *Scheduler) RemoveNode(id string) ([]Ended, error) {
 		s.unreserve(n.reserved)
 	}
 	delete(s.nodes, id)
+	s.acts.ForgetNode(id)
 	s.racks.Remove(n.rack)
 	s.nodeLeft(n)
 	slices.SortFunc(out, func(a, b Ended) int { return cmpID(a.ID, b.ID) })
@@ -867,6 +867,7 @@ func (s *Scheduler) removeAppLocked(appID string, how queue.AppEventKind) ([]End
 	q, wasRunnable := a.q, a.runnable
 	s.detach(a)
 	delete(s.apps, appID)
+	s.acts.ForgetApp(appID)
 	if s.obs != nil {
 		s.emitApp(how, a, "")
 	}

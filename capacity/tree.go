@@ -322,14 +322,15 @@ func (s *Scheduler) refreshLimits(q *qnode, limit berth.Resource) {
 		return
 	}
 	for _, c := range q.children {
-		s.refreshLimits(c, s.childLimit(q, c, limit))
+		s.refreshLimits(c, s.childLimit(q, c, limit, 0))
 	}
 }
 
 // childLimit is YARN's getResourceLimitsOfChild: what the parent can still
-// give plus what the child holds, capped by the child's maximum.
-func (s *Scheduler) childLimit(p, c *qnode, parentLimit berth.Resource) berth.Resource {
-	pp, cp := p.on(s.wp), c.on(s.wp)
+// give plus what the child holds, capped by the child's maximum, on
+// partition part.
+func (s *Scheduler) childLimit(p, c *qnode, parentLimit berth.Resource, part int) berth.Resource {
+	pp, cp := p.on(part), c.on(part)
 	l := parentLimit.Sub(pp.used).Add(cp.used)
 	l = s.rmin(l, cp.effMaxDown)
 	return s.roundDown(l, s.cfg.MinAllocation)

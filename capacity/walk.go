@@ -7,6 +7,16 @@ import (
 	"github.com/berthsched/berth/queue"
 )
 
+// The heartbeat's walk, in the phases both schedulers share: visit (this
+// file: the tree from the root, each parent's children in order, each
+// leaf's applications in order), attempt (attempt.go: one offer of the
+// node to one application, which decides and proposes), commit
+// (commit.go: the only step that allocates, reserves or unreserves).
+//
+// An attempt changes nothing but the delay-scheduling counters YARN keeps
+// per scheduling opportunity. Every skip has a queue.Reason, computed to
+// decide anyway and recorded only when the heartbeat is (explain.go).
+
 // allocState is the outcome of one allocation attempt, YARN's
 // AllocationState plus the assignment's skipped type.
 type allocState uint8
@@ -23,9 +33,10 @@ const (
 
 func (st allocState) assigned() bool { return st == stAllocated || st == stReserved }
 
-// proposal is what an attempt wants to commit.
+// proposal is what an attempt wants to commit, or why it has nothing.
 type proposal struct {
 	st    allocState
+	why   queue.Reason // why a skip skipped (ReasonNone for an assignment)
 	app   *app
 	key   *skey
 	loc   Locality
@@ -35,9 +46,12 @@ type proposal struct {
 	// could not use: the parent withholds it from later siblings.
 	blocked berth.Resource
 	// node is where a multi-node walk allocates or reserves (async.go);
-	// nil: the node of the heartbeat.
+	// nil: the attempt's node.
 	node *node
 }
+
+// skipped is a proposal of nothing, for reason why.
+func skipped(st allocState, why queue.Reason) proposal { return proposal{st: st, why: why} }
 
 // limits is YARN's ResourceLimits for one call into a queue.
 type limits struct {
@@ -46,9 +60,27 @@ type limits struct {
 	needUnreserve berth.Resource
 }
 
+// attempt is one heartbeat's offer of a node to the walk (YARN's
+// scheduling opportunity): what every step of the walk shares.
+type attempt struct {
+	s    *Scheduler
+	n    *node
+	from *reservation // the node's reservation being served, or nil
+	// The partition walked (walk_labels.go): part is the node's (0 the
+	// default); ask is the partition of the asks served, part unless the
+	// walk borrows the non-exclusive partition for the default's asks
+	// (borrow); depth is the visit's depth in the tree.
+	part, ask, depth int
+	borrow           bool
+	// rec is the scheduler's activity log when this heartbeat is
+	// recorded, nil otherwise: the walk's only cost when nothing is.
+	rec *queue.ActivityLog
+}
+
 // Heartbeat processes a node update: containers the node reports finished
-// are released, then containers are allocated on the node by the walk of
-// reference §2.4 and returned in allocation order.
+// are released, then containers are allocated on the node by YARN's walk
+// (CapacityScheduler.allocateContainersToNode) and returned in allocation
+// order.
 func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocation, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -87,15 +119,40 @@ func (s *Scheduler) Heartbeat(nodeID string, completed []ContainerID) ([]Allocat
 	return res, nil
 }
 
-// allocateOnNode is CapacityScheduler.allocateContainersToNode.
+// allocateOnNode is CapacityScheduler.allocateContainersToNode: walks
+// from the root while the assignment limits allow another container.
 func (s *Scheduler) allocateOnNode(n *node, out []Allocation) []Allocation {
+	t := s.begin(n)
+	out = t.allocate(out)
+	t.end()
+	return out
+}
+
+// begin starts the attempts of a heartbeat (or a scheduling round) on
+// node n, recorded when the activity log asks for it; end ends them.
+func (s *Scheduler) begin(n *node) attempt {
+	t := attempt{s: s, n: n}
+	if s.acts.Begin(n.id, s.clock.Now()) {
+		t.rec = &s.acts
+	}
+	return t
+}
+
+func (t *attempt) end() {
+	if t.rec != nil {
+		t.rec.End(t.waiting)
+	}
+}
+
+func (t *attempt) allocate(out []Allocation) []Allocation {
+	s := t.s
 	var c assignCount
 	for {
-		p, stop := s.allocateOnce(n)
+		p, stop := t.once()
 		if !p.st.assigned() {
 			return out
 		}
-		if al, ok := s.commit(n, p); ok {
+		if al, ok := s.commit(t, p); ok {
 			out = append(out, al)
 		}
 		if stop || p.st == stReserved || !s.canAllocateMore(&c, p) {
@@ -119,32 +176,46 @@ func (s *Scheduler) canAllocateMore(c *assignCount, p proposal) bool {
 		(s.cfg.MaxContainerAssignments == -1 || c.assigned < s.cfg.MaxContainerAssignments)
 }
 
-// allocateOnce is allocateContainerOnSingleNode for the default partition.
-// stop is true when the node's reservation was handled: YARN then ends the
+// once is allocateContainerOnSingleNode for the default partition. stop
+// is true when the node's reservation was handled: YARN then ends the
 // heartbeat.
-func (s *Scheduler) allocateOnce(n *node) (proposal, bool) {
+func (t *attempt) once() (proposal, bool) {
+	s, n := t.s, t.n
 	if r := n.reserved; r != nil {
-		return s.serveReservation(r), true
+		t.from = r
+		p := t.serveReservation(r)
+		if t.rec != nil {
+			t.rec.Skip(s.root.path, queue.ReasonNodeReserved)
+		}
+		return p, true
 	}
+	t.from = nil
 	if s.available(n.total.Sub(n.allocated), s.cfg.MinAllocation) <= 0 {
+		if t.rec != nil {
+			t.rec.Skip(s.root.path, queue.ReasonNodeFull)
+		}
 		return proposal{}, true
 	}
 	if n.part != 0 {
-		return s.assignLabelled(n, n.part), false
+		return t.labelled(n.part), false
 	}
-	return s.assignParent(s.root, n, s.cluster), false
+	return t.parent(s.root, s.cluster), false
 }
 
 // serveReservation tries to turn the node's reserved container into an
 // allocation, re-reserves it, or drops it when the application no longer
 // needs it. Queue and user limits are not checked: the reservation already
 // counts as used.
-func (s *Scheduler) serveReservation(r *reservation) proposal {
-	a, k := r.app, r.key
+func (t *attempt) serveReservation(r *reservation) proposal {
+	s, a, k := t.s, r.app, r.key
 	// An ask whose capability changed since the reservation is dropped
 	// too: YARN would allocate the new size out of the old reservation
 	// without checking the queue limits, and over-book the queues.
 	if k.Outstanding() <= 0 || !k.Capability().Equal(r.res) {
+		if t.rec != nil {
+			t.rec.Record(queue.Activity{App: a.id, Queue: a.q.path, Result: queue.Result{Outcome: queue.Unreserved, Reason: queue.ReasonNoDemand},
+				Priority: k.Priority(), Resource: r.res, Locality: r.loc, Container: r.id})
+		}
 		s.unreserve(r)
 		return proposal{}
 	}
@@ -153,17 +224,22 @@ func (s *Scheduler) serveReservation(r *reservation) proposal {
 	// also becomes the leaf's headroom limit.
 	a.q.leaf.cachedLimit = berth.Min(s.rc, s.cluster, a.q.effMaxDown, s.cluster)
 	k.Payload.missed++
-	p := s.assignOnNode(a, k, r.node, &lim, r)
+	p := t.request(a, k, &lim)
 	p.from = r
+	if !p.st.assigned() && t.rec != nil {
+		t.rec.Record(queue.Activity{App: a.id, Queue: a.q.path, Result: queue.Result{Outcome: queue.Skipped, Reason: p.why},
+			Priority: k.Priority(), Resource: r.res})
+	}
 	return p
 }
 
-// canAssignToQueue is YARN's canAssignToThisQueue for the default
+// canAssignToQueue is YARN's canAssignToThisQueue on the walk's
 // partition; it sets the headroom in lim.
-func (s *Scheduler) canAssignToQueue(q *qnode, lim *limits, couldUnreserve berth.Resource) bool {
-	qp := q.on(s.wp)
+func (t *attempt) canAssignToQueue(q *qnode, lim *limits, couldUnreserve berth.Resource) bool {
+	s := t.s
+	qp := q.on(t.part)
 	var limit berth.Resource
-	if s.wIgnore {
+	if t.borrow {
 		// Borrowing a non-exclusive partition, every queue's maximum
 		// there is the whole partition (YARN's getCurrentLimitResource).
 		limit = s.wcl
@@ -184,14 +260,18 @@ func (s *Scheduler) canAssignToQueue(q *qnode, lim *limits, couldUnreserve berth
 	return true
 }
 
-// assignParent is ParentQueue.assignContainers: visit children in order,
-// the first that assigns wins.
-func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) proposal {
-	if s.walkSkips(q) {
+// parent is ParentQueue.assignContainers: visit children in order, the
+// first that assigns wins.
+func (t *attempt) parent(q *qnode, limit berth.Resource) proposal {
+	s := t.s
+	if t.passes(q) {
 		return proposal{}
 	}
 	lim := limits{limit: limit}
-	if !s.canAssignToQueue(q, &lim, q.reserved) {
+	if !t.canAssignToQueue(q, &lim, q.reserved) {
+		if t.rec != nil {
+			t.rec.Skip(q.path, queue.ReasonQueueLimit)
+		}
 		return proposal{}
 	}
 	net := limit // YARN's net limit: the limit less the headroom of queue-limited children
@@ -202,15 +282,15 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 	limited := false
 	var won proposal
 	visit := func(c *qnode) bool {
-		if s.walkSkips(c) {
+		if t.passes(c) {
 			return true // idle: kept orders hold no such child (rekeyChild)
 		}
-		cl := s.childLimit(q, c, net)
+		cl := s.childLimit(q, c, net, t.part)
 		var p proposal
 		if c.leaf != nil {
-			p = s.assignLeaf(c, n, cl)
+			p = t.leaf(c, cl)
 		} else {
-			p = s.assignParent(c, n, cl)
+			p = t.parent(c, cl)
 		}
 		if p.st.assigned() {
 			won = p
@@ -224,29 +304,16 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 		}
 		return true
 	}
-	if s.wp != 0 {
-		s.wdepth++
-		for _, c := range s.labelledKids(q) {
+	if t.part != 0 {
+		t.depth++
+		for _, c := range t.labelledKids(q) {
 			if !visit(c) {
 				break
 			}
 		}
-		s.wdepth--
-	} else if s.sortWalk || !q.keyed || q.kidsBad > 0 {
-		sortChildren(q, !s.sortWalk)
-		if s.checkOrder {
-			s.checkSorted(q)
-		}
-		for _, c := range q.order {
-			if !visit(c) {
-				break
-			}
-		}
+		t.depth--
 	} else {
-		if s.checkOrder {
-			s.checkKids(q)
-		}
-		q.kids.Ascend(visit)
+		s.visitChildren(q, visit)
 	}
 	if won.st.assigned() {
 		return won
@@ -257,13 +324,37 @@ func (s *Scheduler) assignParent(q *qnode, n *node, limit berth.Resource) propos
 	return proposal{}
 }
 
-// assignLeaf is LeafQueue.assignContainers.
-func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal {
-	lf, rc, cl := q.leaf, s.rc, s.wcl
+// visitChildren calls visit on q's children in the child ordering
+// policy's order until it returns false: the kept order when it holds,
+// else a sort.
+func (s *Scheduler) visitChildren(q *qnode, visit func(*qnode) bool) {
+	if s.sortWalk || !q.keyed || q.kidsBad > 0 {
+		sortChildren(q, !s.sortWalk)
+		if s.checkOrder {
+			s.checkSorted(q)
+		}
+		for _, c := range q.order {
+			if !visit(c) {
+				return
+			}
+		}
+		return
+	}
+	if s.checkOrder {
+		s.checkKids(q)
+	}
+	q.kids.Ascend(visit)
+}
+
+// leaf is LeafQueue.assignContainers: the applications in the ordering
+// policy's order, the first that assigns wins.
+func (t *attempt) leaf(q *qnode, limit berth.Resource) proposal {
+	s := t.s
+	lf := q.leaf
 	// The walk refreshes the headroom limit only; the AM limit keeps the
 	// limit of the last cluster-resource update, as YARN's does. A
 	// labelled partition's walk leaves the default partition's alone.
-	if s.wp == 0 {
+	if t.part == 0 {
 		lf.cachedLimit = s.rmin(q.effMaxDown, limit)
 	}
 	lim := limits{limit: limit}
@@ -274,295 +365,107 @@ func (s *Scheduler) assignLeaf(q *qnode, n *node, limit berth.Resource) proposal
 	var out proposal
 	lf.sched.Ascend(func(a *app) bool {
 		if check {
-			if !s.canAssignToQueue(q, &lim, a.reserved) {
+			if !t.canAssignToQueue(q, &lim, a.reserved) {
 				out = proposal{st: stQueueSkipped, blocked: lim.headroom}
+				if t.rec != nil {
+					t.rec.Skip(q.path, queue.ReasonQueueLimit)
+				}
 				return false
 			}
 			check = s.cfg.ContinueLooking && !a.reserved.IsZero()
 		}
-		u := a.u
-		var ul berth.Resource
-		uused := &u.used
-		if s.wp == 0 {
-			ul = s.userLimit(q, u)
-		} else {
-			ul, uused = s.userLimitOn(q, u, s.wp, s.wIgnore), &u.lp[s.wp-1].used
+		var next bool
+		if t.borrow && t.rec != nil && a.pendingOn(0).IsZero() {
+			// The walk borrowing a partition speaks only of the default
+			// partition's demand: the partition's own walk spoke of a's.
+			rec := t.rec
+			t.rec = nil
+			out, next = t.userApp(q, a, &lim)
+			t.rec = rec
+			return next
 		}
-		// What must be unreserved is per application (canAssignToUser);
-		// YARN compares the user's usage on the partition with the limit,
-		// then its default partition's usage less all its reservations.
-		lim.needUnreserve = berth.Resource{}
-		if s.cmp(uused, &ul) > 0 {
-			if !(s.cfg.ContinueLooking && berth.LessOrEqual(rc, cl, u.used.Sub(a.reserved), ul)) {
-				s.visitHeadroom(a, q, u, ul)
-				return true
-			}
-			lim.needUnreserve = u.used.Sub(ul)
-		}
-		if s.eagerHeadroom {
-			a.headroom = s.headroom(q, u, ul)
-		}
-		p := s.assignApp(a, n, &lim)
-		// The headroom of the visit (YARN's computeUserLimitAndSetHeadroom)
-		// is what a stays told unless it gets a container: commit then
-		// replaces it with the headroom after the allocation, so it is only
-		// computed otherwise. assignApp changes none of its inputs.
-		if p.st != stAllocated {
-			s.visitHeadroom(a, q, u, ul)
-		}
-		switch p.st {
-		case stAllocated, stReserved:
-			out = p
-			return false
-		case stQueueSkipped:
-			p.blocked = lim.headroom
-			out = p
-			return false
-		case stAppSkipped:
-			return true
-		}
-		return false
+		out, next = t.userApp(q, a, &lim)
+		return next
 	})
+	if t.rec != nil && len(lf.pendingAct) > 0 {
+		// The next application to start waits for the AM limits (activate).
+		a := lf.pendingAct[0]
+		t.rec.Record(queue.Activity{App: a.id, Queue: q.path, Result: queue.Result{Reason: queue.ReasonAMLimit}, Resource: a.amRes})
+	}
 	return out
 }
 
-// assignApp is RegularContainerAllocator.allocate over the application's
-// priorities, most important first.
-func (s *Scheduler) assignApp(a *app, n *node, lim *limits) proposal {
-	if n == nil {
-		return s.assignAppMulti(a, lim)
-	}
-	for _, k := range a.asks.Keys() {
-		switch st := s.askCheck(a, k, lim); st {
-		case stNone:
-		case stPrioritySkipped:
-			continue
-		default:
-			return proposal{st: st, app: a}
-		}
-		k.Payload.missed++
-		if s.missedBorrow(k) {
-			return proposal{st: stAppSkipped, app: a}
-		}
-		p := s.assignOnNode(a, k, n, lim, nil)
-		if p.st == stPrioritySkipped {
-			k.Payload.missed--
-			continue
-		}
-		return p
-	}
-	return proposal{st: stAppSkipped, app: a}
-}
-
-// assignOnNode tries node-local, then rack-local, then off-switch.
-func (s *Scheduler) assignOnNode(a *app, k *skey, n *node, lim *limits, from *reservation) proposal {
-	if c, _ := k.HostAsk(n.id); c > 0 {
-		p := s.assignAt(a, k, n, lim, from, NodeLocal)
-		if p.st.assigned() {
-			return p
-		}
-	}
-	if c, relax := k.RackAsk(n.rack); c > 0 {
-		if !relax {
-			return proposal{st: stPrioritySkipped}
-		}
-		p := s.assignAt(a, k, n, lim, from, RackLocal)
-		if p.st.assigned() {
-			return p
-		}
-	}
-	if c, relax := k.AnyAsk(); c > 0 {
-		if !relax {
-			return proposal{st: stPrioritySkipped}
-		}
-		p := s.assignAt(a, k, n, lim, from, OffSwitch)
-		if p.st == stLocalitySkipped {
-			p.st = stAppSkipped
-		}
-		return p
-	}
-	return proposal{st: stPrioritySkipped}
-}
-
-// assignAt is assign{NodeLocal,RackLocal,OffSwitch}Containers: the delay
-// scheduling test, then assignContainer.
-func (s *Scheduler) assignAt(a *app, k *skey, n *node, lim *limits, from *reservation, loc Locality) proposal {
-	if !s.canAssign(k, n, loc, from) {
-		if loc == OffSwitch {
-			return proposal{st: stAppSkipped}
-		}
-		return proposal{st: stLocalitySkipped}
-	}
-	return s.assignContainer(a, k, n, lim, from, loc)
-}
-
-// canAssign is delay scheduling: how many scheduling opportunities the key
-// must miss before accepting a worse locality.
-func (s *Scheduler) canAssign(k *skey, n *node, loc Locality, from *reservation) bool {
-	nn := int64(len(s.nodes))
-	if loc == OffSwitch {
-		if from != nil {
-			return true
-		}
-		if nn == 0 {
-			return false
-		}
-		uniq := k.UniqueLocationAsks()
-		if uniq == 1 {
-			return true
-		}
-		if s.cfg.RackLocalityAdditionalDelay > -1 {
-			return k.Payload.missed > min(nn, int64(s.cfg.NodeLocalityDelay+s.cfg.RackLocalityAdditionalDelay))
-		}
-		wait := min(float32(max(uniq-1, 0))/float32(nn), 1)
-		return min(float32(nn), float32(k.Outstanding())*wait) < float32(k.Payload.missed)
-	}
-	if c, _ := k.RackAsk(n.rack); c <= 0 {
-		return false
-	}
-	if loc == RackLocal {
-		return min(nn, int64(s.cfg.NodeLocalityDelay)) < k.Payload.missed
-	}
-	c, _ := k.HostAsk(n.id)
-	return c > 0
-}
-
-// shouldAllocOrReserve is YARN's shouldAllocOrReserveNewContainer: stop
-// reserving more nodes than the key still needs, with a starvation bonus
-// for keys that keep re-reserving.
-func (s *Scheduler) shouldAllocOrReserve(a *app, k *skey) bool {
-	starvation := 0
-	ks := &k.Payload
-	if ks.nRes > 0 {
-		maxA, minA := a.q.maxAlloc, s.cfg.MinAllocation
-		nodeFactor := s.rc.Ratio(k.Capability(), maxA)
-		minFactor := s.rc.Ratio(maxA.Sub(minA), maxA)
-		starvation = int(float32(ks.reRes) / float32(ks.nRes) * (1 - min(nodeFactor, minFactor)))
-	}
-	return starvation+k.Outstanding()-ks.nRes > 0
-}
-
-// assignContainer decides between allocating, reserving and skipping.
-func (s *Scheduler) assignContainer(a *app, k *skey, n *node, lim *limits, from *reservation, loc Locality) proposal {
-	capR := k.Capability()
-	if s.cmp(&capR, &n.total) > 0 {
-		return proposal{st: stLocalitySkipped}
-	}
-	shouldNew := s.shouldAllocOrReserve(a, k)
-	avail := s.available(n.total.Sub(n.allocated), capR)
-	needRes := s.rmax(capR.Sub(lim.headroom), lim.needUnreserve)
-	need := s.cmp(&needRes, &berth.Resource{}) > 0
-	if avail > 0 {
-		var unres *reservation
-		if from == nil && s.cfg.ContinueLooking && (!shouldNew || need) {
-			amount := capR
-			if need {
-				amount = needRes
-			}
-			unres = s.findToUnreserve(a, k, amount)
-			if unres == nil {
-				return proposal{st: stLocalitySkipped}
-			}
-		}
-		return proposal{st: stAllocated, app: a, key: k, loc: loc, unres: unres}
-	}
-	if shouldNew || from != nil {
-		if s.cfg.ContinueLooking && from == nil && need {
-			return proposal{st: stLocalitySkipped}
-		}
-		return proposal{st: stReserved, app: a, key: k, loc: loc}
-	}
-	return proposal{st: stLocalitySkipped}
-}
-
-// findToUnreserve picks the application's oldest reservation for key k
-// that is at least amount.
-func (s *Scheduler) findToUnreserve(a *app, k *skey, amount berth.Resource) *reservation {
-	for _, r := range a.resv {
-		if r.key == k && s.rc.FitsIn(amount, r.res) {
-			return r
-		}
-	}
-	return nil
-}
-
-func (s *Scheduler) newID() ContainerID {
-	s.nextID++
-	return s.nextID
-}
-
-// commit applies a proposal: a reservation, or an allocation (possibly out
-// of a reservation, possibly giving another one up).
-func (s *Scheduler) commit(n *node, p proposal) (Allocation, bool) {
-	a, k := p.app, p.key
-	q, u := a.q, a.u
-	// A first node- or rack-local assignment, allocation or reservation
-	// alike, restarts the key's locality delay (YARN's doAllocation).
-	if p.from == nil && p.loc != OffSwitch && (p.loc == NodeLocal || s.cfg.RackLocalityFullReset) {
-		k.Payload.missed = 0
-	}
-	if p.node != nil {
-		n = p.node
-		if p.from == nil && n.reserved != nil {
-			// Multi-node placement: the node is another application's
-			// reservation; YARN's committer refuses the proposal.
-			return Allocation{}, false
-		}
-	}
-	if p.unres != nil {
-		s.unreserve(p.unres)
-	}
-	if p.st == stReserved {
-		if p.from != nil {
-			k.Payload.reRes++
-			return Allocation{}, false
-		}
-		r := &reservation{id: s.newID(), node: n, app: a, key: k, res: k.Capability(), loc: p.loc, time: s.clock.Now()}
-		n.reserved = r
-		s.resvByID[r.id] = r
-		a.resv = append(a.resv, r)
-		k.Payload.nRes++
-		k.Payload.reRes = 0 // YARN resets it on a new reservation
-		a.reserved = a.reserved.Add(r.res)
-		if n.part != 0 {
-			a.lp[n.part-1].reserved = a.lp[n.part-1].reserved.Add(r.res)
-		}
-		s.chargeOn(n.part, q, u, r.res, true)
-		return Allocation{}, false
-	}
-	if p.from != nil {
-		s.unreserve(p.from)
-	}
-	capR := k.Capability()
-	c := &container{node: n, app: a}
-	c.c = Container{ID: s.newID(), App: a.id, Node: n.id, Queue: q.path, User: u.name, Resource: capR,
-		Priority: k.Priority(), Locality: p.loc, AM: a.waitingAM, Time: s.clock.Now()}
-	a.waitingAM = false
-	s.live.Put(c.c.ID, c)
-	n.link(c)
-	a.link(c)
-	n.allocated = n.allocated.Add(capR)
-	k.Allocate(p.loc, n.id, n.rack) // the walk only proposes keys with outstanding asks
-	if n.part != 0 || k.Payload.part != 0 {
-		s.commitLabelled(c, k)
-		return Allocation{Container: c.c, Headroom: a.headroom}, true
-	}
-	k.Payload.missedNP = 0 // an allocation on the default partition (YARN's doAllocation)
-	// setPending below re-keys a in its leaf's order from both its usage
-	// and its demand: one re-key instead of appUsage's and setPending's.
-	a.used = a.used.Add(capR)
-	// The two charges to the tree's accounting are summed there until it
-	// is read (deferAccount).
-	s.chargeMirror(q, u, capR, false)
-	s.setPending(a, a.pending.Sub(capR))
-	s.accountUser(q, u, queue.Delta{Used: capR})
-	if a.lp != nil {
-		a.headroom = s.appHeadroom(a)
+// userApp offers the node to a within its user's limit and keeps a's
+// headroom; next is true when the leaf goes on to its next application.
+func (t *attempt) userApp(q *qnode, a *app, lim *limits) (p proposal, next bool) {
+	s := t.s
+	rc, cl := s.rc, s.wcl
+	u := a.u
+	var ul berth.Resource
+	uused := &u.used
+	if t.part == 0 {
+		ul = s.userLimit(q, u)
 	} else {
-		a.headroom = s.headroom(q, u, s.userLimit(q, u))
+		ul, uused = s.userLimitOn(q, u, t.part, t.borrow), &u.lp[t.part-1].used
 	}
-	if s.obs != nil {
-		s.obs.ObserveContainer(queue.ContainerEvent{Kind: queue.ContainerAllocated, Container: c.c, Time: c.c.Time})
+	// What must be unreserved is per application (canAssignToUser);
+	// YARN compares the user's usage on the partition with the limit,
+	// then its default partition's usage less all its reservations.
+	lim.needUnreserve = berth.Resource{}
+	if s.cmp(uused, &ul) > 0 {
+		if !(s.cfg.ContinueLooking && berth.LessOrEqual(rc, cl, u.used.Sub(a.reserved), ul)) {
+			t.visitHeadroom(a, q, u, ul)
+			if t.rec != nil {
+				t.skippedApp(a, skipped(stAppSkipped, queue.ReasonUserLimit))
+			}
+			return proposal{}, true
+		}
+		lim.needUnreserve = u.used.Sub(ul)
 	}
-	return Allocation{Container: c.c, Headroom: a.headroom}, true
+	if s.eagerHeadroom {
+		a.headroom = s.headroom(q, u, ul)
+	}
+	p = t.app(a, lim)
+	// The headroom of the visit (YARN's computeUserLimitAndSetHeadroom)
+	// is what a stays told unless it gets a container: commit then
+	// replaces it with the headroom after the allocation, so it is only
+	// computed otherwise. app changes none of its inputs.
+	if p.st != stAllocated {
+		t.visitHeadroom(a, q, u, ul)
+	}
+	switch p.st {
+	case stAllocated, stReserved:
+		return p, false
+	case stQueueSkipped:
+		if t.rec != nil {
+			t.skippedApp(a, p)
+			t.rec.Skip(q.path, queue.ReasonQueueHeadroom)
+		}
+		p.blocked = lim.headroom
+		return p, false
+	case stAppSkipped:
+		if t.rec != nil {
+			t.skippedApp(a, p)
+		}
+		return proposal{}, true
+	}
+	return proposal{}, false
+}
+
+// waiting tells the activity log an application's leaf and whether it
+// waited for the attempt's node: not if it is not active or has no
+// outstanding asks (ReasonNone); ReasonPartition if its asks are all for
+// other partitions than the node's, and the node does not lend itself to
+// the default partition's asks; else ReasonOrder, as a walk could offer
+// it the node.
+func (t *attempt) waiting(id string) (string, queue.Reason) {
+	a := t.s.apps[id]
+	if a == nil || !a.inSched || !a.hasPending() {
+		return "", queue.ReasonNone
+	}
+	p := t.n.part
+	if !a.pendingOn(p).IsZero() || p != 0 && t.s.parts[p].nonExclusive && !a.pendingOn(0).IsZero() {
+		return a.q.path, queue.ReasonOrder
+	}
+	return a.q.path, queue.ReasonPartition
 }

@@ -13,22 +13,25 @@ import (
 // (RESPECT_PARTITION_EXCLUSIVITY); when that gives nothing and the
 // partition is non-exclusive, the default partition's asks of any queue,
 // within the partition's size alone (IGNORE_PARTITION_EXCLUSIVITY). The
-// walk functions of walk.go serve both, reading the queues' state on the
-// walk's partition (s.wp) and serving the asks of s.wkey.
+// phases of walk.go and attempt.go serve both, reading the queues' state
+// on the attempt's partition (part) and serving the asks of its ask
+// partition; comparisons are made against the partition's size (s.wcl).
 
-// assignLabelled runs the two walks of a labelled node; n nil: of the
-// multi-node walk's candidates, all on partition part (async.go).
-func (s *Scheduler) assignLabelled(n *node, part int) proposal {
+// labelled runs the two walks of a labelled node; with no node (t.n
+// nil), of the multi-node walk's candidates, all on partition part
+// (async.go).
+func (t *attempt) labelled(part int) proposal {
+	s := t.s
 	pt := &s.parts[part]
-	s.wp, s.wkey, s.wcl = part, part, pt.total
-	p := s.assignParent(s.root, n, pt.total)
+	t.part, t.ask, s.wcl = part, part, pt.total
+	p := t.parent(s.root, pt.total)
 	if !p.st.assigned() && pt.nonExclusive {
 		// The limit handed to the root is the default partition's size, as
 		// YARN's; the queues' own limits are the partition's size.
-		s.wIgnore, s.wkey = true, 0
-		p = s.assignParent(s.root, n, s.cluster)
+		t.borrow, t.ask = true, 0
+		p = t.parent(s.root, s.cluster)
 	}
-	s.wp, s.wkey, s.wIgnore, s.wcl = 0, 0, false, s.cluster
+	t.part, t.ask, t.borrow, s.wcl = 0, 0, false, s.cluster
 	return p
 }
 
@@ -38,26 +41,28 @@ func (s *Scheduler) assignLabelled(n *node, part int) proposal {
 // another partition's, or not worth a new container), or the state that
 // ends a's visit: stAppSkipped for an AM borrowing a partition (YARN: a
 // preempted AM is too painful), stQueueSkipped when the headroom cannot
-// hold the container.
-func (s *Scheduler) askCheck(a *app, k *skey, lim *limits) allocState {
+// hold the container. why is the reason of a skip (ReasonNone for an ask
+// with nothing outstanding).
+func (t *attempt) askCheck(a *app, k *skey, lim *limits) (st allocState, why queue.Reason) {
+	s := t.s
 	switch {
 	case k.Outstanding() <= 0:
-		return stPrioritySkipped
-	case s.wIgnore && a.waitingAM:
-		return stAppSkipped
-	case k.Payload.part != s.wkey:
-		return stPrioritySkipped
+		return stPrioritySkipped, queue.ReasonNone
+	case t.borrow && a.waitingAM:
+		return stAppSkipped, queue.ReasonPartition
+	case k.Payload.part != t.ask:
+		return stPrioritySkipped, queue.ReasonPartition
 	case !s.cfg.ContinueLooking && !s.shouldAllocOrReserve(a, k):
-		return stPrioritySkipped
+		return stPrioritySkipped, queue.ReasonReservation
 	}
 	room := lim.headroom
 	if s.cfg.ContinueLooking {
-		room = room.Add(a.reservedOn(s.wp))
+		room = room.Add(a.reservedOn(t.part))
 	}
 	if capR := k.Capability(); s.cmp(&room, &capR) < 0 {
-		return stQueueSkipped
+		return stQueueSkipped, queue.ReasonQueueHeadroom
 	}
-	return stNone
+	return stNone, queue.ReasonNone
 }
 
 // missedBorrow counts a missed opportunity of a default-partition ask and
@@ -65,40 +70,65 @@ func (s *Scheduler) askCheck(a *app, k *skey, lim *limits) allocState {
 // asks prefer unlabelled nodes: they borrow a labelled one only after
 // missing as many opportunities as there are nodes (the count is reset by
 // an allocation on the default partition, commit).
-func (s *Scheduler) missedBorrow(k *skey) bool {
+func (t *attempt) missedBorrow(k *skey) bool {
 	if k.Payload.part != 0 {
 		return false
 	}
 	k.Payload.missedNP++
-	return s.wIgnore && k.Payload.missedNP < int64(len(s.nodes))
+	return t.borrow && k.Payload.missedNP < int64(len(t.s.nodes))
 }
 
-// walkSkips reports whether the walk passes q by: nothing pending that
-// the walk serves, or (serving a partition's own asks) a queue that
-// cannot access the partition.
-func (s *Scheduler) walkSkips(q *qnode) bool {
-	if s.wp == 0 || s.wIgnore {
-		return q.pending.IsZero() // inlined: the default walk's test
+// passes reports whether the walk passes q by: nothing pending that the
+// walk serves, or (serving a partition's own asks) a queue that cannot
+// access the partition. A recorded walk of a partition's own asks says so
+// for a queue with demand it does not serve (partitionSkip).
+func (t *attempt) passes(q *qnode) bool {
+	if t.part == 0 || t.borrow {
+		return q.pending.IsZero() // the default walk's test
 	}
-	return s.skipsOwn(q)
+	lp := &q.lp[t.part-1]
+	if !lp.access || lp.pending.IsZero() {
+		if t.rec != nil {
+			t.partitionSkip(q)
+		}
+		return true
+	}
+	return false
 }
 
-func (s *Scheduler) skipsOwn(q *qnode) bool {
-	lp := &q.lp[s.wp-1]
-	return !lp.access || lp.pending.IsZero()
+// partitionSkip records, for a queue a partition's own walk passes by,
+// that it waits for another partition: it has demand there that the walk
+// does not serve (asks labelled with another partition, or the default
+// partition's asks on an exclusive partition's node). A non-exclusive
+// partition's walk says nothing of the default partition's demand: the
+// walk that borrows the partition follows, or the partition's own queues
+// took the node. The default partition's walks record no queue skip for
+// partitions: their kept orders do not hold queues without the default
+// partition's demand, so the applications say it (attempt.waiting).
+func (t *attempt) partitionSkip(q *qnode) {
+	waits := !q.pending.IsZero() && !t.s.parts[t.part].nonExclusive
+	for i := range q.lp {
+		if i+1 != t.part && !q.lp[i].pending.IsZero() {
+			waits = true
+		}
+	}
+	if waits {
+		t.rec.Skip(q.path, queue.ReasonPartition)
+	}
 }
 
 // labelledKids lists q's children the walk visits in their order on the
 // walk's partition (YARN sorts a copy of every child list per visit,
 // stably). The list lives in a per-depth buffer until the walk at that
 // depth moves on.
-func (s *Scheduler) labelledKids(q *qnode) []*qnode {
-	for len(s.kidBufs) < s.wdepth {
+func (t *attempt) labelledKids(q *qnode) []*qnode {
+	s := t.s
+	for len(s.kidBufs) < t.depth {
 		s.kidBufs = append(s.kidBufs, nil)
 	}
-	buf := s.kidBufs[s.wdepth-1][:0]
+	buf := s.kidBufs[t.depth-1][:0]
 	for _, c := range q.children {
-		if !s.walkSkips(c) {
+		if !t.passes(c) {
 			buf = append(buf, c)
 		}
 	}
@@ -108,9 +138,9 @@ func (s *Scheduler) labelledKids(q *qnode) []*qnode {
 	} else {
 		prio = q.set().ChildOrdering == OrderPriorityUtilization
 	}
-	p := s.wp
+	p := t.part
 	slices.SortStableFunc(buf, func(a, b *qnode) int { return cmpChildrenOn(a, b, p, prio) })
-	s.kidBufs[s.wdepth-1] = buf
+	s.kidBufs[t.depth-1] = buf
 	return buf
 }
 
@@ -190,9 +220,10 @@ func (s *Scheduler) appHeadroom(a *app) berth.Resource {
 // partition). A labelled partition's walk leaves it as it was: it is
 // recomputed from every partition the application asks for when it next
 // gets a container or asks.
-func (s *Scheduler) visitHeadroom(a *app, q *qnode, u *user, ul berth.Resource) {
+func (t *attempt) visitHeadroom(a *app, q *qnode, u *user, ul berth.Resource) {
+	s := t.s
 	switch {
-	case s.wp != 0:
+	case t.part != 0:
 	case a.lp == nil:
 		a.headroom = s.headroom(q, u, ul)
 	default:

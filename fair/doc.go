@@ -181,6 +181,22 @@
 // point costs one nil check; with one, an event costs a call and no
 // allocation.
 //
+// # Why an application waits
+//
+// A heartbeat's walk (FairScheduler.attemptScheduling) runs in phases:
+// visit a queue's children in policy order, attempt (offer the node to an
+// application: its AM share, then its requests, with delay scheduling),
+// commit the proposal (allocate, reserve, give a reservation up). Every
+// skip has a queue.Reason — queue at maxResources, AM share, locality,
+// locality delay, node too small or full, reservation refused, node
+// reserved, not reached — recorded only on demand, as YARN's
+// scheduler-activities and app-activities calls do:
+// [Scheduler.RecordHeartbeat] and [Scheduler.HeartbeatRecord] for a
+// node's next heartbeat, [Scheduler.RecordApp] and [Scheduler.Explain] for
+// an application's last attempts, queue.ActivityObserver for events.
+// Unrecorded, the walk pays one boolean test per heartbeat.
+// [Scheduler.DryRun] answers what a node would get now, on a copy.
+//
 // # Durable state
 //
 // [Scheduler.SaveState] writes the scheduler as one snapshot of kind

@@ -12,6 +12,22 @@ import (
 // below their maxRunningApps; others wait, and a finishing application
 // lets the earliest-started waiting ones run.
 
+// userApps tracks a user's runnable count and waiting applications.
+type userApps struct {
+	runnable    int
+	nonRunnable []*app
+}
+
+// user is name's record, made on first use.
+func (s *Scheduler) user(name string) *userApps {
+	u := s.users[name]
+	if u == nil {
+		u = &userApps{}
+		s.users[name] = u
+	}
+	return u
+}
+
 func (s *Scheduler) canAppBeRunnable(q *fsQueue, a *app) bool {
 	n := 0
 	if u := s.users[a.user]; u != nil {

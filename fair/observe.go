@@ -18,6 +18,7 @@ func (s *Scheduler) SetObserver(o Observer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.obs = o
+	s.acts.SetObserver(o)
 }
 
 // The emit helpers build the event; callers test s.obs != nil first, so

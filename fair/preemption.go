@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/queue"
 )
 
 // PendingAsks returns the application's asks with containers outstanding,
@@ -118,7 +119,8 @@ func (s *Scheduler) isStarved(a *app) bool {
 // assignPreempted is step 1 of YARN's attemptScheduling: the node's
 // freed room goes to the applications it was preempted for, in order,
 // each as long as it takes containers.
-func (s *Scheduler) assignPreempted(n *node, out []Allocation) []Allocation {
+func (s *Scheduler) assignPreempted(t *attempt, out []Allocation) []Allocation {
+	n := t.n
 	if len(n.preempted) == 0 {
 		return out
 	}
@@ -132,11 +134,12 @@ func (s *Scheduler) assignPreempted(n *node, out []Allocation) []Allocation {
 	n.preempted = keep
 	for _, p := range slices.Clone(n.preempted) {
 		for !p.res.IsZero() && s.apps[p.app.id] == p.app {
-			if s.overAMShareLimit(p.app) {
+			prop := t.app(p.app)
+			if prop.Outcome == queue.Skipped {
 				break
 			}
-			var al Allocation
-			if s.assignApp(p.app, n, nil, &al) != assigned || al.Resource.IsZero() { // a zero-size container would pay nothing back
+			al, ok := s.commit(t, prop)
+			if !ok || al.Resource.IsZero() { // a zero-size container would pay nothing back
 				break
 			}
 			out = append(out, al) // allocate paid the debt back

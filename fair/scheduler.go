@@ -56,6 +56,7 @@ type Scheduler struct {
 
 	tree    *queue.Tree[*fsQueue] // the shared tree (package queue)
 	obs     Observer              // the host's observer (observe.go); nil: none
+	acts    queue.ActivityLog     // the walk's record, kept on demand (explain.go)
 	bug     error                 // first inconsistency with it, for Check
 	polErr  error                 // first result of a scheduling policy rejected (PolicyError)
 	loading bool                  // inside loadAllocation: sync once at the end
@@ -71,12 +72,6 @@ type Scheduler struct {
 	sortWalk    bool // tests: sort on every visit (YARN's way, the reference)
 	checkOrder  bool // tests: compare the kept orders with sorts on every walk
 	sortSmall   int  // sets of at most this many are sorted per visit (smallSet); tests lower it
-}
-
-// userApps tracks a user's runnable count and waiting applications.
-type userApps struct {
-	runnable    int
-	nonRunnable []*app
 }
 
 // New builds a scheduler from cfg and an allocation file (nil: an empty
@@ -222,6 +217,7 @@ func (s *Scheduler) RemoveNode(id string) ([]Ended, error) {
 		}
 	}
 	delete(s.nodes, id)
+	s.acts.ForgetNode(id)
 	if i, ok := slices.BinarySearch(s.nodeIDs, id); ok {
 		s.nodeIDs = slices.Delete(s.nodeIDs, i, i+1)
 		s.byID = slices.Delete(s.byID, i, i+1)
@@ -376,15 +372,6 @@ func (s *Scheduler) addAppToQueue(a *app, q *fsQueue) {
 	}
 }
 
-func (s *Scheduler) user(name string) *userApps {
-	u := s.users[name]
-	if u == nil {
-		u = &userApps{}
-		s.users[name] = u
-	}
-	return u
-}
-
 // normalize rounds an ask up to the increment within [min, max] as the
 // fair scheduler does, refusing asks above the maximum allocation.
 // The limit is the queue's maxContainerAllocation within the scheduler's
@@ -535,6 +522,7 @@ func (s *Scheduler) removeApp(appID string, how queue.AppEventKind) ([]Ended, er
 	s.detachApp(a)
 	a.gone = true
 	delete(s.apps, appID)
+	s.acts.ForgetApp(appID)
 	if s.obs != nil {
 		s.emitApp(how, a, "")
 	}

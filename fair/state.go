@@ -107,6 +107,11 @@ const (
 func (s *Scheduler) SaveState(w io.Writer) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.saveState(w)
+}
+
+// saveState is SaveState with the lock held.
+func (s *Scheduler) saveState(w io.Writer) error {
 	e := berth.NewStateEncoder(w, stateKind, stateVersion)
 	writeConfig(e, &s.cfg)
 	writeAllocationFile(e, s.alloc)

@@ -39,6 +39,13 @@
 //     one), keys another package reads; [ConfigReport.Err] is strict mode.
 //   - [ReservationACLs] holds plan queues' reservation ACLs with YARN's
 //     rules and satisfies plan.Authorizer without importing package plan.
+//   - Both schedulers' walks say why they skipped in one vocabulary: a
+//     step comes to a [Result], an [Outcome] and a [Reason] (YARN's
+//     ActivityDiagnosticConstant). An [ActivityLog] records them on demand,
+//     as YARN's ActivitiesManager does (the next heartbeat of chosen nodes,
+//     the last attempts of chosen applications), as [Activity] values an
+//     [ActivityObserver] also receives; unrecorded, a walk pays one boolean
+//     test per heartbeat.
 //
 // # The host's role
 //

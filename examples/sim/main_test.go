@@ -227,3 +227,27 @@ func TestHelpExamples(t *testing.T) {
 		assert.Contains(t, stderr.String(), "sim --tracetype="+typ+" ")
 	}
 }
+
+// TestWhyWaitedReport: a capacity run whose queue a may use 10 % of the
+// cluster (its AM and one task at a time) reports why a's applications
+// waited: the queue at its maximum capacity.
+func TestWhyWaitedReport(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "capacity-scheduler.xml")
+	require.NoError(t, os.WriteFile(conf, []byte(`<configuration>
+  <property><name>yarn.scheduler.capacity.root.queues</name><value>a,b</value></property>
+  <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>10</value></property>
+  <property><name>yarn.scheduler.capacity.root.a.maximum-capacity</name><value>10</value></property>
+  <property><name>yarn.scheduler.capacity.root.b.capacity</name><value>90</value></property>
+</configuration>`), 0o644))
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"--tracetype=SLS", "--tracelocation=testdata/sls-jobs.json", "--nodes=testdata/nodes.json",
+		"--scheduler-conf=" + conf, "--output-dir=" + out}, &stdout, &stderr)
+	require.NoError(t, err, stderr.String())
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "<h2>Why applications waited</h2>")
+	assert.Regexp(t, `in root\.a, the queue is at its maximum \(100 % of [0-9,]+ attempts\)`, string(html))
+	assert.Contains(t, string(html), "<td>root.a</td>")
+}

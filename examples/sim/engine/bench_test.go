@@ -11,6 +11,7 @@ import (
 	"github.com/berthsched/berth/capacity"
 	"github.com/berthsched/berth/examples/sim/metrics"
 	"github.com/berthsched/berth/examples/sim/trace"
+	"github.com/berthsched/berth/fair"
 )
 
 // syntheticDay builds a day of MapReduce jobs over four queues: jobs
@@ -51,7 +52,12 @@ func BenchmarkSyntheticDay5000(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		cfg := capacity.DefaultConfig()
-		cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 40), capacity.Queue("b", 30), capacity.Queue("c", 20), capacity.Queue("d", 10)}
+		cfg.Root.Children = nil
+		for i, name := range []string{"a", "b", "c", "d"} {
+			q := capacity.Queue(name, float32(40-10*i))
+			q.MaxCapacity = q.Capacity // each held to its share: queues wait
+			cfg.Root.Children = append(cfg.Root.Children, q)
+		}
 		for i := range cfg.Root.Children {
 			cfg.Root.Children[i].Settings.UserLimitFactor = 10
 			cfg.Root.Children[i].MaxCapacity = cfg.Root.Capacity
@@ -168,4 +174,66 @@ func BenchmarkOneJob(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkDayWaitReasons replays a tenth of the synthetic day (2,000
+// jobs, ~100,000 containers) on 150 nodes through each scheduler, with and
+// without the run counting why applications waited (Config.NoWaitReasons),
+// and reports CPU seconds per run.
+func BenchmarkDayWaitReasons(b *testing.B) {
+	jobs, _ := syntheticDay(2000, 1)
+	nodes := trace.GenerateNodes(trace.Topology{Nodes: 150, Racks: 6}, trace.Defaults{Node: berth.New(65536, 32)})
+	for _, sched := range []string{"capacity", "fair"} {
+		for _, off := range []bool{true, false} {
+			b.Run(fmt.Sprintf("%s/reasons=%t", sched, !off), func(b *testing.B) {
+				var cpu time.Duration
+				for b.Loop() {
+					clock := berth.NewManualClock(0)
+					s, st := dayScheduler(b, sched, clock)
+					e, err := New(Config{Clock: clock, Scheduler: s, Stats: st, Nodes: nodes, Jobs: jobs, SampleInterval: 300_000, NoWaitReasons: off})
+					if err != nil {
+						b.Fatal(err)
+					}
+					cpu0 := cpuTime()
+					run, err := e.Run()
+					cpu += cpuTime() - cpu0
+					if err != nil {
+						b.Fatal(err)
+					}
+					if !off && len(run.Waits) == 0 {
+						b.Fatal("no reasons counted")
+					}
+				}
+				b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/run")
+			})
+		}
+	}
+}
+
+// dayScheduler is the named scheduler over the synthetic day's four
+// queues (weights, or capacities held to their maximum, 4:3:2:1).
+func dayScheduler(b *testing.B, sched string, clock *berth.ManualClock) (Scheduler, Stats) {
+	if sched == "capacity" {
+		cfg := capacity.DefaultConfig()
+		cfg.Root.Children = nil
+		for i, name := range []string{"a", "b", "c", "d"} {
+			q := capacity.Queue(name, float32(40-10*i))
+			q.MaxCapacity = q.Capacity // each held to its share: queues wait
+			cfg.Root.Children = append(cfg.Root.Children, q)
+		}
+		s, err := capacity.New(cfg, clock)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s, NewCapacityStats(s)
+	}
+	af, err := fair.ParseAllocationFile([]byte(`<allocations><queue name="a"><weight>4</weight></queue><queue name="b"><weight>3</weight></queue><queue name="c"><weight>2</weight></queue><queue name="d"/></allocations>`), fair.ParseOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := fair.New(fair.DefaultConfig(), af, clock)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s, NewFairStats(s)
 }

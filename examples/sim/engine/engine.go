@@ -41,6 +41,14 @@ var (
 	_ Scheduler = (*fair.Scheduler)(nil)
 )
 
+// WaitRecorder is a Scheduler that records, on demand, why its walk
+// gives applications nothing (*capacity.Scheduler and *fair.Scheduler
+// do): the engine asks it to record every application and counts the
+// reasons per queue.
+type WaitRecorder interface {
+	RecordApp(appID string, keep int) error
+}
+
 // Stats reads per-queue figures for the metrics samples. CapacityStats and
 // FairStats adapt the two schedulers.
 type Stats interface {
@@ -192,6 +200,12 @@ type Config struct {
 	// where heartbeats of different nodes differ): the scheduler would
 	// answer the same, so outputs do not change, only the run is faster.
 	ExactHeartbeats bool
+	// NoWaitReasons leaves the scheduler's reasons unrecorded: by default
+	// a scheduler that records why its walk skips applications (a
+	// WaitRecorder) records them for every application, and the run
+	// counts them per queue (metrics.Run.Waits), at a few percent of the
+	// run's time.
+	NoWaitReasons bool
 	// Logger receives warnings (refused calls the run goes past); nil
 	// logs nothing.
 	Logger *slog.Logger
@@ -316,6 +330,7 @@ type Engine struct {
 	// for their plan.
 	qMarked, qPreempted []int
 	queueIdx            map[string]int
+	waits               []map[queue.Reason]int // per reported queue; nil: not recorded
 	plans               []*plan.Plan
 	resIdx              map[string]int // reservation id → run.Reservations index
 	log                 *slog.Logger
@@ -462,6 +477,12 @@ func New(cfg Config) (*Engine, error) {
 		e.apps = append(e.apps, a)
 	}
 	e.observe()
+	if wr, ok := cfg.Scheduler.(WaitRecorder); ok && !cfg.NoWaitReasons {
+		if err := wr.RecordApp("", 1); err != nil {
+			return nil, err
+		}
+		e.waits = make([]map[queue.Reason]int, len(e.run.Queues))
+	}
 	return e, nil
 }
 
@@ -548,6 +569,7 @@ func (e *Engine) Run() (*metrics.Run, error) {
 	e.clock.Set(now)
 	e.sample(now)
 	e.run.End = now
+	e.run.Waits = e.waitsOf()
 	for i := range e.run.Jobs {
 		if e.run.Jobs[i].Finished == 0 {
 			e.run.Unfinished++

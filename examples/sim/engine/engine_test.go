@@ -11,6 +11,7 @@ import (
 	"github.com/berthsched/berth/examples/sim/metrics"
 	"github.com/berthsched/berth/examples/sim/trace"
 	"github.com/berthsched/berth/fair"
+	"github.com/berthsched/berth/queue"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -426,5 +427,59 @@ func TestFairStatsCreatedQueues(t *testing.T) {
 			used = used || sm.Queues[i].Used.Memory > 0
 		}
 		assert.True(t, used, "%s's use is sampled", q)
+	}
+}
+
+// A run counts why applications waited, per queue, under either
+// scheduler; the counting changes nothing the run decides. Queue a, held
+// at 2 GB (maxResources, maximum-capacity), waits most at its maximum.
+func TestWaitReasons(t *testing.T) {
+	for _, sched := range []string{"capacity", "fair"} {
+		t.Run(sched, func(t *testing.T) {
+			run := func(noReasons bool) *metrics.Run {
+				clock := berth.NewManualClock(0)
+				var s Scheduler
+				var st Stats
+				if sched == "capacity" {
+					cfg := capacity.DefaultConfig()
+					a := capacity.Queue("a", 25)
+					a.MaxCapacity = queue.Percent(25)
+					cfg.Root.Children = []capacity.QueueConfig{a, capacity.Queue("b", 75)}
+					cs, err := capacity.New(cfg, clock)
+					require.NoError(t, err)
+					s, st = cs, NewCapacityStats(cs)
+				} else {
+					af, err := fair.ParseAllocationFile([]byte(`<allocations><queue name="a"><maxResources>2048 mb, 2 vcores</maxResources></queue><queue name="b"/></allocations>`), fair.ParseOptions{})
+					require.NoError(t, err)
+					fs, err := fair.New(fair.DefaultConfig(), af, clock)
+					require.NoError(t, err)
+					s, st = fs, NewFairStats(fs)
+				}
+				e, err := New(Config{Clock: clock, Scheduler: s, Stats: st, Nodes: nodes(2), Jobs: smallJobs(), NoWaitReasons: noReasons})
+				require.NoError(t, err)
+				r, err := e.Run()
+				require.NoError(t, err)
+				return r
+			}
+			with, without := run(false), run(true)
+			require.NotEmpty(t, with.Waits)
+			assert.Nil(t, without.Waits)
+			assert.Equal(t, without.Jobs, with.Jobs, "counting the reasons changes no decision")
+			assert.Equal(t, without.Samples, with.Samples)
+			var a *metrics.QueueWaits
+			for i := range with.Waits {
+				w := &with.Waits[i]
+				sum := 0
+				for _, rc := range w.Reasons {
+					sum += rc.Attempts
+				}
+				assert.Equal(t, w.Attempts, sum, w.Queue)
+				if w.Queue == "root.a" {
+					a = w
+				}
+			}
+			require.NotNil(t, a, "queue a waits at its maximum: %+v", with.Waits)
+			assert.Equal(t, "queue-limit", a.Reasons[0].Reason, "%+v", a)
+		})
 	}
 }

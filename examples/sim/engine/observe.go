@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/examples/sim/metrics"
 	"github.com/berthsched/berth/follower"
@@ -18,9 +21,10 @@ import (
 type recorder struct{ e *Engine }
 
 var (
-	_ queue.Observer   = recorder{}
-	_ plan.Observer    = recorder{}
-	_ preempt.Observer = recorder{}
+	_ queue.Observer         = recorder{}
+	_ queue.ActivityObserver = recorder{}
+	_ plan.Observer          = recorder{}
+	_ preempt.Observer       = recorder{}
 )
 
 // observe makes the recorder observe every component of the run.
@@ -74,6 +78,51 @@ func (r recorder) ObserveApp(ev queue.AppEvent) {
 	case queue.AppFinished, queue.AppKilled:
 		r.e.runApps--
 	}
+}
+
+// ObserveActivity counts why the walk gave an application nothing, per
+// reported queue (the scheduler reports it when the engine asked it to
+// record, see WaitRecorder). A reported queue the walk did not enter (at
+// its maximum, say) counts once: its applications waited for that reason.
+func (r recorder) ObserveActivity(a queue.Activity) {
+	e := r.e
+	if a.Outcome != queue.Skipped || e.waits == nil {
+		return
+	}
+	i, ok := e.queueIdx[a.Queue]
+	if a.App != "" {
+		i, ok = e.queueOf(a.Queue)
+	}
+	if ok {
+		if e.waits[i] == nil {
+			e.waits[i] = map[queue.Reason]int{}
+		}
+		e.waits[i][a.Reason]++
+	}
+}
+
+// waitsOf is the run's reasons per queue, the most frequent first (ties in
+// the reasons' order), nil when they were not recorded.
+func (e *Engine) waitsOf() []metrics.QueueWaits {
+	if e.waits == nil {
+		return nil
+	}
+	out := []metrics.QueueWaits{}
+	for i, counts := range e.waits {
+		if len(counts) == 0 {
+			continue
+		}
+		w := metrics.QueueWaits{Queue: e.run.Queues[i]}
+		for _, r := range queue.Reasons() {
+			if n := counts[r]; n > 0 {
+				w.Attempts += n
+				w.Reasons = append(w.Reasons, metrics.ReasonCount{Reason: r.String(), Text: r.Text(), Attempts: n})
+			}
+		}
+		slices.SortStableFunc(w.Reasons, func(a, b metrics.ReasonCount) int { return cmp.Compare(b.Attempts, a.Attempts) })
+		out = append(out, w)
+	}
+	return out
 }
 
 // ObserveQueue records reconfigurations on the timeline; the follower's

@@ -156,6 +156,27 @@ type Run struct {
 	// one knows, and the keys other components read (the host fills it
 	// from the parsers' reports).
 	Config []ConfigNote
+	// Waits says why applications waited, per reported queue (in
+	// Queues' order, queues without a wait left out): the reasons the
+	// scheduler's walk gave when a node offered to an application brought
+	// it nothing. Nil when the scheduler does not record them.
+	Waits []QueueWaits `json:",omitempty"`
+}
+
+// QueueWaits is why the applications of one queue waited: the attempts
+// (a node offered to one of its applications) that brought nothing, by
+// reason, the most frequent first.
+type QueueWaits struct {
+	Queue    string
+	Attempts int
+	Reasons  []ReasonCount
+}
+
+// ReasonCount is how many attempts one reason stopped: Reason is its
+// short name ("locality-delay"), Text the sentence.
+type ReasonCount struct {
+	Reason, Text string
+	Attempts     int
 }
 
 // ConfigNote is one entry of the configuration report: the file it is

@@ -175,9 +175,10 @@ func Write(w io.Writer, r *metrics.Run, title string) error {
 		Summary     Summary
 		Timeline    *Figure
 		Happenings  []Happening
+		Waits       []WaitRow
 		Figures     []Figure
 		Run         *metrics.Run
-	}{title, r.Description, notices(r), t.story(s), s, timelineFig, t.happenings(), figs, r})
+	}{title, r.Description, notices(r), t.story(s), s, timelineFig, t.happenings(), WaitRows(r), figs, r})
 }
 
 // style keeps every table inside the page: fixed layout over the page's
@@ -192,7 +193,7 @@ p.description{font-style:italic;color:#444}
 table{table-layout:fixed;width:100%;border-collapse:collapse;margin:1em 0;font-size:.82em}
 td,th{border:1px solid #ccc;padding:.3em .5em;text-align:right;overflow-wrap:anywhere;word-break:break-word;vertical-align:top}
 th{background:#f3f3f3;font-weight:600}td:first-child,th:first-child{text-align:left}
-#timeline td,#timeline th,#config td,#config th,table.diff td,table.diff th{text-align:left}
+#timeline td,#timeline th,#config td,#config th,#waits td,#waits th,table.diff td,table.diff th{text-align:left}
 h3{font-size:1.05em;margin-top:1.5em}
 figure{margin:1.5em 0}figcaption{color:#555;font-size:.9em}svg{max-width:100%;height:auto}
 `
@@ -223,7 +224,13 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 <tr><th>queue</th><th>jobs</th><th>finished</th><th>wait mean (s)</th><th>wait p50</th><th>wait p95</th><th>runtime mean (s)</th><th>runtime p50</th><th>runtime p95</th><th>mean used (GB)</th><th>mean {{.Summary.ShareLabel}} (GB)</th><th>marked</th><th>preempted</th></tr>
 {{range .Summary.Queues}}<tr><td>{{.Queue}}</td><td>{{.Jobs}}</td><td>{{.Finished}}</td><td>{{f1 .WaitMean}}</td><td>{{f1 .WaitP50}}</td><td>{{f1 .WaitP95}}</td><td>{{f1 .RunMean}}</td><td>{{f1 .RunP50}}</td><td>{{f1 .RunP95}}</td><td>{{f1 .MeanUsedGB}}</td><td>{{f1 .MeanGuaranteedGB}}</td><td>{{.Marked}}</td><td>{{.Preempted}}</td></tr>
 {{end}}</table>
-{{range .Figures}}<figure id="fig-{{.ID}}"><h2>{{.Title}}</h2>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>
+{{if .Waits}}<h2>Why applications waited</h2>
+<p>Each time a heartbeat offered a node to a waiting application and it took nothing, the scheduler's walk said why. Per queue: those attempts, and their most frequent reasons with their share. Not counted: applications a heartbeat did not reach (after those that took the node, in the queues' order), and heartbeats the simulator skipped as futile.</p>
+<table id="waits"><colgroup><col style="width:14%"><col style="width:10%"><col><col><col></colgroup>
+<tr><th>queue</th><th>attempts that got nothing</th><th>most frequent reason</th><th>second</th><th>third</th></tr>
+{{range .Waits}}<tr><td>{{.Queue}}</td><td>{{.Attempts}}</td>{{range .Top}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+{{end}}{{range .Figures}}<figure id="fig-{{.ID}}"><h2>{{.Title}}</h2>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>
 {{end}}<h2>Configuration report</h2>
 {{if .Run.Config}}<p>What the configuration files (the scheduler's file and the site file) say that Berth does not model, or that no one knows, and the keys other components read. Site keys outside the simulator's namespaces (yarn.sls., yarn.scheduler., yarn.resourcemanager.scheduler., yarn.resourcemanager.monitor., yarn.resourcemanager.reservation-system.) are listed only where the simulator knows them (a real cluster's node sizes, SLS's scheduler-metrics wrappers); the others are ignored.</p>
 <table id="config"><colgroup><col style="width:15%"><col style="width:10%"><col style="width:30%"><col style="width:12%"><col></colgroup>

@@ -60,6 +60,9 @@ func (t *timeline) story(s Summary) []string {
 	if line := waitStory(s); line != "" {
 		out = append(out, line)
 	}
+	if line := reasonStory(r); line != "" {
+		out = append(out, line)
+	}
 	for _, ev := range t.stalls {
 		out = append(out, fmt.Sprintf("The run stalled at %s: %s.", clock(ev.Time, t.end), ev.Detail))
 	}
