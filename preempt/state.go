@@ -237,4 +237,3 @@ func (p *Proportional) checkSelectors(custom bool, names []string) error {
 	}
 	return nil
 }
-
