@@ -52,6 +52,9 @@ func (s IntraQueueSelector) Select(r *ProportionalRound) error {
 	return nil
 }
 
+// leaf runs YARN's intra-queue selection on one leaf: the users' limits,
+// each application's ideal, what lower applications give the starved
+// ones, then the victims.
 func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[string]berth.Resource) error {
 	cfg := r.Config
 	if !q.IsLeaf() || q.DisableIntraQueue || float64(q.UsedCapacity) < cfg.IntraQueueMinimumThreshold || len(q.Apps) < 2 {
