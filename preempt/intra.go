@@ -60,29 +60,29 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 	if !q.IsLeaf() || q.DisableIntraQueue || float64(q.UsedCapacity) < cfg.IntraQueueMinimumThreshold || len(q.Apps) < 2 {
 		return nil
 	}
-	l := intraLeaf{r: r, q: q, rc: r.Cluster.Calculator, cl: r.Cluster.Resource,
-		userFirst: cfg.IntraQueueOrder == UserLimitFirst, conservative: cfg.IntraQueueConservativeDRF}
-	amTotal := l.orderApps(taken)
-	if err := l.userLimits(); err != nil {
+	l := intraLeaf{apps: make([]*intraApp, len(q.Apps)),
+		userFirst: cfg.IntraQueueOrder == UserLimitFirst, conservative: cfg.IntraQueueConservativeDRF,
+		limits: map[string]berth.Resource{}, userAM: map[string]berth.Resource{}, userUsed: map[string]berth.Resource{}}
+	amTotal := l.orderApps(q, taken)
+	if err := l.userLimits(r, q); err != nil {
 		return err
 	}
 	// What the leaf must give is its last ideal computation's, as YARN
 	// reads its TempQueuePerPartition: not less what selectors took since.
 	queueObtain := r.Assignment(q).ToObtain
-	l.assignIdeal(q.Used.Sub(queueObtain).Sub(amTotal))
-	l.spreadExcess(berth.Min(l.rc, l.cl, berth.ComponentwiseMax(q.Guaranteed.Mul(cfg.IntraQueueMaxAllowableLimit).Sub(queueObtain), noResource), r.budget))
-	l.matchDemand()
-	l.deductSelected()
-	return l.takeContainers()
+	l.assignIdeal(r, q.Used.Sub(queueObtain).Sub(amTotal))
+	l.spreadExcess(r, berth.Min(r.Cluster.Calculator, r.Cluster.Resource, berth.ComponentwiseMax(q.Guaranteed.Mul(cfg.IntraQueueMaxAllowableLimit).Sub(queueObtain), noResource), r.budget))
+	l.matchDemand(r)
+	l.deductSelected(r, q)
+	return l.takeContainers(r)
 }
 
 // intraLeaf is the intra-queue selector's work on one leaf: its
-// applications in order and its users' limits and usage.
+// applications in order and its users' limits and usage. It holds no
+// pointer to the round, the leaf or the calculator, which the steps take
+// as arguments: escape analysis does not tell fields apart, and what
+// those reach leaks, so the maps would leave the stack.
 type intraLeaf struct {
-	r                       *ProportionalRound
-	q                       *QueueView
-	rc                      berth.Calculator
-	cl                      berth.Resource
 	userFirst, conservative bool
 	apps                    []*intraApp
 	// per user: limit less AM usage, AM usage, usage
@@ -92,10 +92,9 @@ type intraLeaf struct {
 // orderApps lists the leaf's applications with their usage on the
 // default partition, by priority then submission for priority_first,
 // and returns their AM usage in all.
-func (l *intraLeaf) orderApps(taken map[string]berth.Resource) berth.Resource {
-	l.apps = make([]*intraApp, len(l.q.Apps))
+func (l *intraLeaf) orderApps(q *QueueView, taken map[string]berth.Resource) berth.Resource {
 	amTotal := noResource
-	for i, a := range l.q.Apps {
+	for i, a := range q.Apps {
 		ia := &intraApp{a: a, used: a.UsedOn(0), pending: a.PendingOn(0), selected: taken[a.ID]}
 		if a.AMPartition == 0 {
 			ia.am = a.AMUsed
@@ -116,10 +115,7 @@ func (l *intraLeaf) orderApps(taken map[string]berth.Resource) berth.Resource {
 }
 
 // userLimits sums each user's usage and AM usage and reads its limit.
-func (l *intraLeaf) userLimits() error {
-	l.limits = map[string]berth.Resource{}
-	l.userAM = map[string]berth.Resource{}
-	l.userUsed = map[string]berth.Resource{}
+func (l *intraLeaf) userLimits(r *ProportionalRound, q *QueueView) error {
 	for _, ia := range l.apps {
 		l.userAM[ia.a.User] = l.userAM[ia.a.User].Add(ia.am)
 		l.userUsed[ia.a.User] = l.userUsed[ia.a.User].Add(ia.used)
@@ -128,7 +124,7 @@ func (l *intraLeaf) userLimits() error {
 		if _, ok := l.limits[ia.a.User]; ok {
 			continue
 		}
-		ul, err := l.r.UserLimit(l.q, ia.a.User)
+		ul, err := r.UserLimit(q, ia.a.User)
 		if err != nil {
 			return err
 		}
@@ -140,8 +136,8 @@ func (l *intraLeaf) userLimits() error {
 // assignIdeal hands the reassignable resource out in order, each
 // application up to its demand and its user's limit, noting what it
 // must get from others.
-func (l *intraLeaf) assignIdeal(reassignable berth.Resource) {
-	rc, cl := l.rc, l.cl
+func (l *intraLeaf) assignIdeal(r *ProportionalRound, reassignable berth.Resource) {
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	idealFor := map[string]berth.Resource{}
 	for _, ia := range l.apps {
 		if !berth.GreaterThan(rc, cl, reassignable, noResource) || (l.conservative && rc.AnyMajorZeroOrNegative(reassignable)) {
@@ -162,23 +158,24 @@ func (l *intraLeaf) assignIdeal(reassignable berth.Resource) {
 
 // spreadExcess gives each application, last first, what it may lose
 // beyond its ideal, within limit in all.
-func (l *intraLeaf) spreadExcess(limit berth.Resource) {
+func (l *intraLeaf) spreadExcess(r *ProportionalRound, limit berth.Resource) {
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	for i := len(l.apps) - 1; i >= 0; i-- {
 		ia := l.apps[i]
 		p := ia.used.Sub(ia.ideal).Sub(ia.selected).Sub(ia.am)
 		if l.userFirst {
-			p = p.Sub(l.r.Cluster.MinAllocation)
+			p = p.Sub(r.Cluster.MinAllocation)
 		}
 		p = berth.ComponentwiseMax(p, noResource)
-		ia.toBePreempted = berth.Min(l.rc, l.cl, p, limit)
+		ia.toBePreempted = berth.Min(rc, cl, p, limit)
 		limit = berth.ComponentwiseMax(limit.Sub(ia.toBePreempted), noResource)
 	}
 }
 
 // matchDemand matches each starved application's demand with lower
 // applications' excess.
-func (l *intraLeaf) matchDemand() {
-	rc, cl, apps := l.rc, l.cl, l.apps
+func (l *intraLeaf) matchDemand(r *ProportionalRound) {
+	rc, cl, apps := r.Cluster.Calculator, r.Cluster.Resource, l.apps
 	capped := map[string]bool{}
 	for hi, h := range apps {
 		need := h.fromOther
@@ -212,13 +209,14 @@ func (l *intraLeaf) matchDemand() {
 // deductSelected takes every container chosen earlier in the round from
 // this leaf off every application's amount, while the amount is greater
 // than it (YARN's TempAppPerPartition.deductActuallyToBePreempted).
-func (l *intraLeaf) deductSelected() {
-	for _, sel := range l.r.Selected() {
-		if sel.Leaf != l.q || sel.part != 0 {
+func (l *intraLeaf) deductSelected(r *ProportionalRound, q *QueueView) {
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	for _, sel := range r.Selected() {
+		if sel.Leaf != q || sel.part != 0 {
 			continue
 		}
 		for _, ia := range l.apps {
-			if berth.GreaterThan(l.rc, l.cl, ia.actual, sel.Resource) {
+			if berth.GreaterThan(rc, cl, ia.actual, sel.Resource) {
 				ia.actual = ia.actual.Sub(sel.Resource)
 			}
 		}
@@ -228,8 +226,8 @@ func (l *intraLeaf) deductSelected() {
 // takeContainers chooses, last application first, non-AM containers on
 // the default partition until each application's amount is met (and,
 // for user_limit_first, while its user stays above its limit).
-func (l *intraLeaf) takeContainers() error {
-	r, rc, cl := l.r, l.rc, l.cl
+func (l *intraLeaf) takeContainers(r *ProportionalRound) error {
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	for i := len(l.apps) - 1; i >= 0; i-- {
 		ia := l.apps[i]
 		if !berth.GreaterThan(rc, cl, ia.actual, noResource) {
