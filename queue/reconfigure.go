@@ -43,144 +43,116 @@ func (t *Tree[T]) Reconfigure(cfg Config[T]) (Diff, error) {
 	if err != nil {
 		return Diff{}, err
 	}
-	rc := &reconfiguration[T]{old: t, next: nt, survive: make(map[*Queue[T]]bool, len(t.byPath))}
-	if err := rc.decideSurvivors(); err != nil {
-		return Diff{}, err
-	}
-	rc.mapTargets()
-	// Commit: nothing below can fail.
-	for _, q := range rc.removed {
-		q.removed = true
-	}
-	t.root = rc.install(nt.root, nil)
-	t.index()
-	for _, l := range [][]Path{rc.diff.Added, rc.diff.Removed, rc.diff.Changed} {
-		slices.SortFunc(l, Path.Compare)
-	}
-	return rc.diff, nil
-}
+	var diff Diff
 
-// reconfiguration is one Reconfigure's work: the installed tree, the one
-// built from the new configuration, and what is decided between them.
-type reconfiguration[T any] struct {
-	old, next *Tree[T]
-	survive   map[*Queue[T]]bool // old queues that stay
-	removed   []*Queue[T]        // old queues that go
-	target    map[Path]*Queue[T] // the node that will hold each new path
-	adopted   map[*Queue[T]]bool // surviving queues the new configuration names
-	diff      Diff
-}
-
-// newKind is the kind a surviving old queue will have.
-func (rc *reconfiguration[T]) newKind(old *Queue[T]) Kind {
-	if nq := rc.next.byPath[old.path]; nq != nil && nq.kind != KindReservation {
-		return nq.kind
+	// 1. Decide which old queues survive, and refuse, before touching
+	// anything. Parents are decided before their children.
+	survive := make(map[*Queue[T]]bool, len(t.byPath))
+	newKind := func(old *Queue[T]) Kind { // kind a surviving old queue will have
+		if nq := nt.byPath[old.path]; nq != nil && nq.kind != KindReservation {
+			return nq.kind
+		}
+		return old.kind
 	}
-	return old.kind
-}
-
-// decideSurvivors decides which old queues survive, parents before their
-// children, and refuses to remove or convert a busy queue, before
-// anything is touched.
-func (rc *reconfiguration[T]) decideSurvivors() error {
-	for old := range rc.old.All() {
-		nq := rc.next.byPath[old.path]
+	var removed []*Queue[T]
+	for old := range t.All() {
+		nq := nt.byPath[old.path]
 		ok := false
 		switch {
 		case old.parent == nil:
 			ok = true
 		case old.kind == KindReservation:
-			ok = rc.survive[old.parent] && old.parent.kind == KindPlan && rc.newKind(old.parent) == KindPlan
+			ok = survive[old.parent] && old.parent.kind == KindPlan && newKind(old.parent) == KindPlan
 		case nq != nil && nq.kind != KindReservation:
 			ok = true // configured, or an ad-hoc queue the configuration adopts
 		case old.dynamic:
-			ok = rc.survive[old.parent] && rc.newKind(old.parent) == KindParent
+			ok = survive[old.parent] && newKind(old.parent) == KindParent
 		}
 		if !ok {
-			if err := rc.old.checkIdle(old, "cannot be removed"); err != nil {
-				return err
+			if err := t.checkIdle(old, "cannot be removed"); err != nil {
+				return Diff{}, err
 			}
-			rc.removed = append(rc.removed, old)
-			rc.diff.Removed = append(rc.diff.Removed, old.path)
+			removed = append(removed, old)
+			diff.Removed = append(diff.Removed, old.path)
 			continue
 		}
-		rc.survive[old] = true
-		if old.kind == KindLeaf && !rc.newKind(old).IsLeaf() {
-			if err := rc.old.checkIdle(old, "cannot be converted to a parent queue"); err != nil {
-				return err
+		survive[old] = true
+		if old.kind == KindLeaf && !newKind(old).IsLeaf() {
+			if err := t.checkIdle(old, "cannot be converted to a parent queue"); err != nil {
+				return Diff{}, err
 			}
 		}
 	}
-	return nil
-}
 
-// mapTargets maps each new path to the node that will hold it: the
-// surviving old queue (identity kept) or the freshly built one.
-func (rc *reconfiguration[T]) mapTargets() {
-	rc.target = make(map[Path]*Queue[T], len(rc.next.byPath))
-	rc.adopted = make(map[*Queue[T]]bool)
-	for nq := range rc.next.All() {
-		old := rc.old.byPath[nq.path]
+	// 2. Map each new path to the node that will hold it: the surviving old
+	// queue (identity kept) or the freshly built one.
+	target := make(map[Path]*Queue[T], len(nt.byPath))
+	adopted := make(map[*Queue[T]]bool)
+	for nq := range nt.All() {
+		old := t.byPath[nq.path]
 		switch {
-		case old != nil && rc.survive[old] && old.kind != KindReservation:
-			if old.dynamic || rc.old.changed(old, nq) {
-				rc.diff.Changed = append(rc.diff.Changed, nq.path)
+		case old != nil && survive[old] && old.kind != KindReservation:
+			if old.dynamic || t.changed(old, nq) {
+				diff.Changed = append(diff.Changed, nq.path)
 			}
-			rc.target[nq.path] = old
-			rc.adopted[old] = true
-		case old != nil && rc.survive[old] && nq.kind == KindReservation:
+			target[nq.path] = old
+			adopted[old] = true
+		case old != nil && survive[old] && nq.kind == KindReservation:
 			// the surviving plan keeps its own default queue
 		default:
-			rc.target[nq.path] = nq
-			rc.diff.Added = append(rc.diff.Added, nq.path)
+			target[nq.path] = nq
+			diff.Added = append(diff.Added, nq.path)
 		}
 	}
-}
 
-// install puts the node for new queue nq under parent, with its
-// configuration and merged payload, and its children after it.
-func (rc *reconfiguration[T]) install(nq, parent *Queue[T]) *Queue[T] {
-	q := rc.target[nq.path]
-	oldKids := q.children
-	if q != nq {
-		q.copyConfig(nq)
-		q.dynamic = false
-		if merge := rc.old.opts.Merge; merge != nil {
-			q.Payload = merge(q.path, q.Payload, nq.Payload)
-		} else {
-			q.Payload = nq.Payload
-		}
+	// 3. Commit: nothing below can fail.
+	for _, q := range removed {
+		q.removed = true
 	}
-	q.parent = parent
-	var kids []*Queue[T]
-	for _, c := range nq.children {
-		if rc.target[c.path] != nil {
-			kids = append(kids, rc.install(c, q))
-		}
-	}
-	if q != nq {
-		kids = rc.keepDynamicChildren(q, oldKids, kids)
-	}
-	q.children = kids
-	return q
-}
-
-// keepDynamicChildren appends to kids the surviving dynamic children
-// (reservation or ad-hoc) of q that no configuration adopted: they follow
-// their parent, in their old order, their capacities derived anew.
-func (rc *reconfiguration[T]) keepDynamicChildren(q *Queue[T], oldKids, kids []*Queue[T]) []*Queue[T] {
-	for _, d := range oldKids {
-		if rc.survive[d] && !rc.adopted[d] {
-			d.parent = q
-			absCap, absMax, stopped := d.absCap, d.absMax, d.stopped
-			d.rederive()
-			if absCap != d.absCap || absMax != d.absMax || stopped != d.stopped {
-				rc.diff.Changed = append(rc.diff.Changed, d.path)
+	var commit func(nq, parent *Queue[T]) *Queue[T]
+	commit = func(nq, parent *Queue[T]) *Queue[T] {
+		q := target[nq.path]
+		oldKids := q.children
+		if q != nq {
+			q.copyConfig(nq)
+			q.dynamic = false
+			if t.opts.Merge != nil {
+				q.Payload = t.opts.Merge(q.path, q.Payload, nq.Payload)
+			} else {
+				q.Payload = nq.Payload
 			}
-			kids = append(kids, d)
 		}
+		q.parent = parent
+		var kids []*Queue[T]
+		for _, c := range nq.children {
+			if target[c.path] != nil {
+				kids = append(kids, commit(c, q))
+			}
+		}
+		if q != nq {
+			// Surviving dynamic children (reservation or ad-hoc) that no
+			// configuration adopted follow their parent, in their old order.
+			for _, d := range oldKids {
+				if survive[d] && !adopted[d] {
+					d.parent = q
+					absCap, absMax, stopped := d.absCap, d.absMax, d.stopped
+					d.rederive()
+					if absCap != d.absCap || absMax != d.absMax || stopped != d.stopped {
+						diff.Changed = append(diff.Changed, d.path)
+					}
+					kids = append(kids, d)
+				}
+			}
+		}
+		q.children = kids
+		return q
 	}
-	return kids
+	t.root = commit(nt.root, nil)
+	t.index()
+	for _, l := range [][]Path{diff.Added, diff.Removed, diff.Changed} {
+		slices.SortFunc(l, Path.Compare)
+	}
+	return diff, nil
 }
 
 // checkIdle refuses to drop or convert a busy queue.
