@@ -52,14 +52,47 @@ func (s IntraQueueSelector) Select(r *ProportionalRound) error {
 	return nil
 }
 
+// leaf runs YARN's intra-queue selection on one leaf: the users' limits,
+// each application's ideal, what lower applications give the starved
+// ones, then the victims.
 func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[string]berth.Resource) error {
-	c, cfg := r.Cluster, r.Config
-	rc, cl := c.Calculator, c.Resource
+	cfg := r.Config
 	if !q.IsLeaf() || q.DisableIntraQueue || float64(q.UsedCapacity) < cfg.IntraQueueMinimumThreshold || len(q.Apps) < 2 {
 		return nil
 	}
-	userFirst := cfg.IntraQueueOrder == UserLimitFirst
-	apps := make([]*intraApp, len(q.Apps))
+	l := intraLeaf{apps: make([]*intraApp, len(q.Apps)),
+		userFirst: cfg.IntraQueueOrder == UserLimitFirst, conservative: cfg.IntraQueueConservativeDRF,
+		limits: map[string]berth.Resource{}, userAM: map[string]berth.Resource{}, userUsed: map[string]berth.Resource{}}
+	amTotal := l.orderApps(q, taken)
+	if err := l.userLimits(r, q); err != nil {
+		return err
+	}
+	// What the leaf must give is its last ideal computation's, as YARN
+	// reads its TempQueuePerPartition: not less what selectors took since.
+	queueObtain := r.Assignment(q).ToObtain
+	l.assignIdeal(r, q.Used.Sub(queueObtain).Sub(amTotal))
+	l.spreadExcess(r, berth.Min(r.Cluster.Calculator, r.Cluster.Resource, berth.ComponentwiseMax(q.Guaranteed.Mul(cfg.IntraQueueMaxAllowableLimit).Sub(queueObtain), noResource), r.budget))
+	l.matchDemand(r)
+	l.deductSelected(r, q)
+	return l.takeContainers(r)
+}
+
+// intraLeaf is the intra-queue selector's work on one leaf: its
+// applications in order and its users' limits and usage. It holds no
+// pointer to the round, the leaf or the calculator, which the steps take
+// as arguments: escape analysis does not tell fields apart, and what
+// those reach leaks, so the maps would leave the stack.
+type intraLeaf struct {
+	userFirst, conservative bool
+	apps                    []*intraApp
+	// per user: limit less AM usage, AM usage, usage
+	limits, userAM, userUsed map[string]berth.Resource
+}
+
+// orderApps lists the leaf's applications with their usage on the
+// default partition, by priority then submission for priority_first,
+// and returns their AM usage in all.
+func (l *intraLeaf) orderApps(q *QueueView, taken map[string]berth.Resource) berth.Resource {
 	amTotal := noResource
 	for i, a := range q.Apps {
 		ia := &intraApp{a: a, used: a.UsedOn(0), pending: a.PendingOn(0), selected: taken[a.ID]}
@@ -68,47 +101,52 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 		}
 		ia.usedNoAM = ia.used.Sub(ia.am)
 		amTotal = amTotal.Add(ia.am)
-		apps[i] = ia
+		l.apps[i] = ia
 	}
-	if !userFirst { // priority_first: application priority, then submission
-		slices.SortStableFunc(apps, func(x, y *intraApp) int {
+	if !l.userFirst { // priority_first: application priority, then submission
+		slices.SortStableFunc(l.apps, func(x, y *intraApp) int {
 			if x.a.Priority != y.a.Priority {
 				return compareInts(y.a.Priority, x.a.Priority)
 			}
 			return compareInts(x.a.Order, y.a.Order)
 		})
 	}
-	// What the leaf must give is its last ideal computation's, as YARN
-	// reads its TempQueuePerPartition: not less what selectors took since.
-	queueObtain := r.Assignment(q).ToObtain
-	reassignable := q.Used.Sub(queueObtain).Sub(amTotal)
-	limits := map[string]berth.Resource{}
-	userAM := map[string]berth.Resource{}
-	userUsed := map[string]berth.Resource{}
-	for _, ia := range apps {
-		userAM[ia.a.User] = userAM[ia.a.User].Add(ia.am)
-		userUsed[ia.a.User] = userUsed[ia.a.User].Add(ia.used)
+	return amTotal
+}
+
+// userLimits sums each user's usage and AM usage and reads its limit.
+func (l *intraLeaf) userLimits(r *ProportionalRound, q *QueueView) error {
+	for _, ia := range l.apps {
+		l.userAM[ia.a.User] = l.userAM[ia.a.User].Add(ia.am)
+		l.userUsed[ia.a.User] = l.userUsed[ia.a.User].Add(ia.used)
 	}
-	for _, ia := range apps {
-		if _, ok := limits[ia.a.User]; ok {
+	for _, ia := range l.apps {
+		if _, ok := l.limits[ia.a.User]; ok {
 			continue
 		}
 		ul, err := r.UserLimit(q, ia.a.User)
 		if err != nil {
 			return err
 		}
-		limits[ia.a.User] = ul.Sub(userAM[ia.a.User])
+		l.limits[ia.a.User] = ul.Sub(l.userAM[ia.a.User])
 	}
+	return nil
+}
+
+// assignIdeal hands the reassignable resource out in order, each
+// application up to its demand and its user's limit, noting what it
+// must get from others.
+func (l *intraLeaf) assignIdeal(r *ProportionalRound, reassignable berth.Resource) {
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	idealFor := map[string]berth.Resource{}
-	conservative := cfg.IntraQueueConservativeDRF
-	for _, ia := range apps {
-		if !berth.GreaterThan(rc, cl, reassignable, noResource) || (conservative && rc.AnyMajorZeroOrNegative(reassignable)) {
+	for _, ia := range l.apps {
+		if !berth.GreaterThan(rc, cl, reassignable, noResource) || (l.conservative && rc.AnyMajorZeroOrNegative(reassignable)) {
 			break
 		}
 		want := ia.usedNoAM.Add(ia.pending).Sub(ia.selected)
 		u := ia.a.User
-		if berth.LessThan(rc, cl, idealFor[u], limits[u]) {
-			ia.ideal = berth.Min(rc, cl, reassignable, berth.Min(rc, cl, want, limits[u].Sub(idealFor[u])))
+		if berth.LessThan(rc, cl, idealFor[u], l.limits[u]) {
+			ia.ideal = berth.Min(rc, cl, reassignable, berth.Min(rc, cl, want, l.limits[u].Sub(idealFor[u])))
 			idealFor[u] = idealFor[u].Add(ia.ideal)
 			if have := ia.usedNoAM.Sub(ia.selected); berth.GreaterThan(rc, cl, ia.ideal, have) {
 				ia.fromOther = ia.ideal.Sub(have)
@@ -116,67 +154,87 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 			reassignable = berth.ComponentwiseMax(reassignable.Sub(ia.ideal), noResource)
 		}
 	}
-	limit := berth.Min(rc, cl, berth.ComponentwiseMax(q.Guaranteed.Mul(cfg.IntraQueueMaxAllowableLimit).Sub(queueObtain), noResource), r.budget)
-	for i := len(apps) - 1; i >= 0; i-- {
-		ia := apps[i]
+}
+
+// spreadExcess gives each application, last first, what it may lose
+// beyond its ideal, within limit in all.
+func (l *intraLeaf) spreadExcess(r *ProportionalRound, limit berth.Resource) {
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	for i := len(l.apps) - 1; i >= 0; i-- {
+		ia := l.apps[i]
 		p := ia.used.Sub(ia.ideal).Sub(ia.selected).Sub(ia.am)
-		if userFirst {
-			p = p.Sub(c.MinAllocation)
+		if l.userFirst {
+			p = p.Sub(r.Cluster.MinAllocation)
 		}
 		p = berth.ComponentwiseMax(p, noResource)
 		ia.toBePreempted = berth.Min(rc, cl, p, limit)
 		limit = berth.ComponentwiseMax(limit.Sub(ia.toBePreempted), noResource)
 	}
-	// Match each starved application's demand with lower applications'
-	// excess.
+}
+
+// matchDemand matches each starved application's demand with lower
+// applications' excess.
+func (l *intraLeaf) matchDemand(r *ProportionalRound) {
+	rc, cl, apps := r.Cluster.Calculator, r.Cluster.Resource, l.apps
 	capped := map[string]bool{}
 	for hi, h := range apps {
 		need := h.fromOther
 		for lo := len(apps) - 1; lo > hi && berth.GreaterThan(rc, cl, need, noResource); lo-- {
-			l := apps[lo]
-			if !berth.GreaterThan(rc, cl, l.toBePreempted, noResource) {
+			low := apps[lo]
+			if !berth.GreaterThan(rc, cl, low.toBePreempted, noResource) {
 				continue
 			}
-			if l.a.User == h.a.User && l.a.Priority >= h.a.Priority {
+			if low.a.User == h.a.User && low.a.Priority >= h.a.Priority {
 				continue
 			}
-			avail := l.toBePreempted
-			if userFirst && l.a.User != h.a.User {
-				over := userUsed[l.a.User].Sub(limits[l.a.User]).Sub(userAM[l.a.User])
+			avail := low.toBePreempted
+			if l.userFirst && low.a.User != h.a.User {
+				over := l.userUsed[low.a.User].Sub(l.limits[low.a.User]).Sub(l.userAM[low.a.User])
 				if !berth.GreaterThan(rc, cl, over, noResource) {
 					continue // that user is within its limit
 				}
-				if l.a.Priority == h.a.Priority && !capped[l.a.User] {
+				if low.a.Priority == h.a.Priority && !capped[low.a.User] {
 					avail = berth.Min(rc, cl, avail, over)
-					capped[l.a.User] = true
+					capped[low.a.User] = true
 				}
 			}
 			m := berth.Min(rc, cl, need, avail)
-			l.actual = l.actual.Add(m)
-			l.toBePreempted = l.toBePreempted.Sub(m)
+			low.actual = low.actual.Add(m)
+			low.toBePreempted = low.toBePreempted.Sub(m)
 			need = need.Sub(m)
 		}
 	}
-	// Every container chosen earlier in the round from this leaf is taken
-	// off every application's amount, while the amount is greater than it
-	// (YARN's TempAppPerPartition.deductActuallyToBePreempted).
+}
+
+// deductSelected takes every container chosen earlier in the round from
+// this leaf off every application's amount, while the amount is greater
+// than it (YARN's TempAppPerPartition.deductActuallyToBePreempted).
+func (l *intraLeaf) deductSelected(r *ProportionalRound, q *QueueView) {
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
 	for _, sel := range r.Selected() {
 		if sel.Leaf != q || sel.part != 0 {
 			continue
 		}
-		for _, l := range apps {
-			if berth.GreaterThan(rc, cl, l.actual, sel.Resource) {
-				l.actual = l.actual.Sub(sel.Resource)
+		for _, ia := range l.apps {
+			if berth.GreaterThan(rc, cl, ia.actual, sel.Resource) {
+				ia.actual = ia.actual.Sub(sel.Resource)
 			}
 		}
 	}
-	for i := len(apps) - 1; i >= 0; i-- {
-		l := apps[i]
-		if !berth.GreaterThan(rc, cl, l.actual, noResource) {
+}
+
+// takeContainers chooses, last application first, non-AM containers on
+// the default partition until each application's amount is met (and,
+// for user_limit_first, while its user stays above its limit).
+func (l *intraLeaf) takeContainers(r *ProportionalRound) error {
+	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	for i := len(l.apps) - 1; i >= 0; i-- {
+		ia := l.apps[i]
+		if !berth.GreaterThan(rc, cl, ia.actual, noResource) {
 			continue
 		}
-		userLeft := userUsed[l.a.User]
-		cs, err := c.AppContainers(l.a)
+		userLeft := l.userUsed[ia.a.User]
+		cs, err := r.Cluster.AppContainers(ia.a)
 		if err != nil {
 			return err
 		}
@@ -184,10 +242,10 @@ func (s IntraQueueSelector) leaf(r *ProportionalRound, q *QueueView, taken map[s
 			if ct.AM || r.Cluster.PartitionOfNode(ct.Node) != 0 || r.IsSelected(ct.ID) {
 				continue
 			}
-			if userFirst && berth.LessOrEqual(rc, cl, userLeft.Sub(ct.Resource), limits[l.a.User].Add(userAM[l.a.User])) {
+			if l.userFirst && berth.LessOrEqual(rc, cl, userLeft.Sub(ct.Resource), l.limits[ia.a.User].Add(l.userAM[ia.a.User])) {
 				break
 			}
-			ok, done := r.TryPreemptFor(ct, &l.actual, conservative)
+			ok, done := r.TryPreemptFor(ct, &ia.actual, l.conservative)
 			if ok {
 				userLeft = userLeft.Sub(ct.Resource)
 			}

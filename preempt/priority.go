@@ -63,8 +63,44 @@ func (PrioritySelector) Select(r *ProportionalRound) error {
 		return err
 	}
 	c := r.Cluster
-	rc := c.Calculator
-	var outgoing []*QueueView // leaves that may preempt some other leaf
+	outgoing := outgoingLeaves(c)
+	if len(outgoing) == 0 {
+		return nil
+	}
+	fromOthers := map[onPart]berth.Resource{}
+	touched := map[*NodeView]bool{}
+	for _, x := range priorityReservations(c, outgoing) {
+		if c.Time-x.res.Time < r.Config.PriorityReservedContainerDelay || touched[x.n] {
+			continue
+		}
+		// The demanding queue's satisfaction on the node's partition.
+		p := c.PartitionOf(x.n.Label)
+		if p < 0 {
+			continue
+		}
+		dq, cl := x.q.On(p), c.Partitions[p].Resource
+		if berth.GreaterOrEqual(c.Calculator, cl, dq.Used.Sub(dq.Reserved).Add(fromOthers[onPart{x.q, p}]), dq.Guaranteed) {
+			continue
+		}
+		take, fits, err := x.victims(r, cl)
+		if err != nil {
+			return err
+		}
+		if !fits {
+			continue // not enough here; Berth cannot move the reservation
+		}
+		touched[x.n] = true
+		fromOthers[onPart{x.q, p}] = fromOthers[onPart{x.q, p}].Add(x.res.Resource)
+		for _, ct := range take {
+			r.Take(ct)
+		}
+	}
+	return nil
+}
+
+// outgoingLeaves are the leaves that may preempt some other leaf.
+func outgoingLeaves(c *CapacityView) []*QueueView {
+	var outgoing []*QueueView
 	for _, a := range c.Leaves {
 		for _, b := range c.Leaves {
 			if mayPreempt(a, b) {
@@ -73,25 +109,30 @@ func (PrioritySelector) Select(r *ProportionalRound) error {
 			}
 		}
 	}
-	if len(outgoing) == 0 {
-		return nil
-	}
-	type resv struct {
-		res *Reservation
-		q   *QueueView
-		n   *NodeView
-	}
-	var rs []resv
+	return outgoing
+}
+
+// reservedNode is a node's reservation and the leaf that made it.
+type reservedNode struct {
+	res *Reservation
+	q   *QueueView
+	n   *NodeView
+}
+
+// priorityReservations are the reservations of outgoing leaves, those of
+// leaves that may preempt the others' first, then oldest first.
+func priorityReservations(c *CapacityView, outgoing []*QueueView) []reservedNode {
+	var rs []reservedNode
 	for _, n := range c.Nodes {
 		if n.Reservation == nil {
 			continue
 		}
 		q := c.Queue(n.Reservation.Queue)
 		if q != nil && slices.Contains(outgoing, q) {
-			rs = append(rs, resv{n.Reservation, q, n})
+			rs = append(rs, reservedNode{n.Reservation, q, n})
 		}
 	}
-	slices.SortStableFunc(rs, func(x, y resv) int {
+	slices.SortStableFunc(rs, func(x, y reservedNode) int {
 		switch {
 		case mayPreempt(x.q, y.q):
 			return -1
@@ -103,56 +144,41 @@ func (PrioritySelector) Select(r *ProportionalRound) error {
 		}
 		return compareInts(uint64(x.res.ID), uint64(y.res.ID))
 	})
-	fromOthers := map[onPart]berth.Resource{}
-	touched := map[*NodeView]bool{}
-	for _, x := range rs {
-		if c.Time-x.res.Time < r.Config.PriorityReservedContainerDelay || touched[x.n] {
-			continue
-		}
-		// The demanding queue's satisfaction on the node's partition.
-		p := c.PartitionOf(x.n.Label)
-		if p < 0 {
-			continue
-		}
-		dq, cl := x.q.On(p), c.Partitions[p].Resource
-		if berth.GreaterOrEqual(rc, cl, dq.Used.Sub(dq.Reserved).Add(fromOthers[onPart{x.q, p}]), dq.Guaranteed) {
-			continue
-		}
-		lacking := x.res.Resource.Sub(x.n.Unallocated())
-		onNode, err := c.NodeContainers(x.n)
-		if err != nil {
-			return err
-		}
-		for _, ct := range onNode {
-			if r.IsSelected(ct.ID) {
-				lacking = lacking.Sub(ct.Resource)
-			}
-		}
-		budget := r.budget
-		var take []*Container
-		for _, ct := range sortedForPreemption(r, onNode) {
-			if berth.LessOrEqual(rc, cl, lacking, noResource) {
-				break
-			}
-			if ct.AM || r.IsSelected(ct.ID) {
-				continue
-			}
-			victim := c.Queue(ct.Queue)
-			if victim == nil || victim.DisablePreemption || !mayPreempt(x.q, victim) || !rc.FitsIn(ct.Resource, budget) {
-				continue
-			}
-			budget = budget.Sub(ct.Resource)
+	return rs
+}
+
+// victims are the containers of lower-priority leaves on x's node that,
+// with its free room and what is already selected there, make the
+// reservation fit within the round's budget; fits is false if they
+// cannot.
+func (x reservedNode) victims(r *ProportionalRound, cl berth.Resource) (take []*Container, fits bool, err error) {
+	c := r.Cluster
+	rc := c.Calculator
+	lacking := x.res.Resource.Sub(x.n.Unallocated())
+	onNode, err := c.NodeContainers(x.n)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, ct := range onNode {
+		if r.IsSelected(ct.ID) {
 			lacking = lacking.Sub(ct.Resource)
-			take = append(take, ct)
-		}
-		if berth.GreaterThan(rc, cl, lacking, noResource) {
-			continue // not enough here; Berth cannot move the reservation
-		}
-		touched[x.n] = true
-		fromOthers[onPart{x.q, p}] = fromOthers[onPart{x.q, p}].Add(x.res.Resource)
-		for _, ct := range take {
-			r.Take(ct)
 		}
 	}
-	return nil
+	budget := r.budget
+	for _, ct := range sortedForPreemption(r, onNode) {
+		if berth.LessOrEqual(rc, cl, lacking, noResource) {
+			break
+		}
+		if ct.AM || r.IsSelected(ct.ID) {
+			continue
+		}
+		victim := c.Queue(ct.Queue)
+		if victim == nil || victim.DisablePreemption || !mayPreempt(x.q, victim) || !rc.FitsIn(ct.Resource, budget) {
+			continue
+		}
+		budget = budget.Sub(ct.Resource)
+		lacking = lacking.Sub(ct.Resource)
+		take = append(take, ct)
+	}
+	return take, !berth.GreaterThan(rc, cl, lacking, noResource), nil
 }

@@ -269,21 +269,54 @@ func (p *Proportional) Round(now berth.Time) (*ProportionalReport, error) {
 }
 
 func (p *Proportional) round(now berth.Time, observe bool) (*ProportionalReport, error) {
+	r, budget, err := p.decide()
+	if err != nil {
+		return nil, err
+	}
+	rep := &ProportionalReport{Time: now, Budget: budget, Left: r.budget}
+	reportQueues(rep, r)
+	rep.Decisions = make([]Decision, 0, len(r.selected))
+	for _, c := range r.selected {
+		d, err := p.act(rep, c, now, observe)
+		if err != nil {
+			return rep, err
+		}
+		rep.Decisions = append(rep.Decisions, d)
+		if p.obs != nil && !observe && !c.Reservation {
+			p.emit(d, now)
+		}
+	}
+	if !observe {
+		p.forgetStale(rep, r, now)
+	}
+	p.logDecisions(rep)
+	return rep, nil
+}
+
+// decide reads the scheduler into a view and runs the selectors over it
+// in order: the round's candidates, nothing acted on yet, and the budget
+// the round started with.
+func (p *Proportional) decide() (*ProportionalRound, berth.Resource, error) {
 	cl, err := buildCluster(p.sched.PreemptionState(), p.sched.Config(), &p.cfg, p.sched)
 	if err != nil {
-		return nil, fmt.Errorf("preempt: reading the scheduler: %w", err)
+		return nil, berth.Resource{}, fmt.Errorf("preempt: reading the scheduler: %w", err)
 	}
 	r := newRound(cl, &p.cfg)
 	r.userLimit = p.sched.UserLimit
-	rep := &ProportionalReport{Time: now, Budget: r.budget}
+	budget := r.budget
 	for _, s := range p.selectors {
 		r.cur = s
 		if err := s.Select(r); err != nil {
-			return nil, fmt.Errorf("preempt: selector %s: %w", s.Name(), err)
+			return nil, berth.Resource{}, fmt.Errorf("preempt: selector %s: %w", s.Name(), err)
 		}
 	}
 	r.cur = nil
-	rep.Left = r.budget
+	return r, budget, nil
+}
+
+// reportQueues lists every queue's state and assignment, per partition.
+func reportQueues(rep *ProportionalReport, r *ProportionalRound) {
+	cl := r.Cluster
 	for p := range cl.Partitions {
 		qs := make([]QueueReport, len(cl.Queues))
 		for i, v := range cl.Queues {
@@ -296,81 +329,93 @@ func (p *Proportional) round(now berth.Time, observe bool) (*ProportionalReport,
 			rep.Partitions = append(rep.Partitions, PartitionReport{Label: cl.Partitions[p].Label, Queues: qs})
 		}
 	}
-	rep.Decisions = make([]Decision, 0, len(r.selected))
-	for _, c := range r.selected {
-		d := Decision{Candidate: c, Action: Observed}
-		if observe {
-			if t, ok := p.marked[c.ID]; ok {
-				d.FirstMarked = t
-			}
-			rep.Decisions = append(rep.Decisions, d)
-			continue
+}
+
+// act turns one candidate into its decision: observed only, a reservation
+// cancelled, or a container marked, left waiting or killed.
+func (p *Proportional) act(rep *ProportionalReport, c Candidate, now berth.Time, observe bool) (Decision, error) {
+	d := Decision{Candidate: c, Action: Observed}
+	switch {
+	case observe:
+		if t, ok := p.marked[c.ID]; ok {
+			d.FirstMarked = t
 		}
-		if c.Reservation {
-			d.Action = ReservationCancelled
-			if err := p.sched.KillReservation(c.ID); err != nil {
-				if !errors.Is(err, berth.ErrNotFound) {
-					return rep, fmt.Errorf("preempt: cancelling reservation %d: %w", c.ID, err)
-				}
-				d.Action = Vanished
+		return d, nil
+	case c.Reservation:
+		d.Action = ReservationCancelled
+		if err := p.sched.KillReservation(c.ID); err != nil {
+			if !errors.Is(err, berth.ErrNotFound) {
+				return d, fmt.Errorf("preempt: cancelling reservation %d: %w", c.ID, err)
 			}
-			rep.Decisions = append(rep.Decisions, d)
-			continue
+			d.Action = Vanished
 		}
-		first, seen := p.marked[c.ID]
-		switch {
-		case seen && now-first >= c.wait:
-			d.FirstMarked = first
-			d.Action = Killed
-			ended, err := p.sched.PreemptContainer(c.ID)
-			if err != nil {
-				if !errors.Is(err, berth.ErrNotFound) {
-					return rep, fmt.Errorf("preempt: killing container %d: %w", c.ID, err)
-				}
-				d.Action = Vanished
-			} else {
-				rep.Ended = append(rep.Ended, ended)
+		return d, nil
+	}
+	first, seen := p.marked[c.ID]
+	switch {
+	case seen && now-first >= c.wait:
+		return p.kill(rep, d, first)
+	case seen:
+		d.FirstMarked, d.Action = first, Waiting
+	default:
+		d.FirstMarked, d.Action = now, Marked
+		if err := p.sched.MarkForPreemption(c.ID); err != nil {
+			if !errors.Is(err, berth.ErrNotFound) {
+				return d, fmt.Errorf("preempt: marking container %d: %w", c.ID, err)
 			}
-			delete(p.marked, c.ID)
-		case seen:
-			d.FirstMarked, d.Action = first, Waiting
-		default:
-			d.FirstMarked, d.Action = now, Marked
-			if err := p.sched.MarkForPreemption(c.ID); err != nil {
-				if !errors.Is(err, berth.ErrNotFound) {
-					return rep, fmt.Errorf("preempt: marking container %d: %w", c.ID, err)
-				}
-				d.Action = Vanished
-			} else {
-				p.marked[c.ID] = now
-			}
-		}
-		rep.Decisions = append(rep.Decisions, d)
-		if p.obs != nil {
-			p.emit(d, now)
+			d.Action = Vanished
+		} else {
+			p.marked[c.ID] = now
 		}
 	}
-	if !observe {
-		for _, id := range sortedKeys(p.marked) {
-			_, chosen := r.selIdx[id]
-			alive := p.sched.HasContainer(id)
-			// Twice the wait, without overflow for huge waits.
-			age, w := now-p.marked[id], p.cfg.MaxWaitBeforeKill
-			expired := age > w && age-w > w
-			if !alive || expired || (p.cfg.ForgetUnselected && !chosen) {
-				delete(p.marked, id)
-				rep.Forgotten = append(rep.Forgotten, id)
-				if p.obs != nil {
-					p.obs.ObservePreemption(PreemptionEvent{Kind: PreemptionUnmarked, Container: queue.Container{ID: id}, Time: now})
-				}
+	return d, nil
+}
+
+// kill preempts a container marked at first whose wait is over, listing
+// it among the report's ended containers.
+func (p *Proportional) kill(rep *ProportionalReport, d Decision, first berth.Time) (Decision, error) {
+	d.FirstMarked = first
+	d.Action = Killed
+	ended, err := p.sched.PreemptContainer(d.ID)
+	if err != nil {
+		if !errors.Is(err, berth.ErrNotFound) {
+			return d, fmt.Errorf("preempt: killing container %d: %w", d.ID, err)
+		}
+		d.Action = Vanished
+	} else {
+		rep.Ended = append(rep.Ended, ended)
+	}
+	delete(p.marked, d.ID)
+	return d, nil
+}
+
+// forgetStale drops the marks of containers that ended, were marked more
+// than twice the wait ago, or (with ForgetUnselected) were not chosen
+// again.
+func (p *Proportional) forgetStale(rep *ProportionalReport, r *ProportionalRound, now berth.Time) {
+	for _, id := range sortedKeys(p.marked) {
+		_, chosen := r.selIdx[id]
+		alive := p.sched.HasContainer(id)
+		// Twice the wait, without overflow for huge waits.
+		age, w := now-p.marked[id], p.cfg.MaxWaitBeforeKill
+		expired := age > w && age-w > w
+		if !alive || expired || (p.cfg.ForgetUnselected && !chosen) {
+			delete(p.marked, id)
+			rep.Forgotten = append(rep.Forgotten, id)
+			if p.obs != nil {
+				p.obs.ObservePreemption(PreemptionEvent{Kind: PreemptionUnmarked, Container: queue.Container{ID: id}, Time: now})
 			}
 		}
 	}
-	if p.log != nil {
-		for _, d := range rep.Decisions {
-			p.log.Info("preemption", "container", d.ID, "app", d.App, "queue", d.Container.Queue,
-				"selector", d.Selector, "action", d.Action.String())
-		}
+}
+
+// logDecisions logs each decision to the host's logger, if any.
+func (p *Proportional) logDecisions(rep *ProportionalReport) {
+	if p.log == nil {
+		return
 	}
-	return rep, nil
+	for _, d := range rep.Decisions {
+		p.log.Info("preemption", "container", d.ID, "app", d.App, "queue", d.Container.Queue,
+			"selector", d.Selector, "action", d.Action.String())
+	}
 }

@@ -118,6 +118,30 @@ func RestoreProportional(r io.Reader, s CapacityScheduler, opts ...ProportionalO
 	if err != nil {
 		return nil, err
 	}
+	c := readProportionalConfig(d)
+	custom, names := readSelectorNames(d)
+	marked := readMarks(d)
+	if err := d.Finish(); err != nil {
+		return nil, err
+	}
+	if err := c.Validate(); err != nil {
+		return nil, &berth.StateError{Kind: proportionalKind, Offset: -1, Field: "config",
+			Err: fmt.Errorf("%w: %w", berth.ErrCorruptState, err)}
+	}
+	p, err := NewProportional(s, c, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.checkSelectors(custom, names); err != nil {
+		return nil, err
+	}
+	p.marked = marked
+	return p, nil
+}
+
+// readProportionalConfig decodes the config record: every field in
+// declaration order, then the per-queue switches.
+func readProportionalConfig(d *berth.StateDecoder) ProportionalConfig {
 	var c ProportionalConfig
 	d.Field("config")
 	c.MonitoringInterval = d.Varint()
@@ -140,11 +164,18 @@ func RestoreProportional(r io.Reader, s CapacityScheduler, opts ...ProportionalO
 	c.PriorityReservedContainerDelay = d.Varint()
 	c.PriorityAllowMoveReservation = d.Bool()
 	c.ForgetUnselected = d.Bool()
+	c.Queues = readQueueSwitches(d)
+	return c
+}
+
+// readQueueSwitches decodes the per-queue switches, by path in order.
+func readQueueSwitches(d *berth.StateDecoder) map[string]QueuePreemption {
 	d.Field("config.queues")
 	nq := d.Len(maxStateRecords)
-	if nq > 0 {
-		c.Queues = make(map[string]QueuePreemption, min(nq, 1024))
+	if nq == 0 {
+		return nil
 	}
+	qs := make(map[string]QueuePreemption, min(nq, 1024))
 	prev := ""
 	for i := 0; i < nq && d.Err() == nil; i++ {
 		path := d.String()
@@ -152,16 +183,28 @@ func RestoreProportional(r io.Reader, s CapacityScheduler, opts ...ProportionalO
 		if d.Err() == nil && i > 0 && path <= prev {
 			d.Fail(fmt.Errorf("%w: queue %q out of order", berth.ErrCorruptState, path))
 		}
-		c.Queues[path] = sw
+		qs[path] = sw
 		prev = path
 	}
+	return qs
+}
+
+// readSelectorNames decodes the selectors record: whether the chain was
+// the host's, and its selectors' names in order.
+func readSelectorNames(d *berth.StateDecoder) (custom bool, names []string) {
 	d.Field("selectors")
-	custom := d.Bool()
+	custom = d.Bool()
 	ns := d.Len(maxStateRecords)
-	names := make([]string, 0, min(ns, 64))
+	names = make([]string, 0, min(ns, 64))
 	for i := 0; i < ns && d.Err() == nil; i++ {
 		names = append(names, d.String())
 	}
+	return custom, names
+}
+
+// readMarks decodes the marks record: container ids in increasing order,
+// each with the time it was first marked.
+func readMarks(d *berth.StateDecoder) map[ContainerID]berth.Time {
 	d.Field("marks")
 	nm := d.Len(maxStateRecords)
 	marked := make(map[ContainerID]berth.Time, min(nm, 1<<16))
@@ -174,28 +217,23 @@ func RestoreProportional(r io.Reader, s CapacityScheduler, opts ...ProportionalO
 		}
 		marked[id], last = t, id
 	}
-	if err := d.Finish(); err != nil {
-		return nil, err
-	}
-	if err := c.Validate(); err != nil {
-		return nil, &berth.StateError{Kind: proportionalKind, Offset: -1, Field: "config",
-			Err: fmt.Errorf("%w: %w", berth.ErrCorruptState, err)}
-	}
-	p, err := NewProportional(s, c, opts...)
-	if err != nil {
-		return nil, err
-	}
+	return marked
+}
+
+// checkSelectors refuses a restored policy whose selector chain is not
+// the snapshot's: the host's where the saved one was built in, or the
+// other way, or other names.
+func (p *Proportional) checkSelectors(custom bool, names []string) error {
 	got := make([]string, len(p.selectors))
 	for i, sel := range p.selectors {
 		got[i] = sel.Name()
 	}
 	switch {
 	case custom != p.custom:
-		return nil, berth.InvalidField("selectors", got,
+		return berth.InvalidField("selectors", got,
 			fmt.Sprintf("the snapshot's policy had %s selector chain", map[bool]string{true: "the host's", false: "the built-in"}[custom]))
 	case !slices.Equal(got, names):
-		return nil, berth.InvalidField("selectors", got, fmt.Sprintf("the snapshot's chain is %v", names))
+		return berth.InvalidField("selectors", got, fmt.Sprintf("the snapshot's chain is %v", names))
 	}
-	p.marked = marked
-	return p, nil
+	return nil
 }

@@ -358,6 +358,26 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 		rc = berth.MemoryCalculator{}
 	}
 	c := &CapacityView{Time: st.Time, Resource: st.Cluster, Calculator: rc, MinAllocation: cfg.MinAllocation, src: src}
+	if err := c.addPartitions(st); err != nil {
+		return nil, err
+	}
+	if err := c.addQueues(st.Queues); err != nil {
+		return nil, err
+	}
+	conf := configsOf(&cfg.Root, st.Queues)
+	c.settleQueues(st.Queues, conf, cfg.MaximumAMResourcePercent, pc)
+	c.sumPendingUpwards()
+	if err := c.addApps(st.Apps, conf); err != nil {
+		return nil, err
+	}
+	c.addNodes(st)
+	return c, nil
+}
+
+// addPartitions lists the state's partitions (the default one alone when
+// the state names none) and, with labels, which partition each labelled
+// node is on.
+func (c *CapacityView) addPartitions(st *capacity.PreemptionState) error {
 	c.Partitions = make([]PartitionView, 0, max(len(st.Partitions), 1))
 	for _, p := range st.Partitions {
 		c.Partitions = append(c.Partitions, PartitionView{Label: p.Label, Resource: p.Resource, NonExclusive: p.NonExclusive})
@@ -365,23 +385,29 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 	if len(c.Partitions) == 0 { // a scheduler of the host's that lists none
 		c.Partitions = append(c.Partitions, PartitionView{Resource: st.Cluster})
 	}
-	if len(c.Partitions) > 1 {
-		c.partOf = make(map[string]int, len(c.Partitions))
-		for i, p := range c.Partitions[1:] {
-			c.partOf[p.Label] = i + 1
-		}
-		c.nodeOn = make(map[string]int, len(st.LabelledNodes))
-		for _, n := range st.LabelledNodes {
-			p := c.PartitionOf(n.Label)
-			if p < 0 {
-				return nil, berth.InvalidField("labelled-nodes["+n.ID+"].label", n.Label, "not a partition of the state")
-			}
-			c.nodeOn[n.ID] = p
-		}
+	if len(c.Partitions) == 1 {
+		return nil
 	}
-	qs := st.Queues
+	c.partOf = make(map[string]int, len(c.Partitions))
+	for i, p := range c.Partitions[1:] {
+		c.partOf[p.Label] = i + 1
+	}
+	c.nodeOn = make(map[string]int, len(st.LabelledNodes))
+	for _, n := range st.LabelledNodes {
+		p := c.PartitionOf(n.Label)
+		if p < 0 {
+			return berth.InvalidField("labelled-nodes["+n.ID+"].label", n.Label, "not a partition of the state")
+		}
+		c.nodeOn[n.ID] = p
+	}
+	return nil
+}
+
+// addQueues makes one view per queue of the state, parents before
+// children, each parent's children in one shared backing array.
+func (c *CapacityView) addQueues(qs []capacity.PreemptionQueue) error {
 	if len(qs) == 0 {
-		return nil, berth.InvalidField("queues", 0, "the scheduler reported no root queue")
+		return berth.InvalidField("queues", 0, "the scheduler reported no root queue")
 	}
 	views := make([]QueueView, len(qs))
 	c.Queues = make([]*QueueView, len(qs))
@@ -391,7 +417,7 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 		if p := qs[i].Parent; p >= 0 && p < i {
 			nChildren[p]++
 		} else if i > 0 || p >= 0 {
-			return nil, berth.InvalidField(fmt.Sprintf("queues[%d].parent", i), p, "must precede the queue")
+			return berth.InvalidField(fmt.Sprintf("queues[%d].parent", i), p, "must precede the queue")
 		}
 	}
 	children := make([]*QueueView, 0, len(qs))
@@ -405,7 +431,7 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 		v.UsedCapacity = s.UsedCapacity
 		v.Priority = s.Priority
 		if err := c.queuePartitions(v, s); err != nil {
-			return nil, err
+			return err
 		}
 		if n := int(nChildren[i]); n > 0 {
 			v.Children = children[len(children) : len(children) : len(children)+n]
@@ -419,11 +445,18 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 		c.byPath[v.Path] = v
 	}
 	c.Root = c.Queues[0]
-	// Each queue's configuration, found by walking the configuration tree
-	// alongside the queues (no path strings are built); a queue missing
-	// from it (a reservation queue) uses its parent's (its plan's).
-	conf := make([]*capacity.QueueConfig, len(qs))
-	conf[0] = &cfg.Root
+	return nil
+}
+
+// queueConfigs holds each queue's configuration, by queue index; nil for
+// a queue missing from the configuration (a reservation queue).
+type queueConfigs []*capacity.QueueConfig
+
+// configsOf finds each queue's configuration by walking the
+// configuration tree alongside the queues (no path strings are built).
+func configsOf(root *capacity.QueueConfig, qs []capacity.PreemptionQueue) queueConfigs {
+	conf := make(queueConfigs, len(qs))
+	conf[0] = root
 	for i := 1; i < len(qs); i++ {
 		if pc := conf[qs[i].Parent]; pc != nil {
 			name := qs[i].Path[strings.LastIndexByte(qs[i].Path, '.')+1:]
@@ -435,20 +468,30 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 			}
 		}
 	}
-	settingsOf := func(v *QueueView) (*capacity.QueueSettings, bool) {
-		if qc := conf[v.idx]; qc != nil {
-			return &qc.Settings, true
-		}
-		if v.Parent != nil && conf[v.Parent.idx] != nil {
-			return &conf[v.Parent.idx].Settings, true
-		}
-		return nil, false
+	return conf
+}
+
+// settings are v's configured settings, or its parent's (its plan's) for
+// a queue missing from the configuration; false if neither is there.
+func (conf queueConfigs) settings(v *QueueView) (*capacity.QueueSettings, bool) {
+	if qc := conf[v.idx]; qc != nil {
+		return &qc.Settings, true
 	}
+	if v.Parent != nil && conf[v.Parent.idx] != nil {
+		return &conf[v.Parent.idx].Settings, true
+	}
+	return nil, false
+}
+
+// settleQueues gives each queue what it inherits and what the policy's
+// per-queue settings override (preemption switches, relative priority),
+// and each leaf its AM limit, pending demand and borrowed resources.
+func (c *CapacityView) settleQueues(qs []capacity.PreemptionQueue, conf queueConfigs, amPercent float64, pc *ProportionalConfig) {
 	for i, v := range c.Queues { // parents come first: inheritance flows down
 		dis, intra := false, false
 		if v.Parent != nil {
 			dis, intra = v.Parent.DisablePreemption, v.Parent.DisableIntraQueue
-			if set, ok := settingsOf(v.Parent); ok && set.ChildOrdering == capacity.OrderPriorityUtilization {
+			if set, ok := conf.settings(v.Parent); ok && set.ChildOrdering == capacity.OrderPriorityUtilization {
 				v.RelativePriority = v.Priority
 			}
 		}
@@ -463,26 +506,38 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 		v.DisablePreemption, v.DisableIntraQueue = dis, intra || dis
 		if v.IsLeaf() {
 			c.Leaves = append(c.Leaves, v)
-			var amPct float64 // a queue missing from the configuration has zero settings
-			if set, ok := settingsOf(v); ok {
-				amPct = set.MaxAMResourcePercent
-			}
-			if amPct < 0 {
-				amPct = cfg.MaximumAMResourcePercent
-			}
-			v.MaxAMCapacity = v.Guaranteed.Mul(amPct)
-			v.Pending, v.PendingDeductReserved = qs[i].PendingWithinLimits, qs[i].PendingWithinLimitsDeductReserved
-			for j, pp := range qs[i].PartitionPending {
-				if j < len(v.Partitions) {
-					v.Partitions[j].Pending, v.Partitions[j].PendingDeductReserved = pp.All, pp.DeductReserved
-				}
-			}
-			if n := len(qs[i].Borrowed); n > 0 {
-				c.borrowed(v, qs[i].Borrowed)
-			}
+			c.settleLeaf(v, &qs[i], conf, amPercent)
 		}
 	}
-	for i := len(c.Queues) - 1; i >= 0; i-- { // children after parents: sum upwards
+}
+
+// settleLeaf sets a leaf's AM limit (amPercent when its own is unset),
+// its pending demand within limits, overall and per partition, and what
+// it borrowed.
+func (c *CapacityView) settleLeaf(v *QueueView, s *capacity.PreemptionQueue, conf queueConfigs, amPercent float64) {
+	var amPct float64 // a queue missing from the configuration has zero settings
+	if set, ok := conf.settings(v); ok {
+		amPct = set.MaxAMResourcePercent
+	}
+	if amPct < 0 {
+		amPct = amPercent
+	}
+	v.MaxAMCapacity = v.Guaranteed.Mul(amPct)
+	v.Pending, v.PendingDeductReserved = s.PendingWithinLimits, s.PendingWithinLimitsDeductReserved
+	for j, pp := range s.PartitionPending {
+		if j < len(v.Partitions) {
+			v.Partitions[j].Pending, v.Partitions[j].PendingDeductReserved = pp.All, pp.DeductReserved
+		}
+	}
+	if n := len(s.Borrowed); n > 0 {
+		c.borrowed(v, s.Borrowed)
+	}
+}
+
+// sumPendingUpwards adds each queue's pending demand, overall and per
+// partition, to its parent's.
+func (c *CapacityView) sumPendingUpwards() {
+	for i := len(c.Queues) - 1; i >= 0; i-- { // children after parents
 		v := c.Queues[i]
 		if p := v.Parent; p != nil {
 			p.Pending = p.Pending.Add(v.Pending)
@@ -493,19 +548,23 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 			}
 		}
 	}
+}
 
-	apps := make([]AppView, len(st.Apps))
-	c.Apps = make([]*AppView, len(st.Apps))
-	c.byApp = make(map[string]*AppView, len(st.Apps))
+// addApps makes one view per application and lists each leaf's
+// applications, in one shared backing array, in the leaf's ordering.
+func (c *CapacityView) addApps(as []capacity.PreemptionApp, conf queueConfigs) error {
+	apps := make([]AppView, len(as))
+	c.Apps = make([]*AppView, len(as))
+	c.byApp = make(map[string]*AppView, len(as))
 	counts := make([]int32, len(c.Queues))
-	for i := range st.Apps {
-		a := &st.Apps[i]
+	for i := range as {
+		a := &as[i]
 		v := &apps[i]
 		*v = AppView{ID: a.ID, User: a.User, Queue: c.byPath[a.Queue], Priority: a.Priority, Order: a.Order, Start: a.Start,
 			Used: a.Used, Reserved: a.Reserved, Pending: a.Pending, AMUsed: a.AMUsed, userLimit: a.UserLimit,
 			containerPriorities: a.ContainerPriorities, Partitions: a.Partitions, AMPartition: a.AMPartition}
 		if len(a.Partitions) != len(c.Partitions)-1 || a.AMPartition < 0 || a.AMPartition >= len(c.Partitions) {
-			return nil, berth.InvalidField(fmt.Sprintf("apps[%d].partitions", i), len(a.Partitions), "do not match the partitions")
+			return berth.InvalidField(fmt.Sprintf("apps[%d].partitions", i), len(a.Partitions), "do not match the partitions")
 		}
 		v.idx = i
 		c.Apps[i] = v
@@ -527,12 +586,17 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 	}
 	for _, q := range c.Leaves {
 		o := capacity.OrderFIFO
-		if set, ok := settingsOf(q); ok {
+		if set, ok := conf.settings(q); ok {
 			o = set.AppOrdering
 		}
 		sortApps(q.Apps, o)
 	}
+	return nil
+}
 
+// addNodes makes one view per node and hangs each reservation on its
+// application and, the first on each, on its node.
+func (c *CapacityView) addNodes(st *capacity.PreemptionState) {
 	c.Nodes = make([]*NodeView, len(st.Nodes))
 	nodes := make([]NodeView, len(st.Nodes))
 	for i := range st.Nodes {
@@ -558,7 +622,6 @@ func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *Proport
 			n.Reservation = r
 		}
 	}
-	return c, nil
 }
 
 // sortApps puts a leaf's applications in the scheduler's order: FIFO is

@@ -343,104 +343,20 @@ func build[T any](cfg Config[T], opts *Options[T]) (*Tree[T], error) {
 // buildNode builds one queue and its subtree: per-queue checks first, then
 // children, then the checks across siblings (YARN's order).
 func buildNode[T any](c *Config[T], parent *Queue[T], path Path, opts *Options[T]) (*Queue[T], error) {
-	ps := path.s
 	q := &Queue[T]{path: path, parent: parent, Payload: c.Settings, confState: c.State, forcedParent: c.Parent}
-	isRoot := parent == nil
-	switch {
-	case c.Reservable && (len(c.Children) > 0 || c.Parent || isRoot):
-		return nil, invalid(ps, "reservable", true, "only leaf queues can be reservable")
-	case c.Reservable:
-		q.kind = KindPlan
-	case len(c.Children) > 0 || c.Parent:
-		q.kind = KindParent
-	case isRoot:
-		return nil, invalid(ps, "queues", nil, "the root queue must have child queues")
-	default:
-		q.kind = KindLeaf
-	}
-
-	// Capacities.
-	if err := checkCapacity(ps, "capacity", c.Capacity); err != nil {
+	if err := q.setKind(c); err != nil {
 		return nil, err
 	}
-	if err := checkCapacity(ps, "maximum-capacity", c.MaxCapacity); err != nil {
+	if err := q.setCapacities(c); err != nil {
 		return nil, err
 	}
-	q.capacity, q.maxCapacity = c.Capacity, c.MaxCapacity
-	if isRoot {
-		if c.Capacity.Kind == CapacityAbsolute || (c.Capacity.Kind == CapacityPercent && c.Capacity.Percent != 100) {
-			return nil, invalid(ps, "capacity", c.Capacity, "illegal capacity for queue root, must be 100")
-		}
-		if c.MaxCapacity.Kind == CapacityAbsolute || (c.MaxCapacity.Kind == CapacityPercent && c.MaxCapacity.Percent != 100) {
-			return nil, invalid(ps, "maximum-capacity", c.MaxCapacity, "illegal maximum capacity for queue root, must be 100")
-		}
-		q.capFrac, q.maxFrac, q.absCap, q.absMax = 1, 1, 1, 1
-	} else {
-		q.capFrac = fraction(c.Capacity, 0)
-		if c.Capacity.Kind == CapacityWeight {
-			q.capFrac = parent.weightShare(c.Capacity.Weight)
-		}
-		q.maxFrac = fraction(c.MaxCapacity, 1)
-		q.absCap = q.capFrac * parent.absCap
-		q.absMax = q.maxFrac * parent.absMax
-		if q.absMax < q.absCap-absCapacityEpsilon {
-			return nil, invalid(ps, "maximum-capacity", c.MaxCapacity,
-				fmt.Sprintf("illegal queue capacity setting (abs-capacity=%g) > (abs-maximum-capacity=%g)", q.absCap, q.absMax))
-		}
-		if c.Capacity.IsAbsolute() && c.MaxCapacity.IsAbsolute() && !c.Capacity.Resource.FitsIn(c.MaxCapacity.Resource) {
-			return nil, invalid(ps, "capacity", c.Capacity.Resource,
-				fmt.Sprintf("min resource configuration %v is greater than its max value %v", c.Capacity.Resource, c.MaxCapacity.Resource))
-		}
-		if pm := parent.maxCapacity; pm.IsAbsolute() {
-			if c.MaxCapacity.IsAbsolute() && !c.MaxCapacity.Resource.FitsIn(pm.Resource) {
-				return nil, invalid(ps, "maximum-capacity", c.MaxCapacity.Resource,
-					fmt.Sprintf("max resource configuration %v is greater than the parent's max value %v", c.MaxCapacity.Resource, pm.Resource))
-			}
-			if c.Capacity.IsAbsolute() && c.MaxCapacity.Kind == CapacityUnset {
-				q.maxCapacity = pm
-			}
-		}
+	if err := q.setState(c.State); err != nil {
+		return nil, err
 	}
-
-	// State.
-	switch c.State {
-	case StateUnset, StateRunning, StateStopped:
-	default:
-		return nil, invalid(ps, "state", c.State, "invalid queue state, only RUNNING or STOPPED may be configured")
-	}
-	parentStopped := !isRoot && parent.stopped
-	if c.State == StateRunning && parentStopped {
-		return nil, invalid(ps, "state", c.State,
-			fmt.Sprintf("the parent queue %s cannot be STOPPED as the child queue is RUNNING", parent.path.s))
-	}
-	q.stopped = c.State == StateStopped || (c.State == StateUnset && parentStopped)
-
-	// ACLs.
-	q.submitACL, q.submitSet = defaultACL(isRoot, c.SubmitACL)
-	q.adminACL, q.adminSet = defaultACL(isRoot, c.AdminACL)
-
-	// Children: weights are shares of the siblings' sum.
-	q.childWeights = 0
-	for i := range c.Children {
-		if w := c.Children[i].Capacity; w.Kind == CapacityWeight {
-			q.childWeights += w.Weight
-		}
-	}
-	for i := range c.Children {
-		cc := &c.Children[i]
-		cp, err := path.Child(cc.Name)
-		if err != nil {
-			return nil, invalid(ps+Separator+cc.Name, "name", cc.Name, nameProblem(cc.Name))
-		}
-		if q.ChildNamed(cc.Name) != nil {
-			return nil, &Error{QueuePath: cp.s, Field: "name", Value: cc.Name, Reason: "duplicate queue name under the same parent",
-				Kind: berth.ErrInvalidArgument, Err: berth.ErrAlreadyExists}
-		}
-		child, err := buildNode(cc, q, cp, opts)
-		if err != nil {
-			return nil, err
-		}
-		q.children = append(q.children, child)
+	q.submitACL, q.submitSet = defaultACL(q.IsRoot(), c.SubmitACL)
+	q.adminACL, q.adminSet = defaultACL(q.IsRoot(), c.AdminACL)
+	if err := q.buildChildren(c.Children, opts); err != nil {
+		return nil, err
 	}
 	if q.kind == KindParent && len(q.children) > 0 && opts.CheckCapacitySums {
 		if err := checkChildCapacities(q); err != nil {
@@ -451,6 +367,129 @@ func buildNode[T any](c *Config[T], parent *Queue[T], path Path, opts *Options[T
 		q.children = append(q.children, newReservation(q, q.path.Name()+DefaultReservationSuffix, Entitlement{1, 1}, defaultPayload(q, opts)))
 	}
 	return q, nil
+}
+
+// setKind makes q a plan (reservable), parent or leaf queue; only a leaf
+// may be reservable, and root must have children.
+func (q *Queue[T]) setKind(c *Config[T]) error {
+	isRoot := q.parent == nil
+	switch {
+	case c.Reservable && (len(c.Children) > 0 || c.Parent || isRoot):
+		return invalid(q.path.s, "reservable", true, "only leaf queues can be reservable")
+	case c.Reservable:
+		q.kind = KindPlan
+	case len(c.Children) > 0 || c.Parent:
+		q.kind = KindParent
+	case isRoot:
+		return invalid(q.path.s, "queues", nil, "the root queue must have child queues")
+	default:
+		q.kind = KindLeaf
+	}
+	return nil
+}
+
+// setCapacities checks and sets q's configured capacities and derives
+// its fractions and absolute capacities: root's are 100%.
+func (q *Queue[T]) setCapacities(c *Config[T]) error {
+	ps := q.path.s
+	if err := checkCapacity(ps, "capacity", c.Capacity); err != nil {
+		return err
+	}
+	if err := checkCapacity(ps, "maximum-capacity", c.MaxCapacity); err != nil {
+		return err
+	}
+	q.capacity, q.maxCapacity = c.Capacity, c.MaxCapacity
+	if q.parent != nil {
+		return q.deriveCapacities(c)
+	}
+	if c.Capacity.Kind == CapacityAbsolute || (c.Capacity.Kind == CapacityPercent && c.Capacity.Percent != 100) {
+		return invalid(ps, "capacity", c.Capacity, "illegal capacity for queue root, must be 100")
+	}
+	if c.MaxCapacity.Kind == CapacityAbsolute || (c.MaxCapacity.Kind == CapacityPercent && c.MaxCapacity.Percent != 100) {
+		return invalid(ps, "maximum-capacity", c.MaxCapacity, "illegal maximum capacity for queue root, must be 100")
+	}
+	q.capFrac, q.maxFrac, q.absCap, q.absMax = 1, 1, 1, 1
+	return nil
+}
+
+// deriveCapacities derives a child's fractions and absolute capacities
+// from its parent's and refuses a maximum below the capacity or, in
+// absolute resources, above the parent's maximum; a child with an
+// absolute capacity and no maximum takes its parent's absolute maximum.
+func (q *Queue[T]) deriveCapacities(c *Config[T]) error {
+	ps, parent := q.path.s, q.parent
+	q.capFrac = fraction(c.Capacity, 0)
+	if c.Capacity.Kind == CapacityWeight {
+		q.capFrac = parent.weightShare(c.Capacity.Weight)
+	}
+	q.maxFrac = fraction(c.MaxCapacity, 1)
+	q.absCap = q.capFrac * parent.absCap
+	q.absMax = q.maxFrac * parent.absMax
+	if q.absMax < q.absCap-absCapacityEpsilon {
+		return invalid(ps, "maximum-capacity", c.MaxCapacity,
+			fmt.Sprintf("illegal queue capacity setting (abs-capacity=%g) > (abs-maximum-capacity=%g)", q.absCap, q.absMax))
+	}
+	if c.Capacity.IsAbsolute() && c.MaxCapacity.IsAbsolute() && !c.Capacity.Resource.FitsIn(c.MaxCapacity.Resource) {
+		return invalid(ps, "capacity", c.Capacity.Resource,
+			fmt.Sprintf("min resource configuration %v is greater than its max value %v", c.Capacity.Resource, c.MaxCapacity.Resource))
+	}
+	if pm := parent.maxCapacity; pm.IsAbsolute() {
+		if c.MaxCapacity.IsAbsolute() && !c.MaxCapacity.Resource.FitsIn(pm.Resource) {
+			return invalid(ps, "maximum-capacity", c.MaxCapacity.Resource,
+				fmt.Sprintf("max resource configuration %v is greater than the parent's max value %v", c.MaxCapacity.Resource, pm.Resource))
+		}
+		if c.Capacity.IsAbsolute() && c.MaxCapacity.Kind == CapacityUnset {
+			q.maxCapacity = pm
+		}
+	}
+	return nil
+}
+
+// setState checks the configured state (RUNNING under a STOPPED parent
+// is refused) and stops q if configured so or if it inherits its
+// parent's STOPPED.
+func (q *Queue[T]) setState(s State) error {
+	switch s {
+	case StateUnset, StateRunning, StateStopped:
+	default:
+		return invalid(q.path.s, "state", s, "invalid queue state, only RUNNING or STOPPED may be configured")
+	}
+	parentStopped := q.parent != nil && q.parent.stopped
+	if s == StateRunning && parentStopped {
+		return invalid(q.path.s, "state", s,
+			fmt.Sprintf("the parent queue %s cannot be STOPPED as the child queue is RUNNING", q.parent.path.s))
+	}
+	q.stopped = s == StateStopped || (s == StateUnset && parentStopped)
+	return nil
+}
+
+// buildChildren builds q's children in order, refusing a bad or
+// duplicate name. Weights are shares of the siblings' sum, so the sum
+// comes first.
+func (q *Queue[T]) buildChildren(cs []Config[T], opts *Options[T]) error {
+	q.childWeights = 0
+	for i := range cs {
+		if w := cs[i].Capacity; w.Kind == CapacityWeight {
+			q.childWeights += w.Weight
+		}
+	}
+	for i := range cs {
+		cc := &cs[i]
+		cp, err := q.path.Child(cc.Name)
+		if err != nil {
+			return invalid(q.path.s+Separator+cc.Name, "name", cc.Name, nameProblem(cc.Name))
+		}
+		if q.ChildNamed(cc.Name) != nil {
+			return &Error{QueuePath: cp.s, Field: "name", Value: cc.Name, Reason: "duplicate queue name under the same parent",
+				Kind: berth.ErrInvalidArgument, Err: berth.ErrAlreadyExists}
+		}
+		child, err := buildNode(cc, q, cp, opts)
+		if err != nil {
+			return err
+		}
+		q.children = append(q.children, child)
+	}
+	return nil
 }
 
 // defaultPayload is the payload of a plan's default reservation queue: the
