@@ -61,6 +61,8 @@ func run(w io.Writer) error {
 		{"9. A better agent: more of the area asked than YARN's, against a bound (package agent)", stepAgents},
 		{"10. One call: a ResourceManager from capacity-scheduler.xml and yarn-site.xml (package examples/rm)", stepRMCapacity},
 		{"11. One call on the fair scheduler: fair-scheduler.xml and yarn-site.xml (package examples/rm)", stepRMFair},
+		{"12. Node labels: a shared gpu partition, borrowed when idle (package capacity)", stepLabels},
+		{"13. Why does an application wait? Explain and a dry-run heartbeat (package capacity)", stepExplain},
 	} {
 		fmt.Fprintf(w, "== %s\n\n", s.title)
 		if err := s.fn(w); err != nil {
