@@ -68,22 +68,15 @@ func (p *Plan) writable() error {
 // Errors: berth.ErrAlreadyExists for a known id, berth.ErrInvalidArgument
 // for a malformed allocation, the policy's error (berth.ErrCapacityExceeded)
 // for a rejection. On error the plan is unchanged.
-func (p *Plan) AddReservation(a *Allocation) error {
-	if err := p.writable(); err != nil {
-		return err
-	}
-	c, err := p.prepare(a)
-	if err != nil {
-		return err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.addLocked(c, true)
-}
+func (p *Plan) AddReservation(a *Allocation) error { return p.add(a, true) }
 
 // RecoverReservation adds a without policy validation and keeps its
 // acceptance time (YARN's addReservation(res, true), used on recovery).
-func (p *Plan) RecoverReservation(a *Allocation) error {
+func (p *Plan) RecoverReservation(a *Allocation) error { return p.add(a, false) }
+
+// add is AddReservation (validate) and RecoverReservation: a copy of a is
+// checked outside the lock, then added under it.
+func (p *Plan) add(a *Allocation, validate bool) error {
 	if err := p.writable(); err != nil {
 		return err
 	}
@@ -93,7 +86,7 @@ func (p *Plan) RecoverReservation(a *Allocation) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.addLocked(c, false)
+	return p.addLocked(c, validate)
 }
 
 func (p *Plan) addLocked(c *Allocation, validate bool) error {
