@@ -103,9 +103,13 @@ func newAPIFixture(t testing.TB) *apiFixture {
 	t.Helper()
 	fx := &apiFixture{t: t, clock: berth.NewManualClock(1000)}
 	ccfg := must(capacity.ParseXML(bytes.NewReader([]byte(apiCapacityXML))))
-	fx.cs = must(capacity.New(ccfg, fx.clock))
+	ccfg.Clock = fx.clock
+	fx.cs = must(capacity.New(ccfg))
 	fx.af = must(fair.ParseAllocationFile([]byte(apiFairXML), fair.ParseOptions{}))
-	fx.fs = must(fair.New(fair.DefaultConfig(), fx.af, fx.clock))
+	cfg := fair.DefaultConfig()
+	cfg.Allocation = fx.af
+	cfg.Clock = fx.clock
+	fx.fs = must(fair.New(cfg))
 	for _, n := range []string{"n1", "n2"} {
 		spec := queue.NodeSpec{ID: n, Rack: "/r1", Capability: berth.New(8192, 8)}
 		if err := fx.cs.AddNode(spec); err != nil {
@@ -155,9 +159,9 @@ func newAPIFixture(t testing.TB) *apiFixture {
 		t.Fatal(err)
 	}
 	fx.periodic = must(rle.NewPeriodicFrom(fx.series, 10_000))
-	fx.tree = must(queue.New(queue.Config[int]{Name: "root", Children: []queue.Config[int]{
-		{Name: "default", Capacity: queue.Percent(50)}, {Name: "dedicated", Capacity: queue.Percent(50), Reservable: true}}},
-		queue.Options[int]{CheckCapacitySums: true}))
+	fx.tree = must(queue.New(queue.TreeConfig[int]{CheckCapacitySums: true,
+		Root: queue.Config[int]{Name: "root", Children: []queue.Config[int]{
+			{Name: "default", Capacity: queue.Percent(50)}, {Name: "dedicated", Capacity: queue.Percent(50), Reservable: true}}}}))
 	fx.order = queue.NewOrder[int, int](func(a, b *int) int { return *a - *b })
 	fx.entry = &queue.OrderEntry[int, int]{Value: 7}
 	fx.order.Insert(fx.entry, 3)

@@ -18,6 +18,7 @@ func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
 	defer s.mu.Unlock()
 	s.flushAccounts() // the tree's accounting is read below
 	cfg = cfg.clone()
+	cfg.Clock = s.clock // the clock is the one New was given
 	if err := cfg.validateGlobal(); err != nil {
 		return Change{}, err
 	}

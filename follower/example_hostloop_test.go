@@ -40,7 +40,8 @@ func Example_hostLoop() {
 	dedicated.Reservable = true
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("default", 50), dedicated}
 	cfg.MaxOffSwitchAssignments = 8
-	cs, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	cs, err := capacity.New(cfg)
 	if err != nil {
 		panic(err)
 	}
