@@ -70,8 +70,6 @@ type apiFixture struct {
 	series   *rle.Series
 	periodic *rle.Periodic
 	tree     *queue.Tree[int]
-	order    *queue.Order[int, int]
-	entry    *queue.OrderEntry[int, int]
 	reqs     *queue.Requests[int]
 	csSnap   []byte
 	round    *preempt.ProportionalRound
@@ -162,9 +160,6 @@ func newAPIFixture(t testing.TB) *apiFixture {
 	fx.tree = must(queue.New(queue.TreeConfig[int]{CheckCapacitySums: true,
 		Root: queue.Config[int]{Name: "root", Children: []queue.Config[int]{
 			{Name: "default", Capacity: queue.Percent(50)}, {Name: "dedicated", Capacity: queue.Percent(50), Reservable: true}}}}))
-	fx.order = queue.NewOrder[int, int](func(a, b *int) int { return *a - *b })
-	fx.entry = &queue.OrderEntry[int, int]{Value: 7}
-	fx.order.Insert(fx.entry, 3)
 	fx.reqs = &queue.Requests[int]{}
 	if _, err := fx.reqs.Update(ask, false); err != nil {
 		t.Fatal(err)
@@ -176,7 +171,7 @@ func newAPIFixture(t testing.TB) *apiFixture {
 	fx.csSnap = buf.Bytes()
 
 	fx.pool = []any{fx.clock, fx.cs, fx.fs, fx.plan, fx.sys, fx.alloc, fx.fol, fx.prop, fx.fairPr, fx.series, fx.periodic,
-		fx.tree, fx.order, fx.entry, fx.reqs, fx.af,
+		fx.tree, fx.reqs, fx.af,
 		berth.MemoryCalculator{}, berth.DominantCalculator{}, pc.Agent, pc.Policy, pc.Replanner, policy.NoOverCommit{},
 		&agent.LegacyGreedy{}, follower.CapacityFlavor, follower.FairFlavor, queue.StaticGroups{"alice": {"staff"}},
 		slog.New(slog.NewTextHandler(io.Discard, nil)), queue.NopObserver{}, plan.NopObserver{}, preempt.NopObserver{},

@@ -187,18 +187,14 @@ var apiReceivers = map[string]func(fx *apiFixture) []any{
 	"queue.GroupsFunc": func(fx *apiFixture) []any {
 		return []any{queue.GroupsFunc(func(string) []string { return []string{"staff"} })}
 	},
-	"queue.IDIndex":     func(fx *apiFixture) []any { return []any{&queue.IDIndex[int]{}} },
-	"queue.KeyRule":     func(fx *apiFixture) []any { return []any{*new(queue.KeyRule)} },
-	"queue.KeySupport":  func(fx *apiFixture) []any { return []any{*new(queue.KeySupport)} },
-	"queue.KeyTable":    func(fx *apiFixture) []any { return []any{*new(queue.KeyTable)} },
-	"queue.Kind":        func(fx *apiFixture) []any { return []any{*new(queue.Kind)} },
-	"queue.Locality":    func(fx *apiFixture) []any { return []any{*new(queue.Locality)} },
-	"queue.NopObserver": func(fx *apiFixture) []any { return []any{*new(queue.NopObserver)} },
-	"queue.NoteKind":    func(fx *apiFixture) []any { return []any{*new(queue.NoteKind)} },
-	"queue.Order": func(fx *apiFixture) []any {
-		return []any{fx.order, queue.NewOrder[int, int](func(a, b *int) int { return 0 })}
-	},
-	"queue.OrderEntry":     func(fx *apiFixture) []any { return []any{fx.entry, &queue.OrderEntry[int, int]{}} },
+	"queue.IDIndex":        func(fx *apiFixture) []any { return []any{&queue.IDIndex[int]{}} },
+	"queue.KeyRule":        func(fx *apiFixture) []any { return []any{*new(queue.KeyRule)} },
+	"queue.KeySupport":     func(fx *apiFixture) []any { return []any{*new(queue.KeySupport)} },
+	"queue.KeyTable":       func(fx *apiFixture) []any { return []any{*new(queue.KeyTable)} },
+	"queue.Kind":           func(fx *apiFixture) []any { return []any{*new(queue.Kind)} },
+	"queue.Locality":       func(fx *apiFixture) []any { return []any{*new(queue.Locality)} },
+	"queue.NopObserver":    func(fx *apiFixture) []any { return []any{*new(queue.NopObserver)} },
+	"queue.NoteKind":       func(fx *apiFixture) []any { return []any{*new(queue.NoteKind)} },
 	"queue.Outcome":        func(fx *apiFixture) []any { return []any{queue.Skipped, queue.Outcome(200)} },
 	"queue.Path":           func(fx *apiFixture) []any { return []any{*new(queue.Path)} },
 	"queue.Queue":          func(fx *apiFixture) []any { return []any{fx.tree.Root(), must(fx.tree.Lookup("dedicated"))} },

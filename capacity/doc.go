@@ -194,7 +194,7 @@
 // # Performance
 //
 // A parent's children and a leaf's schedulable applications are kept in
-// queue.Order sets keyed by YARN's comparators (priority-utilization and
+// sorted sets (a slice or a B-tree, by size) keyed by YARN's comparators (priority-utilization and
 // utilization queue ordering, fair and FIFO ordering policies), re-keyed
 // in O(log n) where their usage, demand or configuration changes, instead
 // of re-sorted on every visit; decisions are those of sorting (a child

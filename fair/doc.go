@@ -131,7 +131,7 @@
 //
 // YARN sorts a parent's children and a leaf's runnable applications with
 // the policy's comparator on every visit of every heartbeat, n log n per
-// leaf and heartbeat. Berth keeps both orders in queue.Order sets instead,
+// leaf and heartbeat. Berth keeps both orders in sorted sets instead,
 // keyed by the comparator flattened into a lexicographic key, and re-keys
 // an item where an input of its key changes: an application and its
 // queue's path on every allocation, release and move (O(depth · log n));
@@ -140,7 +140,7 @@
 // on the cluster resource), lazily before the next walk (O(n) keys). A
 // heartbeat therefore costs about the same with 100 or 100,000 runnable
 // applications. The built-in policies' keys also carry an order-preserving
-// prefix (a queue.OrderPrefix), so most comparisons inside a set are
+// prefix (a few integers compared first), so most comparisons inside a set are
 // decided without reading the items. The shared tree's books are charged
 // when read (a snapshot of the tree, Check, a move, a reload or a queue's
 // removal), each application's containers and reservations since then in

@@ -148,35 +148,6 @@ func ExampleRequests() {
 	// 0 1 1
 }
 
-// An Order walks applications least-used first; an allocation re-keys one
-// in O(log n) instead of re-sorting them all.
-func ExampleOrder() {
-	type app struct {
-		name string
-		used int64
-	}
-	byUse := func(a, b *int64) int { return int(*a - *b) }
-	o := queue.NewOrder[int64, *app](byUse)
-	apps := []*app{{"a", 4}, {"b", 1}, {"c", 2}}
-	entries := make([]queue.OrderEntry[int64, *app], len(apps))
-	for i, a := range apps {
-		entries[i].Value = a
-		o.Insert(&entries[i], a.used)
-	}
-	walk := func() {
-		var names []string
-		o.Ascend(func(a *app) bool { names = append(names, a.name); return true })
-		fmt.Println(names)
-	}
-	walk()
-	apps[1].used += 5 // b got a container: notify the new key
-	o.Rekey(&entries[1], apps[1].used)
-	walk()
-	// Output:
-	// [b c a]
-	// [c a b]
-}
-
 // An application keeps a UserRef and charges every container through it:
 // the same books as Update, without a user lookup per level.
 func ExampleUserRef() {
