@@ -129,7 +129,7 @@ func newAPIFixture(t testing.TB) *apiFixture {
 	must(fx.fs.Heartbeat("n1", nil))
 
 	pc := plan.DefaultConfig("dedicated", berth.New(8192, 8), fx.clock)
-	pc.Agent = must(agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions()))
+	pc.Agent = must(agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig()))
 	pc.Policy = must(policy.NewCapacityOverTime(policy.DefaultCapacityOverTimeConfig()))
 	pc.Replanner = must(policy.NewSimpleCapacityReplanner(policy.DefaultReplannerConfig()))
 	fx.plan = must(plan.New(pc))
@@ -264,7 +264,7 @@ func newAPIGen(fx *apiFixture) *apiGen {
 		map[string]string(nil), map[string]string{"": ""})
 	add(preempt.DefaultProportionalConfig(), preempt.ProportionalConfig{})
 	add(preempt.DefaultFairConfig(), preempt.FairConfig{})
-	add(agent.DefaultOptions(), agent.Options{}, agent.Options{SmoothnessFactor: math.MinInt})
+	add(agent.DefaultConfig(), agent.Config{}, agent.Config{SmoothnessFactor: math.MinInt})
 	add(policy.DefaultCapacityOverTimeConfig(), policy.CapacityOverTimeConfig{},
 		policy.CapacityOverTimeConfig{Window: math.MaxInt64, AveragePercent: float32(math.NaN()), InstantaneousMaxPercent: float32(math.Inf(1))})
 	return g

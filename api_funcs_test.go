@@ -18,8 +18,8 @@ import (
 // TestPublicAPIExtremes fails when the sources declare one that is not
 // here.
 var apiFuncs = map[string]any{
-	"agent.DefaultOptions":                   agent.DefaultOptions,
-	"agent.DefaultWasteOptions":              agent.DefaultWasteOptions,
+	"agent.DefaultConfig":                    agent.DefaultConfig,
+	"agent.DefaultWasteConfig":               agent.DefaultWasteConfig,
 	"agent.Fragmentation":                    agent.Fragmentation,
 	"agent.Measure":                          agent.Measure,
 	"agent.NewAlignedPlannerWithGreedy":      agent.NewAlignedPlannerWithGreedy,

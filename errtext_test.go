@@ -391,7 +391,7 @@ func TestErrorTextPlan(t *testing.T) {
 	toy := plan.DefaultConfig("toy", berth.New(10*1024, 10), clock)
 	toy.Agent = atArrival{}
 	toy.Policy = policy.NoOverCommit{}
-	greedy, err := agent.NewGreedy(agent.DefaultOptions())
+	greedy, err := agent.NewGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
 	gr := plan.DefaultConfig("greedy", berth.New(10*1024, 10), clock)
 	gr.Agent = greedy
@@ -485,7 +485,7 @@ func TestErrorTextSmallPackages(t *testing.T) {
 		{"queue.ParsePath/empty part", second(queue.ParsePath("root..a")), berth.ErrInvalidArgument},
 		{"queue.ValidateName/dot", queue.ValidateName("a.b"), berth.ErrInvalidArgument},
 		{"queue.NewACL/bad user", second(queue.NewACL([]string{"a b"}, nil)), berth.ErrInvalidArgument},
-		{"agent.Options/smoothness", agent.Options{SmoothnessFactor: -1}.Validate(), berth.ErrInvalidArgument},
+		{"agent.Config/smoothness", agent.Config{SmoothnessFactor: -1}.Validate(), berth.ErrInvalidArgument},
 		{"policy.CapacityOverTime/zero window", second(policy.NewCapacityOverTime(policy.CapacityOverTimeConfig{})), berth.ErrInvalidArgument},
 		{"policy.Replanner/negative window", second(policy.NewSimpleCapacityReplanner(policy.ReplannerConfig{EnforcementWindow: -1})), berth.ErrInvalidArgument},
 		{"follower.New/no scheduler", second(follower.New(follower.Config{})), berth.ErrInvalidArgument},

@@ -55,7 +55,7 @@ func Example_hostLoop() {
 		panic(err)
 	}
 	pcfg := plan.DefaultConfig("dedicated", capa, clock)
-	if pcfg.Agent, err = agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions()); err != nil {
+	if pcfg.Agent, err = agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig()); err != nil {
 		panic(err)
 	}
 	p, err := plan.New(pcfg)

@@ -25,7 +25,7 @@ func yarnPlan(t testing.TB, queue string, capa berth.Resource, calc berth.Calcul
 	t.Helper()
 	cfg := plan.DefaultConfig(queue, capa, clock)
 	cfg.Calculator = calc
-	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
 	rp, err := policy.NewSimpleCapacityReplanner(policy.DefaultReplannerConfig())
 	require.NoError(t, err)

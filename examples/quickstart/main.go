@@ -352,7 +352,7 @@ func stepReservations(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig())
 	if err != nil {
 		return err
 	}
