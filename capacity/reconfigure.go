@@ -12,7 +12,7 @@ import (
 // apply: a queue can be removed, or a leaf turned into a parent, only when
 // it is STOPPED and idle. Dynamic reservation queues survive while their
 // plan queue stays reservable. An invalid configuration is refused and the
-// old one stays in force.
+// old one stays in force. cfg.Clock is ignored: the clock is New's.
 func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
