@@ -26,7 +26,7 @@ import (
 // ComputeShares. The built-in fair, FIFO and DRF policies
 // ([Policy.SchedulingPolicy]) implement every interface and the scheduler
 // reaches them only through these, so a host's policy is a first-class
-// citizen: name it in the Go config ([QueueDef.SchedulingPolicy]) or
+// citizen: name it in the Go config ([QueueConfig].SchedulingPolicy) or
 // register it for allocation files ([ParseOptions.Policies]).
 //
 // The scheduler calls a policy with its lock held, from the host's calls
@@ -86,9 +86,9 @@ type LeafOnlyPolicy interface {
 // Headroomer is the extension point that computes an application's
 // headroom (YARN's getHeadroom). Without it the headroom is the queue's
 // fair share minus its usage (never negative), capped by maxAvailable, in
-// the types the policy's calculator counts: memory for a memory
-// calculator (vcores pass maxAvailable through, as YARN's fair policy
-// does), memory and vcores for a dominant one (as DRF does).
+// the types the policy's calculator counts: memory and vcores for a
+// [berth.DominantCalculator] (as DRF does), memory for any other (vcores
+// pass maxAvailable through, as YARN's fair policy does).
 type Headroomer interface {
 	// Headroom is what an application of a queue with this policy may
 	// still get.

@@ -141,7 +141,7 @@ func newComposedFair() composedFair {
 // built-in on random worlds: every answer of every operation and every
 // snapshot (but the policy's name) are the same.
 func TestComposedFairDecidesAsFair(t *testing.T) {
-	n := 12
+	n := 30
 	if testing.Short() || raceEnabled {
 		n = 4
 	}
