@@ -42,11 +42,7 @@ func (fixedRoom) Headroom(_, _, _ berth.Resource) berth.Resource { return berth.
 // documented for the others: fair order, fair shares, any child, parents
 // allowed, fair headroom.
 func TestPolicyDefaults(t *testing.T) {
-	for _, tc := range []struct {
-		name                                        string
-		pol                                         SchedulingPolicy
-		order, shares, children, leafOnly, headroom bool // the parts implemented
-	}{
+	for _, tc := range []partsCase{
 		{name: "identity only", pol: identity{}},
 		{name: "order", pol: struct {
 			identity
@@ -77,47 +73,58 @@ func TestPolicyDefaults(t *testing.T) {
 			fixedRoom
 		}{}, order: true, shares: true, children: true, leafOnly: true, headroom: true},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			opts := ParseOptions{Policies: policyRegistry(t, "x", tc.pol)}
-			s, served := runJobs(t, opts, "x", 4, 1, true)
-			_, want := runJobs(t, ParseOptions{}, "fair", 4, 1, true)
-			if tc.order {
-				assert.Equal(t, []string{"app03"}, served, "newest first")
-			} else {
-				assert.Equal(t, want, served, "the fair order")
-			}
-			shares := map[string]int64{}
-			for _, a := range s.Snapshot().Apps {
-				shares[a.ID] = a.FairShare.Memory
-			}
-			if tc.shares {
-				assert.Equal(t, map[string]int64{"app00": 1024, "app01": 0, "app02": 0, "app03": 0}, shares)
-			} else {
-				assert.Equal(t, map[string]int64{"app00": 256, "app01": 256, "app02": 256, "app03": 256}, shares, "the fair division")
-			}
-
-			// A parent with the policy, a DRF child under it: a queue
-			// whose policy is not allowed where it stands is not created.
-			af, err := ParseAllocationFile([]byte(allocXML(`<queue name="p" type="parent"><schedulingPolicy>x</schedulingPolicy>
-<queue name="c"><schedulingPolicy>drf</schedulingPolicy></queue></queue>`)), opts)
-			require.NoError(t, err)
-			s, err = New(DefaultConfig(), af, berth.NewManualClock(0))
-			require.NoError(t, err)
-			created := s.Snapshot().Queue("root.p.c") != nil
-			assert.Equal(t, !tc.children && !tc.leafOnly, created, "any child, parents allowed")
-
-			fs, usage, avail := berth.New(8192, 8), berth.New(2048, 6), berth.New(4096, 1)
-			room := policyHeadroom(tc.pol, fs, usage, avail)
-			if tc.headroom {
-				assert.Equal(t, berth.New(7, 7), room)
-			} else {
-				assert.Equal(t, PolicyFair.Headroom(fs, usage, avail), room)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkParts(t, tc) })
 	}
 	drf := struct{ SchedulingPolicy }{PolicyDRF.SchedulingPolicy()} // DRF's calculator, no Headroom
 	fs, usage, avail := berth.New(8192, 8), berth.New(2048, 6), berth.New(4096, 4)
 	assert.Equal(t, berth.New(4096, 2), policyHeadroom(drf, fs, usage, avail), "a dominant calculator counts vcores")
+}
+
+// partsCase is a policy and the extension points it implements.
+type partsCase struct {
+	name                                        string
+	pol                                         SchedulingPolicy
+	order, shares, children, leafOnly, headroom bool
+}
+
+// checkParts checks that tc.pol decides by its parts where it has them
+// and by the documented defaults elsewhere.
+func checkParts(t *testing.T, tc partsCase) {
+	opts := ParseOptions{Policies: policyRegistry(t, "x", tc.pol)}
+	s, served := runJobs(t, opts, "x", 4, 1, true)
+	_, want := runJobs(t, ParseOptions{}, "fair", 4, 1, true)
+	if tc.order {
+		assert.Equal(t, []string{"app03"}, served, "newest first")
+	} else {
+		assert.Equal(t, want, served, "the fair order")
+	}
+	shares := map[string]int64{}
+	for _, a := range s.Snapshot().Apps {
+		shares[a.ID] = a.FairShare.Memory
+	}
+	if tc.shares {
+		assert.Equal(t, map[string]int64{"app00": 1024, "app01": 0, "app02": 0, "app03": 0}, shares)
+	} else {
+		assert.Equal(t, map[string]int64{"app00": 256, "app01": 256, "app02": 256, "app03": 256}, shares, "the fair division")
+	}
+
+	// A parent with the policy, a DRF child under it: a queue
+	// whose policy is not allowed where it stands is not created.
+	af, err := ParseAllocationFile([]byte(allocXML(`<queue name="p" type="parent"><schedulingPolicy>x</schedulingPolicy>
+<queue name="c"><schedulingPolicy>drf</schedulingPolicy></queue></queue>`)), opts)
+	require.NoError(t, err)
+	s, err = New(DefaultConfig(), af, berth.NewManualClock(0))
+	require.NoError(t, err)
+	created := s.Snapshot().Queue("root.p.c") != nil
+	assert.Equal(t, !tc.children && !tc.leafOnly, created, "any child, parents allowed")
+
+	fs, usage, avail := berth.New(8192, 8), berth.New(2048, 6), berth.New(4096, 1)
+	room := policyHeadroom(tc.pol, fs, usage, avail)
+	if tc.headroom {
+		assert.Equal(t, berth.New(7, 7), room)
+	} else {
+		assert.Equal(t, PolicyFair.Headroom(fs, usage, avail), room)
+	}
 }
 
 // composedFair is a host's policy assembled from the built-in fair
