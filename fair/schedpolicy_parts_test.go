@@ -113,7 +113,9 @@ func checkParts(t *testing.T, tc partsCase) {
 	af, err := ParseAllocationFile([]byte(allocXML(`<queue name="p" type="parent"><schedulingPolicy>x</schedulingPolicy>
 <queue name="c"><schedulingPolicy>drf</schedulingPolicy></queue></queue>`)), opts)
 	require.NoError(t, err)
-	s, err = New(DefaultConfig(), af, berth.NewManualClock(0))
+	cfg := DefaultConfig()
+	cfg.Allocation, cfg.Clock = af, berth.NewManualClock(0)
+	s, err = New(cfg)
 	require.NoError(t, err)
 	created := s.Snapshot().Queue("root.p.c") != nil
 	assert.Equal(t, !tc.children && !tc.leafOnly, created, "any child, parents allowed")
@@ -169,9 +171,11 @@ func TestComposedFairDecidesAsFair(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 0xfa1))
 		cfg := stateConfig(rng)
 		refClock, compClock := berth.NewManualClock(0), berth.NewManualClock(0)
-		ref, err := New(cfg, parse(stateAlloc, false), refClock)
+		cfg.Allocation, cfg.Clock = parse(stateAlloc, false), refClock
+		ref, err := New(cfg)
 		require.NoError(t, err)
-		comp, err := New(cfg, parse(stateAlloc, true), compClock)
+		cfg.Allocation, cfg.Clock = parse(stateAlloc, true), compClock
+		comp, err := New(cfg)
 		require.NoError(t, err)
 		require.Equal(t, "composed-fair", comp.Snapshot().Queue("root.p").PolicyName)
 		w := &stateWorld{}
