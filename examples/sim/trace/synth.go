@@ -374,74 +374,86 @@ func sampleField(o obj, k string, def Sample) (Sample, error) {
 		if hasDisc || so.has("weights") {
 			return def, so.err("discrete", nil, "a distribution takes no discrete values", nil)
 		}
-		s := Sample{Dist: LogNormal}
-		if s.Val, err = so.float("val", 0); err != nil {
-			return def, err
-		}
-		if s.Std, err = so.float("std", 0); err != nil {
-			return def, err
-		}
-		if s.Std < 0 {
-			return def, so.err("std", s.Std, "must not be negative", nil)
-		}
-		d, err := so.str("dist", "LOGNORM")
-		if err != nil {
-			return def, err
-		}
-		switch d {
-		case "LOGNORM":
-		case "NORM":
-			s.Dist = Normal
-		default:
-			return def, so.err("dist", d, "must be LOGNORM or NORM", nil)
-		}
-		return s, nil
+		return sampleDistribution(so, def)
 	case hasStd:
 		return def, so.err("val", nil, "std needs val", nil)
 	case hasDisc:
-		var vals []string
-		if err := jsonStrings(so, "discrete", &vals); err != nil {
-			return def, err
+		return sampleDiscrete(so, def)
+	}
+	return def, o.err(k, nil, "expected val, val and std, or discrete", nil)
+}
+
+// sampleDistribution reads a Sample's val, std and dist (LOGNORM or NORM).
+func sampleDistribution(so obj, def Sample) (Sample, error) {
+	s := Sample{Dist: LogNormal}
+	var err error
+	if s.Val, err = so.float("val", 0); err != nil {
+		return def, err
+	}
+	if s.Std, err = so.float("std", 0); err != nil {
+		return def, err
+	}
+	if s.Std < 0 {
+		return def, so.err("std", s.Std, "must not be negative", nil)
+	}
+	d, err := so.str("dist", "LOGNORM")
+	if err != nil {
+		return def, err
+	}
+	switch d {
+	case "LOGNORM":
+	case "NORM":
+		s.Dist = Normal
+	default:
+		return def, so.err("dist", d, "must be LOGNORM or NORM", nil)
+	}
+	return s, nil
+}
+
+// sampleDiscrete reads a Sample's discrete values and their weights (all
+// 1 when weights is absent).
+func sampleDiscrete(so obj, def Sample) (Sample, error) {
+	var vals []string
+	if err := jsonStrings(so, "discrete", &vals); err != nil {
+		return def, err
+	}
+	if len(vals) == 0 {
+		return def, so.err("discrete", nil, "empty", nil)
+	}
+	s := Sample{Dist: Discrete}
+	for i, v := range vals {
+		x, perr := strconv.ParseFloat(v, 64)
+		if perr != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return def, so.err(fmt.Sprintf("discrete[%d]", i), v, "not a number", nil)
 		}
-		if len(vals) == 0 {
-			return def, so.err("discrete", nil, "empty", nil)
-		}
-		s := Sample{Dist: Discrete}
-		for i, v := range vals {
-			x, perr := strconv.ParseFloat(v, 64)
-			if perr != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-				return def, so.err(fmt.Sprintf("discrete[%d]", i), v, "not a number", nil)
-			}
-			s.Values = append(s.Values, x)
-		}
-		if so.has("weights") {
-			var ws []string
-			if err := jsonStrings(so, "weights", &ws); err != nil {
-				return def, err
-			}
-			if len(ws) != len(vals) {
-				return def, so.err("weights", len(ws), "needs one weight per discrete value", nil)
-			}
-			total := 0.0
-			for i, w := range ws {
-				x, perr := strconv.ParseFloat(w, 64)
-				if perr != nil || x < 0 || math.IsInf(x, 0) {
-					return def, so.err(fmt.Sprintf("weights[%d]", i), w, "not a non-negative number", nil)
-				}
-				total += x
-				s.Weights = append(s.Weights, x)
-			}
-			if total <= 0 {
-				return def, so.err("weights", nil, "sum to zero", nil)
-			}
-		} else {
-			for range vals {
-				s.Weights = append(s.Weights, 1)
-			}
+		s.Values = append(s.Values, x)
+	}
+	if !so.has("weights") {
+		for range vals {
+			s.Weights = append(s.Weights, 1)
 		}
 		return s, nil
 	}
-	return def, o.err(k, nil, "expected val, val and std, or discrete", nil)
+	var ws []string
+	if err := jsonStrings(so, "weights", &ws); err != nil {
+		return def, err
+	}
+	if len(ws) != len(vals) {
+		return def, so.err("weights", len(ws), "needs one weight per discrete value", nil)
+	}
+	total := 0.0
+	for i, w := range ws {
+		x, perr := strconv.ParseFloat(w, 64)
+		if perr != nil || x < 0 || math.IsInf(x, 0) {
+			return def, so.err(fmt.Sprintf("weights[%d]", i), w, "not a non-negative number", nil)
+		}
+		total += x
+		s.Weights = append(s.Weights, x)
+	}
+	if total <= 0 {
+		return def, so.err("weights", nil, "sum to zero", nil)
+	}
+	return s, nil
 }
 
 // Bounds on generated values: beyond them a job is dropped rather than
@@ -483,32 +495,70 @@ func (s *Synth) Generate(d Defaults, seed *int64) *Trace {
 		sd = *seed
 	}
 	r := newJavaRandom(sd)
-	type classDraws struct {
-		class                        *JobClass
-		deadline, duration, reserved *sampler
-		tasks                        [][4]*sampler // count, time, memory, vcores
+	classes := s.seedSamplers(r)
+	stories := s.drawStories(r, classes)
+	t := &Trace{Jobs: make([]Job, 0, s.NumJobs)}
+	for n := 0; ; n++ {
+		st, ok := stories.poll()
+		if !ok {
+			break
+		}
+		j, drop := st.job(r, d, n)
+		if drop != "" {
+			t.Dropped = append(t.Dropped, Drop{Job: j.ID, Queue: st.queue, Reason: &Error{ID: j.ID, Field: "generated job", Reason: drop}})
+			continue
+		}
+		t.Jobs = append(t.Jobs, j)
 	}
-	draws := make([][]*classDraws, len(s.Workloads))
+	if s.NumNodes > 0 {
+		t.Topology = &Topology{Nodes: s.NumNodes, Racks: s.NumNodes / s.NodesPerRack}
+	}
+	return t
+}
+
+// synthClass is a job class with its samplers, seeded when the file is
+// read (SLS's JobDefinition once initialised).
+type synthClass struct {
+	class                        *JobClass
+	deadline, duration, reserved *sampler
+	tasks                        [][4]*sampler // count, time, memory, vcores
+}
+
+// synthStory is a job drawn but not yet sized: its submission second, its
+// workload's queue and its class.
+type synthStory struct {
+	submit int64 // s
+	queue  string
+	class  *synthClass
+}
+
+// seedSamplers is the first phase of Generate: each sample of each class
+// takes its seed from r, workload by workload, class by class, in the
+// order of the file.
+func (s *Synth) seedSamplers(r *javaRandom) [][]*synthClass {
+	classes := make([][]*synthClass, len(s.Workloads))
 	for wi := range s.Workloads {
 		for ci := range s.Workloads[wi].Classes {
 			c := &s.Workloads[wi].Classes[ci]
-			cd := &classDraws{class: c, deadline: newSampler(c.DeadlineFactor, r), duration: newSampler(c.Duration, r),
+			sc := &synthClass{class: c, deadline: newSampler(c.DeadlineFactor, r), duration: newSampler(c.Duration, r),
 				reserved: newSampler(c.Reservation, r)}
 			for _, tc := range c.Tasks {
-				cd.tasks = append(cd.tasks, [4]*sampler{newSampler(tc.Count, r), newSampler(tc.Time, r),
+				sc.tasks = append(sc.tasks, [4]*sampler{newSampler(tc.Count, r), newSampler(tc.Time, r),
 					newSampler(tc.MaxMemory, r), newSampler(tc.MaxVCores, r)})
 			}
-			draws[wi] = append(draws[wi], cd)
+			classes[wi] = append(classes[wi], sc)
 		}
 	}
-	type story struct {
-		submit int64 // s
-		queue  string
-		class  *classDraws
-	}
+	return classes
+}
+
+// drawStories is the second phase of Generate: for each job a workload, a
+// submission second and a class, queued in java.util.PriorityQueue's heap
+// order by submission.
+func (s *Synth) drawStories(r *javaRandom, classes [][]*synthClass) *javaQueue[synthStory] {
 	// SLS compares with Math.toIntExact(a − b); submission seconds are
 	// ints, so the difference always fits.
-	stories := javaQueue[story]{less: func(a, b story) int { return int(a.submit - b.submit) }}
+	stories := &javaQueue[synthStory]{less: func(a, b synthStory) int { return int(a.submit - b.submit) }}
 	wWeights := make([]float64, len(s.Workloads))
 	for i, w := range s.Workloads {
 		wWeights[i] = w.Weight
@@ -521,72 +571,71 @@ func (s *Synth) Generate(d Defaults, seed *int64) *Trace {
 		for k, c := range w.Classes {
 			cw[k] = c.Weight
 		}
-		stories.offer(story{submit: submit, queue: w.Queue, class: draws[wi][r.weighted(cw)]})
+		stories.offer(synthStory{submit: submit, queue: w.Queue, class: classes[wi][r.weighted(cw)]})
 	}
-	t := &Trace{Jobs: make([]Job, 0, s.NumJobs)}
-	for n := 0; ; n++ {
-		st, ok := stories.poll()
-		if !ok {
-			break
-		}
-		cd, c := st.class, st.class.class
-		id := fmt.Sprintf("%s_%06d", c.Name, n)
-		submit := st.submit * 1000
-		durationS := cd.duration.long()
-		hasDeadline := r.nextDouble() <= cd.reserved.float()
-		factor := cd.deadline.float()
-		r.setSeed(r.nextLong())
-		duration := durationS * 1000
-		// The trace's finish time is submission + duration for every type
-		// (AMDefinitionFactory.createFromSynth).
-		j := Job{ID: id, AMType: c.Type, User: c.User, Queue: st.queue, Start: submit, End: submit + duration,
-			AMResource: d.AM, Params: c.Params}
-		var drop string
-		if durationS > maxSynthValue || durationS < -maxSynthValue {
-			drop = fmt.Sprintf("duration %d s is out of range", durationS)
-		}
-		if hasDeadline {
-			j.Deadline = submit + int64(math.Ceil(factor*float64(duration)))
-		}
-		for ti, tc := range c.Tasks {
-			ts := cd.tasks[ti]
-			count, mem, vc := ts[0].long(), max(ts[2].long(), 1024), max(ts[3].long(), 1)
-			switch {
-			case count > maxSynthTasks:
-				drop = fmt.Sprintf("%d %s tasks (at most %d)", count, tc.Type, maxSynthTasks)
-				count = 0
-			case mem > maxSynthValue || vc > maxSynthValue:
-				drop = fmt.Sprintf("a %s task of <%d MB, %d vcores> is out of range", tc.Type, mem, vc)
-			}
-			for range count {
-				ms := ts[1].long()
-				if (ms <= 0 || ms > maxSynthValue) && drop == "" {
-					drop = fmt.Sprintf("a %s task's time %d ms must be in [1, 2^31] (SLS: a task's duration must be positive)", tc.Type, ms)
-				}
-				j.Tasks = append(j.Tasks, Task{Duration: ms, Resource: berth.New(mem, vc), Priority: tc.Priority,
-					Type: tc.Type, ExecutionType: DefaultExecutionType, AllocationID: -1})
-			}
-		}
-		if c.Type == AMStream {
-			// SLS's stream AM runs until submission + duration and does
-			// not reserve.
-			j.Deadline = 0
-			if duration <= 0 && drop == "" {
-				drop = fmt.Sprintf("a stream job needs a positive duration (drew %d s)", durationS)
-			}
-		} else if j.Deadline <= submit {
-			j.Deadline = 0 // no room for a reservation at all: an ordinary job
-		}
-		if drop != "" {
-			t.Dropped = append(t.Dropped, Drop{Job: id, Queue: st.queue, Reason: &Error{ID: id, Field: "generated job", Reason: drop}})
-			continue
-		}
-		t.Jobs = append(t.Jobs, j)
+	return stories
+}
+
+// job is the third phase of Generate, for the n-th job in heap order: its
+// duration, the reservation draw, the deadline factor, a reseed of r, then
+// its tasks. drop says why SLS could not run the job ("" if it can).
+func (st synthStory) job(r *javaRandom, d Defaults, n int) (j Job, drop string) {
+	sc, c := st.class, st.class.class
+	id := fmt.Sprintf("%s_%06d", c.Name, n)
+	submit := st.submit * 1000
+	durationS := sc.duration.long()
+	hasDeadline := r.nextDouble() <= sc.reserved.float()
+	factor := sc.deadline.float()
+	r.setSeed(r.nextLong())
+	duration := durationS * 1000
+	// The trace's finish time is submission + duration for every type
+	// (AMDefinitionFactory.createFromSynth).
+	j = Job{ID: id, AMType: c.Type, User: c.User, Queue: st.queue, Start: submit, End: submit + duration,
+		AMResource: d.AM, Params: c.Params}
+	if durationS > maxSynthValue || durationS < -maxSynthValue {
+		drop = fmt.Sprintf("duration %d s is out of range", durationS)
 	}
-	if s.NumNodes > 0 {
-		t.Topology = &Topology{Nodes: s.NumNodes, Racks: s.NumNodes / s.NodesPerRack}
+	if hasDeadline {
+		j.Deadline = submit + int64(math.Ceil(factor*float64(duration)))
 	}
-	return t
+	drop = sc.drawTasks(&j, drop)
+	if c.Type == AMStream {
+		// SLS's stream AM runs until submission + duration and does
+		// not reserve.
+		j.Deadline = 0
+		if duration <= 0 && drop == "" {
+			drop = fmt.Sprintf("a stream job needs a positive duration (drew %d s)", durationS)
+		}
+	} else if j.Deadline <= submit {
+		j.Deadline = 0 // no room for a reservation at all: an ordinary job
+	}
+	return j, drop
+}
+
+// drawTasks draws a job's tasks, task type by task type: the count, memory
+// and vcores, then each task's time. It returns drop, or why the tasks
+// make the job one SLS could not run.
+func (sc *synthClass) drawTasks(j *Job, drop string) string {
+	for ti, tc := range sc.class.Tasks {
+		ts := sc.tasks[ti]
+		count, mem, vc := ts[0].long(), max(ts[2].long(), 1024), max(ts[3].long(), 1)
+		switch {
+		case count > maxSynthTasks:
+			drop = fmt.Sprintf("%d %s tasks (at most %d)", count, tc.Type, maxSynthTasks)
+			count = 0
+		case mem > maxSynthValue || vc > maxSynthValue:
+			drop = fmt.Sprintf("a %s task of <%d MB, %d vcores> is out of range", tc.Type, mem, vc)
+		}
+		for range count {
+			ms := ts[1].long()
+			if (ms <= 0 || ms > maxSynthValue) && drop == "" {
+				drop = fmt.Sprintf("a %s task's time %d ms must be in [1, 2^31] (SLS: a task's duration must be positive)", tc.Type, ms)
+			}
+			j.Tasks = append(j.Tasks, Task{Duration: ms, Resource: berth.New(mem, vc), Priority: tc.Priority,
+				Type: tc.Type, ExecutionType: DefaultExecutionType, AllocationID: -1})
+		}
+	}
+	return drop
 }
 
 // submission draws a submission second as SLS's generateSubmissionTime: a
