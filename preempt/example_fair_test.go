@@ -31,7 +31,7 @@ func ExampleFairPreemptor() {
 	pcfg.ApplyTo(&cfg) // the scheduler computes starvation only with preemption on
 	clock := berth.NewManualClock(0)
 	s, _ := fair.New(cfg, af, clock)
-	p, _ := preempt.NewFairPreemptor(s, pcfg, nil)
+	p, _ := preempt.NewFairPreemptor(preempt.FairPreemptorSetup{State: s, Actor: s, Config: pcfg})
 	for _, n := range []string{"n1", "n2"} {
 		_ = s.AddNode(fair.NodeSpec{ID: n, Capability: berth.New(4096, 4)})
 	}

@@ -26,7 +26,7 @@ func ExampleRestoreFairPreemptor() {
 	pcfg.ApplyTo(&cfg)
 	clock := berth.NewManualClock(0)
 	s, _ := fair.New(cfg, af, clock)
-	p, _ := preempt.NewFairPreemptor(s, pcfg, nil)
+	p, _ := preempt.NewFairPreemptor(preempt.FairPreemptorSetup{State: s, Actor: s, Config: pcfg})
 	_ = s.AddNode(fair.NodeSpec{ID: "n1", Capability: berth.New(4096, 4)})
 	one := berth.New(1024, 1)
 	for _, app := range []struct{ id, queue string }{{"etl", "root.batch"}, {"report", "root.adhoc"}} {
@@ -53,7 +53,7 @@ func ExampleRestoreFairPreemptor() {
 		fmt.Println(err)
 		return
 	}
-	p2, err := preempt.RestoreFairPreemptor(in, s2, nil)
+	p2, err := preempt.RestoreFairPreemptor(in, preempt.FairPreemptorSetup{State: s2, Actor: s2})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -51,7 +51,7 @@ func oneRound(t *testing.T, f *fakeFair, sel FairVictimSelector) *FairRound {
 	t.Helper()
 	cfg := DefaultFairConfig()
 	cfg.Enabled, cfg.UtilizationThreshold = true, 0
-	p, err := NewFairPreemptor(f, cfg, sel)
+	p, err := NewFairPreemptor(FairPreemptorSetup{State: f, Actor: f, Config: cfg, Selector: sel})
 	require.NoError(t, err)
 	r, err := p.Round(0)
 	require.NoError(t, err)
@@ -165,7 +165,7 @@ func TestFairCustomSelectors(t *testing.T) {
 	f := mk()
 	cfg := DefaultFairConfig()
 	cfg.Enabled, cfg.UtilizationThreshold = true, 0
-	p, err := NewFairPreemptor(f, cfg, pickAll{})
+	p, err := NewFairPreemptor(FairPreemptorSetup{State: f, Actor: f, Config: cfg, Selector: pickAll{}})
 	require.NoError(t, err)
 	_, err = p.Round(0)
 	require.True(t, errors.Is(err, berth.ErrInvalidArgument), "a selector may not take an app below its share: %v", err)

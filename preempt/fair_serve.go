@@ -115,10 +115,10 @@ func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 		sc.states[i] = fairAppState{info: a, rc: policies[a.Queue].Calculator(), left: a.Usage}
 		v.apps[a.ID] = &sc.states[i]
 	}
-	if ap, ok := p.sched.(nodeAppender); ok {
+	if ap, ok := p.state.(nodeAppender); ok {
 		v.appendLoad = ap.AppendNodeContainers
 	} else {
-		v.load = p.sched.NodeContainers
+		v.load = p.state.NodeContainers
 	}
 	for i := range p.marks {
 		e := &p.marks[i]
@@ -205,7 +205,7 @@ func (p *FairPreemptor) markSet(v *FairView, app string, set FairVictimSet, r *F
 	for _, c := range set.Containers {
 		total = total.Add(c.Resource)
 	}
-	if _, ok := p.sched.(setMarker); ok {
+	if _, ok := p.actor.(setMarker); ok {
 		// Consecutive sets of one application on one node are marked and
 		// earmarked in one call: the scheduler ends in the same state, and
 		// the round reads nothing of it that those calls change (the node
@@ -222,11 +222,11 @@ func (p *FairPreemptor) markSet(v *FairView, app string, set FairVictimSet, r *F
 		}
 	} else {
 		for _, c := range set.Containers {
-			if err := p.sched.MarkForPreemption(c.ID); err != nil && !errors.Is(err, berth.ErrNotFound) {
+			if err := p.actor.MarkForPreemption(c.ID); err != nil && !errors.Is(err, berth.ErrNotFound) {
 				return fmt.Errorf("preempt: mark container %d: %w", c.ID, err)
 			}
 		}
-		if err := p.sched.ReservePreempted(node, app, total); err != nil && !errors.Is(err, berth.ErrNotFound) {
+		if err := p.actor.ReservePreempted(node, app, total); err != nil && !errors.Is(err, berth.ErrNotFound) {
 			return fmt.Errorf("preempt: earmark %v on %s for %s: %w", total, node, app, err)
 		}
 	}
@@ -245,7 +245,7 @@ func (p *FairPreemptor) flushMarks() error {
 		return nil
 	}
 	node, app, total := b.node, b.app, b.total
-	err := p.sched.(setMarker).MarkForPreemptionOn(node, app, b.ids, total)
+	err := p.actor.(setMarker).MarkForPreemptionOn(node, app, b.ids, total)
 	b.active, b.node, b.app, b.ids, b.total = false, "", "", b.ids[:0], berth.Resource{}
 	if err != nil && !errors.Is(err, berth.ErrNotFound) {
 		return fmt.Errorf("preempt: earmark %v on %s for %s: %w", total, node, app, err)

@@ -54,7 +54,7 @@ type CapacityView struct {
 	// Containers on them: [CapacityView.NodeContainers].
 	Nodes []*NodeView
 
-	src    CapacityScheduler
+	src    CapacityState
 	partOf map[string]int // a label's partition
 	nodeOn map[string]int // a labelled node's partition
 	ctrs   []Container    // containers read so far (grows; earlier arrays stay valid)
@@ -352,7 +352,7 @@ func (a *AppView) onPart(p int, total berth.Resource, field func(*capacity.AppPa
 // buildCluster turns the scheduler's preemption state into the round's
 // view. cfg gives the calculator, the minimum allocation, child ordering
 // and AM shares.
-func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *ProportionalConfig, src CapacityScheduler) (*CapacityView, error) {
+func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *ProportionalConfig, src CapacityState) (*CapacityView, error) {
 	rc := cfg.Calculator
 	if rc == nil {
 		rc = berth.MemoryCalculator{}
