@@ -100,9 +100,9 @@ func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 	for i := range snap.Nodes {
 		v.allNodes = append(v.allNodes, i)
 	}
-	for _, rc := range snap.Reservations {
-		if i, ok := v.nodeIndex(rc.Node); ok {
-			v.reserved[i] = v.reserved[i].Add(rc.Resource)
+	for _, reservation := range snap.Reservations {
+		if i, ok := v.nodeIndex(reservation.Node); ok {
+			v.reserved[i] = v.reserved[i].Add(reservation.Resource)
 		}
 	}
 	policies := make(map[string]fair.Policy, len(snap.Queues))
@@ -112,7 +112,7 @@ func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 	sc.states = resize(sc.states, len(snap.Apps))
 	for i := range snap.Apps {
 		a := &snap.Apps[i]
-		sc.states[i] = fairAppState{info: a, rc: policies[a.Queue].Calculator(), left: a.Usage}
+		sc.states[i] = fairAppState{info: a, calc: policies[a.Queue].Calculator(), left: a.Usage}
 		v.apps[a.ID] = &sc.states[i]
 	}
 	if ap, ok := p.state.(nodeAppender); ok {
