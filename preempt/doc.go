@@ -48,8 +48,10 @@
 // [Proportional.Decide], a [ProportionalPlan] computed from the read side
 // alone (the selectors hold no actor), then [Proportional.Apply], which
 // marks, kills and cancels through the act side: a host may inspect the
-// plan and veto candidates in between. A fair round still reads and acts
-// in one call.
+// plan and veto candidates in between. A fair round decides its new
+// victims from the read side before it marks any, but it kills the due
+// marks of earlier rounds first, which changes what it decides: it offers
+// no plan to inspect.
 //
 // # The host's role
 //

@@ -316,6 +316,12 @@ func (p *FairPreemptor) Pending() []fair.Container {
 //     marked and earmarked on that node for the application; the
 //     application then enters its back-off (FairConfig.StarvationBackoff).
 //
+// Step 2 decides every victim from the read side first (the selector
+// holds no FairActor) and then applies the marks, earmarks and back-offs
+// in order. Step 1 acts before it because its kills change the usage
+// step 2 decides from, so a fair round has no plan for the host to
+// inspect.
+//
 // An error from the scheduler other than a vanished container or
 // application stops the round; what was done before stays done and
 // recorded (the returned round is never nil).
@@ -369,16 +375,11 @@ func (p *FairPreemptor) Round(now berth.Time) (*FairRound, error) {
 	}
 	r.Decisions = slices.Grow(r.Decisions, want)
 	p.marks = slices.Grow(p.marks, want)
-	for i, a := range starved {
-		if err := p.serve(v, a, reqs[i], r); err != nil {
-			return r, err
-		}
-		if err := p.actor.PreemptionTriggered(a.ID, until); err != nil && !errors.Is(err, berth.ErrNotFound) {
-			return r, fmt.Errorf("preempt: back-off of %s: %w", a.ID, err)
-		}
-		p.backoff[a.ID] = until
-	}
-	return r, nil
+	m := &p.scratch.marks
+	m.victims = slices.Grow(m.victims[:0], want) // a set holds one victim or more
+	m.sets = slices.Grow(m.sets[:0], want)
+	decideErr := decideMarks(p.sel, v, starved, reqs, m)
+	return r, p.applyMarks(starved, m, now, until, decideErr, r)
 }
 
 // nodeLister finds live containers by node, asking the scheduler once per
