@@ -9,8 +9,9 @@ import (
 // each seeing what the earlier ones chose, all drawing on one per-round
 // budget. The built-in selectors ([FIFOSelector], [ReservedSelector],
 // [PrioritySelector], [IntraQueueSelector]) use only the exported methods
-// of [ProportionalRound], so a selector of the host's is first-class: pass it with
-// [WithSelectors].
+// of [ProportionalRound], so a selector of the host's is first-class: pass
+// it in [ProportionalSetup].Selectors. Selectors run while a round is
+// decided and see only the scheduler's read side.
 type Selector interface {
 	// Name identifies the selector in round reports.
 	Name() string

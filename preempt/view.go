@@ -24,7 +24,7 @@ type Reservation = queue.ReservedContainer
 // CapacityView is the read-only view of the scheduler that one round works on
 // (YARN's TempQueuePerPartition tree and the applications under it). Its
 // queues, applications and nodes come from one
-// [CapacityScheduler.PreemptionState] read at the start of the round;
+// [CapacityState.PreemptionState] read at the start of the round;
 // containers are read on demand, per application
 // ([CapacityView.AppContainers]) or per node ([CapacityView.NodeContainers]),
 // only for what the selectors search. Selectors must not modify it.
