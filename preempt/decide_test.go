@@ -2,6 +2,9 @@ package preempt_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -32,11 +35,18 @@ func newPolicyWorld(t *testing.T, seed uint64, chain int) policyWorld {
 	return policyWorld{s, clock, p}
 }
 
+// oneCallRoundHash fingerprints the reports and the scheduler's
+// containers of every round of TestDecideThenApplyEqualsRound, taken from
+// the one-call Round before it was split into Decide and Apply.
+const oneCallRoundHash = "5c3162d194bf41d0748ad5b8d901912adc5fb849ddf6607d1d076c8c468adaaf"
+
 // TestDecideThenApplyEqualsRound drives two copies of each random world:
 // one by Round, the other by Decide (twice, the first plan dropped: a
 // decision changes nothing) and Apply. Reports, the policies' snapshots
-// and the schedulers' containers must agree after every round.
+// and the schedulers' containers must agree after every round, and the
+// second copy's rounds must fingerprint as the one-call Round's did.
 func TestDecideThenApplyEqualsRound(t *testing.T) {
+	h := sha256.New()
 	for seed := uint64(1); seed <= 12; seed++ {
 		for chain := range hashedChains {
 			one, two := newPolicyWorld(t, seed, chain), newPolicyWorld(t, seed, chain)
@@ -57,6 +67,10 @@ func TestDecideThenApplyEqualsRound(t *testing.T) {
 				require.NoError(t, one.p.SaveState(&a))
 				require.NoError(t, two.p.SaveState(&b))
 				require.Equal(t, a.Bytes(), b.Bytes())
+				fmt.Fprintln(h, reportText(got))
+				for _, c := range two.s.Snapshot().Containers {
+					fmt.Fprintf(h, "%d %v %v\n", c.ID, c.App, c.Resource)
+				}
 				for _, w := range []policyWorld{one, two} {
 					w.clock.Advance(3000)
 					_, err = w.s.Heartbeat("n1", nil)
@@ -65,6 +79,7 @@ func TestDecideThenApplyEqualsRound(t *testing.T) {
 			}
 		}
 	}
+	assert.Equal(t, oneCallRoundHash, hex.EncodeToString(h.Sum(nil)))
 }
 
 // TestApplyHonoursVeto: candidates the host removes from a plan are not
