@@ -15,9 +15,13 @@ import (
 // A missing side of the scheduler is refused, naming the field, by both
 // constructors and both restores.
 func TestSetupNamesMissingSide(t *testing.T) {
-	cs, err := capacity.New(capacity.DefaultConfig(), berth.NewManualClock(0))
+	capCfg := capacity.DefaultConfig()
+	capCfg.Clock = berth.NewManualClock(0)
+	cs, err := capacity.New(capCfg)
 	require.NoError(t, err)
-	fs, err := fair.New(fair.DefaultConfig(), nil, berth.NewManualClock(0))
+	fairCfg := fair.DefaultConfig()
+	fairCfg.Clock = berth.NewManualClock(0)
+	fs, err := fair.New(fairCfg)
 	require.NoError(t, err)
 	cases := []struct {
 		name, field string
@@ -60,13 +64,17 @@ func TestSetupNamesMissingSide(t *testing.T) {
 
 // The zero Config is the documented default.
 func TestSetupZeroValuesAreDefaults(t *testing.T) {
-	cs, err := capacity.New(capacity.DefaultConfig(), berth.NewManualClock(0))
+	capCfg := capacity.DefaultConfig()
+	capCfg.Clock = berth.NewManualClock(0)
+	cs, err := capacity.New(capCfg)
 	require.NoError(t, err)
 	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: cs, Actor: cs})
 	require.NoError(t, err)
 	assert.Equal(t, preempt.DefaultProportionalConfig(), p.Config())
 
-	fs, err := fair.New(fair.DefaultConfig(), nil, berth.NewManualClock(0))
+	fairCfg := fair.DefaultConfig()
+	fairCfg.Clock = berth.NewManualClock(0)
+	fs, err := fair.New(fairCfg)
 	require.NoError(t, err)
 	fp, err := preempt.NewFairPreemptor(preempt.FairPreemptorSetup{State: fs, Actor: fs})
 	require.NoError(t, err)
