@@ -75,7 +75,7 @@ func runFair(w io.Writer) error {
 	if err := submitFair(s, "report", "root.analytics", 15); err != nil {
 		return err
 	}
-	p, err := preempt.NewFairPreemptor(s, pcfg, nil)
+	p, err := preempt.NewFairPreemptor(preempt.FairPreemptorSetup{State: s, Actor: s, Config: pcfg})
 	if err != nil {
 		return err
 	}

@@ -91,7 +91,7 @@ func run(w io.Writer) error {
 	if err := submit(s, "report", "analytics", "ana", 19); err != nil {
 		return err
 	}
-	p, err := preempt.NewProportional(s, pcfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: pcfg})
 	if err != nil {
 		return err
 	}

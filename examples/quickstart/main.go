@@ -460,7 +460,7 @@ func stepPreemption(w io.Writer) error {
 	pcfg.TotalPreemptionPerRound = 1 // a small cluster: take it all in one round
 	pcfg.NaturalTerminationFactor = 1
 	pcfg.MaxWaitBeforeKill = 3000
-	p, err := preempt.NewProportional(s, pcfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: pcfg})
 	if err != nil {
 		return err
 	}
