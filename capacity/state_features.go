@@ -2,7 +2,6 @@ package capacity
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/queue"
@@ -443,16 +442,6 @@ func (r *restorer) readSettingsFeatures(st *QueueSettings, depth int) {
 		t.Settings = r.readFullSettings(depth + 1)
 	}
 	st.AutoCreate = ac
-}
-
-// int32 reads a varint that must fit an int32.
-func (r *restorer) int32(what string) int32 {
-	v := r.d.Varint()
-	if v < math.MinInt32 || v > math.MaxInt32 {
-		r.fail("%s %d out of range", what, v)
-		return 0
-	}
-	return int32(v)
 }
 
 // writeRoundState writes the rounds run and the multi-node sorters' kept
