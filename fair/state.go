@@ -58,9 +58,11 @@ import (
 //
 // The files follow the body: this one holds the entry points, whose
 // saveState and restore name the records in body order; state_config.go
-// the configuration records (config and allocation file) and
-// state_cluster.go the rest (scalars to earmarks). Each record's writer
-// sits beside its reader, so a change to the layout is one place.
+// the configuration records (config and allocation file), state_queues.go
+// the queues, type changes, applications and users, and state_cluster.go
+// the rest (scalars and nodes, containers, reservations, earmarks). Each
+// record's writer sits beside its reader, so a change to the layout is one
+// place.
 
 const (
 	stateKind    = "fair.Scheduler"
