@@ -127,12 +127,17 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 	e := berth.NewStateEncoder(w, stateKind, stateVersion)
 	nodeIDs := sortedKeys(s.nodes)
 	apps := s.appsBySeq()
+	// The indexes by which containers and reservations name their node
+	// and application, filled as those are written (made here, they stay
+	// off the heap).
+	nodeIx := make(map[*node]int, len(nodeIDs))
+	appIx := make(map[*app]int, len(apps))
 	s.writeFeatures(e, nodeIDs, apps)
 	s.writeConfig(e)
 	s.writePartitions(e)
 	s.writeReservationQueues(e)
-	nodeIx := s.writeNodes(e, nodeIDs)
-	appIx := writeApps(e, apps)
+	s.writeNodes(e, nodeIDs, nodeIx)
+	writeApps(e, apps, appIx)
 	s.writeContainers(e, appIx, nodeIx)
 	s.writeReservations(e, appIx, nodeIx)
 	s.writeCounters(e)

@@ -15,9 +15,8 @@ import (
 // places them in the scheduler build made, through the code paths normal
 // operation uses; the later records index the nodes and applications.
 
-// writeNodes writes the nodes in id order and returns their indexes.
-func (s *Scheduler) writeNodes(e *berth.StateEncoder, nodeIDs []string) map[*node]int {
-	nodeIx := make(map[*node]int, len(nodeIDs))
+// writeNodes writes the nodes in id order, and their indexes to nodeIx.
+func (s *Scheduler) writeNodes(e *berth.StateEncoder, nodeIDs []string, nodeIx map[*node]int) {
 	e.Len(len(nodeIDs))
 	for i, id := range nodeIDs {
 		n := s.nodes[id]
@@ -27,7 +26,6 @@ func (s *Scheduler) writeNodes(e *berth.StateEncoder, nodeIDs []string) map[*nod
 		e.Resource(n.total)
 		e.String(s.parts[n.part].name)
 	}
-	return nodeIx
 }
 
 // readNode reads a node record.
@@ -66,16 +64,14 @@ func (r *restorer) readNodes() bool {
 	return r.restoreBeats(r.nodes)
 }
 
-// writeApps writes the applications (in submission order) and returns
-// their indexes.
-func writeApps(e *berth.StateEncoder, apps []*app) map[*app]int {
-	appIx := make(map[*app]int, len(apps))
+// writeApps writes the applications (in submission order), and their
+// indexes to appIx.
+func writeApps(e *berth.StateEncoder, apps []*app, appIx map[*app]int) {
 	e.Len(len(apps))
 	for i, a := range apps {
 		appIx[a] = i
 		writeApp(e, a)
 	}
-	return appIx
 }
 
 // writeApp writes an application record: what readAppFields reads, then

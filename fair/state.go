@@ -119,13 +119,20 @@ func (s *Scheduler) SaveState(w io.Writer) error {
 // saveState is SaveState with the lock held.
 func (s *Scheduler) saveState(w io.Writer) error {
 	e := berth.NewStateEncoder(w, stateKind, stateVersion)
+	queues := s.queuesPreOrder()
+	// The indexes by which the later records name nodes, queues and
+	// applications, filled as those are written (made here, they stay off
+	// the heap).
+	nodeIx := make(map[*node]int, len(s.byID))
+	queueIx := make(map[*fsQueue]int, len(queues))
+	appIx := make(map[*app]int, len(s.apps))
 	writeConfig(e, &s.cfg)
 	writeAllocationFile(e, s.alloc)
 	s.writeScalars(e)
-	nodeIx := s.writeNodes(e)
-	queues, queueIx := s.writeQueues(e)
+	s.writeNodes(e, nodeIx)
+	writeQueues(e, queues, queueIx)
 	s.writeTypeChanges(e)
-	appIx := s.writeApps(e, queues, queueIx)
+	s.writeApps(e, queues, queueIx, appIx)
 	s.writeUsers(e, appIx)
 	s.writeContainers(e, appIx, nodeIx)
 	s.writeReservations(e, appIx, nodeIx)

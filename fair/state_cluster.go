@@ -48,9 +48,8 @@ func (r *restorer) readScalars() {
 	}
 }
 
-// writeNodes writes the nodes in id order and returns their indexes.
-func (s *Scheduler) writeNodes(e *berth.StateEncoder) map[*node]int {
-	nodeIx := make(map[*node]int, len(s.byID))
+// writeNodes writes the nodes in id order, and their indexes to nodeIx.
+func (s *Scheduler) writeNodes(e *berth.StateEncoder, nodeIx map[*node]int) {
 	e.Len(len(s.byID))
 	for i, n := range s.byID {
 		nodeIx[n] = i
@@ -58,7 +57,6 @@ func (s *Scheduler) writeNodes(e *berth.StateEncoder) map[*node]int {
 		e.String(n.Rack)
 		e.Resource(n.Capability)
 	}
-	return nodeIx
 }
 
 // readNodes reads the nodes and files them as AddNode does (one cluster

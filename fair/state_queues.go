@@ -13,9 +13,9 @@ import (
 // leaves and the users' waiting lists, each writer beside its reader. The
 // later records index the queues and applications.
 
-// writeQueues writes the queues in pre-order, children in creation order,
-// and returns them with their indexes.
-func (s *Scheduler) writeQueues(e *berth.StateEncoder) ([]*fsQueue, map[*fsQueue]int) {
+// queuesPreOrder returns the queues in pre-order, children in creation
+// order: the order of the queue records.
+func (s *Scheduler) queuesPreOrder() []*fsQueue {
 	var qs []*fsQueue
 	var walk func(q *fsQueue)
 	walk = func(q *fsQueue) {
@@ -25,7 +25,12 @@ func (s *Scheduler) writeQueues(e *berth.StateEncoder) ([]*fsQueue, map[*fsQueue
 		}
 	}
 	walk(s.root)
-	queueIx := make(map[*fsQueue]int, len(qs))
+	return qs
+}
+
+// writeQueues writes the queues qs (in pre-order), and their indexes to
+// queueIx.
+func writeQueues(e *berth.StateEncoder, qs []*fsQueue, queueIx map[*fsQueue]int) {
 	e.Len(len(qs))
 	for i, q := range qs {
 		queueIx[q] = i
@@ -35,7 +40,6 @@ func (s *Scheduler) writeQueues(e *berth.StateEncoder) ([]*fsQueue, map[*fsQueue
 		}
 		writeQueue(e, q, parent)
 	}
-	return qs, queueIx
 }
 
 // writeQueue writes a queue record: what readQueue reads.
@@ -216,9 +220,8 @@ func (r *restorer) readTypeChanges() {
 }
 
 // writeApps writes the applications leaf by leaf in queue order, runnable
-// then waiting, each list in its order, and returns their indexes.
-func (s *Scheduler) writeApps(e *berth.StateEncoder, qs []*fsQueue, queueIx map[*fsQueue]int) map[*app]int {
-	appIx := make(map[*app]int, len(s.apps))
+// then waiting, each list in its order, and their indexes to appIx.
+func (s *Scheduler) writeApps(e *berth.StateEncoder, qs []*fsQueue, queueIx map[*fsQueue]int, appIx map[*app]int) {
 	e.Len(len(s.apps))
 	for _, q := range qs {
 		if !q.leaf {
@@ -234,7 +237,6 @@ func (s *Scheduler) writeApps(e *berth.StateEncoder, qs []*fsQueue, queueIx map[
 	if len(appIx) != len(s.apps) {
 		e.Fail(fmt.Errorf("%w: %d applications in queues, %d known", berth.ErrInvalidState, len(appIx), len(s.apps)))
 	}
-	return appIx
 }
 
 // writeApp writes an application record, in queue q: what readAppRecord
