@@ -151,7 +151,7 @@ type restorer struct {
 	env RestoreEnv
 
 	s      *Scheduler   // made from the configuration records
-	polErr *PolicyError // the scalars' policy error, set once the queues are
+	polErr *PolicyError // the scalars' PolicyError, set by settleQueues
 	queues []*fsQueue   // in the body's order (pre-order)
 	saved  []queueState // per queue: the last update's results
 	apps   []*app       // in the body's order (queue by queue)
