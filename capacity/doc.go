@@ -20,7 +20,7 @@
 //     [ParseXML] reads capacity-scheduler.xml at the edge, [ParseXMLReport]
 //     also lists what Berth does not model and keys nobody knows (with the
 //     closest known one), [XMLOptions].Strict refuses such a file.
-//   - The constructor, [New], builds a scheduler on the host's clock;
+//   - [New] builds a scheduler from a [Config] that carries the host's clock;
 //     [Scheduler.Reconfigure] applies a new configuration atomically.
 //   - [Scheduler.AddNode] and [Scheduler.RemoveNode] apply node events;
 //     [Scheduler.SubmitApp] places an application (refused when its queue

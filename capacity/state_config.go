@@ -479,7 +479,8 @@ func (r *restorer) readReservationQueues() []resvQueueRecord {
 // the calls a host makes: New, then the partitions' order, the
 // reservation queues and the auto-created queues.
 func (r *restorer) build(cfg Config, partitions []string, resvQueues []resvQueueRecord) bool {
-	s, err := New(cfg, r.env.Clock)
+	cfg.Clock = r.env.Clock
+	s, err := New(cfg)
 	if err != nil {
 		r.fail("config: %w", err)
 		return false

@@ -25,8 +25,8 @@
 //     YARN ignores (misspellings, with the closest known name);
 //     [ParseOptions].Strict refuses such a file.
 //   - [ParseResource] reads a resource string in any of YARN's forms.
-//   - The constructor, [New], builds a scheduler from a [Config] and an
-//     [AllocationFile] on the host's clock; [Scheduler.Reload] applies a
+//   - [New] builds a scheduler from a [Config] that carries the
+//     [AllocationFile] and the host's clock; [Scheduler.Reload] applies a
 //     new allocation file with YARN's rules for what changes at once.
 //   - [Scheduler.AddNode] and [Scheduler.RemoveNode] apply node events,
 //     [Scheduler.SubmitApp] places an application through the file's

@@ -83,7 +83,10 @@ func runJobs(t *testing.T, opts ParseOptions, policy string, n, k int, check boo
 	af, err := ParseAllocationFile([]byte(allocXML(`<queue name="jobs"><schedulingPolicy>`+policy+`</schedulingPolicy></queue>`)), opts)
 	require.NoError(t, err)
 	clock := berth.NewManualClock(0)
-	s, err := New(DefaultConfig(), af, clock)
+	cfg := DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	s.checkOrder = check
 	for i := range n {
@@ -159,7 +162,10 @@ func TestCustomPolicyConfig(t *testing.T) {
 		af, err := ParseAllocationFile([]byte(allocXML(`<queue name="a"/>`)), ParseOptions{})
 		require.NoError(t, err)
 		af.Queue("root.a").SchedulingPolicy = keyedLifo{}
-		s, err := New(DefaultConfig(), af, berth.NewManualClock(0))
+		cfg := DefaultConfig()
+		cfg.Allocation = af
+		cfg.Clock = berth.NewManualClock(0)
+		s, err := New(cfg)
 		require.NoError(t, err)
 		q := s.Snapshot().Queue("root.a")
 		require.NotNil(t, q)
@@ -169,7 +175,10 @@ func TestCustomPolicyConfig(t *testing.T) {
 	t.Run("leaf-only policy on a parent", func(t *testing.T) {
 		af, err := ParseAllocationFile([]byte(allocXML(`<queue name="p"><schedulingPolicy>lifo</schedulingPolicy><queue name="c"/></queue>`)), ParseOptions{Policies: reg})
 		require.NoError(t, err)
-		s, err := New(DefaultConfig(), af, berth.NewManualClock(0))
+		cfg := DefaultConfig()
+		cfg.Allocation = af
+		cfg.Clock = berth.NewManualClock(0)
+		s, err := New(cfg)
 		require.NoError(t, err)
 		assert.Nil(t, s.Snapshot().Queue("root.p.c"), "as for FIFO, the parent is not created")
 	})

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/internal/order"
 	"github.com/berthsched/berth/queue"
 )
 
@@ -38,7 +39,7 @@ type fsQueue struct {
 	runnableApps       []*app      // leaves
 	// the walk's orders (order.go): q's place in its parent's, and the
 	// order of q's children (parents) or applications (leaves)
-	ord    queue.OrderEntry[sortKey, *fsQueue]
+	ord    order.Entry[sortKey, *fsQueue]
 	appOrd ordSet[*app]
 	kidOrd ordSet[*fsQueue]
 
