@@ -510,7 +510,7 @@ func (p *allocParser) parse(root *xnode) (*AllocationFile, error) {
 			var pol Policy
 			var custom SchedulingPolicy
 			pol, custom, err = p.policyElem(el.name, text)
-			if err == nil && (pol == PolicyFIFO || custom != nil && custom.LeafOnly()) {
+			if err == nil && (pol == PolicyFIFO || custom != nil && leafOnly(custom)) {
 				err = fieldErr(el.name, text, "Bad fair scheduler config file: defaultQueueSchedulingPolicy or defaultQueueSchedulingMode can't be FIFO.")
 			}
 			af.DefaultPolicy, af.DefaultSchedulingPolicy = pol, custom

@@ -590,7 +590,7 @@ func (s *Scheduler) keptApps(q *fsQueue) bool {
 func (s *Scheduler) sortedKids(q *fsQueue) []*fsQueue {
 	kids := append(q.kidsBuf[:0], q.children...)
 	q.kidsBuf = kids
-	env, pol := s.env(), q.policy
+	env, pol := s.env(), q.order
 	slices.SortFunc(kids, func(a, b *fsQueue) int {
 		return pol.Compare(env, SchedulableView{&a.Schedulable}, SchedulableView{&b.Schedulable})
 	})
@@ -607,7 +607,7 @@ func (s *Scheduler) sortedApps(q *fsQueue) []*app {
 		}
 	}
 	q.appsBuf = apps
-	env, pol := s.env(), q.policy
+	env, pol := s.env(), q.order
 	slices.SortFunc(apps, func(a, b *app) int {
 		return pol.Compare(env, SchedulableView{&a.Schedulable}, SchedulableView{&b.Schedulable})
 	})

@@ -34,9 +34,11 @@ type fsQueue struct {
 	// kidOrd / appOrd lack members: they were small (sorted per visit)
 	kidStale, appStale bool
 	policy             SchedulingPolicy
-	keyer              PolicyKeyer // policy's fast path, nil without one (setPolicy)
-	tq                 *tqueue     // the queue's node in the shared tree
-	runnableApps       []*app      // leaves
+	order              Orderer      // policy's or the default (setPolicy)
+	shares             ShareDivider // policy's or the default (setPolicy)
+	keyer              PolicyKeyer  // order's fast path, nil without one (setPolicy)
+	tq                 *tqueue      // the queue's node in the shared tree
+	runnableApps       []*app       // leaves
 	// the walk's orders (order.go): q's place in its parent's, and the
 	// order of q's children (parents) or applications (leaves)
 	ord    order.Entry[sortKey, *fsQueue]
@@ -49,7 +51,7 @@ type fsQueue struct {
 	entitlement float64 // a reservation queue's weight (its capacity)
 
 	settings     QueueSettings
-	sharer       TypeSharer // policy's per-type share fast path, nil without one (setPolicy)
+	sharer       TypeSharer // shares' per-type fast path, nil without one (setPolicy)
 	maxRes       ConfigurableResource
 	maxContainer berth.Resource
 
@@ -201,10 +203,10 @@ func (s *Scheduler) reinit(q *fsQueue) {
 
 // policyAllowed checks a queue's policy against its position.
 func policyAllowed(parent *fsQueue, leaf bool, p SchedulingPolicy) bool {
-	if !leaf && p.LeafOnly() {
+	if !leaf && leafOnly(p) {
 		return false
 	}
-	return parent == nil || parent.policy.AllowsChild(p)
+	return parent == nil || allowsChild(parent.policy, p)
 }
 
 // getQueue returns the queue at path, creating it (and missing parents)
@@ -351,7 +353,7 @@ func (s *Scheduler) loadAllocation(af *AllocationFile) ReloadResult {
 		if q.reservation {
 			p = q.policy
 		}
-		if (!q.leaf && p.LeafOnly()) || (!isRoot && !parentPol.AllowsChild(p)) {
+		if (!q.leaf && leafOnly(p)) || (!isRoot && !allowsChild(parentPol, p)) {
 			ok = false
 		}
 		newPol[q] = p
