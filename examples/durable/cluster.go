@@ -180,7 +180,7 @@ func (c *Cluster) build() error {
 		if cfg.Preemption {
 			opts.Proportional = &cfg.Proportional
 		}
-		r, err := rm.NewCapacity(cfg.CapacityConfig, c.clock, opts)
+		r, err := rm.NewCapacity(cfg.CapacityConfig, opts)
 		if err != nil {
 			return fmt.Errorf("durable: capacity scheduler: %w", err)
 		}
@@ -197,7 +197,9 @@ func (c *Cluster) build() error {
 		if cfg.Preemption {
 			opts.FairPreemption = &cfg.FairPreemption
 		}
-		r, err := rm.NewFair(cfg.FairConfig, af, c.clock, opts)
+		fcfg := cfg.FairConfig
+		fcfg.Allocation = af // the file the journal holds, nothing else
+		r, err := rm.NewFair(fcfg, opts)
 		if err != nil {
 			return fmt.Errorf("durable: fair scheduler: %w", err)
 		}
@@ -223,7 +225,7 @@ func (c *Cluster) takeReservations(r *rm.Reservations) {
 // Configure, on the cluster's clock.
 func (c *Cluster) rmOptions() rm.Options {
 	cfg := &c.cfg
-	opts := rm.Options{ClusterTimestamp: cfg.ClusterTimestamp, Logger: cfg.Logger}
+	opts := rm.Options{Clock: c.clock, ClusterTimestamp: cfg.ClusterTimestamp, Logger: cfg.Logger}
 	if len(cfg.Plans) == 0 {
 		return opts
 	}

@@ -200,5 +200,5 @@ func restoreParts(br *bufio.Reader, cfg Config, seq uint64, now berth.Time) (*Cl
 // planResolver gives each restored plan the agent, policy and replanner
 // its PlanSpec builds, fresh.
 func (c *Cluster) planResolver() plan.Resolver {
-	return rm.PlanResolver(c.configSpec(), c.clock, c.rmOptions())
+	return rm.PlanResolver(c.configSpec(), c.rmOptions())
 }

@@ -54,7 +54,7 @@ func printRead(w io.Writer, rep queue.ConfigReport, words ...string) {
 // application runs in the accepted one's queue.
 func stepRMCapacity(w io.Writer) error {
 	clock := berth.NewManualClock(0)
-	r, err := rm.LoadCapacity(rm.Files{Scheduler: []byte(rmCapacityXML), Site: []byte(rmSiteXML)}, clock, rm.Options{ClusterTimestamp: 1})
+	r, err := rm.LoadCapacity(rm.Files{Scheduler: []byte(rmCapacityXML), Site: []byte(rmSiteXML)}, rm.Options{Clock: clock, ClusterTimestamp: 1})
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func stepRMFair(w io.Writer) error {
 	clock := berth.NewManualClock(0)
 	cfg := fair.DefaultConfig()
 	cfg.AssignMultiple = true
-	r, err := rm.LoadFair(rm.Files{Scheduler: []byte(rmFairXML), Site: []byte(rmSiteXML)}, clock, rm.Options{ClusterTimestamp: 1, Fair: &cfg})
+	r, err := rm.LoadFair(rm.Files{Scheduler: []byte(rmFairXML), Site: []byte(rmSiteXML)}, rm.Options{Clock: clock, ClusterTimestamp: 1, Fair: &cfg})
 	if err != nil {
 		return err
 	}

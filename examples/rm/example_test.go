@@ -32,7 +32,7 @@ const siteXML = `<configuration>
 // runs in the reservation's queue.
 func ExampleLoadCapacity() {
 	clock := berth.NewManualClock(0)
-	r, err := rm.LoadCapacity(rm.Files{Scheduler: []byte(capacityXML), Site: []byte(siteXML)}, clock, rm.Options{ClusterTimestamp: 1})
+	r, err := rm.LoadCapacity(rm.Files{Scheduler: []byte(capacityXML), Site: []byte(siteXML)}, rm.Options{Clock: clock, ClusterTimestamp: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -85,7 +85,7 @@ func ExampleLoadFair() {
   <queue name="adhoc"/>
   <reservation-policy>NoOverCommitPolicy</reservation-policy>
 </allocations>`
-	r, err := rm.LoadFair(rm.Files{Scheduler: []byte(alloc), Site: []byte(siteXML)}, berth.NewManualClock(0), rm.Options{})
+	r, err := rm.LoadFair(rm.Files{Scheduler: []byte(alloc), Site: []byte(siteXML)}, rm.Options{Clock: berth.NewManualClock(0)})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -206,7 +206,7 @@ func FairConfigSpec(cfg fair.Config, af *fair.AllocationFile) SystemSpec {
 	return spec
 }
 
-// NewReservations builds the reservation system spec describes on clock:
+// NewReservations builds the reservation system spec describes on Options.Clock:
 // a plan per spec.Plans (or Options.Plans, when set) with its agent,
 // policy and replanner, the system holding them (with the reservation
 // ACLs when yarn.acl.enable and yarn.acl.reservation-enable are on), and
@@ -217,9 +217,10 @@ func FairConfigSpec(cfg fair.Config, af *fair.AllocationFile) SystemSpec {
 // publication ends comes with the follower's next Run (or its
 // TakePublished). It builds it whatever spec.Settings.Enabled says: the
 // caller decided.
-func NewReservations(spec SystemSpec, clock berth.Clock, opts Options) (*Reservations, error) {
+func NewReservations(spec SystemSpec, opts Options) (*Reservations, error) {
+	clock := opts.Clock
 	if clock == nil {
-		return nil, berth.InvalidField("clock", nil, "a clock is required")
+		return nil, berth.InvalidField("Options.Clock", nil, "a clock is required")
 	}
 	if spec.Scheduler == nil {
 		return nil, berth.InvalidField("spec.Scheduler", nil, "a scheduler is required")
@@ -260,7 +261,7 @@ func NewReservations(spec SystemSpec, clock berth.Clock, opts Options) (*Reserva
 	}
 	out := &Reservations{System: sys, Follower: fol, Settings: spec.Settings}
 	for _, q := range spec.Plans {
-		pc, err := PlanConfig(spec, q, clock, opts)
+		pc, err := PlanConfig(spec, q, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -284,7 +285,8 @@ func NewReservations(spec SystemSpec, clock berth.Clock, opts Options) (*Reserva
 // Options.ConfigurePlan. A name neither built in nor registered is a
 // *berth.FieldError naming the key that also matches
 // *queue.UnknownNameError.
-func PlanConfig(spec SystemSpec, q PlanQueue, clock berth.Clock, opts Options) (plan.Config, error) {
+func PlanConfig(spec SystemSpec, q PlanQueue, opts Options) (plan.Config, error) {
+	clock := opts.Clock
 	cfg := plan.DefaultConfig(q.Queue, q.Capacity, clock)
 	cfg.Step, cfg.MaxPeriodicity = spec.Settings.Step, spec.Settings.MaxPeriodicity
 	if spec.Calculator != nil {
@@ -322,7 +324,7 @@ func PlanConfig(spec SystemSpec, q PlanQueue, clock berth.Clock, opts Options) (
 // the components [PlanConfig] builds for their queue in spec.Plans (or
 // Options.Plans), fresh. A saved plan whose queue is not listed is an
 // error.
-func PlanResolver(spec SystemSpec, clock berth.Clock, opts Options) plan.Resolver {
+func PlanResolver(spec SystemSpec, opts Options) plan.Resolver {
 	if opts.Plans != nil {
 		spec.Plans = opts.Plans
 	}
@@ -331,7 +333,7 @@ func PlanResolver(spec SystemSpec, clock berth.Clock, opts Options) plan.Resolve
 			if q.Queue != saved.Queue {
 				continue
 			}
-			pc, err := PlanConfig(spec, q, clock, opts)
+			pc, err := PlanConfig(spec, q, opts)
 			if err != nil {
 				return plan.PlanParts{}, err
 			}

@@ -27,8 +27,13 @@ type Files struct {
 	Site []byte
 }
 
-// Options tune what is built. The zero value builds YARN's defaults.
+// Options tune what is built; every constructor of this package takes
+// its input and Options. Apart from the clock, the zero value builds
+// YARN's defaults.
 type Options struct {
+	// Clock is every piece's clock. Required, except by [NewCapacity] and
+	// [NewFair], which may take it from the scheduler's configuration.
+	Clock berth.Clock
 	// ClusterTimestamp stamps every reservation id (YARN's RM start time).
 	ClusterTimestamp int64
 	// Logger receives the follower's diagnostics; nil logs nothing.
@@ -104,13 +109,13 @@ type Fair struct {
 }
 
 // LoadCapacity builds a ResourceManager with the capacity scheduler from
-// capacity-scheduler.xml and yarn-site.xml, on clock. The reservation
+// capacity-scheduler.xml and yarn-site.xml, on Options.Clock. The reservation
 // system is built when yarn.resourcemanager.reservation-system.enable is
 // true (in either file), with a plan per reservable queue; the
 // proportional preemption policy when
 // yarn.resourcemanager.scheduler.monitor.enable is true. Errors are
 // *berth.FieldError naming the file's key; nothing is returned on error.
-func LoadCapacity(files Files, clock berth.Clock, opts Options) (*Capacity, error) {
+func LoadCapacity(files Files, opts Options) (*Capacity, error) {
 	site, err := readConf(files.Site, "yarn-site.xml")
 	if err != nil {
 		return nil, err
@@ -139,7 +144,7 @@ func LoadCapacity(files Files, clock berth.Clock, opts Options) (*Capacity, erro
 		}
 		opts.Proportional = &pc
 	}
-	out, err := NewCapacity(cfg, clock, opts)
+	out, err := NewCapacity(cfg, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -150,12 +155,12 @@ func LoadCapacity(files Files, clock berth.Clock, opts Options) (*Capacity, erro
 }
 
 // LoadFair builds a ResourceManager with the fair scheduler from
-// fair-scheduler.xml and yarn-site.xml, on clock: the scheduler runs with
+// fair-scheduler.xml and yarn-site.xml, on Options.Clock: the scheduler runs with
 // Options.Fair, the reservation system is built when
 // yarn.resourcemanager.reservation-system.enable is true, with a plan per
 // queue that has <reservation/>, and the fair preemption policy when
 // yarn.scheduler.fair.preemption is true.
-func LoadFair(files Files, clock berth.Clock, opts Options) (*Fair, error) {
+func LoadFair(files Files, opts Options) (*Fair, error) {
 	site, err := readConf(files.Site, "yarn-site.xml")
 	if err != nil {
 		return nil, err
@@ -183,7 +188,8 @@ func LoadFair(files Files, clock berth.Clock, opts Options) (*Fair, error) {
 	if fp.Enabled {
 		opts.FairPreemption = &fp
 	}
-	out, err := NewFair(cfg, af, clock, opts)
+	cfg.Allocation = af
+	out, err := NewFair(cfg, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -194,12 +200,14 @@ func LoadFair(files Files, clock berth.Clock, opts Options) (*Fair, error) {
 }
 
 // NewCapacity builds a ResourceManager with the capacity scheduler from a
-// typed configuration, on clock: the scheduler, the reservation system
+// typed configuration, on Options.Clock (or cfg.Clock when Options has
+// none): the scheduler, the reservation system
 // when cfg.ReservationSystem enables it (or Options.Plans lists plans),
 // and the proportional policy when Options.Proportional is set.
-func NewCapacity(cfg capacity.Config, clock berth.Clock, opts Options) (*Capacity, error) {
-	if clock == nil {
-		return nil, berth.InvalidField("clock", nil, "a clock is required")
+func NewCapacity(cfg capacity.Config, opts Options) (*Capacity, error) {
+	clock, err := oneClock(cfg.Clock, &opts)
+	if err != nil {
+		return nil, err
 	}
 	cfg.Clock = clock
 	s, err := capacity.New(cfg)
@@ -212,7 +220,7 @@ func NewCapacity(cfg capacity.Config, clock berth.Clock, opts Options) (*Capacit
 		if err != nil {
 			return nil, err
 		}
-		if out.Reservations, err = NewReservations(spec, clock, opts); err != nil {
+		if out.Reservations, err = NewReservations(spec, opts); err != nil {
 			return nil, err
 		}
 	}
@@ -225,15 +233,18 @@ func NewCapacity(cfg capacity.Config, clock berth.Clock, opts Options) (*Capacit
 }
 
 // NewFair builds a ResourceManager with the fair scheduler from a typed
-// configuration and allocation file (nil: an empty one), on clock: the
+// configuration and its allocation file (nil: an empty one), on
+// Options.Clock (or cfg.Clock when Options has none): the
 // scheduler (with the preemption switches of Options.FairPreemption
 // applied to cfg), the reservation system when cfg.ReservationSystem
 // enables it (or Options.Plans lists plans), and the fair preemption
 // policy when Options.FairPreemption is set.
-func NewFair(cfg fair.Config, af *fair.AllocationFile, clock berth.Clock, opts Options) (*Fair, error) {
-	if clock == nil {
-		return nil, berth.InvalidField("clock", nil, "a clock is required")
+func NewFair(cfg fair.Config, opts Options) (*Fair, error) {
+	clock, err := oneClock(cfg.Clock, &opts)
+	if err != nil {
+		return nil, err
 	}
+	af := cfg.Allocation
 	if af == nil {
 		af = fair.DefaultAllocationFile()
 	}
@@ -252,7 +263,7 @@ func NewFair(cfg fair.Config, af *fair.AllocationFile, clock berth.Clock, opts O
 		if err != nil {
 			return nil, err
 		}
-		if out.Reservations, err = NewReservations(spec, clock, opts); err != nil {
+		if out.Reservations, err = NewReservations(spec, opts); err != nil {
 			return nil, err
 		}
 	}
@@ -262,6 +273,22 @@ func NewFair(cfg fair.Config, af *fair.AllocationFile, clock berth.Clock, opts O
 		}
 	}
 	return out, nil
+}
+
+// oneClock is the clock a ResourceManager runs on: Options.Clock, or the
+// scheduler configuration's when Options has none (then set in opts for
+// the pieces built next). Two different clocks are refused: every piece
+// must read the same time.
+func oneClock(configured berth.Clock, opts *Options) (berth.Clock, error) {
+	switch {
+	case opts.Clock == nil && configured == nil:
+		return nil, berth.InvalidField("Options.Clock", nil, "a clock is required")
+	case opts.Clock == nil:
+		opts.Clock = configured
+	case configured != nil && configured != opts.Clock:
+		return nil, berth.InvalidField("Options.Clock", opts.Clock, "differs from the scheduler configuration's Clock: every piece must run on one clock")
+	}
+	return opts.Clock, nil
 }
 
 // The keys that turn the capacity scheduler's preemption on.

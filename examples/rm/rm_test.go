@@ -63,7 +63,7 @@ func TestLoadCapacityReadsTheReservationKeys(t *testing.T) {
 		Site: conf(queue.KeyReservationSystemEnable, "true", queue.KeyPlanFollowerStep, "5000",
 			queue.KeyMaxPeriodicity, "3600000", queue.KeySmoothnessFactor, "3", "fs.defaultFS", "hdfs://nn"),
 	}
-	r, err := rm.LoadCapacity(files, clock, rm.Options{})
+	r, err := rm.LoadCapacity(files, rm.Options{Clock: clock})
 	require.NoError(t, err)
 	require.NotNil(t, r.Reservations)
 	require.Len(t, r.Reservations.Plans, 1)
@@ -99,15 +99,13 @@ func TestLoadCapacityReadsTheReservationKeys(t *testing.T) {
 // With YARN's default the reservation system is off: no plans, no
 // follower; a key of the scheduler's file overrides the site's.
 func TestReservationSystemSwitch(t *testing.T) {
-	r, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile()}, berth.NewManualClock(0), rm.Options{})
+	r, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile()}, rm.Options{Clock: berth.NewManualClock(0)})
 	require.NoError(t, err)
 	assert.Nil(t, r.Reservations)
-	r, err = rm.LoadCapacity(rm.Files{Scheduler: capacityFile(queue.KeyReservationSystemEnable, "false"), Site: enabled},
-		berth.NewManualClock(0), rm.Options{})
+	r, err = rm.LoadCapacity(rm.Files{Scheduler: capacityFile(queue.KeyReservationSystemEnable, "false"), Site: enabled}, rm.Options{Clock: berth.NewManualClock(0)})
 	require.NoError(t, err)
 	assert.Nil(t, r.Reservations, "capacity-scheduler.xml is read over yarn-site.xml")
-	r, err = rm.LoadCapacity(rm.Files{Scheduler: capacityFile(queue.KeyPlanFollowerStep, "2000"), Site: enabled},
-		berth.NewManualClock(0), rm.Options{})
+	r, err = rm.LoadCapacity(rm.Files{Scheduler: capacityFile(queue.KeyPlanFollowerStep, "2000"), Site: enabled}, rm.Options{Clock: berth.NewManualClock(0)})
 	require.NoError(t, err)
 	require.NotNil(t, r.Reservations, "a key of one file does not reset another's")
 	assert.Equal(t, berth.Duration(2000), r.Reservations.Step())
@@ -125,7 +123,7 @@ func TestLoadFairReadsTheReservationSettings(t *testing.T) {
 	site := conf(queue.KeyReservationSystemEnable, "true", queue.KeyACLEnable, "true", queue.KeyReservationACLEnable, "true",
 		"yarn.scheduler.fair.preemption", "true", "yarn.scheduler.fair.assignmultiple", "true")
 	sized := func(_ rm.PlanQueue, pc *plan.Config) error { pc.Capacity = berth.New(8192, 8); return nil }
-	r, err := rm.LoadFair(rm.Files{Scheduler: []byte(fairFile), Site: site}, clock, rm.Options{ConfigurePlan: sized})
+	r, err := rm.LoadFair(rm.Files{Scheduler: []byte(fairFile), Site: site}, rm.Options{Clock: clock, ConfigurePlan: sized})
 	require.NoError(t, err)
 	require.NotNil(t, r.Reservations)
 	require.Len(t, r.Reservations.Plans, 1)
@@ -168,7 +166,8 @@ func TestNewFairTypedReservationSettings(t *testing.T) {
 	af.Reservation.AveragePercent = 60
 	cfg := fair.DefaultConfig()
 	cfg.ReservationSystem = &queue.ReservationSystemSettings{Enabled: true}
-	r, err := rm.NewFair(cfg, af, berth.NewManualClock(0), rm.Options{})
+	cfg.Allocation = af
+	r, err := rm.NewFair(cfg, rm.Options{Clock: berth.NewManualClock(0)})
 	require.NoError(t, err)
 	require.NotNil(t, r.Reservations)
 	pol, ok := r.Reservations.Plans[0].Policy().(*policy.CapacityOverTime)
@@ -185,7 +184,7 @@ func TestComponentNames(t *testing.T) {
 		{cs + "root.dedicated.reservation-policy", "org.apache.other.CapacityOverTimePolicy"},
 		{cs + "root.dedicated.reservation-planner", "NoPlanner"},
 	} {
-		_, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile(tc.key, tc.value), Site: enabled}, berth.NewManualClock(0), rm.Options{})
+		_, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile(tc.key, tc.value), Site: enabled}, rm.Options{Clock: berth.NewManualClock(0)})
 		var fe *berth.FieldError
 		require.True(t, errors.As(err, &fe), "%v", err)
 		assert.Equal(t, tc.key, fe.Field)
@@ -200,8 +199,7 @@ func TestComponentNames(t *testing.T) {
 		built = append(built, q.Queue)
 		return &agent.LegacyGreedy{}, nil
 	}))
-	r, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile(cs+"root.dedicated.reservation-agent", "com.example.MyAgent"), Site: enabled},
-		berth.NewManualClock(0), rm.Options{Agents: agents})
+	r, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile(cs+"root.dedicated.reservation-agent", "com.example.MyAgent"), Site: enabled}, rm.Options{Clock: berth.NewManualClock(0), Agents: agents})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"dedicated"}, built)
 	assert.IsType(t, &agent.LegacyGreedy{}, r.Reservations.Plans[0].Agent())
@@ -220,7 +218,7 @@ func TestClassesMatchTheScheduler(t *testing.T) {
 		{queue.KeyPlanFollower, "MyFollower", false},
 	} {
 		site := conf(queue.KeyReservationSystemEnable, "true", tc.key, tc.value)
-		r, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile(), Site: site}, berth.NewManualClock(0), rm.Options{})
+		r, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile(), Site: site}, rm.Options{Clock: berth.NewManualClock(0)})
 		if tc.ok {
 			require.NoError(t, err, tc.value)
 			assert.NotNil(t, r.Reservations)
@@ -232,19 +230,18 @@ func TestClassesMatchTheScheduler(t *testing.T) {
 	}
 	flavors := &queue.Registry[rm.FlavorFactory]{}
 	require.NoError(t, flavors.Register("MyFollower", func(follower.Scheduler) (follower.Flavor, error) { return follower.CapacityFlavor, nil }))
-	_, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile(), Site: conf(queue.KeyReservationSystemEnable, "true", queue.KeyPlanFollower, "MyFollower")},
-		berth.NewManualClock(0), rm.Options{Flavors: flavors})
+	_, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile(), Site: conf(queue.KeyReservationSystemEnable, "true", queue.KeyPlanFollower, "MyFollower")}, rm.Options{Clock: berth.NewManualClock(0), Flavors: flavors})
 	assert.NoError(t, err)
 }
 
 func TestCapacityPreemptionSwitch(t *testing.T) {
 	r, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile("yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill", "5000"),
-		Site: conf("yarn.resourcemanager.scheduler.monitor.enable", "true")}, berth.NewManualClock(0), rm.Options{})
+		Site: conf("yarn.resourcemanager.scheduler.monitor.enable", "true")}, rm.Options{Clock: berth.NewManualClock(0)})
 	require.NoError(t, err)
 	require.NotNil(t, r.Preemption)
 	assert.Equal(t, berth.Duration(5000), r.Preemption.Config().MaxWaitBeforeKill, "the scheduler file's keys reach the policy")
 	_, err = rm.LoadCapacity(rm.Files{Scheduler: capacityFile(), Site: conf("yarn.resourcemanager.scheduler.monitor.enable", "true",
-		"yarn.resourcemanager.scheduler.monitor.policies", "SomeOtherPolicy")}, berth.NewManualClock(0), rm.Options{})
+		"yarn.resourcemanager.scheduler.monitor.policies", "SomeOtherPolicy")}, rm.Options{Clock: berth.NewManualClock(0)})
 	var fe *berth.FieldError
 	require.True(t, errors.As(err, &fe))
 	assert.Equal(t, "yarn.resourcemanager.scheduler.monitor.policies", fe.Field)
@@ -253,21 +250,21 @@ func TestCapacityPreemptionSwitch(t *testing.T) {
 func TestBadInputs(t *testing.T) {
 	clock := berth.NewManualClock(0)
 	for name, call := range map[string]func() error{
-		"no scheduler file": func() error { _, err := rm.LoadCapacity(rm.Files{}, clock, rm.Options{}); return err },
+		"no scheduler file": func() error { _, err := rm.LoadCapacity(rm.Files{}, rm.Options{Clock: clock}); return err },
 		"bad site": func() error {
-			_, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile(), Site: []byte("<x")}, clock, rm.Options{})
+			_, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile(), Site: []byte("<x")}, rm.Options{Clock: clock})
 			return err
 		},
 		"nil clock": func() error {
-			_, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile()}, nil, rm.Options{})
+			_, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile()}, rm.Options{})
 			return err
 		},
-		"fair nil clock": func() error { _, err := rm.NewFair(fair.DefaultConfig(), nil, nil, rm.Options{}); return err },
+		"fair nil clock": func() error { _, err := rm.NewFair(fair.DefaultConfig(), rm.Options{}); return err },
 		"bad step": func() error {
-			_, err := rm.LoadFair(rm.Files{Scheduler: []byte(fairFile), Site: conf(queue.KeyPlanFollowerStep, "x")}, clock, rm.Options{})
+			_, err := rm.LoadFair(rm.Files{Scheduler: []byte(fairFile), Site: conf(queue.KeyPlanFollowerStep, "x")}, rm.Options{Clock: clock})
 			return err
 		},
-		"no scheduler": func() error { _, err := rm.NewReservations(rm.SystemSpec{}, clock, rm.Options{}); return err },
+		"no scheduler": func() error { _, err := rm.NewReservations(rm.SystemSpec{}, rm.Options{Clock: clock}); return err },
 		"nil capacity": func() error { _, err := rm.CapacitySpec(nil); return err },
 		"nil fair":     func() error { _, err := rm.FairSpec(nil, nil); return err },
 	} {
@@ -277,11 +274,53 @@ func TestBadInputs(t *testing.T) {
 	}
 }
 
+// Every piece runs on one clock: Options.Clock, or the scheduler
+// configuration's when Options has none; two different clocks are refused
+// with an error naming Options.Clock.
+func TestOneClock(t *testing.T) {
+	mine, other := berth.NewManualClock(5), berth.NewManualClock(9)
+	ccfg := capacity.DefaultConfig()
+	ccfg.Clock = mine
+	fcfg := fair.DefaultConfig()
+	fcfg.Clock = mine
+	for name, tc := range map[string]struct {
+		build func(rm.Options) (berth.Clock, error)
+	}{
+		"capacity": {func(o rm.Options) (berth.Clock, error) { r, err := rm.NewCapacity(ccfg, o); return clockOf(r, err) }},
+		"fair":     {func(o rm.Options) (berth.Clock, error) { r, err := rm.NewFair(fcfg, o); return clockOfFair(r, err) }},
+	} {
+		got, err := tc.build(rm.Options{})
+		require.NoError(t, err, name)
+		assert.Same(t, mine, got, "%s: the configuration's clock", name)
+		got, err = tc.build(rm.Options{Clock: mine})
+		require.NoError(t, err, name)
+		assert.Same(t, mine, got, name)
+		_, err = tc.build(rm.Options{Clock: other})
+		var fe *berth.FieldError
+		require.True(t, errors.As(err, &fe), "%s: %v", name, err)
+		assert.Equal(t, "Options.Clock", fe.Field, name)
+	}
+}
+
+func clockOf(r *rm.Capacity, err error) (berth.Clock, error) {
+	if err != nil {
+		return nil, err
+	}
+	return r.Clock, nil
+}
+
+func clockOfFair(r *rm.Fair, err error) (berth.Clock, error) {
+	if err != nil {
+		return nil, err
+	}
+	return r.Clock, nil
+}
+
 // A misspelt reservation-system key in yarn-site.xml is reported with the
 // key meant.
 func TestSiteReportSuggests(t *testing.T) {
 	r, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile(),
-		Site: conf("yarn.resourcemanager.reservation-system.enabled", "true")}, berth.NewManualClock(0), rm.Options{})
+		Site: conf("yarn.resourcemanager.reservation-system.enabled", "true")}, rm.Options{Clock: berth.NewManualClock(0)})
 	require.NoError(t, err)
 	assert.Nil(t, r.Reservations)
 	unknown := r.Report.Of(queue.NoteUnknown)
@@ -298,24 +337,25 @@ func TestHostShapedPlans(t *testing.T) {
 	cfg.Root.Children = []capacity.QueueConfig{q}
 	clock := berth.NewManualClock(0)
 	opts := rm.Options{
+		Clock: clock,
 		Plans: []rm.PlanQueue{{Queue: "dedicated", Capacity: berth.New(4096, 4), Settings: queue.DefaultReservationSettings()}},
 		ConfigurePlan: func(q rm.PlanQueue, pc *plan.Config) error {
 			pc.Policy = policy.NoOverCommit{}
 			return nil
 		},
 	}
-	r, err := rm.NewCapacity(cfg, clock, opts)
+	r, err := rm.NewCapacity(cfg, opts)
 	require.NoError(t, err)
 	require.NotNil(t, r.Reservations, "listed plans are built whatever the switch says")
 	p := r.Reservations.Plans[0]
 	assert.Equal(t, berth.New(4096, 4), p.Capacity())
 	assert.Equal(t, policy.NoOverCommit{}, p.Policy())
 
-	parts, err := rm.PlanResolver(rm.CapacityConfigSpec(cfg), clock, opts).ResolvePlan(plan.PlanSpec{Queue: "dedicated"})
+	parts, err := rm.PlanResolver(rm.CapacityConfigSpec(cfg), opts).ResolvePlan(plan.PlanSpec{Queue: "dedicated"})
 	require.NoError(t, err)
 	assert.Equal(t, policy.NoOverCommit{}, parts.Policy)
 	assert.NotNil(t, parts.Agent)
-	_, err = rm.PlanResolver(rm.CapacityConfigSpec(cfg), clock, opts).ResolvePlan(plan.PlanSpec{Queue: "other"})
+	_, err = rm.PlanResolver(rm.CapacityConfigSpec(cfg), opts).ResolvePlan(plan.PlanSpec{Queue: "other"})
 	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
 }
 
@@ -324,12 +364,11 @@ func TestHostShapedPlans(t *testing.T) {
 func TestLoadFairKeepsTypedSystemSettings(t *testing.T) {
 	cfg := fair.DefaultConfig()
 	cfg.ReservationSystem = &queue.ReservationSystemSettings{Enabled: true, Step: 3000}
-	r, err := rm.LoadFair(rm.Files{Scheduler: []byte(fairFile)}, berth.NewManualClock(0), rm.Options{Fair: &cfg})
+	r, err := rm.LoadFair(rm.Files{Scheduler: []byte(fairFile)}, rm.Options{Clock: berth.NewManualClock(0), Fair: &cfg})
 	require.NoError(t, err)
 	require.NotNil(t, r.Reservations)
 	assert.Equal(t, berth.Duration(3000), r.Reservations.Step())
-	r, err = rm.LoadFair(rm.Files{Scheduler: []byte(fairFile), Site: conf(queue.KeyReservationSystemEnable, "false")},
-		berth.NewManualClock(0), rm.Options{Fair: &cfg})
+	r, err = rm.LoadFair(rm.Files{Scheduler: []byte(fairFile), Site: conf(queue.KeyReservationSystemEnable, "false")}, rm.Options{Clock: berth.NewManualClock(0), Fair: &cfg})
 	require.NoError(t, err)
 	assert.Nil(t, r.Reservations, "the site's keys win")
 }
@@ -352,7 +391,7 @@ func TestSameTickApplicationsThroughRM(t *testing.T) {
 	noMove := func(_ rm.PlanQueue, pc *plan.Config) error { pc.MoveOnExpiry = false; return nil }
 	build := map[string]func(clock *berth.ManualClock) world{
 		"capacity": func(clock *berth.ManualClock) world {
-			r, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile(), Site: enabled}, clock, rm.Options{ClusterTimestamp: 1, ConfigurePlan: noMove})
+			r, err := rm.LoadCapacity(rm.Files{Scheduler: capacityFile(), Site: enabled}, rm.Options{Clock: clock, ClusterTimestamp: 1, ConfigurePlan: noMove})
 			require.NoError(t, err)
 			s := r.Scheduler
 			return world{r.Reservations, "dedicated",
@@ -376,8 +415,7 @@ func TestSameTickApplicationsThroughRM(t *testing.T) {
 				}}
 		},
 		"fair": func(clock *berth.ManualClock) world {
-			r, err := rm.LoadFair(rm.Files{Scheduler: []byte(`<allocations><queue name="dedicated"><weight>4</weight><reservation/></queue><queue name="other"/></allocations>`), Site: enabled},
-				clock, rm.Options{ClusterTimestamp: 1, ConfigurePlan: noMove})
+			r, err := rm.LoadFair(rm.Files{Scheduler: []byte(`<allocations><queue name="dedicated"><weight>4</weight><reservation/></queue><queue name="other"/></allocations>`), Site: enabled}, rm.Options{Clock: clock, ClusterTimestamp: 1, ConfigurePlan: noMove})
 			require.NoError(t, err)
 			s := r.Scheduler
 			return world{r.Reservations, "root.dedicated",

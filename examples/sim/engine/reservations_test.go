@@ -52,7 +52,7 @@ func testPublicationKills(t *testing.T, publish bool) {
 		pc.MoveOnExpiry, pc.Capacity = false, berth.New(4096, 4) // half of two nodes
 		return nil
 	}
-	res, err := rm.NewReservations(spec, clock, rm.Options{ClusterTimestamp: 1, ConfigurePlan: noMove})
+	res, err := rm.NewReservations(spec, rm.Options{Clock: clock, ClusterTimestamp: 1, ConfigurePlan: noMove})
 	require.NoError(t, err)
 	sys := res.System
 	if !publish { // the same plans in a system without Publish
@@ -111,7 +111,7 @@ func TestFairOutageReplansOnce(t *testing.T) {
 	spec, err := rm.FairSpec(fs, af)
 	require.NoError(t, err)
 	sized := func(_ rm.PlanQueue, pc *plan.Config) error { pc.Capacity = berth.New(32768, 32); return nil }
-	res, err := rm.NewReservations(spec, clock, rm.Options{ClusterTimestamp: 1, ConfigurePlan: sized})
+	res, err := rm.NewReservations(spec, rm.Options{Clock: clock, ClusterTimestamp: 1, ConfigurePlan: sized})
 	require.NoError(t, err)
 
 	c := berth.New(1024, 1)

@@ -608,7 +608,7 @@ func (sc *Scenario) reservations(s engine.Scheduler, pqs []planQueue, clock bert
 	if sc.FollowerStep > 0 {
 		spec.Settings.Step = sc.FollowerStep // the site's planfollower.time-step is the plans' step too
 	}
-	res, err := rm.NewReservations(spec, clock, rm.Options{ClusterTimestamp: 1, Logger: o.Logger})
+	res, err := rm.NewReservations(spec, rm.Options{Clock: clock, ClusterTimestamp: 1, Logger: o.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("reservation system: %w", err)
 	}
