@@ -493,36 +493,10 @@ func (p Placement) place(in placeInput, ix queueIndex) (placed, bool, error) {
 }
 
 // placeUserGroup is the user-group rule: the first mapping whose source
-// matches decides, even when it finds no queue.
+// matches decides, even when it finds no queue. Each mapping form has its
+// own function; the switch picks the form.
 func placeUserGroup(ms []QueueMapping, in placeInput, ix queueIndex) (placed, bool, error) {
-	var (
-		groups  []string
-		fetched bool
-	)
-	getGroups := func() []string {
-		if !fetched && in.groups != nil {
-			groups, fetched = in.groups(), true
-		}
-		return groups
-	}
-	primary := func(m QueueMapping) (string, error) {
-		if gs := getGroups(); len(gs) > 0 {
-			return gs[0], nil
-		}
-		return "", errNoGroups(m, in.user)
-	}
-	secondary := func(m QueueMapping) (string, error) {
-		gs := getGroups()
-		if len(gs) == 0 {
-			return "", errNoGroups(m, in.user)
-		}
-		for _, g := range gs[1:] {
-			if _, _, st := ix.find(g); st == queueFound {
-				return g, nil
-			}
-		}
-		return "", nil
-	}
+	r := &userGroupRule{in: in, ix: ix}
 	for i, m := range ms {
 		var (
 			res placed
@@ -531,66 +505,18 @@ func placeUserGroup(ms []QueueMapping, in placeInput, ix queueIndex) (placed, bo
 		)
 		switch {
 		case m.Kind == MapUser && m.Source == MapCurrentUser:
-			switch {
-			case m.Queue == MapCurrentUser && (m.Parent == MapPrimaryGroup || m.Parent == MapSecondaryGroup):
-				g, gerr := primary(m)
-				if m.Parent == MapSecondaryGroup {
-					g, gerr = secondary(m)
-				}
-				if gerr != nil {
-					return placed{}, false, gerr
-				}
-				res, ok, err = groupParent(m, in.user, g, ix)
-			case m.Queue == MapCurrentUser:
-				res, ok, err = target(m, in.user, ix)
-			case m.Queue == MapPrimaryGroup:
-				g, gerr := primary(m)
-				if gerr != nil {
-					return placed{}, false, gerr
-				}
-				res, ok, err = target(m, g, ix)
-			case m.Queue == MapSecondaryGroup:
-				g, gerr := secondary(m)
-				if gerr != nil {
-					return placed{}, false, gerr
-				}
-				res, ok, err = target(m, g, ix)
-			default:
-				res, ok, err = target(m, m.Queue, ix)
-			}
+			res, ok, err = r.anyUser(m)
 		case m.Kind == MapUser && m.Source == in.user:
-			switch m.Queue {
-			case MapPrimaryGroup:
-				g, gerr := primary(m)
-				if gerr != nil {
-					return placed{}, false, gerr
-				}
-				res, ok, err = target(m, g, ix)
-			case MapSecondaryGroup:
-				g, gerr := secondary(m)
-				if gerr != nil {
-					return placed{}, false, gerr
-				}
-				if g == "" {
-					break
-				}
-				res, ok, err = target(m, g, ix)
-			default:
-				res, ok, err = target(m, m.Queue, ix)
-			}
+			res, ok, err = r.namedQueue(m)
 		case m.Kind == MapGroup:
-			gs := getGroups()
-			if len(gs) == 0 {
-				return placed{}, false, errNoGroups(m, in.user)
+			member, gerr := r.member(m)
+			if gerr != nil {
+				return placed{}, false, gerr
 			}
-			if !slices.Contains(gs, m.Source) {
+			if !member {
 				continue
 			}
-			leaf := m.Queue
-			if leaf == MapCurrentUser {
-				leaf = in.user
-			}
-			res, ok, err = target(m, leaf, ix)
+			res, ok, err = r.groupMember(m)
 		default:
 			continue
 		}
@@ -598,6 +524,95 @@ func placeUserGroup(ms []QueueMapping, in placeInput, ix queueIndex) (placed, bo
 		return res, ok, err
 	}
 	return placed{}, false, nil
+}
+
+// userGroupRule places one submission by the user-group mappings. The
+// user's groups are asked for once, when a mapping first needs them.
+type userGroupRule struct {
+	in      placeInput
+	ix      queueIndex
+	groups  []string
+	fetched bool
+}
+
+// userGroups are the submitting user's groups, primary first.
+func (r *userGroupRule) userGroups() []string {
+	if !r.fetched && r.in.groups != nil {
+		r.groups, r.fetched = r.in.groups(), true
+	}
+	return r.groups
+}
+
+// group resolves %primary_group (the first group) or %secondary_group
+// (the first other group that names a queue, "" when none does). A user
+// without groups fails the mapping.
+func (r *userGroupRule) group(m QueueMapping, which string) (string, error) {
+	gs := r.userGroups()
+	if len(gs) == 0 {
+		return "", errNoGroups(m, r.in.user)
+	}
+	if which == MapPrimaryGroup {
+		return gs[0], nil
+	}
+	for _, g := range gs[1:] {
+		if _, _, st := r.ix.find(g); st == queueFound {
+			return g, nil
+		}
+	}
+	return "", nil
+}
+
+// anyUser places by u:%user:queue. The queue may be %user, under a group
+// parent (%primary_group.%user, %secondary_group.%user) or not, or what a
+// named user's mapping may name.
+func (r *userGroupRule) anyUser(m QueueMapping) (placed, bool, error) {
+	if m.Queue != MapCurrentUser {
+		return r.namedQueue(m)
+	}
+	if m.Parent != MapPrimaryGroup && m.Parent != MapSecondaryGroup {
+		return target(m, r.in.user, r.ix)
+	}
+	g, err := r.group(m, m.Parent)
+	if err != nil {
+		return placed{}, false, err
+	}
+	return groupParent(m, r.in.user, g, r.ix)
+}
+
+// namedQueue places by a mapping whose queue is %primary_group,
+// %secondary_group or a queue name (u:alice:%primary_group, u:alice:a,
+// u:%user:a). A named user's %user is taken as a queue name, not
+// replaced.
+func (r *userGroupRule) namedQueue(m QueueMapping) (placed, bool, error) {
+	leaf := m.Queue
+	if leaf == MapPrimaryGroup || leaf == MapSecondaryGroup {
+		g, err := r.group(m, leaf)
+		if err != nil {
+			return placed{}, false, err
+		}
+		leaf = g
+	}
+	return target(m, leaf, r.ix)
+}
+
+// member reports whether the user belongs to the group a g:group:queue
+// mapping names. A user without groups fails every group mapping.
+func (r *userGroupRule) member(m QueueMapping) (bool, error) {
+	gs := r.userGroups()
+	if len(gs) == 0 {
+		return false, errNoGroups(m, r.in.user)
+	}
+	return slices.Contains(gs, m.Source), nil
+}
+
+// groupMember places a member of the group by g:group:queue, where the
+// queue may be %user.
+func (r *userGroupRule) groupMember(m QueueMapping) (placed, bool, error) {
+	leaf := m.Queue
+	if leaf == MapCurrentUser {
+		leaf = r.in.user
+	}
+	return target(m, leaf, r.ix)
 }
 
 // target resolves a mapping's answer for leaf, as YARN's placement
