@@ -84,7 +84,7 @@ type Scheduler struct {
 	walkGen               uint64
 
 	// tests: sort children on every visit, as YARN does (the reference
-	// the kept orders of order.go are checked against)
+	// the kept orders of walk_order.go are checked against)
 	sortWalk bool
 	// tests: compare the kept child orders with sorts on every visit
 	checkOrder bool

@@ -38,7 +38,7 @@ type qnode struct {
 	// usage, or a policy without keys), idle ones included (badKey).
 	kidsBad int
 	// kids is the scheduling order of the walkable children (those with
-	// pending demand), kept by key (order.go).
+	// pending demand), kept by key (walk_order.go).
 	kids   *childOrder
 	order  []*qnode // scheduling order of the reference walk (sortWalk) and of the fallback
 	effMin berth.Resource
