@@ -24,7 +24,7 @@ func (s *Scheduler) normalize(q *qnode, r berth.Resource, field string) (berth.R
 	if !r.FitsIn(maxA) {
 		return r, berth.InvalidField(field, r, "exceeds the maximum allocation "+maxA.String())
 	}
-	return s.rc.Normalize(r, s.cfg.MinAllocation, maxA, s.cfg.MinAllocation), nil
+	return s.calculator.Normalize(r, s.cfg.MinAllocation, maxA, s.cfg.MinAllocation), nil
 }
 
 // Allocate is the application's side of YARN's allocate call: it replaces
@@ -51,7 +51,7 @@ func (s *Scheduler) Allocate(appID string, asks []Ask, release []ContainerID) (b
 		if err != nil {
 			return berth.Resource{}, err
 		}
-		if k.ResourceName == AnyResource && k.Count > 0 && s.rc.AnyMajorZeroOrNegative(c) {
+		if k.ResourceName == AnyResource && k.Count > 0 && s.calculator.AnyMajorZeroOrNegative(c) {
 			return berth.Resource{}, berth.InvalidField(f+".capability", k.Capability, "must be positive")
 		}
 		if k.ResourceName == AnyResource && (parts != nil || k.NodeLabelExpression != "") {

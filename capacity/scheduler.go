@@ -18,11 +18,11 @@ import (
 // Only [New] makes a usable Scheduler: the zero value has no queues and is
 // not one (its methods panic).
 type Scheduler struct {
-	mu    sync.Mutex
-	clock berth.Clock
-	cfg   Config
-	rc    berth.Calculator
-	mem   bool // rc is the memory calculator (calc.go)
+	mu         sync.Mutex
+	clock      berth.Clock
+	cfg        Config
+	calculator berth.Calculator
+	mem        bool // calculator is the memory calculator (calc.go)
 
 	tree   *qtree
 	root   *qnode
@@ -58,8 +58,8 @@ type Scheduler struct {
 	// attempt's): the resource its comparisons are made against (the
 	// default partition's outside labelled walks), and per-depth buffers
 	// of sorted children.
-	wcl     berth.Resource
-	kidBufs [][]*qnode
+	walkCluster berth.Resource
+	kidBufs     [][]*qnode
 
 	// allocBuf collects a heartbeat's allocations; the caller gets an
 	// exact-size copy, so a heartbeat that fills a node allocates once
