@@ -14,6 +14,11 @@ import (
 	"github.com/berthsched/berth/queue"
 )
 
+// fair-scheduler.xml's parser: the entry points, the XML tree, the report
+// of what YARN would ignore, and the value parsers the element decoders
+// share (allocfile_defaults.go reads <allocations>' own elements,
+// allocfile_queue.go each <queue>).
+
 // ParseOptions tell the parser about the cluster's configuration.
 type ParseOptions struct {
 	// ResourceTypes are the configured extended resource types, in order;
