@@ -70,8 +70,6 @@ type apiFixture struct {
 	series   *rle.Series
 	periodic *rle.Periodic
 	tree     *queue.Tree[int]
-	order    *queue.Order[int, int]
-	entry    *queue.OrderEntry[int, int]
 	reqs     *queue.Requests[int]
 	csSnap   []byte
 	round    *preempt.ProportionalRound
@@ -103,9 +101,13 @@ func newAPIFixture(t testing.TB) *apiFixture {
 	t.Helper()
 	fx := &apiFixture{t: t, clock: berth.NewManualClock(1000)}
 	ccfg := must(capacity.ParseXML(bytes.NewReader([]byte(apiCapacityXML))))
-	fx.cs = must(capacity.New(ccfg, fx.clock))
+	ccfg.Clock = fx.clock
+	fx.cs = must(capacity.New(ccfg))
 	fx.af = must(fair.ParseAllocationFile([]byte(apiFairXML), fair.ParseOptions{}))
-	fx.fs = must(fair.New(fair.DefaultConfig(), fx.af, fx.clock))
+	cfg := fair.DefaultConfig()
+	cfg.Allocation = fx.af
+	cfg.Clock = fx.clock
+	fx.fs = must(fair.New(cfg))
 	for _, n := range []string{"n1", "n2"} {
 		spec := queue.NodeSpec{ID: n, Rack: "/r1", Capability: berth.New(8192, 8)}
 		if err := fx.cs.AddNode(spec); err != nil {
@@ -127,7 +129,7 @@ func newAPIFixture(t testing.TB) *apiFixture {
 	must(fx.fs.Heartbeat("n1", nil))
 
 	pc := plan.DefaultConfig("dedicated", berth.New(8192, 8), fx.clock)
-	pc.Agent = must(agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions()))
+	pc.Agent = must(agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig()))
 	pc.Policy = must(policy.NewCapacityOverTime(policy.DefaultCapacityOverTimeConfig()))
 	pc.Replanner = must(policy.NewSimpleCapacityReplanner(policy.DefaultReplannerConfig()))
 	fx.plan = must(plan.New(pc))
@@ -155,12 +157,9 @@ func newAPIFixture(t testing.TB) *apiFixture {
 		t.Fatal(err)
 	}
 	fx.periodic = must(rle.NewPeriodicFrom(fx.series, 10_000))
-	fx.tree = must(queue.New(queue.Config[int]{Name: "root", Children: []queue.Config[int]{
-		{Name: "default", Capacity: queue.Percent(50)}, {Name: "dedicated", Capacity: queue.Percent(50), Reservable: true}}},
-		queue.Options[int]{CheckCapacitySums: true}))
-	fx.order = queue.NewOrder[int, int](func(a, b *int) int { return *a - *b })
-	fx.entry = &queue.OrderEntry[int, int]{Value: 7}
-	fx.order.Insert(fx.entry, 3)
+	fx.tree = must(queue.New(queue.TreeConfig[int]{CheckCapacitySums: true,
+		Root: queue.Config[int]{Name: "root", Children: []queue.Config[int]{
+			{Name: "default", Capacity: queue.Percent(50)}, {Name: "dedicated", Capacity: queue.Percent(50), Reservable: true}}}}))
 	fx.reqs = &queue.Requests[int]{}
 	if _, err := fx.reqs.Update(ask, false); err != nil {
 		t.Fatal(err)
@@ -172,7 +171,7 @@ func newAPIFixture(t testing.TB) *apiFixture {
 	fx.csSnap = buf.Bytes()
 
 	fx.pool = []any{fx.clock, fx.cs, fx.fs, fx.plan, fx.sys, fx.alloc, fx.fol, fx.prop, fx.fairPr, fx.series, fx.periodic,
-		fx.tree, fx.order, fx.entry, fx.reqs, fx.af,
+		fx.tree, fx.reqs, fx.af,
 		berth.MemoryCalculator{}, berth.DominantCalculator{}, pc.Agent, pc.Policy, pc.Replanner, policy.NoOverCommit{},
 		&agent.LegacyGreedy{}, follower.CapacityFlavor, follower.FairFlavor, queue.StaticGroups{"alice": {"staff"}},
 		slog.New(slog.NewTextHandler(io.Discard, nil)), queue.NopObserver{}, plan.NopObserver{}, preempt.NopObserver{},
@@ -265,7 +264,7 @@ func newAPIGen(fx *apiFixture) *apiGen {
 		map[string]string(nil), map[string]string{"": ""})
 	add(preempt.DefaultProportionalConfig(), preempt.ProportionalConfig{})
 	add(preempt.DefaultFairConfig(), preempt.FairConfig{})
-	add(agent.DefaultOptions(), agent.Options{}, agent.Options{SmoothnessFactor: math.MinInt})
+	add(agent.DefaultConfig(), agent.Config{}, agent.Config{SmoothnessFactor: math.MinInt})
 	add(policy.DefaultCapacityOverTimeConfig(), policy.CapacityOverTimeConfig{},
 		policy.CapacityOverTimeConfig{Window: math.MaxInt64, AveragePercent: float32(math.NaN()), InstantaneousMaxPercent: float32(math.Inf(1))})
 	return g

@@ -18,8 +18,8 @@ import (
 // TestPublicAPIExtremes fails when the sources declare one that is not
 // here.
 var apiFuncs = map[string]any{
-	"agent.DefaultOptions":                   agent.DefaultOptions,
-	"agent.DefaultWasteOptions":              agent.DefaultWasteOptions,
+	"agent.DefaultConfig":                    agent.DefaultConfig,
+	"agent.DefaultWasteConfig":               agent.DefaultWasteConfig,
 	"agent.Fragmentation":                    agent.Fragmentation,
 	"agent.Measure":                          agent.Measure,
 	"agent.NewAlignedPlannerWithGreedy":      agent.NewAlignedPlannerWithGreedy,
@@ -132,16 +132,12 @@ var apiFuncs = map[string]any{
 	"queue.New":                              queue.New[int],
 	"queue.NewACL":                           queue.NewACL,
 	"queue.NewEventState":                    queue.NewEventState,
-	"queue.NewOrder":                         queue.NewOrder[int, int],
-	"queue.NewOrderPrefix":                   queue.NewOrderPrefix[int, int],
 	"queue.NewReservationACLs":               queue.NewReservationACLs,
 	"queue.Nobody":                           queue.Nobody,
 	"queue.ParseACL":                         queue.ParseACL,
 	"queue.ParsePath":                        queue.ParsePath,
 	"queue.ParseReservationSystem":           queue.ParseReservationSystem,
 	"queue.Percent":                          queue.Percent,
-	"queue.PrefixFloat":                      queue.PrefixFloat,
-	"queue.PrefixInt":                        queue.PrefixInt,
 	"queue.PropBool":                         queue.PropBool,
 	"queue.PropInt64":                        queue.PropInt64,
 	"queue.QualifyPath":                      queue.QualifyPath,

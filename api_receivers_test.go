@@ -26,22 +26,22 @@ var apiReceivers = map[string]func(fx *apiFixture) []any{
 	"agent.ContractError":    func(fx *apiFixture) []any { return []any{*new(agent.ContractError)} },
 	"agent.Greedy":           func(fx *apiFixture) []any { return []any{*new(agent.Greedy)} },
 	"agent.GreedyRLE":        func(fx *apiFixture) []any { return []any{*new(agent.GreedyRLE)} },
-	"agent.IterativePlanner": func(fx *apiFixture) []any { return []any{must(agent.NewGreedy(agent.DefaultOptions()))} },
+	"agent.IterativePlanner": func(fx *apiFixture) []any { return []any{must(agent.NewGreedy(agent.DefaultConfig()))} },
 	"agent.LeastWaste": func(fx *apiFixture) []any {
-		return []any{must(agent.NewLeastWaste(agent.DefaultOptions(), agent.DefaultWasteOptions()))}
+		return []any{must(agent.NewLeastWaste(agent.LeastWasteConfig{Config: agent.DefaultConfig()}))}
 	},
 	"agent.LegacyGreedy":     func(fx *apiFixture) []any { return []any{&agent.LegacyGreedy{}} },
 	"agent.LowCostAligned":   func(fx *apiFixture) []any { return []any{*new(agent.LowCostAligned)} },
 	"agent.NoPlacementError": func(fx *apiFixture) []any { return []any{*new(agent.NoPlacementError)} },
-	"agent.Options":          func(fx *apiFixture) []any { return []any{*new(agent.Options)} },
-	"agent.Portfolio":        func(fx *apiFixture) []any { return []any{must(agent.NewPortfolio(agent.DefaultOptions()))} },
+	"agent.Config":           func(fx *apiFixture) []any { return []any{*new(agent.Config)} },
+	"agent.Portfolio":        func(fx *apiFixture) []any { return []any{must(agent.NewPortfolio(agent.DefaultConfig()))} },
 	"agent.Profile":          func(fx *apiFixture) []any { return []any{*new(agent.Profile)} },
 	"agent.StageView":        func(fx *apiFixture) []any { return []any{*new(agent.StageView)} },
 	"agent.TryMany": func(fx *apiFixture) []any {
-		return []any{must(agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions()))}
+		return []any{must(agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig()))}
 	},
 	"agent.Unconstrained":      func(fx *apiFixture) []any { return []any{*new(agent.Unconstrained)} },
-	"agent.WasteOptions":       func(fx *apiFixture) []any { return []any{*new(agent.WasteOptions)} },
+	"agent.WasteConfig":        func(fx *apiFixture) []any { return []any{*new(agent.WasteConfig)} },
 	"berth.ClockFunc":          func(fx *apiFixture) []any { return []any{berth.ClockFunc(func() berth.Time { return 5 })} },
 	"berth.DominantCalculator": func(fx *apiFixture) []any { return []any{*new(berth.DominantCalculator)} },
 	"berth.FieldError": func(fx *apiFixture) []any {
@@ -187,18 +187,14 @@ var apiReceivers = map[string]func(fx *apiFixture) []any{
 	"queue.GroupsFunc": func(fx *apiFixture) []any {
 		return []any{queue.GroupsFunc(func(string) []string { return []string{"staff"} })}
 	},
-	"queue.IDIndex":     func(fx *apiFixture) []any { return []any{&queue.IDIndex[int]{}} },
-	"queue.KeyRule":     func(fx *apiFixture) []any { return []any{*new(queue.KeyRule)} },
-	"queue.KeySupport":  func(fx *apiFixture) []any { return []any{*new(queue.KeySupport)} },
-	"queue.KeyTable":    func(fx *apiFixture) []any { return []any{*new(queue.KeyTable)} },
-	"queue.Kind":        func(fx *apiFixture) []any { return []any{*new(queue.Kind)} },
-	"queue.Locality":    func(fx *apiFixture) []any { return []any{*new(queue.Locality)} },
-	"queue.NopObserver": func(fx *apiFixture) []any { return []any{*new(queue.NopObserver)} },
-	"queue.NoteKind":    func(fx *apiFixture) []any { return []any{*new(queue.NoteKind)} },
-	"queue.Order": func(fx *apiFixture) []any {
-		return []any{fx.order, queue.NewOrder[int, int](func(a, b *int) int { return 0 })}
-	},
-	"queue.OrderEntry":     func(fx *apiFixture) []any { return []any{fx.entry, &queue.OrderEntry[int, int]{}} },
+	"queue.IDIndex":        func(fx *apiFixture) []any { return []any{&queue.IDIndex[int]{}} },
+	"queue.KeyRule":        func(fx *apiFixture) []any { return []any{*new(queue.KeyRule)} },
+	"queue.KeySupport":     func(fx *apiFixture) []any { return []any{*new(queue.KeySupport)} },
+	"queue.KeyTable":       func(fx *apiFixture) []any { return []any{*new(queue.KeyTable)} },
+	"queue.Kind":           func(fx *apiFixture) []any { return []any{*new(queue.Kind)} },
+	"queue.Locality":       func(fx *apiFixture) []any { return []any{*new(queue.Locality)} },
+	"queue.NopObserver":    func(fx *apiFixture) []any { return []any{*new(queue.NopObserver)} },
+	"queue.NoteKind":       func(fx *apiFixture) []any { return []any{*new(queue.NoteKind)} },
 	"queue.Outcome":        func(fx *apiFixture) []any { return []any{queue.Skipped, queue.Outcome(200)} },
 	"queue.Path":           func(fx *apiFixture) []any { return []any{*new(queue.Path)} },
 	"queue.Queue":          func(fx *apiFixture) []any { return []any{fx.tree.Root(), must(fx.tree.Lookup("dedicated"))} },

@@ -34,6 +34,9 @@
 // mutable state, so a simulation replays exactly and a test controls time.
 // Decisions are deterministic: ties break on (time, sequence number), never
 // on map iteration order.
+// Every component is built alike, New…(cfg XConfig) (*T, error), the
+// clock and collaborators being fields of the config; values (a [Resource],
+// a series, an ACL) have plain constructors.
 //
 // # Resources and calculators
 //

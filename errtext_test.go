@@ -154,7 +154,8 @@ func TestErrorTextCapacity(t *testing.T) {
 	ded.Reservable = true
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 50, capacity.Queue("a1", 100)), ded}
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(capacity.NodeSpec{ID: "n1", Rack: "/r1", Capability: berth.New(8192, 8)}))
 	_, err = s.SubmitApp(capacity.AppSpec{ID: "app_1", Queue: "a1", User: "alice"})
@@ -170,12 +171,15 @@ func TestErrorTextCapacity(t *testing.T) {
 	dup.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 50), capacity.Queue("a", 50)}
 	badAsk := capacity.Ask{Priority: 1, ResourceName: capacity.AnyResource, Capability: berth.New(1024, 1), Count: -1}
 
+	for _, c := range []*capacity.Config{&dup, &ulf, &noKids, &sum} {
+		c.Clock = clock
+	}
 	checkErrors(t, []errCase{
-		{"New/nil clock", second(capacity.New(capacity.DefaultConfig(), nil)), berth.ErrInvalidArgument},
-		{"New/capacity sum", second(capacity.New(sum, clock)), berth.ErrInvalidArgument},
-		{"New/no children", second(capacity.New(noKids, clock)), berth.ErrInvalidArgument},
-		{"New/user-limit-factor", second(capacity.New(ulf, clock)), berth.ErrInvalidArgument},
-		{"New/duplicate queue", second(capacity.New(dup, clock)), berth.ErrInvalidArgument},
+		{"New/nil clock", second(capacity.New(capacity.DefaultConfig())), berth.ErrInvalidArgument},
+		{"New/capacity sum", second(capacity.New(sum)), berth.ErrInvalidArgument},
+		{"New/no children", second(capacity.New(noKids)), berth.ErrInvalidArgument},
+		{"New/user-limit-factor", second(capacity.New(ulf)), berth.ErrInvalidArgument},
+		{"New/duplicate queue", second(capacity.New(dup)), berth.ErrInvalidArgument},
 		{"Reconfigure/capacity sum", second(s.Reconfigure(sum)), berth.ErrInvalidArgument},
 		{"ParseXML/not xml", second(capacity.ParseXML(strings.NewReader("nope"))), berth.ErrInvalidArgument},
 		{"ParseXML/no root.queues", second(capacity.ParseXML(strings.NewReader("<configuration></configuration>"))), berth.ErrInvalidArgument},
@@ -229,7 +233,8 @@ func TestErrorTextCapacityState(t *testing.T) {
 	ded.SubmitACL = &alice
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("open", 20), capacity.Queue("closed", 10), guarded, ded}
 	cfg.Root.Children[0].SubmitACL = &alice
-	s, err := capacity.New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(capacity.NodeSpec{ID: "n1", Rack: "/r1", Capability: berth.New(8192, 8)}))
 	_, err = s.SubmitApp(capacity.AppSpec{ID: "app_1", Queue: "open", User: "alice"})
@@ -259,7 +264,8 @@ func TestErrorTextCapacityState(t *testing.T) {
 // scheduler's error.
 func TestErrorTextFollower(t *testing.T) {
 	cfg := capacity.DefaultConfig()
-	s, err := capacity.New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	f, err := follower.New(follower.Config{Scheduler: s, Flavor: follower.CapacityFlavor})
 	require.NoError(t, err)
@@ -283,7 +289,10 @@ func TestErrorTextFair(t *testing.T) {
 </allocations>`), fair.ParseOptions{})
 	require.NoError(t, err)
 	clock := berth.NewManualClock(0)
-	s, err := fair.New(fair.DefaultConfig(), af, clock)
+	cfg := fair.DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := fair.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(fair.NodeSpec{ID: "n1", Capability: berth.New(8192, 8)}))
 	_, err = s.SubmitApp(fair.AppSpec{ID: "app_1", Queue: "root.a.a1", User: "alice"})
@@ -292,9 +301,13 @@ func TestErrorTextFair(t *testing.T) {
 	badMin.MinAllocation = berth.New(-1, 1)
 	badAsk := fair.Ask{Priority: 1, ResourceName: fair.AnyResource, Capability: berth.New(1024, 1), Count: -1}
 
+	badMin.Allocation = af
+	badMin.Clock = clock
+	noClock := fair.DefaultConfig()
+	noClock.Allocation = af
 	checkErrors(t, []errCase{
-		{"New/nil clock", second(fair.New(fair.DefaultConfig(), af, nil)), berth.ErrInvalidArgument},
-		{"New/minimum allocation", second(fair.New(badMin, af, clock)), berth.ErrInvalidArgument},
+		{"New/nil clock", second(fair.New(noClock)), berth.ErrInvalidArgument},
+		{"New/minimum allocation", second(fair.New(badMin)), berth.ErrInvalidArgument},
 		{"ParseAllocationFile/not xml", second(fair.ParseAllocationFile([]byte("nope"), fair.ParseOptions{})), berth.ErrInvalidArgument},
 		{"ParseAllocationFile/bad weight", second(fair.ParseAllocationFile([]byte(`<allocations><queue name="a"><weight>x</weight></queue></allocations>`), fair.ParseOptions{})), berth.ErrInvalidArgument},
 		{"ParseAllocationFile/bad name", second(fair.ParseAllocationFile([]byte(`<allocations><queue name="a.b"/></allocations>`), fair.ParseOptions{})), berth.ErrInvalidArgument},
@@ -378,7 +391,7 @@ func TestErrorTextPlan(t *testing.T) {
 	toy := plan.DefaultConfig("toy", berth.New(10*1024, 10), clock)
 	toy.Agent = atArrival{}
 	toy.Policy = policy.NoOverCommit{}
-	greedy, err := agent.NewGreedy(agent.DefaultOptions())
+	greedy, err := agent.NewGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
 	gr := plan.DefaultConfig("greedy", berth.New(10*1024, 10), clock)
 	gr.Agent = greedy
@@ -468,11 +481,11 @@ func TestErrorTextSmallPackages(t *testing.T) {
 		{"rle.Series.Remove/too much", s.Remove(berth.Interval{Start: 0, End: 10}, berth.New(2048, 1)), berth.ErrInvalidArgument},
 		{"rle.NewPeriodic/zero", second(rle.NewPeriodic(0)), berth.ErrInvalidArgument},
 		{"rle.Merge/negative", second(rle.Merge(berth.MemoryCalculator{}, berth.New(4096, 4), rle.New(), s, rle.OpSubtractNonNegative, berth.Interval{Start: 0, End: 100})), berth.ErrCapacityExceeded},
-		{"queue.New/no children", second(queue.New(queue.Config[struct{}]{Name: "root"}, queue.Options[struct{}]{})), berth.ErrInvalidArgument},
+		{"queue.New/no children", second(queue.New(queue.TreeConfig[struct{}]{Root: queue.Config[struct{}]{Name: "root"}})), berth.ErrInvalidArgument},
 		{"queue.ParsePath/empty part", second(queue.ParsePath("root..a")), berth.ErrInvalidArgument},
 		{"queue.ValidateName/dot", queue.ValidateName("a.b"), berth.ErrInvalidArgument},
 		{"queue.NewACL/bad user", second(queue.NewACL([]string{"a b"}, nil)), berth.ErrInvalidArgument},
-		{"agent.Options/smoothness", agent.Options{SmoothnessFactor: -1}.Validate(), berth.ErrInvalidArgument},
+		{"agent.Config/smoothness", agent.Config{SmoothnessFactor: -1}.Validate(), berth.ErrInvalidArgument},
 		{"policy.CapacityOverTime/zero window", second(policy.NewCapacityOverTime(policy.CapacityOverTimeConfig{})), berth.ErrInvalidArgument},
 		{"policy.Replanner/negative window", second(policy.NewSimpleCapacityReplanner(policy.ReplannerConfig{EnforcementWindow: -1})), berth.ErrInvalidArgument},
 		{"follower.New/no scheduler", second(follower.New(follower.Config{})), berth.ErrInvalidArgument},
@@ -493,7 +506,8 @@ func TestErrorTextCapacityMappings(t *testing.T) {
 		Mappings:    users,
 		AppMappings: apps,
 	}
-	s, err := capacity.New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	checkErrors(t, []errCase{
 		{"SubmitApp/app-name mapping to a missing queue", second(s.SubmitApp(capacity.AppSpec{ID: "app_1", Name: "nightly", Queue: "default", User: "alice", Groups: []string{"analysts"}})), berth.ErrNotFound},

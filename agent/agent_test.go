@@ -45,9 +45,9 @@ func ir(s, e, n int64) plan.IntervalResource {
 func id(n int64) plan.ReservationID { return plan.ReservationID{ClusterTimestamp: 9, Sequence: n} }
 
 func TestGreedyInterpreters(t *testing.T) {
-	left, err := agent.NewGreedy(agent.DefaultOptions())
+	left, err := agent.NewGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
-	ro := agent.DefaultOptions()
+	ro := agent.DefaultConfig()
 	ro.FavorEarlyAllocation = false
 	right, err := agent.NewGreedy(ro)
 	require.NoError(t, err)
@@ -89,7 +89,7 @@ func TestOrderNoGapRejectsAGap(t *testing.T) {
 		[]plan.IntervalResource{ir(2000, 3000, 4)})
 	require.NoError(t, err)
 	require.NoError(t, p.AddReservation(blocker))
-	ag, err := agent.NewGreedy(agent.DefaultOptions())
+	ag, err := agent.NewGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
 	def := plan.Definition{Arrival: 0, Deadline: 10_000, Interpreter: plan.ROrderNoGap,
 		Stages: []plan.Stage{stage(2, 1, 2000), stage(2, 1, 1000)}}
@@ -111,7 +111,7 @@ func TestOrderNoGapRejectsAGap(t *testing.T) {
 // (reference §10.9); the policy's error comes out of CreateReservation.
 func TestPolicyRejectionPropagates(t *testing.T) {
 	p := emptyPlan(t, 4, policy.NoOverCommit{})
-	ag, err := agent.NewGreedy(agent.DefaultOptions())
+	ag, err := agent.NewGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
 	heavy := plan.Stage{Capability: berth.New(1024, 8), Containers: 1, Concurrency: 1, Duration: 1000}
 	err = ag.CreateReservation(p, id(1), "u", plan.Definition{Arrival: 0, Deadline: 5000, Interpreter: plan.RAll,
@@ -120,7 +120,7 @@ func TestPolicyRejectionPropagates(t *testing.T) {
 	assert.ErrorIs(t, err, policy.ErrOverCommitted)
 	assert.Equal(t, 0, p.Len())
 	// Counting every resource type finds that nothing fits.
-	o := agent.DefaultOptions()
+	o := agent.DefaultConfig()
 	o.ComponentwiseFit = true
 	exact, err := agent.NewGreedy(o)
 	require.NoError(t, err)
@@ -131,7 +131,7 @@ func TestPolicyRejectionPropagates(t *testing.T) {
 
 func TestUpdateSeesTheOldVersionAsFree(t *testing.T) {
 	p := emptyPlan(t, 4, policy.NoOverCommit{})
-	ag, err := agent.NewGreedy(agent.DefaultOptions())
+	ag, err := agent.NewGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
 	def := plan.Definition{Arrival: 0, Deadline: 4000, Interpreter: plan.RAll, Stages: []plan.Stage{stage(4, 4, 2000)}}
 	require.NoError(t, ag.CreateReservation(p, id(1), "u", def))
@@ -149,7 +149,7 @@ func TestUpdateSeesTheOldVersionAsFree(t *testing.T) {
 
 func TestTryManyFallsBackAndReportsTheLastError(t *testing.T) {
 	p := emptyPlan(t, 4, policy.NoOverCommit{})
-	aligned, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	aligned, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
 	require.Len(t, aligned.Agents, 2)
 	def := plan.Definition{Arrival: 0, Deadline: 10_000, Interpreter: plan.RAll, Stages: []plan.Stage{stage(4, 4, 3000)}}
@@ -168,7 +168,7 @@ func TestTryManyFallsBackAndReportsTheLastError(t *testing.T) {
 }
 
 func TestOptionsValidation(t *testing.T) {
-	o := agent.DefaultOptions()
+	o := agent.DefaultConfig()
 	assert.True(t, o.FavorEarlyAllocation)
 	assert.Equal(t, 10, o.SmoothnessFactor)
 	o.SmoothnessFactor = -1
@@ -182,7 +182,7 @@ func TestOptionsValidation(t *testing.T) {
 // one plan at once; the plan's policy keeps it within capacity.
 func TestAgentsConcurrentUse(t *testing.T) {
 	p := emptyPlan(t, 8, policy.NoOverCommit{})
-	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -226,7 +226,7 @@ func TestRightToLeftScanGRX1(t *testing.T) {
 			[]plan.IntervalResource{ir(0, 2000, 1)})
 		require.NoError(t, err)
 		require.NoError(t, p.AddReservation(full))
-		o := agent.DefaultOptions()
+		o := agent.DefaultConfig()
 		o.FavorEarlyAllocation, o.ExactScan = false, exact
 		ag, err := agent.NewGreedy(o)
 		require.NoError(t, err)
@@ -244,7 +244,7 @@ func TestRightToLeftScanGRX1(t *testing.T) {
 // the period within the plan's maximum periodicity.
 func TestPeriodicRequests(t *testing.T) {
 	p := emptyPlan(t, 2, policy.NoOverCommit{})
-	ag, err := agent.NewGreedy(agent.DefaultOptions())
+	ag, err := agent.NewGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
 	const hour = 3_600_000
 	def := plan.Definition{Arrival: 0, Deadline: hour, Period: hour, Interpreter: plan.RAll,

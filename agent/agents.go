@@ -7,54 +7,9 @@ import (
 	"github.com/berthsched/berth/plan"
 )
 
-// DefaultSmoothnessFactor is YARN's default smoothness factor of the
-// aligned planner.
-const DefaultSmoothnessFactor = 10
-
-// Options tunes the agents. Start from [DefaultOptions] (YARN's defaults);
-// the zero value allocates right to left.
-type Options struct {
-	// FavorEarlyAllocation places stages as early as possible (left to
-	// right); false places them as late as possible. YARN key:
-	// yarn.resourcemanager.reservation-system.favor-early-allocation
-	// (default true).
-	FavorEarlyAllocation bool
-	// SmoothnessFactor divides how many gangs the low-cost aligned
-	// allocator gives one candidate window per round. YARN key:
-	// yarn.resourcemanager.reservation-system.smoothness-factor (default
-	// 10). Used by [NewAlignedPlannerWithGreedy]; 0 means the default.
-	SmoothnessFactor int
-	// ExactScan makes the greedy scans exact where YARN is conservative:
-	// the right-to-left scan ignores the segment that ends
-	// where the candidate window starts, and ties keep the nearest
-	// constraining point. Berth-only; default false (YARN's answers).
-	ExactScan bool
-	// ComponentwiseFit counts the gangs that fit with every resource type.
-	// YARN counts them with the plan's calculator (memory only by default)
-	// and may then find a placement the componentwise policy check
-	// rejects. Berth-only; default false (YARN's answers).
-	ComponentwiseFit bool
-}
-
-// DefaultOptions returns YARN's defaults: favor early allocation, smoothness
-// factor 10, YARN's scans and fits.
-func DefaultOptions() Options {
-	return Options{FavorEarlyAllocation: true, SmoothnessFactor: DefaultSmoothnessFactor}
-}
-
-// Validate reports an invalid field as a *berth.FieldError.
-func (o Options) Validate() error {
-	if o.SmoothnessFactor < 0 {
-		return berth.InvalidField("yarn.resourcemanager.reservation-system.smoothness-factor", o.SmoothnessFactor, "must not be negative")
-	}
-	return nil
-}
-
-func (o Options) allocateLeft() bool { return o.FavorEarlyAllocation }
-
 // NewGreedy returns YARN's GreedyReservationAgent: an iterative planner with
 // unconstrained stage windows and the greedy-RLE allocator.
-func NewGreedy(o Options) (*IterativePlanner, error) {
+func NewGreedy(o Config) (*IterativePlanner, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -64,7 +19,7 @@ func NewGreedy(o Options) (*IterativePlanner, error) {
 // NewAlignedPlannerWithGreedy returns YARN's default agent,
 // AlignedPlannerWithGreedy: the low-cost aligned planner (stage windows by
 // demand), and when it fails the greedy agent.
-func NewAlignedPlannerWithGreedy(o Options) (*TryMany, error) {
+func NewAlignedPlannerWithGreedy(o Config) (*TryMany, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}

@@ -280,7 +280,7 @@ func FuzzUpperBound(f *testing.F) {
 				User: "u", Definition: def})
 		}
 		bound := agent.UpperBound(ep)
-		g, err := agent.NewGreedy(agent.DefaultOptions())
+		g, err := agent.NewGreedy(agent.DefaultConfig())
 		require.NoError(t, err)
 		rep, err := agent.Measure(g, []agent.Episode{ep}, nil)
 		require.NoError(t, err)

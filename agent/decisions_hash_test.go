@@ -21,13 +21,13 @@ import (
 func hashedAgents(t testing.TB) []namedAgent {
 	agents := yardstickAgents(t)
 	for _, left := range []bool{true, false} {
-		o := agent.DefaultOptions()
+		o := agent.DefaultConfig()
 		o.FavorEarlyAllocation = left
 		side := map[bool]string{true: "early", false: "late"}[left]
 		agents = append(agents,
-			namedAgent{"steps-" + side, &agent.IterativePlanner{Allocator: agent.Greedy{}, Options: o}},
+			namedAgent{"steps-" + side, &agent.IterativePlanner{Allocator: agent.Greedy{}, Config: o}},
 			namedAgent{"low-cost-" + side, &agent.IterativePlanner{Interval: agent.ByDemand{},
-				Allocator: agent.LowCostAligned{SmoothnessFactor: agent.DefaultSmoothnessFactor}, Options: o}})
+				Allocator: agent.LowCostAligned{SmoothnessFactor: agent.DefaultSmoothnessFactor}, Config: o}})
 		exact := o
 		exact.ExactScan, exact.ComponentwiseFit = true, true
 		g, err := agent.NewGreedy(exact)
@@ -36,7 +36,7 @@ func hashedAgents(t testing.TB) []namedAgent {
 	}
 	// LeastWaste weighing waste everywhere, declining or never.
 	for _, slack := range []float64{0.2, -1} {
-		lw, err := agent.NewLeastWaste(agent.DefaultOptions(), agent.WasteOptions{Gap: 30 * 60 * 1000, Slack: slack, Contested: 1.5})
+		lw, err := agent.NewLeastWaste(agent.LeastWasteConfig{Config: agent.DefaultConfig(), Waste: agent.WasteConfig{Gap: 30 * 60 * 1000, Slack: slack, Contested: 1.5}})
 		require.NoError(t, err)
 		agents = append(agents, namedAgent{fmt.Sprintf("least-waste-contested-%v", slack), lw})
 	}

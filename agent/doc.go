@@ -19,8 +19,8 @@
 // [NewAlignedPlannerWithGreedy] (YARN's default, AlignedPlannerWithGreedy:
 // the aligned planner, then the greedy one if it fails), [TryMany]
 // (TryManyReservationAgents) and [LegacyGreedy], the step-by-step greedy
-// agent of YARN 2.x (its worked example is [ExampleLegacyGreedy]). Options
-// are typed ([Options]) with YARN's defaults and keys. Periodic definitions
+// agent of YARN 2.x (its worked example is [ExampleLegacyGreedy]). Their
+// settings are typed ([Config]) with YARN's defaults and keys. Periodic definitions
 // (Period > 0) are planned against the minimum availability over every
 // instance of the period, as in YARN.
 //
@@ -142,7 +142,7 @@
 // Agents keep no state between calls (their scratch buffers hold nothing
 // an answer depends on), so a plan snapshot (plan.System.SaveState)
 // records its agent by name and options through StateSpec: "Greedy",
-// "AlignedPlannerWithGreedy" and "Portfolio" with their [Options],
+// "AlignedPlannerWithGreedy" and "Portfolio" with their [Config],
 // "LegacyGreedy" with its flag, and a [TryMany] of other agents with
 // theirs. [Resolve] rebuilds these on restore; a planner of other parts,
 // or a host's own agent, is supplied by the host's plan.Resolver.
@@ -176,11 +176,11 @@
 //   - The right-to-left greedy scan also examines the stretch that ends
 //     where its candidate window starts, and ties move the constraining
 //     point furthest, so it can place a batch later than it must.
-//     Options.ExactScan ignores that stretch and keeps the nearest
+//     Config.ExactScan ignores that stretch and keeps the nearest
 //     constraining point.
 //   - Gangs are counted with the plan's calculator (memory only by default)
 //     while the policy checks every resource type, so a placement found can
-//     be refused for vcores. Options.ComponentwiseFit counts them with
+//     be refused for vcores. Config.ComponentwiseFit counts them with
 //     every type.
 //
 // Berth-only additions: [Portfolio] and [LeastWaste] (not YARN agents, see

@@ -39,7 +39,7 @@ const (
 )
 
 // appendOptions encodes o: a flags byte, then the smoothness factor.
-func appendOptions(b []byte, o Options) []byte {
+func appendOptions(b []byte, o Config) []byte {
 	var f byte
 	if o.FavorEarlyAllocation {
 		f |= flagFavorEarly
@@ -54,15 +54,15 @@ func appendOptions(b []byte, o Options) []byte {
 }
 
 // readOptions decodes what appendOptions wrote, the whole of b.
-func readOptions(b []byte) (Options, bool) {
+func readOptions(b []byte) (Config, bool) {
 	if len(b) < 2 || b[0]&^(flagFavorEarly|flagExactScan|flagComponentwiseFit) != 0 {
-		return Options{}, false
+		return Config{}, false
 	}
 	sf, k := binary.Varint(b[1:])
 	if k <= 0 || 1+k != len(b) || int64(int(sf)) != sf {
-		return Options{}, false
+		return Config{}, false
 	}
-	return Options{FavorEarlyAllocation: b[0]&flagFavorEarly != 0, ExactScan: b[0]&flagExactScan != 0,
+	return Config{FavorEarlyAllocation: b[0]&flagFavorEarly != 0, ExactScan: b[0]&flagExactScan != 0,
 		ComponentwiseFit: b[0]&flagComponentwiseFit != 0, SmoothnessFactor: int(sf)}, true
 }
 
@@ -78,10 +78,10 @@ func (ip *IterativePlanner) isGreedy() bool {
 // (the host must then supply the planner on restore).
 func (ip *IterativePlanner) StateSpec() plan.ComponentSpec {
 	if ip.isGreedy() {
-		return plan.ComponentSpec{Name: GreedyName, Params: appendOptions(nil, ip.Options)}
+		return plan.ComponentSpec{Name: GreedyName, Params: appendOptions(nil, ip.Config)}
 	}
 	return plan.ComponentSpec{Name: "IterativePlanner(" + ip.interval().Name() + ", " + ip.allocator().Name() + ")",
-		Params: appendOptions(nil, ip.Options)}
+		Params: appendOptions(nil, ip.Config)}
 }
 
 // StateSpec records the agent: "AlignedPlannerWithGreedy" and its options
@@ -91,11 +91,11 @@ func (t *TryMany) StateSpec() plan.ComponentSpec {
 	if len(t.Agents) == 2 {
 		a, ok1 := t.Agents[0].(*IterativePlanner)
 		g, ok2 := t.Agents[1].(*IterativePlanner)
-		if ok1 && ok2 && g.isGreedy() && a.Options == g.Options {
+		if ok1 && ok2 && g.isGreedy() && a.Config == g.Config {
 			_, bd := a.interval().(ByDemand)
 			lc, ok := a.allocator().(LowCostAligned)
-			if bd && ok && lc.SmoothnessFactor == a.Options.SmoothnessFactor {
-				return plan.ComponentSpec{Name: AlignedPlannerWithGreedyName, Params: appendOptions(nil, a.Options)}
+			if bd && ok && lc.SmoothnessFactor == a.Config.SmoothnessFactor {
+				return plan.ComponentSpec{Name: AlignedPlannerWithGreedyName, Params: appendOptions(nil, a.Config)}
 			}
 		}
 	}
@@ -144,9 +144,9 @@ func (lw *LeastWaste) StateSpec() plan.ComponentSpec {
 }
 
 // readLeastWaste decodes what LeastWaste.StateSpec wrote.
-func readLeastWaste(b []byte) (Options, WasteOptions, bool) {
+func readLeastWaste(b []byte) (Config, WasteConfig, bool) {
 	if len(b) < 2+1+16 {
-		return Options{}, WasteOptions{}, false
+		return Config{}, WasteConfig{}, false
 	}
 	floats := b[len(b)-16:]
 	b = b[:len(b)-16]
@@ -160,12 +160,12 @@ func readLeastWaste(b []byte) (Options, WasteOptions, bool) {
 		if k <= 0 || cut+k != len(b) {
 			continue
 		}
-		w := WasteOptions{Gap: gap,
+		w := WasteConfig{Gap: gap,
 			Slack:     math.Float64frombits(binary.LittleEndian.Uint64(floats)),
 			Contested: math.Float64frombits(binary.LittleEndian.Uint64(floats[8:]))}
 		return o, w, true
 	}
-	return Options{}, WasteOptions{}, false
+	return Config{}, WasteConfig{}, false
 }
 
 // maxTryManyDepth bounds the nesting of TryMany specs Resolve follows.
@@ -214,7 +214,7 @@ func resolve(spec plan.ComponentSpec, depth int) (plan.Agent, error) {
 		if !ok {
 			return bad()
 		}
-		lw, err := NewLeastWaste(o, w)
+		lw, err := NewLeastWaste(LeastWasteConfig{Config: o, Waste: w})
 		if err != nil {
 			return nil, err
 		}

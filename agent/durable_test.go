@@ -11,9 +11,9 @@ import (
 )
 
 func TestResolveRebuildsBuiltinAgents(t *testing.T) {
-	o := agent.DefaultOptions()
+	o := agent.DefaultConfig()
 	o.ExactScan, o.ComponentwiseFit, o.SmoothnessFactor = true, true, 7
-	late := agent.DefaultOptions()
+	late := agent.DefaultConfig()
 	late.FavorEarlyAllocation = false
 	greedy, err := agent.NewGreedy(late)
 	require.NoError(t, err)
@@ -22,9 +22,9 @@ func TestResolveRebuildsBuiltinAgents(t *testing.T) {
 	portfolio, err := agent.NewPortfolio(o)
 	require.NoError(t, err)
 	legacy := &agent.LegacyGreedy{ComponentwiseFit: true}
-	wopts := agent.DefaultWasteOptions()
+	wopts := agent.DefaultWasteConfig()
 	wopts.Gap, wopts.Slack = 1800*1000, -1
-	leastWaste, err := agent.NewLeastWaste(o, wopts)
+	leastWaste, err := agent.NewLeastWaste(agent.LeastWasteConfig{Config: o, Waste: wopts})
 	require.NoError(t, err)
 	nested := &agent.TryMany{Agents: []plan.Agent{legacy, greedy, aligned}}
 	cases := []struct {
@@ -46,13 +46,13 @@ func TestResolveRebuildsBuiltinAgents(t *testing.T) {
 		assert.IsType(t, tc.a, got)
 		assert.Equal(t, spec, got.(plan.Specified).StateSpec(), tc.name)
 	}
-	// Options are part of the spec.
-	early, err := agent.NewGreedy(agent.DefaultOptions())
+	// The Config is part of the spec.
+	early, err := agent.NewGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
 	assert.NotEqual(t, early.StateSpec(), greedy.StateSpec())
 	// A planner of other parts is named by them and only the host can
 	// supply it.
-	custom := &agent.IterativePlanner{Interval: agent.ByDemand{}, Allocator: agent.GreedyRLE{}, Options: o}
+	custom := &agent.IterativePlanner{Interval: agent.ByDemand{}, Allocator: agent.GreedyRLE{}, Config: o}
 	_, err = agent.Resolve(custom.StateSpec())
 	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
 	got, err := agent.Resolve(plan.ComponentSpec{})

@@ -53,7 +53,7 @@ func ExampleStageAllocator() {
 	def := plan.Definition{Arrival: 0, Deadline: 5000, Interpreter: plan.RAll,
 		Stages: []plan.Stage{{Capability: berth.New(1024, 1), Containers: 1, Concurrency: 1, Duration: 1000}}}
 	for _, a := range []agent.StageAllocator{agent.GreedyRLE{}, BestFit{}} {
-		ip := &agent.IterativePlanner{Allocator: a, Options: agent.DefaultOptions()}
+		ip := &agent.IterativePlanner{Allocator: a, Config: agent.DefaultConfig()}
 		got, err := ip.Place(seedPlan(), plan.ReservationID{ClusterTimestamp: 1, Sequence: 10}, "alice", def)
 		if err != nil {
 			fmt.Println(err)

@@ -23,9 +23,9 @@ func ExampleNewLeastWaste() {
 	if err != nil {
 		panic(err)
 	}
-	opts := agent.DefaultWasteOptions()
+	opts := agent.DefaultWasteConfig()
 	opts.Gap = 60_000 // ms
-	lw, err := agent.NewLeastWaste(agent.DefaultOptions(), opts)
+	lw, err := agent.NewLeastWaste(agent.LeastWasteConfig{Config: agent.DefaultConfig(), Waste: opts})
 	if err != nil {
 		panic(err)
 	}

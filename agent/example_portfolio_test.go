@@ -16,11 +16,11 @@ func ExampleNewPortfolio() {
 		{Capability: berth.New(1024, 1), Containers: 1, Concurrency: 1, Duration: 2000},
 		{Capability: berth.New(1024, 1), Containers: 2, Concurrency: 2, Duration: 5000},
 	}}
-	yarn, err := agent.NewGreedy(agent.DefaultOptions())
+	yarn, err := agent.NewGreedy(agent.DefaultConfig())
 	if err != nil {
 		panic(err)
 	}
-	pf, err := agent.NewPortfolio(agent.DefaultOptions())
+	pf, err := agent.NewPortfolio(agent.DefaultConfig())
 	if err != nil {
 		panic(err)
 	}
@@ -62,7 +62,7 @@ func ExampleMeasure() {
 				Stages: []plan.Stage{{Capability: berth.New(1024, 1), Containers: 2, Concurrency: 2, Duration: 2000}}},
 		})
 	}
-	pf, err := agent.NewPortfolio(agent.DefaultOptions())
+	pf, err := agent.NewPortfolio(agent.DefaultConfig())
 	if err != nil {
 		panic(err)
 	}

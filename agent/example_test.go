@@ -58,7 +58,7 @@ func ExampleLegacyGreedy() {
 // window.
 func ExampleNewGreedy() {
 	p := seedPlan()
-	ag, err := agent.NewGreedy(agent.DefaultOptions())
+	ag, err := agent.NewGreedy(agent.DefaultConfig())
 	if err != nil {
 		panic(err)
 	}

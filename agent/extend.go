@@ -161,7 +161,7 @@ func (v *StageView) Taken(t berth.Time) berth.Resource {
 
 // Gangs returns how many gangs of stage s fit in avail, at most limit, as
 // the planner counts them (the plan's calculator, or componentwise when
-// [Options].ComponentwiseFit is set).
+// [Config].ComponentwiseFit is set).
 func (v *StageView) Gangs(s plan.Stage, avail berth.Resource, limit int64) int64 {
 	if !v.live() {
 		return 0

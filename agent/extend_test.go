@@ -27,7 +27,7 @@ func TestCustomAllocatorChangesDecisions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := seedPlan()
-			ip := &agent.IterativePlanner{Allocator: tc.alloc, Options: agent.DefaultOptions()}
+			ip := &agent.IterativePlanner{Allocator: tc.alloc, Config: agent.DefaultConfig()}
 			require.NoError(t, ip.CreateReservation(p, id(1), "u", def))
 			assert.Equal(t, tc.want, blocks(t, p, id(1)))
 		})
@@ -71,7 +71,7 @@ func TestMisbehavingAllocatorIsRefused(t *testing.T) {
 			require.NoError(t, mustGreedy(t).CreateReservation(p, id(1), "u",
 				plan.Definition{Arrival: 0, Deadline: 1000, Interpreter: plan.RAll, Stages: []plan.Stage{stage(3, 1, 1000)}}))
 			before := p.Snapshot()
-			ip := &agent.IterativePlanner{Allocator: fixed{blocks: tc.blocks, ok: true}, Options: agent.DefaultOptions()}
+			ip := &agent.IterativePlanner{Allocator: fixed{blocks: tc.blocks, ok: true}, Config: agent.DefaultConfig()}
 			err := ip.CreateReservation(p, id(2), "u", twoGangs)
 			var ce *agent.ContractError
 			require.ErrorAs(t, err, &ce)
@@ -83,10 +83,10 @@ func TestMisbehavingAllocatorIsRefused(t *testing.T) {
 	}
 	// A well-behaved answer of the same allocator is accepted.
 	p := emptyPlan(t, 4, policy.NoOverCommit{})
-	ip := &agent.IterativePlanner{Allocator: fixed{blocks: []agent.Placement{blk(0, 1000, 1), blk(500, 1500, 1)}, ok: true}, Options: agent.DefaultOptions()}
+	ip := &agent.IterativePlanner{Allocator: fixed{blocks: []agent.Placement{blk(0, 1000, 1), blk(500, 1500, 1)}, ok: true}, Config: agent.DefaultConfig()}
 	require.NoError(t, ip.CreateReservation(p, id(2), "u", twoGangs))
 	// "No fit" is a NoPlacementError, not a contract error.
-	ip = &agent.IterativePlanner{Allocator: fixed{}, Options: agent.DefaultOptions()}
+	ip = &agent.IterativePlanner{Allocator: fixed{}, Config: agent.DefaultConfig()}
 	err := ip.CreateReservation(p, id(3), "u", twoGangs)
 	assert.ErrorIs(t, err, berth.ErrNoPlacement)
 	assert.NotErrorIs(t, err, agent.ErrContract)
@@ -113,7 +113,7 @@ func TestStageViewReadsThePlan(t *testing.T) {
 	}}
 	def := plan.Definition{Arrival: 0, Deadline: 5000, Interpreter: plan.RAll,
 		Stages: []plan.Stage{stage(1, 1, 1000), stage(1, 1, 1000)}}
-	ip := &agent.IterativePlanner{Allocator: probe, Options: agent.DefaultOptions()}
+	ip := &agent.IterativePlanner{Allocator: probe, Config: agent.DefaultConfig()}
 	_, err := ip.Place(p, id(1), "alice", def)
 	require.NoError(t, err)
 	// Both stages see nothing free at 2500 (the plan holds two there); the
@@ -143,7 +143,7 @@ func (a probeAlloc) Allocate(v *agent.StageView, i int, s plan.Stage, w berth.In
 }
 
 func mustGreedy(t *testing.T) plan.Agent {
-	ag, err := agent.NewGreedy(agent.DefaultOptions())
+	ag, err := agent.NewGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
 	return ag
 }
@@ -161,7 +161,7 @@ func (lateHalf) Window(v *agent.StageView, _ int) berth.Interval {
 func TestCustomIntervalChangesDecisions(t *testing.T) {
 	def := plan.Definition{Arrival: 0, Deadline: 10_000, Interpreter: plan.RAll, Stages: []plan.Stage{stage(2, 1, 1000)}}
 	p := emptyPlan(t, 4, policy.NoOverCommit{})
-	ip := &agent.IterativePlanner{Interval: lateHalf{}, Options: agent.DefaultOptions()}
+	ip := &agent.IterativePlanner{Interval: lateHalf{}, Config: agent.DefaultConfig()}
 	require.NoError(t, ip.CreateReservation(p, id(1), "u", def))
 	assert.Equal(t, []plan.IntervalResource{ir(5000, 6000, 2)}, blocks(t, p, id(1)))
 }
@@ -183,7 +183,7 @@ func FuzzCustomAllocator(f *testing.F) {
 		if n2 != 0 {
 			bs = append(bs, blk(s2, e2, n2))
 		}
-		ip := &agent.IterativePlanner{Allocator: fixed{blocks: bs, ok: true}, Options: agent.DefaultOptions()}
+		ip := &agent.IterativePlanner{Allocator: fixed{blocks: bs, ok: true}, Config: agent.DefaultConfig()}
 		def := plan.Definition{Arrival: 0, Deadline: 10_000, Interpreter: plan.RAll, Stages: []plan.Stage{stage(2, 1, 1000)}}
 		err := ip.CreateReservation(p, id(2), "u", def)
 		if err != nil {

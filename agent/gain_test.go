@@ -120,7 +120,7 @@ func TestBoundNearlyReachedOffline(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			stream := w2HotStream(t, n)
 			slices.SortStableFunc(stream[0].Requests, orders[name])
-			lw, err := agent.NewLeastWaste(agent.DefaultOptions(), agent.DefaultWasteOptions())
+			lw, err := agent.NewLeastWaste(agent.LeastWasteConfig{Config: agent.DefaultConfig()})
 			require.NoError(t, err)
 			r, err := agent.Measure(lw, stream, nil)
 			require.NoError(t, err)

@@ -22,7 +22,7 @@ import (
 // free band (a stretch of time over which some amount stays free) too
 // short for any stage is lost. For a definition of one stage, LeastWaste
 // first looks at how much of the window is free. Where at least
-// [WasteOptions].Contested of it is (memory and vcores shares averaged),
+// [WasteConfig].Contested of it is (memory and vcores shares averaged),
 // it takes YARN's greedy-RLE placement allocating late, as the
 // [Portfolio] does. In a contested window it computes a few candidate
 // placements instead — the greedy-RLE placement allocating late and
@@ -30,11 +30,11 @@ import (
 // flush against a change of the plan's load or an end of the window (the
 // latest and the earliest few) — and scores each by the free area it
 // strands: over the free capacity left around it, a band of length l
-// shorter than [WasteOptions].Gap counts (1 − l/Gap) of its area, and a
+// shorter than [WasteConfig].Gap counts (1 − l/Gap) of its area, and a
 // candidate's waste is how much that sum grows (memory and vcores as
 // shares of the capacity). It keeps the candidate of least waste (the
 // late greedy placement on ties), and declines the request when even that
-// one strands more than [WasteOptions].Slack times its own area: in a
+// one strands more than [WasteConfig].Slack times its own area: in a
 // contested plan a better-fitting request is likely to come, and the
 // slivers would be lost for good. When the late greedy placement of an
 // uncontested window fails, or no candidate of a contested one fits a
@@ -49,8 +49,8 @@ import (
 // Only [NewLeastWaste] makes a usable LeastWaste: the zero value has no
 // planners and is not one (placing with it panics).
 type LeastWaste struct {
-	opts      Options      // as given, for StateSpec
-	wopts     WasteOptions // as given, for StateSpec
+	opts      Config      // as given, for StateSpec
+	wopts     WasteConfig // in force (defaults filled in), for StateSpec
 	waste     *IterativePlanner
 	fallbacks []*IterativePlanner
 	multi     *Portfolio
@@ -58,48 +58,12 @@ type LeastWaste struct {
 
 var _ plan.Agent = (*LeastWaste)(nil)
 
-// WasteOptions tunes [LeastWaste]; [DefaultWasteOptions] has the values
-// the package documentation's results come from.
-type WasteOptions struct {
-	// Gap is the band length below which free capacity counts as
-	// (partly) stranded. Positive.
-	Gap berth.Duration
-	// Slack is the waste, as a multiple of the candidate's own area,
-	// beyond which a request is declined in a contested window; negative
-	// never declines.
-	Slack float64
-	// Contested is the free share of the window (memory and vcores
-	// averaged) below which the placement is chosen by waste and may be
-	// declined; at or above it the late greedy placement is taken. 0
-	// never weighs waste, above 1 always does.
-	Contested float64
-}
-
-// DefaultWasteOptions returns Gap 90 min, Slack 0.4 and Contested 0.72:
-// on the yardstick's streams they gain on both over the earlier 2 h, 0.4
-// and 0.5, and the neighbouring values (Gap 75 to 100 min, Contested 0.7
-// to 0.75) do about as well, so the figures do not hang on one point.
-func DefaultWasteOptions() WasteOptions {
-	return WasteOptions{Gap: 90 * 60 * 1000, Slack: 0.4, Contested: 0.72}
-}
-
-// Validate reports a field out of range as a *berth.FieldError.
-func (w WasteOptions) Validate() error {
-	switch {
-	case w.Gap <= 0:
-		return berth.InvalidField("waste-options.gap", w.Gap, "must be positive")
-	case math.IsNaN(w.Slack) || math.IsInf(w.Slack, 0):
-		return berth.InvalidField("waste-options.slack", w.Slack, "must be a finite number")
-	case math.IsNaN(w.Contested) || w.Contested < 0:
-		return berth.InvalidField("waste-options.contested", w.Contested, "must be a number ≥ 0")
+// NewLeastWaste returns a [LeastWaste] configured by cfg.
+func NewLeastWaste(cfg LeastWasteConfig) (*LeastWaste, error) {
+	o, w := cfg.Config, cfg.Waste
+	if w == (WasteConfig{}) {
+		w = DefaultWasteConfig()
 	}
-	return nil
-}
-
-// NewLeastWaste returns a [LeastWaste]. Of o, SmoothnessFactor tunes its
-// low-cost aligned planner and ExactScan its greedy scans;
-// FavorEarlyAllocation and ComponentwiseFit are set by the agent itself.
-func NewLeastWaste(o Options, w WasteOptions) (*LeastWaste, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -188,7 +152,7 @@ const maxBlocks = 12
 
 // wasteAllocator is LeastWaste's stage allocator (see the type).
 type wasteAllocator struct {
-	opts WasteOptions
+	opts WasteConfig
 	// scorers recycles the scorers' scratch across placements.
 	scorers *sync.Pool
 }
@@ -571,7 +535,7 @@ func (b *bands) step(t berth.Time, h int64, edge bool) {
 // planners need not run. It tests only what it can read cheaply from the
 // plan's load steps (see [StageView.AvailableForStage]), answering false
 // otherwise.
-func hopeless(v planView, id plan.ReservationID, user string, def plan.Definition, opts Options) bool {
+func hopeless(v planView, id plan.ReservationID, user string, def plan.Definition, opts Config) bool {
 	m, memo := v.(*loadsMemo)
 	pa, ok := v.(planAdapter)
 	if memo {

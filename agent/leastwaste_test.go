@@ -20,13 +20,13 @@ func leastWasteSubjects(t testing.TB) []subject {
 	var out []subject
 	for _, c := range []struct {
 		name string
-		w    WasteOptions
+		w    WasteConfig
 	}{
-		{"least-waste", DefaultWasteOptions()},
-		{"least-waste-always", WasteOptions{Gap: 5000, Slack: 0.2, Contested: 2}},
-		{"least-waste-never-declines", WasteOptions{Gap: 5000, Slack: -1, Contested: 2}},
+		{"least-waste", DefaultWasteConfig()},
+		{"least-waste-always", WasteConfig{Gap: 5000, Slack: 0.2, Contested: 2}},
+		{"least-waste-never-declines", WasteConfig{Gap: 5000, Slack: -1, Contested: 2}},
 	} {
-		lw, err := NewLeastWaste(DefaultOptions(), c.w)
+		lw, err := NewLeastWaste(LeastWasteConfig{Config: DefaultConfig(), Waste: c.w})
 		require.NoError(t, err)
 		out = append(out, subject{name: c.name, agent: lw, stages: func(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) ([][]placement, error) {
 			_, st, err := lw.compute(newView(p), id, user, def)
@@ -99,7 +99,7 @@ func TestLeastWasteDeclinesSlivers(t *testing.T) {
 		Stages: []plan.Stage{{Capability: berth.New(1024, 1), Containers: 2, Concurrency: 2, Duration: 5000}}}
 	id := plan.ReservationID{ClusterTimestamp: 1, Sequence: 1}
 
-	strict, err := NewLeastWaste(DefaultOptions(), WasteOptions{Gap: 10_000, Slack: 0, Contested: 2})
+	strict, err := NewLeastWaste(LeastWasteConfig{Config: DefaultConfig(), Waste: WasteConfig{Gap: 10_000, Slack: 0, Contested: 2}})
 	require.NoError(t, err)
 	p := setup(t)
 	before := p.Snapshot()
@@ -116,12 +116,12 @@ func TestLeastWasteDeclinesSlivers(t *testing.T) {
 	assert.Equal(t, []plan.IntervalResource{{Interval: berth.Interval{Start: 25_000, End: 30_000}, Resource: berth.New(2048, 2)}},
 		a.Intervals, "flush against the end of the window")
 
-	for _, w := range []WasteOptions{
+	for _, w := range []WasteConfig{
 		{Gap: 10_000, Slack: 2, Contested: 2},   // the waste is within the slack
 		{Gap: 10_000, Slack: -1, Contested: 2},  // never declines
 		{Gap: 10_000, Slack: 0, Contested: 0.5}, // the window is free: not contested
 	} {
-		lw, err := NewLeastWaste(DefaultOptions(), w)
+		lw, err := NewLeastWaste(LeastWasteConfig{Config: DefaultConfig(), Waste: w})
 		require.NoError(t, err)
 		p = setup(t)
 		require.NoError(t, lw.CreateReservation(p, id, "u", cut), "%+v", w)
@@ -208,7 +208,7 @@ func TestWasteOneBlockMatchesCopy(t *testing.T) {
 // Property: when hopeless says a definition of several stages cannot be
 // placed, neither the portfolio nor any of YARN's agents places it.
 func TestHopelessIsExact(t *testing.T) {
-	pf, err := NewPortfolio(DefaultOptions())
+	pf, err := NewPortfolio(DefaultConfig())
 	require.NoError(t, err)
 	ags := append([]subject{{name: "portfolio", agent: pf}}, subjects(t)...)
 	r := rand.New(rand.NewPCG(97, 101))
@@ -224,7 +224,7 @@ func TestHopelessIsExact(t *testing.T) {
 			continue
 		}
 		id := plan.ReservationID{ClusterTimestamp: 1, Sequence: 1}
-		if !hopeless(newView(p), id, "u", def, Options{ComponentwiseFit: true}) {
+		if !hopeless(newView(p), id, "u", def, Config{ComponentwiseFit: true}) {
 			continue
 		}
 		said++
@@ -237,33 +237,44 @@ func TestHopelessIsExact(t *testing.T) {
 	t.Logf("%d hopeless definitions checked", said)
 }
 
-func TestWasteOptionsValidate(t *testing.T) {
-	require.NoError(t, DefaultWasteOptions().Validate())
+func TestWasteConfigValidate(t *testing.T) {
+	require.NoError(t, DefaultWasteConfig().Validate())
 	for _, c := range []struct {
 		name  string
-		w     WasteOptions
+		w     WasteConfig
 		field string
 	}{
-		{"gap", WasteOptions{Gap: 0, Contested: 0.5}, "waste-options.gap"},
-		{"slack", WasteOptions{Gap: 1, Slack: math.Inf(1), Contested: 0.5}, "waste-options.slack"},
-		{"contested", WasteOptions{Gap: 1, Contested: -1}, "waste-options.contested"},
+		{"gap", WasteConfig{Gap: 0, Contested: 0.5}, "waste-options.gap"},
+		{"slack", WasteConfig{Gap: 1, Slack: math.Inf(1), Contested: 0.5}, "waste-options.slack"},
+		{"contested", WasteConfig{Gap: 1, Contested: -1}, "waste-options.contested"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := NewLeastWaste(DefaultOptions(), c.w)
+			_, err := NewLeastWaste(LeastWasteConfig{Config: DefaultConfig(), Waste: c.w})
 			require.ErrorIs(t, err, berth.ErrInvalidArgument)
 			var fe *berth.FieldError
 			require.ErrorAs(t, err, &fe)
 			assert.Equal(t, c.field, fe.Field)
 		})
 	}
-	_, err := NewLeastWaste(Options{SmoothnessFactor: -1}, DefaultWasteOptions())
+	_, err := NewLeastWaste(LeastWasteConfig{Config: Config{SmoothnessFactor: -1}})
 	require.ErrorIs(t, err, berth.ErrInvalidArgument)
+}
+
+// TestLeastWasteZeroWasteIsDefault: a config without waste settings gets
+// DefaultWasteConfig, and says so in its snapshot spec.
+func TestLeastWasteZeroWasteIsDefault(t *testing.T) {
+	zero, err := NewLeastWaste(LeastWasteConfig{Config: DefaultConfig()})
+	require.NoError(t, err)
+	def, err := NewLeastWaste(LeastWasteConfig{Config: DefaultConfig(), Waste: DefaultWasteConfig()})
+	require.NoError(t, err)
+	assert.Equal(t, DefaultWasteConfig(), zero.wopts)
+	assert.Equal(t, def.StateSpec(), zero.StateSpec())
 }
 
 // LeastWaste is safe for concurrent use: parallel callers on their own
 // plans decide exactly as one caller does.
 func TestLeastWasteConcurrent(t *testing.T) {
-	lw, err := NewLeastWaste(DefaultOptions(), WasteOptions{Gap: 5000, Slack: 0.2, Contested: 2})
+	lw, err := NewLeastWaste(LeastWasteConfig{Config: DefaultConfig(), Waste: WasteConfig{Gap: 5000, Slack: 0.2, Contested: 2}})
 	require.NoError(t, err)
 	checkParallelCallers(t, lw, rand.New(rand.NewPCG(103, 107)))
 }

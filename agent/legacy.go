@@ -21,7 +21,7 @@ import (
 // breakpoint to breakpoint instead of every step, with the same result. It
 // is safe for concurrent use.
 type LegacyGreedy struct {
-	// ComponentwiseFit: see [Options.ComponentwiseFit].
+	// ComponentwiseFit: see [Config.ComponentwiseFit].
 	ComponentwiseFit bool
 }
 

@@ -87,12 +87,12 @@ func TestFastReadsMatchThePlan(t *testing.T) {
 func TestRecycledBuffersChangeNothing(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 9))
 	for _, left := range []bool{true, false} {
-		opts := DefaultOptions()
+		opts := DefaultConfig()
 		opts.FavorEarlyAllocation = left
 		pooled, err := NewGreedy(opts)
 		require.NoError(t, err)
 		require.NotNil(t, pooled.bufs)
-		fresh := &IterativePlanner{Interval: Unconstrained{}, Allocator: GreedyRLE{}, Options: opts}
+		fresh := &IterativePlanner{Interval: Unconstrained{}, Allocator: GreedyRLE{}, Config: opts}
 		cot, err := policy.NewCapacityOverTime(policy.DefaultCapacityOverTimeConfig())
 		require.NoError(t, err)
 		pc := plan.DefaultConfig("q", berth.New(16*1024, 16), berth.NewManualClock(0))

@@ -87,7 +87,7 @@ func TestPortfolioMemoSameDecisions(t *testing.T) {
 		func() plan.SharingPolicy { return mk(60) },
 		func() plan.SharingPolicy { return mk(100) },
 	}
-	f, err := NewPortfolio(Options{})
+	f, err := NewPortfolio(Config{})
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(7, 11))
 	next := func(max int64) int64 { return r.Int64N(max + 1) }
@@ -144,9 +144,9 @@ func TestPortfolioMemoSameDecisions(t *testing.T) {
 // answer as a lone caller does: the memo and its pooled buffers are per
 // decision, never shared between goroutines.
 func TestPortfolioParallelOnePlan(t *testing.T) {
-	f, err := NewPortfolio(Options{})
+	f, err := NewPortfolio(Config{})
 	require.NoError(t, err)
-	lw, err := NewLeastWaste(DefaultOptions(), DefaultWasteOptions())
+	lw, err := NewLeastWaste(LeastWasteConfig{Config: DefaultConfig()})
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(3, 5))
 	next := func(max int64) int64 { return r.Int64N(max + 1) }
@@ -228,7 +228,7 @@ func TestHopelessLeavesOverCommitToThePlanners(t *testing.T) {
 	require.NoError(t, p.SetCapacity(berth.New(10*1024, 10)))
 	st := plan.Stage{Capability: berth.New(1024, 1), Concurrency: 1, Containers: 1, Duration: 2000}
 	def := plan.Definition{Arrival: 0, Deadline: 1500, Interpreter: plan.RAll, Stages: []plan.Stage{st, st}}
-	f, err := NewPortfolio(Options{})
+	f, err := NewPortfolio(Config{})
 	require.NoError(t, err)
 	_, werr := refPortfolio(f, planAdapter{p: p}, plan.ReservationID{ClusterTimestamp: 2, Sequence: 1}, "u", def)
 	require.ErrorIs(t, werr, berth.ErrCapacityExceeded, "the planners read the plan")

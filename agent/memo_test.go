@@ -81,7 +81,7 @@ func TestLoadsMemoAnswersAsThePlan(t *testing.T) {
 			}
 			m := newLoadsMemo(direct, id, def)
 			var view planView = m
-			for _, o := range []Options{{ComponentwiseFit: true}, {}} {
+			for _, o := range []Config{{ComponentwiseFit: true}, {}} {
 				want := hopeless(direct, id, "u", def, o)
 				require.Equal(t, want, hopeless(m, id, "u", def, o), "round %d: hopeless of %+v", round, def)
 				if want {
@@ -100,7 +100,7 @@ func TestLoadsMemoAnswersAsThePlan(t *testing.T) {
 					w = berth.Interval{Start: s, End: s + next(8000)}
 				}
 				s := def.Stages[next(int64(len(def.Stages)-1))]
-				j := &job{view: direct, opts: Options{ComponentwiseFit: next(1) == 0}}
+				j := &job{view: direct, opts: Config{ComponentwiseFit: next(1) == 0}}
 				need := newStretchNeed(j.stageJob(s))
 				needp := &need
 				if next(2) == 0 {

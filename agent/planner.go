@@ -30,8 +30,8 @@ type IterativePlanner struct {
 	Interval StageInterval
 	// Allocator places each stage; nil means [GreedyRLE].
 	Allocator StageAllocator
-	// Options tunes the search; see [Options].
-	Options Options
+	// Config tunes the search; see [Config].
+	Config Config
 
 	// bufs recycles scratch buffers across placements; the constructors
 	// set it, a planner built as a literal allocates instead.
@@ -44,8 +44,8 @@ type IterativePlanner struct {
 
 // newPlanner returns a planner of the built-in interval and allocator
 // with its label cached.
-func newPlanner(iv StageInterval, a StageAllocator, o Options, bufs *stepBuffers) *IterativePlanner {
-	ip := &IterativePlanner{Interval: iv, Allocator: a, Options: o, bufs: bufs}
+func newPlanner(iv StageInterval, a StageAllocator, o Config, bufs *stepBuffers) *IterativePlanner {
+	ip := &IterativePlanner{Interval: iv, Allocator: a, Config: o, bufs: bufs}
 	ip.labelI, ip.labelA = iv.Name(), a.Name()
 	ip.labelS = "IterativePlanner(" + ip.labelI + ", " + ip.labelA + ")"
 	return ip
@@ -118,7 +118,7 @@ func (ip *IterativePlanner) compute(pv planView, id plan.ReservationID, user str
 	j := ip.bufs.job()
 	defer ip.bufs.putJob(j)
 	j.view, j.id, j.user, j.def, j.period = pv, id, user, def, def.Period
-	j.left, j.opts = ip.Options.allocateLeft(), ip.Options
+	j.left, j.opts = ip.Config.allocateLeft(), ip.Config
 	alloc, ival := ip.allocator(), ip.interval()
 	v := (*StageView)(j)
 	var all []placement

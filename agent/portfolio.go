@@ -50,7 +50,7 @@ import (
 type Portfolio struct {
 	single, anyOf, all, ordered []*IterativePlanner
 	// opts are the options it was built with, for its snapshot spec.
-	opts Options
+	opts Config
 }
 
 var _ plan.Agent = (*Portfolio)(nil)
@@ -59,7 +59,7 @@ var _ plan.Agent = (*Portfolio)(nil)
 // low-cost aligned planner and ExactScan its greedy scans;
 // FavorEarlyAllocation and ComponentwiseFit are set by the portfolio
 // itself.
-func NewPortfolio(o Options) (*Portfolio, error) {
+func NewPortfolio(o Config) (*Portfolio, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func (f *Portfolio) compute(v planView, id plan.ReservationID, user string, def 
 		defer m.done()
 		v = m
 	}
-	if multi && stagesValid(v, def) && hopeless(v, id, user, def, f.all[0].Options) {
+	if multi && stagesValid(v, def) && hopeless(v, id, user, def, f.all[0].Config) {
 		// Some stage every placement needs has no room: no planner runs.
 		return nil, nil, &NoPlacementError{Agent: "Portfolio", Stage: -1, Reason: reasonNoRoom}
 	}
@@ -192,7 +192,7 @@ func (f *Portfolio) anyStage(v planView, id plan.ReservationID, user string, def
 	for _, i := range order {
 		one := def
 		one.Stages = def.Stages[i : i+1]
-		if hopeless(v, id, user, one, f.all[0].Options) {
+		if hopeless(v, id, user, one, f.all[0].Config) {
 			last = &NoPlacementError{Agent: "Portfolio", Stage: i, Reason: reasonNoRoom}
 			continue
 		}

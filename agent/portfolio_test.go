@@ -12,7 +12,7 @@ import (
 )
 
 func portfolioSubject(t testing.TB) subject {
-	pf, err := NewPortfolio(DefaultOptions())
+	pf, err := NewPortfolio(DefaultConfig())
 	require.NoError(t, err)
 	return subject{name: "portfolio", agent: pf, stages: func(p *plan.Plan, id plan.ReservationID, user string, def plan.Definition) ([][]placement, error) {
 		_, st, err := pf.compute(newView(p), id, user, def)
@@ -39,9 +39,9 @@ func TestPortfolioProperties(t *testing.T) {
 
 // On an empty plan, whatever greedy (late) places, the portfolio places.
 func TestPortfolioAcceptsWhatGreedyAccepts(t *testing.T) {
-	pf, err := NewPortfolio(DefaultOptions())
+	pf, err := NewPortfolio(DefaultConfig())
 	require.NoError(t, err)
-	o := DefaultOptions()
+	o := DefaultConfig()
 	o.FavorEarlyAllocation, o.ComponentwiseFit = false, true
 	g, err := NewGreedy(o)
 	require.NoError(t, err)
@@ -91,7 +91,7 @@ func TestPortfolioChainNoGap(t *testing.T) {
 		{Capability: berth.New(1024, 1), Containers: 2, Concurrency: 2, Duration: 2000},
 	}}
 	id := plan.ReservationID{ClusterTimestamp: 1, Sequence: 2}
-	pf, err := NewPortfolio(DefaultOptions())
+	pf, err := NewPortfolio(DefaultConfig())
 	require.NoError(t, err)
 	for i, ip := range pf.ordered {
 		_, _, err := ip.compute(newView(p), id, "u", def)
@@ -109,7 +109,7 @@ func TestPortfolioChainNoGap(t *testing.T) {
 // first in their order; an invalid stage is reported with its index.
 func TestPortfolioAnyLargestFirst(t *testing.T) {
 	p := testPlan(t, policy.NoOverCommit{})
-	pf, err := NewPortfolio(DefaultOptions())
+	pf, err := NewPortfolio(DefaultConfig())
 	require.NoError(t, err)
 	small := plan.Stage{Capability: berth.New(1024, 1), Containers: 1, Concurrency: 1, Duration: 1000}
 	big := plan.Stage{Capability: berth.New(2048, 2), Containers: 4, Concurrency: 4, Duration: 3000}
@@ -133,14 +133,14 @@ func TestPortfolioAnyLargestFirst(t *testing.T) {
 	assert.Equal(t, stageField(1, "num-containers"), fe.Field)
 	assert.Equal(t, 1, p.Len())
 
-	_, err = NewPortfolio(Options{SmoothnessFactor: -1})
+	_, err = NewPortfolio(Config{SmoothnessFactor: -1})
 	require.ErrorIs(t, err, berth.ErrInvalidArgument)
 }
 
 // The portfolio is safe for concurrent use: parallel callers on their own
 // plans decide as one caller does.
 func TestPortfolioConcurrent(t *testing.T) {
-	pf, err := NewPortfolio(DefaultOptions())
+	pf, err := NewPortfolio(DefaultConfig())
 	require.NoError(t, err)
 	checkParallelCallers(t, pf, rand.New(rand.NewPCG(41, 43)))
 }

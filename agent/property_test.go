@@ -27,28 +27,28 @@ func subjects(t testing.TB) []subject {
 			return st, err
 		}}
 	}
-	left, err := NewGreedy(DefaultOptions())
+	left, err := NewGreedy(DefaultConfig())
 	require.NoError(t, err)
-	rightOpts := DefaultOptions()
+	rightOpts := DefaultConfig()
 	rightOpts.FavorEarlyAllocation = false
 	right, err := NewGreedy(rightOpts)
 	require.NoError(t, err)
-	exact := DefaultOptions()
+	exact := DefaultConfig()
 	exact.ExactScan, exact.ComponentwiseFit = true, true
 	exactRight := exact
 	exactRight.FavorEarlyAllocation = false
-	aligned, err := NewAlignedPlannerWithGreedy(DefaultOptions())
+	aligned, err := NewAlignedPlannerWithGreedy(DefaultConfig())
 	require.NoError(t, err)
 	lowCost := aligned.Agents[0].(*IterativePlanner)
 	legacy := &LegacyGreedy{}
 	return []subject{
 		ip("greedy-left", left),
 		ip("greedy-right", right),
-		ip("greedy-exact-left", &IterativePlanner{Options: exact}),
-		ip("greedy-exact-right", &IterativePlanner{Options: exactRight}),
-		ip("step-greedy", &IterativePlanner{Allocator: Greedy{}, Options: DefaultOptions()}),
+		ip("greedy-exact-left", &IterativePlanner{Config: exact}),
+		ip("greedy-exact-right", &IterativePlanner{Config: exactRight}),
+		ip("step-greedy", &IterativePlanner{Allocator: Greedy{}, Config: DefaultConfig()}),
 		ip("low-cost-by-demand", lowCost),
-		ip("low-cost-right", &IterativePlanner{Interval: ByDemand{}, Allocator: LowCostAligned{}, Options: rightOpts}),
+		ip("low-cost-right", &IterativePlanner{Interval: ByDemand{}, Allocator: LowCostAligned{}, Config: rightOpts}),
 		{name: "aligned-with-greedy", agent: aligned},
 		{name: "legacy", agent: legacy, stages: func(p *plan.Plan, id plan.ReservationID, _ string, def plan.Definition) ([][]placement, error) {
 			_, st, _, err := legacy.compute(newView(p), id, def)
@@ -294,7 +294,7 @@ func fuzzSubmissions(t *testing.T, s subject, src *bytesSource, n int64) {
 
 func TestStageValidationErrors(t *testing.T) {
 	p := testPlan(t, policy.NoOverCommit{})
-	ag, err := NewGreedy(DefaultOptions())
+	ag, err := NewGreedy(DefaultConfig())
 	require.NoError(t, err)
 	good := plan.Stage{Capability: berth.New(1024, 1), Containers: 2, Concurrency: 1, Duration: 1000}
 	cases := []struct {

@@ -49,7 +49,7 @@ type job struct {
 	def    plan.Definition
 	period berth.Duration
 	left   bool
-	opts   Options
+	opts   Config
 	// mods is what the stages placed so far take (YARN's planModifications).
 	mods *profile
 	// planLoads is read lazily: only the low-cost allocator uses it.

@@ -290,7 +290,7 @@ func TestStretchChangesNoDecision(t *testing.T) {
 			id := plan.ReservationID{ClusterTimestamp: 1, Sequence: 1 + next(30)} // sometimes held: an update
 			user := []string{"a", "b"}[next(1)]
 			for _, left := range []bool{true, false} {
-				ip := &IterativePlanner{Options: Options{FavorEarlyAllocation: left, ComponentwiseFit: next(3) == 0}}
+				ip := &IterativePlanner{Config: Config{FavorEarlyAllocation: left, ComponentwiseFit: next(3) == 0}}
 				got, gotStages, gotErr := ip.compute(countingView{planAdapter{p: p}, &least, &none}, id, user, def)
 				want, wantStages, wantErr := ip.compute(noNeedView{planAdapter{p: p}}, id, user, def)
 				require.Equal(t, wantErr, gotErr, "round %d: %+v", round, def)

@@ -17,7 +17,7 @@ import (
 func w2Plan(t testing.TB, div int64) (*plan.Plan, plan.Agent) {
 	pol, err := policy.NewCapacityOverTime(policy.DefaultCapacityOverTimeConfig())
 	require.NoError(t, err)
-	ag, err := agent.NewGreedy(agent.DefaultOptions())
+	ag, err := agent.NewGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
 	cfg := plan.DefaultConfig("dedicated", berth.New(8_192_000/div, 8000/div), berth.NewManualClock(0))
 	cfg.MaxAllocation = berth.New(8192, 8)

@@ -42,17 +42,17 @@ type namedAgent struct {
 // yardstickAgents are YARN's agents, the portfolio and the least-waste
 // agent, side by side.
 func yardstickAgents(t testing.TB) []namedAgent {
-	early, err := agent.NewGreedy(agent.DefaultOptions())
+	early, err := agent.NewGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
-	lateOpts := agent.DefaultOptions()
+	lateOpts := agent.DefaultConfig()
 	lateOpts.FavorEarlyAllocation = false
 	late, err := agent.NewGreedy(lateOpts)
 	require.NoError(t, err)
-	aligned, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	aligned, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
-	pf, err := agent.NewPortfolio(agent.DefaultOptions())
+	pf, err := agent.NewPortfolio(agent.DefaultConfig())
 	require.NoError(t, err)
-	lw, err := agent.NewLeastWaste(agent.DefaultOptions(), agent.DefaultWasteOptions())
+	lw, err := agent.NewLeastWaste(agent.LeastWasteConfig{Config: agent.DefaultConfig()})
 	require.NoError(t, err)
 	return []namedAgent{{"greedy-early", early}, {"greedy-late", late}, {"aligned-with-greedy", aligned}, {"portfolio", pf}, {"least-waste", lw}}
 }

@@ -186,7 +186,7 @@ func TestMeasure(t *testing.T) {
 				Stages: []plan.Stage{{Capability: berth.New(1024, 1), Containers: containers, Concurrency: containers, Duration: 2000}}}}
 	}
 	stream := []agent.Episode{{Config: cfg, Requests: []agent.Request{one(1, 2), one(2, 2), one(3, 2), one(4, 1)}}}
-	ag, err := agent.NewGreedy(agent.DefaultOptions())
+	ag, err := agent.NewGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
 	var tick time.Duration
 	clock := func() time.Duration { tick += time.Microsecond; return tick }

@@ -185,11 +185,11 @@ func greedyCases() []yarnCase {
 	return cs
 }
 
-func runYarnCases(t *testing.T, cases []yarnCase, mk func(agent.Options) (plan.Agent, error)) {
+func runYarnCases(t *testing.T, cases []yarnCase, mk func(agent.Config) (plan.Agent, error)) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s/allocateLeft=%v/recurrence=%d", c.method, c.left, c.recurrence), func(t *testing.T) {
 			p := yarnPlan(t, c.blockers, c.recurrence)
-			o := agent.DefaultOptions()
+			o := agent.DefaultConfig()
 			o.FavorEarlyAllocation = c.left
 			ag, err := mk(o)
 			require.NoError(t, err)
@@ -214,7 +214,7 @@ func TestYARNParityGreedyReservationAgent(t *testing.T) {
 	for _, period := range yarnRecurrences {
 		cases = append(cases, withRecurrence(greedyCases(), period)...)
 	}
-	runYarnCases(t, cases, func(o agent.Options) (plan.Agent, error) { return agent.NewGreedy(o) })
+	runYarnCases(t, cases, func(o agent.Config) (plan.Agent, error) { return agent.NewGreedy(o) })
 }
 
 // TestAlignedPlanner runs with a one-minute step.
@@ -355,7 +355,7 @@ func TestYARNParityAlignedPlanner(t *testing.T) {
 				p := yarnPlanStep(t, apStep, sc.blockers, period)
 				agents := map[bool]*agent.TryMany{}
 				for _, left := range []bool{true, false} {
-					o := agent.DefaultOptions()
+					o := agent.DefaultConfig()
 					o.FavorEarlyAllocation = left
 					ag, err := agent.NewAlignedPlannerWithGreedy(o)
 					require.NoError(t, err)
@@ -419,7 +419,7 @@ func TestYARNParityGreedySharingPolicyFeedback(t *testing.T) {
 					require.NoError(t, err)
 					require.NoError(t, p.AddReservation(a))
 				}
-				o := agent.DefaultOptions()
+				o := agent.DefaultConfig()
 				o.FavorEarlyAllocation = left
 				ag, err := agent.NewGreedy(o)
 				require.NoError(t, err)
@@ -473,13 +473,13 @@ func TestYARNParityReservationAgents(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		requests = 25
 	}
-	type mk func(agent.Options) (plan.Agent, error)
+	type mk func(agent.Config) (plan.Agent, error)
 	agents := []struct {
 		name string
 		mk   mk
 	}{
-		{"GreedyReservationAgent", func(o agent.Options) (plan.Agent, error) { return agent.NewGreedy(o) }},
-		{"AlignedPlannerWithGreedy", func(o agent.Options) (plan.Agent, error) { return agent.NewAlignedPlannerWithGreedy(o) }},
+		{"GreedyReservationAgent", func(o agent.Config) (plan.Agent, error) { return agent.NewGreedy(o) }},
+		{"AlignedPlannerWithGreedy", func(o agent.Config) (plan.Agent, error) { return agent.NewAlignedPlannerWithGreedy(o) }},
 	}
 	for _, a := range agents {
 		for _, period := range []int64{0, 7_200_000, 86_400_000} {
@@ -490,7 +490,7 @@ func TestYARNParityReservationAgents(t *testing.T) {
 					cfg.Policy = policy.NoOverCommit{}
 					p, err := plan.New(cfg)
 					require.NoError(t, err)
-					o := agent.DefaultOptions()
+					o := agent.DefaultConfig()
 					o.FavorEarlyAllocation = left
 					ag, err := a.mk(o)
 					require.NoError(t, err)

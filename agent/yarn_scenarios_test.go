@@ -100,12 +100,12 @@ func (d scnDef) definition(t *testing.T) plan.Definition {
 // file.
 var scenarioConfigs = map[string]func(t *testing.T) (plan.Agent, plan.SharingPolicy){
 	"c_aligned": func(t *testing.T) (plan.Agent, plan.SharingPolicy) {
-		a, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+		a, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig())
 		require.NoError(t, err)
 		return a, policy.NoOverCommit{}
 	},
 	"d_greedy_early_quota": func(t *testing.T) (plan.Agent, plan.SharingPolicy) {
-		a, err := agent.NewGreedy(agent.DefaultOptions())
+		a, err := agent.NewGreedy(agent.DefaultConfig())
 		require.NoError(t, err)
 		return a, scenarioQuota(t, false)
 	},
@@ -301,7 +301,7 @@ func TestYARNScenarios(t *testing.T) {
 				ag, pol := mk(t)
 				var aligned *agent.IterativePlanner
 				if name == "c_aligned" {
-					aligned = &agent.IterativePlanner{Interval: agent.ByDemand{}, Options: agent.DefaultOptions(),
+					aligned = &agent.IterativePlanner{Interval: agent.ByDemand{}, Config: agent.DefaultConfig(),
 						Allocator: agent.LowCostAligned{SmoothnessFactor: agent.DefaultSmoothnessFactor}}
 				}
 				replayScenario(t, s, ag, aligned, scenarioPlan(t, s, pol), want)
@@ -359,7 +359,7 @@ func TestYARNScenario6Op24ExactAverage(t *testing.T) {
 	require.Equal(t, 6, s.Scenario)
 	want := s.Configs["d_greedy_early_quota"]
 	require.Len(t, want.Outcomes, 25)
-	o := agent.DefaultOptions()
+	o := agent.DefaultConfig()
 	o.ExactScan, o.ComponentwiseFit = true, true
 	ag, err := agent.NewGreedy(o)
 	require.NoError(t, err)

@@ -23,7 +23,8 @@ func TestAbsoluteGuaranteeKeepsExtendedTypes(t *testing.T) {
 	b := Queue("b", 0)
 	b.Capacity = queue.Absolute(gpu(40, 40, 6))
 	cfg.Root.Children = []QueueConfig{a, b}
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(NodeSpec{ID: "n", Rack: "/r", Capability: gpu(100, 100, 8)}))
 	snap := s.Snapshot()
@@ -39,7 +40,8 @@ func TestSnapshotContainersByID(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.Root.Children = []QueueConfig{Queue("a", 100)}
 		cfg.MaxOffSwitchAssignments = 1000
-		s, err := New(cfg, berth.NewManualClock(0))
+		cfg.Clock = berth.NewManualClock(0)
+		s, err := New(cfg)
 		require.NoError(t, err)
 		require.NoError(t, s.AddNode(NodeSpec{ID: "n", Rack: "/r", Capability: berth.New(1<<20, 1<<20)}))
 		_, err = s.SubmitApp(AppSpec{ID: "x", Queue: "a", User: "u"})

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/internal/order"
 	"github.com/berthsched/berth/queue"
 )
 
@@ -19,7 +20,7 @@ const (
 // it visits (their order entry, user, asks and reservations), a commit the
 // next; with 10,000 applications each visit is a cache miss per line.
 type app struct {
-	sent     queue.OrderEntry[appKey, *app] // a's place in its leaf's order
+	sent     order.Entry[appKey, *app] // a's place in its leaf's order
 	u        *user
 	q        *qnode
 	asks     queue.Requests[keyState] // outstanding asks by priority (YARN's AppSchedulingInfo)

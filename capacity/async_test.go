@@ -28,7 +28,8 @@ func asyncWorld(t *testing.T, mutate func(*Config)) (*Scheduler, *berth.ManualCl
 	cfg.Async.Interval = 0
 	mutate(&cfg)
 	clock := berth.NewManualClock(0)
-	s, err := New(cfg, clock)
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	for i := range 10 {
 		require.NoError(t, s.AddNode(NodeSpec{ID: fmt.Sprintf("127.0.0.%d", i), Rack: "/default-rack", Capability: berth.New(20*gb, 20)}))
@@ -217,7 +218,8 @@ func TestMultiNodeSorting(t *testing.T) {
 				Policies: map[string]NodeSorting{"p": {Policy: ResourceUsageNodes{}, Interval: interval}}}
 			cfg.Async.Enabled = true
 			clock := berth.NewManualClock(0)
-			s, err := New(cfg, clock)
+			cfg.Clock = clock
+			s, err := New(cfg)
 			require.NoError(t, err)
 			require.NoError(t, s.AddNodes(mkNode("n1", 8*gb, 8), mkNode("n2", 8*gb, 8), mkNode("n3", 8*gb, 8)))
 			_, err = s.SubmitApp(AppSpec{ID: "x", Queue: "a", User: "u"})
@@ -273,9 +275,11 @@ func TestRoundEqualsHeartbeat(t *testing.T) {
 		async := base
 		async.Async.Enabled = true
 		async.Async.SkipNodeAfter = 0
-		cs, err := New(sync, berth.NewManualClock(0))
+		sync.Clock = berth.NewManualClock(0)
+		cs, err := New(sync)
 		require.NoError(t, err)
-		ca, err := New(async, berth.NewManualClock(0))
+		async.Clock = berth.NewManualClock(0)
+		ca, err := New(async)
 		require.NoError(t, err)
 		both := func(f func(s *Scheduler) error) {
 			require.NoError(t, f(cs))

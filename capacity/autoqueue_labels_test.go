@@ -37,7 +37,8 @@ func TestAutoCreateOnPartitions(t *testing.T) {
 				cfg.MultiNode = MultiNodePlacement{Enabled: true, Policy: "usage", Policies: map[string]NodeSorting{"usage": {Policy: ResourceUsageNodes{}}}}
 			}
 			clock := berth.NewManualClock(0)
-			s, err := New(cfg, clock)
+			cfg.Clock = clock
+			s, err := New(cfg)
 			require.NoError(t, err)
 			require.NoError(t, s.AddNodes(mkNode("d1", 10*gb, 10), mkNode("d2", 10*gb, 10),
 				NodeSpec{ID: "x1", Rack: "/r", Capability: berth.New(10*gb, 10), Label: "x"}))

@@ -34,7 +34,8 @@ func queuePaths(s *Scheduler) []string {
 func TestAutoCreateV2(t *testing.T) {
 	cfg := v2Config()
 	clock := berth.NewManualClock(1000)
-	s, err := New(cfg, clock)
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(mkNode("n1", 100*gb, 100)))
 
@@ -69,7 +70,8 @@ func TestAutoCreateV2(t *testing.T) {
 	// Max queues and weight-only children.
 	cfg = v2Config()
 	cfg.Root.Children[0].Settings.AutoCreate.MaxQueues = 2
-	s2, err := New(cfg, clock)
+	cfg.Clock = clock
+	s2, err := New(cfg)
 	require.NoError(t, err)
 	_, err = s2.SubmitApp(AppSpec{ID: "a", Queue: "root.p.one", User: "u"})
 	require.NoError(t, err)
@@ -77,7 +79,8 @@ func TestAutoCreateV2(t *testing.T) {
 	require.ErrorIs(t, err, berth.ErrCapacityExceeded, "x and one fill max-queues 2")
 	cfg = v2Config()
 	cfg.Root.Children[0].Children[0].Capacity = queue.Percent(100)
-	s3, err := New(cfg, clock)
+	cfg.Clock = clock
+	s3, err := New(cfg)
 	require.NoError(t, err)
 	_, err = s3.SubmitApp(AppSpec{ID: "a", Queue: "root.p.one", User: "u"})
 	require.ErrorIs(t, err, berth.ErrInvalidArgument, "x uses a percentage: v2 creates only beside weights")
@@ -89,7 +92,8 @@ func TestAutoCreateV2Expiry(t *testing.T) {
 	cfg := v2Config()
 	cfg.AutoQueueExpiration = 10_000
 	clock := berth.NewManualClock(0)
-	s, err := New(cfg, clock)
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	_, err = s.SubmitApp(AppSpec{ID: "a1", Queue: "root.p.team.alice", User: "alice"})
 	require.NoError(t, err)
@@ -134,7 +138,9 @@ func legacyConfig(fail bool) Config {
 // (GuaranteedOrZeroCapacityOverTimePolicy), re-balanced by ManageQueues.
 func TestAutoCreateLegacy(t *testing.T) {
 	clock := berth.NewManualClock(0)
-	s, err := New(legacyConfig(false), clock)
+	cfg := legacyConfig(false)
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(mkNode("n1", 100*gb, 100)))
 	for _, u := range []string{"alice", "bob", "carol"} {
@@ -150,7 +156,7 @@ func TestAutoCreateLegacy(t *testing.T) {
 	assert.Equal(t, 2.0, s.byPath["root.m.alice"].set().UserLimitFactor, "the template's settings")
 
 	// Direct submission to an auto-created leaf, without the mapping.
-	cfg := legacyConfig(false)
+	cfg = legacyConfig(false)
 	_, err = s.SubmitApp(AppSpec{ID: "direct", Queue: "root.m.alice", User: "alice"})
 	require.ErrorIs(t, err, berth.ErrPermissionDenied)
 	_ = cfg
@@ -165,7 +171,9 @@ func TestAutoCreateLegacy(t *testing.T) {
 	require.NoError(t, s.Check())
 
 	// fail-on-exceeding-parent-capacity refuses the third leaf.
-	f, err := New(legacyConfig(true), clock)
+	cfg = legacyConfig(true)
+	cfg.Clock = clock
+	f, err := New(cfg)
 	require.NoError(t, err)
 	for _, u := range []string{"alice", "bob"} {
 		_, err := f.SubmitApp(AppSpec{ID: u, Queue: "default", User: u})
@@ -229,7 +237,8 @@ func TestAutoCreateXML(t *testing.T) {
 func TestAutoCreateStateAndReconfigure(t *testing.T) {
 	cfg := v2Config()
 	clock := berth.NewManualClock(0)
-	s, err := New(cfg, clock)
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(mkNode("n1", 10*gb, 10)))
 	_, err = s.SubmitApp(AppSpec{ID: "a1", Queue: "root.p.team.alice", User: "alice"})

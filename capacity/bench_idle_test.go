@@ -22,7 +22,8 @@ func idleQueuesWorld(tb testing.TB, child ChildOrdering, idle int) (*Scheduler, 
 	plan.Settings.ChildOrdering = child
 	plan.Settings.UserLimitFactor = 1e6 // the user limit of a zero guarantee is a multiple of the minimum allocation
 	cfg.Root.Children = []QueueConfig{plan}
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -36,7 +36,8 @@ func partitionsWorld(b *testing.B, nodes, containers int) (*Scheduler, map[strin
 		leaves = append(leaves, q)
 	}
 	cfg.Root.Children = leaves
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

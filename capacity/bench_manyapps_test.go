@@ -40,7 +40,8 @@ func manyAppsWorld(tb testing.TB, child ChildOrdering, nodes, apps, perApp, maxP
 	cfg.Root.Children = parents
 	cfg.Root.Settings.ChildOrdering = child
 	cfg.MaximumApplications = 1 << 20
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -19,7 +19,8 @@ func throughputWorld(b *testing.B, nodes int) *Scheduler {
 	// assign-multiple: fill a node in one heartbeat.
 	cfg.MaxOffSwitchAssignments = total
 	cfg.MaxContainerAssignments = -1
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -122,7 +123,8 @@ func BenchmarkLargeCluster(b *testing.B) {
 			l1 = append(l1, Queue(fmt.Sprintf("q%d", x), 10, l2...))
 		}
 		cfg.Root.Children = l1
-		s, err := New(cfg, berth.NewManualClock(0))
+		cfg.Clock = berth.NewManualClock(0)
+		s, err := New(cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -198,7 +200,8 @@ func BenchmarkReservationQueueChurn(b *testing.B) {
 	plan := Queue("plan", 10)
 	plan.Reservable = true
 	cfg.Root.Children = append(top, plan)
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

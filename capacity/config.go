@@ -169,6 +169,11 @@ func Queue(name string, capacityPercent float32, children ...QueueConfig) QueueC
 // `yarn.scheduler.capacity.*` knobs and the queue tree. Start from
 // [DefaultConfig]; load a capacity-scheduler.xml with [ParseXML].
 type Config struct {
+	// Clock is the host's clock, the scheduler's only source of time;
+	// required. It is the host's, not part of capacity-scheduler.xml:
+	// snapshots do not hold it (RestoreEnv.Clock supplies it) and
+	// [Scheduler.Reconfigure] keeps the one the scheduler was built with.
+	Clock berth.Clock
 	// Root is the queue tree; its name must be "root".
 	Root QueueConfig
 	// MaximumApplications is the system-wide limit of applications.
@@ -407,8 +412,10 @@ func kindOf(e *queue.Error) error {
 	return berth.ErrInvalidArgument
 }
 
-func treeOptions() queue.Options[QueueSettings] {
-	return queue.Options[QueueSettings]{
+// treeConfig is the queue tree of root under the capacity scheduler's rules.
+func treeConfig(root QueueConfig) queue.TreeConfig[QueueSettings] {
+	return queue.TreeConfig[QueueSettings]{
+		Root:                   root,
 		CheckCapacitySums:      true,
 		RequireStoppedToRemove: true,
 		Validate:               validateSettings,

@@ -44,7 +44,8 @@ func hashWorld(t *testing.T, seed uint64, steps int, mutate func(*Config)) (deci
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	s, err := New(cfg, clock)
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddReservationQueue("c", "res_1"))
 	require.NoError(t, s.SetEntitlement("c-default", Entitlement{Capacity: 0.5, MaxCapacity: 1}))

@@ -18,7 +18,8 @@ func TestDefaultConfigSchedules(t *testing.T) {
 	assert.Equal(t, "default", cfg.Root.Children[0].Name)
 
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(capacity.NodeSpec{ID: "n1", Rack: "/r1", Capability: berth.New(8192, 8)}))
 

@@ -16,7 +16,9 @@ import (
 func reservationWorld(t *testing.T) (*Scheduler, *berth.ManualClock) {
 	t.Helper()
 	clock := berth.NewManualClock(0)
-	s, err := New(orderConfig(0, false), clock)
+	cfg := orderConfig(0, false)
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(64*1024, 64)}))
 	require.NoError(t, s.AddReservationQueue("c", "r1"))

@@ -20,7 +20,8 @@ func ExampleScheduler_Explain() {
 	small.MaxCapacity = queue.Percent(12.5)
 	cfg.Root.Children = []capacity.QueueConfig{small, capacity.Queue("big", 90)}
 	cfg.NodeLocalityDelay = 1
-	s, _ := capacity.New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, _ := capacity.New(cfg)
 	for _, n := range []string{"n1", "n2"} {
 		_ = s.AddNode(capacity.NodeSpec{ID: n, Rack: "/r1", Capability: berth.New(8192, 8)})
 	}

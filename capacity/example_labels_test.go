@@ -26,7 +26,8 @@ func ExampleNodeLabel() {
 	cfg.Root.Children = []capacity.QueueConfig{ml, etl}
 	cfg.MaxOffSwitchAssignments = 8 // fill a node per heartbeat
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	if err != nil {
 		panic(err)
 	}

@@ -35,7 +35,8 @@ func ExampleAppOrderingPolicy() {
 	jobs.Settings.AppOrderingPolicy = ShortestJobFirst{}
 	cfg.Root.Children = []capacity.QueueConfig{jobs}
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -14,7 +14,9 @@ import (
 // would, with the next container id.
 func ExampleRestoreScheduler() {
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(capacity.DefaultConfig(), clock)
+	cfg := capacity.DefaultConfig()
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	if err != nil {
 		panic(err)
 	}

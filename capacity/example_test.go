@@ -19,7 +19,8 @@ func Example() {
 	}
 	cfg.MaxOffSwitchAssignments = 8 // fill a node per heartbeat
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	if err != nil {
 		panic(err)
 	}
@@ -73,7 +74,8 @@ func ExampleParseXMLReport() {
 		return
 	}
 	fmt.Print(report)
-	s, _ := capacity.New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, _ := capacity.New(cfg)
 	for _, user := range []string{"alice", "bob"} {
 		q, _ := s.SubmitApp(capacity.AppSpec{ID: user + "-app", User: user, Queue: "default"})
 		fmt.Println(user, "->", q)

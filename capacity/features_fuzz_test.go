@@ -93,7 +93,8 @@ func FuzzParseXMLFeatures(f *testing.F) {
 			}
 			return
 		}
-		if _, err := New(cfg, berth.NewManualClock(0)); err != nil {
+		cfg.Clock = berth.NewManualClock(0)
+		if _, err := New(cfg); err != nil {
 			t.Fatalf("accepted configuration refused by New: %v", err)
 		}
 	})

@@ -67,7 +67,8 @@ func newLabelWorld(t *testing.T, labels []NodeLabel, root QueueConfig, nodes ...
 	root.Settings = DefaultSettings()
 	root.Settings.NodeLabels = rootLabels
 	cfg.Root = root
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNodes(nodes...))
 	return &labelWorld{t: t, s: s}

@@ -68,7 +68,8 @@ func TestLabelsConfigErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := twoLabelConfig()
 			c.edit(&cfg)
-			_, err := New(cfg, berth.NewManualClock(0))
+			cfg.Clock = berth.NewManualClock(0)
+			_, err := New(cfg)
 			require.Error(t, err)
 			var fe *berth.FieldError
 			require.ErrorAs(t, err, &fe)
@@ -80,7 +81,9 @@ func TestLabelsConfigErrors(t *testing.T) {
 
 func TestLabelsRuntimeErrors(t *testing.T) {
 	newS := func(t *testing.T) *Scheduler {
-		s, err := New(twoLabelConfig(), berth.NewManualClock(0))
+		cfg := twoLabelConfig()
+		cfg.Clock = berth.NewManualClock(0)
+		s, err := New(cfg)
 		require.NoError(t, err)
 		require.NoError(t, s.AddNodes(NodeSpec{ID: "d", Rack: "/r", Capability: berth.New(8192, 8)},
 			NodeSpec{ID: "x1", Rack: "/r", Capability: berth.New(8192, 8), Label: "x"}))
@@ -185,7 +188,8 @@ func TestLabelsAbsoluteCapacities(t *testing.T) {
 	b.Settings.NodeLabels = map[string]LabelSettings{"gpu": {Capacity: abs(8 * 1024)}}
 	cfg.Root.Children = []QueueConfig{a, b}
 	cfg.Root.Settings.NodeLabels = map[string]LabelSettings{"gpu": {Capacity: queue.Percent(100)}}
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNodes(NodeSpec{ID: "g", Rack: "/r", Capability: berth.New(16*1024, 16), Label: "gpu"},
 		NodeSpec{ID: "h", Rack: "/r", Capability: berth.New(16*1024, 16), Label: "gpu"}))
@@ -222,7 +226,8 @@ func TestLabelsPlanOnDefaultPartition(t *testing.T) {
 	cfg.Root.Children[0].Capacity = queue.Percent(30)
 	cfg.Root.Children[1].Capacity = queue.Percent(30)
 	cfg.Root.Children = append(cfg.Root.Children, c)
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNodes(NodeSpec{ID: "d", Rack: "/r", Capability: berth.New(10*1024, 10)},
 		NodeSpec{ID: "x1", Rack: "/r", Capability: berth.New(100*1024, 100), Label: "x"}))

@@ -65,7 +65,8 @@ func FuzzParseLabels(f *testing.F) {
 		for i := range cfg.NodeLabels {
 			cfg.NodeLabels[i].NonExclusive = i%2 == 1
 		}
-		s, err := New(cfg, berth.NewManualClock(0))
+		cfg.Clock = berth.NewManualClock(0)
+		s, err := New(cfg)
 		if err != nil {
 			t.Fatalf("accepted configuration refused by New: %v", err)
 		}

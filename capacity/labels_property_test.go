@@ -93,7 +93,8 @@ func newLabelStream(t *testing.T, seed uint64) *labelStream {
 	r := rand.New(rand.NewPCG(seed, 4242))
 	cfg := propConfig(r)
 	labelConfig(&cfg)
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	return &labelStream{t: t, r: r, s: s, nodes: map[string]string{}, askedOn: map[string]map[int32]string{}, amOn: map[string]string{}}
 }

@@ -33,7 +33,8 @@ func TestLabelsRealConfig(t *testing.T) {
 }
 
 func labelsRealRun(t *testing.T, cfg Config) {
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	node := func(id, label string) NodeSpec {
 		return NodeSpec{ID: id, Rack: "/r", Capability: berth.New(64*1024, 32), Label: label}
@@ -125,6 +126,7 @@ func TestLabelsAmbariMinusOne(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, LabelSettings{}, cfg.Root.Settings.NodeLabels["default"])
 	assert.Equal(t, queue.NoLabel, cfg.Root.Settings.DefaultNodeLabelExpression)
-	_, err = New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	_, err = New(cfg)
 	require.NoError(t, err)
 }

@@ -185,7 +185,8 @@ func TestRejectsBadInput(t *testing.T) {
 	assert.ErrorIs(t, h.s.AddNode(NodeSpec{ID: "x", Rack: "", Capability: berth.New(gb, 1)}), berth.ErrInvalidArgument)
 	_, err := h.s.Heartbeat("nope", nil)
 	assert.ErrorIs(t, err, berth.ErrNotFound)
-	_, err = New(cfg, nil)
+	cfg.Clock = nil
+	_, err = New(cfg)
 	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
 }
 

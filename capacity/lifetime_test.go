@@ -41,7 +41,8 @@ func TestLifetimes(t *testing.T) {
 			a.Settings.MaxAppLifetime, a.Settings.DefaultAppLifetime = c.leafMax, c.leafDef
 			cfg.Root.Children = []QueueConfig{a}
 			clock := berth.NewManualClock(1000)
-			s, err := New(cfg, clock)
+			cfg.Clock = clock
+			s, err := New(cfg)
 			if c.refused {
 				assertFieldError(t, err, prefix+"root.a.default-application-lifetime")
 				return
@@ -69,7 +70,8 @@ func TestExpireApps(t *testing.T) {
 	a.Settings.MaxParallelApps = 1
 	cfg.Root.Children = []QueueConfig{a}
 	clock := berth.NewManualClock(0)
-	s, err := New(cfg, clock)
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(mkNode("n1", 8*gb, 8)))
 	_, err = s.SubmitApp(AppSpec{ID: "short", Queue: "a", User: "u", LifetimeSeconds: 10})
@@ -115,7 +117,8 @@ func TestLifetimesExpireOnTheClock(t *testing.T) {
 		a.Settings.MaxAppLifetime = int64(5 + r.IntN(30))
 		cfg.Root.Children = []QueueConfig{a}
 		clock := berth.NewManualClock(0)
-		s, err := New(cfg, clock)
+		cfg.Clock = clock
+		s, err := New(cfg)
 		require.NoError(t, err)
 		deadlines := map[string]berth.Time{}
 		for step := range 60 {

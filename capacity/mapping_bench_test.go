@@ -39,7 +39,9 @@ func bigMappingConfig() Config {
 // BenchmarkPlace measures one placement through 21 mappings (the last
 // one places) on a 1,000-leaf tree.
 func BenchmarkPlace(b *testing.B) {
-	s, err := New(bigMappingConfig(), berth.NewManualClock(0))
+	cfg := bigMappingConfig()
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

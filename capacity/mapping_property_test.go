@@ -150,7 +150,8 @@ func TestPlacementIsPure(t *testing.T) {
 			return out
 		}
 		cfg.Placement.Mappings, cfg.Placement.AppMappings = keep(cfg.Placement.Mappings), keep(cfg.Placement.AppMappings)
-		fresh, err := New(cfg, berth.NewManualClock(0))
+		cfg.Clock = berth.NewManualClock(0)
+		fresh, err := New(cfg)
 		if err != nil {
 			continue // the random tree or mappings are invalid: YARN refuses them too
 		}
@@ -192,7 +193,8 @@ func TestPlacementIsPure(t *testing.T) {
 		// A scheduler with a history, groups from Config.Groups, asked in
 		// reverse order.
 		static := queue.StaticGroups{}
-		busy, err := New(cfg, berth.NewManualClock(0))
+		cfg.Clock = berth.NewManualClock(0)
+		busy, err := New(cfg)
 		require.NoError(t, err)
 		require.NoError(t, busy.AddNode(NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(8192, 8)}))
 		for i, c := range cases {

@@ -48,7 +48,8 @@ func mappingScheduler(t *testing.T, pl Placement) *Scheduler {
 	cfg.Root = mappingTree()
 	cfg.Placement = pl
 	cfg.Groups = queue.GroupsFunc(groupsLikeYARNTests)
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	return s
 }
@@ -248,7 +249,8 @@ func TestMappingsValidatedAgainstTree(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.Root = mappingTree()
 			cfg.Placement = pl
-			_, err := New(cfg, berth.NewManualClock(0))
+			cfg.Clock = berth.NewManualClock(0)
+			_, err := New(cfg)
 			var fe *berth.FieldError
 			require.True(t, errors.As(err, &fe), "%v", err)
 			assert.Equal(t, c.field, fe.Field)
@@ -265,14 +267,16 @@ func TestMappingsValidatedAgainstTree(t *testing.T) {
 	cfg0 := DefaultConfig()
 	cfg0.Root = mappingTree()
 	cfg0.Placement.AppMappings = mustMappings(t, "u:bob:b")
-	_, err0 := New(cfg0, berth.NewManualClock(0))
+	cfg0.Clock = berth.NewManualClock(0)
+	_, err0 := New(cfg0)
 	assert.ErrorContains(t, err0, appNameMappingsKey+"[1]")
 	// Placeholders and existing targets are accepted.
 	ok := "u:%user:%user,u:%user:%primary_group.%user,u:%user:%secondary_group.%random,u:%user:root.users.%user,g:x:b,u:y:root.users.alice"
 	cfg := DefaultConfig()
 	cfg.Root = mappingTree()
 	cfg.Placement.Mappings = mustMappings(t, ok)
-	_, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	_, err := New(cfg)
 	require.NoError(t, err)
 }
 
@@ -320,7 +324,8 @@ func TestParseXMLMappings(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, cfg.Placement.Override)
 	assert.Equal(t, []PlacementRuleKind{RuleAppName, RuleUserGroup}, cfg.Placement.Rules)
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	q, err := s.SubmitApp(AppSpec{ID: "1", User: "alice", Queue: "default"})
 	require.NoError(t, err)

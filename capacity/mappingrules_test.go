@@ -87,7 +87,9 @@ func runRules(t *testing.T, s *Scheduler, override bool, rules []MappingRule, us
 
 func ruleScheduler(t *testing.T) *Scheduler {
 	t.Helper()
-	s, err := New(ruleConfig(), berth.NewManualClock(0))
+	cfg := ruleConfig()
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	return s
 }
@@ -219,7 +221,8 @@ func TestMappingRulesValidated(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := ruleConfig(userRule("*", PlaceDefaultQueue, ""), c.rule)
-			_, err := New(cfg, berth.NewManualClock(0))
+			cfg.Clock = berth.NewManualClock(0)
+			_, err := New(cfg)
 			if c.ok {
 				require.NoError(t, err)
 				return
@@ -232,10 +235,12 @@ func TestMappingRulesValidated(t *testing.T) {
 	// Legacy mappings are not read with the JSON format, even broken ones.
 	cfg := ruleConfig(userRule("*", PlaceDefaultQueue, ""))
 	cfg.Placement.Mappings = []QueueMapping{{Kind: MapUser, Source: "u", Queue: "nowhere"}}
-	_, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	_, err := New(cfg)
 	require.NoError(t, err)
 	cfg.Placement.Format = MappingJSON + 1
-	_, err = New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	_, err = New(cfg)
 	assertFieldError(t, err, mappingRuleFormatKey)
 }
 
@@ -247,7 +252,8 @@ func TestMappingRulesSubmit(t *testing.T) {
 		userRule("bob", PlaceUser, "root.man"),
 		userRule("*", PlaceDefaultQueue, ""),
 	)
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(mkNode("n1", 10*gb, 10)))
 	for _, c := range []struct{ user, want string }{
@@ -417,7 +423,9 @@ func FuzzParseMappingRules(f *testing.F) {
 }
 
 var fuzzRuleScheduler = func() *Scheduler {
-	s, err := New(ruleConfig(), berth.NewManualClock(0))
+	cfg := ruleConfig()
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	if err != nil {
 		panic(err)
 	}

@@ -118,7 +118,8 @@ func TestObserverSequences(t *testing.T) {
 			cfg.MaximumAMResourcePercent = 0.2 // 3.2 GB of 16: one 2 GB AM
 			cfg.MaxOffSwitchAssignments = 10   // a heartbeat fills the node
 			cfg.Root.Children = []QueueConfig{Queue("a", 50), Queue("b", 50)}
-			s, err := New(cfg, berth.NewManualClock(0))
+			cfg.Clock = berth.NewManualClock(0)
+			s, err := New(cfg)
 			require.NoError(t, err)
 			require.NoError(t, s.AddNode(mkNode("n1", 16*gb, 16)))
 			o := &lineObserver{}
@@ -138,7 +139,8 @@ func TestObserverPlanFollower(t *testing.T) {
 	dedicated.Reservable = true
 	cfg.Root.Children = []QueueConfig{Queue("default", 20), dedicated}
 	clock := berth.NewManualClock(0)
-	s, err := New(cfg, clock)
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(mkNode("n1", 100*gb, 100)))
 	o := &lineObserver{}
@@ -341,7 +343,8 @@ func throughputWorldT(t *testing.T, nodes int) *Scheduler {
 	cfg.Root.Children = []QueueConfig{Queue("a", 50), Queue("b", 50)}
 	cfg.MaxOffSwitchAssignments = 1000
 	cfg.MaxContainerAssignments = -1
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	for i := 0; i < nodes; i++ {
 		require.NoError(t, s.AddNode(NodeSpec{ID: fmt.Sprintf("node-%03d", i), Rack: "/r", Capability: berth.New(8*gb, 8)}))
@@ -399,7 +402,8 @@ func (c *plainCounter) ObserveContainer(e queue.ContainerEvent) {
 func TestObserverConcurrentCallers(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Root.Children = []QueueConfig{Queue("a", 50), Queue("b", 50)}
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	c := &plainCounter{}
 	s.SetObserver(c)

@@ -76,7 +76,8 @@ func runLeaf(t *testing.T, pol AppOrderingPolicy, n, k int) (*Scheduler, []strin
 	cfg.Root.Children = []QueueConfig{jobs}
 	cfg.MaxOffSwitchAssignments = 1
 	clock := berth.NewManualClock(0)
-	s, err := New(cfg, clock)
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	s.checkOrder = true
 	for i := range n {
@@ -124,7 +125,8 @@ func TestCustomChildOrderingChangesDecisions(t *testing.T) {
 			cfg.Root.Children = []QueueConfig{Queue("a", 40), Queue("b", 30), Queue("c", 30)}
 			cfg.MaxOffSwitchAssignments = 1
 			clock := berth.NewManualClock(0)
-			s, err := New(cfg, clock)
+			cfg.Clock = clock
+			s, err := New(cfg)
 			require.NoError(t, err)
 			s.checkOrder = true
 			s.sortFan = tc.fan
@@ -165,7 +167,8 @@ func TestOrderingPolicyXML(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, keyedSJF{}, cfg.Root.Children[0].Settings.AppOrderingPolicy)
 	assert.Equal(t, lastFirst{}, cfg.Root.Settings.ChildOrderingPolicy)
-	_, err = New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	_, err = New(cfg)
 	require.NoError(t, err)
 
 	cfg, _, err = ParseXMLReport(strings.NewReader(doc("fair", "utilization")), opts)
@@ -216,7 +219,8 @@ func TestMisbehavingOrderingPolicy(t *testing.T) {
 		}
 		cfg.MaxOffSwitchAssignments = 20
 		clock := berth.NewManualClock(0)
-		s, err := New(cfg, clock)
+		cfg.Clock = clock
+		s, err := New(cfg)
 		require.NoError(t, err)
 		for i := range 20 {
 			id := fmt.Sprintf("app%02d", i)
@@ -314,7 +318,8 @@ func FuzzCustomOrdering(f *testing.F) {
 		cfg.Root.Children[0].Capacity = queue.Percent(100)
 		cfg.MaxOffSwitchAssignments = 4
 		clock := berth.NewManualClock(0)
-		s, err := New(cfg, clock)
+		cfg.Clock = clock
+		s, err := New(cfg)
 		require.NoError(t, err)
 		for a := range int(n%32) + 1 {
 			id := fmt.Sprintf("app%02d", a)

@@ -142,8 +142,9 @@ func TestUserWeights(t *testing.T) {
 	_, err = New(func() Config {
 		c := cfg.clone()
 		c.Root.Children[0].Settings.UserWeights = map[string]float64{"alice": 3}
+		c.Clock = berth.NewManualClock(0)
 		return c
-	}(), berth.NewManualClock(0))
+	}())
 	assert.ErrorIs(t, err, berth.ErrInvalidArgument, "weight above 100/min-user-limit-percent")
 }
 

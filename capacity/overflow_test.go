@@ -17,7 +17,9 @@ import (
 // A node that would make the cluster's total wrap is refused, as the fair
 // scheduler refuses it; the scheduler is unchanged and its books pass.
 func TestAddNodeRefusesClusterOverflow(t *testing.T) {
-	s, err := New(DefaultConfig(), berth.NewManualClock(0))
+	cfg := DefaultConfig()
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(8192, 8)}))
 	err = s.AddNode(NodeSpec{ID: "huge", Rack: "/r", Capability: berth.New(math.MaxInt64, 1)})
@@ -39,7 +41,9 @@ func TestAddNodeRefusesClusterOverflow(t *testing.T) {
 // An ask after which pending demand would wrap is refused, naming it; the
 // books stay consistent (they went to −9.2e18 and failed Check).
 func TestAllocateRefusesDemandOverflow(t *testing.T) {
-	s, err := New(DefaultConfig(), berth.NewManualClock(0))
+	cfg := DefaultConfig()
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(8192, 8)}))
 	for _, id := range []string{"a1", "a2"} {
@@ -90,7 +94,9 @@ func TestNilReaders(t *testing.T) {
 	_, err = RestoreScheduler(nil, RestoreEnv{Clock: berth.NewManualClock(0)})
 	require.True(t, errors.As(err, &fe), "%v", err)
 	assert.Equal(t, "reader", fe.Field)
-	s, err := New(DefaultConfig(), berth.NewManualClock(0))
+	cfg := DefaultConfig()
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	err = s.SaveState(nil)
 	require.True(t, errors.As(err, &fe), "%v", err)

@@ -21,7 +21,8 @@ func planFollowHarness(t *testing.T) *Scheduler {
 	other := Queue("other", 10)
 	other.Reservable = true
 	cfg.Root.Children = []QueueConfig{ded, other, Queue("a", 10, Queue("a1", 50), Queue("a2", 50))}
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(NodeSpec{ID: "n1", Rack: "/r1", Capability: berth.New(128000, 125)}))
 	require.NoError(t, s.AddReservationQueue("dedicated", "reservation_1"))

@@ -141,7 +141,8 @@ func TestPreemptionReadsRejectUnknownIDs(t *testing.T) {
 func TestPreemptionReadsConcurrent(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Root.Children = []QueueConfig{Queue("a", 50), Queue("b", 50)}
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	for i := 0; i < 8; i++ {
 		require.NoError(t, s.AddNode(NodeSpec{ID: fmt.Sprintf("n%d", i), Rack: "/r", Capability: berth.New(8192, 8)}))

@@ -58,7 +58,8 @@ func TestAppPriority(t *testing.T) {
 			a.Settings.DefaultAppPriority = 4
 			a.Settings.PriorityACLs = acls
 			cfg.Root.Children = []QueueConfig{a}
-			s, err := New(cfg, berth.NewManualClock(0))
+			cfg.Clock = berth.NewManualClock(0)
+			s, err := New(cfg)
 			require.NoError(t, err)
 			spec := c.spec
 			spec.ID, spec.Queue = "app", "a"
@@ -233,7 +234,8 @@ func FuzzParsePriorityACLs(f *testing.F) {
 		// What parsed is valid configuration.
 		cfg := DefaultConfig()
 		cfg.Root.Children[0].Settings.PriorityACLs = acls
-		if _, err := New(cfg, berth.NewManualClock(0)); err != nil {
+		cfg.Clock = berth.NewManualClock(0)
+		if _, err := New(cfg); err != nil {
 			t.Fatalf("%q parsed but refused: %v", s, err)
 		}
 	})
@@ -253,7 +255,8 @@ func TestWorkflowPriorities(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, cfg.WorkflowPriorities, 3)
 	assert.Equal(t, WorkflowPriority{WorkflowID: "etl", Queue: "root.p.a", Priority: 3}, cfg.WorkflowPriorities[0])
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	for _, c := range []struct {
 		id, queue string
@@ -272,7 +275,8 @@ func TestWorkflowPriorities(t *testing.T) {
 	}
 	cfg, err = ParseXML(stringsReader(doc("false")))
 	require.NoError(t, err)
-	s, err = New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err = New(cfg)
 	require.NoError(t, err)
 	_, err = s.SubmitApp(AppSpec{ID: "x", Queue: "a", User: "u", Tags: []string{"workflowid:etl"}})
 	require.NoError(t, err)

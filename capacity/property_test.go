@@ -75,7 +75,8 @@ func newPropWorld(t *testing.T, seed uint64) *propWorld {
 func newPropWorldFrom(t *testing.T, r *rand.Rand, disruptive bool) *propWorld {
 	cfg := propConfig(r)
 	clock := berth.NewManualClock(0)
-	s, err := New(cfg, clock)
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddReservationQueue("c", "res_1"))
 	require.NoError(t, s.SetEntitlement("c-default", Entitlement{Capacity: 0.5, MaxCapacity: 1}))
@@ -249,7 +250,8 @@ func TestPropertyRandomStreams(t *testing.T) {
 func TestConcurrentCallers(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Root.Children = []QueueConfig{Queue("a", 50), Queue("b", 50)}
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	for i := 0; i < 8; i++ {
 		require.NoError(t, s.AddNode(NodeSpec{ID: fmt.Sprintf("n%d", i), Rack: "/r", Capability: berth.New(8192, 8)}))

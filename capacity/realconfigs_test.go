@@ -105,7 +105,8 @@ func TestRealCapacityConfigs(t *testing.T) {
 			if exp.check != nil {
 				exp.check(t, cfg)
 			}
-			s, err := New(cfg, berth.NewManualClock(0))
+			cfg.Clock = berth.NewManualClock(0)
+			s, err := New(cfg)
 			require.NoError(t, err)
 			nodes := []NodeSpec{{ID: "n1", Rack: "/r", Capability: berth.New(64*gb, 64)}}
 			for i, l := range cfg.NodeLabels {

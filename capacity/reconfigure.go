@@ -12,12 +12,13 @@ import (
 // apply: a queue can be removed, or a leaf turned into a parent, only when
 // it is STOPPED and idle. Dynamic reservation queues survive while their
 // plan queue stays reservable. An invalid configuration is refused and the
-// old one stays in force.
+// old one stays in force. cfg.Clock is ignored: the clock is New's.
 func (s *Scheduler) Reconfigure(cfg Config) (Change, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.flushAccounts() // the tree's accounting is read below
 	cfg = cfg.clone()
+	cfg.Clock = s.clock // the clock is the one New was given
 	if err := cfg.validateGlobal(); err != nil {
 		return Change{}, err
 	}

@@ -110,14 +110,16 @@ func TestNewValidatesReservationSettings(t *testing.T) {
 	bad.AveragePercent = -3
 	q.Settings.Reservation = &bad
 	cfg.Root.Children = []QueueConfig{q}
-	_, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	_, err := New(cfg)
 	var fe *berth.FieldError
 	require.True(t, errors.As(err, &fe), "%v", err)
 	assert.Equal(t, prefix+"root.dedicated.average-capacity", fe.Field)
 
 	cfg.Root.Children[0].Settings.Reservation = nil
 	cfg.ReservationSystem = &queue.ReservationSystemSettings{SmoothnessFactor: -1}
-	_, err = New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	_, err = New(cfg)
 	require.True(t, errors.As(err, &fe), "%v", err)
 	assert.Equal(t, queue.KeySmoothnessFactor, fe.Field)
 }
@@ -128,7 +130,8 @@ func TestReservationSettingsSaveRestore(t *testing.T) {
 	cfg, err := ParseXML(strings.NewReader(reservationXML()))
 	require.NoError(t, err)
 	clock := berth.NewManualClock(0)
-	s, err := New(cfg, clock)
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddReservationQueue("dedicated", "reservation_1"))
 	got := s.Config()

@@ -142,7 +142,8 @@ func TestMaxApplicationsFloat32(t *testing.T) {
 		plan.Reservable = true
 		for _, a := range []QueueConfig{Queue("a", c.pct), plan} {
 			cfg.Root.Children = []QueueConfig{a, Queue("b", 100-c.pct)}
-			s, err := New(cfg, berth.NewManualClock(0))
+			cfg.Clock = berth.NewManualClock(0)
+			s, err := New(cfg)
 			require.NoError(t, err)
 			lf := s.byPath["root.a"].leaf
 			if a.Reservable {

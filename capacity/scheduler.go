@@ -98,8 +98,10 @@ type Scheduler struct {
 	eagerAcct, eagerHeadroom, eagerLimits bool
 }
 
-// New builds a scheduler from a validated copy of cfg. clock must not be nil.
-func New(cfg Config, clock berth.Clock) (*Scheduler, error) {
+// New builds a scheduler from a validated copy of cfg. cfg.Clock must not
+// be nil.
+func New(cfg Config) (*Scheduler, error) {
+	clock := cfg.Clock
 	if berth.CheckNotNil("clock", clock) != nil {
 		return nil, berth.InvalidField("clock", nil, "a clock is required")
 	}
@@ -107,7 +109,7 @@ func New(cfg Config, clock berth.Clock) (*Scheduler, error) {
 	if err := cfg.validateGlobal(); err != nil {
 		return nil, err
 	}
-	tree, err := queue.New(cfg.Root, treeOptions())
+	tree, err := queue.New(treeConfig(cfg.Root))
 	if err != nil {
 		return nil, keyError(err)
 	}

@@ -479,7 +479,8 @@ func (r *restorer) restore() *Scheduler {
 		r.skipRest()
 		return nil
 	}
-	s, err := New(cfg, r.env.Clock)
+	cfg.Clock = r.env.Clock
+	s, err := New(cfg)
 	if err != nil {
 		r.fail("config: %w", err)
 		return nil

@@ -236,7 +236,8 @@ func buildRandomWith(t testing.TB, seed uint64, steps int, mutate func(*Config))
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	s, err := New(cfg, clock)
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddReservationQueue("c", "res_1"))
 	require.NoError(t, s.SetEntitlement("c-default", Entitlement{Capacity: 0.5, MaxCapacity: 1}))
@@ -389,7 +390,9 @@ func TestStateRandomStatesAreRich(t *testing.T) {
 
 func TestStateRestoreEmptyAndDefault(t *testing.T) {
 	clock := berth.NewManualClock(5)
-	s, err := New(DefaultConfig(), clock)
+	cfg := DefaultConfig()
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	b := saveBytes(t, s)
 	cp, err := RestoreScheduler(bytes.NewReader(b), RestoreEnv{Clock: clock})
@@ -521,7 +524,9 @@ func FuzzRestoreSchedulerBody(f *testing.F) {
 			f.Add(unseal(stateKind, stateVersion, buf.Bytes()))
 		}
 	}
-	s, _ := New(DefaultConfig(), berth.NewManualClock(0))
+	cfg := DefaultConfig()
+	cfg.Clock = berth.NewManualClock(0)
+	s, _ := New(cfg)
 	var buf bytes.Buffer
 	_ = s.SaveState(&buf)
 	f.Add(unseal(stateKind, stateVersion, buf.Bytes()))
@@ -597,7 +602,8 @@ func TestStateSealedBitFlips(t *testing.T) {
 func TestStateSaveConcurrent(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Root.Children = []QueueConfig{Queue("a", 50), Queue("b", 50)}
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	for i := 0; i < 8; i++ {
 		require.NoError(t, s.AddNode(NodeSpec{ID: fmt.Sprintf("n%d", i), Rack: "/r", Capability: berth.New(8192, 8)}))

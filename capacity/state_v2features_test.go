@@ -25,7 +25,8 @@ func v2FeaturesWorld(t testing.TB) (*Scheduler, *berth.ManualClock) {
 	pst.DefaultAppLifetime = 600
 	pst.MaxAppLifetime = 900
 	clock := berth.NewManualClock(1000)
-	s, err := New(cfg, clock)
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNodes(mkNode("n1", 10*gb, 10), mkNode("n2", 10*gb, 10)))
 	for i, sub := range []struct{ q, u string }{{"root.p.team.alice", "alice"}, {"root.p.team.alice", "alice"},

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/internal/order"
 	"github.com/berthsched/berth/queue"
 )
 
@@ -44,8 +45,8 @@ type qnode struct {
 	effMin berth.Resource
 	tq     *tqueue
 
-	ent      queue.OrderEntry[childKey, *qnode] // q's place in its parent's kids
-	children []*qnode                           // tree (configuration, then creation) order
+	ent      order.Entry[childKey, *qnode] // q's place in its parent's kids
+	children []*qnode                      // tree (configuration, then creation) order
 	name     string
 	path     string
 	kind     queue.Kind

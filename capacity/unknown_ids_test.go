@@ -15,7 +15,8 @@ import (
 func TestUnknownIDsNameTheirField(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Root.Children = []QueueConfig{Queue("default", 100)}
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	id := ContainerID(42)
 	_, errPreempt := s.PreemptContainer(id)

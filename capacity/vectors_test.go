@@ -43,7 +43,8 @@ type harness struct {
 
 func newHarness(t *testing.T, cfg Config, nodes ...NodeSpec) *harness {
 	t.Helper()
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	for _, n := range nodes {
 		require.NoError(t, s.AddNode(n))
@@ -245,7 +246,8 @@ func TestVectorsCapacityValidation(t *testing.T) {
 		t.Run(c.id, func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.Root.Children = c.kids
-			_, err := New(cfg, berth.NewManualClock(0))
+			cfg.Clock = berth.NewManualClock(0)
+			_, err := New(cfg)
 			if c.ok {
 				assert.NoError(t, err)
 				return

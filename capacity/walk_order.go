@@ -5,11 +5,11 @@ import (
 	"math"
 	"slices"
 
-	"github.com/berthsched/berth/queue"
+	"github.com/berthsched/berth/internal/order"
 )
 
 // The walk visits a leaf's applications in ordering-policy order and a
-// parent's children in queue order. Both are kept in queue.Order sets,
+// parent's children in queue order. Both are kept in order.Set sets,
 // re-keyed where an input of the key changes, so a heartbeat costs
 // O(log n) per change instead of a sort per visit:
 //
@@ -63,14 +63,14 @@ func appKeyOf(pol AppOrdering, sizeWeight bool, a *app) appKey {
 	return appKey{k: [3]float64{-float64(a.priority)}, seq: a.seq}
 }
 
-type appOrder = queue.Order[appKey, *app]
+type appOrder = order.Set[appKey, *app]
 
-func newAppOrder() *appOrder { return queue.NewOrderPrefix[appKey, *app](cmpAppKey, appPrefix) }
+func newAppOrder() *appOrder { return order.NewPrefixed[appKey, *app](cmpAppKey, appPrefix) }
 
 // appPrefix is the whole key (its floats are never NaN): the Order
 // compares applications without reading them.
-func appPrefix(k *appKey) queue.OrderPrefix {
-	return queue.OrderPrefix{queue.PrefixFloat(k.k[0]), queue.PrefixFloat(k.k[1]), queue.PrefixFloat(k.k[2]), k.seq}
+func appPrefix(k *appKey) order.Prefix {
+	return order.Prefix{order.PrefixFloat(k.k[0]), order.PrefixFloat(k.k[1]), order.PrefixFloat(k.k[2]), k.seq}
 }
 
 // childKey is cmpChildren as a lexicographic key. cmpChildren puts
@@ -123,16 +123,16 @@ func childKeyOf(c *qnode, respectPriority bool) childKey {
 	return k
 }
 
-type childOrder = queue.Order[childKey, *qnode]
+type childOrder = order.Set[childKey, *qnode]
 
 func newChildOrder() *childOrder {
-	return queue.NewOrderPrefix[childKey, *qnode](cmpChildKey, childPrefix)
+	return order.NewPrefixed[childKey, *qnode](cmpChildKey, childPrefix)
 }
 
 // childPrefix is the key's first four components (not NaN: NaN keys are
 // bad and zeroed).
-func childPrefix(k *childKey) queue.OrderPrefix {
-	return queue.OrderPrefix{queue.PrefixFloat(k.k[0]), queue.PrefixFloat(k.k[1]), queue.PrefixFloat(k.k[2]), queue.PrefixFloat(k.k[3])}
+func childPrefix(k *childKey) order.Prefix {
+	return order.Prefix{order.PrefixFloat(k.k[0]), order.PrefixFloat(k.k[1]), order.PrefixFloat(k.k[2]), order.PrefixFloat(k.k[3])}
 }
 
 // smallFan is the number of children up to which a parent sorts them on

@@ -114,9 +114,11 @@ func drive(t *testing.T, seed uint64, steps int, setup func(inc, ref *Scheduler)
 	rng := rand.New(rand.NewPCG(seed, 5))
 	dominant := rng.IntN(2) == 0
 	clock := berth.NewManualClock(0)
-	inc, err := New(orderConfig(0, dominant), clock)
+	cfg := orderConfig(0, dominant)
+	cfg.Clock = clock
+	inc, err := New(cfg)
 	require.NoError(t, err)
-	ref, err := New(orderConfig(0, dominant), clock)
+	ref, err := New(cfg)
 	require.NoError(t, err)
 	setup(inc, ref)
 	inc.resortAll(inc.root)

@@ -161,7 +161,7 @@ func (p *parser) parse() (Config, error) {
 	if err := cfg.validateGlobal(); err != nil {
 		return Config{}, err
 	}
-	if _, err := queue.New(cfg.Root, treeOptions()); err != nil {
+	if _, err := queue.New(treeConfig(cfg.Root)); err != nil {
 		return Config{}, keyError(err)
 	}
 	if err := cfg.Placement.validate(newConfigIndex(cfg.Root)); err != nil {

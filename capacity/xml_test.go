@@ -74,7 +74,8 @@ func TestParseXML(t *testing.T) {
 	assert.Equal(t, 2, dev.Children[0].Settings.Priority)
 	assert.True(t, plan.Reservable)
 
-	s, err := New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"root.plan"}, s.PlanQueues())
 }
@@ -148,7 +149,8 @@ func FuzzParseXML(f *testing.F) {
 			t.Fatalf("strict mode (%v) disagrees with the report %v", serr, rep)
 		}
 		// A configuration the loader accepts must build a scheduler.
-		if _, err := New(cfg, berth.NewManualClock(0)); err != nil {
+		cfg.Clock = berth.NewManualClock(0)
+		if _, err := New(cfg); err != nil {
 			t.Fatalf("accepted configuration refused by New: %v", err)
 		}
 	})

@@ -152,7 +152,7 @@ func (b *allocBuild) queueMaxAMShareDefault(el *xnode, text string) (err error) 
 // defaultQueueSchedulingMode): any policy a parent may have, so not FIFO.
 func (b *allocBuild) defaultPolicy(el *xnode, text string) error {
 	pol, custom, err := b.p.policyElem(el.name, text)
-	if err == nil && (pol == PolicyFIFO || custom != nil && custom.LeafOnly()) {
+	if err == nil && (pol == PolicyFIFO || custom != nil && leafOnly(custom)) {
 		err = fieldErr(el.name, text, "Bad fair scheduler config file: defaultQueueSchedulingPolicy or defaultQueueSchedulingMode can't be FIFO.")
 	}
 	b.af.DefaultPolicy, b.af.DefaultSchedulingPolicy = pol, custom

@@ -44,7 +44,9 @@ func TestAllocationFileParsing(t *testing.T) {
 	require.NoError(t, err)
 	cfg := DefaultConfig()
 	cfg.ResourceTypes = []string{"a-custom-resource"}
-	s, err := New(cfg, af, berth.NewManualClock(0))
+	cfg.Allocation = af
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	sn := s.Snapshot()
 	var leaves, parents []string
@@ -180,7 +182,10 @@ func TestAllocationFileShapes(t *testing.T) {
 <queue name="reservable"><reservation/></queue><queue name="other"/>
 <reservation-agent>DummyAgentName</reservation-agent><reservation-policy>AnyAdmissionPolicy</reservation-policy>`)), ParseOptions{})
 	require.NoError(t, err)
-	s, err := New(DefaultConfig(), af, berth.NewManualClock(0))
+	cfg := DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	sn := s.Snapshot()
 	assert.False(t, sn.Queue("root.parent").Leaf)
@@ -240,7 +245,9 @@ func FuzzParseAllocationFile(f *testing.F) {
 		}
 		cfg := DefaultConfig()
 		cfg.ResourceTypes = []string{"gpu"}
-		s, err := New(cfg, af, berth.NewManualClock(0))
+		cfg.Allocation = af
+		cfg.Clock = berth.NewManualClock(0)
+		s, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

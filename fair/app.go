@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/internal/order"
 	"github.com/berthsched/berth/queue"
 )
 
@@ -12,7 +13,7 @@ import (
 // The fields are laid out by use: with thousands of applications the one a
 // heartbeat serves is cold, a cache miss per line, and the walk's misses
 // come one after another (each read finds the next address). The leaf's
-// order hands the walk the record itself (queue.Order keeps its values
+// order hands the walk the record itself (an order.Set keeps its values
 // beside its slots), so the first lines hold what the walk reads first —
 // the flags, the asks' table and, in place, its first key (most
 // applications ask at one priority) — then the order entry (the re-key
@@ -27,11 +28,11 @@ type app struct {
 	// the entry copies the whole key).
 	ordBad    bool
 	dirty     bool
-	gone      bool                            // removed from the scheduler
-	acctDirty bool                            // in Scheduler.acctDirty
-	asks      queue.Requests[delayState]      // outstanding asks by priority (YARN's AppSchedulingInfo)
-	askBlk    queue.RequestBlock[delayState]  // asks' first key (queue.RequestsIn)
-	ord       queue.OrderEntry[sortKey, *app] // the leaf walk's order (order.go)
+	gone      bool                           // removed from the scheduler
+	acctDirty bool                           // in Scheduler.acctDirty
+	asks      queue.Requests[delayState]     // outstanding asks by priority (YARN's AppSchedulingInfo)
+	askBlk    queue.RequestBlock[delayState] // asks' first key (queue.RequestsIn)
+	ord       order.Entry[sortKey, *app]     // the leaf walk's order (order.go)
 
 	// read on every allocation and re-key
 	q     *fsQueue

@@ -24,7 +24,10 @@ func idleQueuesWorld(tb testing.TB, pol string, idle int) (*Scheduler, []string,
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := New(DefaultConfig(), af, berth.NewManualClock(0))
+	cfg := DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

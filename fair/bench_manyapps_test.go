@@ -20,7 +20,10 @@ func manyAppsWorld(tb testing.TB, pol string, nodes, apps, perApp int) (*Schedul
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := New(DefaultConfig(), af, berth.NewManualClock(0))
+	cfg := DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -16,7 +16,10 @@ func throughputWorld(tb testing.TB, n int) (*Scheduler, []string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := New(DefaultConfig(), af, berth.NewManualClock(0))
+	cfg := DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -33,7 +33,10 @@ func TestClusterChangeMatchesReinitAcrossReloads(t *testing.T) {
 	for seed := uint64(1); seed <= 30; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 9))
 		clock := berth.NewManualClock(0)
-		s, err := New(DefaultConfig(), parse(0), clock)
+		cfg := DefaultConfig()
+		cfg.Allocation = parse(0)
+		cfg.Clock = clock
+		s, err := New(cfg)
 		require.NoError(t, err)
 		var live, apps []string
 		for step := 0; step < 120; step++ {

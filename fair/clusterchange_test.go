@@ -45,7 +45,10 @@ func TestClusterChangeMatchesReinit(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			af, err := ParseAllocationFile([]byte(xml), ParseOptions{})
 			require.NoError(t, err)
-			s, err := New(DefaultConfig(), af, berth.NewManualClock(0))
+			cfg := DefaultConfig()
+			cfg.Allocation = af
+			cfg.Clock = berth.NewManualClock(0)
+			s, err := New(cfg)
 			require.NoError(t, err)
 			_, err = s.SubmitApp(AppSpec{ID: "dyn", Queue: "root.c.dynamic", User: "u"})
 			require.NoError(t, err)

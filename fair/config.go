@@ -11,6 +11,14 @@ import (
 // yarn.scheduler.fair.) in typed form. Start from [DefaultConfig]: the
 // zero value is not YARN's default (several defaults are true or -1).
 type Config struct {
+	// Clock is the host's clock, the scheduler's only source of time;
+	// required. Snapshots do not hold it (RestoreEnv.Clock supplies it).
+	Clock berth.Clock
+	// Allocation is the allocation file (fair-scheduler.xml) the
+	// scheduler starts with; nil is an empty <allocations/>.
+	// [Scheduler.Reload] replaces it.
+	Allocation *AllocationFile
+
 	// ResourceTypes are the extended resource types configured besides
 	// memory and vcores, in order (yarn.resource-types). DRF shares and
 	// compares them; resource strings may name them.

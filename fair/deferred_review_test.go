@@ -208,7 +208,10 @@ func TestDeferredChargesAtQueueLifecycle(t *testing.T) {
 			for _, eager := range []bool{false, true} {
 				af, err := ParseAllocationFile([]byte(alloc), ParseOptions{})
 				require.NoError(t, err)
-				s, err := New(DefaultConfig(), af, berth.NewManualClock(0))
+				cfg := DefaultConfig()
+				cfg.Allocation = af
+				cfg.Clock = berth.NewManualClock(0)
+				s, err := New(cfg)
 				require.NoError(t, err)
 				s.eagerAcct = eager
 				require.NoError(t, s.AddNode(NodeSpec{ID: "n", Rack: "/r", Capability: berth.New(16384, 16)}))

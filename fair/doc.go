@@ -1,325 +1,181 @@
-// Package fair is YARN's FairScheduler as a library: a hierarchical queue
-// scheduler that divides the cluster among queues and applications by
-// weighted max-min fairness (memory only, FIFO, or dominant resource
-// fairness per queue), driven by its host with node heartbeats and the
-// host's clock. It sits at the end of Berth's pipeline beside package
-// capacity and shares its host-facing shape (AddNode, SubmitApp, Allocate,
-// Heartbeat returning containers, FinishApp, MoveApp, plan queues for
-// reservations, Snapshot, PreemptContainer), so a host can swap one
-// scheduler for the other.
+// Package fair is YARN's FairScheduler as a library the host drives.
 //
-// # Pieces
+// A [Scheduler] divides a cluster among a tree of queues and their
+// applications by weighted max-min fairness (memory only, FIFO, or
+// dominant resource fairness per queue) as YARN 3.3's FairScheduler does:
+// on the same calls it computes the same fair shares and makes the same
+// placements, allocations and reservations, with delay scheduling,
+// maxRunningApps, maxAMShare, placement rules and reservation queues for a
+// plan. It keeps its orders instead of sorting on every visit, so a
+// heartbeat costs about the same with 100 or 100,000 runnable applications
+// and beside 10 or 10,000 idle queues. The price is that nothing runs by
+// itself: time is the host's berth.Clock, YARN's update thread is a call
+// (a heartbeat makes it when due), and one mutex serialises every call.
+// It shares package capacity's host-facing calls and records, so a host
+// can swap one scheduler for the other; it launches no container, reads no
+// yarn-site.xml ([Config] is set in Go) and preempts nothing on its own
+// (package preempt does).
 //
-//   - [ParseAllocationFile] reads YARN's fair-scheduler.xml (every element:
-//     nested and parent queues, min/max/maxChild resources, maxRunningApps,
-//     maxAMShare, weight, schedulingPolicy, ACLs, preemption timeouts and
-//     thresholds, allowPreemptionFrom, reservation, user limits, defaults,
-//     queuePlacementPolicy) into a typed [AllocationFile]; [ParseResource]
-//     reads resource strings in all of YARN's forms. Errors are
-//     *berth.FieldError values naming the element.
-//     [ParseAllocationFileReport] also returns a queue.ConfigReport of the
-//     elements and attributes YARN's parser ignores (misspelt names, with
-//     the closest known one); ParseOptions.Strict refuses such a file.
-//     Berth has no yarn-site.xml reader: [Config] is set in Go.
-//   - [ComputeShares] is ComputeFairShares exactly (25 bisection steps, the
-//     upper bound kept, shares truncated), and [Policy] (fair, FIFO, DRF)
-//     orders [Schedulable] values with YARN's comparators and divides
-//     shares among them.
-//   - [PlacementPolicy] places applications with YARN's rules (specified,
-//     user, primaryGroup, secondaryGroupExistingQueue, nestedUserQueue,
-//     default, reject) and their create flags; groups come from the host
-//     (AppSpec.Groups for one submission, else Config.Groups).
-//   - [Scheduler] satisfies follower.Scheduler as it is: plan and
-//     reservation queue resources are steady fair shares, an entitlement's
-//     capacity is the reservation queue's weight (YARN's
-//     FairSchedulerPlanFollower), each accessor O(1) or O(answer). A plan
-//     for a reservable queue is created with [Scheduler.PlanResources] as
-//     its capacity and [Scheduler.ResourceCalculator] as its calculator
-//     (YARN's FairReservationSystem), and the follower keeps the capacity
-//     in step with the cluster.
-//   - [Scheduler] keeps the queue tree (ad-hoc queues created by placement
-//     and removed when empty), enforces maxRunningApps per queue and user,
-//     recomputes instantaneous and steady fair shares, and allocates on
-//     heartbeats with YARN's walk: queues and applications sorted by their
-//     policy, delay scheduling by node/rack thresholds or by time,
-//     assign-multiple and max-assign, maxAMShare, and node reservations for
-//     starved applications.
+// # Usage
 //
-// # The shared queue tree
+//   - [ParseAllocationFile] reads fair-scheduler.xml (every element YARN
+//     reads) into a typed [AllocationFile]; errors are *berth.FieldError
+//     values naming the element.
+//   - [ParseAllocationFileReport] also lists the elements and attributes
+//     YARN ignores (misspellings, with the closest known name);
+//     [ParseOptions].Strict refuses such a file.
+//   - [ParseResource] reads a resource string in any of YARN's forms.
+//   - [New] builds a scheduler from a [Config] that carries the
+//     [AllocationFile] and the host's clock; [Scheduler.Reload] applies a
+//     new allocation file with YARN's rules for what changes at once.
+//   - [Scheduler.AddNode] and [Scheduler.RemoveNode] apply node events,
+//     [Scheduler.SubmitApp] places an application through the file's
+//     [PlacementPolicy] ([Scheduler.Place] answers without submitting),
+//     [Scheduler.Allocate] updates its asks and releases.
+//   - [Scheduler.Heartbeat] returns the containers allocated on a node.
+//   - [Scheduler.Snapshot] reports queues (fair and steady shares),
+//     applications and nodes, [Snapshot].Tree the shared queue tree's
+//     books; [Scheduler.Check] verifies them.
+//   - [ComputeShares] is YARN's ComputeFairShares exactly (25 bisection
+//     steps, the upper bound kept, shares truncated); [Policy] (fair,
+//     FIFO, DRF) orders [Schedulable] values with YARN's comparators.
+//   - *Scheduler is a follower.Scheduler as it is (YARN's
+//     FairSchedulerPlanFollower): a reservation queue's entitlement is its
+//     weight, plan resources are steady fair shares.
+//   - A plan for a reservable queue takes [Scheduler.PlanResources] as its
+//     capacity and [Scheduler.ResourceCalculator] as its calculator (YARN's
+//     FairReservationSystem).
+//   - The host's records ([NodeSpec], [AppSpec], [Ask], [Container],
+//     [Allocation], [Ended], …) are package queue's, shared with package
+//     capacity.
 //
-// The queues are mirrored in a queue.Tree of package queue, the tree both
-// schedulers share: it holds the hierarchy (configured, ad-hoc and
-// reservation queues), answers ACL checks, and keeps the books — used and
-// reserved resources and pending/active applications per queue and per
-// user — which [Snapshot].Tree exposes. The scheduler's own queue nodes
-// carry what only the fair scheduler needs (policies, weights, fair
-// shares, runnable lists) as the tree's payload.
+// # The host's role
 //
-// # Extending
-//
-// A placement rule is a [Rule]: it reads a [PlacementRequest] (requested
-// queue, user, groups, application tags and id) and the queue tree through
-// a [QueueLookup], and answers a [RuleAnswer]: pass, reject, or a queue
-// with whether it may be created. The seven built-ins are [PlacementRule]
-// values and go through the same Rule.Place; a host's rule sits beside
-// them as a PlacementRule whose Custom field holds it (its Create caps the
-// rule's own). An allocation file names a host's rule in <rule name="…">
-// when the host registered it in the [queue.Registry] it passes as
-// [ParseOptions].Rules (no global registry); a name neither built in nor
-// registered is a *berth.FieldError that also matches
-// *queue.UnknownNameError. An answer naming a malformed queue, or an
-// unknown verdict, fails the submission with a [*RuleError] (errors.Is
-// [ErrBadRule] and berth.ErrInvalidArgument) and adds nothing; a parent
-// queue is refused by the scheduler as for the built-ins. A host rule is
-// never terminal for [PlacementPolicy.Validate]: a built-in terminal rule
-// must follow it.
-//
-// A queue's scheduling policy is a [SchedulingPolicy] (YARN's
-// SchedulingPolicy): a name, the calculator it decides with, Compare to
-// order children or applications, ComputeShares to divide a fair or steady
-// share, AllowsChild (isChildPolicyAllowed) and LeafOnly for where it may
-// sit, and the headroom it grants. It sees queues and applications only
-// through read-only [SchedulableView]s and a [PolicyEnv] (cluster, types).
-// The built-in fair, FIFO and DRF ([Policy.SchedulingPolicy]) go through
-// it. A policy that also implements [PolicyKeyer] gives a [SortKey] whose
-// lexicographic order equals Compare's; the scheduler then keeps large
-// sets ordered incrementally (the built-ins use the same path); without
-// one, or for an item whose key is refused or holds NaN, the set is sorted
-// with Compare on each visit, as YARN does. A Compare that is not a strict
-// weak order only changes the order: every item is still visited once.
-// A policy that divides each resource type on its own may also implement
-// [TypeSharer]: it then writes one type's shares as integers and the
-// scheduler installs only those components (the built-in fair and DRF
-// divide this way, which keeps a division among thousands of items a few
-// dense passes). A ComputeShares or ComputeTypeShares result with a
-// negative component is rejected: the previous shares are kept and
-// [Scheduler.PolicyError] returns a [*PolicyError]. A host names its policy in Go
-// ([QueueConfig].SchedulingPolicy, [AllocationFile].DefaultSchedulingPolicy)
-// or registers it in the [queue.Registry] passed as [ParseOptions].Policies
-// for <schedulingPolicy> and <defaultQueueSchedulingPolicy>; built-in
-// names always win, and an unknown name is a *berth.FieldError naming the
-// element that also matches *queue.UnknownNameError.
-//
-// # A host's loop
-//
-// Each tick of its clock, a host applies node events ([Scheduler.AddNode],
-// [Scheduler.RemoveNode], stopping the containers it ends); runs the plan
-// follower when a plan step has passed; takes reservation requests
-// (plan.System: with SystemConfig.Publish set to the follower's
-// Publish, a reservation arriving within a step has its queue when Submit
-// returns, as in YARN, and the follower's next run hands over what that
-// publication ended); submits applications ([AppSpec] naming the
-// reservation; one whose queue does not exist yet is refused with
-// berth.ErrNotFound, as YARN refuses it) and their asks
-// ([Scheduler.Allocate]); sends each node's [Scheduler.Heartbeat] (which
-// runs [Scheduler.Update] when the update interval has passed) and starts
-// the containers it returns; and runs fair preemption (package preempt)
-// after the update, stopping what a round kills. Package follower's
-// Example (HostLoop) is this loop on the capacity scheduler; the fair
-// scheduler takes the same calls.
-//
-// # Time
-//
-// The scheduler never reads the wall clock and starts no goroutine. YARN's
-// update thread becomes [Scheduler.Update]: a heartbeat runs it first when
-// Config.UpdateInterval has passed on the host's clock (and on the very
-// first heartbeat); hosts may call it at any time. As in YARN, demands and
-// fair shares are those of the last update, so an ask made after it is
-// served from the next update on.
-//
-// # Performance
-//
-// YARN sorts a parent's children and a leaf's runnable applications with
-// the policy's comparator on every visit of every heartbeat, n log n per
-// leaf and heartbeat. Berth keeps both orders in queue.Order sets instead,
-// keyed by the comparator flattened into a lexicographic key, and re-keys
-// an item where an input of its key changes: an application and its
-// queue's path on every allocation, release and move (O(depth · log n));
-// everything on an update (demands and application weights change there)
-// and on reloads, reservation-queue and node changes (the DRF key depends
-// on the cluster resource), lazily before the next walk (O(n) keys). A
-// heartbeat therefore costs about the same with 100 or 100,000 runnable
-// applications. The built-in policies' keys also carry an order-preserving
-// prefix (a queue.OrderPrefix), so most comparisons inside a set are
-// decided without reading the items. The shared tree's books are charged
-// when read (a snapshot of the tree, Check, a move, a reload or a queue's
-// removal), each application's containers and reservations since then in
-// one update through a queue.UserRef, rather than per container and
-// level: the scheduler decides from its own queue nodes, never from the
-// books. Sets of at most eight (a parent's children, a leaf's
-// applications) are still sorted per visit, which is cheaper at that
-// size.
-// Where a policy's comparator is not a strict weak order on
-// some items (NaN ratios, e.g. DRF with zero weights or a resource type the
-// cluster lacks) their queue or leaf is sorted as YARN does, so decisions
-// are always those of sorting.
-// YARN's walk also visits every child queue, those without a runnable
-// application with pending demand below them included; Berth's skips
-// them (visiting them decides nothing): a parent's kept order holds only
-// its children with such demand, so a heartbeat costs the same with 10 or
-// 10,000 idle sibling queues, e.g. a plan's finished reservations.
-// A node added or removed re-resolves only what depends on the cluster's
-// size (each queue's maximum share and the steady shares), not every
-// queue's settings: 16 µs CPU per node event in the many-applications
-// tree, from 42 µs (BenchmarkNodeEvent).
-//
-// # Observing decisions
-//
-// [Scheduler.SetObserver] makes a host's [Observer] (package queue's,
-// shared with the capacity scheduler) see every decision as it is made:
-// containers allocated and ended (completed, released, killed, preempted,
-// lost); applications added, made runnable within maxRunningApps
-// (activated), moved, finished, killed; queues added and removed —
-// configured ones on a reload, ad-hoc ones the placement rules create and
-// the update drops when idle, a plan follower's reservation queues — and
-// reservation queues' weights changed (reported as entitlements, the
-// weight as Capacity). A reload's changes to a surviving queue's settings
-// are not reported. The observer is called synchronously with the
-// scheduler's lock held, in decision order: it must not call the
-// scheduler back, and should only record, count or enqueue (package
-// queue's documentation has the rules). Without an observer each decision
-// point costs one nil check; with one, an event costs a call and no
-// allocation.
+// Each tick of its clock a host applies node events (stopping the
+// containers a removal ends), runs the plan follower, submits applications
+// and asks, sends each node's heartbeat and starts what it returns, and
+// runs fair preemption (package preempt) after the update, stopping what a
+// round kills; package follower's Example (HostLoop) is this loop on the
+// capacity scheduler, and the fair scheduler takes the same calls.
+// [Scheduler.Update] is YARN's update thread: a heartbeat runs it first
+// when Config.UpdateInterval has passed (and on the first heartbeat), and
+// the host may call it at any time. As in YARN, demands and fair shares
+// are those of the last update, so an ask is served from the next one.
+// The host supplies users' groups (AppSpec.Groups, else Config.Groups).
 //
 // # Why an application waits
 //
-// A heartbeat's walk (FairScheduler.attemptScheduling) runs in phases:
-// visit a queue's children in policy order, attempt (offer the node to an
-// application: its AM share, then its requests, with delay scheduling),
-// commit the proposal (allocate, reserve, give a reservation up). Every
-// skip has a queue.Reason — queue at maxResources, AM share, locality,
-// locality delay, node too small or full, reservation refused, node
-// reserved, not reached — recorded only on demand, as YARN's
-// scheduler-activities and app-activities calls do:
-// [Scheduler.RecordHeartbeat] and [Scheduler.HeartbeatRecord] for a
-// node's next heartbeat, [Scheduler.RecordApp] and [Scheduler.Explain] for
-// an application's last attempts, queue.ActivityObserver for events.
-// Unrecorded, the walk pays one boolean test per heartbeat.
-// [Scheduler.DryRun] answers what a node would get now, on a copy.
+// A heartbeat's walk (YARN's attemptScheduling) visits a queue's children
+// in policy order, attempts (AM share, then each request with delay
+// scheduling) and commits a proposal (allocate, reserve, give a
+// reservation up). Each skip has a queue.Reason, recorded only on demand
+// as YARN's scheduler- and app-activities calls do:
+// [Scheduler.RecordHeartbeat] and [Scheduler.HeartbeatRecord] for a node's
+// next heartbeat, [Scheduler.RecordApp] and [Scheduler.Explain] for an
+// application's last attempts. Unrecorded, the walk pays one boolean test
+// per heartbeat. [Scheduler.DryRun] answers what a node would get now, on
+// a copy.
+//
+// # Observing decisions
+//
+// [Scheduler.SetObserver] makes a host's [Observer] see each decision as
+// it is made: containers allocated and ended, applications added, made
+// runnable, moved, finished and killed, queues added and removed (on a
+// reload, by placement and the update's clean-up, by a plan follower),
+// reservation queues' weights changed (as entitlements); not a reload's
+// changes to a surviving queue. It is called synchronously under the
+// scheduler's lock, in decision order, must not call the scheduler back,
+// and should only record, count or enqueue. Without an observer a decision
+// costs one nil check; with one, a call and no allocation.
 //
 // # Durable state
 //
-// [Scheduler.SaveState] writes the scheduler as one snapshot of kind
-// "fair.Scheduler" (body version 2) in Berth's shared format (package
-// berth: versioned, streamed, CRC-checked), under the scheduler's lock so
-// that it is a consistent cut; [RestoreScheduler] builds a new scheduler
-// from it that decides exactly as the saved one would have: the same
-// allocations, reservations, placements, starvation and later snapshots,
-// byte for byte. The snapshot holds primary state only: the
-// configuration and the allocation file in force, nodes, the queues with
-// their kinds and policies, applications (user, queue, runnable or
-// waiting, in their lists' order, asks with every locality and count, AM
-// state, delay-scheduling state per request priority, starvation clocks
-// and back-off), live containers with the id counter, node reservations,
-// preemption marks and the room earmarked for starved applications. Fair
-// shares and demands are those of the last update, so they are saved as
-// they are: recomputing them would see asks made since. Usage, runnable
-// counts, AM usage, the shared queue tree and its books, the container
-// index, the per-node and per-application container lists and the walk's
-// kept orders are rebuilt on restore through the scheduler's own helpers
-// and then checked ([Scheduler.Check]); a snapshot whose books do not
-// add up is refused as corrupt. What is a Go value comes from the host
-// ([RestoreEnv]): the clock, the groups provider, the logger, and
-// host placement rules and scheduling policies, which are saved by their
-// Name and looked up in registries; an observer is set again with
-// SetObserver. A truncated or damaged snapshot is refused with
-// berth.ErrCorruptState, another kind with berth.ErrInvalidArgument, a
-// newer body with berth.ErrUnsupportedVersion, and nothing is returned
-// half-built. The body layout is documented in state.go.
+// [Scheduler.SaveState] writes the scheduler as one consistent snapshot
+// (versioned, streamed, CRC-checked) and [RestoreScheduler] builds a
+// scheduler that decides exactly as the saved one would have, byte for
+// byte: configuration and allocation file, queues, applications with
+// their asks, delay-scheduling and starvation state, containers,
+// reservations, preemption marks and earmarks. Fair shares and demands
+// are saved as the last update left them; everything derived is rebuilt
+// and checked. What is a Go value comes from [RestoreEnv] (clock, groups,
+// logger, host rules and policies by name); set the observer again. A
+// damaged snapshot is berth.ErrCorruptState, another kind
+// berth.ErrInvalidArgument, a newer one berth.ErrUnsupportedVersion, and
+// nothing half-built is returned. The layout is documented in state.go.
 //
-// On a 10,000-node scheduler with 100,000 containers, 3,000 applications
-// and 100 leaves (a 26.5 MB heap) a save takes 11–13 ms of CPU (21–32 ms
-// of wall time) and allocates 0.4 MB; the snapshot is 2.0 MB; a restore
-// takes 124–126 ms of CPU (0.29–0.52 s of wall time) and allocates
-// 28.7 MB, the new scheduler included (1.08 times the state's heap)
-// (BenchmarkStateSave, BenchmarkStateRestore, on a shared, loaded 2-core
-// machine).
+// # Extending
+//
+// A placement [Rule] reads a [PlacementRequest] and the tree through a
+// [QueueLookup] and answers a [RuleAnswer]; the seven built-ins go through
+// the same interface, and a host's rule sits among them as a
+// [PlacementRule] whose Custom field holds it. A queue's scheduling policy
+// is a [SchedulingPolicy] (YARN's SchedulingPolicy) that sees queues and
+// applications only through [SchedulableView] and [PolicyEnv]; fair, FIFO
+// and DRF ([Policy.SchedulingPolicy]) go through it. Optional fast paths:
+// [PolicyKeyer] gives a [SortKey] ordered as Compare, so large sets stay
+// ordered incrementally; [TypeSharer] divides one resource type at a time.
+// A host names its rule or policy in Go or registers it in the
+// [queue.Registry] values of [ParseOptions]; built-in names win, an
+// unknown name is a *berth.FieldError that also matches
+// *queue.UnknownNameError. A rule's bad answer is a [*RuleError]
+// (matching [ErrBadRule] and berth.ErrInvalidArgument) and adds nothing;
+// a policy's negative share keeps the previous shares and shows in
+// [Scheduler.PolicyError]; a Compare that is not a strict weak order only
+// changes the visit order.
 //
 // # Differences from YARN
 //
-//   - A host's placement rule is a Go value registered by the host, not a
-//     class loaded by name; its answer is checked ([RuleError]).
-//   - A host's scheduling policy is likewise a registered Go value. Its
-//     results are checked: a negative share is rejected and reported
-//     ([PolicyError]) where YARN would install it; its sort order can
-//     never corrupt the scheduler's kept orders. Registered names never
-//     shadow fair, fifo and drf.
-//   - Shares whose double arithmetic would round past a schedulable's
-//     integer maximum (values above 2^53) are clamped to it; YARN can
-//     hand out a share above the maximum there.
-//   - When maxima above 2^53 round down in double precision so that even
-//     an infinite ratio cannot reach the total, YARN's search doubles its
-//     bound forever; Berth stops at +Inf (every share then sits at its
-//     maximum).
-//   - DRF with two resource types tests the second schedulable's
-//     neediness with its own usage; YARN 3.3.2 reads the first one's (fixed
-//     in later releases).
-//   - minResources and maxContainerAllocation given as percentages are
-//     refused (YARN stores a null resource and fails later); NaN or
-//     infinite numbers and timeouts that overflow milliseconds are refused
-//     (YARN accepts or wraps them); old-style amounts are read as int64
-//     (YARN: int32, failing above 2^31).
-//   - Queue names follow package queue: no white space anywhere (YARN only
-//     trims it).
-//   - Negative weights, application counts (maxRunningApps,
-//     userMaxAppsDefault, queueMaxAppsDefault, a user's maxRunningApps),
-//     maxAMShare values other than -1, and preemption timeouts are refused
-//     with the element named; YARN reads them and then starves the queue
-//     or preempts at once. Kept as in YARN: maxAMShare -1 (no AM limit),
-//     thresholds clamped to [0, 1], weight 0 and maxRunningApps 0.
-//   - The resources a plan follower reads ([Scheduler.PlanResources],
-//     [Scheduler.ReservationQueueState]) are the steady fair share with
-//     every resource type a policy above the queue does not divide (the
-//     fair policy divides memory alone) set to the share's fraction of the
-//     cluster's memory times the cluster's amount. YARN reports 0 vcores
-//     there (or what a previous policy left), and since the reservation
-//     system checks every type, a plan sized by it refuses every
-//     reservation asking for vcores.
-//   - Reservation queues are removed only by RemoveReservationQueue (or
-//     with their plan when a reload drops it), never by the update's
-//     clean-up of empty ad-hoc queues. A plan's default queue
-//     ("root.plan.plan-default") is created with the plan, weight 1, as
-//     package queue's shared tree does for every plan (the scheduler
-//     mirrors that tree, so it cannot lag behind it); YARN creates it on
-//     the first submission or the plan follower's first run, so its steady
-//     fair share shows up earlier here. The plan queue's own steady share
-//     (the follower's plan resources) is the same either way.
-//   - A node whose capability would overflow the cluster total (int64)
-//     is refused with berth.ErrCapacityExceeded; YARN's sum wraps negative.
-//     So is an ask after which an application's outstanding demand would
-//     overflow (as in package capacity); demands summed over applications
-//     and queues saturate at the int64 bounds instead of wrapping.
+//   - Host placement rules and scheduling policies are registered Go
+//     values, not classes; their answers are checked ([RuleError],
+//     [PolicyError]), and registered names never shadow fair, fifo, drf.
+//   - A host rule is never terminal: a built-in terminal rule must follow
+//     it ([PlacementPolicy.Validate]).
+//   - Shares that double arithmetic would round past a schedulable's
+//     maximum (above 2^53) are clamped to it; YARN can exceed it.
+//   - When maxima above 2^53 round so that no ratio reaches the total,
+//     the search stops at +Inf (YARN doubles its bound forever).
+//   - DRF with two resource types tests the second schedulable's neediness
+//     with its own usage (YARN 3.3.2 reads the first's; fixed later).
+//   - minResources and maxContainerAllocation as percentages are refused
+//     (YARN stores null and fails later); so are NaN, infinite numbers and
+//     timeouts overflowing milliseconds; old-style amounts are int64.
+//   - Queue names may contain no white space anywhere (YARN trims it).
+//   - Negative weights, application counts, maxAMShare other than -1 and
+//     preemption timeouts are refused, naming the element (YARN starves
+//     the queue or preempts at once); maxAMShare -1, thresholds clamped
+//     to [0, 1], weight 0 and maxRunningApps 0 are kept as in YARN.
+//   - [Scheduler.PlanResources] and [Scheduler.ReservationQueueState] give
+//     every type a policy does not divide its share of the cluster (YARN:
+//     0 vcores, so a plan refuses every reservation asking for vcores).
+//   - Reservation queues go only by RemoveReservationQueue or with their
+//     plan on a reload, never by the update's clean-up of idle queues.
+//   - A plan's default queue ("<plan>-default", weight 1) is created with
+//     the plan (YARN: on first use), so its steady share shows earlier.
+//   - A node that would overflow the cluster total, or an ask an
+//     application's demand, is refused (berth.ErrCapacityExceeded); sums
+//     over applications and queues saturate; YARN wraps.
 //   - A node that leaves ends its containers as Lost; an application whose
-//     AM was lost keeps its attempt (restarting it is the host's business).
-//     YARN's work-preserving recovery (rebuilding containers from node
-//     reports after a restart) is replaced by [Scheduler.SaveState] and
-//     [RestoreScheduler]: the whole scheduler, including what YARN
-//     loses on a restart (delay-scheduling counters, starvation clocks,
-//     node reservations, preemption marks), comes back as it was.
-//   - Starvation (fair-share and min-share, reference §4.13) is computed
-//     when Config.Preemption is on, because reservations depend on it;
-//     choosing and killing victims is left to a preemption policy (package
-//     preempt's FairPreemptor), which reads [Scheduler.SnapshotOf],
-//     [Scheduler.NodeContainers] (a large cluster is read without copying
-//     every container) and [Scheduler.PendingAsks], marks and kills with
-//     [Scheduler.MarkForPreemption] and [Scheduler.PreemptContainer],
-//     earmarks the room with [Scheduler.ReservePreempted] (a node's
-//     heartbeat then serves those applications first, YARN's
-//     assignPreemptedContainers) and starts an application's back-off
-//     with [Scheduler.PreemptionTriggered].
-//   - A submission may carry the user's groups (AppSpec.Groups, shared
-//     with the capacity scheduler); YARN always asks its group mapping
-//     service, which Config.Groups stands for.
-//   - [Scheduler.AppsInQueue] lists applications in submission order; YARN
-//     lists each leaf's runnable then waiting applications in its own order.
-//   - Names break ties by byte order; Java compares UTF-16 code units, which
-//     differs only for characters outside the Basic Multilingual Plane.
+//     AM was lost keeps its attempt.
+//   - Work-preserving recovery is replaced by [Scheduler.SaveState]: delay
+//     counters, starvation clocks, reservations and marks come back too.
+//   - Starvation (fair-share and min-share) is computed when
+//     Config.Preemption is on; choosing and killing victims is package
+//     preempt's FairPreemptor, through [Scheduler.SnapshotOf],
+//     [Scheduler.NodeContainers], [Scheduler.PendingAsks],
+//     [Scheduler.MarkForPreemption], [Scheduler.PreemptContainer],
+//     [Scheduler.ReservePreempted] (YARN's assignPreemptedContainers) and
+//     [Scheduler.PreemptionTriggered].
+//   - A submission may carry its user's groups (AppSpec.Groups); YARN
+//     always asks its group mapping service (Config.Groups).
+//   - [Scheduler.AppsInQueue] lists applications in submission order (YARN:
+//     a leaf's runnable, then waiting ones).
+//   - Names break ties by byte order; Java compares UTF-16 code units
+//     (different only outside the Basic Multilingual Plane).
 //
-// Faithful quirks kept on purpose: fair shares may add up to slightly more
-// than the cluster (the search keeps its upper bound), every child of a
-// tiny parent can get one unit, the fair policy computes memory only,
-// FIFO gives everything to the earliest application, maxAMShare's float is
-// widened to double before rounding up (10240 × 0.1 gives 1025), every
-// application has priority 1 for ordering (AppSpec.Priority is recorded
-// only), and reservations are made only for starved applications.
+// YARN's quirks kept on purpose: fair shares may add up to slightly more
+// than the cluster; every child of a tiny parent can get one unit; the
+// fair policy computes memory only; FIFO gives everything to the earliest
+// application; maxAMShare's float is widened before rounding up (10240 ×
+// 0.1 gives 1025); every application has priority 1 for ordering
+// (AppSpec.Priority is recorded only); only starved applications reserve.
 package fair

@@ -20,7 +20,9 @@ func ExampleScheduler_Explain() {
 </allocations>`), fair.ParseOptions{})
 	cfg := fair.DefaultConfig()
 	cfg.LocalityThresholdNode, cfg.LocalityThresholdRack = 1, 1
-	s, _ := fair.New(cfg, af, berth.NewManualClock(0))
+	cfg.Allocation = af
+	cfg.Clock = berth.NewManualClock(0)
+	s, _ := fair.New(cfg)
 	for _, n := range []string{"n1", "n2"} {
 		_ = s.AddNode(fair.NodeSpec{ID: n, Rack: "/r1", Capability: berth.New(8192, 8)})
 	}

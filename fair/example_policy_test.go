@@ -13,30 +13,21 @@ import (
 // NewestFirst is a host's scheduling policy for leaves: the most recently
 // submitted application is offered resources first (LIFO), so short
 // interactive jobs submitted behind a long batch are not stuck behind it.
-// Shares are divided as the built-in fair policy divides them.
+// It changes the order only: without ComputeShares or Headroom, shares
+// and headroom are the fair policy's.
 type NewestFirst struct{}
-
-var fairShares = fair.PolicyFair.SchedulingPolicy()
 
 func (NewestFirst) Name() string                 { return "newest-first" }
 func (NewestFirst) Calculator() berth.Calculator { return berth.MemoryCalculator{} }
-func (NewestFirst) LeafOnly() bool               { return true }
 
-func (NewestFirst) AllowsChild(fair.SchedulingPolicy) bool { return true }
+// LeafOnly: the order is meant for applications, not queues.
+func (NewestFirst) LeafOnly() bool { return true }
 
 func (NewestFirst) Compare(_ fair.PolicyEnv, a, b fair.SchedulableView) int {
 	if c := cmp.Compare(b.StartTime(), a.StartTime()); c != 0 {
 		return c
 	}
 	return strings.Compare(a.Name(), b.Name())
-}
-
-func (NewestFirst) ComputeShares(env fair.PolicyEnv, items []fair.SchedulableView, total berth.Resource, steady bool, out []berth.Resource) {
-	fairShares.ComputeShares(env, items, total, steady, out)
-}
-
-func (NewestFirst) Headroom(fs, usage, maxAvail berth.Resource) berth.Resource {
-	return fairShares.Headroom(fs, usage, maxAvail)
 }
 
 // SortKey is the fast path: -start time, then the scheduler's (start,
@@ -62,7 +53,10 @@ func ExampleSchedulingPolicy() {
 		return
 	}
 	clock := berth.NewManualClock(0)
-	s, err := fair.New(fair.DefaultConfig(), af, clock)
+	cfg := fair.DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := fair.New(cfg)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -43,7 +43,10 @@ func ExampleRule() {
 		fmt.Println(err)
 		return
 	}
-	s, err := fair.New(fair.DefaultConfig(), af, berth.NewManualClock(0))
+	cfg := fair.DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := fair.New(cfg)
 	if err != nil {
 		fmt.Println(err)
 		return

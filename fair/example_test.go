@@ -20,7 +20,10 @@ func Example() {
 		return
 	}
 	clock := berth.NewManualClock(0)
-	s, err := fair.New(fair.DefaultConfig(), af, clock)
+	cfg := fair.DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := fair.New(cfg)
 	if err != nil {
 		fmt.Println(err)
 		return

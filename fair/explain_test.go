@@ -285,7 +285,10 @@ func TestDryRunWithHostPolicy(t *testing.T) {
 		ParseOptions{Policies: reg})
 	require.NoError(t, err)
 	clock := berth.NewManualClock(0)
-	s, err := New(DefaultConfig(), af, clock)
+	cfg := DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(NodeSpec{ID: "n1", Capability: berth.New(4096, 4)}))
 	for _, id := range []string{"a", "b"} {

@@ -55,7 +55,9 @@ func runOpsWith(t *testing.T, seed uint64, steps int, hook func(s *Scheduler, cl
 	}
 	cfg.Groups = queue.GroupsFunc(func(u string) []string { return []string{"g" + u} })
 	clock := berth.NewManualClock(0)
-	s, err := New(cfg, af, clock)
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,9 @@ func newHarness(t testing.TB, cfg Config, xml string) *harness {
 	if cfg.Groups == nil {
 		cfg.Groups = queue.GroupsFunc(func(u string) []string { return []string{u + "group", u + "subgroup1", u + "subgroup2"} })
 	}
-	s, err := New(cfg, af, clock)
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	return &harness{t: t, s: s, clock: clock}
 }

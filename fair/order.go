@@ -7,12 +7,12 @@ import (
 	"strings"
 
 	"github.com/berthsched/berth"
-	"github.com/berthsched/berth/queue"
+	"github.com/berthsched/berth/internal/order"
 )
 
 // The heartbeat walk visits children and applications in policy order. YARN
 // sorts them on every visit (n log n per heartbeat and leaf); the scheduler
-// keeps them in queue.Order sets instead, keyed by sortKey, and re-keys an
+// keeps them in order.Set sets instead, keyed by sortKey, and re-keys an
 // item when an input of its key changes:
 //
 //   - usage: on every allocation and release (the application and its
@@ -72,25 +72,25 @@ func (p Policy) keyFamily(types []string) keyFamily {
 	return famFair
 }
 
-// keyPrefix is the queue.OrderPrefix of k: within one family it follows
+// keyPrefix is the order.Prefix of k: within one family it follows
 // cmpKey (a key before another never has a greater prefix), so the Order
 // keeps cmpKey's order while deciding most comparisons on the prefixes,
 // without reading the items. Components are encoded exactly, in cmpKey's
 // order, as far as they fit; only the last encoded one may be truncated.
 // (Sets briefly hold keys of two families while a reload re-keys them;
 // the Order's order, by prefix first, stays consistent meanwhile.)
-func keyPrefix(k *sortKey) queue.OrderPrefix {
+func keyPrefix(k *sortKey) order.Prefix {
 	c := &k.k
 	switch k.fam {
 	case famFair:
 		if c[1] == 0 {
 			// Needy (k[2] is the ratio compared first): the ratio,
 			// truncated; ties are left to cmpKey.
-			return queue.OrderPrefix{uint64(c[0])<<63 | ordBits(c[2])>>2}
+			return order.Prefix{uint64(c[0])<<63 | ordBits(c[2])>>2}
 		}
 		// Not needy: k[2] is 0 and k[3] the weight class (0 to 2);
 		// k[5] is 0 unless the class is 2 (negative weights).
-		p := queue.OrderPrefix{uint64(c[0])<<63 | 1<<62 | (uint64(c[3])&3)<<60, ordBits(c[4])}
+		p := order.Prefix{uint64(c[0])<<63 | 1<<62 | (uint64(c[3])&3)<<60, ordBits(c[4])}
 		if c[3] == 2 {
 			p[2] = ordBits(c[5])
 			return p
@@ -101,18 +101,18 @@ func keyPrefix(k *sortKey) queue.OrderPrefix {
 		// k[0] is the class (0 or 1), k[1] and k[2] the compared shares
 		// (or ratios), k[3:] are 0.
 		if c[1] < 0 {
-			return queue.OrderPrefix{uint64(c[0]) << 63}
+			return order.Prefix{uint64(c[0]) << 63}
 		}
-		return queue.OrderPrefix{uint64(c[0])<<63 | nonNegBits(c[1]), ordBits(c[2]), ordInt(k.start), k.namePrefix()}
+		return order.Prefix{uint64(c[0])<<63 | nonNegBits(c[1]), ordBits(c[2]), ordInt(k.start), k.namePrefix()}
 	case famFIFO:
 		// Only k[0] (the negated priority) is set.
-		return queue.OrderPrefix{ordBits(c[0]), ordInt(k.start), k.namePrefix()}
+		return order.Prefix{ordBits(c[0]), ordInt(k.start), k.namePrefix()}
 	}
-	return queue.OrderPrefix{ordBits(c[0]), ordBits(c[1]), ordBits(c[2]), ordBits(c[3])}
+	return order.Prefix{ordBits(c[0]), ordBits(c[1]), ordBits(c[2]), ordBits(c[3])}
 }
 
 // ordBits maps floats (not NaN) to integers in the same order.
-func ordBits(x float64) uint64 { return queue.PrefixFloat(x) }
+func ordBits(x float64) uint64 { return order.PrefixFloat(x) }
 
 // nonNegBits is ordBits for x >= 0 in 63 bits.
 func nonNegBits(x float64) uint64 {
@@ -123,7 +123,7 @@ func nonNegBits(x float64) uint64 {
 }
 
 // ordInt maps int64s to uint64s in the same order.
-func ordInt(x int64) uint64 { return queue.PrefixInt(x) }
+func ordInt(x int64) uint64 { return order.PrefixInt(x) }
 
 func (k *sortKey) namePrefix() uint64 {
 	if k.npreSet {
@@ -290,19 +290,19 @@ func drfNKey(cluster berth.Resource, types []string, s *Schedulable) (float64, [
 // heartbeat visiting a leaf that is out of cache then misses once for
 // its order rather than once per indirection.
 type ordSet[V any] struct {
-	o   queue.Order[sortKey, V]
+	o   order.Set[sortKey, V]
 	bad int
 }
 
 // init makes s an empty set; s must not move afterwards (members point to
 // s.o).
 func (s *ordSet[V]) init() {
-	*s = ordSet[V]{o: *queue.NewOrderPrefix[sortKey, V](cmpKey, keyPrefix)}
+	*s = ordSet[V]{o: *order.NewPrefixed[sortKey, V](cmpKey, keyPrefix)}
 }
 
 // put inserts or re-keys e; wasBad is whether e's key in the set (if it
 // is a member) is bad.
-func (s *ordSet[V]) put(e *queue.OrderEntry[sortKey, V], k *sortKey, wasBad bool) {
+func (s *ordSet[V]) put(e *order.Entry[sortKey, V], k *sortKey, wasBad bool) {
 	if wasBad && e.In(&s.o) {
 		s.bad--
 	}
@@ -313,7 +313,7 @@ func (s *ordSet[V]) put(e *queue.OrderEntry[sortKey, V], k *sortKey, wasBad bool
 }
 
 // drop removes e if it is a member.
-func (s *ordSet[V]) drop(e *queue.OrderEntry[sortKey, V]) {
+func (s *ordSet[V]) drop(e *order.Entry[sortKey, V]) {
 	if !e.In(&s.o) {
 		return
 	}
@@ -590,7 +590,7 @@ func (s *Scheduler) keptApps(q *fsQueue) bool {
 func (s *Scheduler) sortedKids(q *fsQueue) []*fsQueue {
 	kids := append(q.kidsBuf[:0], q.children...)
 	q.kidsBuf = kids
-	env, pol := s.env(), q.policy
+	env, pol := s.env(), q.order
 	slices.SortFunc(kids, func(a, b *fsQueue) int {
 		return pol.Compare(env, SchedulableView{&a.Schedulable}, SchedulableView{&b.Schedulable})
 	})
@@ -607,7 +607,7 @@ func (s *Scheduler) sortedApps(q *fsQueue) []*app {
 		}
 	}
 	q.appsBuf = apps
-	env, pol := s.env(), q.policy
+	env, pol := s.env(), q.order
 	slices.SortFunc(apps, func(a, b *app) int {
 		return pol.Compare(env, SchedulableView{&a.Schedulable}, SchedulableView{&b.Schedulable})
 	})

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/berthsched/berth"
-	"github.com/berthsched/berth/queue"
+	"github.com/berthsched/berth/internal/order"
 )
 
 // BenchmarkRekey is the walk's re-key after an allocation, alone: the
@@ -22,7 +22,7 @@ func BenchmarkRekey(b *testing.B) {
 			set.init()
 			const n = 100
 			items := make([]Schedulable, n)
-			ents := make([]queue.OrderEntry[sortKey, *Schedulable], n)
+			ents := make([]order.Entry[sortKey, *Schedulable], n)
 			npre := make([]uint64, n)
 			var scratch SortKey
 			var k sortKey

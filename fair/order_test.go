@@ -74,9 +74,13 @@ func lockstepMode(t *testing.T, seed uint64, steps int, lazy bool) {
 	}
 	clock := berth.NewManualClock(0)
 	first := rng.IntN(len(orderAllocs))
-	inc, err := New(cfg, parse(first), clock)
+	cfg.Allocation = parse(first)
+	cfg.Clock = clock
+	inc, err := New(cfg)
 	require.NoError(t, err)
-	ref, err := New(cfg, parse(first), clock)
+	cfg.Allocation = parse(first)
+	cfg.Clock = clock
+	ref, err := New(cfg)
 	require.NoError(t, err)
 	inc.checkOrder, ref.sortWalk, ref.eagerAcct = true, true, lazy
 	if seed%4 != 3 {
@@ -268,7 +272,9 @@ func TestDeferredAccountsMatchEager(t *testing.T) {
 // host never reads the tree do not pile up in the deferred list (each
 // keeps its record alive until charged).
 func TestDeferredAccountsBounded(t *testing.T) {
-	s, err := New(DefaultConfig(), nil, berth.NewManualClock(0))
+	cfg := DefaultConfig()
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(NodeSpec{ID: "n", Rack: "/r", Capability: berth.New(8192, 8)}))
 	for i := range 300 {

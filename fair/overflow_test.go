@@ -15,7 +15,9 @@ import (
 // refused as in package capacity; demands summed over applications
 // saturate instead of wrapping.
 func TestAllocateRefusesDemandOverflow(t *testing.T) {
-	s, err := New(DefaultConfig(), nil, berth.NewManualClock(0))
+	cfg := DefaultConfig()
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(NodeSpec{ID: "n1", Capability: berth.New(8192, 8)}))
 	for _, id := range []string{"a1", "a2"} {

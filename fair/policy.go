@@ -404,7 +404,7 @@ type shareBuf struct {
 }
 
 // computeShares divides total among ss through the built-in policy's
-// SchedulingPolicy, as the scheduler does (see divideInto).
+// ShareDivider, as the scheduler does (see divideInto).
 func (p Policy) computeShares(ss []*Schedulable, total berth.Resource, types []string, steady bool, buf *shareBuf) {
 	if buf == nil {
 		buf = &shareBuf{}
@@ -475,7 +475,7 @@ func (p Policy) shareTypes(types []string) int {
 }
 
 // computeInto is ComputeShares writing every out[i] (see
-// SchedulingPolicy.ComputeShares): the computed types, and the current
+// ShareDivider.ComputeShares): the computed types, and the current
 // share for the others.
 func (p Policy) computeInto(ss []SchedulableView, total berth.Resource, types []string, steady bool, out []berth.Resource, buf *shareBuf) {
 	if len(ss) == 0 {

@@ -71,7 +71,10 @@ func TestRealFairConfigs(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Empty(t, rep.Of(queue.NoteNotModelled), rep.String())
-			_, err = New(DefaultConfig(), af, berth.NewManualClock(0))
+			cfg := DefaultConfig()
+			cfg.Allocation = af
+			cfg.Clock = berth.NewManualClock(0)
+			_, err = New(cfg)
 			require.NoError(t, err)
 		})
 	}

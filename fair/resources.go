@@ -107,21 +107,23 @@ func javaInt(f float64) int64 {
 	return int64(f)
 }
 
-// ParseResource parses a resource string of YARN's fair scheduler in any of
-// its forms (§4.3 of the reference):
+// ParseResource parses a resource string of YARN's fair scheduler.
 //
-//   - new style "memory-mb=1024, vcores=2" (integers, no units; types not
-//     listed get missing) or "memory-mb=50%, vcores=25%" (all percentages;
-//     types not listed get 100%);
-//   - old style percentage "50%" (every type) or "50% memory, 25% cpu"
-//     (other types 0%);
-//   - old style absolute "1024 mb, 2 vcores" (also "2 vcores 1024 mb",
-//     case-insensitive; decimals are truncated; other types 0).
+// It accepts the forms of YARN's
+// FairSchedulerConfiguration.parseResourceConfigValue:
 //
-// types lists the configured extended resource types (new-style names must
-// be one of memory-mb, vcores or these). Errors are *berth.FieldError values
-// of kind berth.ErrInvalidArgument whose Field is field and whose reason is
-// YARN's message.
+//   - "memory-mb=1024, vcores=2": integers, no units; an unlisted type
+//     gets missing.
+//   - "memory-mb=50%, vcores=25%": all percentages; an unlisted type gets
+//     100%.
+//   - "50%" (every type), "50% memory, 25% cpu" (other types 0%).
+//   - "1024 mb, 2 vcores", also "2 vcores 1024 mb", any case; decimals
+//     are truncated, other types are 0.
+//
+// types lists the extended resource types a new-style string may name
+// besides memory-mb and vcores. An error is a *berth.FieldError of kind
+// berth.ErrInvalidArgument whose Field is field and whose reason is YARN's
+// message.
 func ParseResource(field, value string, types []string, missing int64) (ConfigurableResource, error) {
 	fail := func(reason string) (ConfigurableResource, error) {
 		return ConfigurableResource{}, berth.InvalidField(field, value, reason)

@@ -22,7 +22,10 @@ func ruleSched(t *testing.T, pol *fair.PlacementPolicy) *fair.Scheduler {
 		require.NoError(t, pol.Validate())
 		af.Placement = pol
 	}
-	s, err := fair.New(fair.DefaultConfig(), af, berth.NewManualClock(0))
+	cfg := fair.DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := fair.New(cfg)
 	require.NoError(t, err)
 	return s
 }

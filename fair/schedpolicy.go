@@ -7,14 +7,27 @@ import (
 	"github.com/berthsched/berth"
 )
 
-// SchedulingPolicy is a queue's scheduling policy (YARN's SchedulingPolicy):
-// how the queue orders its children (a parent) or its applications (a leaf)
-// for assignment, how it divides its fair share among them, and which
-// policies its children may have. The built-in fair, FIFO and DRF policies
-// ([Policy.SchedulingPolicy]) implement it and the scheduler reaches them
-// only through it, so a host's implementation is a first-class citizen:
-// name it in the Go config ([QueueDef.SchedulingPolicy]) or register it for
-// allocation files ([ParseOptions.Policies]).
+// SchedulingPolicy is a queue's scheduling policy (YARN's SchedulingPolicy),
+// reduced to its identity: a name and the calculator it decides with.
+// Everything else a policy may change is its own small interface, one per
+// extension point, so a policy implements only what it changes and takes
+// YARN's default for the rest:
+//
+//   - [Orderer]: the order children or applications are offered resources
+//     in (default: the fair policy's order);
+//   - [ShareDivider]: how a fair share is divided among them (default: the
+//     fair policy's division, by memory);
+//   - [ChildFilter]: which policies its children may have (default: any);
+//   - [LeafOnlyPolicy]: whether only leaf queues may use it (default: no);
+//   - [Headroomer]: what an application may still get (default: fair share
+//     minus usage, capped by what is available, in the calculator's types).
+//
+// [PolicyKeyer] and [TypeSharer] are optional fast paths of Compare and
+// ComputeShares. The built-in fair, FIFO and DRF policies
+// ([Policy.SchedulingPolicy]) implement every interface and the scheduler
+// reaches them only through these, so a host's policy is a first-class
+// citizen: name it in the Go config ([QueueConfig].SchedulingPolicy) or
+// register it for allocation files ([ParseOptions.Policies]).
 //
 // The scheduler calls a policy with its lock held, from the host's calls
 // only; a policy must not call back into the scheduler and must be
@@ -23,13 +36,26 @@ type SchedulingPolicy interface {
 	// Name is the policy's name in snapshots, logs and errors.
 	Name() string
 	// Calculator is the resource calculator the policy decides with
-	// (starvation and assignment thresholds of the queue's applications).
+	// (starvation and assignment thresholds of the queue's applications,
+	// and the types the default headroom counts).
 	Calculator() berth.Calculator
+}
+
+// Orderer is the extension point that orders a queue's children (a
+// parent) or applications (a leaf) for assignment. Without it a policy
+// orders as YARN's fair policy does.
+type Orderer interface {
 	// Compare orders a before b (negative) when a should be offered
 	// resources first. It should be a strict weak order that ends on a
 	// unique tie-break (start time, name); if it is not, the scheduler
 	// still visits every item exactly once, in the order its sort leaves.
 	Compare(env PolicyEnv, a, b SchedulableView) int
+}
+
+// ShareDivider is the extension point that divides a queue's fair share
+// among its children or applications. Without it a policy divides as
+// YARN's fair policy does (memory by weight, min and max share).
+type ShareDivider interface {
 	// ComputeShares divides total among items: the instantaneous fair
 	// share (steady false: inactive queues get nothing) or the steady fair
 	// share (steady true: every queue counts). out[i] is zero on entry and
@@ -40,22 +66,41 @@ type SchedulingPolicy interface {
 	// [Scheduler.PolicyError] reports a *PolicyError. A policy that
 	// divides type by type may offer [TypeSharer] as a faster path.
 	ComputeShares(env PolicyEnv, items []SchedulableView, total berth.Resource, steady bool, out []berth.Resource)
+}
+
+// ChildFilter is the extension point that restricts a parent's children
+// (YARN's isChildPolicyAllowed). Without it any child policy is allowed.
+type ChildFilter interface {
 	// AllowsChild reports whether a parent with this policy may have a
-	// child queue with policy child (YARN's isChildPolicyAllowed).
+	// child queue with policy child.
 	AllowsChild(child SchedulingPolicy) bool
-	// LeafOnly reports that only leaf queues may use the policy (FIFO).
+}
+
+// LeafOnlyPolicy is the extension point of a policy that cannot order
+// queues (FIFO). Without it a policy may be used by parents too.
+type LeafOnlyPolicy interface {
+	// LeafOnly reports that only leaf queues may use the policy.
 	LeafOnly() bool
+}
+
+// Headroomer is the extension point that computes an application's
+// headroom (YARN's getHeadroom). Without it the headroom is the queue's
+// fair share minus its usage (never negative), capped by maxAvailable, in
+// the types the policy's calculator counts: memory and vcores for a
+// [berth.DominantCalculator] (as DRF does), memory for any other (vcores
+// pass maxAvailable through, as YARN's fair policy does).
+type Headroomer interface {
 	// Headroom is what an application of a queue with this policy may
-	// still get: the queue's fair share minus its usage, capped by
-	// maxAvailable, in the types the policy cares about.
+	// still get.
 	Headroom(queueFairShare, queueUsage, maxAvailable berth.Resource) berth.Resource
 }
 
-// PolicyKeyer is the optional fast path of a SchedulingPolicy: a sort key
+// PolicyKeyer is the optional fast path of an [Orderer]: a sort key
 // whose order is the order of Compare. With it the scheduler keeps a large
 // set (a parent's children, a leaf's applications) ordered incrementally,
 // re-keying an item when its usage, demand, weight or min share changes,
-// instead of sorting on every visit. The built-in policies use it.
+// instead of sorting on every visit. The built-in policies use it. It is
+// used only beside the policy's own Compare.
 type PolicyKeyer interface {
 	// SortKey fills k.Major and k.More for s (k.Start and k.Name are
 	// filled by the scheduler with s's start time and name, which break
@@ -67,7 +112,7 @@ type PolicyKeyer interface {
 	SortKey(env PolicyEnv, s SchedulableView, k *SortKey) bool
 }
 
-// TypeSharer is the optional fast path of ComputeShares for a policy that
+// TypeSharer is the optional fast path of a [ShareDivider] for a policy that
 // divides each resource type on its own, as YARN's fair (memory) and DRF
 // (every type) policies do. The policy writes one type's shares as plain
 // integers and the scheduler installs them into the components divided,
@@ -75,7 +120,8 @@ type PolicyKeyer interface {
 // stages whole resources. The rules of ComputeShares hold: the results
 // must be those ComputeShares would give, and a negative share rejects the
 // whole division (every share keeps its previous value). The built-in fair
-// and DRF policies divide through it.
+// and DRF policies divide through it. It is used only beside the policy's
+// own ComputeShares.
 type TypeSharer interface {
 	// ShareTypes is how many types ComputeTypeShares divides in this
 	// call: the first n of memory, vcores, then env.Types in order (0:
@@ -198,11 +244,21 @@ func (p Policy) SchedulingPolicy() SchedulingPolicy {
 // builtinPolicy is one of YARN's three policies through the interface.
 type builtinPolicy struct{ p Policy }
 
+// The built-ins implement every extension point and both fast paths.
 var (
 	_ SchedulingPolicy = builtinPolicy{}
+	_ Orderer          = builtinPolicy{}
+	_ ShareDivider     = builtinPolicy{}
+	_ ChildFilter      = builtinPolicy{}
+	_ LeafOnlyPolicy   = builtinPolicy{}
+	_ Headroomer       = builtinPolicy{}
 	_ PolicyKeyer      = builtinPolicy{}
 	_ TypeSharer       = builtinPolicy{}
 )
+
+// defaultPolicy supplies the Orderer and ShareDivider (and their fast
+// paths) of a policy that does not implement them.
+var defaultPolicy = builtinPolicy{PolicyFair}
 
 func (b builtinPolicy) Name() string                 { return b.p.String() }
 func (b builtinPolicy) Calculator() berth.Calculator { return b.p.Calculator() }
@@ -245,11 +301,49 @@ func (b builtinPolicy) SortKey(env PolicyEnv, s SchedulableView, k *SortKey) boo
 	return !sk.bad
 }
 
-// setPolicy installs q's policy and looks its fast paths up once.
+// setPolicy installs q's policy and looks its extension points and fast
+// paths up once, filling the absent ones with the defaults. A fast path
+// counts only beside the method it speeds up: a PolicyKeyer without
+// Compare would order by a key nothing else agrees with.
 func (q *fsQueue) setPolicy(p SchedulingPolicy) {
 	q.policy = p
-	q.keyer, _ = p.(PolicyKeyer)
-	q.sharer, _ = p.(TypeSharer)
+	var ok bool
+	if q.order, ok = p.(Orderer); ok {
+		q.keyer, _ = p.(PolicyKeyer)
+	} else {
+		q.order, q.keyer = defaultPolicy, defaultPolicy
+	}
+	if q.shares, ok = p.(ShareDivider); ok {
+		q.sharer, _ = p.(TypeSharer)
+	} else {
+		q.shares, q.sharer = defaultPolicy, defaultPolicy
+	}
+}
+
+// leafOnly reports whether p may be used by leaf queues only.
+func leafOnly(p SchedulingPolicy) bool {
+	l, ok := p.(LeafOnlyPolicy)
+	return ok && l.LeafOnly()
+}
+
+// allowsChild reports whether a parent with policy parent may have a
+// child with policy child.
+func allowsChild(parent, child SchedulingPolicy) bool {
+	f, ok := parent.(ChildFilter)
+	return !ok || f.AllowsChild(child)
+}
+
+// policyHeadroom is p's Headroom, or the default one: YARN's fair policy
+// for a calculator that counts memory only, DRF's for a dominant one.
+func policyHeadroom(p SchedulingPolicy, fairShare, usage, maxAvailable berth.Resource) berth.Resource {
+	if h, ok := p.(Headroomer); ok {
+		return h.Headroom(fairShare, usage, maxAvailable)
+	}
+	switch p.Calculator().(type) {
+	case berth.DominantCalculator, *berth.DominantCalculator:
+		return PolicyDRF.Headroom(fairShare, usage, maxAvailable)
+	}
+	return PolicyFair.Headroom(fairShare, usage, maxAvailable)
 }
 
 // policyKey computes the scheduler's key of s under kp, or marks it bad
@@ -332,7 +426,7 @@ func (s *Scheduler) divide(q *fsQueue, ss []*Schedulable, total berth.Resource, 
 	for i, x := range ss {
 		views[i] = SchedulableView{x}
 	}
-	bad, share := divideInto(q.policy, q.sharer, s.env(), views, total, steady, &s.shareBuf)
+	bad, share := divideInto(q.shares, q.sharer, s.env(), views, total, steady, &s.shareBuf)
 	if bad < 0 {
 		return
 	}
@@ -351,7 +445,7 @@ func (s *Scheduler) divide(q *fsQueue, ss []*Schedulable, total berth.Resource, 
 // negative component: then nothing changes and it returns the first such
 // item's index and rejected share. It returns -1 when the shares were
 // installed.
-func divideInto(pol SchedulingPolicy, ts TypeSharer, env PolicyEnv, items []SchedulableView, total berth.Resource, steady bool, buf *shareBuf) (int, berth.Resource) {
+func divideInto(pol ShareDivider, ts TypeSharer, env PolicyEnv, items []SchedulableView, total berth.Resource, steady bool, buf *shareBuf) (int, berth.Resource) {
 	if len(items) == 0 {
 		return -1, berth.Resource{}
 	}

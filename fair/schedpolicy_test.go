@@ -14,25 +14,21 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// lifo is a host policy: newest application first; keyed or not.
+// lifo is a host policy for leaves: newest application first; it takes
+// the default shares, child rule and headroom.
 type lifo struct {
 	keyed  bool
 	nanKey bool // SortKey returns NaN (misbehaving)
 }
 
-func (lifo) Name() string                                    { return "lifo" }
-func (lifo) Calculator() berth.Calculator                    { return berth.MemoryCalculator{} }
-func (lifo) LeafOnly() bool                                  { return true }
-func (lifo) AllowsChild(SchedulingPolicy) bool               { return true }
-func (lifo) Headroom(fs, u, m berth.Resource) berth.Resource { return PolicyFair.Headroom(fs, u, m) }
+func (lifo) Name() string                 { return "lifo" }
+func (lifo) Calculator() berth.Calculator { return berth.MemoryCalculator{} }
+func (lifo) LeafOnly() bool               { return true }
 func (lifo) Compare(_ PolicyEnv, a, b SchedulableView) int {
 	if c := cmp.Compare(b.StartTime(), a.StartTime()); c != 0 {
 		return c
 	}
 	return strings.Compare(a.Name(), b.Name())
-}
-func (lifo) ComputeShares(env PolicyEnv, items []SchedulableView, total berth.Resource, steady bool, out []berth.Resource) {
-	PolicyFair.SchedulingPolicy().ComputeShares(env, items, total, steady, out)
 }
 
 // keyedLifo adds the sort key fast path.
@@ -61,7 +57,7 @@ func (c chaotic) Compare(_ PolicyEnv, a, b SchedulableView) int {
 }
 
 func (c chaotic) ComputeShares(env PolicyEnv, items []SchedulableView, total berth.Resource, steady bool, out []berth.Resource) {
-	c.lifo.ComputeShares(env, items, total, steady, out)
+	defaultPolicy.ComputeShares(env, items, total, steady, out)
 	if c.negative && !steady {
 		for i := range out {
 			out[i].Memory = -1
@@ -83,7 +79,10 @@ func runJobs(t *testing.T, opts ParseOptions, policy string, n, k int, check boo
 	af, err := ParseAllocationFile([]byte(allocXML(`<queue name="jobs"><schedulingPolicy>`+policy+`</schedulingPolicy></queue>`)), opts)
 	require.NoError(t, err)
 	clock := berth.NewManualClock(0)
-	s, err := New(DefaultConfig(), af, clock)
+	cfg := DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	s.checkOrder = check
 	for i := range n {
@@ -159,7 +158,10 @@ func TestCustomPolicyConfig(t *testing.T) {
 		af, err := ParseAllocationFile([]byte(allocXML(`<queue name="a"/>`)), ParseOptions{})
 		require.NoError(t, err)
 		af.Queue("root.a").SchedulingPolicy = keyedLifo{}
-		s, err := New(DefaultConfig(), af, berth.NewManualClock(0))
+		cfg := DefaultConfig()
+		cfg.Allocation = af
+		cfg.Clock = berth.NewManualClock(0)
+		s, err := New(cfg)
 		require.NoError(t, err)
 		q := s.Snapshot().Queue("root.a")
 		require.NotNil(t, q)
@@ -169,7 +171,10 @@ func TestCustomPolicyConfig(t *testing.T) {
 	t.Run("leaf-only policy on a parent", func(t *testing.T) {
 		af, err := ParseAllocationFile([]byte(allocXML(`<queue name="p"><schedulingPolicy>lifo</schedulingPolicy><queue name="c"/></queue>`)), ParseOptions{Policies: reg})
 		require.NoError(t, err)
-		s, err := New(DefaultConfig(), af, berth.NewManualClock(0))
+		cfg := DefaultConfig()
+		cfg.Allocation = af
+		cfg.Clock = berth.NewManualClock(0)
+		s, err := New(cfg)
 		require.NoError(t, err)
 		assert.Nil(t, s.Snapshot().Queue("root.p.c"), "as for FIFO, the parent is not created")
 	})
@@ -219,14 +224,19 @@ func TestBuiltinPoliciesThroughInterface(t *testing.T) {
 		require.NotNil(t, sp)
 		assert.Equal(t, p.String(), sp.Name())
 		env := PolicyEnv{Cluster: cluster}
-		assert.Equal(t, p.Compare(cluster, nil, a, b), sp.Compare(env, ViewOf(a), ViewOf(b)))
-		assert.Equal(t, p == PolicyFIFO, sp.LeafOnly())
+		assert.Equal(t, p.Compare(cluster, nil, a, b), sp.(Orderer).Compare(env, ViewOf(a), ViewOf(b)))
+		assert.Equal(t, p == PolicyFIFO, sp.(LeafOnlyPolicy).LeafOnly())
+		assert.Implements(t, (*ShareDivider)(nil), sp)
+		assert.Implements(t, (*TypeSharer)(nil), sp)
+		fs, u, m := berth.New(4096, 4), berth.New(1024, 3), berth.New(2048, 8)
+		assert.Equal(t, p.Headroom(fs, u, m), sp.(Headroomer).Headroom(fs, u, m))
 		var ka, kb SortKey
 		require.True(t, sp.(PolicyKeyer).SortKey(env, ViewOf(a), &ka))
 		require.True(t, sp.(PolicyKeyer).SortKey(env, ViewOf(b), &kb))
 	}
-	assert.False(t, PolicyFair.SchedulingPolicy().AllowsChild(PolicyDRF.SchedulingPolicy()))
-	assert.True(t, PolicyFair.SchedulingPolicy().AllowsChild(lifo{}), "YARN checks the DRF class only")
+	fair := PolicyFair.SchedulingPolicy().(ChildFilter)
+	assert.False(t, fair.AllowsChild(PolicyDRF.SchedulingPolicy()))
+	assert.True(t, fair.AllowsChild(lifo{}), "YARN checks the DRF class only")
 	assert.Nil(t, Policy(0).SchedulingPolicy())
 }
 
@@ -281,7 +291,12 @@ func FuzzCustomPolicy(f *testing.F) {
 		i := 0
 		var pol SchedulingPolicy = fuzzPolicy{data: data, i: &i}
 		if data[0]%2 == 1 {
-			pol = struct{ SchedulingPolicy }{pol} // hides the keyer: sorted per visit
+			// the same parts without the keyer: sorted per visit
+			pol = struct {
+				SchedulingPolicy
+				Orderer
+				ShareDivider
+			}{pol, pol.(Orderer), pol.(ShareDivider)}
 		}
 		s, served := runJobs(t, ParseOptions{Policies: policyRegistry(t, "x", pol)}, "x", int(n%24)+1, 3, false)
 		assert.LessOrEqual(t, len(served), 3)

@@ -74,13 +74,15 @@ type Scheduler struct {
 	sortSmall   int  // sets of at most this many are sorted per visit (smallSet); tests lower it
 }
 
-// New builds a scheduler from cfg and an allocation file (nil: an empty
-// <allocations/>). clock must not be nil.
-func New(cfg Config, af *AllocationFile, clock berth.Clock) (*Scheduler, error) {
+// New builds a scheduler from cfg and its allocation file (cfg.Allocation,
+// nil: an empty <allocations/>). cfg.Clock must not be nil.
+func New(cfg Config) (*Scheduler, error) {
+	clock, af := cfg.Clock, cfg.Allocation
 	if berth.CheckNotNil("clock", clock) != nil {
 		return nil, berth.InvalidField("clock", nil, "a clock is required")
 	}
 	cfg = cfg.clone()
+	cfg.Clock, cfg.Allocation = nil, nil // kept as s.clock and s.alloc
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -129,11 +131,14 @@ func (s *Scheduler) Reload(af *AllocationFile) (ReloadResult, error) {
 	return s.loadAllocation(af), nil
 }
 
-// Config returns a copy of the configuration in force.
+// Config returns a copy of the configuration in force, with the scheduler's
+// clock and the allocation file last loaded (by New or Reload).
 func (s *Scheduler) Config() Config {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.cfg.clone()
+	c := s.cfg.clone()
+	c.Clock, c.Allocation = s.clock, s.alloc
+	return c
 }
 
 // ClusterResource returns the sum of the nodes' capabilities.
@@ -480,7 +485,7 @@ func (s *Scheduler) headroom(a *app) berth.Resource {
 	q := a.q
 	avail := s.cluster.Sub(s.root.Usage)
 	maxAvail := berth.ComponentwiseMin(avail, q.MaxShare.Sub(q.Usage).SubNonNegative(berth.None()))
-	return q.policy.Headroom(q.FairShare, q.Usage, maxAvail)
+	return policyHeadroom(q.policy, q.FairShare, q.Usage, maxAvail)
 }
 
 // FinishApp ends an application normally: its live containers end as

@@ -860,7 +860,7 @@ func (r *restorer) restore() *Scheduler {
 			r.fail("root marked dynamic, plan or reservation")
 		case q.reservation && (!q.leaf || !q.parent.plan):
 			r.fail("reservation queue %q not a leaf of a plan", q.path)
-		case q.policy.LeafOnly() && !q.leaf:
+		case leafOnly(q.policy) && !q.leaf:
 			r.fail("parent queue %q with leaf-only policy %s", q.path, q.policy.Name())
 		}
 		if d.Err() != nil {

@@ -33,7 +33,9 @@ func bigStateWorld(tb testing.TB) (*Scheduler, *berth.ManualClock) {
 	cfg := DefaultConfig()
 	cfg.AssignMultiple, cfg.DynamicMaxAssign, cfg.MaxAssign = true, false, -1
 	clock := berth.NewManualClock(0)
-	s, err := New(cfg, af, clock)
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

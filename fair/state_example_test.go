@@ -16,7 +16,9 @@ import (
 // decides as the saved one would have.
 func ExampleScheduler_SaveState() {
 	clock := berth.NewManualClock(0)
-	s, err := fair.New(fair.DefaultConfig(), nil, clock)
+	cfg := fair.DefaultConfig()
+	cfg.Clock = clock
+	s, err := fair.New(cfg)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -62,7 +64,10 @@ func TestStateHostPolicyAndRule(t *testing.T) {
 </allocations>`), fair.ParseOptions{Rules: rules, Policies: policies})
 	require.NoError(t, err)
 	clock := berth.NewManualClock(0)
-	s, err := fair.New(fair.DefaultConfig(), af, clock)
+	cfg := fair.DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := fair.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(fair.NodeSpec{ID: "n1", Capability: berth.New(4096, 4)}))
 	for i, tags := range [][]string{nil, {"queue:etl"}, nil, {"queue:adhoc"}} {

@@ -81,7 +81,9 @@ func stateScheduler(t testing.TB, cfg Config) (*Scheduler, *berth.ManualClock) {
 	af, err := ParseAllocationFile([]byte(stateAlloc), ParseOptions{})
 	require.NoError(t, err)
 	clock := berth.NewManualClock(0)
-	s, err := New(cfg, af, clock)
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	return s, clock
 }
@@ -584,7 +586,9 @@ func TestStateConfigRoundTrip(t *testing.T) {
 	// Settings the file cannot give, set in Go, are kept too.
 	af.Reservation.AveragePercent, af.Reservation.MoveOnExpiry = 60, false
 	clock := berth.NewManualClock(5)
-	s, err := New(cfg, af, clock)
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := New(cfg)
 	require.NoError(t, err)
 	r, err := RestoreScheduler(bytes.NewReader(saveBytes(t, s)), RestoreEnv{Clock: clock})
 	require.NoError(t, err)

@@ -76,7 +76,7 @@ func (s *Scheduler) treeConfig() queue.Config[*fsQueue] {
 func (s *Scheduler) syncTree() {
 	s.flushAccounts() // the tree's reconfiguration and removals check its books
 	if s.tree == nil {
-		t, err := queue.New(s.treeConfig(), queue.Options[*fsQueue]{})
+		t, err := queue.New(queue.TreeConfig[*fsQueue]{Root: s.treeConfig()})
 		if err != nil {
 			s.noteBug(err)
 			return

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/internal/order"
 	"github.com/berthsched/berth/queue"
 )
 
@@ -33,12 +34,14 @@ type fsQueue struct {
 	// kidOrd / appOrd lack members: they were small (sorted per visit)
 	kidStale, appStale bool
 	policy             SchedulingPolicy
-	keyer              PolicyKeyer // policy's fast path, nil without one (setPolicy)
-	tq                 *tqueue     // the queue's node in the shared tree
-	runnableApps       []*app      // leaves
+	order              Orderer      // policy's or the default (setPolicy)
+	shares             ShareDivider // policy's or the default (setPolicy)
+	keyer              PolicyKeyer  // order's fast path, nil without one (setPolicy)
+	tq                 *tqueue      // the queue's node in the shared tree
+	runnableApps       []*app       // leaves
 	// the walk's orders (order.go): q's place in its parent's, and the
 	// order of q's children (parents) or applications (leaves)
-	ord    queue.OrderEntry[sortKey, *fsQueue]
+	ord    order.Entry[sortKey, *fsQueue]
 	appOrd ordSet[*app]
 	kidOrd ordSet[*fsQueue]
 
@@ -48,7 +51,7 @@ type fsQueue struct {
 	entitlement float64 // a reservation queue's weight (its capacity)
 
 	settings     QueueSettings
-	sharer       TypeSharer // policy's per-type share fast path, nil without one (setPolicy)
+	sharer       TypeSharer // shares' per-type fast path, nil without one (setPolicy)
 	maxRes       ConfigurableResource
 	maxContainer berth.Resource
 
@@ -200,10 +203,10 @@ func (s *Scheduler) reinit(q *fsQueue) {
 
 // policyAllowed checks a queue's policy against its position.
 func policyAllowed(parent *fsQueue, leaf bool, p SchedulingPolicy) bool {
-	if !leaf && p.LeafOnly() {
+	if !leaf && leafOnly(p) {
 		return false
 	}
-	return parent == nil || parent.policy.AllowsChild(p)
+	return parent == nil || allowsChild(parent.policy, p)
 }
 
 // getQueue returns the queue at path, creating it (and missing parents)
@@ -391,7 +394,7 @@ func verifyPolicies(af *AllocationFile, q *fsQueue, parentPol SchedulingPolicy, 
 	if q.reservation {
 		p = q.policy
 	}
-	ok := (q.leaf || !p.LeafOnly()) && (isRoot || parentPol.AllowsChild(p))
+	ok := (q.leaf || !leafOnly(p)) && (isRoot || allowsChild(parentPol, p))
 	newPol[q] = p
 	for _, c := range q.children {
 		ok = verifyPolicies(af, c, p, false, newPol) && ok

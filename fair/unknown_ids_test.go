@@ -15,7 +15,10 @@ import (
 func TestUnknownIDsNameTheirField(t *testing.T) {
 	af, err := ParseAllocationFile([]byte("<allocations/>"), ParseOptions{})
 	require.NoError(t, err)
-	s, err := New(DefaultConfig(), af, berth.NewManualClock(0))
+	cfg := DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
 	require.NoError(t, err)
 	id := ContainerID(42)
 	_, errPreempt := s.PreemptContainer(id)

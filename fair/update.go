@@ -128,7 +128,7 @@ func (s *Scheduler) updateStarvedApps(q *fsQueue, now berth.Time) {
 			apps = append(apps, a)
 		}
 	}
-	env, pol := s.env(), q.policy
+	env, pol := s.env(), q.order
 	slices.SortFunc(apps, func(a, b *app) int {
 		return pol.Compare(env, SchedulableView{&a.Schedulable}, SchedulableView{&b.Schedulable})
 	})

@@ -2,6 +2,7 @@ package fair
 
 import (
 	"github.com/berthsched/berth"
+	"github.com/berthsched/berth/internal/order"
 	"github.com/berthsched/berth/queue"
 )
 
@@ -213,7 +214,7 @@ func (s *Scheduler) leafApps(q *fsQueue) seq[*app] {
 
 // seq is one visit's order: a kept Order or a sorted slice.
 type seq[V any] struct {
-	kept   *queue.Order[sortKey, V]
+	kept   *order.Set[sortKey, V]
 	sorted []V
 }
 

@@ -324,11 +324,12 @@ func TestInputErrors(t *testing.T) {
 	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
 	_, err = h.s.Allocate("a", nil, []ContainerID{99})
 	assert.ErrorIs(t, err, berth.ErrNotFound)
-	_, err = New(DefaultConfig(), nil, nil)
+	_, err = New(DefaultConfig()) // no clock
 	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
 	bad := DefaultConfig()
 	bad.Increment = berth.New(0, 1)
-	_, err = New(bad, nil, berth.NewManualClock(0))
+	bad.Clock = berth.NewManualClock(0)
+	_, err = New(bad)
 	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
 }
 

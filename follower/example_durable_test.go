@@ -19,7 +19,8 @@ func ExampleRestoreFollower() {
 	dedicated.Reservable = true
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("default", 20), dedicated}
 	clock := berth.NewManualClock(0)
-	cs, _ := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	cs, _ := capacity.New(cfg)
 	_ = cs.AddNode(capacity.NodeSpec{ID: "n1", Rack: "/r1", Capability: berth.New(100*1024, 100)})
 	p, _ := plan.New(plan.DefaultConfig("dedicated", berth.New(80*1024, 80), clock))
 	iv := berth.Interval{Start: 1000, End: 3000}

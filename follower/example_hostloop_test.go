@@ -40,7 +40,8 @@ func Example_hostLoop() {
 	dedicated.Reservable = true
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("default", 50), dedicated}
 	cfg.MaxOffSwitchAssignments = 8
-	cs, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	cs, err := capacity.New(cfg)
 	if err != nil {
 		panic(err)
 	}
@@ -54,7 +55,7 @@ func Example_hostLoop() {
 		panic(err)
 	}
 	pcfg := plan.DefaultConfig("dedicated", capa, clock)
-	if pcfg.Agent, err = agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions()); err != nil {
+	if pcfg.Agent, err = agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig()); err != nil {
 		panic(err)
 	}
 	p, err := plan.New(pcfg)

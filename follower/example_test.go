@@ -24,7 +24,8 @@ func planFollowerTour(w io.Writer) error {
 	dedicated.Reservable = true
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("default", 20), dedicated}
 	clock := berth.NewManualClock(0)
-	cs, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	cs, err := capacity.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -110,7 +111,8 @@ func stepPlanFollower(w io.Writer) error {
 	dedicated.Reservable = true
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("default", 20), dedicated}
 	clock := berth.NewManualClock(0)
-	cs, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	cs, err := capacity.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -192,7 +194,10 @@ func stepFairPlanFollower(w io.Writer) error {
 		return err
 	}
 	clock := berth.NewManualClock(0)
-	fs, err := fair.New(fair.DefaultConfig(), af, clock)
+	cfg := fair.DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = clock
+	fs, err := fair.New(cfg)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func yarnPlan(t testing.TB, queue string, capa berth.Resource, calc berth.Calcul
 	t.Helper()
 	cfg := plan.DefaultConfig(queue, capa, clock)
 	cfg.Calculator = calc
-	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
 	rp, err := policy.NewSimpleCapacityReplanner(policy.DefaultReplannerConfig())
 	require.NoError(t, err)
@@ -51,7 +51,10 @@ func fairCluster(t testing.TB, pol string, clock berth.Clock) *fair.Scheduler {
   <defaultQueueSchedulingPolicy>`+pol+`</defaultQueueSchedulingPolicy>
 </allocations>`), fair.ParseOptions{})
 	require.NoError(t, err)
-	s, err := fair.New(fair.DefaultConfig(), af, clock)
+	cfg := fair.DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := fair.New(cfg)
 	require.NoError(t, err)
 	for i := range 10 {
 		require.NoError(t, s.AddNode(fair.NodeSpec{ID: fmt.Sprintf("n%d", i), Rack: "/r", Capability: berth.New(8192, 8)}))
@@ -67,7 +70,8 @@ func capacityCluster(t testing.TB, clock berth.Clock) *capacity.Scheduler {
 	ded := capacity.Queue("dedicated", 80)
 	ded.Reservable = true
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("default", 20), ded}
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	for i := range 10 {
 		require.NoError(t, s.AddNode(capacity.NodeSpec{ID: fmt.Sprintf("n%d", i), Rack: "/r", Capability: berth.New(8192, 8)}))

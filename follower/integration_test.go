@@ -59,7 +59,9 @@ const pfAllocationFile = `<allocations>
 
 func newPFCapacity(t testing.TB, cluster berth.Resource) *capacity.Scheduler {
 	t.Helper()
-	s, err := capacity.New(pfCapacityConfig(), berth.NewManualClock(0))
+	cfg := pfCapacityConfig()
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(capacity.NodeSpec{ID: "n1", Rack: "/r1", Capability: cluster}))
 	return s
@@ -69,7 +71,10 @@ func newPFFair(t testing.TB, cluster berth.Resource) *fair.Scheduler {
 	t.Helper()
 	af, err := fair.ParseAllocationFile([]byte(pfAllocationFile), fair.ParseOptions{})
 	require.NoError(t, err)
-	s, err := fair.New(fair.DefaultConfig(), af, berth.NewManualClock(0))
+	cfg := fair.DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := fair.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(fair.NodeSpec{ID: "n1", Capability: cluster}))
 	return s
@@ -261,7 +266,10 @@ func TestFairPolicyPlanWithoutVCores(t *testing.T) {
 </allocations>`), fair.ParseOptions{})
 			require.NoError(t, err)
 			clock := berth.NewManualClock(0)
-			s, err := fair.New(fair.DefaultConfig(), af, clock)
+			conf := fair.DefaultConfig()
+			conf.Allocation = af
+			conf.Clock = clock
+			s, err := fair.New(conf)
 			require.NoError(t, err)
 			require.NoError(t, s.AddNode(fair.NodeSpec{ID: "n1", Capability: berth.New(100*1024, 100)}))
 			pr, err := s.PlanResources("root.dedicated")
@@ -303,7 +311,8 @@ func TestPlanFollowerVectorsCapacityWithLabels(t *testing.T) {
 	def := &cfg.Root.Children[0]
 	def.Settings.AccessibleNodeLabels = []string{"gpu"}
 	def.Settings.NodeLabels = map[string]capacity.LabelSettings{"gpu": {Capacity: queue.Percent(100)}}
-	s, err := capacity.New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNodes(capacity.NodeSpec{ID: "n1", Rack: "/r1", Capability: berth.New(128000, 125)},
 		capacity.NodeSpec{ID: "g1", Rack: "/r1", Capability: berth.New(256000, 250), Label: "gpu"}))

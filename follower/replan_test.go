@@ -58,7 +58,10 @@ func TestFairPlanReplansOnce(t *testing.T) {
   <defaultQueueSchedulingPolicy>`+tc.policy+`</defaultQueueSchedulingPolicy>
 </allocations>`), fair.ParseOptions{})
 			require.NoError(t, err)
-			s, err := fair.New(fair.DefaultConfig(), af, clock)
+			cfg := fair.DefaultConfig()
+			cfg.Allocation = af
+			cfg.Clock = clock
+			s, err := fair.New(cfg)
 			require.NoError(t, err)
 			node := func(i int) fair.NodeSpec {
 				return fair.NodeSpec{ID: fmt.Sprint("n", i), Rack: "/r", Capability: berth.New(8192, 8)}

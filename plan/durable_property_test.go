@@ -60,7 +60,7 @@ func newWorld(t testing.TB) *world {
 	cot.Window, cot.InstantaneousMaxPercent, cot.AveragePercent = 4*hour, 70, 45
 	exact := cot
 	exact.ExactAverage = true
-	late := agent.DefaultOptions()
+	late := agent.DefaultConfig()
 	late.FavorEarlyAllocation = false
 	rp := must(policy.NewSimpleCapacityReplanner(policy.ReplannerConfig{EnforcementWindow: 2 * hour})).(*policy.SimpleCapacityReplanner)
 	for i, q := range snapQueues {
@@ -68,7 +68,7 @@ func newWorld(t testing.TB) *world {
 		cfg.Step, cfg.MaxPeriodicity = minute, 24*hour
 		switch i {
 		case 0:
-			cfg.Agent = must(agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())).(plan.Agent)
+			cfg.Agent = must(agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig())).(plan.Agent)
 			cfg.Policy = must(policy.NewCapacityOverTime(cot)).(plan.SharingPolicy)
 			cfg.Replanner = rp
 		case 1:
@@ -78,7 +78,7 @@ func newWorld(t testing.TB) *world {
 			cfg.Replanner = rp
 			cfg.MoveOnExpiry = false
 		case 2:
-			cfg.Agent = must(agent.NewPortfolio(agent.DefaultOptions())).(plan.Agent)
+			cfg.Agent = must(agent.NewPortfolio(agent.DefaultConfig())).(plan.Agent)
 			cfg.Policy = must(policy.NewCapacityOverTime(exact)).(plan.SharingPolicy)
 			cfg.ExactPeriodicMin = true
 		}

@@ -19,7 +19,7 @@ func ExampleRestoreSystem() {
 	clock := berth.NewManualClock(0)
 	sys, _ := plan.NewSystem(plan.SystemConfig{ClusterTimestamp: 1700000000000, Clock: clock})
 	cfg := plan.DefaultConfig("dedicated", berth.New(8*1024, 8), clock)
-	cfg.Agent, _ = agent.NewGreedy(agent.DefaultOptions())
+	cfg.Agent, _ = agent.NewGreedy(agent.DefaultConfig())
 	cfg.Policy = policy.NoOverCommit{}
 	p, _ := plan.New(cfg)
 	_ = sys.AddPlan(p)

@@ -20,7 +20,7 @@ func yarnSystem(t *testing.T, now berth.Time) (*plan.System, *plan.Plan, *berth.
 	t.Helper()
 	clock := berth.NewManualClock(now)
 	cfg := plan.DefaultConfig("dedicated", berth.New(32*1024, 32), clock)
-	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig())
 	require.NoError(t, err)
 	pol, err := policy.NewCapacityOverTime(policy.DefaultCapacityOverTimeConfig())
 	require.NoError(t, err)

@@ -88,7 +88,7 @@
 //   - Capacity is checked componentwise (every resource type), as in YARN,
 //     while agents may count gangs with the plan's calculator (memory only by
 //     default), so an agent's placement can still be rejected here for
-//     vcores; see agent.Options.ComponentwiseFit.
+//     vcores; see agent.Config.ComponentwiseFit.
 //
 // Other deliberate differences:
 //

@@ -40,7 +40,8 @@ func capBenchCluster(b *testing.B) *capacity.Scheduler {
 		}
 		cfg.Root.Children = append(cfg.Root.Children, l1)
 	}
-	s, err := capacity.New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := capacity.New(cfg)
 	require.NoError(b, err)
 	nodes := make([]capacity.NodeSpec, 10000)
 	for i := range nodes {

@@ -136,7 +136,8 @@ func seededIntraWorld(t *testing.T, rng *rand.Rand) (*capacity.Scheduler, *berth
 	a.Settings.MinUserLimitPercent = []float64{100, 50, 25}[rng.IntN(3)]
 	cfg.Root.Children = []capacity.QueueConfig{a, b}
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNodes(capacity.NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(16*cGB, 16)},
 		capacity.NodeSpec{ID: "n2", Rack: "/r", Capability: berth.New(16*cGB, 16)}))
@@ -172,7 +173,8 @@ func seededPriorityWorld(t *testing.T, rng *rand.Rand) (*capacity.Scheduler, *be
 	cfg.Root.Settings.ChildOrdering = capacity.OrderPriorityUtilization
 	cfg.Root.Children = []capacity.QueueConfig{hi, lo}
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNodes(capacity.NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(8*cGB, 8)},
 		capacity.NodeSpec{ID: "n2", Rack: "/r", Capability: berth.New(8*cGB, 8)}))

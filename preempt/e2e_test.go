@@ -25,7 +25,8 @@ func starvingCapacityCluster(t testing.TB) (*capacity.Scheduler, *berth.ManualCl
 	cfg.Root.Children = []capacity.QueueConfig{a, capacity.Queue("b", 50)}
 	cfg.MaximumAMResourcePercent = 0.5
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	var nodes []string
 	for _, n := range []string{"n1", "n2", "n3", "n4"} {

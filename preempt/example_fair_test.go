@@ -30,7 +30,9 @@ func ExampleFairPreemptor() {
 	cfg := fair.DefaultConfig()
 	pcfg.ApplyTo(&cfg) // the scheduler computes starvation only with preemption on
 	clock := berth.NewManualClock(0)
-	s, _ := fair.New(cfg, af, clock)
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, _ := fair.New(cfg)
 	p, _ := preempt.NewFairPreemptor(s, pcfg, nil)
 	for _, n := range []string{"n1", "n2"} {
 		_ = s.AddNode(fair.NodeSpec{ID: n, Capability: berth.New(4096, 4)})

@@ -25,7 +25,9 @@ func ExampleRestoreFairPreemptor() {
 	cfg := fair.DefaultConfig()
 	pcfg.ApplyTo(&cfg)
 	clock := berth.NewManualClock(0)
-	s, _ := fair.New(cfg, af, clock)
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, _ := fair.New(cfg)
 	p, _ := preempt.NewFairPreemptor(s, pcfg, nil)
 	_ = s.AddNode(fair.NodeSpec{ID: "n1", Capability: berth.New(4096, 4)})
 	one := berth.New(1024, 1)

@@ -17,7 +17,8 @@ func Example() {
 	a.Settings.UserLimitFactor = 2
 	cfg.Root.Children = []capacity.QueueConfig{a, capacity.Queue("b", 50)}
 	clock := berth.NewManualClock(0)
-	s, _ := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, _ := capacity.New(cfg)
 	_ = s.AddNode(capacity.NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(8192, 8)})
 	one := berth.New(1024, 1)
 	_, _ = s.SubmitApp(capacity.AppSpec{ID: "app-a", Queue: "a", User: "alice"})
@@ -95,7 +96,8 @@ func ExampleWithSelectors() {
 	a := capacity.Queue("a", 50)
 	a.Settings.UserLimitFactor = 2
 	cfg.Root.Children = []capacity.QueueConfig{a, capacity.Queue("b", 50)}
-	s, _ := capacity.New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, _ := capacity.New(cfg)
 	_ = s.AddNode(capacity.NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(8192, 8)})
 	one := berth.New(1024, 1)
 	_, _ = s.SubmitApp(capacity.AppSpec{ID: "app-a", Queue: "a", User: "alice"})

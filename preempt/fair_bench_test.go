@@ -38,7 +38,9 @@ func fairBenchWorld(tb testing.TB) (*fair.Scheduler, *berth.ManualClock, []strin
 	pc.Enabled = true
 	pc.ApplyTo(&cfg)
 	clock := berth.NewManualClock(0)
-	s, err := fair.New(cfg, af, clock)
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := fair.New(cfg)
 	require.NoError(tb, err)
 	nodes := make([]string, 10000)
 	for i := range nodes {

@@ -34,7 +34,9 @@ func newFairWorld(t testing.TB, xml string, pcfg FairConfig, n int, size berth.R
 	pcfg.Enabled = true
 	pcfg.ApplyTo(&cfg)
 	clock := berth.NewManualClock(0)
-	s, err := fair.New(cfg, af, clock)
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := fair.New(cfg)
 	require.NoError(t, err)
 	p, err := NewFairPreemptor(s, pcfg, nil)
 	require.NoError(t, err)

@@ -47,7 +47,9 @@ func newFairPair(t testing.TB, rng *rand.Rand) *fairPair {
 	cfg.AssignMultiple = rng.IntN(2) == 0
 	pcfg.ApplyTo(&cfg)
 	clock := berth.NewManualClock(0)
-	s, err := fair.New(cfg, af, clock)
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := fair.New(cfg)
 	require.NoError(t, err)
 	p, err := NewFairPreemptor(s, pcfg, nil)
 	require.NoError(t, err)

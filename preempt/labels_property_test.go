@@ -55,7 +55,8 @@ func newBorrowWorld(t *testing.T, rng *rand.Rand) *borrowWorld {
 	}
 	cfg.Root.Settings.NodeLabels = map[string]capacity.LabelSettings{"x": {Capacity: queue.Percent(100)}}
 	w.clock = berth.NewManualClock(0)
-	s, err := capacity.New(cfg, w.clock)
+	cfg.Clock = w.clock
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	w.s = s
 	nDefault, nX := 1+rng.IntN(2), 1+rng.IntN(3)

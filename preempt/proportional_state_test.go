@@ -40,7 +40,8 @@ func newPreemptWorld(t *testing.T, r *rand.Rand) *preemptWorld {
 	cfg.MaximumAMResourcePercent = 0.5
 	cfg.NodeLocalityDelay = r.IntN(3)
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	for i := 0; i < 6; i++ {
 		require.NoError(t, s.AddNode(capacity.NodeSpec{ID: fmt.Sprintf("n%d", i), Rack: fmt.Sprintf("/r%d", i%2),
@@ -276,7 +277,9 @@ func TestProportionalStateCoversConfig(t *testing.T) {
 }
 
 func FuzzRestoreProportional(f *testing.F) {
-	s, err := capacity.New(capacity.DefaultConfig(), berth.NewManualClock(0))
+	cfg := capacity.DefaultConfig()
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := capacity.New(cfg)
 	require.NoError(f, err)
 	p, err := preempt.NewProportional(s, preempt.DefaultProportionalConfig())
 	require.NoError(f, err)
@@ -309,7 +312,8 @@ func ExampleRestoreProportional() {
 	cfg.Root.Children[0].Settings.UserLimitFactor = 2
 	cfg.MaxOffSwitchAssignments = 8
 	cfg.MaximumAMResourcePercent = 1
-	s, _ := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, _ := capacity.New(cfg)
 	_ = s.AddNode(capacity.NodeSpec{ID: "n1", Rack: "/r1", Capability: berth.New(8192, 8)})
 	one := berth.New(1024, 1)
 	for _, q := range []string{"a", "b"} {

@@ -31,7 +31,8 @@ func TestIntraQueuePriorityFirst(t *testing.T) {
 	a.Settings.UserLimitFactor = 2 // the user's limit lets the high app's demand through
 	cfg.Root.Children = []capacity.QueueConfig{a}
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNodes(capacity.NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(16*cGB, 16)},
 		capacity.NodeSpec{ID: "n2", Rack: "/r", Capability: berth.New(16*cGB, 16)}))
@@ -95,7 +96,8 @@ func TestQueuePrioritySelector(t *testing.T) {
 	cfg.Root.Settings.ChildOrdering = capacity.OrderPriorityUtilization
 	cfg.Root.Children = []capacity.QueueConfig{hi, lo}
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNodes(capacity.NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(8*cGB, 8)},
 		capacity.NodeSpec{ID: "n2", Rack: "/r", Capability: berth.New(8*cGB, 8)}))

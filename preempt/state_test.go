@@ -77,7 +77,8 @@ func TestReservationQueueUsesPlanSettings(t *testing.T) {
 	plan.Settings.MaxAMResourcePercent = 0.25
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 50), plan}
 	cfg.MaximumAMResourcePercent = 0.5
-	s, err := capacity.New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNode(capacity.NodeSpec{ID: "n1", Rack: "/r", Capability: berth.New(16*cGB, 16)}))
 	require.NoError(t, s.AddReservationQueue("plan", "r1"))

@@ -192,7 +192,9 @@ func (w *capWorld) build(t testing.TB) (*capacity.Scheduler, *berth.ManualClock)
 		w.amPercent = 1
 	}
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(w.config(false), clock)
+	cfg := w.config(false)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, s.AddNodes(w.nodes...))
 	for _, a := range w.apps {

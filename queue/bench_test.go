@@ -112,7 +112,7 @@ func BenchmarkNew(b *testing.B) {
 	b.Run("build", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := New(cfg, csOpts); err != nil {
+			if _, err := New(rooted(cfg, csOpts)); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -197,9 +197,13 @@ type Entitlement struct {
 	MaxCapacity float32 // maximum fraction, in [0, 1]
 }
 
-// Options configure a [Tree]. The zero value suits the fair scheduler; the
-// capacity scheduler sets CheckCapacitySums and RequireStoppedToRemove.
-type Options[T any] struct {
+// TreeConfig is what [New] builds a [Tree] from: the root queue's
+// configuration and the tree-wide rules of its scheduler. The zero rules
+// suit the fair scheduler; the capacity scheduler sets CheckCapacitySums
+// and RequireStoppedToRemove.
+type TreeConfig[T any] struct {
+	// Root is the root queue's configuration, its children within.
+	Root Config[T]
 	// CheckCapacitySums enables the capacity scheduler's rules across
 	// siblings (YARN's ParentQueue.setChildQueues): children's percentage
 	// capacities must sum to 100% (±0.05%) under a parent with a non-zero

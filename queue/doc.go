@@ -18,7 +18,7 @@
 // # Usage
 //
 //   - A scheduler parses its file at the edge into a [Config] tree, builds a
-//     [Tree] with [New] and [Options], charges leaves ([Queue.Update],
+//     [Tree] with [New] from a [TreeConfig], charges leaves ([Queue.Update],
 //     [Queue.Allocate], [Queue.SubmitApp], [Move]; a [UserRef] saves the
 //     user lookup per level), checks [Queue.CanSubmit] and calls
 //     [Tree.Reconfigure] on a refresh; reports and preemption read a
@@ -58,7 +58,7 @@
 //
 // # Extending
 //
-// [Options] carries one scheduler's rules: [Options].CheckCapacitySums and
+// [TreeConfig] carries one scheduler's rules: CheckCapacitySums and
 // RequireStoppedToRemove for the capacity scheduler, Validate for checks of
 // its own, Merge for what a surviving queue's payload keeps on Reconfigure.
 // A [Registry] maps the names a configuration file uses (placement rules,

@@ -169,7 +169,7 @@ func TestReconfigureKeepsReservationQueues(t *testing.T) {
 }
 
 func TestAdHocQueues(t *testing.T) {
-	tr := mustTree(t, rootOf(cfgT{Name: "default"}, cfgT{Name: "users", Parent: true}), Options[int]{})
+	tr := mustTree(t, rootOf(cfgT{Name: "default"}, cfgT{Name: "users", Parent: true}), TreeConfig[int]{})
 	users := mustQueue(t, tr, "root.users")
 	alice, err := tr.AddDynamicQueue(users, "alice", KindLeaf, 1)
 	require.NoError(t, err)

@@ -149,7 +149,8 @@ func TestEventLogLines(t *testing.T) {
 func ExampleEventState() {
 	cfg := capacity.DefaultConfig()
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 50), capacity.Queue("b", 50)}
-	s, err := capacity.New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := capacity.New(cfg)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -85,7 +85,8 @@ func ExampleObserver_prometheus() {
 	cfg := capacity.DefaultConfig()
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 50), capacity.Queue("b", 50)}
 	cfg.MaxOffSwitchAssignments = 8
-	s, err := capacity.New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := capacity.New(cfg)
 	if err != nil {
 		fmt.Println(err)
 		return

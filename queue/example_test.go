@@ -25,7 +25,7 @@ func Example() {
 			}},
 		},
 	}
-	tree, err := queue.New(cfg, queue.Options[settings]{CheckCapacitySums: true})
+	tree, err := queue.New(queue.TreeConfig[settings]{Root: cfg, CheckCapacitySums: true})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -71,7 +71,7 @@ func ExampleTree_Reconfigure() {
 		{Name: "a", Capacity: queue.Percent(50)},
 		{Name: "b", Capacity: queue.Percent(50)},
 	}}
-	tree, _ := queue.New(cfg, queue.Options[int]{CheckCapacitySums: true})
+	tree, _ := queue.New(queue.TreeConfig[int]{Root: cfg, CheckCapacitySums: true})
 	a := tree.Root().ChildNamed("a")
 
 	// Capacities that do not sum to 100% are refused; the old tree stays.
@@ -98,7 +98,7 @@ func ExampleTree_AddReservationQueue() {
 		{Name: "plan", Capacity: queue.Percent(80), Reservable: true},
 		{Name: "other", Capacity: queue.Percent(20)},
 	}}
-	tree, _ := queue.New(cfg, queue.Options[string]{CheckCapacitySums: true})
+	tree, _ := queue.New(queue.TreeConfig[string]{Root: cfg, CheckCapacitySums: true})
 	plan := tree.Root().ChildNamed("plan")
 	def := plan.ChildNamed("plan-default")
 
@@ -148,41 +148,12 @@ func ExampleRequests() {
 	// 0 1 1
 }
 
-// An Order walks applications least-used first; an allocation re-keys one
-// in O(log n) instead of re-sorting them all.
-func ExampleOrder() {
-	type app struct {
-		name string
-		used int64
-	}
-	byUse := func(a, b *int64) int { return int(*a - *b) }
-	o := queue.NewOrder[int64, *app](byUse)
-	apps := []*app{{"a", 4}, {"b", 1}, {"c", 2}}
-	entries := make([]queue.OrderEntry[int64, *app], len(apps))
-	for i, a := range apps {
-		entries[i].Value = a
-		o.Insert(&entries[i], a.used)
-	}
-	walk := func() {
-		var names []string
-		o.Ascend(func(a *app) bool { names = append(names, a.name); return true })
-		fmt.Println(names)
-	}
-	walk()
-	apps[1].used += 5 // b got a container: notify the new key
-	o.Rekey(&entries[1], apps[1].used)
-	walk()
-	// Output:
-	// [b c a]
-	// [c a b]
-}
-
 // An application keeps a UserRef and charges every container through it:
 // the same books as Update, without a user lookup per level.
 func ExampleUserRef() {
-	tree, err := queue.New(queue.Config[settings]{Name: "root", Children: []queue.Config[settings]{
+	tree, err := queue.New(queue.TreeConfig[settings]{Root: queue.Config[settings]{Name: "root", Children: []queue.Config[settings]{
 		{Name: "etl", Capacity: queue.Percent(100)},
-	}}, queue.Options[settings]{})
+	}}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -126,9 +126,9 @@ func FuzzBuildAndReconfigure(f *testing.F) {
 	f.Add([]byte{9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, true)
 	f.Fuzz(func(t *testing.T, data []byte, sums bool) {
 		src := &byteSource{b: data}
-		opts := Options[int]{CheckCapacitySums: sums}
+		opts := TreeConfig[int]{CheckCapacitySums: sums}
 		c1 := fuzzConfig(src, 0, "root")
-		tr, err := New(c1, opts)
+		tr, err := New(rooted(c1, opts))
 		if err != nil {
 			var qe *Error
 			if !errors.As(err, &qe) || !errors.Is(err, berth.ErrInvalidArgument) {

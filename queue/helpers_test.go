@@ -18,11 +18,18 @@ func parent(name string, pct float32, kids ...cfgT) cfgT {
 
 func rootOf(kids ...cfgT) cfgT { return cfgT{Name: "root", Children: kids} }
 
-var csOpts = Options[int]{CheckCapacitySums: true}
+var csOpts = TreeConfig[int]{CheckCapacitySums: true}
 
-func mustTree(t testing.TB, c cfgT, opts Options[int]) *Tree[int] {
+// rooted is rules with c as its root: tests keep the rules apart from
+// the trees they build under them.
+func rooted(c cfgT, rules TreeConfig[int]) TreeConfig[int] {
+	rules.Root = c
+	return rules
+}
+
+func mustTree(t testing.TB, c cfgT, opts TreeConfig[int]) *Tree[int] {
 	t.Helper()
-	tr, err := New(c, opts)
+	tr, err := New(rooted(c, opts))
 	require.NoError(t, err)
 	return tr
 }

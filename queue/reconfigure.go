@@ -16,7 +16,7 @@ type Diff struct {
 	// reservation queues whose plan queue went away).
 	Removed []Path
 	// Changed are surviving queues whose configuration (kind, capacities,
-	// state, ACLs, and Settings when [Options.SettingsEqual] is set) or
+	// state, ACLs, and Settings when [TreeConfig.SettingsEqual] is set) or
 	// derived values (absolute capacities, effective state) changed,
 	// including dynamic queues re-derived from a changed parent and ad-hoc
 	// queues the configuration now names.
@@ -32,12 +32,12 @@ func (d Diff) IsEmpty() bool { return len(d.Added)+len(d.Removed)+len(d.Changed)
 // and reports the differences. On any error the tree is unchanged.
 //
 // Queues whose path survives keep their identity (*Queue pointer), their
-// accounting and — through [Options.Merge] — their payload. Dynamic
+// accounting and — through [TreeConfig.Merge] — their payload. Dynamic
 // reservation queues survive as long as their plan queue stays reservable.
 // A queue that holds applications or usage cannot be removed or converted
 // from a leaf: such a configuration is refused with an *Error of kind
 // berth.ErrInvalidState naming the queue. With
-// [Options.RequireStoppedToRemove] the queue must also be STOPPED.
+// [TreeConfig.RequireStoppedToRemove] the queue must also be STOPPED.
 func (t *Tree[T]) Reconfigure(cfg Config[T]) (Diff, error) {
 	nt, err := build(cfg, &t.opts)
 	if err != nil {

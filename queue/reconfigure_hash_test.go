@@ -40,8 +40,8 @@ func TestReconfigureHashes(t *testing.T) {
 			}
 		}
 		src := &byteSource{b: data}
-		opts := Options[int]{CheckCapacitySums: rng.IntN(2) == 0}
-		tr, err := New(fuzzConfig(src, 0, "root"), opts)
+		opts := TreeConfig[int]{CheckCapacitySums: rng.IntN(2) == 0}
+		tr, err := New(rooted(fuzzConfig(src, 0, "root"), opts))
 		fmt.Fprintf(h, "seed %d: %v\n", seed, err)
 		if err != nil {
 			continue

@@ -63,7 +63,7 @@ func TestReconfigureRefusals(t *testing.T) {
 		name  string
 		prep  func(tr *Tree[int])
 		next  cfgT
-		opts  Options[int]
+		opts  TreeConfig[int]
 		kind  error
 		path  string
 		field string
@@ -81,8 +81,8 @@ func TestReconfigureRefusals(t *testing.T) {
 		{"leaf with apps turned plan", func(tr *Tree[int]) { _ = mustQueue(t, tr, "root.b").SubmitApp("u") },
 			rootOf(parent("a", 50, leaf("a1", 50), leaf("a2", 50)), cfgT{Name: "b", Capacity: Percent(50), Reservable: true}), csOpts, berth.ErrInvalidState, "root.b", "applications"},
 		{"remove a running queue (CS)", nil, rootOf(parent("a", 50, leaf("a1", 100)), leaf("b", 50)),
-			Options[int]{CheckCapacitySums: true, RequireStoppedToRemove: true}, berth.ErrInvalidState, "root.a.a2", "state"},
-		{"validate hook refuses", nil, c1, Options[int]{Validate: func(tr *Tree[int]) error {
+			TreeConfig[int]{CheckCapacitySums: true, RequireStoppedToRemove: true}, berth.ErrInvalidState, "root.a.a2", "state"},
+		{"validate hook refuses", nil, c1, TreeConfig[int]{Validate: func(tr *Tree[int]) error {
 			if tr.Queue(RootPath()).Payload == 0 {
 				return invalid("root", "x", 0, "no")
 			}
@@ -115,7 +115,7 @@ func TestReconfigureRefusals(t *testing.T) {
 }
 
 func TestReconfigureStoppedRemoval(t *testing.T) {
-	opts := Options[int]{CheckCapacitySums: true, RequireStoppedToRemove: true}
+	opts := TreeConfig[int]{CheckCapacitySums: true, RequireStoppedToRemove: true}
 	c1 := rootOf(parent("a", 50, leaf("a1", 50), leaf("a2", 50)), leaf("b", 50))
 	tr := mustTree(t, c1, opts)
 	a2 := mustQueue(t, tr, "root.a.a2")
@@ -133,7 +133,7 @@ func TestReconfigureStoppedRemoval(t *testing.T) {
 }
 
 func TestReconfigureMergeAndSettingsEqual(t *testing.T) {
-	opts := Options[int]{
+	opts := TreeConfig[int]{
 		Merge:         func(_ Path, old, settings int) int { return old*100 + settings },
 		SettingsEqual: func(a, b int) bool { return a%100 == b%100 },
 	}

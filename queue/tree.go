@@ -39,7 +39,7 @@ type Queue[T any] struct {
 
 	// Payload is the scheduler's per-queue data: its typed settings (from
 	// Config.Settings) and, if it likes, its run-time state. The tree never
-	// reads it; see [Options.Merge] for what happens on Reconfigure.
+	// reads it; see [TreeConfig.Merge] for what happens on Reconfigure.
 	Payload T
 }
 
@@ -171,25 +171,25 @@ func (q *Queue[T]) ACL(access Access) ACL { return q.acl(access) }
 // Only [New] makes a usable Tree: the zero value has no root and is not
 // one (its methods panic or find nothing).
 type Tree[T any] struct {
-	opts   Options[T]
+	opts   TreeConfig[T] // the rules; Root is cleared (the queues are the tree)
 	root   *Queue[T]
 	byPath map[Path]*Queue[T]
 	byName map[string][]*Queue[T] // short name → queues, sorted by path
 }
 
-// New builds and validates a tree from the root's configuration. Errors are
-// *Error values of kind berth.ErrInvalidArgument naming the queue path and
-// field, first offending queue first (depth first, in configuration order).
-func New[T any](cfg Config[T], opts Options[T]) (*Tree[T], error) {
-	t, err := build(cfg, &opts)
+// New builds and validates a tree from cfg.Root under cfg's rules. Errors
+// are *Error values of kind berth.ErrInvalidArgument naming the queue path
+// and field, first offending queue first (depth first, in configuration
+// order).
+func New[T any](cfg TreeConfig[T]) (*Tree[T], error) {
+	root := cfg.Root
+	cfg.Root = Config[T]{}
+	t, err := build(root, &cfg)
 	if err != nil {
 		return nil, err
 	}
 	return t, nil
 }
-
-// Options returns the options the tree was built with.
-func (t *Tree[T]) Options() Options[T] { return t.opts }
 
 // Root returns the root queue.
 func (t *Tree[T]) Root() *Queue[T] { return t.root }
@@ -321,7 +321,7 @@ func (t *Tree[T]) indexRemove(q *Queue[T]) {
 }
 
 // build constructs and validates a fresh tree.
-func build[T any](cfg Config[T], opts *Options[T]) (*Tree[T], error) {
+func build[T any](cfg Config[T], opts *TreeConfig[T]) (*Tree[T], error) {
 	if cfg.Name != "" && cfg.Name != RootName {
 		return nil, invalid(cfg.Name, "name", cfg.Name, "the top queue must be named root")
 	}
@@ -342,7 +342,7 @@ func build[T any](cfg Config[T], opts *Options[T]) (*Tree[T], error) {
 
 // buildNode builds one queue and its subtree: per-queue checks first, then
 // children, then the checks across siblings (YARN's order).
-func buildNode[T any](c *Config[T], parent *Queue[T], path Path, opts *Options[T]) (*Queue[T], error) {
+func buildNode[T any](c *Config[T], parent *Queue[T], path Path, opts *TreeConfig[T]) (*Queue[T], error) {
 	q := &Queue[T]{path: path, parent: parent, Payload: c.Settings, confState: c.State, forcedParent: c.Parent}
 	if err := q.setKind(c); err != nil {
 		return nil, err
@@ -466,7 +466,7 @@ func (q *Queue[T]) setState(s State) error {
 // buildChildren builds q's children in order, refusing a bad or
 // duplicate name. Weights are shares of the siblings' sum, so the sum
 // comes first.
-func (q *Queue[T]) buildChildren(cs []Config[T], opts *Options[T]) error {
+func (q *Queue[T]) buildChildren(cs []Config[T], opts *TreeConfig[T]) error {
 	q.childWeights = 0
 	for i := range cs {
 		if w := cs[i].Capacity; w.Kind == CapacityWeight {
@@ -494,7 +494,7 @@ func (q *Queue[T]) buildChildren(cs []Config[T], opts *Options[T]) error {
 
 // defaultPayload is the payload of a plan's default reservation queue: the
 // plan's own settings.
-func defaultPayload[T any](plan *Queue[T], _ *Options[T]) T { return plan.Payload }
+func defaultPayload[T any](plan *Queue[T], _ *TreeConfig[T]) T { return plan.Payload }
 
 // defaultACL applies YARN's defaults: root allows everyone, others nobody.
 func defaultACL(isRoot bool, a *ACL) (ACL, bool) {

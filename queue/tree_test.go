@@ -44,7 +44,7 @@ func TestCapacityValidationVectors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.id, func(t *testing.T) {
-			tr, err := New(tc.cfg, csOpts)
+			tr, err := New(rooted(tc.cfg, csOpts))
 			if tc.ok {
 				require.NoError(t, err)
 				require.NotNil(t, tr)
@@ -63,9 +63,9 @@ func TestCapacityValidationVectors(t *testing.T) {
 func TestCapacitySumsOptional(t *testing.T) {
 	// The fair scheduler has no capacities: unset everywhere is fine without the option.
 	c := rootOf(cfgT{Name: "a"}, cfgT{Name: "b", Children: []cfgT{{Name: "c"}}})
-	tr := mustTree(t, c, Options[int]{})
+	tr := mustTree(t, c, TreeConfig[int]{})
 	assert.Equal(t, 3, tr.Len()-1)
-	_, err := New(c, csOpts)
+	_, err := New(rooted(c, csOpts))
 	assert.Error(t, err)
 }
 
@@ -76,7 +76,7 @@ func TestValidationErrors(t *testing.T) {
 	tests := []struct {
 		name  string
 		cfg   cfgT
-		opts  Options[int]
+		opts  TreeConfig[int]
 		path  string
 		field string
 		also  error
@@ -112,13 +112,13 @@ func TestValidationErrors(t *testing.T) {
 		{"absolute parent smaller than children", rootOf(cfgT{Name: "a", Capacity: Absolute(gb(4)), Children: []cfgT{
 			{Name: "x", Capacity: Absolute(gb(3))}, {Name: "y", Capacity: Absolute(gb(2))}}}), csOpts, "root.a", "capacity", nil},
 		{"absolute parent, percent children", rootOf(cfgT{Name: "a", Capacity: Absolute(gb(4)), Children: []cfgT{leaf("x", 100)}}), csOpts, "root.a", "capacity", nil},
-		{"validate hook", rootOf(leaf("a", 100)), Options[int]{Validate: func(*Tree[int]) error {
+		{"validate hook", rootOf(leaf("a", 100)), TreeConfig[int]{Validate: func(*Tree[int]) error {
 			return invalid("root.a", "weight", -1, "scheduler says no")
 		}}, "root.a", "weight", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(tc.cfg, tc.opts)
+			_, err := New(rooted(tc.cfg, tc.opts))
 			require.Error(t, err)
 			assert.ErrorIs(t, err, berth.ErrInvalidArgument)
 			if tc.also != nil {

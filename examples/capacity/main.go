@@ -68,7 +68,8 @@ func run(w io.Writer) error {
 	// has none, as YARN's group service does).
 	cfg.Groups = queue.StaticGroups{"alice": {"staff"}, "bob": {"analysts"}, "carol": {"staff"}, "dan": {"staff"}}
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,9 @@ func run(w io.Writer) error {
 	cfg.AssignMultiple = true
 	cfg.Groups = queue.StaticGroups{"alice": {"analytics"}, "bob": {"analytics"}, "carol": {"eng"}, "dave": {"ops"}}
 	clock := berth.NewManualClock(0)
-	s, err := fair.New(cfg, af, clock)
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := fair.New(cfg)
 	if err != nil {
 		return err
 	}

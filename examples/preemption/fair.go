@@ -43,7 +43,9 @@ func runFair(w io.Writer) error {
 	cfg := fair.DefaultConfig()
 	pcfg.ApplyTo(&cfg)
 	clock := berth.NewManualClock(0)
-	s, err := fair.New(cfg, af, clock)
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := fair.New(cfg)
 	if err != nil {
 		return err
 	}

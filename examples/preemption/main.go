@@ -63,7 +63,8 @@ func run(w io.Writer) error {
 		return err
 	}
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	if err != nil {
 		return err
 	}

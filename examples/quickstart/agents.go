@@ -57,7 +57,7 @@ func agentStream() agent.Episode {
 // agent can beat (agent.Measure, agent.UpperBound).
 func stepAgents(w io.Writer) error {
 	ep := agentStream()
-	late := agent.DefaultOptions()
+	late := agent.DefaultConfig()
 	late.FavorEarlyAllocation = false
 	type named struct {
 		name string
@@ -65,11 +65,11 @@ func stepAgents(w io.Writer) error {
 		make func() (plan.Agent, error)
 	}
 	agents := []named{
-		{"GreedyReservationAgent", true, func() (plan.Agent, error) { return agent.NewGreedy(agent.DefaultOptions()) }},
+		{"GreedyReservationAgent", true, func() (plan.Agent, error) { return agent.NewGreedy(agent.DefaultConfig()) }},
 		{"  allocating late", true, func() (plan.Agent, error) { return agent.NewGreedy(late) }},
-		{"AlignedPlannerWithGreedy", true, func() (plan.Agent, error) { return agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions()) }},
+		{"AlignedPlannerWithGreedy", true, func() (plan.Agent, error) { return agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig()) }},
 		{"LeastWaste (Berth)", false, func() (plan.Agent, error) {
-			return agent.NewLeastWaste(agent.DefaultOptions(), agent.DefaultWasteOptions())
+			return agent.NewLeastWaste(agent.LeastWasteConfig{Config: agent.DefaultConfig()})
 		}},
 	}
 	fmt.Fprintf(w, "%d requests over 12 h to a plan of 32 containers; area reserved of the area asked:\n", len(ep.Requests))

@@ -26,7 +26,8 @@ func stepLabels(w io.Writer) error {
 	cfg.Root.Children = []capacity.QueueConfig{ml, etl}
 	cfg.MaxOffSwitchAssignments = 8
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -72,7 +73,8 @@ func stepExplain(w io.Writer) error {
 	small := capacity.Queue("small", 10)
 	small.MaxCapacity = queue.Percent(12.5)
 	cfg.Root.Children = []capacity.QueueConfig{small, capacity.Queue("big", 90)}
-	s, err := capacity.New(cfg, berth.NewManualClock(0))
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := capacity.New(cfg)
 	if err != nil {
 		return err
 	}

@@ -151,7 +151,8 @@ func stepCapacity(w io.Writer) error {
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("prod", 60), capacity.Queue("dev", 20), planQ}
 	cfg.MaxOffSwitchAssignments = 8 // assign-multiple: fill a node per heartbeat
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -235,7 +236,9 @@ func stepFair(w io.Writer) error {
 	cfg.AssignMultiple = true
 	cfg.Groups = queue.StaticGroups{"ana": {"research"}, "bo": {"staff"}}
 	clock := berth.NewManualClock(0)
-	s, err := fair.New(cfg, af, clock)
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := fair.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -291,7 +294,8 @@ func stepPlanFollower(w io.Writer) error {
 	dedicated.Reservable = true
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("default", 20), dedicated}
 	clock := berth.NewManualClock(0)
-	cs, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	cs, err := capacity.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -348,7 +352,7 @@ func stepReservations(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig())
 	if err != nil {
 		return err
 	}
@@ -416,7 +420,8 @@ func stepPreemption(w io.Writer) error {
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("prod", 60), dev}
 	cfg.MaxOffSwitchAssignments = 8
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -493,7 +498,8 @@ func tourScheduler(clock berth.Clock) (*capacity.Scheduler, error) {
 	cfg := capacity.DefaultConfig()
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("prod", 70), capacity.Queue("dev", 30)}
 	cfg.MaxOffSwitchAssignments = 8
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	if err != nil {
 		return nil, err
 	}

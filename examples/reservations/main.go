@@ -40,7 +40,7 @@ func run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	ag, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig())
 	if err != nil {
 		return err
 	}
@@ -131,15 +131,15 @@ func compare(w io.Writer) error {
 		{"backfill", window(0, 180, plan.RAll, stage(8, 1, 60))},
 		{"nightly", window(0, 120, plan.RAll, stage(12, 12, 60))},
 	}
-	yarn, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	yarn, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig())
 	if err != nil {
 		return err
 	}
-	portfolio, err := agent.NewPortfolio(agent.DefaultOptions())
+	portfolio, err := agent.NewPortfolio(agent.DefaultConfig())
 	if err != nil {
 		return err
 	}
-	leastWaste, err := agent.NewLeastWaste(agent.DefaultOptions(), agent.DefaultWasteOptions())
+	leastWaste, err := agent.NewLeastWaste(agent.LeastWasteConfig{Config: agent.DefaultConfig()})
 	if err != nil {
 		return err
 	}
@@ -212,13 +212,13 @@ func compareWaste(w io.Writer) error {
 		gang("spike", 16, 0, 180, 20),
 		gang("hour", 14, 60, 120, 60),
 	}
-	yarn, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultOptions())
+	yarn, err := agent.NewAlignedPlannerWithGreedy(agent.DefaultConfig())
 	if err != nil {
 		return err
 	}
-	opts := agent.DefaultWasteOptions()
+	opts := agent.DefaultWasteConfig()
 	opts.Gap = 60 * minute
-	leastWaste, err := agent.NewLeastWaste(agent.DefaultOptions(), opts)
+	leastWaste, err := agent.NewLeastWaste(agent.LeastWasteConfig{Config: agent.DefaultConfig(), Waste: opts})
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@
 //	yarn.resourcemanager.reservation-system.enable          whether the system is built (false)
 //	  .class, .plan.follower                                checked against the scheduler
 //	  .planfollower.time-step, .max-periodicity             plan.Config.Step, MaxPeriodicity
-//	  .favor-early-allocation, .smoothness-factor           agent.Options
+//	  .favor-early-allocation, .smoothness-factor           agent.Config
 //	yarn.acl.enable, yarn.acl.reservation-enable            plan.SystemConfig.Authorizer
 //	yarn.resourcemanager.scheduler.monitor.enable           capacity: preempt.Proportional
 //	yarn.resourcemanager.monitor.capacity.preemption.*      preempt.ProportionalConfig

@@ -35,7 +35,7 @@ type PlanQueue struct {
 // AgentFactory builds a host's agent for a plan queue; o holds the
 // reservation system's agent options (favor-early-allocation,
 // smoothness-factor).
-type AgentFactory func(q PlanQueue, o agent.Options) (plan.Agent, error)
+type AgentFactory func(q PlanQueue, o agent.Config) (plan.Agent, error)
 
 // PolicyFactory builds a host's sharing policy for a plan queue.
 type PolicyFactory func(q PlanQueue) (plan.SharingPolicy, error)
@@ -297,7 +297,7 @@ func PlanConfig(spec SystemSpec, q PlanQueue, clock berth.Clock, opts Options) (
 	if err := q.Settings.Validate(q.KeyPrefix); err != nil {
 		return cfg, err
 	}
-	ao := agent.DefaultOptions()
+	ao := agent.DefaultConfig()
 	ao.FavorEarlyAllocation, ao.SmoothnessFactor = spec.Settings.FavorEarlyAllocation, spec.Settings.SmoothnessFactor
 	var err error
 	if cfg.Agent, err = newAgent(q, ao, opts.Agents); err != nil {
@@ -380,7 +380,7 @@ func unknownName(field, kind, name string, builtins, registered []string) error 
 var builtinAgents = []string{"AlignedPlannerWithGreedy", "GreedyReservationAgent",
 	agent.GreedyName, agent.PortfolioName, agent.LegacyGreedyName, agent.LeastWasteName}
 
-func newAgent(q PlanQueue, o agent.Options, reg *queue.Registry[AgentFactory]) (plan.Agent, error) {
+func newAgent(q PlanQueue, o agent.Config, reg *queue.Registry[AgentFactory]) (plan.Agent, error) {
 	name := q.Settings.Agent
 	switch simpleName(name) {
 	case "AlignedPlannerWithGreedy":
@@ -392,7 +392,7 @@ func newAgent(q PlanQueue, o agent.Options, reg *queue.Registry[AgentFactory]) (
 	case agent.LegacyGreedyName:
 		return &agent.LegacyGreedy{}, nil
 	case agent.LeastWasteName:
-		return agent.NewLeastWaste(o, agent.DefaultWasteOptions())
+		return agent.NewLeastWaste(agent.LeastWasteConfig{Config: o})
 	}
 	if f, ok := reg.Lookup(name); ok && f != nil {
 		return f(q, o)

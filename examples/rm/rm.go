@@ -201,7 +201,8 @@ func NewCapacity(cfg capacity.Config, clock berth.Clock, opts Options) (*Capacit
 	if clock == nil {
 		return nil, berth.InvalidField("clock", nil, "a clock is required")
 	}
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +240,9 @@ func NewFair(cfg fair.Config, af *fair.AllocationFile, clock berth.Clock, opts O
 	if opts.FairPreemption != nil {
 		opts.FairPreemption.ApplyTo(&cfg)
 	}
-	s, err := fair.New(cfg, af, clock)
+	cfg.Allocation = af
+	cfg.Clock = clock
+	s, err := fair.New(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -196,7 +196,7 @@ func TestComponentNames(t *testing.T) {
 
 	agents := &queue.Registry[rm.AgentFactory]{Kind: "agent"}
 	var built []string
-	require.NoError(t, agents.Register("com.example.MyAgent", func(q rm.PlanQueue, o agent.Options) (plan.Agent, error) {
+	require.NoError(t, agents.Register("com.example.MyAgent", func(q rm.PlanQueue, o agent.Config) (plan.Agent, error) {
 		built = append(built, q.Queue)
 		return &agent.LegacyGreedy{}, nil
 	}))

@@ -64,7 +64,8 @@ func BenchmarkSyntheticDay5000(b *testing.B) {
 		}
 		cfg.MaxOffSwitchAssignments = 4
 		clock := berth.NewManualClock(0)
-		s, err := capacity.New(cfg, clock)
+		cfg.Clock = clock
+		s, err := capacity.New(cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -134,7 +135,8 @@ func runOneJob(tb testing.TB, n int, located bool) *metrics.Run {
 	clock := berth.NewManualClock(0)
 	cfg := capacity.DefaultConfig()
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 100)}
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -221,7 +223,8 @@ func dayScheduler(b *testing.B, sched string, clock *berth.ManualClock) (Schedul
 			q.MaxCapacity = q.Capacity // each held to its share: queues wait
 			cfg.Root.Children = append(cfg.Root.Children, q)
 		}
-		s, err := capacity.New(cfg, clock)
+		cfg.Clock = clock
+		s, err := capacity.New(cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -231,7 +234,10 @@ func dayScheduler(b *testing.B, sched string, clock *berth.ManualClock) (Schedul
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := fair.New(fair.DefaultConfig(), af, clock)
+	conf := fair.DefaultConfig()
+	conf.Allocation = af
+	conf.Clock = clock
+	s, err := fair.New(conf)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -47,12 +47,16 @@ func TestMapReduceOrder(t *testing.T) {
 			if sched == "capacity" {
 				cfg := capacity.DefaultConfig()
 				cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 50), capacity.Queue("b", 50)}
-				cs, err := capacity.New(cfg, clock)
+				cfg.Clock = clock
+				cs, err := capacity.New(cfg)
 				require.NoError(t, err)
 				s, st = cs, NewCapacityStats(cs)
 			} else {
 				af := fair.DefaultAllocationFile()
-				fs, err := fair.New(fair.DefaultConfig(), af, clock)
+				conf := fair.DefaultConfig()
+				conf.Allocation = af
+				conf.Clock = clock
+				fs, err := fair.New(conf)
 				require.NoError(t, err)
 				s, st = fs, NewFairStats(fs)
 			}
@@ -78,7 +82,8 @@ func TestMapReduceOrder(t *testing.T) {
 func capacitySched(t *testing.T, clock *berth.ManualClock) *capacity.Scheduler {
 	cfg := capacity.DefaultConfig()
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 50), capacity.Queue("b", 50)}
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	return s
 }
@@ -228,7 +233,8 @@ func spreadRun(t *testing.T, exact bool) *metrics.Run {
 	cfg := capacity.DefaultConfig()
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 100)}
 	cfg.Root.Children[0].Settings.UserLimitFactor = 10
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	require.NoError(t, err)
 	ns := trace.GenerateNodes(trace.Topology{Nodes: 100, Racks: 10}, trace.Defaults{Node: berth.New(8192, 8)})
 	c := berth.New(1024, 1)
@@ -409,7 +415,9 @@ func TestSamplingStartsFromTheInputs(t *testing.T) {
 func TestFairStatsCreatedQueues(t *testing.T) {
 	clock := berth.NewManualClock(0)
 	fcfg := fair.DefaultConfig()
-	s, err := fair.New(fcfg, fair.DefaultAllocationFile(), clock)
+	fcfg.Allocation = fair.DefaultAllocationFile()
+	fcfg.Clock = clock
+	s, err := fair.New(fcfg)
 	require.NoError(t, err)
 	jobs := smallJobs() // in queues a and b, neither declared
 	st := NewFairStats(s)
@@ -445,13 +453,17 @@ func TestWaitReasons(t *testing.T) {
 					a := capacity.Queue("a", 25)
 					a.MaxCapacity = queue.Percent(25)
 					cfg.Root.Children = []capacity.QueueConfig{a, capacity.Queue("b", 75)}
-					cs, err := capacity.New(cfg, clock)
+					cfg.Clock = clock
+					cs, err := capacity.New(cfg)
 					require.NoError(t, err)
 					s, st = cs, NewCapacityStats(cs)
 				} else {
 					af, err := fair.ParseAllocationFile([]byte(`<allocations><queue name="a"><maxResources>2048 mb, 2 vcores</maxResources></queue><queue name="b"/></allocations>`), fair.ParseOptions{})
 					require.NoError(t, err)
-					fs, err := fair.New(fair.DefaultConfig(), af, clock)
+					conf := fair.DefaultConfig()
+					conf.Allocation = af
+					conf.Clock = clock
+					fs, err := fair.New(conf)
 					require.NoError(t, err)
 					s, st = fs, NewFairStats(fs)
 				}

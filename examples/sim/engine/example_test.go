@@ -15,7 +15,8 @@ func Example() {
 	cfg := capacity.DefaultConfig()
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("prod", 70), capacity.Queue("dev", 30)}
 	clock := berth.NewManualClock(0)
-	s, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	s, err := capacity.New(cfg)
 	if err != nil {
 		panic(err)
 	}

@@ -43,7 +43,8 @@ func testPublicationKills(t *testing.T, publish bool) {
 	r := capacity.Queue("r", 50)
 	r.Reservable = true
 	cfg.Root.Children = []capacity.QueueConfig{capacity.Queue("a", 50), r}
-	cs, err := capacity.New(cfg, clock)
+	cfg.Clock = clock
+	cs, err := capacity.New(cfg)
 	require.NoError(t, err)
 	spec, err := rm.CapacitySpec(cs)
 	require.NoError(t, err)
@@ -102,7 +103,10 @@ func TestFairOutageReplansOnce(t *testing.T) {
   <queue name="dedicated"><weight>4</weight><reservation/></queue>
 </allocations>`), fair.ParseOptions{})
 	require.NoError(t, err)
-	fs, err := fair.New(fair.DefaultConfig(), af, clock)
+	cfg := fair.DefaultConfig()
+	cfg.Allocation = af
+	cfg.Clock = clock
+	fs, err := fair.New(cfg)
 	require.NoError(t, err)
 	spec, err := rm.FairSpec(fs, af)
 	require.NoError(t, err)

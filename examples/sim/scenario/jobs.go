@@ -96,7 +96,8 @@ func (sc *Scenario) admitJobs() error {
 	plans := map[string]bool{}
 	switch sc.in.Scheduler {
 	case "capacity":
-		cs, err := capacity.New(sc.capCfg, clock)
+		sc.capCfg.Clock = clock
+		cs, err := capacity.New(sc.capCfg)
 		if err != nil {
 			return &InputError{File: sc.in.SchedulerConf.Name, Reason: "capacity scheduler refused the configuration", Err: err}
 		}
@@ -108,7 +109,10 @@ func (sc *Scenario) admitJobs() error {
 		}
 		s = cs
 	case "fair":
-		fs, err := fair.New(fair.DefaultConfig(), sc.fairAF, clock)
+		cfg := fair.DefaultConfig()
+		cfg.Allocation = sc.fairAF
+		cfg.Clock = clock
+		fs, err := fair.New(cfg)
 		if err != nil {
 			return &InputError{File: sc.in.SchedulerConf.Name, Reason: "fair scheduler refused the allocation file", Err: err}
 		}

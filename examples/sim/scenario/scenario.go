@@ -430,7 +430,9 @@ func (sc *Scenario) Engine(o Options) (*engine.Engine, error) {
 			sc.fairPreempt.ApplyTo(&fcfg)
 		}
 		fcfg.UpdateInterval = sc.PreemptInterval
-		s, err := fair.New(fcfg, sc.fairAF, clock)
+		fcfg.Allocation = sc.fairAF
+		fcfg.Clock = clock
+		s, err := fair.New(fcfg)
 		if err != nil {
 			return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "fair scheduler refused the allocation file", Err: err}
 		}
@@ -477,7 +479,8 @@ func (sc *Scenario) capacityScheduler(cfg *engine.Config, clock *berth.ManualClo
 		// skipped, as YARN skips none of its live nodes.
 		ccfg.Async.SkipNodeAfter = 0
 	}
-	s, err := capacity.New(ccfg, clock)
+	ccfg.Clock = clock
+	s, err := capacity.New(ccfg)
 	if err != nil {
 		return nil, &InputError{File: sc.in.SchedulerConf.Name, Reason: "capacity scheduler refused the configuration", Err: err}
 	}

@@ -120,8 +120,8 @@ var siteKeys = func() queue.KeyTable {
 		{Pattern: "yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval", Support: queue.KeyNotModelled, Instead: insteadNoAutoCreate},
 		{Pattern: "yarn.resourcemanager.reservation-system.class", Support: queue.KeyNotModelled, Instead: insteadReservation},
 		{Pattern: "yarn.resourcemanager.reservation-system.plan.follower", Support: queue.KeyNotModelled, Instead: "package follower, in the flavour of the scheduler run"},
-		{Pattern: "yarn.resourcemanager.reservation-system.smoothness-factor", Support: queue.KeyNotModelled, Instead: "agent.DefaultOptions (smoothness factor 10)"},
-		{Pattern: "yarn.resourcemanager.reservation-system.favor-early-allocation", Support: queue.KeyNotModelled, Instead: "agent.DefaultOptions (early allocation favoured)"},
+		{Pattern: "yarn.resourcemanager.reservation-system.smoothness-factor", Support: queue.KeyNotModelled, Instead: "agent.DefaultConfig (smoothness factor 10)"},
+		{Pattern: "yarn.resourcemanager.reservation-system.favor-early-allocation", Support: queue.KeyNotModelled, Instead: "agent.DefaultConfig (early allocation favoured)"},
 		{Pattern: "yarn.resourcemanager.reservation-system.max-periodicity", Support: queue.KeyNotModelled, Instead: "periodic reservations are not submitted by the simulator's traces"},
 
 		// SLS's sls-runner.xml names each scheduler's metrics wrapper by

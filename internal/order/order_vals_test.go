@@ -1,4 +1,4 @@
-package queue
+package order
 
 import (
 	"cmp"
@@ -11,12 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// checkOrderVals checks that a small set's copy of the values (Order.vals)
+// checkOrderVals checks that a small set's copy of the values (Set.vals)
 // is in step with its entries: one value per id, the entry's own for an id
 // in use, the zero value (no reference held) for a free one, every free id
 // unused and every used id in exactly one slot; and that a set on the
 // btree keeps no slice state at all.
-func checkOrderVals[K any](t *testing.T, o *Order[K, *string], msg string) {
+func checkOrderVals[K any](t *testing.T, o *Set[K, *string], msg string) {
 	t.Helper()
 	if o.tree != nil {
 		require.Nil(t, o.small, msg)
@@ -51,7 +51,7 @@ func checkOrderVals[K any](t *testing.T, o *Order[K, *string], msg string) {
 	}
 }
 
-// TestOrderValsInStep drives an Order with pointer values through
+// TestOrderValsInStep drives a Set with pointer values through
 // inserts, removals (freeing ids that later inserts reuse), re-keys of
 // every size (the shift-the-front move included), early-stopping walks,
 // clears and the move to the btree, and checks after each step that the
@@ -60,10 +60,10 @@ func checkOrderVals[K any](t *testing.T, o *Order[K, *string], msg string) {
 func TestOrderValsInStep(t *testing.T) {
 	for seed := range uint64(6) {
 		rng := rand.New(rand.NewPCG(seed, 5))
-		o := NewOrder[int, *string](func(a, b *int) int { return cmp.Compare(*a, *b) })
+		o := New[int, *string](func(a, b *int) int { return cmp.Compare(*a, *b) })
 		o.limit = 8 + int(seed%3)*20 // the btree is reached in some runs, not others
 		names := make([]string, 64)
-		es := make([]OrderEntry[int, *string], len(names))
+		es := make([]Entry[int, *string], len(names))
 		key := map[int]int{}
 		index := map[*string]int{}
 		for i := range es {
@@ -127,7 +127,7 @@ func TestOrderValsInStep(t *testing.T) {
 func TestOrderValsNaNKeys(t *testing.T) {
 	for seed := range uint64(6) {
 		rng := rand.New(rand.NewPCG(seed, 9))
-		o := NewOrder[float64, *string](func(a, b *float64) int {
+		o := New[float64, *string](func(a, b *float64) int {
 			switch {
 			case *a < *b:
 				return -1
@@ -137,7 +137,7 @@ func TestOrderValsNaNKeys(t *testing.T) {
 			return 0
 		})
 		names := make([]string, 40)
-		es := make([]OrderEntry[float64, *string], len(names))
+		es := make([]Entry[float64, *string], len(names))
 		in := map[int]bool{}
 		for i := range es {
 			names[i] = string(rune('a' + i))

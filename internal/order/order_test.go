@@ -1,4 +1,4 @@
-package queue
+package order
 
 import (
 	"cmp"
@@ -11,12 +11,12 @@ import (
 )
 
 // orderModel is the reference: every member with its key, sorted from
-// scratch on each look (ties by insertion order, as Order promises).
+// scratch on each look (ties by insertion order, as Set promises).
 type orderModel struct {
 	key map[int]int
 	at  map[int]int // insertion sequence
 	seq int
-	pre func(*int) OrderPrefix // the Order's prefix, nil for none
+	pre func(*int) Prefix // the Set's prefix, nil for none
 }
 
 func (m *orderModel) sorted() []int {
@@ -43,25 +43,25 @@ func (m *orderModel) sorted() []int {
 // orderPrefixes are the prefixes runOrder tries (by seed): none, one that
 // follows the keys coarsely (many equal prefixes, decided by the keys),
 // and one that does not follow them (the order is by prefix first).
-var orderPrefixes = []func(*int) OrderPrefix{
+var orderPrefixes = []func(*int) Prefix{
 	nil,
-	func(k *int) OrderPrefix { return OrderPrefix{uint64(*k / 16)} },
-	func(k *int) OrderPrefix { return OrderPrefix{0, 0, uint64(*k % 5), uint64(*k % 3)} },
+	func(k *int) Prefix { return Prefix{uint64(*k / 16)} },
+	func(k *int) Prefix { return Prefix{0, 0, uint64(*k % 5), uint64(*k % 3)} },
 }
 
 // runOrder applies random inserts, removes, re-keys (often to the same or a
-// nearby key), clears and early-stopping walks to an Order and the model,
+// nearby key), clears and early-stopping walks to a Set and the model,
 // growing past the slice-to-btree switch, and compares them after every
 // operation.
 func runOrder(t *testing.T, seed uint64, steps int) {
 	rng := rand.New(rand.NewPCG(seed, 3))
 	pre := orderPrefixes[seed%3]
-	o := NewOrderPrefix[int, int](func(a, b *int) int { return cmp.Compare(*a, *b) }, pre)
+	o := NewPrefixed[int, int](func(a, b *int) int { return cmp.Compare(*a, *b) }, pre)
 	if seed%2 == 0 {
 		o.limit = 1 + int(seed%64) // reach the btree with few items too
 	}
 	m := &orderModel{key: map[int]int{}, at: map[int]int{}, pre: pre}
-	es := make([]OrderEntry[int, int], 400)
+	es := make([]Entry[int, int], 400)
 	for i := range es {
 		es[i].Value = i
 	}
@@ -132,7 +132,7 @@ func runOrder(t *testing.T, seed uint64, steps int) {
 	}
 }
 
-// TestOrderMatchesSortedModel is Order's property test: after any sequence
+// TestOrderMatchesSortedModel is Set's property test: after any sequence
 // of changes it walks its members exactly as a sort of their keys does.
 func TestOrderMatchesSortedModel(t *testing.T) {
 	for seed := range uint64(raceScaled(12)) {
@@ -149,12 +149,12 @@ func FuzzOrder(f *testing.F) {
 	})
 }
 
-// TestOrderMovesBetweenOrders: inserting an entry of one Order into
+// TestOrderMovesBetweenOrders: inserting an entry of one Set into
 // another moves it.
 func TestOrderMovesBetweenOrders(t *testing.T) {
 	c := func(a, b *int) int { return cmp.Compare(*a, *b) }
-	a, b := NewOrder[int, string](c), NewOrder[int, string](c)
-	e := &OrderEntry[int, string]{Value: "x"}
+	a, b := New[int, string](c), New[int, string](c)
+	e := &Entry[int, string]{Value: "x"}
 	a.Insert(e, 1)
 	require.True(t, e.In(a))
 	b.Rekey(e, 2)
@@ -174,8 +174,8 @@ func TestOrderMovesBetweenOrders(t *testing.T) {
 // the backing array stays within a small multiple of the set's size.
 func TestOrderRoundRobinRekeys(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 10, 100} {
-		o := NewOrder[int, int](func(a, b *int) int { return cmp.Compare(*a, *b) })
-		es := make([]OrderEntry[int, int], n)
+		o := New[int, int](func(a, b *int) int { return cmp.Compare(*a, *b) })
+		es := make([]Entry[int, int], n)
 		keys := make([]int, n)
 		for i := range es {
 			es[i].Value = i
@@ -203,7 +203,7 @@ func TestOrderRoundRobinRekeys(t *testing.T) {
 				want[i] = i
 			}
 			// Ties (a mid-way move onto another item's key) go by
-			// insertion sequence, as Order promises.
+			// insertion sequence, as Set promises.
 			slices.SortStableFunc(want, func(a, b int) int {
 				if c := cmp.Compare(keys[a], keys[b]); c != 0 {
 					return c

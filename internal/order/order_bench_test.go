@@ -1,4 +1,4 @@
-package queue
+package order
 
 import (
 	"fmt"
@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-// BenchmarkOrderRekey moves one random item of an Order of n to a random
+// BenchmarkOrderRekey moves one random item of a Set of n to a random
 // new key: the cost a scheduler pays per usage change.
 func BenchmarkOrderRekey(b *testing.B) {
 	for _, n := range []int{100, 10000, 1000000} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			o := NewOrder[int, int](func(a, b *int) int { return *a - *b })
-			es := make([]OrderEntry[int, int], n)
+			o := New[int, int](func(a, b *int) int { return *a - *b })
+			es := make([]Entry[int, int], n)
 			rng := rand.New(rand.NewPCG(1, 1))
 			for i := range es {
 				es[i].Value = i

@@ -1,4 +1,4 @@
-package queue
+package order
 
 import (
 	"math"
@@ -6,29 +6,29 @@ import (
 	"github.com/google/btree"
 )
 
-// Order keeps a set of items sorted by a key that the owner computes, so a
+// Set keeps a set of items sorted by a key that the owner computes, so a
 // scheduler walks its applications or child queues in policy order without
 // sorting them on every heartbeat: inserting, removing or re-keying an item
 // costs O(log n), walking costs O(1) per item visited.
 //
 // The owner computes each item's key from the item's state (usage, demand,
-// weight, …) and must call [Order.Rekey] whenever any input of the key may
-// have changed: the Order keeps the key it was given, which is what lets it
+// weight, …) and must call [Set.Rekey] whenever any input of the key may
+// have changed: the Set keeps the key it was given, which is what lets it
 // find the item again. Keys are compared by the function given to
-// [NewOrder], which must be a strict weak order; items whose keys compare
+// [New], which must be a strict weak order; items whose keys compare
 // equal are kept in insertion order (a sequence number breaks the tie), so a
 // policy whose comparator is total — as YARN's are, ending on a unique name —
 // gets exactly the order a sort would give.
 //
-// Order is the building block for pluggable ordering policies: a policy
+// Set is the building block for pluggable ordering policies: a policy
 // supplies the key and the comparison; the scheduler notifies the key's
 // changes. It is not safe for concurrent use; schedulers hold their lock.
-// Only [NewOrder] (or [NewOrderPrefix]) makes a usable Order: the zero
+// Only [New] (or [NewPrefixed]) makes a usable Set: the zero
 // value has no comparator and is not one (removing from it panics).
-type Order[K, V any] struct {
+type Set[K, V any] struct {
 	// What every walk and re-key reads comes first (owners may hold an
-	// Order in place, in a larger record that is out of cache).
-	tree *btree.BTreeG[*OrderEntry[K, V]]
+	// Set in place, in a larger record that is out of cache).
+	tree *btree.BTreeG[*Entry[K, V]]
 	// Small sets live in a sorted slice (a binary search and a short
 	// memmove per change beat a btree's pointer chasing there); a set that
 	// grows past smallOrder moves to the btree for good. The slice holds
@@ -42,9 +42,9 @@ type Order[K, V any] struct {
 	// (a walk reads the fields above: 64 bytes where V is a pointer)
 	// ents holds the slice's entries by slot id: slots hold ids, not
 	// pointers, so the memmove of a change needs no GC write barriers.
-	ents   []*OrderEntry[K, V]
+	ents   []*Entry[K, V]
 	cmp    func(a, b *K) int
-	prefix func(k *K) OrderPrefix // nil: every prefix is zero
+	prefix func(k *K) Prefix // nil: every prefix is zero
 	seq    uint64
 	limit  int // smallOrder; tests lower it
 	// base is small's whole backing array: small may start past its front
@@ -54,13 +54,13 @@ type Order[K, V any] struct {
 	tmp  K        // Rekey's new key: comparing it through a pointer to a local would allocate
 }
 
-// OrderPrefix is a compact summary of a key that an Order compares before
+// Prefix is a compact summary of a key that a Set compares before
 // the key itself: items are ordered by prefix (lexicographically), then by
 // the comparison function, then by insertion. An owner whose prefixes
 // follow its comparison (cmp(a, b) < 0 implies prefix(a) <= prefix(b))
 // gets exactly the comparison's order, with most comparisons decided by
 // the prefixes alone.
-type OrderPrefix [4]uint64
+type Prefix [4]uint64
 
 // PrefixFloat maps floats other than NaN to uint64s in the same order (-0
 // and +0 alike): a building block of OrderPrefixes.
@@ -78,7 +78,7 @@ func PrefixFloat(x float64) uint64 {
 // PrefixInt maps int64s to uint64s in the same order.
 func PrefixInt(x int64) uint64 { return uint64(x) ^ 1<<63 }
 
-func (p *OrderPrefix) compare(o *OrderPrefix) int {
+func (p *Prefix) compare(o *Prefix) int {
 	for i := range p {
 		if p[i] != o[i] {
 			if p[i] < o[i] {
@@ -91,39 +91,39 @@ func (p *OrderPrefix) compare(o *OrderPrefix) int {
 }
 
 // orderSlot is one entry of the sorted slice: a copy of its prefix and
-// its id in Order.ents.
+// its id in Set.ents.
 type orderSlot struct {
-	pre OrderPrefix
+	pre Prefix
 	id  uint32
 }
 
-// OrderEntry is one item's place in an Order. The owner embeds or keeps one
-// per item and passes it to the Order's methods; an entry belongs to at most
-// one Order at a time.
-type OrderEntry[K, V any] struct {
+// Entry is one item's place in a Set. The owner embeds or keeps one
+// per item and passes it to the Set's methods; an entry belongs to at most
+// one Set at a time.
+type Entry[K, V any] struct {
 	// What a re-key reads first comes first, together, in 32 bytes (an
 	// owner can fit them in a cache line with other fields it reads):
 	// the key, written on re-keys, after.
-	in  *Order[K, V]
+	in  *Set[K, V]
 	idx int32  // a hint of the position in the sorted slice (small sets, at most smallOrder); see find
-	sid uint32 // its id in Order.ents (small sets)
+	sid uint32 // its id in Set.ents (small sets)
 	seq uint64
 	// Value is the item the entry stands for, returned by the walks. It
-	// must not change while the entry is in an Order (small sets keep a
-	// copy, see Order.vals).
+	// must not change while the entry is in a Set (small sets keep a
+	// copy, see Set.vals).
 	Value V
-	pre   OrderPrefix
+	pre   Prefix
 	key   K
 }
 
 // Key returns the key the entry was last inserted or re-keyed with.
-func (e *OrderEntry[K, V]) Key() K { return e.key }
+func (e *Entry[K, V]) Key() K { return e.key }
 
 // In reports whether the entry is in o.
-func (e *OrderEntry[K, V]) In(o *Order[K, V]) bool { return e.in == o && o != nil }
+func (e *Entry[K, V]) In(o *Set[K, V]) bool { return e.in == o && o != nil }
 
-// Member returns the Order holding the entry, or nil.
-func (e *OrderEntry[K, V]) Member() *Order[K, V] { return e.in }
+// Member returns the Set holding the entry, or nil.
+func (e *Entry[K, V]) Member() *Set[K, V] { return e.in }
 
 // orderDegree is the btree's degree: small nodes suit the short keys and
 // the frequent re-keying.
@@ -135,23 +135,23 @@ const orderDegree = 16
 // the schedulers' re-keying.
 const smallOrder = 128
 
-// NewOrder returns an empty Order comparing keys with cmp (negative: a
+// New returns an empty Set comparing keys with cmp (negative: a
 // first); keys are passed by pointer so large keys are not copied. A nil
 // cmp finds every key equal: the order is the insertion order.
-func NewOrder[K, V any](cmp func(a, b *K) int) *Order[K, V] {
-	return NewOrderPrefix[K, V](cmp, nil)
+func New[K, V any](cmp func(a, b *K) int) *Set[K, V] {
+	return NewPrefixed[K, V](cmp, nil)
 }
 
-// NewOrderPrefix is NewOrder with prefixes (see [OrderPrefix]): prefix is
+// NewPrefixed is New with prefixes (see [Prefix]): prefix is
 // called once per insertion or re-key.
-func NewOrderPrefix[K, V any](cmp func(a, b *K) int, prefix func(k *K) OrderPrefix) *Order[K, V] {
+func NewPrefixed[K, V any](cmp func(a, b *K) int, prefix func(k *K) Prefix) *Set[K, V] {
 	if cmp == nil {
 		cmp = func(*K, *K) int { return 0 }
 	}
-	return &Order[K, V]{cmp: cmp, prefix: prefix, limit: smallOrder}
+	return &Set[K, V]{cmp: cmp, prefix: prefix, limit: smallOrder}
 }
 
-func (o *Order[K, V]) less(a, b *OrderEntry[K, V]) bool {
+func (o *Set[K, V]) less(a, b *Entry[K, V]) bool {
 	if c := a.pre.compare(&b.pre); c != 0 {
 		return c < 0
 	}
@@ -163,7 +163,7 @@ func (o *Order[K, V]) less(a, b *OrderEntry[K, V]) bool {
 
 // before reports whether slot x comes before entry e, whose prefix is pre
 // (e's own, or the one it is about to get).
-func (o *Order[K, V]) before(x *orderSlot, e *OrderEntry[K, V], pre *OrderPrefix) bool {
+func (o *Set[K, V]) before(x *orderSlot, e *Entry[K, V], pre *Prefix) bool {
 	if c := x.pre.compare(pre); c != 0 {
 		return c < 0
 	}
@@ -178,7 +178,7 @@ func (o *Order[K, V]) before(x *orderSlot, e *OrderEntry[K, V], pre *OrderPrefix
 }
 
 // Len returns the number of items.
-func (o *Order[K, V]) Len() int {
+func (o *Set[K, V]) Len() int {
 	if o.tree != nil {
 		return o.tree.Len()
 	}
@@ -187,7 +187,7 @@ func (o *Order[K, V]) Len() int {
 
 // search returns the first position in small[lo:hi] whose entry is not
 // before e, with prefix pre and e's key and sequence.
-func (o *Order[K, V]) search(e *OrderEntry[K, V], pre *OrderPrefix, lo, hi int) int {
+func (o *Set[K, V]) search(e *Entry[K, V], pre *Prefix, lo, hi int) int {
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if o.before(&o.small[m], e, pre) {
@@ -206,7 +206,7 @@ func (o *Order[K, V]) search(e *OrderEntry[K, V], pre *OrderPrefix, lo, hi int) 
 // order the slice strictly. The linear scan is a safety net for a
 // comparison that is not a strict weak order; -1 means e is not there
 // (never, while e.in == o).
-func (o *Order[K, V]) find(e *OrderEntry[K, V]) int {
+func (o *Set[K, V]) find(e *Entry[K, V]) int {
 	id := e.sid
 	if i := int(e.idx); i < len(o.small) && o.small[i].id == id {
 		return i
@@ -226,7 +226,7 @@ func (o *Order[K, V]) find(e *OrderEntry[K, V]) int {
 }
 
 // add puts e, whose key, prefix and sequence are set, in place.
-func (o *Order[K, V]) add(e *OrderEntry[K, V]) {
+func (o *Set[K, V]) add(e *Entry[K, V]) {
 	if o.tree == nil && len(o.small) >= o.limit {
 		o.tree = btree.NewG(orderDegree, o.less)
 		for _, x := range o.small {
@@ -259,7 +259,7 @@ func (o *Order[K, V]) add(e *OrderEntry[K, V]) {
 // room makes room for one more slot at the end of small: the space before
 // its start is reused when it is at least half its length (so the copy is
 // amortised over as many moves), else the slice grows.
-func (o *Order[K, V]) room() {
+func (o *Set[K, V]) room() {
 	n := len(o.small)
 	if n < cap(o.small) {
 		return
@@ -275,7 +275,7 @@ func (o *Order[K, V]) room() {
 }
 
 // del takes e, with the key it was added with, out of place.
-func (o *Order[K, V]) del(e *OrderEntry[K, V]) {
+func (o *Set[K, V]) del(e *Entry[K, V]) {
 	if o.tree != nil {
 		o.tree.Delete(e)
 		return
@@ -292,18 +292,18 @@ func (o *Order[K, V]) del(e *OrderEntry[K, V]) {
 	o.free = append(o.free, e.sid)
 }
 
-func (o *Order[K, V]) prefixOf(k *K) OrderPrefix {
+func (o *Set[K, V]) prefixOf(k *K) Prefix {
 	if o.prefix == nil {
-		return OrderPrefix{}
+		return Prefix{}
 	}
 	return o.prefix(k)
 }
 
-// Insert adds e with key k; an entry already in another Order is moved, one
+// Insert adds e with key k; an entry already in another Set is moved, one
 // already in o is re-keyed. e.Value must be set before and stay as it is
 // while e is in o: walks of small sets return a copy taken here. A nil e
 // is ignored, as by Remove, Rekey and RekeyPtr (and a nil k there).
-func (o *Order[K, V]) Insert(e *OrderEntry[K, V], k K) {
+func (o *Set[K, V]) Insert(e *Entry[K, V], k K) {
 	if e == nil {
 		return
 	}
@@ -317,7 +317,7 @@ func (o *Order[K, V]) Insert(e *OrderEntry[K, V], k K) {
 }
 
 // Remove takes e out of o; it does nothing when e is not in o.
-func (o *Order[K, V]) Remove(e *OrderEntry[K, V]) {
+func (o *Set[K, V]) Remove(e *Entry[K, V]) {
 	if e == nil || e.in != o {
 		return
 	}
@@ -327,7 +327,7 @@ func (o *Order[K, V]) Remove(e *OrderEntry[K, V]) {
 
 // Rekey is the "key changed" notification: e moves to the place of key k.
 // Equal keys keep e where it is (and its tie-break position).
-func (o *Order[K, V]) Rekey(e *OrderEntry[K, V], k K) {
+func (o *Set[K, V]) Rekey(e *Entry[K, V], k K) {
 	if e == nil {
 		return
 	}
@@ -344,7 +344,7 @@ func (o *Order[K, V]) Rekey(e *OrderEntry[K, V], k K) {
 // RekeyPtr is Rekey with the new key passed by pointer: large keys are
 // then copied once, into e, rather than at every call. o does not retain
 // k.
-func (o *Order[K, V]) RekeyPtr(e *OrderEntry[K, V], k *K) {
+func (o *Set[K, V]) RekeyPtr(e *Entry[K, V], k *K) {
 	if e == nil || k == nil {
 		return
 	}
@@ -403,12 +403,12 @@ func (o *Order[K, V]) RekeyPtr(e *OrderEntry[K, V], k *K) {
 
 // Ascend calls f on the items in order until f returns false. f must not
 // change o; a nil f visits nothing.
-func (o *Order[K, V]) Ascend(f func(V) bool) {
+func (o *Set[K, V]) Ascend(f func(V) bool) {
 	if f == nil {
 		return
 	}
 	if o.tree != nil {
-		o.tree.Ascend(func(e *OrderEntry[K, V]) bool { return f(e.Value) })
+		o.tree.Ascend(func(e *Entry[K, V]) bool { return f(e.Value) })
 		return
 	}
 	for i := range o.small {
@@ -420,9 +420,9 @@ func (o *Order[K, V]) Ascend(f func(V) bool) {
 }
 
 // Clear removes every item.
-func (o *Order[K, V]) Clear() {
+func (o *Set[K, V]) Clear() {
 	if o.tree != nil {
-		o.tree.Ascend(func(e *OrderEntry[K, V]) bool {
+		o.tree.Ascend(func(e *Entry[K, V]) bool {
 			e.in = nil
 			return true
 		})
