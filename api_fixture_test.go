@@ -144,13 +144,13 @@ func newAPIFixture(t testing.TB) *apiFixture {
 	fx.alloc, _ = fx.plan.Reservation(plan.ReservationID{ClusterTimestamp: 1, Sequence: 1})
 	fx.fol = must(follower.New(follower.Config{Scheduler: fx.cs, Flavor: follower.CapacityFlavor, Plans: follower.Plans{fx.plan}}))
 	must(fx.fol.Run(fx.clock.Now()))
-	fx.prop = must(preempt.NewProportional(fx.cs, preempt.DefaultProportionalConfig()))
+	fx.prop = must(preempt.NewProportional(preempt.ProportionalSetup{State: fx.cs, Actor: fx.cs, Config: preempt.DefaultProportionalConfig()}))
 	// A round of the policy, as a selector sees it.
 	capture := &roundCapture{}
-	pr := must(preempt.NewProportional(fx.cs, preempt.DefaultProportionalConfig(), preempt.WithSelectors(capture)))
+	pr := must(preempt.NewProportional(preempt.ProportionalSetup{State: fx.cs, Actor: fx.cs, Config: preempt.DefaultProportionalConfig(), Selectors: []preempt.Selector{capture}}))
 	must(pr.Round(fx.clock.Now()))
 	fx.round = capture.r
-	fx.fairPr = must(preempt.NewFairPreemptor(fx.fs, preempt.DefaultFairConfig(), nil))
+	fx.fairPr = must(preempt.NewFairPreemptor(preempt.FairPreemptorSetup{State: fx.fs, Actor: fx.fs, Config: preempt.DefaultFairConfig()}))
 
 	fx.series = rle.New()
 	if err := fx.series.Add(berth.Interval{Start: 0, End: 5000}, berth.New(2048, 2)); err != nil {

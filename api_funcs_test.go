@@ -118,8 +118,6 @@ var apiFuncs = map[string]any{
 	"preempt.ParseProportionalXML":           preempt.ParseProportionalXML,
 	"preempt.RestoreFairPreemptor":           preempt.RestoreFairPreemptor,
 	"preempt.RestoreProportional":            preempt.RestoreProportional,
-	"preempt.WithLogger":                     preempt.WithLogger,
-	"preempt.WithSelectors":                  preempt.WithSelectors,
 	"queue.Absolute":                         queue.Absolute,
 	"queue.AllowAllReservations":             queue.AllowAllReservations,
 	"queue.CheckRelease":                     queue.CheckRelease,

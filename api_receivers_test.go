@@ -155,7 +155,7 @@ var apiReceivers = map[string]func(fx *apiFixture) []any{
 	"preempt.PrioritySelector":    func(fx *apiFixture) []any { return []any{*new(preempt.PrioritySelector)} },
 	"preempt.Proportional":        func(fx *apiFixture) []any { return []any{fx.prop} },
 	"preempt.ProportionalConfig":  func(fx *apiFixture) []any { return []any{*new(preempt.ProportionalConfig)} },
-	"preempt.ProportionalReport":  func(fx *apiFixture) []any { return []any{*new(preempt.ProportionalReport)} },
+	"preempt.ProportionalPlan":    func(fx *apiFixture) []any { return []any{*new(preempt.ProportionalPlan)} },
 	"preempt.ProportionalRound":   func(fx *apiFixture) []any { return []any{fx.round} },
 	"preempt.QueueView":           func(fx *apiFixture) []any { return []any{*new(preempt.QueueView)} },
 	"preempt.ReservedSelector":    func(fx *apiFixture) []any { return []any{*new(preempt.ReservedSelector)} },

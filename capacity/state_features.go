@@ -2,7 +2,6 @@ package capacity
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/queue"
@@ -65,27 +64,10 @@ type sorterRecord struct {
 func (s *Scheduler) writeFeatures(e *berth.StateEncoder, nodeIDs []string, apps []*app) {
 	e.Uvarint(featuresMarker)
 	writeConfigFeatures(e, &s.cfg)
-	var sts []*QueueSettings
-	eachQueueConfig(&s.cfg.Root, func(q *QueueConfig) { sts = append(sts, &q.Settings) })
-	eachQueue(s.root, func(q *qnode) {
-		if q.kind == queue.KindReservation {
-			sts = append(sts, q.set())
-		}
-	})
-	e.Len(len(sts))
-	for _, st := range sts {
-		writeSettingsFeatures(e, st)
-	}
+	s.writeQueueFeatures(e)
 	s.writeAutoQueues(e)
-	e.Len(len(nodeIDs))
-	for _, id := range nodeIDs {
-		e.Varint(s.nodes[id].lastBeat)
-	}
-	e.Len(len(apps))
-	for _, a := range apps {
-		e.Bool(a.runnable)
-		e.Varint(a.deadline)
-	}
+	s.writeBeats(e, nodeIDs)
+	writeAppFeatures(e, apps)
 	s.writeRoundState(e, nodeIDs)
 }
 
@@ -118,29 +100,85 @@ func (r *restorer) readFeatures() int {
 	f.present = true
 	d.Field("YARN 3.x config")
 	r.readConfigFeatures(&f.config)
-	d.Field("YARN 3.x queue settings")
-	n := d.Len(maxStateCount)
-	for i := 0; i < n && d.Err() == nil; i++ {
-		var st QueueSettings
-		r.readSettingsFeatures(&st, 0)
-		f.settings = append(f.settings, st)
-	}
+	f.settings = r.readQueueFeatures()
 	d.Field("auto-created queues")
 	f.autoQueues = r.readAutoQueues()
-	d.Field("node heartbeats")
-	n = d.Len(maxStateCount)
-	for i := 0; i < n && d.Err() == nil; i++ {
-		f.beats = append(f.beats, d.Varint())
-	}
-	d.Field("application features")
-	n = d.Len(maxStateCount)
-	for i := 0; i < n && d.Err() == nil; i++ {
-		f.apps = append(f.apps, appFeatures{runnable: d.Bool(), deadline: d.Varint()})
-	}
+	f.beats = r.readBeats()
+	f.apps = r.readAppFeatures()
 	d.Field("rounds")
 	r.readRoundState()
 	d.Field("config")
 	return d.Int()
+}
+
+// writeQueueFeatures writes the YARN 3.x settings of every queue settings
+// record of the body, in its order: the configured tree depth first, then
+// the reservation queues.
+func (s *Scheduler) writeQueueFeatures(e *berth.StateEncoder) {
+	var sts []*QueueSettings
+	eachQueueConfig(&s.cfg.Root, func(q *QueueConfig) { sts = append(sts, &q.Settings) })
+	eachQueue(s.root, func(q *qnode) {
+		if q.kind == queue.KindReservation {
+			sts = append(sts, q.set())
+		}
+	})
+	e.Len(len(sts))
+	for _, st := range sts {
+		writeSettingsFeatures(e, st)
+	}
+}
+
+func (r *restorer) readQueueFeatures() []QueueSettings {
+	d := r.d
+	d.Field("YARN 3.x queue settings")
+	n := d.Len(maxStateCount)
+	var out []QueueSettings
+	for i := 0; i < n && d.Err() == nil; i++ {
+		var st QueueSettings
+		r.readSettingsFeatures(&st, 0)
+		out = append(out, st)
+	}
+	return out
+}
+
+// writeBeats writes each node's last heartbeat, in id order.
+func (s *Scheduler) writeBeats(e *berth.StateEncoder, nodeIDs []string) {
+	e.Len(len(nodeIDs))
+	for _, id := range nodeIDs {
+		e.Varint(s.nodes[id].lastBeat)
+	}
+}
+
+func (r *restorer) readBeats() []berth.Time {
+	d := r.d
+	d.Field("node heartbeats")
+	n := d.Len(maxStateCount)
+	var out []berth.Time
+	for i := 0; i < n && d.Err() == nil; i++ {
+		out = append(out, d.Varint())
+	}
+	return out
+}
+
+// writeAppFeatures writes each application's runnable flag and deadline,
+// in submission order.
+func writeAppFeatures(e *berth.StateEncoder, apps []*app) {
+	e.Len(len(apps))
+	for _, a := range apps {
+		e.Bool(a.runnable)
+		e.Varint(a.deadline)
+	}
+}
+
+func (r *restorer) readAppFeatures() []appFeatures {
+	d := r.d
+	d.Field("application features")
+	n := d.Len(maxStateCount)
+	var out []appFeatures
+	for i := 0; i < n && d.Err() == nil; i++ {
+		out = append(out, appFeatures{runnable: d.Bool(), deadline: d.Varint()})
+	}
+	return out
 }
 
 // defaultFeatures is the YARN 3.x state of a body without the block:
@@ -248,17 +286,7 @@ func writeConfigFeatures(e *berth.StateEncoder, c *Config) {
 	e.Int(a.Threads)
 	e.Int(a.MaxPendingBacklogs)
 	e.Varint(a.SkipNodeAfter)
-	m := &c.MultiNode
-	e.Bool(m.Enabled)
-	e.String(m.Policy)
-	names := sortedKeys(m.Policies)
-	e.Len(len(names))
-	for _, n := range names {
-		ns := m.Policies[n]
-		e.String(n)
-		writeNodeSortingPolicy(e, ns.Policy)
-		e.Varint(ns.Interval)
-	}
+	writeMultiNode(e, &c.MultiNode)
 	e.Varint(c.AutoQueueExpiration)
 	e.Bool(c.NonLegacyQueueMode)
 	e.Len(len(c.WorkflowPriorities))
@@ -269,7 +297,42 @@ func writeConfigFeatures(e *berth.StateEncoder, c *Config) {
 	}
 	e.Bool(c.WorkflowPriorityOverride)
 	e.String(c.WorkflowTagPrefix)
-	pl := &c.Placement
+	writeMappingRules(e, &c.Placement)
+}
+
+// writeMultiNode writes the multi-node placement settings, the sorting
+// policies by name.
+func writeMultiNode(e *berth.StateEncoder, m *MultiNodePlacement) {
+	e.Bool(m.Enabled)
+	e.String(m.Policy)
+	names := sortedKeys(m.Policies)
+	e.Len(len(names))
+	for _, n := range names {
+		ns := m.Policies[n]
+		e.String(n)
+		writeNodeSortingPolicy(e, ns.Policy)
+		e.Varint(ns.Interval)
+	}
+}
+
+func (r *restorer) readMultiNode(m *MultiNodePlacement) {
+	d := r.d
+	m.Enabled = d.Bool()
+	m.Policy = d.String()
+	n := d.Len(maxStateCount)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		if m.Policies == nil {
+			m.Policies = map[string]NodeSorting{}
+		}
+		name := d.String()
+		pol := r.readNodeSortingPolicy()
+		m.Policies[name] = NodeSorting{Policy: pol, Interval: d.Varint()}
+	}
+}
+
+// writeMappingRules writes the placement's mapping-rule format and its
+// JSON rules.
+func writeMappingRules(e *berth.StateEncoder, pl *Placement) {
 	e.Uvarint(uint64(pl.Format))
 	e.Len(len(pl.JSONRules))
 	for _, r := range pl.JSONRules {
@@ -281,6 +344,22 @@ func writeConfigFeatures(e *berth.StateEncoder, c *Config) {
 		e.String(r.CustomPlacement)
 		e.Uvarint(uint64(r.Fallback))
 		e.Bool(r.NoCreate)
+	}
+}
+
+func (r *restorer) readMappingRules(pl *Placement) {
+	d := r.d
+	pl.Format = MappingFormat(r.small(uint64(MappingJSON), "mapping rule format"))
+	n := d.Len(maxStateCount)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		var m MappingRule
+		m.Type = RuleMatch(r.small(uint64(len(ruleMatchNames)-1), "mapping rule type"))
+		m.Matches = d.String()
+		m.Policy = RulePolicy(r.small(uint64(len(rulePolicyNames)-1), "mapping rule policy"))
+		m.ParentQueue, m.Value, m.CustomPlacement = d.String(), d.String(), d.String()
+		m.Fallback = RuleFallback(r.small(uint64(len(ruleFallbackNames)-1), "mapping rule fallback"))
+		m.NoCreate = d.Bool()
+		pl.JSONRules = append(pl.JSONRules, m)
 	}
 }
 
@@ -317,18 +396,7 @@ func (r *restorer) readConfigFeatures(c *Config) {
 	a.Threads = d.Int()
 	a.MaxPendingBacklogs = d.Int()
 	a.SkipNodeAfter = d.Varint()
-	m := &c.MultiNode
-	m.Enabled = d.Bool()
-	m.Policy = d.String()
-	n = d.Len(maxStateCount)
-	for i := 0; i < n && d.Err() == nil; i++ {
-		if m.Policies == nil {
-			m.Policies = map[string]NodeSorting{}
-		}
-		name := d.String()
-		pol := r.readNodeSortingPolicy()
-		m.Policies[name] = NodeSorting{Policy: pol, Interval: d.Varint()}
-	}
+	r.readMultiNode(&c.MultiNode)
 	c.AutoQueueExpiration = d.Varint()
 	c.NonLegacyQueueMode = d.Bool()
 	n = d.Len(maxStateCount)
@@ -337,19 +405,7 @@ func (r *restorer) readConfigFeatures(c *Config) {
 	}
 	c.WorkflowPriorityOverride = d.Bool()
 	c.WorkflowTagPrefix = d.String()
-	pl := &c.Placement
-	pl.Format = MappingFormat(r.small(uint64(MappingJSON), "mapping rule format"))
-	n = d.Len(maxStateCount)
-	for i := 0; i < n && d.Err() == nil; i++ {
-		var m MappingRule
-		m.Type = RuleMatch(r.small(uint64(len(ruleMatchNames)-1), "mapping rule type"))
-		m.Matches = d.String()
-		m.Policy = RulePolicy(r.small(uint64(len(rulePolicyNames)-1), "mapping rule policy"))
-		m.ParentQueue, m.Value, m.CustomPlacement = d.String(), d.String(), d.String()
-		m.Fallback = RuleFallback(r.small(uint64(len(ruleFallbackNames)-1), "mapping rule fallback"))
-		m.NoCreate = d.Bool()
-		pl.JSONRules = append(pl.JSONRules, m)
-	}
+	r.readMappingRules(&c.Placement)
 }
 
 func (r *restorer) readNodeSortingPolicy() NodeSortingPolicy {
@@ -443,16 +499,6 @@ func (r *restorer) readSettingsFeatures(st *QueueSettings, depth int) {
 		t.Settings = r.readFullSettings(depth + 1)
 	}
 	st.AutoCreate = ac
-}
-
-// int32 reads a varint that must fit an int32.
-func (r *restorer) int32(what string) int32 {
-	v := r.d.Varint()
-	if v < math.MinInt32 || v > math.MaxInt32 {
-		r.fail("%s %d out of range", what, v)
-		return 0
-	}
-	return int32(v)
 }
 
 // writeRoundState writes the rounds run and the multi-node sorters' kept

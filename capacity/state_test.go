@@ -671,3 +671,28 @@ type eventLog []string
 func (l *eventLog) ObserveContainer(e queue.ContainerEvent) { *l = append(*l, fmt.Sprintf("%+v", e)) }
 func (l *eventLog) ObserveApp(e queue.AppEvent)             { *l = append(*l, fmt.Sprintf("%+v", e)) }
 func (l *eventLog) ObserveQueue(e queue.QueueEvent)         { *l = append(*l, fmt.Sprintf("%+v", e)) }
+
+// TestStateErrorsNameTheRecord cuts a snapshot at every byte: the error
+// names the record being read, and the names come in the body's order,
+// the order restore reads the records in.
+func TestStateErrorsNameTheRecord(t *testing.T) {
+	orig, clock, _ := buildRandom(t, 3, 120)
+	snap := saveBytes(t, orig)
+	env := RestoreEnv{Clock: clock, Groups: groupsOf{}}
+	var fields []string
+	for n := range len(snap) {
+		s, err := RestoreScheduler(bytes.NewReader(snap[:n]), env)
+		assert.Nil(t, s)
+		var se *berth.StateError
+		require.ErrorAs(t, err, &se, "truncated at %d", n)
+		require.ErrorIs(t, se, berth.ErrCorruptState, "truncated at %d", n)
+		if len(fields) == 0 || fields[len(fields)-1] != se.Field {
+			fields = append(fields, se.Field)
+		}
+	}
+	i := slices.Index(fields, "config")
+	require.GreaterOrEqual(t, i, 0, "no error names the config: %q", fields)
+	assert.Equal(t, []string{"config", "YARN 3.x config", "YARN 3.x queue settings", "auto-created queues",
+		"node heartbeats", "application features", "rounds", "config", "partitions", "reservation queues",
+		"nodes", "applications", "containers", "reservations", "counters", "leaf caches", "trailer"}, fields[i:])
+}

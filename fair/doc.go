@@ -109,11 +109,16 @@
 // [QueueLookup] and answers a [RuleAnswer]; the seven built-ins go through
 // the same interface, and a host's rule sits among them as a
 // [PlacementRule] whose Custom field holds it. A queue's scheduling policy
-// is a [SchedulingPolicy] (YARN's SchedulingPolicy) that sees queues and
-// applications only through [SchedulableView] and [PolicyEnv]; fair, FIFO
-// and DRF ([Policy.SchedulingPolicy]) go through it. Optional fast paths:
-// [PolicyKeyer] gives a [SortKey] ordered as Compare, so large sets stay
-// ordered incrementally; [TypeSharer] divides one resource type at a time.
+// is a [SchedulingPolicy] (YARN's SchedulingPolicy): a name and a
+// calculator, seeing queues and applications only through
+// [SchedulableView] and [PolicyEnv]. It implements only the extension
+// points it changes, [Orderer], [ShareDivider], [ChildFilter],
+// [LeafOnlyPolicy] and [Headroomer]; each one absent is the fair policy's
+// behaviour. Fair, FIFO and DRF ([Policy.SchedulingPolicy]) implement them
+// all through the same interfaces, and a policy can be built from their
+// parts by embedding. Optional fast paths: [PolicyKeyer] gives a [SortKey]
+// ordered as Compare, so large sets stay ordered incrementally;
+// [TypeSharer] divides one resource type at a time.
 // A host names its rule or policy in Go or registers it in the
 // [queue.Registry] values of [ParseOptions]; built-in names win, an
 // unknown name is a *berth.FieldError that also matches

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -752,4 +753,26 @@ func TestRestoreVersion1Snapshot(t *testing.T) {
 	assert.Nil(t, s.Config().ReservationSystem)
 	assert.Equal(t, []string{"root.plan"}, s.PlanQueues())
 	require.NoError(t, s.Check())
+}
+
+// TestStateErrorsNameTheRecord cuts a snapshot at every byte: the error
+// names the record being read, and the names come in the body's order,
+// the order restore reads the records in.
+func TestStateErrorsNameTheRecord(t *testing.T) {
+	_, clock, snap := stateSample(t, 3, 200)
+	var fields []string
+	for n := range len(snap) {
+		s, err := RestoreScheduler(bytes.NewReader(snap[:n]), restoreEnv(clock))
+		assert.Nil(t, s)
+		var se *berth.StateError
+		require.ErrorAs(t, err, &se, "truncated at %d", n)
+		require.ErrorIs(t, se, berth.ErrCorruptState, "truncated at %d", n)
+		if len(fields) == 0 || fields[len(fields)-1] != se.Field {
+			fields = append(fields, se.Field)
+		}
+	}
+	i := slices.Index(fields, "config")
+	require.GreaterOrEqual(t, i, 0, "no error names the config: %q", fields)
+	assert.Equal(t, []string{"config", "allocations", "scalars", "nodes", "queues", "type changes", "apps",
+		"users", "containers", "reservations", "earmarks", "trailer"}, fields[i:])
 }

@@ -125,7 +125,7 @@ func BenchmarkProportionalRound(b *testing.B) {
 				if mode == "policy" {
 					src = freezeCapacity(s)
 				}
-				p, err := preempt.NewProportional(src, cfg)
+				p, err := preempt.NewProportional(preempt.ProportionalSetup{State: src, Actor: src, Config: cfg})
 				require.NoError(b, err)
 				var rep *preempt.ProportionalReport
 				runtime.LockOSThread()

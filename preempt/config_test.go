@@ -105,7 +105,7 @@ func TestParseProportionalErrors(t *testing.T) {
 	var fe *berth.FieldError
 	require.ErrorAs(t, c.Validate(), &fe)
 	assert.Equal(t, preempt.MonitorPrefix+"total_preemption_per_round", fe.Field)
-	_, err = preempt.NewProportional(nil, preempt.DefaultProportionalConfig())
+	_, err = preempt.NewProportional(preempt.ProportionalSetup{Config: preempt.DefaultProportionalConfig()})
 	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
 }
 

@@ -71,7 +71,7 @@ func hashProportionalRun(t *testing.T, h hash.Hash, seed uint64, priority, intra
 	cfg := randomProportionalConfig(rng)
 	cfg.PriorityPreemption, cfg.IntraQueueEnabled, cfg.BalanceAfterSatisfied = priority, intra, balanced
 	s, clock := w.build(t)
-	p, err := preempt.NewProportional(s, cfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 	require.NoError(t, err)
 	for round := 0; round < 12; round++ {
 		rep, err := p.Round(clock.Now())
@@ -209,7 +209,7 @@ func TestSelectorDecisionHashes(t *testing.T) {
 			cfg := randomProportionalConfig(rng)
 			cfg.PriorityPreemption, cfg.IntraQueueEnabled = true, true
 			cfg.IntraQueueOrder = []preempt.IntraQueueOrder{preempt.PriorityFirst, preempt.UserLimitFirst}[rng.IntN(2)]
-			p, err := preempt.NewProportional(s, cfg)
+			p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 			require.NoError(t, err)
 			for round := 0; round < 8; round++ {
 				rep, err := p.Round(clock.Now())
@@ -240,7 +240,7 @@ var selectorHashes = map[string]string{
 // hashRestored restores a policy from snapshot bytes and writes its own
 // snapshot and marks to h, or the restore's error.
 func hashRestored(t *testing.T, h hash.Hash, snap []byte, s preempt.CapacityScheduler) {
-	q, err := preempt.RestoreProportional(bytes.NewReader(snap), s)
+	q, err := preempt.RestoreProportional(bytes.NewReader(snap), preempt.ProportionalSetup{State: s, Actor: s})
 	if err != nil {
 		fmt.Fprintf(h, "restore: %v\n", err)
 		return

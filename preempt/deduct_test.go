@@ -29,7 +29,7 @@ func TestDeductKeepsLastContainer(t *testing.T) {
 	cfg.TotalPreemptionPerRound = 1
 	cfg.NaturalTerminationFactor = 1
 	cfg.SelectBasedOnReservedContainers = true
-	p, err := preempt.NewProportional(s, cfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 	require.NoError(t, err)
 	rep, err := p.Evaluate(0)
 	require.NoError(t, err)
@@ -79,14 +79,14 @@ func TestDeductBalanceAndDRF(t *testing.T) {
 			cfg := preempt.DefaultProportionalConfig()
 			cfg.TotalPreemptionPerRound = 1
 			cfg.NaturalTerminationFactor = 1
-			p, err := preempt.NewProportional(s, cfg)
+			p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 			require.NoError(t, err)
 			rep, err := p.Evaluate(0)
 			require.NoError(t, err)
 			assert.Equal(t, 20, markedPerApp(rep)["a1"], "FIFO alone")
 
 			cfg.BalanceAfterSatisfied = true
-			p, err = preempt.NewProportional(s, cfg)
+			p, err = preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 			require.NoError(t, err)
 			rep, err = p.Evaluate(0)
 			require.NoError(t, err)
@@ -132,7 +132,7 @@ func TestDeductIntraQueue(t *testing.T) {
 	cfg.IntraQueueEnabled = true
 	cfg.IntraQueueOrder = preempt.PriorityFirst
 	cfg.IntraQueueMaxAllowableLimit = 1
-	p, err := preempt.NewProportional(s, cfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 	require.NoError(t, err)
 	rep, err := p.Evaluate(0)
 	require.NoError(t, err)
@@ -146,7 +146,7 @@ func TestDeductIntraQueue(t *testing.T) {
 	// With the default max-allowable-limit (20% of 50 = 10), what a must
 	// give across queues (20) already uses it up: nothing inside a.
 	cfg.IntraQueueMaxAllowableLimit = 0.2
-	p, err = preempt.NewProportional(s, cfg)
+	p, err = preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 	require.NoError(t, err)
 	rep, err = p.Evaluate(0)
 	require.NoError(t, err)

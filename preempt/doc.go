@@ -20,22 +20,38 @@
 //   - Capacity: [ParseProportionalXML] reads [ProportionalConfig] from
 //     capacity-scheduler.xml (every key of YARN's policy with its default,
 //     and the per-queue disable_preemption switches); [NewProportional]
-//     wraps a *capacity.Scheduler; [Proportional.Round] marks, kills and
-//     cancels reservations and returns a [ProportionalReport] (per queue and
-//     partition its ideal assignment and what it must give, per container
-//     the [Decision]); [Proportional.Evaluate] computes a round without
-//     acting.
+//     builds the policy from a [ProportionalSetup] (the scheduler's two
+//     sides, the settings, optionally a selector chain and a logger).
+//     [Proportional.Round] marks, kills and cancels reservations and
+//     returns a [ProportionalReport] (per queue and partition its ideal
+//     assignment and what it must give, per container the [Decision]);
+//     [Proportional.Evaluate] computes a round without acting.
 //   - Fair: [ParseFairConfig] reads the yarn-site keys into [FairConfig],
 //     whose [FairConfig.ApplyTo] turns on the scheduler's starvation
-//     tracking; [NewFairPreemptor] wraps a *fair.Scheduler with a
-//     [FairYARNSelector]; [FairPreemptor.Round] marks victims, earmarks
-//     their room for the starved application on that node and kills them
-//     after waitTimeBeforeKill, returning a [FairRound]. The per-queue
-//     timeouts and thresholds live in the allocation file package fair
-//     parses.
+//     tracking; [NewFairPreemptor] builds a preemptor from a
+//     [FairPreemptorSetup] (the scheduler's two sides, the settings, a
+//     [FairVictimSelector], YARN's by default); [FairPreemptor.Round] marks
+//     victims, earmarks their room for the starved application on that
+//     node and kills them after waitTimeBeforeKill, returning a
+//     [FairRound]. The per-queue timeouts and thresholds live in the
+//     allocation file package fair parses.
 //   - Both save and restore their marks and waits ([Proportional.SaveState]
 //     and [RestoreProportional], [FairPreemptor.SaveState] and
 //     [RestoreFairPreemptor]) and report each action to an [Observer].
+//
+// # Reading apart from acting
+//
+// Each scheduler is seen through two interfaces: a read side
+// ([CapacityState], [FairState]) and an act side ([CapacityActor],
+// [FairActor]); *capacity.Scheduler and *fair.Scheduler have both
+// ([CapacityScheduler], [FairScheduler]). A proportional round is
+// [Proportional.Decide], a [ProportionalPlan] computed from the read side
+// alone (the selectors hold no actor), then [Proportional.Apply], which
+// marks, kills and cancels through the act side: a host may inspect the
+// plan and veto candidates in between. A fair round decides its new
+// victims from the read side before it marks any, but it kills the due
+// marks of earlier rounds first, which changes what it decides: it offers
+// no plan to inspect.
 //
 // # The host's role
 //
@@ -48,10 +64,12 @@
 // # Extending
 //
 // A [Selector] chooses containers through the exported methods of
-// [ProportionalRound] exactly as the built-ins do; [WithSelectors] installs
-// a chain of the host's. A [FairVictimSelector] replaces YARN's victim
-// search, and its answers are checked. Any type with the methods of
-// [CapacityScheduler] or [FairScheduler] can be preempted.
+// [ProportionalRound] exactly as the built-ins do;
+// [ProportionalSetup].Selectors installs a chain of the host's. A
+// [FairVictimSelector] replaces YARN's victim search, and its answers are
+// checked. Any type with the methods of the read and act sides can be
+// preempted, and the two sides may be different values (a recording or
+// dry-run actor over the real state).
 //
 // # Differences from YARN
 //
@@ -83,7 +101,7 @@
 //     allow-move-reservation is read, but only the reserving node is freed.
 //   - The intra-queue selector takes from each application up to its own
 //     amount, not the leaf's total, and reads user limits through
-//     [CapacityScheduler.UserLimit].
+//     [CapacityState.UserLimit].
 //   - A leaf's AM share is its guarantee times maximum-am-resource-percent
 //     (YARN: its effective capacity on the partition).
 //

@@ -84,7 +84,7 @@ func TestEndToEndStarvingQueue(t *testing.T) {
 	cfg := preempt.DefaultProportionalConfig()
 	cfg.TotalPreemptionPerRound = 0.5 // 16 GB a round: the scenario is small
 	cfg.MaxIgnoredOverCapacity = 0.05 // a dead zone below one container of a's 16 GB
-	p, err := preempt.NewProportional(s, cfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 	require.NoError(t, err)
 	var killed []preempt.Decision
 	reached := -1

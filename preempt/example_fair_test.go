@@ -33,7 +33,7 @@ func ExampleFairPreemptor() {
 	cfg.Allocation = af
 	cfg.Clock = clock
 	s, _ := fair.New(cfg)
-	p, _ := preempt.NewFairPreemptor(s, pcfg, nil)
+	p, _ := preempt.NewFairPreemptor(preempt.FairPreemptorSetup{State: s, Actor: s, Config: pcfg})
 	for _, n := range []string{"n1", "n2"} {
 		_ = s.AddNode(fair.NodeSpec{ID: n, Capability: berth.New(4096, 4)})
 	}

@@ -28,7 +28,7 @@ func ExampleRestoreFairPreemptor() {
 	cfg.Allocation = af
 	cfg.Clock = clock
 	s, _ := fair.New(cfg)
-	p, _ := preempt.NewFairPreemptor(s, pcfg, nil)
+	p, _ := preempt.NewFairPreemptor(preempt.FairPreemptorSetup{State: s, Actor: s, Config: pcfg})
 	_ = s.AddNode(fair.NodeSpec{ID: "n1", Capability: berth.New(4096, 4)})
 	one := berth.New(1024, 1)
 	for _, app := range []struct{ id, queue string }{{"etl", "root.batch"}, {"report", "root.adhoc"}} {
@@ -55,7 +55,7 @@ func ExampleRestoreFairPreemptor() {
 		fmt.Println(err)
 		return
 	}
-	p2, err := preempt.RestoreFairPreemptor(in, s2, nil)
+	p2, err := preempt.RestoreFairPreemptor(in, preempt.FairPreemptorSetup{State: s2, Actor: s2})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -32,7 +32,7 @@ func Example() {
 	pc := preempt.DefaultProportionalConfig()
 	pc.TotalPreemptionPerRound = 1
 	pc.NaturalTerminationFactor = 1
-	p, _ := preempt.NewProportional(s, pc)
+	p, _ := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: pc})
 	for _, now := range []berth.Time{0, 3000, 15000} {
 		rep, _ := p.Round(now)
 		q := rep.Queue("root.a")
@@ -91,7 +91,9 @@ func (oneAtATimeSelector) Select(r *preempt.ProportionalRound) error {
 	return nil
 }
 
-func ExampleWithSelectors() {
+// halfAndHalf is the world of the examples: queue a holds all 8 GB of a
+// node it shares half and half with b, and b asks for 4 GB.
+func halfAndHalf() *capacity.Scheduler {
 	cfg := capacity.DefaultConfig()
 	a := capacity.Queue("a", 50)
 	a.Settings.UserLimitFactor = 2
@@ -107,14 +109,48 @@ func ExampleWithSelectors() {
 	}
 	_, _ = s.SubmitApp(capacity.AppSpec{ID: "app-b", Queue: "b", User: "bob"})
 	_, _ = s.Allocate("app-b", []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: one, Count: 4}}, nil)
+	return s
+}
 
+// A host's own selector chain replaces the built-in one.
+func ExampleProportionalSetup() {
+	s := halfAndHalf()
 	pc := preempt.DefaultProportionalConfig()
 	pc.TotalPreemptionPerRound = 0.5 // the default 10% of 8 GB fits no 1 GB container
-	p, _ := preempt.NewProportional(s, pc, preempt.WithSelectors(oneAtATimeSelector{}))
+	p, _ := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: pc,
+		Selectors: []preempt.Selector{oneAtATimeSelector{}}})
 	rep, _ := p.Round(0)
 	for _, d := range rep.Decisions {
 		fmt.Printf("container %d of %s: %s by %s\n", d.ID, d.App, d.Action, d.Selector)
 	}
 	// Output:
 	// container 8 of app-a: marked by one-at-a-time
+}
+
+// A host decides a round, vetoes what it must keep (here the container
+// with id 8), and applies the rest: only the plan's candidates are marked.
+func ExampleProportional_Decide() {
+	s := halfAndHalf()
+	pc := preempt.DefaultProportionalConfig()
+	pc.TotalPreemptionPerRound = 1
+	pc.NaturalTerminationFactor = 1
+	p, _ := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: pc})
+	plan, _ := p.Decide(0)
+	fmt.Printf("planned %d containers, %d MB left of the budget\n", len(plan.Candidates), plan.Left.Memory)
+	kept := plan.Candidates[:0]
+	for _, c := range plan.Candidates {
+		if c.ID != 8 {
+			kept = append(kept, c)
+		}
+	}
+	plan.Candidates = kept
+	rep, _ := p.Apply(plan)
+	for _, d := range rep.Decisions {
+		fmt.Printf("container %d of %s: %s\n", d.ID, d.App, d.Action)
+	}
+	// Output:
+	// planned 4 containers, 4096 MB left of the budget
+	// container 7 of app-a: marked
+	// container 6 of app-a: marked
+	// container 5 of app-a: marked
 }

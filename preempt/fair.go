@@ -11,10 +11,10 @@ import (
 	"github.com/berthsched/berth/fair"
 )
 
-// FairScheduler is what the fair preemptor needs of a fair scheduler;
-// *fair.Scheduler satisfies it. A host may put its own scheduler (or a
-// recording wrapper) behind it.
-type FairScheduler interface {
+// FairState is the read side of a fair scheduler: what the fair
+// preemptor reads to choose victims. *fair.Scheduler satisfies it; a
+// host may put its own scheduler (or a recording wrapper) behind it.
+type FairState interface {
 	// SnapshotOf copies parts of the scheduler's state: the preemptor
 	// reads queues (policies, preemption settings), applications (fair
 	// shares, starvation), nodes and container reservations.
@@ -24,6 +24,11 @@ type FairScheduler interface {
 	NodeContainers(nodeID string) ([]fair.ContainerInfo, error)
 	// PendingAsks lists an application's outstanding asks by priority.
 	PendingAsks(appID string) ([]fair.Ask, error)
+}
+
+// FairActor is the act side of a fair scheduler: the marks, kills,
+// earmarks and back-offs a round hands it. *fair.Scheduler satisfies it.
+type FairActor interface {
 	// MarkForPreemption tells a container's application it will be
 	// preempted; UnmarkForPreemption takes that back.
 	MarkForPreemption(id fair.ContainerID) error
@@ -36,6 +41,15 @@ type FairScheduler interface {
 	// PreemptionTriggered starts an application's starvation back-off.
 	PreemptionTriggered(appID string, until berth.Time) error
 }
+
+// FairScheduler is both sides of a fair scheduler, as *fair.Scheduler
+// has them.
+type FairScheduler interface {
+	FairState
+	FairActor
+}
+
+var _ FairScheduler = (*fair.Scheduler)(nil)
 
 // FairAction is what a round did to a container.
 type FairAction uint8
@@ -176,7 +190,8 @@ type fairOwed struct {
 // and the applications in back-off between rounds. It starts no goroutine
 // and is not safe for concurrent use: one host loop drives it.
 type FairPreemptor struct {
-	sched FairScheduler
+	state FairState // what victims are chosen from
+	actor FairActor // what marks, kills, earmarks and back-offs go to
 	cfg   FairConfig
 	sel   FairVictimSelector
 
@@ -223,20 +238,54 @@ func (p *FairPreemptor) dropPending(id fair.ContainerID) {
 	p.indexed = len(p.marks)
 }
 
-// NewFairPreemptor builds a preemptor over sched. A nil sel means
-// YARN's identification ([FairYARNSelector]).
-func NewFairPreemptor(sched FairScheduler, cfg FairConfig, sel FairVictimSelector) (*FairPreemptor, error) {
-	if sched == nil {
-		return nil, berth.InvalidField("scheduler", nil, "must not be nil")
+// FairPreemptorSetup is what [NewFairPreemptor] builds a preemptor from:
+// the scheduler's two sides, the preemption settings and the victim
+// selector. The settings are a field of their own, as in
+// [ProportionalSetup]: they are what a snapshot saves and the yarn-site
+// keys parse into.
+type FairPreemptorSetup struct {
+	// State is the scheduler's read side (required): a *fair.Scheduler,
+	// or the host's own.
+	State FairState
+	// Actor is the scheduler's act side (required), usually the same
+	// value as State.
+	Actor FairActor
+	// Config is the preemption settings; the zero value means
+	// [DefaultFairConfig] (which leaves preemption disabled, as YARN).
+	Config FairConfig
+	// Selector finds victims; nil means YARN's identification
+	// ([FairYARNSelector]).
+	Selector FairVictimSelector
+}
+
+// NewFairPreemptor builds the preemptor setup describes. A nil State or
+// Actor is a *berth.FieldError naming the field; an invalid Config is its
+// Validate error.
+func NewFairPreemptor(setup FairPreemptorSetup) (*FairPreemptor, error) {
+	if setup.Config == (FairConfig{}) {
+		setup.Config = DefaultFairConfig()
 	}
-	if err := cfg.Validate(); err != nil {
+	return newFairPreemptor(setup)
+}
+
+// newFairPreemptor builds the preemptor with setup.Config as it is (a
+// restored preemptor's may be the zero value).
+func newFairPreemptor(setup FairPreemptorSetup) (*FairPreemptor, error) {
+	if setup.State == nil {
+		return nil, berth.InvalidField("FairPreemptorSetup.State", nil, "required")
+	}
+	if setup.Actor == nil {
+		return nil, berth.InvalidField("FairPreemptorSetup.Actor", nil, "required")
+	}
+	if err := setup.Config.Validate(); err != nil {
 		return nil, err
 	}
+	sel := setup.Selector
 	if sel == nil {
 		sel = &FairYARNSelector{}
 	}
-	return &FairPreemptor{sched: sched, cfg: cfg, sel: sel, pending: map[fair.ContainerID]int32{},
-		owed: map[string]map[string]*fairOwed{}, backoff: map[string]berth.Time{}}, nil
+	return &FairPreemptor{state: setup.State, actor: setup.Actor, cfg: setup.Config, sel: sel,
+		pending: map[fair.ContainerID]int32{}, owed: map[string]map[string]*fairOwed{}, backoff: map[string]berth.Time{}}, nil
 }
 
 // Config returns the configuration in force.
@@ -267,6 +316,12 @@ func (p *FairPreemptor) Pending() []fair.Container {
 //     marked and earmarked on that node for the application; the
 //     application then enters its back-off (FairConfig.StarvationBackoff).
 //
+// Step 2 decides every victim from the read side first (the selector
+// holds no FairActor) and then applies the marks, earmarks and back-offs
+// in order. Step 1 acts before it because its kills change the usage
+// step 2 decides from, so a fair round has no plan for the host to
+// inspect.
+//
 // An error from the scheduler other than a vanished container or
 // application stops the round; what was done before stays done and
 // recorded (the returned round is never nil).
@@ -278,13 +333,13 @@ func (p *FairPreemptor) Round(now berth.Time) (*FairRound, error) {
 		return r, nil
 	}
 	// Applications first: on a quiet cluster nothing else is read.
-	snap := p.sched.SnapshotOf(fair.SnapshotApps | fair.SnapshotQueues)
+	snap := p.state.SnapshotOf(fair.SnapshotApps | fair.SnapshotQueues)
 	changed, err := p.killDue(now, snap, r)
 	if err != nil {
 		return r, err
 	}
 	if changed {
-		snap = p.sched.SnapshotOf(fair.SnapshotApps | fair.SnapshotQueues)
+		snap = p.state.SnapshotOf(fair.SnapshotApps | fair.SnapshotQueues)
 	}
 	if len(p.marks) > 0 || len(p.owed) > 0 {
 		live := p.nodeLister()
@@ -301,7 +356,7 @@ func (p *FairPreemptor) Round(now berth.Time) (*FairRound, error) {
 		r.Skipped = "no starved application"
 		return r, nil
 	}
-	rest := p.sched.SnapshotOf(fair.SnapshotNodes | fair.SnapshotReservations)
+	rest := p.state.SnapshotOf(fair.SnapshotNodes | fair.SnapshotReservations)
 	snap.Nodes, snap.Reservations = rest.Nodes, rest.Reservations
 	v := p.newView(now, snap)
 	until := now + min(p.cfg.StarvationBackoff(), math.MaxInt64-max(now, 0))
@@ -309,7 +364,7 @@ func (p *FairPreemptor) Round(now berth.Time) (*FairRound, error) {
 	reqs := make([][]fair.Ask, len(starved))
 	want := 0
 	for i, a := range starved {
-		asks, err := p.sched.PendingAsks(a.ID)
+		asks, err := p.state.PendingAsks(a.ID)
 		if err != nil && !errors.Is(err, berth.ErrNotFound) {
 			return r, fmt.Errorf("preempt: asks of %s: %w", a.ID, err)
 		}
@@ -320,33 +375,28 @@ func (p *FairPreemptor) Round(now berth.Time) (*FairRound, error) {
 	}
 	r.Decisions = slices.Grow(r.Decisions, want)
 	p.marks = slices.Grow(p.marks, want)
-	for i, a := range starved {
-		if err := p.serve(v, a, reqs[i], r); err != nil {
-			return r, err
-		}
-		if err := p.sched.PreemptionTriggered(a.ID, until); err != nil && !errors.Is(err, berth.ErrNotFound) {
-			return r, fmt.Errorf("preempt: back-off of %s: %w", a.ID, err)
-		}
-		p.backoff[a.ID] = until
-	}
-	return r, nil
+	m := &p.scratch.marks
+	m.victims = slices.Grow(m.victims[:0], want) // a set holds one victim or more
+	m.sets = slices.Grow(m.sets[:0], want)
+	decideErr := decideMarks(p.sel, v, starved, reqs, m)
+	return r, p.applyMarks(starved, m, now, until, decideErr, r)
 }
 
 // nodeLister finds live containers by node, asking the scheduler once per
 // node.
 type nodeLister struct {
-	sched FairScheduler
+	state FairState
 	nodes map[string][]fair.ContainerInfo
 }
 
 func (p *FairPreemptor) nodeLister() *nodeLister {
-	return &nodeLister{sched: p.sched, nodes: map[string][]fair.ContainerInfo{}}
+	return &nodeLister{state: p.state, nodes: map[string][]fair.ContainerInfo{}}
 }
 
 func (l *nodeLister) list(node string) []fair.ContainerInfo {
 	cs, ok := l.nodes[node]
 	if !ok {
-		cs, _ = l.sched.NodeContainers(node) // a node that left has none
+		cs, _ = l.state.NodeContainers(node) // a node that left has none
 		l.nodes[node] = cs
 	}
 	return cs
@@ -416,7 +466,7 @@ func (p *FairPreemptor) killDue(now berth.Time, snap *fair.Snapshot, r *FairRoun
 		}
 		need := stillNeeded(snap, apps, e.forApp)
 		if need || p.cfg.KillUnneeded {
-			ended, err := p.sched.PreemptContainer(e.c.ID)
+			ended, err := p.actor.PreemptContainer(e.c.ID)
 			if err != nil && !errors.Is(err, berth.ErrNotFound) {
 				return changed, fmt.Errorf("preempt: kill container %d: %w", e.c.ID, err)
 			}
@@ -435,7 +485,7 @@ func (p *FairPreemptor) killDue(now berth.Time, snap *fair.Snapshot, r *FairRoun
 			}
 			continue
 		}
-		if err := p.sched.UnmarkForPreemption(e.c.ID); err != nil && !errors.Is(err, berth.ErrNotFound) {
+		if err := p.actor.UnmarkForPreemption(e.c.ID); err != nil && !errors.Is(err, berth.ErrNotFound) {
 			return changed, fmt.Errorf("preempt: release container %d: %w", e.c.ID, err)
 		}
 		changed = true

@@ -97,7 +97,7 @@ func checkFairBenchWorld(tb testing.TB, s *fair.Scheduler, now berth.Time, ids [
 	for _, id := range ids {
 		require.Equal(tb, int64(50*1024), sn.App(id).FairShareStarvation.Memory, id)
 	}
-	p, err := NewFairPreemptor(s, FairConfig{Enabled: true, UtilizationThreshold: 0.8, WaitTimeBeforeKill: 15000}, nil)
+	p, err := NewFairPreemptor(FairPreemptorSetup{State: s, Actor: s, Config: FairConfig{Enabled: true, UtilizationThreshold: 0.8, WaitTimeBeforeKill: 15000}})
 	require.NoError(tb, err)
 	r, err := p.Round(now)
 	require.NoError(tb, err)
@@ -137,7 +137,7 @@ func benchFairRound(b *testing.B, warm bool) {
 		}
 		if p == nil || !warm {
 			var err error
-			p, err = NewFairPreemptor(s, FairConfig{Enabled: true, UtilizationThreshold: 0.8, WaitTimeBeforeKill: 15000}, nil)
+			p, err = NewFairPreemptor(FairPreemptorSetup{State: s, Actor: s, Config: FairConfig{Enabled: true, UtilizationThreshold: 0.8, WaitTimeBeforeKill: 15000}})
 			require.NoError(b, err)
 		} else { // forget the last round's marks and back-offs, keep the buffers
 			clear(p.pending)

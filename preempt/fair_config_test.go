@@ -79,11 +79,12 @@ func TestFairBackoffSaturates(t *testing.T) {
 }
 
 func TestNewFairPreemptorRejectsBadInput(t *testing.T) {
-	_, err := NewFairPreemptor(nil, DefaultFairConfig(), nil)
+	_, err := NewFairPreemptor(FairPreemptorSetup{Config: DefaultFairConfig()})
 	assert.True(t, errors.Is(err, berth.ErrInvalidArgument))
 	c := DefaultFairConfig()
 	c.WaitTimeBeforeKill = -1
-	_, err = NewFairPreemptor(&fakeFair{}, c, nil)
+	f := &fakeFair{}
+	_, err = NewFairPreemptor(FairPreemptorSetup{State: f, Actor: f, Config: c})
 	var fe *berth.FieldError
 	require.True(t, errors.As(err, &fe))
 	assert.Equal(t, FairKeyWaitTimeBeforeKill, fe.Field)

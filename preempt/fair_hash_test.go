@@ -33,7 +33,7 @@ func TestFairDecisionHashes(t *testing.T) {
 		if r.IntN(2) == 0 {
 			cfg.UtilizationThreshold = 0
 		}
-		p, err := NewFairPreemptor(f, cfg, nil)
+		p, err := NewFairPreemptor(FairPreemptorSetup{State: f, Actor: f, Config: cfg})
 		require.NoError(t, err)
 		for round := range 12 {
 			f.now += 1000

@@ -38,7 +38,7 @@ func newFairWorld(t testing.TB, xml string, pcfg FairConfig, n int, size berth.R
 	cfg.Clock = clock
 	s, err := fair.New(cfg)
 	require.NoError(t, err)
-	p, err := NewFairPreemptor(s, pcfg, nil)
+	p, err := NewFairPreemptor(FairPreemptorSetup{State: s, Actor: s, Config: pcfg})
 	require.NoError(t, err)
 	w := &fairWorld{t: t, s: s, clock: clock, p: p}
 	for i := range n {

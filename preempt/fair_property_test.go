@@ -15,7 +15,7 @@ import (
 // the number of containers marked.
 func checkFairRounds(t testing.TB, f *fakeFair, cfg FairConfig, rounds int, step berth.Duration) int {
 	t.Helper()
-	p, err := NewFairPreemptor(f, cfg, nil)
+	p, err := NewFairPreemptor(FairPreemptorSetup{State: f, Actor: f, Config: cfg})
 	require.NoError(t, err)
 	markedAt := map[fair.ContainerID]berth.Time{} // live marks
 	ever := 0
@@ -112,7 +112,7 @@ func TestFairKillOnlyWhenStillNeeded(t *testing.T) {
 			f.containers[id] = &fair.ContainerInfo{Container: fair.Container{ID: id, App: "greedy", Node: "n0", Resource: berth.New(1024, 1), Time: berth.Time(i)}, Preemptable: true}
 		}
 		f.asks["starved"] = []fair.Ask{{Priority: 1, ResourceName: fair.AnyResource, Capability: berth.New(1024, 1), Count: 1}}
-		p, err := NewFairPreemptor(f, cfg, nil)
+		p, err := NewFairPreemptor(FairPreemptorSetup{State: f, Actor: f, Config: cfg})
 		require.NoError(t, err)
 		r, err := p.Round(0)
 		require.NoError(t, err)

@@ -26,7 +26,7 @@ func fairScratchWorld(t *testing.T, seed uint64, wrap bool) (*fairWorld, []strin
 <defaultFairSharePreemptionThreshold>0.8</defaultFairSharePreemptionThreshold>
 <queue name="a"/><queue name="b"/><queue name="c"/><queue name="d"/>`), cfg, 12, berth.New(8192, 8))
 	if wrap {
-		p, err := NewFairPreemptor(plainFair{w.s}, cfg, nil)
+		p, err := NewFairPreemptor(FairPreemptorSetup{State: plainFair{w.s}, Actor: plainFair{w.s}, Config: cfg})
 		require.NoError(t, err)
 		w.p = p
 	}
@@ -57,9 +57,9 @@ func TestFairReusedBuffersDecideAsFresh(t *testing.T) {
 			reused, _ := fairScratchWorld(t, seed, false)
 			plain, _ := fairScratchWorld(t, seed, true)
 			fresh, _ := fairScratchWorld(t, seed, false)
-			_, ok := reused.p.sched.(nodeAppender)
+			_, ok := reused.p.state.(nodeAppender)
 			require.True(t, ok, "the real scheduler takes the appending path")
-			_, ok = plain.p.sched.(nodeAppender)
+			_, ok = plain.p.state.(nodeAppender)
 			require.False(t, ok)
 			acted := 0
 			for round := 1; round <= 25; round++ {

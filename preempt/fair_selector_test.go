@@ -51,7 +51,7 @@ func oneRound(t *testing.T, f *fakeFair, sel FairVictimSelector) *FairRound {
 	t.Helper()
 	cfg := DefaultFairConfig()
 	cfg.Enabled, cfg.UtilizationThreshold = true, 0
-	p, err := NewFairPreemptor(f, cfg, sel)
+	p, err := NewFairPreemptor(FairPreemptorSetup{State: f, Actor: f, Config: cfg, Selector: sel})
 	require.NoError(t, err)
 	r, err := p.Round(0)
 	require.NoError(t, err)
@@ -165,11 +165,83 @@ func TestFairCustomSelectors(t *testing.T) {
 	f := mk()
 	cfg := DefaultFairConfig()
 	cfg.Enabled, cfg.UtilizationThreshold = true, 0
-	p, err := NewFairPreemptor(f, cfg, pickAll{})
+	p, err := NewFairPreemptor(FairPreemptorSetup{State: f, Actor: f, Config: cfg, Selector: pickAll{}})
 	require.NoError(t, err)
 	_, err = p.Round(0)
 	require.True(t, errors.Is(err, berth.ErrInvalidArgument), "a selector may not take an app below its share: %v", err)
 	for _, c := range f.containers {
 		assert.False(t, c.MarkedForPreemption, "a refused set marks nothing")
+	}
+}
+
+// yarnThenTwice makes room as YARN does once, then returns one container
+// twice, which the round must refuse.
+type yarnThenTwice struct{ calls int }
+
+func (s *yarnThenTwice) SelectVictims(v *FairView, req FairRequest) (FairVictimSet, bool) {
+	s.calls++
+	if s.calls == 1 {
+		return (&FairYARNSelector{}).SelectVictims(v, req)
+	}
+	cs := v.Candidates(0)
+	return FairVictimSet{Node: 0, Containers: []*fair.ContainerInfo{cs[len(cs)-1], cs[len(cs)-1]}}, true
+}
+
+// marksOnce fails every MarkForPreemption after the first.
+type marksOnce struct {
+	*fakeFair
+	calls int
+}
+
+func (m *marksOnce) MarkForPreemption(id fair.ContainerID) error {
+	if m.calls++; m.calls > 1 {
+		return errors.New("scheduler down")
+	}
+	return m.fakeFair.MarkForPreemption(id)
+}
+
+// A round stopped by a refused set or a failing scheduler keeps what it
+// marked before, recorded, and starts no back-off for the application it
+// was serving.
+func TestFairRoundStoppedKeepsWhatWasDone(t *testing.T) {
+	mk := func() *fakeFair {
+		return smallFake([][]fc{{{"x", 1, false}, {"x", 1, false}, {"x", 1, false}, {"x", 1, false}}}, map[string]int64{"x": 1}, 2,
+			[]fair.Ask{{Priority: 1, ResourceName: fair.AnyResource, Capability: berth.New(1024, 1), Count: 2}})
+	}
+	cfg := DefaultFairConfig()
+	cfg.Enabled, cfg.UtilizationThreshold = true, 0
+	for _, c := range []struct {
+		name  string
+		setup func(f *fakeFair) FairPreemptorSetup
+		want  error
+	}{
+		{"refused set", func(f *fakeFair) FairPreemptorSetup {
+			return FairPreemptorSetup{State: f, Actor: f, Config: cfg, Selector: &yarnThenTwice{}}
+		}, berth.ErrInvalidArgument},
+		{"failing scheduler", func(f *fakeFair) FairPreemptorSetup {
+			return FairPreemptorSetup{State: f, Actor: &marksOnce{fakeFair: f}, Config: cfg}
+		}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := mk()
+			p, err := NewFairPreemptor(c.setup(f))
+			require.NoError(t, err)
+			r, err := p.Round(0)
+			require.Error(t, err)
+			if c.want != nil {
+				assert.ErrorIs(t, err, c.want)
+			}
+			require.Equal(t, 1, r.Count(FairMarked))
+			var marked []fair.ContainerID
+			for _, ci := range f.containers {
+				if ci.MarkedForPreemption {
+					marked = append(marked, ci.ID)
+				}
+			}
+			assert.Equal(t, []fair.ContainerID{r.Decisions[0].Container.ID}, marked)
+			assert.Len(t, p.Pending(), 1)
+			assert.Empty(t, r.Starved)
+			assert.NotContains(t, f.backoff, "s")
+		})
 	}
 }

@@ -24,6 +24,7 @@ type fairScratch struct {
 	ptrs   chunks[*fair.ContainerInfo]
 	sts    chunks[*fairAppState]
 	batch  markBatch
+	marks  fairMarks
 }
 
 // markBatch is victim sets of one application on one node not yet handed
@@ -100,9 +101,9 @@ func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 	for i := range snap.Nodes {
 		v.allNodes = append(v.allNodes, i)
 	}
-	for _, rc := range snap.Reservations {
-		if i, ok := v.nodeIndex(rc.Node); ok {
-			v.reserved[i] = v.reserved[i].Add(rc.Resource)
+	for _, reservation := range snap.Reservations {
+		if i, ok := v.nodeIndex(reservation.Node); ok {
+			v.reserved[i] = v.reserved[i].Add(reservation.Resource)
 		}
 	}
 	policies := make(map[string]fair.Policy, len(snap.Queues))
@@ -112,13 +113,13 @@ func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 	sc.states = resize(sc.states, len(snap.Apps))
 	for i := range snap.Apps {
 		a := &snap.Apps[i]
-		sc.states[i] = fairAppState{info: a, rc: policies[a.Queue].Calculator(), left: a.Usage}
+		sc.states[i] = fairAppState{info: a, calc: policies[a.Queue].Calculator(), left: a.Usage}
 		v.apps[a.ID] = &sc.states[i]
 	}
-	if ap, ok := p.sched.(nodeAppender); ok {
+	if ap, ok := p.state.(nodeAppender); ok {
 		v.appendLoad = ap.AppendNodeContainers
 	} else {
-		v.load = p.sched.NodeContainers
+		v.load = p.state.NodeContainers
 	}
 	for i := range p.marks {
 		e := &p.marks[i]
@@ -153,87 +154,149 @@ func resize[T any](s []T, n int) []T {
 	return s
 }
 
-// serve identifies and marks victims for one starved application's
-// starved requests.
-func (p *FairPreemptor) serve(v *FairView, a *fair.AppInfo, reqs []fair.Ask, r *FairRound) error {
-	sa := FairStarvedApp{App: a.ID, Queue: a.Queue, FairShareStarvation: a.FairShareStarvation,
-		MinShareStarvation: a.MinShareStarvation, Requests: reqs}
-	for _, rr := range sa.Requests {
-		one := rr
-		one.Count = 1
-		for range rr.Count {
-			set, ok := p.sel.SelectVictims(v, FairRequest{App: a.ID, Ask: one})
-			switch {
-			case !ok || set.Node < 0 || set.Node >= v.NumNodes():
-				sa.Unmet++
-				continue
-			case len(set.Containers) == 0:
-				sa.Fit++
-				continue
+// fairMarks is the new marks a round decided, before any reaches the
+// scheduler; its slices are reused round to round.
+type fairMarks struct {
+	victims []fair.Container // every set's containers, back to back
+	sets    []plannedSet
+	served  []FairStarvedApp // one per starved application decided in full
+}
+
+// plannedSet is one victim set: victims[from:to] on node, for the starved
+// application of index app.
+type plannedSet struct {
+	app      int
+	node     string
+	from, to int
+	total    berth.Resource
+}
+
+// decideMarks asks sel for victims for every starved request, taking them
+// in the view only: it holds no FairActor, so nothing reaches the
+// scheduler. A set a host's selector must not return stops it with an
+// error; what was decided before stays in m, to be applied.
+func decideMarks(sel FairVictimSelector, v *FairView, starved []*fair.AppInfo, reqs [][]fair.Ask, m *fairMarks) error {
+	m.victims, m.sets, m.served = m.victims[:0], m.sets[:0], m.served[:0]
+	_, trusted := sel.(*FairYARNSelector) // its sets are checked as they are built
+	for i, a := range starved {
+		sa := FairStarvedApp{App: a.ID, Queue: a.Queue, FairShareStarvation: a.FairShareStarvation,
+			MinShareStarvation: a.MinShareStarvation, Requests: reqs[i]}
+		for _, rr := range sa.Requests {
+			one := rr
+			one.Count = 1
+			for range rr.Count {
+				set, ok := sel.SelectVictims(v, FairRequest{App: a.ID, Ask: one})
+				switch {
+				case !ok || set.Node < 0 || set.Node >= v.NumNodes():
+					sa.Unmet++
+					continue
+				case len(set.Containers) == 0:
+					sa.Fit++
+					continue
+				}
+				if err := checkSet(v, set, trusted); err != nil {
+					return err
+				}
+				m.plan(v, i, set)
+				sa.Marked += len(set.Containers)
 			}
-			if err := p.markSet(v, a.ID, set, r); err != nil {
+		}
+		m.served = append(m.served, sa)
+	}
+	return nil
+}
+
+// checkSet refuses what a custom selector must not return: containers
+// already taken, off the set's node, or whose application would drop
+// below its fair share.
+func checkSet(v *FairView, set FairVictimSet, trusted bool) error {
+	if trusted {
+		return nil
+	}
+	node := v.Node(set.Node).ID
+	for k, c := range set.Containers {
+		if c == nil || c.Node != node || slices.Contains(set.Containers[:k], c) || !v.CanPreempt(c, sameApp(set.Containers[:k], c.App)) {
+			return berth.InvalidField("victims", c, "selector returned a container that cannot be preempted for this request")
+		}
+	}
+	return nil
+}
+
+// plan records a set for the starved application of index app and takes
+// its containers in the view, so that later requests see them taken.
+func (m *fairMarks) plan(v *FairView, app int, set FairVictimSet) {
+	ps := plannedSet{app: app, node: v.Node(set.Node).ID, from: len(m.victims)}
+	for _, c := range set.Containers {
+		m.victims = append(m.victims, c.Container)
+		ps.total = ps.total.Add(c.Resource)
+	}
+	ps.to = len(m.victims)
+	m.sets = append(m.sets, ps)
+	v.mark(set)
+}
+
+// applyMarks hands the decided sets to the scheduler in order and starts
+// the back-off of each application decided in full. It stops at the first
+// failure: what was marked stays marked and recorded. decideErr is why
+// the decision stopped early, returned once the sets before it are marked.
+func (p *FairPreemptor) applyMarks(starved []*fair.AppInfo, m *fairMarks, markedAt, until berth.Time, decideErr error, r *FairRound) error {
+	next := 0
+	for i, a := range starved[:min(len(starved), len(m.served)+1)] {
+		for ; next < len(m.sets) && m.sets[next].app == i; next++ {
+			if err := p.markSet(a.ID, &m.sets[next], m.victims, markedAt, r); err != nil {
 				if ferr := p.flushMarks(); ferr != nil { // what was marked stays marked
 					return errors.Join(err, ferr)
 				}
 				return err
 			}
-			sa.Marked += len(set.Containers)
 		}
+		if i == len(m.served) { // the application whose decision failed
+			if ferr := p.flushMarks(); ferr != nil {
+				return errors.Join(decideErr, ferr)
+			}
+			return decideErr
+		}
+		if err := p.flushMarks(); err != nil {
+			return err
+		}
+		r.Starved = append(r.Starved, m.served[i])
+		if err := p.actor.PreemptionTriggered(a.ID, until); err != nil && !errors.Is(err, berth.ErrNotFound) {
+			return fmt.Errorf("preempt: back-off of %s: %w", a.ID, err)
+		}
+		p.backoff[a.ID] = until
 	}
-	if err := p.flushMarks(); err != nil {
-		return err
-	}
-	r.Starved = append(r.Starved, sa)
 	return nil
 }
 
-// markSet marks a selector's set, refusing what a custom selector must
-// not return: containers already taken, off the set's node, or whose
-// application would drop below its fair share.
-func (p *FairPreemptor) markSet(v *FairView, app string, set FairVictimSet, r *FairRound) error {
-	node := v.Node(set.Node).ID
-	_, trusted := p.sel.(*FairYARNSelector) // its sets are checked as they are built
-	for k, c := range set.Containers {
-		if trusted {
-			break
-		}
-		if c == nil || c.Node != node || slices.Contains(set.Containers[:k], c) || !v.CanPreempt(c, sameApp(set.Containers[:k], c.App)) {
-			return berth.InvalidField("victims", c, "selector returned a container that cannot be preempted for this request")
-		}
-	}
-	var total berth.Resource
-	for _, c := range set.Containers {
-		total = total.Add(c.Resource)
-	}
-	if _, ok := p.sched.(setMarker); ok {
+// markSet marks one set and earmarks its room on its node for app.
+func (p *FairPreemptor) markSet(app string, set *plannedSet, victims []fair.Container, markedAt berth.Time, r *FairRound) error {
+	cs := victims[set.from:set.to]
+	if _, ok := p.actor.(setMarker); ok {
 		// Consecutive sets of one application on one node are marked and
-		// earmarked in one call: the scheduler ends in the same state, and
-		// the round reads nothing of it that those calls change (the node
-		// is already read; other nodes' containers are not affected).
+		// earmarked in one call: the scheduler ends in the same state.
 		b := &p.scratch.batch
-		if b.active && (b.node != node || b.app != app) {
+		if b.active && (b.node != set.node || b.app != app) {
 			if err := p.flushMarks(); err != nil {
 				return err
 			}
 		}
-		b.active, b.node, b.app, b.total = true, node, app, b.total.Add(total)
-		for _, c := range set.Containers {
-			b.ids = append(b.ids, c.ID)
+		b.active, b.node, b.app, b.total = true, set.node, app, b.total.Add(set.total)
+		for i := range cs {
+			b.ids = append(b.ids, cs[i].ID)
 		}
 	} else {
-		for _, c := range set.Containers {
-			if err := p.sched.MarkForPreemption(c.ID); err != nil && !errors.Is(err, berth.ErrNotFound) {
-				return fmt.Errorf("preempt: mark container %d: %w", c.ID, err)
+		for i := range cs {
+			if err := p.actor.MarkForPreemption(cs[i].ID); err != nil && !errors.Is(err, berth.ErrNotFound) {
+				return fmt.Errorf("preempt: mark container %d: %w", cs[i].ID, err)
 			}
 		}
-		if err := p.sched.ReservePreempted(node, app, total); err != nil && !errors.Is(err, berth.ErrNotFound) {
-			return fmt.Errorf("preempt: earmark %v on %s for %s: %w", total, node, app, err)
+		if err := p.actor.ReservePreempted(set.node, app, set.total); err != nil && !errors.Is(err, berth.ErrNotFound) {
+			return fmt.Errorf("preempt: earmark %v on %s for %s: %w", set.total, set.node, app, err)
 		}
 	}
-	v.mark(set)
-	for _, c := range set.Containers {
-		p.addPending(fairPending{c: c.Container, forApp: app, markedAt: v.now})
-		p.record(r, FairDecision{Container: c.Container, ForApp: app, Action: FairMarked, Reason: FairForStarvedApp})
+	for i := range cs {
+		p.addPending(fairPending{c: cs[i], forApp: app, markedAt: markedAt})
+		p.record(r, FairDecision{Container: cs[i], ForApp: app, Action: FairMarked, Reason: FairForStarvedApp})
 	}
 	return nil
 }
@@ -245,7 +308,7 @@ func (p *FairPreemptor) flushMarks() error {
 		return nil
 	}
 	node, app, total := b.node, b.app, b.total
-	err := p.sched.(setMarker).MarkForPreemptionOn(node, app, b.ids, total)
+	err := p.actor.(setMarker).MarkForPreemptionOn(node, app, b.ids, total)
 	b.active, b.node, b.app, b.ids, b.total = false, "", "", b.ids[:0], berth.Resource{}
 	if err != nil && !errors.Is(err, berth.ErrNotFound) {
 		return fmt.Errorf("preempt: earmark %v on %s for %s: %w", total, node, app, err)

@@ -86,7 +86,7 @@ func (v *FairView) app(id string) *fairAppState {
 
 type fairAppState struct {
 	info *fair.AppInfo
-	rc   berth.Calculator
+	calc berth.Calculator
 	// toBePreempted: resources of the app's containers already marked;
 	// left is its usage less those.
 	toBePreempted, left berth.Resource
@@ -260,7 +260,7 @@ func (v *FairView) canPreempt(c *fair.ContainerInfo, a *fairAppState, already be
 	if !already.IsZero() {
 		after = after.Sub(already)
 	}
-	return a.rc.Compare(v.snap.Cluster, after, a.info.FairShare) >= 0
+	return a.calc.Compare(v.snap.Cluster, after, a.info.FairShare) >= 0
 }
 
 // mark records a chosen set: its containers are taken and their room is

@@ -97,33 +97,30 @@ func writeFairContainer(e *berth.StateEncoder, c *fair.Container) {
 }
 
 // RestoreFairPreemptor reads a snapshot written by
-// [FairPreemptor.SaveState] and returns a preemptor over sched (the
-// restored scheduler, or the host's wrapper of it) that decides exactly as
-// the saved one would have. sel is the victim selector, as for
-// [NewFairPreemptor] (nil: [FairYARNSelector]); an observer is set again
-// with SetObserver. Nothing is returned unless the whole snapshot
-// verified: damage is an error wrapping berth.ErrCorruptState, another
-// kind or a newer version berth.ErrInvalidArgument or
-// berth.ErrUnsupportedVersion.
-func RestoreFairPreemptor(r io.Reader, sched FairScheduler, sel FairVictimSelector) (*FairPreemptor, error) {
-	if sched == nil {
-		return nil, berth.InvalidField("scheduler", nil, "must not be nil")
+// [FairPreemptor.SaveState] and returns a preemptor over setup's
+// scheduler (the restored one, or the host's wrapper of it) that decides
+// exactly as the saved one would have. setup.Config is not read (the
+// snapshot's is restored); setup.Selector is the victim selector, as for
+// [NewFairPreemptor]; an observer is set again with SetObserver. Nothing
+// is returned unless the whole snapshot verified: damage is an error
+// wrapping berth.ErrCorruptState, another kind or a newer version
+// berth.ErrInvalidArgument or berth.ErrUnsupportedVersion.
+func RestoreFairPreemptor(r io.Reader, setup FairPreemptorSetup) (*FairPreemptor, error) {
+	setup.Config = FairConfig{} // valid; the snapshot's replaces it
+	p, err := newFairPreemptor(setup)
+	if err != nil {
+		return nil, err // a missing side, named
 	}
 	d, err := berth.NewStateDecoder(r, fairStateKind, fairStateVersion)
 	if err != nil {
 		return nil, err
 	}
 	d.Field("config")
-	cfg := readFairConfig(d)
+	p.cfg = readFairConfig(d)
 	if d.Err() == nil {
-		if err := cfg.Validate(); err != nil {
+		if err := p.cfg.Validate(); err != nil {
 			d.Fail(fmt.Errorf("config: %w", err))
 		}
-	}
-	p := &FairPreemptor{sched: sched, cfg: cfg, sel: sel, pending: map[fair.ContainerID]int32{},
-		owed: map[string]map[string]*fairOwed{}, backoff: map[string]berth.Time{}}
-	if p.sel == nil {
-		p.sel = &FairYARNSelector{}
 	}
 	d.Field("seq")
 	p.seq = d.Uvarint()

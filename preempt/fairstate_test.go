@@ -51,7 +51,7 @@ func newFairPair(t testing.TB, rng *rand.Rand) *fairPair {
 	cfg.Clock = clock
 	s, err := fair.New(cfg)
 	require.NoError(t, err)
-	p, err := NewFairPreemptor(s, pcfg, nil)
+	p, err := NewFairPreemptor(FairPreemptorSetup{State: s, Actor: s, Config: pcfg})
 	require.NoError(t, err)
 	for i := range 3 + rng.IntN(4) {
 		require.NoError(t, s.AddNode(fair.NodeSpec{ID: fmt.Sprintf("n%02d", i), Rack: fmt.Sprintf("/r%d", i%2), Capability: berth.New(8192, 8)}))
@@ -168,7 +168,7 @@ func restorePair(t testing.TB, sb, pb []byte, now berth.Time) *fairPair {
 	clock := berth.NewManualClock(now)
 	s, err := fair.RestoreScheduler(bytes.NewReader(sb), fair.RestoreEnv{Clock: clock})
 	require.NoError(t, err)
-	p, err := RestoreFairPreemptor(bytes.NewReader(pb), s, nil)
+	p, err := RestoreFairPreemptor(bytes.NewReader(pb), FairPreemptorSetup{State: s, Actor: s})
 	require.NoError(t, err)
 	return &fairPair{s: s, p: p, clock: clock}
 }
@@ -234,27 +234,27 @@ func TestFairStateCorruptionRefused(t *testing.T) {
 	_, pb := savePair(t, fp)
 	require.Greater(t, len(pb), 40)
 	for n := range len(pb) {
-		p, err := RestoreFairPreemptor(bytes.NewReader(pb[:n]), fp.s, nil)
+		p, err := RestoreFairPreemptor(bytes.NewReader(pb[:n]), FairPreemptorSetup{State: fp.s, Actor: fp.s})
 		require.ErrorIs(t, err, berth.ErrCorruptState, "truncated at %d", n)
 		require.Nil(t, p)
 	}
 	for i := range len(pb) {
 		bad := bytes.Clone(pb)
 		bad[i] ^= 1 << (i % 8)
-		p, err := RestoreFairPreemptor(bytes.NewReader(bad), fp.s, nil)
+		p, err := RestoreFairPreemptor(bytes.NewReader(bad), FairPreemptorSetup{State: fp.s, Actor: fp.s})
 		require.Error(t, err, "flip at %d", i)
 		require.Nil(t, p)
 		require.True(t, errors.Is(err, berth.ErrCorruptState) || errors.Is(err, berth.ErrInvalidArgument) || errors.Is(err, berth.ErrUnsupportedVersion), "flip at %d: %v", i, err)
 	}
 	var other bytes.Buffer
 	require.NoError(t, berth.NewStateEncoder(&other, "preempt.Proportional", 1).Finish())
-	_, err := RestoreFairPreemptor(&other, fp.s, nil)
+	_, err := RestoreFairPreemptor(&other, FairPreemptorSetup{State: fp.s, Actor: fp.s})
 	require.ErrorIs(t, err, berth.ErrInvalidArgument)
 	var newer bytes.Buffer
 	require.NoError(t, berth.NewStateEncoder(&newer, fairStateKind, fairStateVersion+1).Finish())
-	_, err = RestoreFairPreemptor(&newer, fp.s, nil)
+	_, err = RestoreFairPreemptor(&newer, FairPreemptorSetup{State: fp.s, Actor: fp.s})
 	require.ErrorIs(t, err, berth.ErrUnsupportedVersion)
-	_, err = RestoreFairPreemptor(bytes.NewReader(pb), nil, nil)
+	_, err = RestoreFairPreemptor(bytes.NewReader(pb), FairPreemptorSetup{})
 	require.ErrorIs(t, err, berth.ErrInvalidArgument)
 }
 
@@ -283,7 +283,7 @@ func FuzzRestoreFairPreemptor(f *testing.F) {
 			n := len(in) - 4
 			binary.LittleEndian.PutUint32(in[n:], crc32.Checksum(in[:n], crc32.MakeTable(crc32.Castagnoli)))
 		}
-		p, err := RestoreFairPreemptor(bytes.NewReader(in), fp.s, nil)
+		p, err := RestoreFairPreemptor(bytes.NewReader(in), FairPreemptorSetup{State: fp.s, Actor: fp.s})
 		if err != nil {
 			require.Nil(t, p)
 			require.True(t, errors.Is(err, berth.ErrCorruptState) || errors.Is(err, berth.ErrInvalidArgument) ||
@@ -292,7 +292,7 @@ func FuzzRestoreFairPreemptor(f *testing.F) {
 		}
 		var a bytes.Buffer
 		require.NoError(t, p.SaveState(&a))
-		p2, err := RestoreFairPreemptor(bytes.NewReader(a.Bytes()), fp.s, nil)
+		p2, err := RestoreFairPreemptor(bytes.NewReader(a.Bytes()), FairPreemptorSetup{State: fp.s, Actor: fp.s})
 		require.NoError(t, err)
 		var b bytes.Buffer
 		require.NoError(t, p2.SaveState(&b))
@@ -314,7 +314,7 @@ func TestFairStateOneStream(t *testing.T) {
 	br := bufio.NewReader(&stream)
 	s, err := fair.RestoreScheduler(br, fair.RestoreEnv{Clock: berth.NewManualClock(fp.clock.Now())})
 	require.NoError(t, err)
-	p, err := RestoreFairPreemptor(br, s, nil)
+	p, err := RestoreFairPreemptor(br, FairPreemptorSetup{State: s, Actor: s})
 	require.NoError(t, err)
 	a, b := savePair(t, fp)
 	c, d := savePair(t, &fairPair{s: s, p: p})

@@ -41,7 +41,7 @@ func (s FIFOSelector) Select(r *ProportionalRound) error {
 		return err
 	}
 	r.ComputeIdeal(IdealOptions{IncludeReserved: s.IncludeReserved, SkipNaturalTermination: s.IncludeReserved, AllowBalance: s.Balance})
-	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	calc, cluster := r.Cluster.Calculator, r.Cluster.Resource
 	conservative := r.Config.ConservativeDRF
 	for _, leaf := range r.Cluster.Leaves {
 		if leaf.DisablePreemption || !r.mustGive(leaf) {
@@ -95,7 +95,7 @@ func (s FIFOSelector) Select(r *ProportionalRound) error {
 			}
 		}
 		for _, c := range skipped {
-			if !r.mustGive(leaf) || berth.LessOrEqual(rc, cl, skippedSize, leaf.MaxAMCapacity) {
+			if !r.mustGive(leaf) || berth.LessOrEqual(calc, cluster, skippedSize, leaf.MaxAMCapacity) {
 				break
 			}
 			if r.TryPreempt(c, conservative) {

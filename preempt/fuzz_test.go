@@ -38,7 +38,7 @@ func FuzzRound(f *testing.F) {
 			cfg.Queues = map[string]preempt.QueuePreemption{leaves[0]: {DisablePreemption: &yes}}
 		}
 		s, clock := w.build(t)
-		p, err := preempt.NewProportional(s, cfg)
+		p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 		require.NoError(t, err)
 		for r := 0; r < 4; r++ {
 			rep, err := p.Round(clock.Now())

@@ -52,9 +52,9 @@ type tq struct {
 
 // types are the resource types of the round: memory, vcores, then the
 // cluster's extended types.
-func roundTypeNames(cl berth.Resource) []string {
+func roundTypeNames(cluster berth.Resource) []string {
 	names := []string{berth.ResourceMemory, berth.ResourceVCores}
-	for _, q := range cl.Extras() {
+	for _, q := range cluster.Extras() {
 		names = append(names, q.Name)
 	}
 	return names
@@ -85,8 +85,8 @@ func withTypeValue(r berth.Resource, i int, names []string, v int64) berth.Resou
 // mulNormUp is multiplyAndNormalizeUp(r, by[], step 1) per calculator:
 // memory only, half up, for the memory calculator; ceil per type for the
 // dominant one.
-func mulNormUp(rc berth.Calculator, r berth.Resource, by []float64, names []string) berth.Resource {
-	if _, ok := rc.(berth.DominantCalculator); !ok {
+func mulNormUp(calc berth.Calculator, r berth.Resource, by []float64, names []string) berth.Resource {
+	if _, ok := calc.(berth.DominantCalculator); !ok {
 		return berth.FromMemory(truncToInt64(float64(r.Memory)*by[0] + 0.5))
 	}
 	out := berth.Resource{}
@@ -121,12 +121,12 @@ func (r *ProportionalRound) computeExtras() {
 }
 
 func (r *ProportionalRound) computeExtrasHere() {
-	rc, cl := r.Cluster.Calculator, r.cl
+	calc, cluster := r.Cluster.Calculator, r.partResource
 	for i := len(r.tqs) - 1; i >= 0; i-- {
 		t := &r.tqs[i]
 		v := t.v
 		extra := noResource
-		if !berth.LessThan(rc, cl, t.used, t.guar) {
+		if !berth.LessThan(calc, cluster, t.used, t.guar) {
 			extra = berth.ComponentwiseMax(t.used.Sub(t.guar), noResource)
 		}
 		if v.IsLeaf() {
@@ -141,12 +141,12 @@ func (r *ProportionalRound) computeExtrasHere() {
 		for _, ch := range v.Children {
 			cp = cp.Add(r.tqs[ch.idx].preemptab)
 		}
-		if berth.GreaterOrEqual(rc, cl, cp, extra) {
+		if berth.GreaterOrEqual(calc, cluster, cp, extra) {
 			t.untouchable = noResource
 		} else {
 			t.untouchable = extra.Sub(cp)
 		}
-		t.preemptab = berth.Min(rc, cl, cp, extra)
+		t.preemptab = berth.Min(calc, cluster, cp, extra)
 	}
 }
 
@@ -172,7 +172,7 @@ func (r *ProportionalRound) ComputeIdeal(o IdealOptions) {
 		root := &r.tqs[0]
 		root.ideal = root.guar
 		if root.ideal.IsZero() && p == 0 {
-			root.ideal = r.cl
+			root.ideal = r.partResource
 		}
 		for _, v := range r.Cluster.Queues { // parents before children
 			if !v.IsLeaf() {
@@ -190,7 +190,7 @@ func (r *ProportionalRound) ComputeIdeal(o IdealOptions) {
 // states and its resource, which comparisons are relative to.
 func (r *ProportionalRound) setPart(p int) {
 	n := len(r.Cluster.Queues)
-	r.part, r.cl = p, r.Cluster.Partitions[p].Resource
+	r.part, r.partResource = p, r.Cluster.Partitions[p].Resource
 	r.tqs, r.assign = r.all[p*n:(p+1)*n:(p+1)*n], r.assignAll[p*n:(p+1)*n:(p+1)*n]
 }
 
@@ -206,11 +206,11 @@ func (r *ProportionalRound) pend(t *tq) berth.Resource {
 
 // distribute is computeIdealResourceDistribution for one parent's children.
 func (r *ProportionalRound) distribute(children []*QueueView, avail berth.Resource) {
-	rc, cl := r.Cluster.Calculator, r.cl
+	calc, cluster := r.Cluster.Calculator, r.partResource
 	unassigned := avail
 	nonZero, zeroG := r.scratchA[:0], r.scratchB[:0]
 	for _, ch := range children {
-		if berth.GreaterThan(rc, cl, r.tqs[ch.idx].guar, noResource) {
+		if berth.GreaterThan(calc, cluster, r.tqs[ch.idx].guar, noResource) {
 			nonZero = append(nonZero, &r.tqs[ch.idx])
 		} else {
 			zeroG = append(zeroG, &r.tqs[ch.idx])
@@ -219,25 +219,25 @@ func (r *ProportionalRound) distribute(children []*QueueView, avail berth.Resour
 	r.fixpoint(nonZero, &unassigned, false)
 	// Queues without a guarantee share only what the others left; when
 	// nothing is left their ideal stays zero, as in YARN.
-	if len(zeroG) > 0 && berth.GreaterThan(rc, cl, unassigned, noResource) {
+	if len(zeroG) > 0 && berth.GreaterThan(calc, cluster, unassigned, noResource) {
 		r.fixpoint(zeroG, &unassigned, true)
 	}
 	r.scratchA, r.scratchB = nonZero[:0], zeroG[:0]
 	need := noResource
 	for _, ch := range children {
 		t := &r.tqs[ch.idx]
-		if berth.GreaterThan(rc, cl, t.used, t.ideal) {
+		if berth.GreaterThan(calc, cluster, t.used, t.ideal) {
 			need = need.Add(t.used.Sub(t.ideal))
 		}
 	}
 	scaling := 1.0
-	if berth.GreaterThan(rc, cl, need, r.budget) {
-		scaling = float64(rc.Divide(cl, r.budget, need))
+	if berth.GreaterThan(calc, cluster, need, r.budget) {
+		scaling = float64(calc.Divide(cluster, r.budget, need))
 	}
 	for _, ch := range children {
 		t := &r.tqs[ch.idx]
-		keep := berth.Max(rc, cl, berth.Min(rc, cl, t.used.Add(r.pend(t)), t.guar), t.ideal)
-		if berth.GreaterThan(rc, cl, t.used, keep) {
+		keep := berth.Max(calc, cluster, berth.Min(calc, cluster, t.used.Add(r.pend(t)), t.guar), t.ideal)
+		if berth.GreaterThan(calc, cluster, t.used, keep) {
 			t.toBePreempted = t.used.SubNonNegative(keep).Mul(scaling)
 		} else {
 			t.toBePreempted = noResource
@@ -248,14 +248,14 @@ func (r *ProportionalRound) distribute(children []*QueueView, avail berth.Resour
 // initial is the fix-point's starting assignment of one queue; it reports
 // whether the queue still wants more.
 func (r *ProportionalRound) initial(t *tq, unassigned *berth.Resource) bool {
-	rc, cl := r.Cluster.Calculator, r.cl
-	if berth.GreaterThan(rc, cl, t.used, t.guar) {
+	calc, cluster := r.Cluster.Calculator, r.partResource
+	if berth.GreaterThan(calc, cluster, t.used, t.guar) {
 		t.ideal = berth.ComponentwiseMin(t.guar, t.used).Add(t.untouchable)
 	} else {
 		t.ideal = t.used
 	}
 	*unassigned = unassigned.Sub(t.ideal)
-	return berth.LessThan(rc, cl, t.ideal, t.used.Add(r.pend(t)))
+	return berth.LessThan(calc, cluster, t.ideal, t.used.Add(r.pend(t)))
 }
 
 // underservedCmp orders the most under-served queue first: ideal over
@@ -266,9 +266,9 @@ func (r *ProportionalRound) underservedCmp(a, b *tq) int {
 }
 
 func (r *ProportionalRound) pct(t *tq) float64 {
-	rc, cl := r.Cluster.Calculator, r.cl
-	if berth.GreaterThan(rc, cl, t.guar, noResource) {
-		return float64(rc.Divide(cl, t.ideal, t.guar))
+	calc, cluster := r.Cluster.Calculator, r.partResource
+	if berth.GreaterThan(calc, cluster, t.guar, noResource) {
+		return float64(calc.Divide(cluster, t.ideal, t.guar))
 	}
 	return math.MaxInt32
 }
@@ -292,7 +292,7 @@ func cmpUsage(u1, u2 float64, p1, p2 int) int {
 // most under-served queues, in proportion to their guarantees (or evenly),
 // until nobody takes more or nothing is left.
 func (r *ProportionalRound) fixpoint(qs []*tq, unassigned *berth.Resource, ignoreGuarantee bool) {
-	rc, cl := r.Cluster.Calculator, r.cl
+	calc, cluster := r.Cluster.Calculator, r.partResource
 	needy := r.needy[:0]
 	for _, t := range qs {
 		if r.initial(t, unassigned) {
@@ -300,7 +300,7 @@ func (r *ProportionalRound) fixpoint(qs []*tq, unassigned *berth.Resource, ignor
 		}
 	}
 	names := r.names
-	for len(needy) > 0 && berth.GreaterThan(rc, cl, *unassigned, noResource) {
+	for len(needy) > 0 && berth.GreaterThan(calc, cluster, *unassigned, noResource) {
 		// Normalized guarantees over every queue still needy.
 		sums := r.sums[:0]
 		for i := range names {
@@ -340,12 +340,12 @@ func (r *ProportionalRound) fixpoint(qs []*tq, unassigned *berth.Resource, ignor
 		snapshot := *unassigned
 		for _, t := range group {
 			r.markUnderServed(t.v)
-			if !rc.AnyMajorAboveZero(*unassigned) {
+			if !calc.AnyMajorAboveZero(*unassigned) {
 				break
 			}
-			offer := berth.ComponentwiseMin(mulNormUp(rc, snapshot, t.norm, names), *unassigned)
+			offer := berth.ComponentwiseMin(mulNormUp(calc, snapshot, t.norm, names), *unassigned)
 			accepted := offer.Sub(r.offer(t, offer))
-			if berth.GreaterThan(rc, cl, accepted, noResource) {
+			if berth.GreaterThan(calc, cluster, accepted, noResource) {
 				needy = append(needy, t)
 			}
 			*unassigned = berth.ComponentwiseMax(unassigned.Sub(accepted), noResource)
@@ -369,11 +369,11 @@ func (r *ProportionalRound) markUnderServed(v *QueueView) {
 
 // offer gives t up to avail and returns what it did not take.
 func (r *ProportionalRound) offer(t *tq, avail berth.Resource) berth.Resource {
-	rc, cl := r.Cluster.Calculator, r.cl
+	calc, cluster := r.Cluster.Calculator, r.partResource
 	acc := berth.ComponentwiseMin(berth.ComponentwiseMax(t.max.Sub(t.ideal), noResource),
-		berth.Min(rc, cl, avail, t.used.Add(r.pend(t)).Sub(t.ideal)))
+		berth.Min(calc, cluster, avail, t.used.Add(r.pend(t)).Sub(t.ideal)))
 	if !r.opts.AllowBalance && t.v.IsLeaf() {
-		acc = berth.Min(rc, cl, acc, berth.Max(rc, cl, berth.Max(rc, cl, t.used, t.guar).Sub(t.ideal), noResource))
+		acc = berth.Min(calc, cluster, acc, berth.Max(calc, cluster, berth.Max(calc, cluster, t.used, t.guar).Sub(t.ideal), noResource))
 	}
 	acc = berth.ComponentwiseMin(berth.ComponentwiseMax(acc, noResource), avail)
 	t.ideal = t.ideal.Add(acc)
@@ -383,17 +383,17 @@ func (r *ProportionalRound) offer(t *tq, avail berth.Resource) berth.Resource {
 // toObtainHere computes what each leaf must give on the current partition
 // this round: nothing inside the dead zone, else a share of its excess.
 func (r *ProportionalRound) toObtainHere() {
-	rc, cl := r.Cluster.Calculator, r.cl
+	calc, cluster := r.Cluster.Calculator, r.partResource
 	step := berth.Uniform(1)
 	for _, v := range r.Cluster.Leaves {
 		t := &r.tqs[v.idx]
 		if v.DisablePreemption {
 			continue
 		}
-		if berth.GreaterThan(rc, cl, t.used, t.guar.Mul(1+r.Config.MaxIgnoredOverCapacity)) {
+		if berth.GreaterThan(calc, cluster, t.used, t.guar.Mul(1+r.Config.MaxIgnoredOverCapacity)) {
 			a := t.toBePreempted
-			if !r.opts.SkipNaturalTermination && berth.GreaterThan(rc, cl, a, noResource) {
-				a = rc.MultiplyAndNormalizeUp(a, r.Config.NaturalTerminationFactor, step)
+			if !r.opts.SkipNaturalTermination && berth.GreaterThan(calc, cluster, a, noResource) {
+				a = calc.MultiplyAndNormalizeUp(a, r.Config.NaturalTerminationFactor, step)
 			}
 			t.actual = a
 		}
@@ -405,17 +405,17 @@ func (r *ProportionalRound) toObtainHere() {
 // the order they chose it; YARN walks them in hash order, which matters
 // only when sizes differ), then arms each leaf's working amounts.
 func (r *ProportionalRound) deductSelected() {
-	rc := r.Cluster.Calculator
+	calc := r.Cluster.Calculator
 	for _, s := range r.selected {
 		if s.Leaf != nil && s.part >= 0 {
-			r.at(s.part, s.Leaf).deduct(rc, r.Cluster.Partitions[s.part].Resource, s.Resource)
+			r.at(s.part, s.Leaf).deduct(calc, r.Cluster.Partitions[s.part].Resource, s.Resource)
 		}
 	}
 	for p, pv := range r.Cluster.Partitions {
 		for _, v := range r.Cluster.Leaves {
 			t := r.at(p, v)
 			t.obtain = t.actual
-			t.hasObtain = berth.GreaterThan(rc, pv.Resource, t.actual, noResource)
+			t.hasObtain = berth.GreaterThan(calc, pv.Resource, t.actual, noResource)
 		}
 	}
 }
@@ -425,9 +425,9 @@ func (r *ProportionalRound) deductSelected() {
 // while that is greater than the container, so a remainder the size of
 // the last container stays and the selector takes one more; the result
 // is then clamped at zero under the calculator.
-func (t *tq) deduct(rc berth.Calculator, cl, size berth.Resource) {
-	if berth.GreaterThan(rc, cl, t.actual, size) {
+func (t *tq) deduct(calc berth.Calculator, cluster, size berth.Resource) {
+	if berth.GreaterThan(calc, cluster, t.actual, size) {
 		t.actual = t.actual.Sub(size)
 	}
-	t.actual = berth.Max(rc, cl, t.actual, noResource)
+	t.actual = berth.Max(calc, cluster, t.actual, noResource)
 }

@@ -137,18 +137,18 @@ func (l *intraLeaf) userLimits(r *ProportionalRound, q *QueueView) error {
 // application up to its demand and its user's limit, noting what it
 // must get from others.
 func (l *intraLeaf) assignIdeal(r *ProportionalRound, reassignable berth.Resource) {
-	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	calc, cluster := r.Cluster.Calculator, r.Cluster.Resource
 	idealFor := map[string]berth.Resource{}
 	for _, ia := range l.apps {
-		if !berth.GreaterThan(rc, cl, reassignable, noResource) || (l.conservative && rc.AnyMajorZeroOrNegative(reassignable)) {
+		if !berth.GreaterThan(calc, cluster, reassignable, noResource) || (l.conservative && calc.AnyMajorZeroOrNegative(reassignable)) {
 			break
 		}
 		want := ia.usedNoAM.Add(ia.pending).Sub(ia.selected)
 		u := ia.a.User
-		if berth.LessThan(rc, cl, idealFor[u], l.limits[u]) {
-			ia.ideal = berth.Min(rc, cl, reassignable, berth.Min(rc, cl, want, l.limits[u].Sub(idealFor[u])))
+		if berth.LessThan(calc, cluster, idealFor[u], l.limits[u]) {
+			ia.ideal = berth.Min(calc, cluster, reassignable, berth.Min(calc, cluster, want, l.limits[u].Sub(idealFor[u])))
 			idealFor[u] = idealFor[u].Add(ia.ideal)
-			if have := ia.usedNoAM.Sub(ia.selected); berth.GreaterThan(rc, cl, ia.ideal, have) {
+			if have := ia.usedNoAM.Sub(ia.selected); berth.GreaterThan(calc, cluster, ia.ideal, have) {
 				ia.fromOther = ia.ideal.Sub(have)
 			}
 			reassignable = berth.ComponentwiseMax(reassignable.Sub(ia.ideal), noResource)
@@ -159,7 +159,7 @@ func (l *intraLeaf) assignIdeal(r *ProportionalRound, reassignable berth.Resourc
 // spreadExcess gives each application, last first, what it may lose
 // beyond its ideal, within limit in all.
 func (l *intraLeaf) spreadExcess(r *ProportionalRound, limit berth.Resource) {
-	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	calc, cluster := r.Cluster.Calculator, r.Cluster.Resource
 	for i := len(l.apps) - 1; i >= 0; i-- {
 		ia := l.apps[i]
 		p := ia.used.Sub(ia.ideal).Sub(ia.selected).Sub(ia.am)
@@ -167,7 +167,7 @@ func (l *intraLeaf) spreadExcess(r *ProportionalRound, limit berth.Resource) {
 			p = p.Sub(r.Cluster.MinAllocation)
 		}
 		p = berth.ComponentwiseMax(p, noResource)
-		ia.toBePreempted = berth.Min(rc, cl, p, limit)
+		ia.toBePreempted = berth.Min(calc, cluster, p, limit)
 		limit = berth.ComponentwiseMax(limit.Sub(ia.toBePreempted), noResource)
 	}
 }
@@ -175,13 +175,13 @@ func (l *intraLeaf) spreadExcess(r *ProportionalRound, limit berth.Resource) {
 // matchDemand matches each starved application's demand with lower
 // applications' excess.
 func (l *intraLeaf) matchDemand(r *ProportionalRound) {
-	rc, cl, apps := r.Cluster.Calculator, r.Cluster.Resource, l.apps
+	calc, cluster, apps := r.Cluster.Calculator, r.Cluster.Resource, l.apps
 	capped := map[string]bool{}
 	for hi, h := range apps {
 		need := h.fromOther
-		for lo := len(apps) - 1; lo > hi && berth.GreaterThan(rc, cl, need, noResource); lo-- {
+		for lo := len(apps) - 1; lo > hi && berth.GreaterThan(calc, cluster, need, noResource); lo-- {
 			low := apps[lo]
-			if !berth.GreaterThan(rc, cl, low.toBePreempted, noResource) {
+			if !berth.GreaterThan(calc, cluster, low.toBePreempted, noResource) {
 				continue
 			}
 			if low.a.User == h.a.User && low.a.Priority >= h.a.Priority {
@@ -190,15 +190,15 @@ func (l *intraLeaf) matchDemand(r *ProportionalRound) {
 			avail := low.toBePreempted
 			if l.userFirst && low.a.User != h.a.User {
 				over := l.userUsed[low.a.User].Sub(l.limits[low.a.User]).Sub(l.userAM[low.a.User])
-				if !berth.GreaterThan(rc, cl, over, noResource) {
+				if !berth.GreaterThan(calc, cluster, over, noResource) {
 					continue // that user is within its limit
 				}
 				if low.a.Priority == h.a.Priority && !capped[low.a.User] {
-					avail = berth.Min(rc, cl, avail, over)
+					avail = berth.Min(calc, cluster, avail, over)
 					capped[low.a.User] = true
 				}
 			}
-			m := berth.Min(rc, cl, need, avail)
+			m := berth.Min(calc, cluster, need, avail)
 			low.actual = low.actual.Add(m)
 			low.toBePreempted = low.toBePreempted.Sub(m)
 			need = need.Sub(m)
@@ -210,13 +210,13 @@ func (l *intraLeaf) matchDemand(r *ProportionalRound) {
 // this leaf off every application's amount, while the amount is greater
 // than it (YARN's TempAppPerPartition.deductActuallyToBePreempted).
 func (l *intraLeaf) deductSelected(r *ProportionalRound, q *QueueView) {
-	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	calc, cluster := r.Cluster.Calculator, r.Cluster.Resource
 	for _, sel := range r.Selected() {
 		if sel.Leaf != q || sel.part != 0 {
 			continue
 		}
 		for _, ia := range l.apps {
-			if berth.GreaterThan(rc, cl, ia.actual, sel.Resource) {
+			if berth.GreaterThan(calc, cluster, ia.actual, sel.Resource) {
 				ia.actual = ia.actual.Sub(sel.Resource)
 			}
 		}
@@ -227,10 +227,10 @@ func (l *intraLeaf) deductSelected(r *ProportionalRound, q *QueueView) {
 // the default partition until each application's amount is met (and,
 // for user_limit_first, while its user stays above its limit).
 func (l *intraLeaf) takeContainers(r *ProportionalRound) error {
-	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	calc, cluster := r.Cluster.Calculator, r.Cluster.Resource
 	for i := len(l.apps) - 1; i >= 0; i-- {
 		ia := l.apps[i]
-		if !berth.GreaterThan(rc, cl, ia.actual, noResource) {
+		if !berth.GreaterThan(calc, cluster, ia.actual, noResource) {
 			continue
 		}
 		userLeft := l.userUsed[ia.a.User]
@@ -242,7 +242,7 @@ func (l *intraLeaf) takeContainers(r *ProportionalRound) error {
 			if ct.AM || r.Cluster.PartitionOfNode(ct.Node) != 0 || r.IsSelected(ct.ID) {
 				continue
 			}
-			if l.userFirst && berth.LessOrEqual(rc, cl, userLeft.Sub(ct.Resource), l.limits[ia.a.User].Add(l.userAM[ia.a.User])) {
+			if l.userFirst && berth.LessOrEqual(calc, cluster, userLeft.Sub(ct.Resource), l.limits[ia.a.User].Add(l.userAM[ia.a.User])) {
 				break
 			}
 			ok, done := r.TryPreemptFor(ct, &ia.actual, l.conservative)

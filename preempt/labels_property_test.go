@@ -143,7 +143,7 @@ func TestLabelsBorrowedResourcesGoBack(t *testing.T) {
 			// Small clusters: a round's budget (10% of the cluster by
 			// default) may not fit one container, and YARN then takes none.
 			cfg.TotalPreemptionPerRound = 1
-			p, err := preempt.NewProportional(s, cfg)
+			p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 			require.NoError(t, err)
 			for round := 0; round < 200; round++ {
 				w.clock.Advance(1000)

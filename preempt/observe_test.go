@@ -34,7 +34,7 @@ func TestProportionalObserver(t *testing.T) {
 	cfg := preempt.DefaultProportionalConfig()
 	cfg.TotalPreemptionPerRound = 0.5
 	cfg.MaxIgnoredOverCapacity = 0.05
-	p, err := preempt.NewProportional(s, cfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 	require.NoError(t, err)
 	o := &both{}
 	p.SetObserver(o)
@@ -77,7 +77,7 @@ func TestProportionalObserveOnly(t *testing.T) {
 	s, clock, _ := starvingCapacityCluster(t)
 	cfg := preempt.DefaultProportionalConfig()
 	cfg.ObserveOnly = true
-	p, err := preempt.NewProportional(s, cfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 	require.NoError(t, err)
 	o := &both{}
 	p.SetObserver(o)

@@ -78,11 +78,11 @@ func (PrioritySelector) Select(r *ProportionalRound) error {
 		if p < 0 {
 			continue
 		}
-		dq, cl := x.q.On(p), c.Partitions[p].Resource
-		if berth.GreaterOrEqual(c.Calculator, cl, dq.Used.Sub(dq.Reserved).Add(fromOthers[onPart{x.q, p}]), dq.Guaranteed) {
+		dq, cluster := x.q.On(p), c.Partitions[p].Resource
+		if berth.GreaterOrEqual(c.Calculator, cluster, dq.Used.Sub(dq.Reserved).Add(fromOthers[onPart{x.q, p}]), dq.Guaranteed) {
 			continue
 		}
-		take, fits, err := x.victims(r, cl)
+		take, fits, err := x.victims(r, cluster)
 		if err != nil {
 			return err
 		}
@@ -151,9 +151,9 @@ func priorityReservations(c *CapacityView, outgoing []*QueueView) []reservedNode
 // with its free room and what is already selected there, make the
 // reservation fit within the round's budget; fits is false if they
 // cannot.
-func (x reservedNode) victims(r *ProportionalRound, cl berth.Resource) (take []*Container, fits bool, err error) {
+func (x reservedNode) victims(r *ProportionalRound, cluster berth.Resource) (take []*Container, fits bool, err error) {
 	c := r.Cluster
-	rc := c.Calculator
+	calc := c.Calculator
 	lacking := x.res.Resource.Sub(x.n.Unallocated())
 	onNode, err := c.NodeContainers(x.n)
 	if err != nil {
@@ -166,19 +166,19 @@ func (x reservedNode) victims(r *ProportionalRound, cl berth.Resource) (take []*
 	}
 	budget := r.budget
 	for _, ct := range sortedForPreemption(r, onNode) {
-		if berth.LessOrEqual(rc, cl, lacking, noResource) {
+		if berth.LessOrEqual(calc, cluster, lacking, noResource) {
 			break
 		}
 		if ct.AM || r.IsSelected(ct.ID) {
 			continue
 		}
 		victim := c.Queue(ct.Queue)
-		if victim == nil || victim.DisablePreemption || !mayPreempt(x.q, victim) || !rc.FitsIn(ct.Resource, budget) {
+		if victim == nil || victim.DisablePreemption || !mayPreempt(x.q, victim) || !calc.FitsIn(ct.Resource, budget) {
 			continue
 		}
 		budget = budget.Sub(ct.Resource)
 		lacking = lacking.Sub(ct.Resource)
 		take = append(take, ct)
 	}
-	return take, !berth.GreaterThan(rc, cl, lacking, noResource), nil
+	return take, !berth.GreaterThan(calc, cluster, lacking, noResource), nil
 }

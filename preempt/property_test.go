@@ -114,7 +114,7 @@ func TestPropertyRounds(t *testing.T) {
 			w, leaves := randomCapWorld(rng, false)
 			cfg := randomProportionalConfig(rng)
 			s, clock := w.build(t)
-			p, err := preempt.NewProportional(s, cfg)
+			p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 			require.NoError(t, err)
 			quiet := 0
 			for round := 0; round < 400 && quiet < 8; round++ {
@@ -161,7 +161,7 @@ func TestPropertyBalancedSelectsNothing(t *testing.T) {
 		w, _ := randomCapWorld(rng, true)
 		cfg := randomProportionalConfig(rng)
 		s, _ := w.build(t)
-		p, err := preempt.NewProportional(s, cfg)
+		p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 		require.NoError(t, err)
 		rep, err := p.Round(0)
 		require.NoError(t, err)
@@ -178,7 +178,7 @@ func TestPropertyObserveOnly(t *testing.T) {
 		s, _ := w.build(t)
 		obs := cfg
 		obs.ObserveOnly = true
-		p, err := preempt.NewProportional(s, obs)
+		p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: obs})
 		require.NoError(t, err)
 		before := s.Snapshot()
 		var first []preempt.ContainerID
@@ -201,7 +201,7 @@ func TestPropertyObserveOnly(t *testing.T) {
 		assert.True(t, reflect.DeepEqual(before.Reservations, after.Reservations), "seed %d: reservations changed", seed)
 		assert.Empty(t, p.Marked())
 		// The acting policy selects the same containers in its first round.
-		act, err := preempt.NewProportional(s, cfg)
+		act, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 		require.NoError(t, err)
 		rep, err := act.Round(0)
 		require.NoError(t, err)

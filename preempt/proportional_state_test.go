@@ -55,7 +55,7 @@ func newPreemptWorld(t *testing.T, r *rand.Rand) *preemptWorld {
 	pc.ForgetUnselected = r.IntN(3) == 0
 	no := true
 	pc.Queues = map[string]preempt.QueuePreemption{"root.c": {DisableIntraQueuePreemption: &no}}
-	p, err := preempt.NewProportional(s, pc)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: pc})
 	require.NoError(t, err)
 	return &preemptWorld{s: s, p: p, clock: clock}
 }
@@ -148,7 +148,7 @@ func (w *preemptWorld) save(t *testing.T) (sched, pol []byte) {
 func (w *preemptWorld) restore(t *testing.T, sched, pol []byte) *preemptWorld {
 	s, err := capacity.RestoreScheduler(bytes.NewReader(sched), capacity.RestoreEnv{Clock: w.clock})
 	require.NoError(t, err)
-	p, err := preempt.RestoreProportional(bytes.NewReader(pol), s)
+	p, err := preempt.RestoreProportional(bytes.NewReader(pol), preempt.ProportionalSetup{State: s, Actor: s})
 	require.NoError(t, err)
 	return &preemptWorld{s: s, p: p, clock: w.clock}
 }
@@ -212,25 +212,25 @@ func TestProportionalStateCorruption(t *testing.T) {
 	}
 	_, pb := w.save(t)
 	for n := 0; n < len(pb); n++ {
-		p, err := preempt.RestoreProportional(bytes.NewReader(pb[:n]), w.s)
+		p, err := preempt.RestoreProportional(bytes.NewReader(pb[:n]), preempt.ProportionalSetup{State: w.s, Actor: w.s})
 		require.ErrorIs(t, err, berth.ErrCorruptState, "truncated at %d", n)
 		require.Nil(t, p)
 	}
 	for i := 0; i < len(pb)*8; i += 3 {
 		c := slices.Clone(pb)
 		c[i/8] ^= 1 << (i % 8)
-		p, err := preempt.RestoreProportional(bytes.NewReader(c), w.s)
+		p, err := preempt.RestoreProportional(bytes.NewReader(c), preempt.ProportionalSetup{State: w.s, Actor: w.s})
 		require.Error(t, err, "flip of bit %d", i)
 		require.Nil(t, p)
 	}
 	// another kind, a newer version
 	var buf bytes.Buffer
 	require.NoError(t, berth.NewStateEncoder(&buf, "preempt.FairPreemptor", 1).Finish())
-	_, err := preempt.RestoreProportional(bytes.NewReader(buf.Bytes()), w.s)
+	_, err := preempt.RestoreProportional(bytes.NewReader(buf.Bytes()), preempt.ProportionalSetup{State: w.s, Actor: w.s})
 	require.ErrorIs(t, err, berth.ErrInvalidArgument)
 	buf.Reset()
 	require.NoError(t, berth.NewStateEncoder(&buf, "preempt.Proportional", 2).Finish())
-	_, err = preempt.RestoreProportional(bytes.NewReader(buf.Bytes()), w.s)
+	_, err = preempt.RestoreProportional(bytes.NewReader(buf.Bytes()), preempt.ProportionalSetup{State: w.s, Actor: w.s})
 	require.ErrorIs(t, err, berth.ErrUnsupportedVersion)
 }
 
@@ -238,18 +238,18 @@ func TestProportionalStateCorruption(t *testing.T) {
 // again, and a chain that does not match the saved names is refused.
 func TestProportionalStateCustomSelectors(t *testing.T) {
 	s, _, _ := starvingCapacityCluster(t)
-	p, err := preempt.NewProportional(s, preempt.DefaultProportionalConfig(), preempt.WithSelectors(preempt.FIFOSelector{}))
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: preempt.DefaultProportionalConfig(), Selectors: []preempt.Selector{preempt.FIFOSelector{}}})
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, p.SaveState(&buf))
-	_, err = preempt.RestoreProportional(bytes.NewReader(buf.Bytes()), s)
+	_, err = preempt.RestoreProportional(bytes.NewReader(buf.Bytes()), preempt.ProportionalSetup{State: s, Actor: s})
 	require.ErrorIs(t, err, berth.ErrInvalidArgument)
-	_, err = preempt.RestoreProportional(bytes.NewReader(buf.Bytes()), s, preempt.WithSelectors(preempt.IntraQueueSelector{}))
+	_, err = preempt.RestoreProportional(bytes.NewReader(buf.Bytes()), preempt.ProportionalSetup{State: s, Actor: s, Selectors: []preempt.Selector{preempt.IntraQueueSelector{}}})
 	require.ErrorIs(t, err, berth.ErrInvalidArgument)
-	q, err := preempt.RestoreProportional(bytes.NewReader(buf.Bytes()), s, preempt.WithSelectors(preempt.FIFOSelector{}))
+	q, err := preempt.RestoreProportional(bytes.NewReader(buf.Bytes()), preempt.ProportionalSetup{State: s, Actor: s, Selectors: []preempt.Selector{preempt.FIFOSelector{}}})
 	require.NoError(t, err)
 	assert.Equal(t, p.Config(), q.Config())
-	_, err = preempt.RestoreProportional(bytes.NewReader(buf.Bytes()), nil)
+	_, err = preempt.RestoreProportional(bytes.NewReader(buf.Bytes()), preempt.ProportionalSetup{})
 	require.ErrorIs(t, err, berth.ErrInvalidArgument)
 }
 
@@ -267,11 +267,11 @@ func TestProportionalStateCoversConfig(t *testing.T) {
 		PriorityReservedContainerDelay: 4, PriorityAllowMoveReservation: true, ForgetUnselected: true}
 	yes, no := true, false
 	cfg.Queues = map[string]preempt.QueuePreemption{"root.a": {DisablePreemption: &yes}, "root.b": {DisableIntraQueuePreemption: &no}}
-	p, err := preempt.NewProportional(s, cfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, p.SaveState(&buf))
-	q, err := preempt.RestoreProportional(bytes.NewReader(buf.Bytes()), s)
+	q, err := preempt.RestoreProportional(bytes.NewReader(buf.Bytes()), preempt.ProportionalSetup{State: s, Actor: s})
 	require.NoError(t, err)
 	assert.Equal(t, cfg, q.Config())
 }
@@ -281,21 +281,21 @@ func FuzzRestoreProportional(f *testing.F) {
 	cfg.Clock = berth.NewManualClock(0)
 	s, err := capacity.New(cfg)
 	require.NoError(f, err)
-	p, err := preempt.NewProportional(s, preempt.DefaultProportionalConfig())
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: preempt.DefaultProportionalConfig()})
 	require.NoError(f, err)
 	var buf bytes.Buffer
 	require.NoError(f, p.SaveState(&buf))
 	f.Add(buf.Bytes())
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := preempt.RestoreProportional(bytes.NewReader(data), s)
+		p, err := preempt.RestoreProportional(bytes.NewReader(data), preempt.ProportionalSetup{State: s, Actor: s})
 		if err != nil {
 			require.Nil(t, p)
 			return
 		}
 		var a, b bytes.Buffer
 		require.NoError(t, p.SaveState(&a))
-		q, err := preempt.RestoreProportional(bytes.NewReader(a.Bytes()), s)
+		q, err := preempt.RestoreProportional(bytes.NewReader(a.Bytes()), preempt.ProportionalSetup{State: s, Actor: s})
 		require.NoError(t, err)
 		require.NoError(t, q.SaveState(&b))
 		require.Equal(t, a.Bytes(), b.Bytes())
@@ -325,7 +325,7 @@ func ExampleRestoreProportional() {
 	pc := preempt.DefaultProportionalConfig()
 	pc.TotalPreemptionPerRound = 1
 	pc.NaturalTerminationFactor = 1
-	p, _ := preempt.NewProportional(s, pc)
+	p, _ := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: pc})
 	rep, _ := p.Round(clock.Now())
 	fmt.Println("marked:", len(rep.Decisions))
 
@@ -336,7 +336,7 @@ func ExampleRestoreProportional() {
 	if err != nil {
 		panic(err)
 	}
-	p2, err := preempt.RestoreProportional(&ps, s2)
+	p2, err := preempt.RestoreProportional(&ps, preempt.ProportionalSetup{State: s2, Actor: s2})
 	if err != nil {
 		panic(err)
 	}
@@ -375,7 +375,7 @@ func TestProportionalStateSealedBitFlips(t *testing.T) {
 	for bit := 0; bit < len(body)*8; bit++ {
 		c := slices.Clone(body)
 		c[bit/8] ^= 1 << (bit % 8)
-		p, err := preempt.RestoreProportional(bytes.NewReader(seal(c)), w.s)
+		p, err := preempt.RestoreProportional(bytes.NewReader(seal(c)), preempt.ProportionalSetup{State: w.s, Actor: w.s})
 		if err != nil {
 			require.Nil(t, p)
 			if !errors.Is(err, berth.ErrInvalidArgument) {
@@ -385,7 +385,7 @@ func TestProportionalStateSealedBitFlips(t *testing.T) {
 		}
 		var a, b bytes.Buffer
 		require.NoError(t, p.SaveState(&a))
-		q, err := preempt.RestoreProportional(bytes.NewReader(a.Bytes()), w.s)
+		q, err := preempt.RestoreProportional(bytes.NewReader(a.Bytes()), preempt.ProportionalSetup{State: w.s, Actor: w.s})
 		require.NoError(t, err, "bit %d", bit)
 		require.NoError(t, q.SaveState(&b))
 		require.Equal(t, a.Bytes(), b.Bytes(), "bit %d", bit)
@@ -415,7 +415,7 @@ func TestProportionalStateSharedStream(t *testing.T) {
 	br := bufio.NewReader(&stream)
 	s, err := capacity.RestoreScheduler(br, capacity.RestoreEnv{Clock: w.clock})
 	require.NoError(t, err)
-	p, err := preempt.RestoreProportional(br, s)
+	p, err := preempt.RestoreProportional(br, preempt.ProportionalSetup{State: s, Actor: s})
 	require.NoError(t, err)
 	sb, pb := w.save(t)
 	got := &preemptWorld{s: s, p: p, clock: w.clock}

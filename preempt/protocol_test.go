@@ -23,7 +23,7 @@ func protocolProportional(t *testing.T, forget bool) (*preempt.Proportional, fun
 	cfg := preempt.DefaultProportionalConfig()
 	cfg.TotalPreemptionPerRound = 0.5
 	cfg.ForgetUnselected = forget
-	p, err := preempt.NewProportional(s, cfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 	require.NoError(t, err)
 	marked := func() int {
 		n := 0
@@ -73,7 +73,7 @@ func TestKillWaitRoundsUpToIntervals(t *testing.T) {
 		cfg := preempt.DefaultProportionalConfig()
 		cfg.TotalPreemptionPerRound = 0.5
 		cfg.MaxWaitBeforeKill = tc.wait
-		p, err := preempt.NewProportional(s, cfg)
+		p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 		require.NoError(t, err)
 		killedAt := berth.Time(-1)
 		for now := berth.Time(0); now <= 30_000 && killedAt < 0; now += cfg.MonitoringInterval {
@@ -95,7 +95,7 @@ func TestKillProtocolForgets(t *testing.T) {
 		cfg := preempt.DefaultProportionalConfig()
 		cfg.TotalPreemptionPerRound = 0.5
 		cfg.ForgetUnselected = forget
-		p, err := preempt.NewProportional(s, cfg)
+		p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 		require.NoError(t, err)
 		_, err = p.Round(0)
 		require.NoError(t, err)
@@ -126,7 +126,7 @@ func TestObserveOnlyActsNever(t *testing.T) {
 	cfg := preempt.DefaultProportionalConfig()
 	cfg.ObserveOnly = true
 	cfg.MaxWaitBeforeKill = 0
-	p, err := preempt.NewProportional(s, cfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 	require.NoError(t, err)
 	for now := berth.Time(0); now < 10; now++ {
 		rep, err := p.Round(now)
@@ -178,7 +178,7 @@ func (failingSelector) Select(*preempt.ProportionalRound) error { return errors.
 func TestCustomSelector(t *testing.T) {
 	s, _, _ := starvingCapacityCluster(t)
 	calls := 0
-	p, err := preempt.NewProportional(s, preempt.DefaultProportionalConfig(), preempt.WithSelectors(firstNonAMSelector{&calls}))
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: preempt.DefaultProportionalConfig(), Selectors: []preempt.Selector{firstNonAMSelector{&calls}}})
 	require.NoError(t, err)
 	rep, err := p.Round(0)
 	require.NoError(t, err)
@@ -191,7 +191,7 @@ func TestCustomSelector(t *testing.T) {
 	assert.Equal(t, preempt.Killed, rep.Decisions[0].Action, "its own kill wait")
 	assert.Equal(t, 2, calls)
 
-	p, err = preempt.NewProportional(s, preempt.DefaultProportionalConfig(), preempt.WithSelectors(failingSelector{}))
+	p, err = preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: preempt.DefaultProportionalConfig(), Selectors: []preempt.Selector{failingSelector{}}})
 	require.NoError(t, err)
 	before := s.Snapshot()
 	_, err = p.Round(2)
@@ -199,10 +199,10 @@ func TestCustomSelector(t *testing.T) {
 	assert.ErrorContains(t, err, "boom")
 	assert.Equal(t, before.Containers, s.Snapshot().Containers, "a failed round acts on nothing")
 
-	_, err = preempt.NewProportional(s, preempt.DefaultProportionalConfig(), preempt.WithSelectors(nil))
+	_, err = preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: preempt.DefaultProportionalConfig(), Selectors: []preempt.Selector{nil}})
 	var fe *berth.FieldError
 	require.ErrorAs(t, err, &fe)
-	assert.Equal(t, "selectors[0]", fe.Field)
+	assert.Equal(t, "ProportionalSetup.Selectors[0]", fe.Field)
 }
 
 // A huge kill wait neither overflows into an immediate kill nor forgets
@@ -212,7 +212,7 @@ func TestKillProtocolHugeWait(t *testing.T) {
 	cfg := preempt.DefaultProportionalConfig()
 	cfg.TotalPreemptionPerRound = 0.5
 	cfg.MaxWaitBeforeKill = 1<<63 - 1
-	p, err := preempt.NewProportional(s, cfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 	require.NoError(t, err)
 	for _, now := range []berth.Time{0, 1 << 40, 1 << 61} {
 		rep, err := p.Round(now)

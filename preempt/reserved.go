@@ -52,7 +52,7 @@ func (ReservedSelector) Select(r *ProportionalRound) error {
 	if len(quota) == 0 {
 		return nil
 	}
-	rc := r.Cluster.Calculator
+	calc := r.Cluster.Calculator
 	var cands []nodeCost
 	for i, n := range r.Cluster.Nodes {
 		if n.Reservation == nil {
@@ -63,7 +63,7 @@ func (ReservedSelector) Select(r *ProportionalRound) error {
 			return err
 		}
 		if ok {
-			cands = append(cands, nodeCost{n: n, cost: rc.Ratio(size, n.Reservation.Resource), i: i})
+			cands = append(cands, nodeCost{n: n, cost: calc.Ratio(size, n.Reservation.Resource), i: i})
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b nodeCost) int {
@@ -88,10 +88,10 @@ func (ReservedSelector) Select(r *ProportionalRound) error {
 // node's reservation fits; it reports the size taken and success. A
 // failed real run gives back the quota it consumed.
 func reservedFree(r *ProportionalRound, n *NodeView, quota map[onPart]berth.Resource, dry bool) (berth.Resource, bool, error) {
-	rc := r.Cluster.Calculator
+	calc := r.Cluster.Calculator
 	want := n.Reservation.Resource
 	cur := n.Unallocated()
-	if rc.FitsIn(want, cur) {
+	if calc.FitsIn(want, cur) {
 		return noResource, false, nil
 	}
 	part := r.Cluster.PartitionOf(n.Label) // the node's containers count there
@@ -122,7 +122,7 @@ func reservedFree(r *ProportionalRound, n *NodeView, quota map[onPart]berth.Reso
 		}
 		q := onPart{leaf, part}
 		left, ok := get(q)
-		if !ok || !rc.FitsIn(c.Resource, left) || !rc.FitsIn(c.Resource, budget) {
+		if !ok || !calc.FitsIn(c.Resource, left) || !calc.FitsIn(c.Resource, budget) {
 			continue
 		}
 		local[q] = left.Sub(c.Resource)
@@ -130,7 +130,7 @@ func reservedFree(r *ProportionalRound, n *NodeView, quota map[onPart]berth.Reso
 		taken = append(taken, c)
 		size = size.Add(c.Resource)
 		cur = cur.Add(c.Resource)
-		if rc.FitsIn(want, cur) {
+		if calc.FitsIn(want, cur) {
 			if !dry {
 				for q, v := range local {
 					quota[q] = v

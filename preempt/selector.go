@@ -9,8 +9,9 @@ import (
 // each seeing what the earlier ones chose, all drawing on one per-round
 // budget. The built-in selectors ([FIFOSelector], [ReservedSelector],
 // [PrioritySelector], [IntraQueueSelector]) use only the exported methods
-// of [ProportionalRound], so a selector of the host's is first-class: pass it with
-// [WithSelectors].
+// of [ProportionalRound], so a selector of the host's is first-class: pass
+// it in [ProportionalSetup].Selectors. Selectors run while a round is
+// decided and see only the scheduler's read side.
 type Selector interface {
 	// Name identifies the selector in round reports.
 	Name() string
@@ -51,11 +52,11 @@ type ProportionalRound struct {
 	budget berth.Resource
 	// all and assignAll hold every queue's state and results on every
 	// partition (partition p's at [p*len(Queues):]); tqs and assign are the
-	// partition the fix-point is working on (setPart), cl its resource.
+	// partition the fix-point is working on (setPart), partResource its resource.
 	all, tqs          []tq
 	assignAll, assign []Assignment
 	part              int
-	cl                berth.Resource
+	partResource      berth.Resource
 	opts              IdealOptions
 	names             []string
 	selected          []Candidate
@@ -205,9 +206,9 @@ func (r *ProportionalRound) TryPreemptFor(c *Container, toObtain *berth.Resource
 // tryOn is TryPreemptFor with the container's partition p, whose resource
 // comparisons are relative to (the cluster's when unknown).
 func (r *ProportionalRound) tryOn(c *Container, toObtain *berth.Resource, conservativeDRF bool, p int) (ok, done bool) {
-	rc, cl := r.Cluster.Calculator, r.Cluster.Resource
+	calc, cluster := r.Cluster.Calculator, r.Cluster.Resource
 	if p >= 0 {
-		cl = r.Cluster.Partitions[p].Resource
+		cluster = r.Cluster.Partitions[p].Resource
 	}
 	if r.IsSelected(c.ID) {
 		return false, false
@@ -220,24 +221,24 @@ func (r *ProportionalRound) tryOn(c *Container, toObtain *berth.Resource, conser
 		}
 	}
 	*toObtain = t
-	if !rc.AnyMajorAboveZero(t) {
+	if !calc.AnyMajorAboveZero(t) {
 		return false, true
 	}
-	if !rc.FitsIn(c.Resource, r.budget) {
+	if !calc.FitsIn(c.Resource, r.budget) {
 		return false, false
 	}
 	var doIt bool
 	if conservativeDRF {
-		doIt = !rc.AnyMajorZeroOrNegative(t)
+		doIt = !calc.AnyMajorZeroOrNegative(t)
 	} else {
-		doIt = berth.LessThan(rc, cl, berth.ComponentwiseMax(t.Sub(c.Resource), noResource), berth.ComponentwiseMax(t, noResource))
+		doIt = berth.LessThan(calc, cluster, berth.ComponentwiseMax(t.Sub(c.Resource), noResource), berth.ComponentwiseMax(t, noResource))
 	}
 	if !doIt {
 		return false, false
 	}
 	*toObtain = t.Sub(c.Resource)
 	r.add(*c, false, p)
-	return true, berth.LessOrEqual(rc, cl, *toObtain, noResource)
+	return true, berth.LessOrEqual(calc, cluster, *toObtain, noResource)
 }
 
 // Take chooses c if it was not chosen yet and fits in the budget,

@@ -52,7 +52,7 @@ func TestIntraQueuePriorityFirst(t *testing.T) {
 	pc := preempt.DefaultProportionalConfig()
 	pc.IntraQueueEnabled = true
 	pc.IntraQueueOrder = preempt.PriorityFirst
-	p, err := preempt.NewProportional(s, pc)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: pc})
 	require.NoError(t, err)
 	rep, err := p.Round(0)
 	require.NoError(t, err)
@@ -77,7 +77,7 @@ func TestIntraQueuePriorityFirst(t *testing.T) {
 	} {
 		c := pc
 		mod(&c)
-		p, err := preempt.NewProportional(s, c)
+		p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: c})
 		require.NoError(t, err)
 		rep, err := p.Evaluate(0)
 		require.NoError(t, err)
@@ -119,7 +119,7 @@ func TestQueuePrioritySelector(t *testing.T) {
 	pc := preempt.DefaultProportionalConfig()
 	pc.PriorityPreemption = true
 	pc.TotalPreemptionPerRound = 1
-	p, err := preempt.NewProportional(s, pc)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: pc})
 	require.NoError(t, err)
 	rep, err := p.Evaluate(0)
 	require.NoError(t, err)
@@ -165,14 +165,14 @@ func TestBalanceSelector(t *testing.T) {
 	cfg := preempt.DefaultProportionalConfig()
 	cfg.TotalPreemptionPerRound = 1
 	cfg.NaturalTerminationFactor = 1
-	p, err := preempt.NewProportional(s, cfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 	require.NoError(t, err)
 	rep, err := p.Evaluate(0)
 	require.NoError(t, err)
 	assert.Empty(t, rep.Decisions, "b is satisfied: plain FIFO leaves a alone")
 
 	cfg.BalanceAfterSatisfied = true
-	p, err = preempt.NewProportional(s, cfg)
+	p, err = preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 	require.NoError(t, err)
 	rep, err = p.Round(0)
 	require.NoError(t, err)
@@ -220,7 +220,7 @@ func TestSchedulerFailures(t *testing.T) {
 	cfg := preempt.DefaultProportionalConfig()
 	cfg.TotalPreemptionPerRound = 0.5
 	f := &flakyCapacity{Scheduler: s, markErr: &berth.FieldError{Field: "container.id", Reason: "not found", Kind: berth.ErrNotFound}}
-	p, err := preempt.NewProportional(f, cfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: f, Actor: f, Config: cfg})
 	require.NoError(t, err)
 	rep, err := p.Round(0)
 	require.NoError(t, err)

@@ -13,7 +13,7 @@ import (
 //
 //	config     every ProportionalConfig field in declaration order, the
 //	           per-queue switches by path (each unset, false or true)
-//	selectors  whether the chain is the host's (WithSelectors), and the
+//	selectors  whether the chain is the host's (ProportionalSetup.Selectors), and the
 //	           names of its selectors in order
 //	marks      the marked containers by id, each with the time it was
 //	           first marked
@@ -102,17 +102,18 @@ func readSwitch(d *berth.StateDecoder) *bool {
 }
 
 // RestoreProportional reads a snapshot written by
-// [Proportional.SaveState] and returns a policy over s with the saved
-// configuration and marks: its next rounds decide as the saved policy's
-// would have on the same scheduler state. The host passes its options
-// again (a logger); a snapshot of a policy with the host's own selector
-// chain needs that chain again through [WithSelectors], with the same
-// names in the same order, and is refused otherwise
-// (berth.ErrInvalidArgument). A damaged snapshot is an error wrapping
-// berth.ErrCorruptState and returns no policy.
-func RestoreProportional(r io.Reader, s CapacityScheduler, opts ...ProportionalOption) (*Proportional, error) {
-	if s == nil {
-		return nil, berth.InvalidField("scheduler", nil, "required")
+// [Proportional.SaveState] and returns a policy with the saved
+// configuration and marks over setup's scheduler: its next rounds decide
+// as the saved policy's would have on the same scheduler state.
+// setup.Config is not read (the snapshot's is restored); the host passes
+// its collaborators again (State, Actor, a Logger), and a snapshot of a
+// policy with the host's own selector chain needs that chain again in
+// setup.Selectors, with the same names in the same order, and is refused
+// otherwise (berth.ErrInvalidArgument). A damaged snapshot is an error
+// wrapping berth.ErrCorruptState and returns no policy.
+func RestoreProportional(r io.Reader, setup ProportionalSetup) (*Proportional, error) {
+	if setup.State == nil || setup.Actor == nil {
+		return newProportional(setup) // the typed error naming the field
 	}
 	d, err := berth.NewStateDecoder(r, proportionalKind, proportionalVersion)
 	if err != nil {
@@ -128,7 +129,8 @@ func RestoreProportional(r io.Reader, s CapacityScheduler, opts ...ProportionalO
 		return nil, &berth.StateError{Kind: proportionalKind, Offset: -1, Field: "config",
 			Err: fmt.Errorf("%w: %w", berth.ErrCorruptState, err)}
 	}
-	p, err := NewProportional(s, c, opts...)
+	setup.Config = c
+	p, err := newProportional(setup)
 	if err != nil {
 		return nil, err
 	}

@@ -61,7 +61,7 @@ func TestViewContainersMatchSnapshot(t *testing.T) {
 		assert.Empty(t, cl.Nodes, "no node holds a reservation")
 		return nil
 	}}
-	p, err := preempt.NewProportional(s, preempt.DefaultProportionalConfig(), preempt.WithSelectors(probe))
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: preempt.DefaultProportionalConfig(), Selectors: []preempt.Selector{probe}})
 	require.NoError(t, err)
 	_, err = p.Round(0)
 	require.NoError(t, err)
@@ -96,7 +96,7 @@ func TestReservationQueueUsesPlanSettings(t *testing.T) {
 		checked = true
 		return nil
 	}}
-	p, err := preempt.NewProportional(s, preempt.DefaultProportionalConfig(), preempt.WithSelectors(probe))
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: preempt.DefaultProportionalConfig(), Selectors: []preempt.Selector{probe}})
 	require.NoError(t, err)
 	_, err = p.Round(0)
 	require.NoError(t, err)

@@ -184,7 +184,7 @@ func TestVectorsG(t *testing.T) {
 			}
 			cfg := v.policyConfig()
 			cfg.MaxWaitBeforeKill = 10000
-			p, err := preempt.NewProportional(s, cfg)
+			p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 			require.NoError(t, err)
 			rep, err := p.Round(0)
 			require.NoError(t, err)
@@ -223,7 +223,7 @@ func TestVectorsGDominant(t *testing.T) {
 			w, _ := v.capWorld(t, berth.DominantCalculator{})
 			s, _ := w.build(t)
 			cfg := v.policyConfig()
-			p, err := preempt.NewProportional(s, cfg)
+			p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 			require.NoError(t, err)
 			rep, err := p.Round(0)
 			require.NoError(t, err)

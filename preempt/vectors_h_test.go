@@ -229,7 +229,7 @@ func (v hVector) run(t *testing.T, w *capWorld) {
 		yes := true
 		cfg.Queues = map[string]preempt.QueuePreemption{q: {DisablePreemption: &yes}}
 	}
-	p, err := preempt.NewProportional(s, cfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: cfg})
 	require.NoError(t, err)
 	rep, err := p.Round(0)
 	require.NoError(t, err)

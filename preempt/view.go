@@ -24,7 +24,7 @@ type Reservation = queue.ReservedContainer
 // CapacityView is the read-only view of the scheduler that one round works on
 // (YARN's TempQueuePerPartition tree and the applications under it). Its
 // queues, applications and nodes come from one
-// [CapacityScheduler.PreemptionState] read at the start of the round;
+// [CapacityState.PreemptionState] read at the start of the round;
 // containers are read on demand, per application
 // ([CapacityView.AppContainers]) or per node ([CapacityView.NodeContainers]),
 // only for what the selectors search. Selectors must not modify it.
@@ -54,7 +54,7 @@ type CapacityView struct {
 	// Containers on them: [CapacityView.NodeContainers].
 	Nodes []*NodeView
 
-	src    CapacityScheduler
+	state  CapacityState  // the read side the containers come from
 	partOf map[string]int // a label's partition
 	nodeOn map[string]int // a labelled node's partition
 	ctrs   []Container    // containers read so far (grows; earlier arrays stay valid)
@@ -243,7 +243,7 @@ func (c *CapacityView) AppContainers(a *AppView) ([]*Container, error) {
 	if a.loaded {
 		return a.containers, nil
 	}
-	cs, err := c.read(func(dst []Container) ([]Container, error) { return c.src.AppendAppContainers(dst, a.ID) })
+	cs, err := c.read(func(dst []Container) ([]Container, error) { return c.state.AppendAppContainers(dst, a.ID) })
 	if err != nil {
 		return nil, fmt.Errorf("reading the containers of application %s: %w", a.ID, err)
 	}
@@ -255,7 +255,7 @@ func (c *CapacityView) AppContainers(a *AppView) ([]*Container, error) {
 // below before (all when 0), newest first.
 func (c *CapacityView) appContainersBefore(a *AppView, before ContainerID, limit int) ([]*Container, error) {
 	cs, err := c.read(func(dst []Container) ([]Container, error) {
-		return c.src.AppendAppContainersBefore(dst, a.ID, before, limit)
+		return c.state.AppendAppContainersBefore(dst, a.ID, before, limit)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reading the containers of application %s: %w", a.ID, err)
@@ -273,7 +273,7 @@ func (c *CapacityView) NodeContainers(n *NodeView) ([]*Container, error) {
 	if n.loaded {
 		return n.containers, nil
 	}
-	cs, err := c.read(func(dst []Container) ([]Container, error) { return c.src.AppendNodeContainers(dst, n.ID) })
+	cs, err := c.read(func(dst []Container) ([]Container, error) { return c.state.AppendNodeContainers(dst, n.ID) })
 	if err != nil {
 		return nil, fmt.Errorf("reading the containers of node %s: %w", n.ID, err)
 	}
@@ -287,7 +287,7 @@ func (c *CapacityView) readable(nilArg bool, arg string) error {
 	switch {
 	case nilArg:
 		return berth.InvalidField(arg, nil, "must not be nil")
-	case c.src == nil:
+	case c.state == nil:
 		return &berth.FieldError{Field: "CapacityView", Reason: "not a round's view", Kind: berth.ErrInvalidState}
 	}
 	return nil
@@ -352,12 +352,12 @@ func (a *AppView) onPart(p int, total berth.Resource, field func(*capacity.AppPa
 // buildCluster turns the scheduler's preemption state into the round's
 // view. cfg gives the calculator, the minimum allocation, child ordering
 // and AM shares.
-func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *ProportionalConfig, src CapacityScheduler) (*CapacityView, error) {
-	rc := cfg.Calculator
-	if rc == nil {
-		rc = berth.MemoryCalculator{}
+func buildCluster(st *capacity.PreemptionState, cfg capacity.Config, pc *ProportionalConfig, state CapacityState) (*CapacityView, error) {
+	calc := cfg.Calculator
+	if calc == nil {
+		calc = berth.MemoryCalculator{}
 	}
-	c := &CapacityView{Time: st.Time, Resource: st.Cluster, Calculator: rc, MinAllocation: cfg.MinAllocation, src: src}
+	c := &CapacityView{Time: st.Time, Resource: st.Cluster, Calculator: calc, MinAllocation: cfg.MinAllocation, state: state}
 	if err := c.addPartitions(st); err != nil {
 		return nil, err
 	}

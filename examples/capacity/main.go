@@ -73,7 +73,36 @@ func run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// Submissions to "default" go where the mappings say.
+	if err := printPlacements(w, s); err != nil {
+		return err
+	}
+	sim := &simulation{w: w, s: s, jobs: []job{
+		{"batch-1", "batch", "carol", 0, 40, 2048, 30000},
+		{"dev-1", "dev", "bob", 5000, 30, 1024, 20000},
+		{"prod-1", "prod", "alice", 15000, 24, 2048, 25000},
+		{"prod-2", "prod", "dan", 20000, 10, 4096, 15000},
+	}, ends: map[capacity.ContainerID]berth.Time{}}
+	if err := sim.addNodes(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "time  prod(MB) dev(MB) batch(MB)  containers")
+	for now := berth.Time(0); now <= 60000; now = clock.Advance(1000) {
+		if err := sim.arrive(now); err != nil {
+			return err
+		}
+		if err := sim.heartbeats(now); err != nil {
+			return err
+		}
+		if now%10000 == 0 {
+			sim.print(now)
+		}
+	}
+	return nil
+}
+
+// printPlacements shows where the queue mappings put submissions to
+// "default".
+func printPlacements(w io.Writer, s *capacity.Scheduler) error {
 	for _, user := range []string{"alice", "bob"} {
 		q, err := s.Place(capacity.AppSpec{ID: "probe", User: user, Queue: "default"})
 		if err != nil {
@@ -81,67 +110,85 @@ func run(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "%s's applications to \"default\" run in %s\n", user, q)
 	}
-	var nodes []string
+	return nil
+}
+
+// simulation is the host's side of the run: the nodes it heartbeats, the
+// jobs it submits and when each running container completes.
+type simulation struct {
+	w     io.Writer
+	s     *capacity.Scheduler
+	nodes []string
+	jobs  []job
+	ends  map[capacity.ContainerID]berth.Time // when each running container completes
+}
+
+// addNodes adds four nodes of 16 GB and 16 vcores on two racks.
+func (sim *simulation) addNodes() error {
 	for i := 0; i < 4; i++ {
 		id := fmt.Sprintf("node%d", i)
-		if err := s.AddNode(capacity.NodeSpec{ID: id, Rack: fmt.Sprintf("/rack%d", i%2), Capability: berth.New(16384, 16)}); err != nil {
+		if err := sim.s.AddNode(capacity.NodeSpec{ID: id, Rack: fmt.Sprintf("/rack%d", i%2), Capability: berth.New(16384, 16)}); err != nil {
 			return err
 		}
-		nodes = append(nodes, id)
+		sim.nodes = append(sim.nodes, id)
 	}
-	jobs := []job{
-		{"batch-1", "batch", "carol", 0, 40, 2048, 30000},
-		{"dev-1", "dev", "bob", 5000, 30, 1024, 20000},
-		{"prod-1", "prod", "alice", 15000, 24, 2048, 25000},
-		{"prod-2", "prod", "dan", 20000, 10, 4096, 15000},
-	}
-	ends := map[capacity.ContainerID]berth.Time{} // when each running container completes
-	fmt.Fprintln(w, "time  prod(MB) dev(MB) batch(MB)  containers")
-	for now := berth.Time(0); now <= 60000; now = clock.Advance(1000) {
-		for _, j := range jobs {
-			if j.arrive == now {
-				if _, err := s.SubmitApp(capacity.AppSpec{ID: j.id, Queue: j.queue, User: j.user}); err != nil {
-					return err
-				}
-				ask := capacity.Ask{Priority: 1, ResourceName: capacity.AnyResource, Capability: berth.New(j.mem, 1), Count: j.containers}
-				if _, err := s.Allocate(j.id, []capacity.Ask{ask}, nil); err != nil {
-					return err
-				}
-			}
-		}
-		for _, n := range nodes {
-			var done []capacity.ContainerID
-			for id, end := range ends {
-				if end <= now {
-					done = append(done, id)
-				}
-			}
-			slices.Sort(done) // map order is random; keep the run reproducible
-			al, err := s.Heartbeat(n, done)
-			if err != nil {
+	return nil
+}
+
+// arrive submits the jobs that arrive now, each with its ask.
+func (sim *simulation) arrive(now berth.Time) error {
+	for _, j := range sim.jobs {
+		if j.arrive == now {
+			if _, err := sim.s.SubmitApp(capacity.AppSpec{ID: j.id, Queue: j.queue, User: j.user}); err != nil {
 				return err
 			}
-			for _, a := range al {
-				for _, j := range jobs {
-					if j.id == a.App {
-						ends[a.ID] = now + j.runFor
-					}
-				}
+			ask := capacity.Ask{Priority: 1, ResourceName: capacity.AnyResource, Capability: berth.New(j.mem, 1), Count: j.containers}
+			if _, err := sim.s.Allocate(j.id, []capacity.Ask{ask}, nil); err != nil {
+				return err
 			}
-		}
-		for id, end := range ends {
-			if end <= now {
-				delete(ends, id) // reported to every node; the owner released it
-			}
-		}
-		if now%10000 == 0 {
-			snap := s.Snapshot()
-			used := func(p string) int64 {
-				path, _ := queue.ParsePath(p)
-				return snap.Queues.Get(path).Extra.Used.Memory
-			}
-			fmt.Fprintf(w, "%3ds  %8d %7d %9d  %10d\n", now/1000, used("root.prod"), used("root.dev"), used("root.batch"), len(snap.Containers))
 		}
 	}
 	return nil
+}
+
+// heartbeats sends every node's heartbeat with the containers completed by
+// now, and times the containers it allocates.
+func (sim *simulation) heartbeats(now berth.Time) error {
+	for _, n := range sim.nodes {
+		var done []capacity.ContainerID
+		for id, end := range sim.ends {
+			if end <= now {
+				done = append(done, id)
+			}
+		}
+		slices.Sort(done) // map order is random; keep the run reproducible
+		al, err := sim.s.Heartbeat(n, done)
+		if err != nil {
+			return err
+		}
+		for _, a := range al {
+			for _, j := range sim.jobs {
+				if j.id == a.App {
+					sim.ends[a.ID] = now + j.runFor
+				}
+			}
+		}
+	}
+	for id, end := range sim.ends {
+		if end <= now {
+			delete(sim.ends, id) // reported to every node; the owner released it
+		}
+	}
+	return nil
+}
+
+// print prints how much memory each queue holds and the containers
+// running.
+func (sim *simulation) print(now berth.Time) {
+	snap := sim.s.Snapshot()
+	used := func(p string) int64 {
+		path, _ := queue.ParsePath(p)
+		return snap.Queues.Get(path).Extra.Used.Memory
+	}
+	fmt.Fprintf(sim.w, "%3ds  %8d %7d %9d  %10d\n", now/1000, used("root.prod"), used("root.dev"), used("root.batch"), len(snap.Containers))
 }

@@ -19,5 +19,5 @@ func restoreCapacity(br *bufio.Reader, c *Cluster) (*capacity.Scheduler, error) 
 // restoreProportional reads the proportional policy's snapshot over the
 // restored scheduler.
 func restoreProportional(br *bufio.Reader, c *Cluster) (*preempt.Proportional, error) {
-	return preempt.RestoreProportional(br, c.capS)
+	return preempt.RestoreProportional(br, preempt.ProportionalSetup{State: c.capS, Actor: c.capS})
 }

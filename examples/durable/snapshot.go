@@ -187,7 +187,7 @@ func restoreParts(br *bufio.Reader, cfg Config, seq uint64, now berth.Time) (*Cl
 		case Capacity:
 			c.prop, err = restoreProportional(br, c)
 		case Fair:
-			c.fairPr, err = preempt.RestoreFairPreemptor(br, c.fairS, nil)
+			c.fairPr, err = preempt.RestoreFairPreemptor(br, preempt.FairPreemptorSetup{State: c.fairS, Actor: c.fairS})
 		}
 		if err != nil {
 			return nil, fmt.Errorf("durable: restoring the preemption policy: %w", err)

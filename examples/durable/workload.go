@@ -224,40 +224,11 @@ func (w *Workload) command(a action) Command {
 	r := w.rng
 	switch a {
 	case actHeartbeat:
-		if len(w.nodes) == 0 {
-			return nil
-		}
-		n := w.nodes[w.hb%len(w.nodes)]
-		w.hb++
-		var done []queue.ContainerID
-		for _, id := range w.byNode[n] {
-			if r.IntN(8) == 0 {
-				done = append(done, id)
-			}
-		}
-		return Heartbeat{Node: n, Completed: done}
+		return w.heartbeat()
 	case actAllocate:
-		if len(w.apps) == 0 {
-			return nil
-		}
-		app := w.apps[r.IntN(len(w.apps))]
-		c := Allocate{App: app}
-		mem := int64(1024 * (1 + r.IntN(2)))
-		c.Asks = []queue.Ask{{Priority: 1, ResourceName: queue.AnyResource, Capability: berth.New(mem, 1), Count: r.IntN(6)}}
-		for _, id := range w.byApp[app] {
-			if r.IntN(10) == 0 {
-				c.Release = append(c.Release, id)
-			}
-		}
-		return c
+		return w.allocate()
 	case actSubmit:
-		w.seq++
-		q := "a"
-		if r.IntN(2) == 0 {
-			q = "b"
-		}
-		return SubmitApp{Spec: queue.AppSpec{ID: fmt.Sprintf("app_%d", w.seq), Queue: w.queueName(q),
-			User: fmt.Sprintf("u%d", r.IntN(4)), AMResource: berth.New(1024, 1)}}
+		return w.submit()
 	case actFinish:
 		if len(w.apps) == 0 {
 			return nil
@@ -273,40 +244,13 @@ func (w *Workload) command(a action) Command {
 	case actNewReservation:
 		return NewReservationID{}
 	case actUpdateReservation:
-		if len(w.resv) == 0 {
-			return nil
-		}
-		id := w.resv[r.IntN(len(w.resv))]
-		arr := w.now + int64(r.IntN(600))*1000
-		def := &plan.Definition{Arrival: arr, Deadline: arr + 7200_000, Name: "job",
-			Stages: []plan.Stage{{Capability: berth.New(1024, 1), Containers: int64(1 + r.IntN(8)), Concurrency: 1, Duration: 600_000}}}
-		return UpdateReservation{Request: plan.UpdateRequest{ID: id, Definition: def, User: "u1"}}
+		return w.updateReservation()
 	case actDeleteReservation:
-		if len(w.resv) == 0 {
-			return nil
-		}
-		i := r.IntN(len(w.resv))
-		id := w.resv[i]
-		w.resv = append(w.resv[:i], w.resv[i+1:]...)
-		return DeleteReservation{Request: plan.DeleteRequest{ID: id, User: "u1"}}
+		return w.deleteReservation()
 	case actKill:
-		if len(w.apps) == 0 {
-			return nil
-		}
-		app := w.apps[r.IntN(len(w.apps))]
-		if ids := w.byApp[app]; len(ids) > 0 && r.IntN(4) > 0 {
-			return KillContainer{ID: ids[r.IntN(len(ids))]}
-		}
-		return KillApp{App: app}
+		return w.kill()
 	case actMove:
-		if len(w.apps) == 0 {
-			return nil
-		}
-		q := "root.a"
-		if r.IntN(2) == 0 {
-			q = "root.b"
-		}
-		return MoveApp{App: w.apps[r.IntN(len(w.apps))], Target: q}
+		return w.move()
 	case actReload:
 		if w.kind == Fair {
 			return ReloadConfig{File: []byte(DemoFairXML)}
@@ -318,6 +262,105 @@ func (w *Workload) command(a action) Command {
 		return PreemptionRound{}
 	}
 	return AdvanceClock{To: w.now + 1000}
+}
+
+// heartbeat is the next node's heartbeat, in turn, reporting about one in
+// eight of its containers completed.
+func (w *Workload) heartbeat() Command {
+	if len(w.nodes) == 0 {
+		return nil
+	}
+	n := w.nodes[w.hb%len(w.nodes)]
+	w.hb++
+	var done []queue.ContainerID
+	for _, id := range w.byNode[n] {
+		if w.rng.IntN(8) == 0 {
+			done = append(done, id)
+		}
+	}
+	return Heartbeat{Node: n, Completed: done}
+}
+
+// allocate is an application's ask for up to five containers of 1 or 2
+// GB, releasing about one in ten of its containers.
+func (w *Workload) allocate() Command {
+	r := w.rng
+	if len(w.apps) == 0 {
+		return nil
+	}
+	app := w.apps[r.IntN(len(w.apps))]
+	c := Allocate{App: app}
+	mem := int64(1024 * (1 + r.IntN(2)))
+	c.Asks = []queue.Ask{{Priority: 1, ResourceName: queue.AnyResource, Capability: berth.New(mem, 1), Count: r.IntN(6)}}
+	for _, id := range w.byApp[app] {
+		if r.IntN(10) == 0 {
+			c.Release = append(c.Release, id)
+		}
+	}
+	return c
+}
+
+// submit is a new application in queue a or b, of one of four users.
+func (w *Workload) submit() Command {
+	r := w.rng
+	w.seq++
+	q := "a"
+	if r.IntN(2) == 0 {
+		q = "b"
+	}
+	return SubmitApp{Spec: queue.AppSpec{ID: fmt.Sprintf("app_%d", w.seq), Queue: w.queueName(q),
+		User: fmt.Sprintf("u%d", r.IntN(4)), AMResource: berth.New(1024, 1)}}
+}
+
+// updateReservation redraws a reservation's definition.
+func (w *Workload) updateReservation() Command {
+	r := w.rng
+	if len(w.resv) == 0 {
+		return nil
+	}
+	id := w.resv[r.IntN(len(w.resv))]
+	arr := w.now + int64(r.IntN(600))*1000
+	def := &plan.Definition{Arrival: arr, Deadline: arr + 7200_000, Name: "job",
+		Stages: []plan.Stage{{Capability: berth.New(1024, 1), Containers: int64(1 + r.IntN(8)), Concurrency: 1, Duration: 600_000}}}
+	return UpdateReservation{Request: plan.UpdateRequest{ID: id, Definition: def, User: "u1"}}
+}
+
+// deleteReservation deletes a reservation, which the workload forgets.
+func (w *Workload) deleteReservation() Command {
+	if len(w.resv) == 0 {
+		return nil
+	}
+	i := w.rng.IntN(len(w.resv))
+	id := w.resv[i]
+	w.resv = append(w.resv[:i], w.resv[i+1:]...)
+	return DeleteReservation{Request: plan.DeleteRequest{ID: id, User: "u1"}}
+}
+
+// kill kills one of an application's containers, or (one time in four, or
+// when it holds none) the application.
+func (w *Workload) kill() Command {
+	r := w.rng
+	if len(w.apps) == 0 {
+		return nil
+	}
+	app := w.apps[r.IntN(len(w.apps))]
+	if ids := w.byApp[app]; len(ids) > 0 && r.IntN(4) > 0 {
+		return KillContainer{ID: ids[r.IntN(len(ids))]}
+	}
+	return KillApp{App: app}
+}
+
+// move moves an application to queue a or b.
+func (w *Workload) move() Command {
+	r := w.rng
+	if len(w.apps) == 0 {
+		return nil
+	}
+	q := "root.a"
+	if r.IntN(2) == 0 {
+		q = "root.b"
+	}
+	return MoveApp{App: w.apps[r.IntN(len(w.apps))], Target: q}
 }
 
 func (w *Workload) addNode() Command {

@@ -49,48 +49,21 @@ func runFair(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var nodes []string
-	for i := 0; i < 4; i++ { // 4 × 8 GB
-		id := fmt.Sprintf("node%d", i)
-		if err := s.AddNode(fair.NodeSpec{ID: id, Rack: "/rack0", Capability: berth.New(8*gb, 8)}); err != nil {
-			return err
-		}
-		nodes = append(nodes, id)
-	}
-	beat := func() error {
-		for _, n := range nodes {
-			if _, err := s.Heartbeat(n, nil); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	one := berth.New(gb, 1)
-	submit := func(id, q string, n int) error {
-		if _, err := s.SubmitApp(fair.AppSpec{ID: id, Queue: q, User: "u", AMResource: one}); err != nil {
-			return err
-		}
-		if _, err := s.Allocate(id, []fair.Ask{{Priority: 1, ResourceName: fair.AnyResource, Capability: one, Count: n}}, nil); err != nil {
-			return err
-		}
-		s.Update()
-		return nil
+	c, err := newCluster(s, 4) // 4 × 8 GB
+	if err != nil {
+		return err
 	}
 	// etl's two jobs take the whole cluster (with their AMs, 32 GB).
-	if err := submit("etl-1", "root.etl", 15); err != nil {
+	if err := submitFair(s, "etl-1", "root.etl", 15); err != nil {
 		return err
 	}
-	if err := submit("etl-2", "root.etl", 15); err != nil {
+	if err := submitFair(s, "etl-2", "root.etl", 15); err != nil {
 		return err
 	}
-	for {
-		n := 0
-		for _, id := range nodes {
-			als, err := s.Heartbeat(id, nil)
-			if err != nil {
-				return err
-			}
-			n += len(als)
+	for { // heartbeats until they allocate nothing
+		n, err := c.beat()
+		if err != nil {
+			return err
 		}
 		if n == 0 {
 			break
@@ -99,46 +72,67 @@ func runFair(w io.Writer) error {
 	clock.Advance(1000)
 	fmt.Fprintf(w, "t=%ds etl holds %d GB, analytics %d GB; analytics asks for 16 GB\n",
 		clock.Now()/1000, fairUsed(s, "root.etl")/gb, fairUsed(s, "root.analytics")/gb)
-	if err := submit("report", "root.analytics", 15); err != nil {
+	if err := submitFair(s, "report", "root.analytics", 15); err != nil {
 		return err
 	}
-	p, err := preempt.NewFairPreemptor(s, pcfg, nil)
+	p, err := preempt.NewFairPreemptor(preempt.FairPreemptorSetup{State: s, Actor: s, Config: pcfg})
 	if err != nil {
 		return err
 	}
 	for round := 1; round <= 30; round++ {
 		clock.Advance(1000)
-		if err := beat(); err != nil {
+		if _, err := c.beat(); err != nil {
 			return err
 		}
 		r, err := p.Round(clock.Now())
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "round %2d t=%2ds etl %2d GB, analytics %2d GB:", round, clock.Now()/1000,
-			fairUsed(s, "root.etl")/gb, fairUsed(s, "root.analytics")/gb)
-		for _, a := range r.Starved {
-			fmt.Fprintf(w, " %s starved for %d GB;", a.App, (a.FairShareStarvation.Memory+a.MinShareStarvation.Memory)/gb)
-		}
-		byAction := map[preempt.FairAction][]string{}
-		for _, d := range r.Decisions {
-			byAction[d.Action] = append(byAction[d.Action], fmt.Sprintf("%s/%d", d.Container.App, d.Container.ID))
-		}
-		for _, a := range []preempt.FairAction{preempt.FairMarked, preempt.FairKilled, preempt.FairReleased, preempt.FairForgotten} {
-			if len(byAction[a]) > 0 {
-				fmt.Fprintf(w, " %s %s", a, strings.Join(byAction[a], " "))
-			}
-		}
-		if r.Skipped != "" {
-			fmt.Fprintf(w, " (%s)", r.Skipped)
-		}
-		fmt.Fprintln(w)
+		printFairRound(w, round, clock.Now(), r, s)
 		if used := fairUsed(s, "root.analytics"); used >= 16*gb {
 			fmt.Fprintf(w, "analytics holds its fair share (16 GB) after %d rounds\n", round)
 			return nil
 		}
 	}
 	return fmt.Errorf("analytics did not reach its fair share")
+}
+
+// submitFair submits an application that asks for n containers of 1 GB, and
+// updates the fair shares.
+func submitFair(s *fair.Scheduler, id, q string, n int) error {
+	one := berth.New(gb, 1)
+	if _, err := s.SubmitApp(fair.AppSpec{ID: id, Queue: q, User: "u", AMResource: one}); err != nil {
+		return err
+	}
+	if _, err := s.Allocate(id, []fair.Ask{{Priority: 1, ResourceName: fair.AnyResource, Capability: one, Count: n}}, nil); err != nil {
+		return err
+	}
+	s.Update()
+	return nil
+}
+
+// printFairRound prints what a fair preemption round found and decided:
+// the queues' usage, the starved applications, then the containers
+// marked, killed, released and forgotten.
+func printFairRound(w io.Writer, round int, now berth.Time, r *preempt.FairRound, s *fair.Scheduler) {
+	fmt.Fprintf(w, "round %2d t=%2ds etl %2d GB, analytics %2d GB:", round, now/1000,
+		fairUsed(s, "root.etl")/gb, fairUsed(s, "root.analytics")/gb)
+	for _, a := range r.Starved {
+		fmt.Fprintf(w, " %s starved for %d GB;", a.App, (a.FairShareStarvation.Memory+a.MinShareStarvation.Memory)/gb)
+	}
+	byAction := map[preempt.FairAction][]string{}
+	for _, d := range r.Decisions {
+		byAction[d.Action] = append(byAction[d.Action], fmt.Sprintf("%s/%d", d.Container.App, d.Container.ID))
+	}
+	for _, a := range []preempt.FairAction{preempt.FairMarked, preempt.FairKilled, preempt.FairReleased, preempt.FairForgotten} {
+		if len(byAction[a]) > 0 {
+			fmt.Fprintf(w, " %s %s", a, strings.Join(byAction[a], " "))
+		}
+	}
+	if r.Skipped != "" {
+		fmt.Fprintf(w, " (%s)", r.Skipped)
+	}
+	fmt.Fprintln(w)
 }
 
 func fairUsed(s *fair.Scheduler, path string) int64 {

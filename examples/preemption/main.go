@@ -22,6 +22,7 @@ import (
 	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/capacity"
 	"github.com/berthsched/berth/preempt"
+	"github.com/berthsched/berth/queue"
 )
 
 // conf is the cluster's capacity-scheduler.xml: the queues, and the
@@ -68,49 +69,29 @@ func run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var nodes []string
-	for i := 0; i < 5; i++ { // 5 × 8 GB: analytics is guaranteed 16 GB
-		id := fmt.Sprintf("node%d", i)
-		if err := s.AddNode(capacity.NodeSpec{ID: id, Rack: "/rack0", Capability: berth.New(8*gb, 8)}); err != nil {
-			return err
-		}
-		nodes = append(nodes, id)
-	}
-	beat := func() error {
-		for _, n := range nodes {
-			if _, err := s.Heartbeat(n, nil); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	one := berth.New(gb, 1)
-	submit := func(id, q, user string, n int) error {
-		if _, err := s.SubmitApp(capacity.AppSpec{ID: id, Queue: q, User: user, AMResource: one}); err != nil {
-			return err
-		}
-		_, err := s.Allocate(id, []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: one, Count: n}}, nil)
+	c, err := newCluster(s, 5) // 5 × 8 GB: analytics is guaranteed 16 GB
+	if err != nil {
 		return err
 	}
 	// etl's two jobs take the whole cluster (with their AMs, 40 GB).
-	if err := submit("etl-1", "etl", "etl", 19); err != nil {
+	if err := submit(s, "etl-1", "etl", "etl", 19); err != nil {
 		return err
 	}
-	if err := submit("etl-2", "etl", "etl", 19); err != nil {
+	if err := submit(s, "etl-2", "etl", "etl", 19); err != nil {
 		return err
 	}
 	for clock.Now() < 10000 {
 		clock.Advance(1000)
-		if err := beat(); err != nil {
+		if _, err := c.beat(); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintf(w, "t=%ds etl holds %d GB, analytics %d GB; analytics asks for 20 GB\n",
 		clock.Now()/1000, used(s, "root.etl")/gb, used(s, "root.analytics")/gb)
-	if err := submit("report", "analytics", "ana", 19); err != nil {
+	if err := submit(s, "report", "analytics", "ana", 19); err != nil {
 		return err
 	}
-	p, err := preempt.NewProportional(s, pcfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: pcfg})
 	if err != nil {
 		return err
 	}
@@ -119,34 +100,92 @@ func run(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		q := rep.Queue("root.etl")
-		fmt.Fprintf(w, "round %2d t=%3ds etl %2d GB (ideal %2d, asked %.1f GB), analytics %2d GB:", round, clock.Now()/1000,
-			q.Used.Memory/gb, q.Ideal.Memory/gb, float64(q.ToObtain.Memory)/gb, used(s, "root.analytics")/gb)
-		counts := map[preempt.Action][]string{}
-		for _, d := range rep.Decisions {
-			counts[d.Action] = append(counts[d.Action], fmt.Sprintf("%s/%d", d.App, d.ID))
-		}
-		if len(rep.Decisions) == 0 {
-			fmt.Fprint(w, " nothing to do")
-		}
-		for _, a := range []preempt.Action{preempt.Marked, preempt.Waiting, preempt.Killed} {
-			if len(counts[a]) > 0 {
-				fmt.Fprintf(w, " %s %s", a, strings.Join(counts[a], " "))
-			}
-		}
-		fmt.Fprintln(w)
+		printRound(w, round, clock.Now(), rep, s)
 		if used(s, "root.analytics") >= 16*gb {
 			fmt.Fprintf(w, "analytics holds its guarantee (16 GB) after %d rounds\n", round)
 			return nil
 		}
 		for i := 0; i < 3; i++ { // heartbeats until the next round
 			clock.Advance(1000)
-			if err := beat(); err != nil {
+			if _, err := c.beat(); err != nil {
 				return err
 			}
 		}
 	}
 	return fmt.Errorf("analytics did not reach its guarantee")
+}
+
+// scheduler is what the host loop needs of either scheduler to run its
+// nodes.
+type scheduler interface {
+	AddNode(n queue.NodeSpec) error
+	Heartbeat(nodeID string, completed []queue.ContainerID) ([]queue.Allocation, error)
+}
+
+// cluster is the example's nodes, all on one rack, and the scheduler they
+// heartbeat to.
+type cluster struct {
+	s     scheduler
+	nodes []string
+}
+
+// newCluster adds n nodes of 8 GB and 8 vcores to s.
+func newCluster(s scheduler, n int) (*cluster, error) {
+	c := &cluster{s: s}
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("node%d", i)
+		if err := s.AddNode(queue.NodeSpec{ID: id, Rack: "/rack0", Capability: berth.New(8*gb, 8)}); err != nil {
+			return nil, err
+		}
+		c.nodes = append(c.nodes, id)
+	}
+	return c, nil
+}
+
+// beat sends one heartbeat of every node and returns how many containers
+// they were given.
+func (c *cluster) beat() (int, error) {
+	n := 0
+	for _, id := range c.nodes {
+		als, err := c.s.Heartbeat(id, nil)
+		if err != nil {
+			return n, err
+		}
+		n += len(als)
+	}
+	return n, nil
+}
+
+// submit submits an application that asks for n containers of 1 GB.
+func submit(s *capacity.Scheduler, id, q, user string, n int) error {
+	one := berth.New(gb, 1)
+	if _, err := s.SubmitApp(capacity.AppSpec{ID: id, Queue: q, User: user, AMResource: one}); err != nil {
+		return err
+	}
+	_, err := s.Allocate(id, []capacity.Ask{{Priority: 1, ResourceName: capacity.AnyResource, Capability: one, Count: n}}, nil)
+	return err
+}
+
+// printRound prints what a preemption round found and decided: etl's
+// usage, ideal and what is to be obtained from it, then the containers
+// marked, waiting and killed.
+func printRound(w io.Writer, round int, now berth.Time, rep *preempt.ProportionalReport, s *capacity.Scheduler) {
+	q := rep.Queue("root.etl")
+	fmt.Fprintf(w, "round %2d t=%3ds etl %2d GB (ideal %2d, asked %.1f GB), analytics %2d GB:", round, now/1000,
+		q.Used.Memory/gb, q.Ideal.Memory/gb, float64(q.ToObtain.Memory)/gb, used(s, "root.analytics")/gb)
+	counts := map[preempt.Action][]string{}
+	for _, d := range rep.Decisions {
+		counts[d.Action] = append(counts[d.Action], fmt.Sprintf("%s/%d", d.App, d.ID))
+	}
+	if len(rep.Decisions) == 0 {
+		fmt.Fprint(w, " nothing to do")
+	}
+	for _, a := range []preempt.Action{preempt.Marked, preempt.Waiting, preempt.Killed} {
+		if len(counts[a]) > 0 {
+			fmt.Fprintf(w, " %s %s", a, strings.Join(counts[a], " "))
+		}
+	}
+	fmt.Fprintln(w)
 }
 
 func used(s *capacity.Scheduler, path string) int64 {

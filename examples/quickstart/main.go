@@ -55,7 +55,7 @@ func run(w io.Writer) error {
 		{"3. Publishing a plan to the scheduler (package follower)", stepPlanFollower},
 		{"4. The capacity scheduler (packages queue, capacity)", stepCapacity},
 		{"5. The fair scheduler (package fair)", stepFair},
-		{"6. Preemption: a starved queue takes back its guarantee (package preempt)", stepPreemption},
+		{"6. Preemption: a starved queue takes back its guarantee, decided then applied (package preempt)", stepPreemption},
 		{"7. Observing decisions: typed events as metrics (packages queue, capacity)", stepObserve},
 		{"8. Durable state: save, restore, carry on identically (packages berth, capacity)", stepDurable},
 		{"9. A better agent: more of the area asked than YARN's, against a bound (package agent)", stepAgents},
@@ -411,8 +411,9 @@ func stepReservations(w io.Writer) error {
 
 // stepPreemption runs the capacity scheduler's proportional preemption
 // policy: dev (40%) fills the cluster while prod (60%) is idle; when prod
-// asks, a round marks dev's newest containers, the next round after the
-// kill wait kills them, and the next heartbeats give them to prod.
+// asks, a round decides on dev's newest containers and marks them, the
+// next round after the kill wait kills them, and the next heartbeats give
+// them to prod.
 func stepPreemption(w io.Writer) error {
 	cfg := capacity.DefaultConfig()
 	dev := capacity.Queue("dev", 40)
@@ -460,17 +461,23 @@ func stepPreemption(w io.Writer) error {
 	pcfg.TotalPreemptionPerRound = 1 // a small cluster: take it all in one round
 	pcfg.NaturalTerminationFactor = 1
 	pcfg.MaxWaitBeforeKill = 3000
-	p, err := preempt.NewProportional(s, pcfg)
+	p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: pcfg})
 	if err != nil {
 		return err
 	}
 	for round := 1; round <= 2; round++ {
-		rep, err := p.Round(clock.Now())
+		// A round is decide, then apply: the plan reads the scheduler only,
+		// so a host may inspect it (or drop candidates) before acting.
+		decided, err := p.Decide(clock.Now())
+		if err != nil {
+			return err
+		}
+		rep, err := p.Apply(decided)
 		if err != nil {
 			return err
 		}
 		q := rep.Queue("root.dev")
-		fmt.Fprintf(w, "round %d at t=%d: dev uses %d MB, ideal %d MB; ", round, clock.Now(), q.Used.Memory, q.Ideal.Memory)
+		fmt.Fprintf(w, "round %d at t=%d: dev uses %d MB, ideal %d MB; %d candidates decided, ", round, clock.Now(), q.Used.Memory, q.Ideal.Memory, len(decided.Candidates))
 		n := map[preempt.Action]int{}
 		for _, d := range rep.Decisions {
 			n[d.Action]++

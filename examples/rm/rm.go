@@ -217,7 +217,7 @@ func NewCapacity(cfg capacity.Config, clock berth.Clock, opts Options) (*Capacit
 		}
 	}
 	if opts.Proportional != nil {
-		if out.Preemption, err = preempt.NewProportional(s, *opts.Proportional); err != nil {
+		if out.Preemption, err = preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: *opts.Proportional}); err != nil {
 			return nil, err
 		}
 	}
@@ -257,7 +257,7 @@ func NewFair(cfg fair.Config, af *fair.AllocationFile, clock berth.Clock, opts O
 		}
 	}
 	if opts.FairPreemption != nil {
-		if out.Preemption, err = preempt.NewFairPreemptor(s, *opts.FairPreemption, nil); err != nil {
+		if out.Preemption, err = preempt.NewFairPreemptor(preempt.FairPreemptorSetup{State: s, Actor: s, Config: *opts.FairPreemption}); err != nil {
 			return nil, err
 		}
 	}

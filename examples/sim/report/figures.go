@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"slices"
 
+	"github.com/berthsched/berth"
 	"github.com/berthsched/berth/examples/sim/metrics"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -52,119 +53,169 @@ func (f *figureSet) add(id, title, caption string, c *chart, h vg.Length) {
 	f.figs = append(f.figs, Figure{ID: id, Title: title, Caption: caption, SVG: template.HTML(svg), Series: c.series})
 }
 
+// figures draws the report's charts in page order; a chart with nothing to
+// show is left out.
 func figures(r *metrics.Run, t *timeline) ([]Figure, error) {
 	if len(r.Samples) == 0 {
 		return nil, nil
 	}
-	var fs figureSet
-	ax := newTimeAxis(r.End)
-	series := func(f func(s *metrics.Sample) float64) plotter.XYs {
-		xy := make(plotter.XYs, len(r.Samples))
-		for i := range r.Samples {
-			xy[i].X, xy[i].Y = ax.x(r.Samples[i].Time), f(&r.Samples[i])
-		}
-		return xy
+	d := &figureDrawer{run: r, timeline: t, ax: newTimeAxis(r.End)}
+	d.timelineFigure()
+	d.clusterFigure()
+	d.queueFigures()
+	if err := d.runningFigure(); err != nil {
+		return nil, err
 	}
-	gb := func(m int64) float64 { return float64(m) / 1024 }
-	// timeChart starts a chart over the run's time with what happened
-	// behind the data.
-	timeChart := func(c *chart, title, y, queue string) *plot.Plot {
-		p := c.panel(title, ax.label(), y)
-		p.X.Min, p.X.Max = 0, ax.x(r.End)
-		p.X.Tick.Marker = timeTicks{ax.u}
-		if m := t.marks(ax, queue, len(c.panels) == 1); len(m) > 0 {
-			p.Add(m)
-			if len(c.panels) == 1 {
-				m.legendFor(&c.legend)
-			}
-		}
-		return p
+	d.planFigures()
+	if err := d.distributionFigures(); err != nil {
+		return nil, err
 	}
-	lines := func(c *chart, p *plot.Plot, names []string, xys ...plotter.XYs) {
-		for i, xy := range xys {
-			if err := c.line(p, names[i], xy, false, true); err != nil && fs.err == nil {
-				fs.err = err
-			}
-		}
+	if err := d.preemptionFigures(); err != nil {
+		return nil, err
 	}
+	return d.figs, d.err
+}
 
-	if !t.empty() {
-		c, h := t.chart(ax)
-		fs.add("timeline", "Timeline: what happened", "Nodes lost and back, queues starved (held below their entitlement while asking for more) and when they recovered, preemption rounds that killed containers, reservations accepted, refused and removed, replanning and reconfiguration.", c, h)
-	}
+// figureDrawer draws the report's figures of one run into its figureSet,
+// on one time axis.
+type figureDrawer struct {
+	figureSet
+	run      *metrics.Run
+	timeline *timeline
+	ax       timeAxis
+}
 
-	share := ShareLabel(r.Scheduler)
+// series is one value of every sample, over the time axis.
+func (d *figureDrawer) series(f func(s *metrics.Sample) float64) plotter.XYs {
+	xy := make(plotter.XYs, len(d.run.Samples))
+	for i := range d.run.Samples {
+		xy[i].X, xy[i].Y = d.ax.x(d.run.Samples[i].Time), f(&d.run.Samples[i])
+	}
+	return xy
+}
+
+func gb(m int64) float64 { return float64(m) / 1024 }
+
+// timeChart starts a chart over the run's time with what happened behind
+// the data.
+func (d *figureDrawer) timeChart(c *chart, title, y, queue string) *plot.Plot {
+	p := c.panel(title, d.ax.label(), y)
+	p.X.Min, p.X.Max = 0, d.ax.x(d.run.End)
+	p.X.Tick.Marker = timeTicks{d.ax.u}
+	if m := d.timeline.marks(d.ax, queue, len(c.panels) == 1); len(m) > 0 {
+		p.Add(m)
+		if len(c.panels) == 1 {
+			m.legendFor(&c.legend)
+		}
+	}
+	return p
+}
+
+// lines draws one line per series; the first error is kept for the end.
+func (d *figureDrawer) lines(c *chart, p *plot.Plot, names []string, xys ...plotter.XYs) {
+	for i, xy := range xys {
+		if err := c.line(p, names[i], xy, false, true); err != nil && d.err == nil {
+			d.err = err
+		}
+	}
+}
+
+func (d *figureDrawer) timelineFigure() {
+	if d.timeline.empty() {
+		return
+	}
+	c, h := d.timeline.chart(d.ax)
+	d.add("timeline", "Timeline: what happened", "Nodes lost and back, queues starved (held below their entitlement while asking for more) and when they recovered, preemption rounds that killed containers, reservations accepted, refused and removed, replanning and reconfiguration.", c, h)
+}
+
+func (d *figureDrawer) clusterFigure() {
 	c := newChart()
-	p := timeChart(c, "Cluster memory", "GB", "")
-	lines(c, p, []string{"capacity", "allocated", "pending"},
-		series(func(s *metrics.Sample) float64 { return gb(s.Capacity.Memory) }),
-		series(func(s *metrics.Sample) float64 { return gb(s.Allocated.Memory) }),
-		series(func(s *metrics.Sample) float64 { return gb(s.Pending.Memory) }))
-	fs.add("cluster", "Cluster: capacity, allocated, pending", "Memory of the live nodes, what containers hold, and the outstanding asks of the application masters.", c, chartHeight)
+	p := d.timeChart(c, "Cluster memory", "GB", "")
+	d.lines(c, p, []string{"capacity", "allocated", "pending"},
+		d.series(func(s *metrics.Sample) float64 { return gb(s.Capacity.Memory) }),
+		d.series(func(s *metrics.Sample) float64 { return gb(s.Allocated.Memory) }),
+		d.series(func(s *metrics.Sample) float64 { return gb(s.Pending.Memory) }))
+	d.add("cluster", "Cluster: capacity, allocated, pending", "Memory of the live nodes, what containers hold, and the outstanding asks of the application masters.", c, chartHeight)
+}
 
-	for i, q := range r.Queues {
+func (d *figureDrawer) queueFigures() {
+	share := ShareLabel(d.run.Scheduler)
+	for i, q := range d.run.Queues {
 		c := newChart()
-		p := timeChart(c, "Queue "+q, "GB", q)
+		p := d.timeChart(c, "Queue "+q, "GB", q)
 		names := []string{share, "used", "pending"}
-		lines(c, p, names,
-			series(func(s *metrics.Sample) float64 { return gb(s.Queues[i].Guaranteed.Memory) }),
-			series(func(s *metrics.Sample) float64 { return gb(s.Queues[i].Used.Memory) }),
-			series(func(s *metrics.Sample) float64 { return gb(s.Queues[i].Pending.Memory) }))
+		d.lines(c, p, names,
+			d.series(func(s *metrics.Sample) float64 { return gb(s.Queues[i].Guaranteed.Memory) }),
+			d.series(func(s *metrics.Sample) float64 { return gb(s.Queues[i].Used.Memory) }),
+			d.series(func(s *metrics.Sample) float64 { return gb(s.Queues[i].Pending.Memory) }))
 		caption := "Memory the queue is guaranteed (its effective capacity on the live cluster), uses, and asks for."
-		if r.Scheduler == "fair" {
+		if d.run.Scheduler == "fair" {
 			caption = "The queue's instantaneous fair share of memory, what it uses, and what it asks for."
 		}
-		fs.add("queue-"+q, "Queue "+q+": used vs "+share, caption, c, 2.6*vg.Inch)
+		d.add("queue-"+q, "Queue "+q+": used vs "+share, caption, c, 2.6*vg.Inch)
 	}
+}
 
-	// Applications and containers differ by orders of magnitude: one
-	// panel each, over the same time axis.
-	c = newChart()
-	pa := timeChart(c, "Running applications and containers", "applications", "")
-	pc := timeChart(c, "", "containers", "")
+// runningFigure: applications and containers differ by orders of
+// magnitude, so one panel each, over the same time axis.
+func (d *figureDrawer) runningFigure() error {
+	c := newChart()
+	pa := d.timeChart(c, "Running applications and containers", "applications", "")
+	pc := d.timeChart(c, "", "containers", "")
 	pa.X.Label.Text = ""
-	if err := c.line(pa, "applications", series(func(s *metrics.Sample) float64 { return float64(s.RunningApps) }), false, false); err != nil {
-		return nil, err
+	if err := c.line(pa, "applications", d.series(func(s *metrics.Sample) float64 { return float64(s.RunningApps) }), false, false); err != nil {
+		return err
 	}
-	if err := c.line(pc, "containers", series(func(s *metrics.Sample) float64 { return float64(s.RunningContainers) }), false, false); err != nil {
-		return nil, err
+	if err := c.line(pc, "containers", d.series(func(s *metrics.Sample) float64 { return float64(s.RunningContainers) }), false, false); err != nil {
+		return err
 	}
-	fs.add("running", "Running applications and containers", "As SLS's first chart, each on its own axis.", c, 4.4*vg.Inch)
+	d.add("running", "Running applications and containers", "As SLS's first chart, each on its own axis.", c, 4.4*vg.Inch)
+	return nil
+}
 
-	for k, name := range r.Plans {
+func (d *figureDrawer) planFigures() {
+	for k, name := range d.run.Plans {
 		c := newChart()
-		p := c.panel("Plan "+name, ax.label(), "GB")
-		p.X.Min, p.X.Max = 0, ax.x(r.End)
-		p.X.Tick.Marker = timeTicks{ax.u}
-		m := append(t.outageMarks(ax), t.planMarks(ax, name)...)
+		p := c.panel("Plan "+name, d.ax.label(), "GB")
+		p.X.Min, p.X.Max = 0, d.ax.x(d.run.End)
+		p.X.Tick.Marker = timeTicks{d.ax.u}
+		m := append(d.timeline.outageMarks(d.ax), d.timeline.planMarks(d.ax, name)...)
 		if len(m) > 0 {
 			p.Add(m)
 			m.legendFor(&c.legend)
 		}
-		lines(c, p, []string{"plan capacity", "committed by reservations"},
-			series(func(s *metrics.Sample) float64 { return gb(s.PlanCapacity[k].Memory) }),
-			series(func(s *metrics.Sample) float64 { return gb(s.PlanCommitted[k].Memory) }))
-		fs.add("plan-"+name, "Plan "+name+": committed load vs capacity", "What the accepted reservations hold at each time against the plan's capacity (the plan queue's share of the live cluster); ticks at the foot mark reservations accepted, refused and removed.", c, chartHeight)
+		d.lines(c, p, []string{"plan capacity", "committed by reservations"},
+			d.series(func(s *metrics.Sample) float64 { return gb(s.PlanCapacity[k].Memory) }),
+			d.series(func(s *metrics.Sample) float64 { return gb(s.PlanCommitted[k].Memory) }))
+		d.add("plan-"+name, "Plan "+name+": committed load vs capacity", "What the accepted reservations hold at each time against the plan's capacity (the plan queue's share of the live cluster); ticks at the foot mark reservations accepted, refused and removed.", c, chartHeight)
 	}
+}
 
-	for _, d := range []struct {
-		id, title, x string
-		get          func(j *metrics.Job) (float64, bool)
-	}{
-		{"wait", "Job wait (submission to first task)", "wait", func(j *metrics.Job) (float64, bool) {
-			w := j.Wait()
-			return float64(w), w >= 0
-		}},
-		{"runtime", "Job completion time (submission to finish)", "completion time", func(j *metrics.Job) (float64, bool) {
-			return float64(j.Finished - j.Submitted), j.Finished > 0
-		}},
-	} {
+// jobDistributions are the per-job figures drawn as distributions: what
+// each shows and how a job's value is read.
+var jobDistributions = []struct {
+	id, title, x string
+	get          func(j *metrics.Job) (float64, bool)
+}{
+	{"wait", "Job wait (submission to first task)", "wait", func(j *metrics.Job) (float64, bool) {
+		w := j.Wait()
+		return float64(w), w >= 0
+	}},
+	{"runtime", "Job completion time (submission to finish)", "completion time", func(j *metrics.Job) (float64, bool) {
+		return float64(j.Finished - j.Submitted), j.Finished > 0
+	}},
+}
+
+// distributionFigures draws, per jobDistributions entry, the cumulative
+// distribution of each queue's jobs.
+func (d *figureDrawer) distributionFigures() error {
+	for _, dist := range jobDistributions {
 		byQ := map[string][]float64{}
 		var qs []string
 		top := 0.0
-		for i := range r.Jobs {
-			if v, ok := d.get(&r.Jobs[i]); ok {
-				q := r.Jobs[i].Queue
+		for i := range d.run.Jobs {
+			if v, ok := dist.get(&d.run.Jobs[i]); ok {
+				q := d.run.Jobs[i].Queue
 				if _, seen := byQ[q]; !seen {
 					qs = append(qs, q)
 				}
@@ -184,23 +235,28 @@ func figures(r *metrics.Run, t *timeline) ([]Figure, error) {
 			byQ[q] = vs
 		}
 		c := newChart()
-		p := c.panel(d.title, d.x+" ("+u.name+")", "fraction of jobs ≤ x")
+		p := c.panel(dist.title, dist.x+" ("+u.name+")", "fraction of jobs ≤ x")
 		p.X.Tick.Marker = timeTicks{u}
 		p.X.Min, p.Y.Max = 0, 1
 		right := u.of(top) * 1.02
 		p.X.Max = right
 		for _, q := range qs {
 			if err := c.line(p, q, cdf(byQ[q], right), true, true); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		fs.add(d.id, d.title+" ("+u.name+")", "Cumulative distribution per queue: the fraction of the queue's jobs that waited (or took) at most x.", c, chartHeight)
+		d.add(dist.id, dist.title+" ("+u.name+")", "Cumulative distribution per queue: the fraction of the queue's jobs that waited (or took) at most x.", c, chartHeight)
 	}
+	return nil
+}
 
-	last := r.Samples[len(r.Samples)-1]
+// preemptionFigures draws the cumulative containers preempted and lost,
+// then those preempted per queue, each when there are any.
+func (d *figureDrawer) preemptionFigures() error {
+	last := d.run.Samples[len(d.run.Samples)-1]
 	if last.Preempted+last.Lost+last.Marked > 0 {
 		c := newChart()
-		p := timeChart(c, "Containers preempted and lost", "containers (cumulative)", "")
+		p := d.timeChart(c, "Containers preempted and lost", "containers (cumulative)", "")
 		for _, s := range []struct {
 			name string
 			get  func(s *metrics.Sample) float64
@@ -209,29 +265,30 @@ func figures(r *metrics.Run, t *timeline) ([]Figure, error) {
 			{"preempted", func(s *metrics.Sample) float64 { return float64(s.Preempted) }},
 			{"lost with their node", func(s *metrics.Sample) float64 { return float64(s.Lost) }},
 		} {
-			if err := c.line(p, s.name, series(s.get), true, true); err != nil {
-				return nil, err
+			if err := c.line(p, s.name, d.series(s.get), true, true); err != nil {
+				return err
 			}
 		}
-		fs.add("preemptions", "Preemptions and lost containers", "Cumulative counts: containers the preemption policy marked (their application was told), those preempted (killed and asked for again), and those lost with their node.", c, chartHeight)
+		d.add("preemptions", "Preemptions and lost containers", "Cumulative counts: containers the preemption policy marked (their application was told), those preempted (killed and asked for again), and those lost with their node.", c, chartHeight)
 	}
 	var victims []int
-	for i := range r.Queues {
+	for i := range d.run.Queues {
 		if last.Queues[i].Preempted > 0 {
 			victims = append(victims, i)
 		}
 	}
-	if len(victims) > 0 {
-		c := newChart()
-		p := timeChart(c, "Containers preempted per queue", "containers (cumulative)", "")
-		for _, i := range victims {
-			if err := c.line(p, r.Queues[i], series(func(s *metrics.Sample) float64 { return float64(s.Queues[i].Preempted) }), true, true); err != nil {
-				return nil, err
-			}
-		}
-		fs.add("preemptions-per-queue", "Preemptions per queue", "Cumulative count of each queue's containers preempted: the queues that gave resources back.", c, chartHeight)
+	if len(victims) == 0 {
+		return nil
 	}
-	return fs.figs, fs.err
+	c := newChart()
+	p := d.timeChart(c, "Containers preempted per queue", "containers (cumulative)", "")
+	for _, i := range victims {
+		if err := c.line(p, d.run.Queues[i], d.series(func(s *metrics.Sample) float64 { return float64(s.Queues[i].Preempted) }), true, true); err != nil {
+			return err
+		}
+	}
+	d.add("preemptions-per-queue", "Preemptions per queue", "Cumulative count of each queue's containers preempted: the queues that gave resources back.", c, chartHeight)
+	return nil
 }
 
 // outageMarks are the outages as labelled bands.
@@ -305,71 +362,7 @@ func (l lanes) Plot(c draw.Canvas, p *plot.Plot) {
 // chart draws the timeline: one lane per kind of happening (and per
 // starved queue and per plan), with the marks of the time charts.
 func (t *timeline) chart(ax timeAxis) (*chart, vg.Length) {
-	var ls lanes
-	at := ax.x
-	if len(t.outages) > 0 {
-		ls = append(ls, lane{name: "nodes", marks: t.outageMarks(ax)})
-	}
-	var queues []string
-	for _, s := range t.starved {
-		if !slices.Contains(queues, s.Queue) {
-			queues = append(queues, s.Queue)
-		}
-	}
-	for _, q := range queues {
-		ln := lane{name: q + " starved"}
-		for _, s := range t.starved {
-			if s.Queue != q {
-				continue
-			}
-			ln.marks = append(ln.marks, mark{kind: markStarved, from: at(s.From), to: at(s.To)})
-			if s.Recovered && len(s.Preemption) > 0 {
-				ln.marks = append(ln.marks, mark{kind: markRecovered, from: at(s.To), to: at(s.To), label: "recovered"})
-			}
-		}
-		ls = append(ls, ln)
-	}
-	if len(t.preemption) > 0 {
-		ln := lane{name: "preemption"}
-		for _, ev := range t.run.Timeline {
-			if ev.Kind == metrics.Preempted {
-				ln.marks = append(ln.marks, mark{kind: markPreempt, from: at(ev.Time), to: at(ev.Time)})
-			}
-		}
-		for _, p := range t.preemption {
-			ln.marks = append(ln.marks, mark{kind: markPreemptSpan, from: at(p.From), to: at(p.To), label: fmt.Sprintf("%d killed", p.Containers)})
-		}
-		ls = append(ls, ln)
-	}
-	var plans []string
-	for _, ev := range t.reservations {
-		if !slices.Contains(plans, ev.Queue) {
-			plans = append(plans, ev.Queue)
-		}
-	}
-	for _, ev := range t.replans {
-		if !slices.Contains(plans, ev.Queue) {
-			plans = append(plans, ev.Queue)
-		}
-	}
-	for _, pl := range plans {
-		ls = append(ls, lane{name: "plan " + pl, marks: t.planMarks(ax, pl)})
-	}
-	if len(t.reconfigs) > 0 {
-		ln := lane{name: "reconfigured"}
-		for _, ev := range t.reconfigs {
-			ln.marks = append(ln.marks, mark{kind: markReconfig, from: at(ev.Time), to: at(ev.Time), label: ev.Queue})
-		}
-		ls = append(ls, ln)
-	}
-	if len(t.stalls) > 0 {
-		ln := lane{name: "run"}
-		for _, ev := range t.stalls {
-			ln.marks = append(ln.marks, mark{kind: markStall, from: at(ev.Time), to: at(ev.Time), label: "stalled"})
-		}
-		ls = append(ls, ln)
-	}
-
+	ls := t.lanes(ax)
 	c := newChart()
 	p := plot.New()
 	p.X.Label.Text = ax.label()
@@ -390,4 +383,89 @@ func (t *timeline) chart(ax timeAxis) (*chart, vg.Length) {
 	p.Add(ls)
 	all.legendFor(&c.legend)
 	return c, vg.Length(len(ls))*0.42*vg.Inch + 0.9*vg.Inch
+}
+
+// lanes are the timeline chart's rows, top to bottom: node outages, each
+// starved queue, preemption, each plan, reconfiguration, a stall; a row
+// with nothing in it is left out.
+func (t *timeline) lanes(ax timeAxis) lanes {
+	var ls lanes
+	at := ax.x
+	if len(t.outages) > 0 {
+		ls = append(ls, lane{name: "nodes", marks: t.outageMarks(ax)})
+	}
+	ls = append(ls, t.starvedLanes(at)...)
+	if len(t.preemption) > 0 {
+		ln := lane{name: "preemption"}
+		for _, ev := range t.run.Timeline {
+			if ev.Kind == metrics.Preempted {
+				ln.marks = append(ln.marks, mark{kind: markPreempt, from: at(ev.Time), to: at(ev.Time)})
+			}
+		}
+		for _, p := range t.preemption {
+			ln.marks = append(ln.marks, mark{kind: markPreemptSpan, from: at(p.From), to: at(p.To), label: fmt.Sprintf("%d killed", p.Containers)})
+		}
+		ls = append(ls, ln)
+	}
+	for _, pl := range t.plans() {
+		ls = append(ls, lane{name: "plan " + pl, marks: t.planMarks(ax, pl)})
+	}
+	if len(t.reconfigs) > 0 {
+		ln := lane{name: "reconfigured"}
+		for _, ev := range t.reconfigs {
+			ln.marks = append(ln.marks, mark{kind: markReconfig, from: at(ev.Time), to: at(ev.Time), label: ev.Queue})
+		}
+		ls = append(ls, ln)
+	}
+	if len(t.stalls) > 0 {
+		ln := lane{name: "run"}
+		for _, ev := range t.stalls {
+			ln.marks = append(ln.marks, mark{kind: markStall, from: at(ev.Time), to: at(ev.Time), label: "stalled"})
+		}
+		ls = append(ls, ln)
+	}
+	return ls
+}
+
+// starvedLanes is one lane per starved queue, first starved first: its
+// starvation spans, and a recovery where preemption helped.
+func (t *timeline) starvedLanes(at func(berth.Time) float64) lanes {
+	var queues []string
+	for _, s := range t.starved {
+		if !slices.Contains(queues, s.Queue) {
+			queues = append(queues, s.Queue)
+		}
+	}
+	var ls lanes
+	for _, q := range queues {
+		ln := lane{name: q + " starved"}
+		for _, s := range t.starved {
+			if s.Queue != q {
+				continue
+			}
+			ln.marks = append(ln.marks, mark{kind: markStarved, from: at(s.From), to: at(s.To)})
+			if s.Recovered && len(s.Preemption) > 0 {
+				ln.marks = append(ln.marks, mark{kind: markRecovered, from: at(s.To), to: at(s.To), label: "recovered"})
+			}
+		}
+		ls = append(ls, ln)
+	}
+	return ls
+}
+
+// plans are the plans with a reservation event or a replanning, in the
+// order they first appear (reservations first).
+func (t *timeline) plans() []string {
+	var plans []string
+	for _, ev := range t.reservations {
+		if !slices.Contains(plans, ev.Queue) {
+			plans = append(plans, ev.Queue)
+		}
+	}
+	for _, ev := range t.replans {
+		if !slices.Contains(plans, ev.Queue) {
+			plans = append(plans, ev.Queue)
+		}
+	}
+	return plans
 }

@@ -19,17 +19,45 @@ type Happening struct {
 	at            berth.Time
 }
 
-// happenings lists the episodes for the timeline table, in time order.
+// happenings lists the episodes for the timeline table, in time order
+// (episodes at the same time in the order of the steps below).
 func (t *timeline) happenings() []Happening {
-	var out []Happening
-	add := func(from, to berth.Time, span bool, what string) {
-		h := Happening{At: clock(from, t.end), What: what, at: from}
-		if span && to > from {
-			h.For = dur(to - from)
-		}
-		out = append(out, h)
+	h := &happenings{end: t.end}
+	h.outages(t.outages)
+	h.starvations(t.starved)
+	for _, p := range t.preemption {
+		h.add(p.From, p.To, true, fmt.Sprintf("preemption: %s killed %s", count(p.Rounds, "round", "rounds"), victims(p.Victims)))
 	}
-	for _, o := range t.outages {
+	h.replans(t.replans, t.gap())
+	h.reservations(t.reservations, t.gap())
+	for _, ev := range t.reconfigs {
+		h.add(ev.Time, ev.Time, false, "queue "+ev.Queue+" reconfigured")
+	}
+	for _, ev := range t.stalls {
+		h.add(ev.Time, ev.Time, false, "stalled: "+ev.Detail)
+	}
+	slices.SortStableFunc(h.rows, func(a, b Happening) int { return cmp.Compare(a.at, b.at) })
+	return h.rows
+}
+
+// happenings collects the timeline table's rows of a run that ends at end.
+type happenings struct {
+	end  berth.Time
+	rows []Happening
+}
+
+// add adds a row at from; a span shows how long it lasted, up to to.
+func (h *happenings) add(from, to berth.Time, span bool, what string) {
+	row := Happening{At: clock(from, h.end), What: what, at: from}
+	if span && to > from {
+		row.For = dur(to - from)
+	}
+	h.rows = append(h.rows, row)
+}
+
+// outages: one row per outage, with what it ended and restarted.
+func (h *happenings) outages(outages []outage) {
+	for _, o := range outages {
 		what := fmt.Sprintf("%s down (%s): %s ended", o.what(), memory(o.Resource.Memory), count(o.Containers, "container", "containers"))
 		if o.Containers == 0 {
 			what = fmt.Sprintf("%s down (%s), none running a container", o.what(), memory(o.Resource.Memory))
@@ -40,36 +68,44 @@ func (t *timeline) happenings() []Happening {
 		if !o.Returned {
 			what += "; never came back"
 		}
-		add(o.From, o.To, o.Returned, what)
+		h.add(o.From, o.To, o.Returned, what)
 	}
-	for _, s := range t.starved {
+}
+
+// starvations: one row per starvation of a queue.
+func (h *happenings) starvations(starved []starvation) {
+	for _, s := range starved {
 		what := fmt.Sprintf("%s starved: held as little as %s of the %s it was entitled to", s.Queue, percent(s.Low), memory(s.Entitled))
 		if s.Recovered {
-			what += "; recovered at " + clock(s.To, t.end)
+			what += "; recovered at " + clock(s.To, h.end)
 		}
-		add(s.From, s.To, true, what)
+		h.add(s.From, s.To, true, what)
 	}
-	for _, p := range t.preemption {
-		add(p.From, p.To, true, fmt.Sprintf("preemption: %s killed %s", count(p.Rounds, "round", "rounds"), victims(p.Victims)))
-	}
-	// Replanning: one row per plan and burst (a follower may resize at
-	// every step while the plan stays over-committed).
-	for i := 0; i < len(t.replans); {
+}
+
+// replans: one row per plan and burst (events at most gap apart), as a
+// follower may resize at every step while the plan stays over-committed.
+func (h *happenings) replans(replans []metrics.Event, gap berth.Duration) {
+	for i := 0; i < len(replans); {
 		j := i
-		for j+1 < len(t.replans) && t.replans[j+1].Queue == t.replans[i].Queue && t.replans[j+1].Time-t.replans[j].Time <= t.gap() {
+		for j+1 < len(replans) && replans[j+1].Queue == replans[i].Queue && replans[j+1].Time-replans[j].Time <= gap {
 			j++
 		}
-		first, last := t.replans[i], t.replans[j]
+		first, last := replans[i], replans[j]
 		what := fmt.Sprintf("plan %s over-committed and %s to %s", first.Queue, first.Detail, memory(first.Resource.Memory))
 		if j > i {
 			what = fmt.Sprintf("plan %s over-committed %d times, replanned or resized to %s at last", first.Queue, j-i+1, memory(last.Resource.Memory))
 		}
-		add(first.Time, last.Time, true, what)
+		h.add(first.Time, last.Time, true, what)
 		i = j + 1
 	}
-	// Reservations: one row per plan, and one per burst of removals.
+}
+
+// reservations: per plan, in the order plans first appear, one row for
+// the reservations accepted and refused, and one per burst of removals.
+func (h *happenings) reservations(events []metrics.Event, gap berth.Duration) {
 	var plans []string
-	for _, ev := range t.reservations {
+	for _, ev := range events {
 		if !slices.Contains(plans, ev.Queue) {
 			plans = append(plans, ev.Queue)
 		}
@@ -78,7 +114,7 @@ func (t *timeline) happenings() []Happening {
 		var acc, rej int
 		from, to := berth.Time(-1), berth.Time(0)
 		var removed []metrics.Event
-		for _, ev := range t.reservations {
+		for _, ev := range events {
 			if ev.Queue != pl {
 				continue
 			}
@@ -97,25 +133,17 @@ func (t *timeline) happenings() []Happening {
 			to = ev.Time
 		}
 		if from >= 0 {
-			add(from, to, true, fmt.Sprintf("plan %s: %s accepted, %d refused", pl, count(acc, "reservation", "reservations"), rej))
+			h.add(from, to, true, fmt.Sprintf("plan %s: %s accepted, %d refused", pl, count(acc, "reservation", "reservations"), rej))
 		}
 		for i := 0; i < len(removed); {
 			j := i
-			for j+1 < len(removed) && removed[j+1].Time-removed[j].Time <= t.gap() {
+			for j+1 < len(removed) && removed[j+1].Time-removed[j].Time <= gap {
 				j++
 			}
-			add(removed[i].Time, removed[j].Time, true, fmt.Sprintf("plan %s: the replanner removed %s", pl, count(j-i+1, "reservation", "reservations")))
+			h.add(removed[i].Time, removed[j].Time, true, fmt.Sprintf("plan %s: the replanner removed %s", pl, count(j-i+1, "reservation", "reservations")))
 			i = j + 1
 		}
 	}
-	for _, ev := range t.reconfigs {
-		add(ev.Time, ev.Time, false, "queue "+ev.Queue+" reconfigured")
-	}
-	for _, ev := range t.stalls {
-		add(ev.Time, ev.Time, false, "stalled: "+ev.Detail)
-	}
-	slices.SortStableFunc(out, func(a, b Happening) int { return cmp.Compare(a.at, b.at) })
-	return out
 }
 
 // notices are warnings shown above everything else: a run whose

@@ -105,13 +105,13 @@ func siteName(s *Site) string {
 func (sc *Scenario) defaultPreemptor(s engine.Scheduler) (engine.Preemptor, error) {
 	switch s := s.(type) {
 	case *capacity.Scheduler:
-		p, err := preempt.NewProportional(s, sc.capPreempt)
+		p, err := preempt.NewProportional(preempt.ProportionalSetup{State: s, Actor: s, Config: sc.capPreempt})
 		if err != nil {
 			return nil, fmt.Errorf("preemption policy: %w", err)
 		}
 		return NewCapacityPreemptor(p), nil
 	case *fair.Scheduler:
-		p, err := preempt.NewFairPreemptor(s, sc.fairPreempt, nil)
+		p, err := preempt.NewFairPreemptor(preempt.FairPreemptorSetup{State: s, Actor: s, Config: sc.fairPreempt})
 		if err != nil {
 			return nil, fmt.Errorf("fair preemption: %w", err)
 		}

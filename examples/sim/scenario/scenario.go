@@ -230,26 +230,17 @@ type Scenario struct {
 	fairPreempt preempt.FairConfig
 }
 
-// Load parses and validates every input.
+// Load parses and validates every input, one step per input file: the
+// site files, the scheduler's file, the traces, the node file, then the
+// jobs against the scheduler and the node events.
 func Load(in Inputs) (*Scenario, error) {
 	sc := &Scenario{in: in, Defaults: trace.DefaultDefaults()}
 	if in.End < 0 {
 		return nil, &InputError{File: "flags", Field: "end-ms", Value: in.End, Reason: "must not be negative (0: run until every job finished)"}
 	}
-	var site *Site
-	if len(in.Sites) > 0 || len(in.Overrides) > 0 {
-		var err error
-		if site, err = LoadSites(in.Sites, in.Overrides); err != nil {
-			return nil, err
-		}
-		// Before anything is read from it: strict mode refuses the files
-		// whole, and the report names every key at once.
-		sc.Site, sc.SiteReport = site, SiteReport(site)
-		if in.StrictConfig {
-			if err := sc.SiteReport.Err(site.File); err != nil {
-				return nil, &InputError{File: site.File, Reason: "strict configuration: keys not modelled or unknown", Err: err}
-			}
-		}
+	site, err := sc.loadSites()
+	if err != nil {
+		return nil, err
 	}
 	if sc.in.Scheduler == "" {
 		name, err := site.SchedulerName()
@@ -259,7 +250,61 @@ func Load(in Inputs) (*Scenario, error) {
 		sc.in.Scheduler = name
 	}
 	sc.Scheduler = sc.in.Scheduler
-	in = sc.in
+	if err := sc.siteSettings(site); err != nil {
+		return nil, err
+	}
+	if err := sc.loadSchedulerFile(); err != nil {
+		return nil, err
+	}
+	if err := sc.preemptionSettings(site); err != nil {
+		return nil, err
+	}
+	traces, err := sc.loadTraces()
+	if err != nil {
+		return nil, err
+	}
+	if err := sc.loadNodes(traces); err != nil {
+		return nil, err
+	}
+	if err := sc.resolveAMTypes(site); err != nil {
+		return nil, err
+	}
+	if err := sc.admitJobs(); err != nil {
+		return nil, err
+	}
+	if sc.in.NodeEvents != nil {
+		if sc.NodeEvents, err = readNodeEvents(sc.in.NodeEvents, sc.Nodes); err != nil {
+			return nil, err
+		}
+	}
+	return sc, nil
+}
+
+// loadSites loads the site files and overrides (nil when there are none)
+// and reports on them; in strict mode a report with keys not modelled or
+// unknown refuses them.
+func (sc *Scenario) loadSites() (*Site, error) {
+	if len(sc.in.Sites) == 0 && len(sc.in.Overrides) == 0 {
+		return nil, nil
+	}
+	site, err := LoadSites(sc.in.Sites, sc.in.Overrides)
+	if err != nil {
+		return nil, err
+	}
+	// Before anything is read from it: strict mode refuses the files
+	// whole, and the report names every key at once.
+	sc.Site, sc.SiteReport = site, SiteReport(site)
+	if sc.in.StrictConfig {
+		if err := sc.SiteReport.Err(site.File); err != nil {
+			return nil, &InputError{File: site.File, Reason: "strict configuration: keys not modelled or unknown", Err: err}
+		}
+	}
+	return site, nil
+}
+
+// siteSettings reads the run's intervals, the default node, container and
+// AM sizes, and whether the reservation system runs, from the site.
+func (sc *Scenario) siteSettings(site *Site) error {
 	ints := []struct {
 		key string
 		dst *int64
@@ -275,7 +320,7 @@ func Load(in Inputs) (*Scenario, error) {
 	for _, k := range ints {
 		v, err := site.Int(k.key, k.def)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		*k.dst = v
 	}
@@ -284,18 +329,25 @@ func Load(in Inputs) (*Scenario, error) {
 	if _, ok := site.get(KeyMetricsInterval); ok {
 		v, err := site.Int(KeyMetricsInterval, 0)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		sc.SampleInterval = v
 	}
 	var err error
-	if sc.Reservations, err = site.Bool(KeyReservationEnable, false); err != nil {
-		return nil, err
-	}
+	sc.Reservations, err = site.Bool(KeyReservationEnable, false)
+	return err
+}
+
+// loadSchedulerFile parses the scheduler's file with its report: the
+// capacity scheduler's configuration, or the fair scheduler's allocation
+// file (YARN's defaults when none is given).
+func (sc *Scenario) loadSchedulerFile() error {
+	in := sc.in
+	var err error
 	switch in.Scheduler {
 	case "capacity":
 		if sc.capCfg, sc.ConfigReport, err = capacity.ParseXMLReport(bytes.NewReader(in.SchedulerConf.Data), capacity.XMLOptions{Strict: in.StrictConfig}); err != nil {
-			return nil, configError(in, "bad capacity scheduler configuration", err)
+			return configError(in, "bad capacity scheduler configuration", err)
 		}
 	case "fair":
 		if in.SchedulerConf.Name == "" && in.SchedulerConf.Data == nil {
@@ -304,17 +356,21 @@ func Load(in Inputs) (*Scenario, error) {
 			sc.fairAF = fair.DefaultAllocationFile()
 			sc.ConfigReport.Add(queue.ConfigNote{Kind: queue.NoteNotModelled, Key: KeyFairAllocationFile,
 				Instead: "no allocation file: YARN's defaults (queues made as jobs name them, each under root, with fair sharing)"})
-			break
+			return nil
 		}
 		if sc.fairAF, sc.ConfigReport, err = fair.ParseAllocationFileReport(in.SchedulerConf.Data, fair.ParseOptions{Strict: in.StrictConfig}); err != nil {
-			return nil, configError(in, "bad fair scheduler allocation file", err)
+			return configError(in, "bad fair scheduler allocation file", err)
 		}
 	default:
-		return nil, &InputError{File: "flags", Field: "scheduler", Value: in.Scheduler, Reason: `must be "capacity" or "fair"`}
+		return &InputError{File: "flags", Field: "scheduler", Value: in.Scheduler, Reason: `must be "capacity" or "fair"`}
 	}
-	if err := sc.preemptionSettings(site); err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+// loadTraces reads each trace file in turn into the scenario's jobs, drops
+// and notes, and checks that no job id appears twice.
+func (sc *Scenario) loadTraces() ([]*trace.Trace, error) {
+	in := sc.in
 	if len(in.Traces) == 0 {
 		return nil, &InputError{File: "flags", Field: "tracelocation", Reason: "no trace given"}
 	}
@@ -323,24 +379,7 @@ func Load(in Inputs) (*Scenario, error) {
 	}
 	var traces []*trace.Trace
 	for _, f := range in.Traces {
-		var t *trace.Trace
-		switch strings.ToUpper(in.TraceType) {
-		case "SLS":
-			t, err = trace.ReadSLS(bytes.NewReader(f.Data), f.Name, sc.Defaults)
-		case "RUMEN":
-			t, err = trace.ReadRumen(bytes.NewReader(f.Data), f.Name, sc.Defaults)
-		case "SYNTH":
-			var s *trace.Synth
-			if s, err = trace.ReadSynth(bytes.NewReader(f.Data), f.Name); err == nil {
-				t = s.Generate(sc.Defaults, in.Seed)
-				if in.Seed == nil {
-					sc.Seed = s.Seed
-				}
-				sc.Description = cmp.Or(sc.Description, s.Description)
-			}
-		default:
-			return nil, &InputError{File: "flags", Field: "tracetype", Value: in.TraceType, Reason: "must be SLS, RUMEN or SYNTH"}
-		}
+		t, err := sc.readTrace(f)
 		if err != nil {
 			return nil, err
 		}
@@ -356,10 +395,42 @@ func Load(in Inputs) (*Scenario, error) {
 		}
 		seen[j.ID] = in.Traces[0].Name
 	}
+	return traces, nil
+}
+
+// readTrace reads one trace file of the run's trace type; a SYNTH file's
+// jobs are generated, and its seed and description become the run's
+// unless given.
+func (sc *Scenario) readTrace(f File) (*trace.Trace, error) {
+	switch strings.ToUpper(sc.in.TraceType) {
+	case "SLS":
+		return trace.ReadSLS(bytes.NewReader(f.Data), f.Name, sc.Defaults)
+	case "RUMEN":
+		return trace.ReadRumen(bytes.NewReader(f.Data), f.Name, sc.Defaults)
+	case "SYNTH":
+		s, err := trace.ReadSynth(bytes.NewReader(f.Data), f.Name)
+		if err != nil {
+			return nil, err
+		}
+		if sc.in.Seed == nil {
+			sc.Seed = s.Seed
+		}
+		sc.Description = cmp.Or(sc.Description, s.Description)
+		return s.Generate(sc.Defaults, sc.in.Seed), nil
+	}
+	return nil, &InputError{File: "flags", Field: "tracetype", Value: sc.in.TraceType, Reason: "must be SLS, RUMEN or SYNTH"}
+}
+
+// loadNodes reads the node file, its labels becoming the capacity
+// scheduler's partitions, or, without one, builds the nodes the traces
+// name as SLS does.
+func (sc *Scenario) loadNodes(traces []*trace.Trace) error {
+	in := sc.in
 	var notes []trace.Note
 	if in.Nodes != nil {
+		var err error
 		if sc.Nodes, notes, err = trace.ReadNodes(bytes.NewReader(in.Nodes.Data), in.Nodes.Name, sc.Defaults); err != nil {
-			return nil, err
+			return err
 		}
 		var labelNotes []trace.Note
 		sc.capCfg.NodeLabels, labelNotes = clusterLabels(sc.capCfg.NodeLabels, sc.Nodes, in.Nodes.Name, in.Scheduler)
@@ -369,20 +440,9 @@ func Load(in Inputs) (*Scenario, error) {
 	}
 	sc.Notes = append(sc.Notes, notes...)
 	if len(sc.Nodes) == 0 {
-		return nil, &InputError{File: "flags", Field: "nodes", Reason: "no nodes: give a node file, or a trace with hosts or a topology"}
+		return &InputError{File: "flags", Field: "nodes", Reason: "no nodes: give a node file, or a trace with hosts or a topology"}
 	}
-	if err := sc.resolveAMTypes(site); err != nil {
-		return nil, err
-	}
-	if err := sc.admitJobs(); err != nil {
-		return nil, err
-	}
-	if in.NodeEvents != nil {
-		if sc.NodeEvents, err = readNodeEvents(in.NodeEvents, sc.Nodes); err != nil {
-			return nil, err
-		}
-	}
-	return sc, nil
+	return nil
 }
 
 // Options tune a built engine.

@@ -25,90 +25,111 @@ import (
 // "resource": {"memory-mb", "vcores"} object, which SLS ignores, with a
 // note; flat values win over it.
 func ReadNodes(r io.Reader, file string, d Defaults) ([]Node, []Note, error) {
-	var out []Node
-	var notes []Note
-	seen := map[string]bool{}
-	note := func(o obj, field, text string) {
-		notes = append(notes, Note{File: file, Record: o.rec, Field: o.prefix + field, Text: text})
-	}
-	err := records(r, file, func(rec int, o obj) error {
-		rack, err := o.str("rack", "")
-		if err != nil {
-			return err
-		}
-		if !o.has("rack") {
-			rack = "null"
-			note(o, "rack", `missing: read as rack "/null", as SLS reads it`)
-		}
-		if strings.Trim(rack, "/") == "" {
-			return o.err("rack", rack, "empty", nil)
-		}
-		o.id = rack
-		if !o.has("nodes") {
-			return o.err("nodes", nil, "missing (SLS fails on it)", nil)
-		}
-		nodes, err := o.objects("nodes")
-		if err != nil {
-			return err
-		}
-		if len(nodes) == 0 {
-			note(o, "nodes", "the rack has no nodes")
-		}
-		for _, no := range nodes {
-			n := Node{Rack: "/" + strings.TrimPrefix(rack, "/"), Resource: d.Node}
-			if n.ID, err = no.str("node", ""); err != nil {
-				return err
-			}
-			if !no.has("node") {
-				n.ID = "null"
-				note(no, "node", fmt.Sprintf(`missing: read as host "%s/null", as SLS reads it`, n.Rack))
-			}
-			if n.ID == "" || strings.ContainsAny(n.ID, "/ ") {
-				return no.err("node", n.ID, "empty, or not a plain host name", nil)
-			}
-			if seen[n.ID] {
-				note(no, "node", fmt.Sprintf("host %s is named again: the first one is kept", n.ID))
-				continue
-			}
-			seen[n.ID] = true
-			if res, ok, err := no.object("resource"); err != nil {
-				return err
-			} else if ok {
-				if n.Resource, err = nodeResource(res, d.Node); err != nil {
-					return err
-				}
-				note(no, "resource", "a nested resource object is read by Berth, not by SLS (SLS reads memory-mb and vcores on the node itself)")
-			}
-			if n.Resource, err = nodeResource(no, n.Resource); err != nil {
-				return err
-			}
-			if no.has("labels") {
-				s, err := no.str("labels", "")
-				if err != nil {
-					return err
-				}
-				if n.Labels, err = ParseLabels(s); err != nil {
-					return no.err("labels", s, err.Error(), nil)
-				}
-			}
-			for _, k := range no.keys() {
-				switch k {
-				case "node", "labels", "resource", berth.ResourceMemory, berth.ResourceVCores:
-				default:
-					note(no, k, "not read: SLS reads node, labels, memory-mb and vcores")
-				}
-			}
-			out = append(out, n)
-		}
-		return nil
-	})
-	if err != nil {
+	nr := &nodeReader{file: file, defaults: d, seen: map[string]bool{}}
+	if err := records(r, file, nr.rack); err != nil {
 		return nil, nil, err
 	}
-	if len(out) == 0 {
+	if len(nr.nodes) == 0 {
 		return nil, nil, &Error{File: file, Reason: "no nodes"}
 	}
-	return out, notes, nil
+	return nr.nodes, nr.notes, nil
+}
+
+// nodeReader is what ReadNodes keeps from one rack record to the next: the
+// nodes read so far, the hosts they name and the notes.
+type nodeReader struct {
+	file     string
+	defaults Defaults
+	nodes    []Node
+	notes    []Note
+	seen     map[string]bool
+}
+
+func (nr *nodeReader) note(o obj, field, text string) {
+	nr.notes = append(nr.notes, Note{File: nr.file, Record: o.rec, Field: o.prefix + field, Text: text})
+}
+
+// rack reads one rack record: its name, then each of its nodes.
+func (nr *nodeReader) rack(rec int, o obj) error {
+	rack, err := o.str("rack", "")
+	if err != nil {
+		return err
+	}
+	if !o.has("rack") {
+		rack = "null"
+		nr.note(o, "rack", `missing: read as rack "/null", as SLS reads it`)
+	}
+	if strings.Trim(rack, "/") == "" {
+		return o.err("rack", rack, "empty", nil)
+	}
+	o.id = rack
+	if !o.has("nodes") {
+		return o.err("nodes", nil, "missing (SLS fails on it)", nil)
+	}
+	nodes, err := o.objects("nodes")
+	if err != nil {
+		return err
+	}
+	if len(nodes) == 0 {
+		nr.note(o, "nodes", "the rack has no nodes")
+	}
+	for _, no := range nodes {
+		if err := nr.node(no, "/"+strings.TrimPrefix(rack, "/")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// node reads one node of a rack: its host name (a host named before is
+// skipped), its size and its labels.
+func (nr *nodeReader) node(no obj, rack string) error {
+	n := Node{Rack: rack, Resource: nr.defaults.Node}
+	var err error
+	if n.ID, err = no.str("node", ""); err != nil {
+		return err
+	}
+	if !no.has("node") {
+		n.ID = "null"
+		nr.note(no, "node", fmt.Sprintf(`missing: read as host "%s/null", as SLS reads it`, n.Rack))
+	}
+	if n.ID == "" || strings.ContainsAny(n.ID, "/ ") {
+		return no.err("node", n.ID, "empty, or not a plain host name", nil)
+	}
+	if nr.seen[n.ID] {
+		nr.note(no, "node", fmt.Sprintf("host %s is named again: the first one is kept", n.ID))
+		return nil
+	}
+	nr.seen[n.ID] = true
+	if res, ok, err := no.object("resource"); err != nil {
+		return err
+	} else if ok {
+		if n.Resource, err = nodeResource(res, nr.defaults.Node); err != nil {
+			return err
+		}
+		nr.note(no, "resource", "a nested resource object is read by Berth, not by SLS (SLS reads memory-mb and vcores on the node itself)")
+	}
+	if n.Resource, err = nodeResource(no, n.Resource); err != nil {
+		return err
+	}
+	if no.has("labels") {
+		s, err := no.str("labels", "")
+		if err != nil {
+			return err
+		}
+		if n.Labels, err = ParseLabels(s); err != nil {
+			return no.err("labels", s, err.Error(), nil)
+		}
+	}
+	for _, k := range no.keys() {
+		switch k {
+		case "node", "labels", "resource", berth.ResourceMemory, berth.ResourceVCores:
+		default:
+			nr.note(no, k, "not read: SLS reads node, labels, memory-mb and vcores")
+		}
+	}
+	nr.nodes = append(nr.nodes, n)
+	return nil
 }
 
 // Label is a node label as YARN's NodeLabel: a name and whether it is

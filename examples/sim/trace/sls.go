@@ -98,50 +98,16 @@ func readTopology(o obj) (*Topology, error) {
 	return &Topology{Nodes: int(n), Racks: int(min(max(int64(racks), 1), n))}, nil
 }
 
+// readSLSJob reads one job record: the job's fields, its tasks, then the
+// job.count copies SLS makes of it.
 func readSLSJob(o obj, d Defaults, generated *int) ([]Job, error) {
 	id, err := o.str(fieldJobID, "")
 	if err != nil {
 		return nil, err
 	}
 	o.id = id
-	var j Job
-	if j.AMType, err = o.str(fieldAMType, AMMapReduce); err != nil {
-		return nil, err
-	}
-	if j.AMType == "" {
-		return nil, o.err(fieldAMType, j.AMType, "empty", nil)
-	}
-	if j.User, err = o.str(fieldJobUser, DefaultUser); err != nil {
-		return nil, err
-	}
-	if j.Queue, err = o.str(fieldJobQueue, ""); err != nil {
-		return nil, err
-	}
-	if j.Queue == "" {
-		return nil, o.err(fieldJobQueue, nil, "missing", nil)
-	}
-	if j.Start, err = o.int64(fieldJobStart, 0); err != nil {
-		return nil, err
-	}
-	if j.Start < 0 || j.Start > MaxTime {
-		return nil, o.err(fieldJobStart, j.Start, fmt.Sprintf("must be in [0, %d] ms (ten years)", MaxTime), nil)
-	}
-	if j.End, err = o.int64(fieldJobEnd, 0); err != nil {
-		return nil, err
-	}
-	if j.End > MaxTime {
-		return nil, o.err(fieldJobEnd, j.End, fmt.Sprintf("beyond %d ms (ten years)", MaxTime), nil)
-	}
-	if j.End != 0 && j.End < j.Start {
-		return nil, o.err(fieldJobEnd, j.End, "before "+fieldJobStart, nil)
-	}
-	if j.AMType == AMStream && j.End <= j.Start {
-		return nil, o.err(fieldJobEnd, j.End, "a stream job runs until job.end.ms, which must follow job.start.ms", nil)
-	}
-	if j.LabelExpression, err = o.str(fieldJobLabel, ""); err != nil {
-		return nil, err
-	}
-	if j.AMResource, err = resourceFields(o, "am.", d.AM); err != nil {
+	j, err := readSLSJobFields(o, d)
+	if err != nil {
 		return nil, err
 	}
 	count, err := o.int64(fieldJobCount, 1)
@@ -183,6 +149,65 @@ func readSLSJob(o obj, d Defaults, generated *int) ([]Job, error) {
 	return out, nil
 }
 
+// readSLSJobFields reads a job record's own fields, tasks and count aside:
+// the AM type, user and queue, the times, the label expression and the
+// AM's size.
+func readSLSJobFields(o obj, d Defaults) (Job, error) {
+	var j Job
+	var err error
+	if j.AMType, err = o.str(fieldAMType, AMMapReduce); err != nil {
+		return j, err
+	}
+	if j.AMType == "" {
+		return j, o.err(fieldAMType, j.AMType, "empty", nil)
+	}
+	if j.User, err = o.str(fieldJobUser, DefaultUser); err != nil {
+		return j, err
+	}
+	if j.Queue, err = o.str(fieldJobQueue, ""); err != nil {
+		return j, err
+	}
+	if j.Queue == "" {
+		return j, o.err(fieldJobQueue, nil, "missing", nil)
+	}
+	if err := readSLSJobTimes(o, &j); err != nil {
+		return j, err
+	}
+	if j.LabelExpression, err = o.str(fieldJobLabel, ""); err != nil {
+		return j, err
+	}
+	if j.AMResource, err = resourceFields(o, "am.", d.AM); err != nil {
+		return j, err
+	}
+	return j, nil
+}
+
+// readSLSJobTimes reads job.start.ms and job.end.ms into j.
+func readSLSJobTimes(o obj, j *Job) error {
+	var err error
+	if j.Start, err = o.int64(fieldJobStart, 0); err != nil {
+		return err
+	}
+	if j.Start < 0 || j.Start > MaxTime {
+		return o.err(fieldJobStart, j.Start, fmt.Sprintf("must be in [0, %d] ms (ten years)", MaxTime), nil)
+	}
+	if j.End, err = o.int64(fieldJobEnd, 0); err != nil {
+		return err
+	}
+	if j.End > MaxTime {
+		return o.err(fieldJobEnd, j.End, fmt.Sprintf("beyond %d ms (ten years)", MaxTime), nil)
+	}
+	if j.End != 0 && j.End < j.Start {
+		return o.err(fieldJobEnd, j.End, "before "+fieldJobStart, nil)
+	}
+	if j.AMType == AMStream && j.End <= j.Start {
+		return o.err(fieldJobEnd, j.End, "a stream job runs until job.end.ms, which must follow job.start.ms", nil)
+	}
+	return nil
+}
+
+// readSLSTask reads one task record: its count, host, duration, request
+// and size; it stands for count identical containers.
 func readSLSTask(o obj, d Defaults) ([]Task, error) {
 	count, err := o.int64(fieldCount, 1)
 	if err != nil {
@@ -201,69 +226,12 @@ func readSLSTask(o obj, d Defaults) ([]Task, error) {
 			return nil, o.err(fieldTaskHost, t.Host, err.Error(), nil)
 		}
 	}
-	dur, err := o.int64(fieldTaskDuration, -1)
-	if err != nil {
+	if t.Duration, err = readSLSTaskDuration(o); err != nil {
 		return nil, err
 	}
-	legacy, err := o.int64(fieldDuration, -1)
-	if err != nil {
+	if err := readSLSTaskRequest(o, &t); err != nil {
 		return nil, err
 	}
-	start, err := o.int64(fieldTaskStart, -1)
-	if err != nil {
-		return nil, err
-	}
-	end, err := o.int64(fieldTaskEnd, -1)
-	if err != nil {
-		return nil, err
-	}
-	// SLS's precedence: container.duration.ms, then duration.ms, then
-	// end − start (SLS marks absent fields with −1; presence is used here,
-	// so an explicit −1 is reported rather than skipped).
-	field := fieldTaskDuration
-	switch {
-	case o.has(fieldTaskDuration):
-		t.Duration = dur
-	case o.has(fieldDuration):
-		t.Duration, field = legacy, fieldDuration
-	case o.has(fieldTaskStart) && o.has(fieldTaskEnd):
-		t.Duration, field = end-start, fieldTaskEnd
-	default:
-		return nil, o.err(fieldTaskDuration, nil, "missing: give container.duration.ms, duration.ms, or container.start.ms and container.end.ms", nil)
-	}
-	if t.Duration <= 0 {
-		return nil, o.err(field, t.Duration, "the task's duration must be positive", nil)
-	}
-	// SLS parses container.duration.ms and duration.ms with
-	// Integer.parseInt, and the simulation is bounded.
-	if field != fieldTaskEnd && t.Duration > math.MaxInt32 {
-		return nil, o.err(field, t.Duration, "beyond what SLS parses (Integer.parseInt: at most 2147483647 ms)", nil)
-	}
-	if t.Duration > MaxTime {
-		return nil, o.err(field, t.Duration, fmt.Sprintf("the task's duration is beyond %d ms (ten years)", MaxTime), nil)
-	}
-	if t.Priority, err = o.int32(fieldTaskPriority, DefaultMapPriority); err != nil {
-		return nil, err
-	}
-	if t.Type, err = o.str(fieldTaskType, TypeMap); err != nil {
-		return nil, err
-	}
-	if t.ExecutionType, err = o.str(fieldTaskExecType, DefaultExecutionType); err != nil {
-		return nil, err
-	}
-	if t.ExecutionType != "GUARANTEED" && t.ExecutionType != "OPPORTUNISTIC" {
-		return nil, o.err(fieldTaskExecType, t.ExecutionType, "must be GUARANTEED or OPPORTUNISTIC", nil)
-	}
-	if t.AllocationID, err = o.int64(fieldTaskAllocID, -1); err != nil {
-		return nil, err
-	}
-	if t.RequestDelay, err = o.int64(fieldTaskDelay, 0); err != nil {
-		return nil, err
-	}
-	if t.RequestDelay > MaxTime {
-		return nil, o.err(fieldTaskDelay, t.RequestDelay, fmt.Sprintf("beyond %d ms (ten years)", MaxTime), nil)
-	}
-	t.RequestDelay = max(t.RequestDelay, 0)
 	if t.Resource, err = resourceFields(o, "container.", d.Container); err != nil {
 		return nil, err
 	}
@@ -272,6 +240,82 @@ func readSLSTask(o obj, d Defaults) ([]Task, error) {
 		out[i] = t
 	}
 	return out, nil
+}
+
+// readSLSTaskDuration reads a task's duration with SLS's precedence:
+// container.duration.ms, then duration.ms, then end − start.
+func readSLSTaskDuration(o obj) (int64, error) {
+	dur, err := o.int64(fieldTaskDuration, -1)
+	if err != nil {
+		return 0, err
+	}
+	legacy, err := o.int64(fieldDuration, -1)
+	if err != nil {
+		return 0, err
+	}
+	start, err := o.int64(fieldTaskStart, -1)
+	if err != nil {
+		return 0, err
+	}
+	end, err := o.int64(fieldTaskEnd, -1)
+	if err != nil {
+		return 0, err
+	}
+	// SLS marks absent fields with −1; presence is used here, so an
+	// explicit −1 is reported rather than skipped.
+	var duration int64
+	field := fieldTaskDuration
+	switch {
+	case o.has(fieldTaskDuration):
+		duration = dur
+	case o.has(fieldDuration):
+		duration, field = legacy, fieldDuration
+	case o.has(fieldTaskStart) && o.has(fieldTaskEnd):
+		duration, field = end-start, fieldTaskEnd
+	default:
+		return 0, o.err(fieldTaskDuration, nil, "missing: give container.duration.ms, duration.ms, or container.start.ms and container.end.ms", nil)
+	}
+	if duration <= 0 {
+		return 0, o.err(field, duration, "the task's duration must be positive", nil)
+	}
+	// SLS parses container.duration.ms and duration.ms with
+	// Integer.parseInt, and the simulation is bounded.
+	if field != fieldTaskEnd && duration > math.MaxInt32 {
+		return 0, o.err(field, duration, "beyond what SLS parses (Integer.parseInt: at most 2147483647 ms)", nil)
+	}
+	if duration > MaxTime {
+		return 0, o.err(field, duration, fmt.Sprintf("the task's duration is beyond %d ms (ten years)", MaxTime), nil)
+	}
+	return duration, nil
+}
+
+// readSLSTaskRequest reads how a task's container is asked for: priority,
+// type, execution type, allocation id and request delay.
+func readSLSTaskRequest(o obj, t *Task) error {
+	var err error
+	if t.Priority, err = o.int32(fieldTaskPriority, DefaultMapPriority); err != nil {
+		return err
+	}
+	if t.Type, err = o.str(fieldTaskType, TypeMap); err != nil {
+		return err
+	}
+	if t.ExecutionType, err = o.str(fieldTaskExecType, DefaultExecutionType); err != nil {
+		return err
+	}
+	if t.ExecutionType != "GUARANTEED" && t.ExecutionType != "OPPORTUNISTIC" {
+		return o.err(fieldTaskExecType, t.ExecutionType, "must be GUARANTEED or OPPORTUNISTIC", nil)
+	}
+	if t.AllocationID, err = o.int64(fieldTaskAllocID, -1); err != nil {
+		return err
+	}
+	if t.RequestDelay, err = o.int64(fieldTaskDelay, 0); err != nil {
+		return err
+	}
+	if t.RequestDelay > MaxTime {
+		return o.err(fieldTaskDelay, t.RequestDelay, fmt.Sprintf("beyond %d ms (ten years)", MaxTime), nil)
+	}
+	t.RequestDelay = max(t.RequestDelay, 0)
+	return nil
 }
 
 // resourceFields reads "<prefix>memory-mb" and "<prefix>vcores" over def
