@@ -465,9 +465,24 @@ func stepPreemption(w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := preemptionRounds(w, p, clock, beat); err != nil {
+		return err
+	}
+	for _, id := range []string{"etl", "adhoc"} {
+		for _, a := range s.Snapshot().Apps {
+			if a.ID == id {
+				fmt.Fprintf(w, "%s now holds %d MB\n", id, a.Used.Memory)
+			}
+		}
+	}
+	return nil
+}
+
+// preemptionRounds runs two rounds of p, three heartbeats apart: each is
+// decided, then applied. The plan reads the scheduler only, so a host may
+// inspect it (or drop candidates) before acting.
+func preemptionRounds(w io.Writer, p *preempt.Proportional, clock *berth.ManualClock, beat func() error) error {
 	for round := 1; round <= 2; round++ {
-		// A round is decide, then apply: the plan reads the scheduler only,
-		// so a host may inspect it (or drop candidates) before acting.
 		decided, err := p.Decide(clock.Now())
 		if err != nil {
 			return err
@@ -486,13 +501,6 @@ func stepPreemption(w io.Writer) error {
 		for range 3 {
 			if err := beat(); err != nil {
 				return err
-			}
-		}
-	}
-	for _, id := range []string{"etl", "adhoc"} {
-		for _, a := range s.Snapshot().Apps {
-			if a.ID == id {
-				fmt.Fprintf(w, "%s now holds %d MB\n", id, a.Used.Memory)
 			}
 		}
 	}
