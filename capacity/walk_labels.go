@@ -15,7 +15,7 @@ import (
 // within the partition's size alone (IGNORE_PARTITION_EXCLUSIVITY). The
 // phases of walk.go and attempt.go serve both, reading the queues' state
 // on the attempt's partition (part) and serving the asks of its ask
-// partition; comparisons are made against the partition's size (s.wcl).
+// partition; comparisons are made against the partition's size (s.walkCluster).
 
 // labelled runs the two walks of a labelled node; with no node (t.n
 // nil), of the multi-node walk's candidates, all on partition part
