@@ -190,8 +190,8 @@ func (s *Scheduler) shouldAllocOrReserve(a *app, k *skey) bool {
 	ks := &k.Payload
 	if ks.nRes > 0 {
 		maxA, minA := a.q.maxAlloc, s.cfg.MinAllocation
-		nodeFactor := s.rc.Ratio(k.Capability(), maxA)
-		minFactor := s.rc.Ratio(maxA.Sub(minA), maxA)
+		nodeFactor := s.calculator.Ratio(k.Capability(), maxA)
+		minFactor := s.calculator.Ratio(maxA.Sub(minA), maxA)
 		starvation = int(float32(ks.reRes) / float32(ks.nRes) * (1 - min(nodeFactor, minFactor)))
 	}
 	return starvation+k.Outstanding()-ks.nRes > 0
@@ -236,7 +236,7 @@ func (t *attempt) place(a *app, k *skey, lim *limits, loc Locality) proposal {
 // that is at least amount.
 func (s *Scheduler) findToUnreserve(a *app, k *skey, amount berth.Resource) *reservation {
 	for _, r := range a.resv {
-		if r.key == k && s.rc.FitsIn(amount, r.res) {
+		if r.key == k && s.calculator.FitsIn(amount, r.res) {
 			return r
 		}
 	}

@@ -20,10 +20,10 @@ func memCalc(c berth.Calculator) bool {
 
 // setCalc installs c as the scheduler's calculator.
 func (s *Scheduler) setCalc(c berth.Calculator) {
-	s.rc, s.mem = c, memCalc(c)
+	s.calculator, s.mem = c, memCalc(c)
 }
 
-// cmp is s.rc.Compare(s.wcl, a, b): the resource a walk compares against
+// cmp is s.calculator.Compare(s.walkCluster, a, b): the resource a walk compares against
 // (the default partition's, but a labelled partition's during its walk).
 func (s *Scheduler) cmp(a, b *berth.Resource) int {
 	if s.mem {
@@ -34,9 +34,11 @@ func (s *Scheduler) cmp(a, b *berth.Resource) int {
 }
 
 //go:noinline
-func (s *Scheduler) cmpAny(a, b *berth.Resource) int { return s.rc.Compare(s.wcl, *a, *b) }
+func (s *Scheduler) cmpAny(a, b *berth.Resource) int {
+	return s.calculator.Compare(s.walkCluster, *a, *b)
+}
 
-// rmin is berth.Min(s.rc, s.cluster, a, b).
+// rmin is berth.Min(s.calculator, s.cluster, a, b).
 func (s *Scheduler) rmin(a, b berth.Resource) berth.Resource {
 	if s.cmp(&a, &b) <= 0 {
 		return a
@@ -44,7 +46,7 @@ func (s *Scheduler) rmin(a, b berth.Resource) berth.Resource {
 	return b
 }
 
-// rmax is berth.Max(s.rc, s.cluster, a, b).
+// rmax is berth.Max(s.calculator, s.cluster, a, b).
 func (s *Scheduler) rmax(a, b berth.Resource) berth.Resource {
 	if s.cmp(&a, &b) >= 0 {
 		return a
@@ -52,7 +54,7 @@ func (s *Scheduler) rmax(a, b berth.Resource) berth.Resource {
 	return b
 }
 
-// roundDown is s.rc.RoundDown(r, step).
+// roundDown is s.calculator.RoundDown(r, step).
 func (s *Scheduler) roundDown(r, step berth.Resource) berth.Resource {
 	if s.mem {
 		return berth.MemoryCalculator{}.RoundDown(r, step)
@@ -62,10 +64,10 @@ func (s *Scheduler) roundDown(r, step berth.Resource) berth.Resource {
 
 //go:noinline
 func (s *Scheduler) roundDownAny(r, step *berth.Resource) berth.Resource {
-	return s.rc.RoundDown(*r, *step)
+	return s.calculator.RoundDown(*r, *step)
 }
 
-// divide is s.rc.Divide(s.wcl, num, den).
+// divide is s.calculator.Divide(s.walkCluster, num, den).
 func (s *Scheduler) divide(num, den berth.Resource) float32 {
 	if s.mem {
 		return berth.MemoryCalculator{}.Ratio(num, den)
@@ -75,10 +77,10 @@ func (s *Scheduler) divide(num, den berth.Resource) float32 {
 
 //go:noinline
 func (s *Scheduler) divideAny(num, den *berth.Resource) float32 {
-	return s.rc.Divide(s.wcl, *num, *den)
+	return s.calculator.Divide(s.walkCluster, *num, *den)
 }
 
-// available is s.rc.AvailableContainers(avail, req).
+// available is s.calculator.AvailableContainers(avail, req).
 func (s *Scheduler) available(avail, req berth.Resource) int64 {
 	if s.mem {
 		return berth.MemoryCalculator{}.AvailableContainers(avail, req)
@@ -88,37 +90,37 @@ func (s *Scheduler) available(avail, req berth.Resource) int64 {
 
 //go:noinline
 func (s *Scheduler) availableAny(avail, req *berth.Resource) int64 {
-	return s.rc.AvailableContainers(*avail, *req)
+	return s.calculator.AvailableContainers(*avail, *req)
 }
 
-// roundUp is s.rc.RoundUp(r, step).
+// roundUp is s.calculator.RoundUp(r, step).
 func (s *Scheduler) roundUp(r, step berth.Resource) berth.Resource {
 	if s.mem {
 		return berth.MemoryCalculator{}.RoundUp(r, step)
 	}
-	return s.rc.RoundUp(r, step)
+	return s.calculator.RoundUp(r, step)
 }
 
-// divideAndCeil is s.rc.DivideAndCeil(r, n).
+// divideAndCeil is s.calculator.DivideAndCeil(r, n).
 func (s *Scheduler) divideAndCeil(r berth.Resource, n int64) berth.Resource {
 	if s.mem {
 		return berth.MemoryCalculator{}.DivideAndCeil(r, n)
 	}
-	return s.rc.DivideAndCeil(r, n)
+	return s.calculator.DivideAndCeil(r, n)
 }
 
-// mulNormUp is s.rc.MultiplyAndNormalizeUp(r, by, step).
+// mulNormUp is s.calculator.MultiplyAndNormalizeUp(r, by, step).
 func (s *Scheduler) mulNormUp(r berth.Resource, by float64, step berth.Resource) berth.Resource {
 	if s.mem {
 		return berth.MemoryCalculator{}.MultiplyAndNormalizeUp(r, by, step)
 	}
-	return s.rc.MultiplyAndNormalizeUp(r, by, step)
+	return s.calculator.MultiplyAndNormalizeUp(r, by, step)
 }
 
-// mulNormDown is s.rc.MultiplyAndNormalizeDown(r, by, step).
+// mulNormDown is s.calculator.MultiplyAndNormalizeDown(r, by, step).
 func (s *Scheduler) mulNormDown(r berth.Resource, by float64, step berth.Resource) berth.Resource {
 	if s.mem {
 		return berth.MemoryCalculator{}.MultiplyAndNormalizeDown(r, by, step)
 	}
-	return s.rc.MultiplyAndNormalizeDown(r, by, step)
+	return s.calculator.MultiplyAndNormalizeDown(r, by, step)
 }

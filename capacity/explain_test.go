@@ -66,7 +66,7 @@ func overUserLimit(s *Scheduler, a *app, part int) bool {
 	}
 	used, total := a.u.lp[part-1].used, s.parts[part].total
 	own, lent := s.userLimitOn(a.q, a.u, part, false), s.userLimitOn(a.q, a.u, part, true)
-	return s.rc.Compare(total, used, own) > 0 || s.rc.Compare(total, used, lent) > 0
+	return s.calculator.Compare(total, used, own) > 0 || s.calculator.Compare(total, used, lent) > 0
 }
 
 // waitsForPartition: the partition of node n is not for queue q (act.App

@@ -48,7 +48,7 @@ func (s *Scheduler) refreshRatios(q *qnode) {
 		for _, u := range sortedUsers(lf) {
 			u.ratio = 0
 			if !s.cluster.IsZero() {
-				u.ratio = s.rc.Divide(s.cluster, u.used, s.cluster)
+				u.ratio = s.calculator.Divide(s.cluster, u.used, s.cluster)
 			}
 			lf.usageRatio += u.ratio
 		}
@@ -150,9 +150,9 @@ func (s *Scheduler) userLimit(q *qnode, u *user) berth.Resource {
 
 // leafUserLimit is userLimit before the user's weight is applied.
 func (s *Scheduler) leafUserLimit(q *qnode) berth.Resource {
-	lf, cl, minA := q.leaf, s.cluster, s.cfg.MinAllocation
+	lf, cluster, minA := q.leaf, s.cluster, s.cfg.MinAllocation
 	queueCap := s.rmax(q.effMin, minA)
-	consumed := s.mulNormUp(cl, float64(lf.usageRatio), minA)
+	consumed := s.mulNormUp(cluster, float64(lf.usageRatio), minA)
 	current := queueCap
 	if s.cmp(&consumed, &queueCap) >= 0 {
 		current = consumed.Add(minA)
@@ -182,10 +182,10 @@ func (s *Scheduler) headroom(q *qnode, u *user, ul berth.Resource) berth.Resourc
 func (s *Scheduler) amLimit(q *qnode) berth.Resource {
 	lf := q.leaf
 	usable := q.effMin
-	if s.rc.FitsIn(q.effMin, lf.currentLimit) {
+	if s.calculator.FitsIn(q.effMin, lf.currentLimit) {
 		usable = lf.currentLimit
 	}
-	return s.rc.MultiplyAndNormalizeUp(usable, lf.maxAMPct, s.cfg.MinAllocation)
+	return s.calculator.MultiplyAndNormalizeUp(usable, lf.maxAMPct, s.cfg.MinAllocation)
 }
 
 // userAMLimitOn is the per-user AM limit of q for u on partition p
@@ -202,8 +202,8 @@ func (s *Scheduler) userAMLimitOn(q *qnode, u *user, amLimit berth.Resource, p i
 	if lf.ulf == -1 {
 		pct = amPct // no user share, no factor (YARN 3.4)
 	}
-	l := s.rc.MultiplyAndNormalizeUp(effMin, pct, s.cfg.MinAllocation)
-	return berth.Min(s.rc, s.cluster, l, amLimit)
+	l := s.calculator.MultiplyAndNormalizeUp(effMin, pct, s.cfg.MinAllocation)
+	return berth.Min(s.calculator, s.cluster, l, amLimit)
 }
 
 // amLimitOn is the queue's AM limit on labelled partition p: its AM share
@@ -211,7 +211,7 @@ func (s *Scheduler) userAMLimitOn(q *qnode, u *user, amLimit berth.Resource, p i
 // which reads no current limit on a labelled partition).
 func (s *Scheduler) amLimitOn(q *qnode, p int) berth.Resource {
 	lp := &q.lp[p-1]
-	return s.rc.MultiplyAndNormalizeUp(lp.effMin, lp.amPct, s.cfg.MinAllocation)
+	return s.calculator.MultiplyAndNormalizeUp(lp.effMin, lp.amPct, s.cfg.MinAllocation)
 }
 
 // activate is LeafQueue.activateApplications: pending applications start
@@ -222,7 +222,7 @@ func (s *Scheduler) activate(q *qnode) {
 	if lf == nil || len(lf.pendingAct) == 0 || s.total.IsZero() {
 		return
 	}
-	rc, cl := s.rc, s.cluster
+	calc, cluster := s.calculator, s.cluster
 	amLimit := s.amLimit(q)
 	for i := 0; i < len(lf.pendingAct); {
 		a := lf.pendingAct[i]
@@ -232,14 +232,14 @@ func (s *Scheduler) activate(q *qnode) {
 		if p := a.amPart; p != 0 {
 			lim, used, uUsed = s.amLimitOn(q, p), q.lp[p-1].amUsed, u.lp[p-1].amUsed
 		}
-		free := lf.numActive < 1 || berth.LessOrEqual(rc, cl, used, berth.Resource{})
-		if !rc.FitsIn(used.Add(a.amRes), lim) && !free {
+		free := lf.numActive < 1 || berth.LessOrEqual(calc, cluster, used, berth.Resource{})
+		if !calc.FitsIn(used.Add(a.amRes), lim) && !free {
 			i++
 			continue
 		}
 		// The user limit is waived on the same condition as the queue's:
 		// YARN looks at the queue's AM usage, not the user's.
-		if !rc.FitsIn(uUsed.Add(a.amRes), s.userAMLimitOn(q, u, lim, a.amPart)) && !free {
+		if !calc.FitsIn(uUsed.Add(a.amRes), s.userAMLimitOn(q, u, lim, a.amPart)) && !free {
 			i++
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 // gives each user a queue.
 func bigMappingConfig() Config {
 	cfg := DefaultConfig()
+	cfg.Root.Children = nil // the ten departments share root
 	for p := range 10 {
 		parent := Queue(fmt.Sprintf("dept%d", p), 10)
 		for u := range 100 {

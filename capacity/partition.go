@@ -152,7 +152,7 @@ func (s *Scheduler) nodeJoined(n *node) {
 	pt.nodes++
 	s.total = s.total.Add(n.total)
 	if n.part == 0 {
-		s.cluster, s.wcl = pt.total, pt.total
+		s.cluster, s.walkCluster = pt.total, pt.total
 	}
 }
 
@@ -162,7 +162,7 @@ func (s *Scheduler) nodeLeft(n *node) {
 	pt.nodes--
 	s.total = s.total.Sub(n.total)
 	if n.part == 0 {
-		s.cluster, s.wcl = pt.total, pt.total
+		s.cluster, s.walkCluster = pt.total, pt.total
 	}
 }
 
@@ -236,7 +236,7 @@ func (s *Scheduler) applyLabelCaps(q *qnode) {
 			lp.effMin = s.absoluteMinOn(q, i+1, ls.Capacity.Resource)
 			lp.absCap = 0
 			if !total.IsZero() {
-				lp.absCap = float64(s.rc.Divide(total, lp.effMin, total))
+				lp.absCap = float64(s.calculator.Divide(total, lp.effMin, total))
 			}
 		} else {
 			lp.effMin = total.Mul(lp.absCap)
@@ -245,14 +245,14 @@ func (s *Scheduler) applyLabelCaps(q *qnode) {
 		case ok && ls.MaxCapacity.IsAbsolute():
 			lp.effMax = ls.MaxCapacity.Resource
 			if pl != nil {
-				lp.effMax = berth.Min(s.rc, total, lp.effMax, pl.effMax)
+				lp.effMax = berth.Min(s.calculator, total, lp.effMax, pl.effMax)
 			}
 		case ok && ls.Capacity.IsAbsolute() && pl != nil:
 			lp.effMax = pl.effMax
 		default:
 			lp.effMax = total.Mul(lp.absMax)
 		}
-		lp.effMaxDown = s.rc.RoundDown(lp.effMax, s.cfg.MinAllocation)
+		lp.effMaxDown = s.calculator.RoundDown(lp.effMax, s.cfg.MinAllocation)
 		lp.amPct = 0
 		if q.leaf != nil && ok {
 			lp.amPct = q.leaf.maxAMPct
@@ -290,9 +290,9 @@ func (s *Scheduler) refreshUsedCapOn(q *qnode, p int) {
 		lp.usedCap, lp.absUsedCap = 0, 0
 		return
 	}
-	g := berth.Max(s.rc, total, lp.effMin, s.cfg.MinAllocation)
-	lp.usedCap = s.rc.Divide(total, lp.used, g)
-	lp.absUsedCap = s.rc.Divide(total, lp.used, total)
+	g := berth.Max(s.calculator, total, lp.effMin, s.cfg.MinAllocation)
+	lp.usedCap = s.calculator.Divide(total, lp.used, g)
+	lp.absUsedCap = s.calculator.Divide(total, lp.used, total)
 }
 
 // chargeOn is charge on partition p: the mirror of p, the tree's
@@ -336,7 +336,7 @@ func (s *Scheduler) userUsageOn(q *qnode, u *user, p int, delta berth.Resource) 
 	}
 	var r float32
 	if total := s.parts[p].total; !total.IsZero() {
-		r = s.rc.Divide(total, up.used, total)
+		r = s.calculator.Divide(total, up.used, total)
 	}
 	lp.usageRatio += r - up.ratio
 	up.ratio = r

@@ -322,7 +322,7 @@ func (s *Scheduler) checkNodes(t *checkTotals) error {
 		if !n.allocated.Equal(t.nodeAlloc[n]) {
 			return fmt.Errorf("node %s allocated %v, containers sum to %v", id, n.allocated, t.nodeAlloc[n])
 		}
-		if !s.rc.FitsIn(n.allocated, n.total) {
+		if !s.calculator.FitsIn(n.allocated, n.total) {
 			return fmt.Errorf("node %s over capability: %v > %v", id, n.allocated, n.total)
 		}
 		if n.reserved != nil && s.resvByID[n.reserved.id] != n.reserved {

@@ -359,7 +359,7 @@ func (s *Scheduler) checkRestored() error {
 		return s.bug
 	}
 	for _, n := range s.nodes {
-		if !s.rc.FitsIn(n.allocated, n.total) {
+		if !s.calculator.FitsIn(n.allocated, n.total) {
 			return fmt.Errorf("node %s over its capability: %v > %v", n.id, n.allocated, n.total)
 		}
 	}

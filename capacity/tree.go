@@ -39,7 +39,7 @@ type qnode struct {
 	// usage, or a policy without keys), idle ones included (badKey).
 	kidsBad int
 	// kids is the scheduling order of the walkable children (those with
-	// pending demand), kept by key (order.go).
+	// pending demand), kept by key (walk_order.go).
 	kids   *childOrder
 	order  []*qnode // scheduling order of the reference walk (sortWalk) and of the fallback
 	effMin berth.Resource
@@ -192,33 +192,33 @@ func (s *Scheduler) syncTree() {
 // applyCapacities derives guarantees, limits and effective resources top
 // down from the tree and the cluster resource.
 func (s *Scheduler) applyCapacities(q *qnode) {
-	cl, rc := s.cluster, s.rc
+	cluster, calc := s.cluster, s.calculator
 	tq := q.tq
 	switch {
 	case q.parent == nil:
 		q.absCap, q.absMax = 1, 1
-		q.effMin, q.effMax = cl, cl
+		q.effMin, q.effMax = cluster, cluster
 	default:
 		p := q.parent
 		q.absCap, q.absMax = float64(tq.AbsoluteCapacity()), float64(tq.AbsoluteMaxCapacity())
 		if c := tq.Capacity(); c.IsAbsolute() {
 			q.effMin = s.absoluteMin(q)
-			if !cl.IsZero() {
-				q.absCap = float64(rc.Divide(cl, q.effMin, cl))
+			if !cluster.IsZero() {
+				q.absCap = float64(calc.Divide(cluster, q.effMin, cluster))
 			}
 		} else {
-			q.effMin = cl.Mul(q.absCap)
+			q.effMin = cluster.Mul(q.absCap)
 		}
 		switch m := tq.MaxCapacity(); {
 		case m.IsAbsolute():
-			q.effMax = berth.Min(rc, cl, m.Resource, p.effMax)
+			q.effMax = berth.Min(calc, cluster, m.Resource, p.effMax)
 		case tq.Capacity().IsAbsolute():
 			q.effMax = p.effMax
 		default:
-			q.effMax = cl.Mul(q.absMax)
+			q.effMax = cluster.Mul(q.absMax)
 		}
 	}
-	q.effMaxDown = rc.RoundDown(q.effMax, s.cfg.MinAllocation)
+	q.effMaxDown = calc.RoundDown(q.effMax, s.cfg.MinAllocation)
 	s.applySettings(q)
 	if lf := q.leaf; lf != nil {
 		lf.ulValid = false // effMin, the cluster and the settings may have changed
@@ -319,7 +319,7 @@ func scaleAbsolute(min, sum, pm berth.Resource) berth.Resource {
 func (s *Scheduler) refreshLimits(q *qnode, limit berth.Resource) {
 	if q.leaf != nil {
 		q.leaf.currentLimit = limit
-		q.leaf.cachedLimit = berth.Min(s.rc, s.cluster, q.effMaxDown, limit)
+		q.leaf.cachedLimit = berth.Min(s.calculator, s.cluster, q.effMaxDown, limit)
 		return
 	}
 	for _, c := range q.children {

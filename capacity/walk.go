@@ -222,7 +222,7 @@ func (t *attempt) serveReservation(r *reservation) proposal {
 	lim := limits{limit: s.cluster, headroom: s.cluster}
 	// YARN enters the leaf with the whole cluster as its limit, which
 	// also becomes the leaf's headroom limit.
-	a.q.leaf.cachedLimit = berth.Min(s.rc, s.cluster, a.q.effMaxDown, s.cluster)
+	a.q.leaf.cachedLimit = berth.Min(s.calculator, s.cluster, a.q.effMaxDown, s.cluster)
 	k.Payload.missed++
 	p := t.request(a, k, &lim)
 	p.from = r
@@ -242,7 +242,7 @@ func (t *attempt) canAssignToQueue(q *qnode, lim *limits, couldUnreserve berth.R
 	if t.borrow {
 		// Borrowing a non-exclusive partition, every queue's maximum
 		// there is the whole partition (YARN's getCurrentLimitResource).
-		limit = s.wcl
+		limit = s.walkCluster
 	} else {
 		limit = s.rmin(qp.effMaxDown, lim.limit)
 	}
@@ -250,9 +250,9 @@ func (t *attempt) canAssignToQueue(q *qnode, lim *limits, couldUnreserve berth.R
 	if s.cmp(&qp.used, &limit) >= 0 {
 		// YARN 3.x sets no amount to unreserve here: the negative headroom
 		// makes assignContainer ask for one.
-		rc, cl := s.rc, s.wcl
-		if s.cfg.ContinueLooking && berth.GreaterThan(rc, cl, couldUnreserve, berth.Resource{}) &&
-			berth.LessThan(rc, cl, qp.used.Sub(couldUnreserve), limit) {
+		calc, cluster := s.calculator, s.walkCluster
+		if s.cfg.ContinueLooking && berth.GreaterThan(calc, cluster, couldUnreserve, berth.Resource{}) &&
+			berth.LessThan(calc, cluster, qp.used.Sub(couldUnreserve), limit) {
 			return true
 		}
 		return false
@@ -285,19 +285,19 @@ func (t *attempt) parent(q *qnode, limit berth.Resource) proposal {
 		if t.passes(c) {
 			return true // idle: kept orders hold no such child (rekeyChild)
 		}
-		cl := s.childLimit(q, c, net, t.part)
+		childLimit := s.childLimit(q, c, net, t.part)
 		var p proposal
 		if c.leaf != nil {
-			p = t.leaf(c, cl)
+			p = t.leaf(c, childLimit)
 		} else {
-			p = t.parent(c, cl)
+			p = t.parent(c, childLimit)
 		}
 		if p.st.assigned() {
 			won = p
 			return false
 		}
 		if p.st == stQueueSkipped {
-			b := berth.Max(s.rc, s.wcl, p.blocked, berth.Resource{})
+			b := berth.Max(s.calculator, s.walkCluster, p.blocked, berth.Resource{})
 			net = net.Sub(b)
 			blocked = blocked.Add(b)
 			limited = true
@@ -399,7 +399,7 @@ func (t *attempt) leaf(q *qnode, limit berth.Resource) proposal {
 // headroom; next is true when the leaf goes on to its next application.
 func (t *attempt) userApp(q *qnode, a *app, lim *limits) (p proposal, next bool) {
 	s := t.s
-	rc, cl := s.rc, s.wcl
+	calc, cluster := s.calculator, s.walkCluster
 	u := a.u
 	var ul berth.Resource
 	uused := &u.used
@@ -413,7 +413,7 @@ func (t *attempt) userApp(q *qnode, a *app, lim *limits) (p proposal, next bool)
 	// then its default partition's usage less all its reservations.
 	lim.needUnreserve = berth.Resource{}
 	if s.cmp(uused, &ul) > 0 {
-		if !(s.cfg.ContinueLooking && berth.LessOrEqual(rc, cl, u.used.Sub(a.reserved), ul)) {
+		if !(s.cfg.ContinueLooking && berth.LessOrEqual(calc, cluster, u.used.Sub(a.reserved), ul)) {
 			t.visitHeadroom(a, q, u, ul)
 			if t.rec != nil {
 				t.skippedApp(a, skipped(stAppSkipped, queue.ReasonUserLimit))

@@ -15,7 +15,7 @@ import (
 // within the partition's size alone (IGNORE_PARTITION_EXCLUSIVITY). The
 // phases of walk.go and attempt.go serve both, reading the queues' state
 // on the attempt's partition (part) and serving the asks of its ask
-// partition; comparisons are made against the partition's size (s.wcl).
+// partition; comparisons are made against the partition's size (s.walkCluster).
 
 // labelled runs the two walks of a labelled node; with no node (t.n
 // nil), of the multi-node walk's candidates, all on partition part
@@ -23,7 +23,7 @@ import (
 func (t *attempt) labelled(part int) proposal {
 	s := t.s
 	pt := &s.parts[part]
-	t.part, t.ask, s.wcl = part, part, pt.total
+	t.part, t.ask, s.walkCluster = part, part, pt.total
 	p := t.parent(s.root, pt.total)
 	if !p.st.assigned() && pt.nonExclusive {
 		// The limit handed to the root is the default partition's size, as
@@ -31,7 +31,7 @@ func (t *attempt) labelled(part int) proposal {
 		t.borrow, t.ask = true, 0
 		p = t.parent(s.root, s.cluster)
 	}
-	t.part, t.ask, t.borrow, s.wcl = 0, 0, false, s.cluster
+	t.part, t.ask, t.borrow, s.walkCluster = 0, 0, false, s.cluster
 	return p
 }
 
@@ -167,22 +167,22 @@ func cmpChildrenOn(a, b *qnode, p int, respectPriority bool) int {
 // user-limit-factor: the queue has no guarantee there.
 func (s *Scheduler) userLimitOn(q *qnode, u *user, p int, ignore bool) berth.Resource {
 	lf, lp, minA := q.leaf, &q.lp[p-1], s.cfg.MinAllocation
-	rc, total := s.rc, s.parts[p].total
-	queueCap := berth.Max(rc, total, lp.effMin, minA)
-	consumed := rc.MultiplyAndNormalizeUp(total, float64(lp.usageRatio), minA)
+	calc, total := s.calculator, s.parts[p].total
+	queueCap := berth.Max(calc, total, lp.effMin, minA)
+	consumed := calc.MultiplyAndNormalizeUp(total, float64(lp.usageRatio), minA)
 	current := queueCap
-	if rc.Compare(total, consumed, queueCap) >= 0 {
+	if calc.Compare(total, consumed, queueCap) >= 0 {
 		current = consumed.Add(minA)
 	}
 	activeTerm := s.divCeilF(lp.activeUsed.Add(minA), lf.activeWeights)
-	pctTerm := rc.DivideAndCeil(current.Mul(lf.ulPct), 100)
-	ul := berth.Max(rc, total, activeTerm, pctTerm)
+	pctTerm := calc.DivideAndCeil(current.Mul(lf.ulPct), 100)
+	ul := berth.Max(calc, total, activeTerm, pctTerm)
 	maxUL := queueCap.Mul(lf.ulf)
 	if ignore {
 		maxUL = total
 	}
-	ul = rc.RoundUp(berth.Min(rc, total, ul, maxUL), minA)
-	return rc.MultiplyAndNormalizeDown(ul, u.weight, minA)
+	ul = calc.RoundUp(berth.Min(calc, total, ul, maxUL), minA)
+	return calc.MultiplyAndNormalizeDown(ul, u.weight, minA)
 }
 
 // headroomOn is the headroom of user u of leaf q on labelled partition p
@@ -192,8 +192,8 @@ func (s *Scheduler) userLimitOn(q *qnode, u *user, p int, ignore bool) berth.Res
 func (s *Scheduler) headroomOn(q *qnode, u *user, ul berth.Resource, p int) berth.Resource {
 	lp, total := &q.lp[p-1], s.parts[p].total
 	h := berth.ComponentwiseMin(ul.SubNonNegative(u.lp[p-1].used), lp.effMax.SubNonNegative(lp.used))
-	h = s.rc.RoundDown(h, s.cfg.MinAllocation)
-	return berth.Min(s.rc, total, total.SubNonNegative(s.root.lp[p-1].used), h)
+	h = s.calculator.RoundDown(h, s.cfg.MinAllocation)
+	return berth.Min(s.calculator, total, total.SubNonNegative(s.root.lp[p-1].used), h)
 }
 
 // appHeadroom is the headroom a is told when the cluster has labels:

@@ -2,6 +2,8 @@ package fair
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/berthsched/berth"
@@ -126,4 +128,22 @@ func TestAllocationNegativeValues(t *testing.T) {
 	assert.Equal(t, float32(0), st.FairSharePreemptionThreshold)
 	assert.Equal(t, 0, st.MaxRunningApps)
 	assert.Equal(t, float32(-1), af.QueueMaxAMShareDefault)
+}
+
+// TestAllocDecodersMatchKnownElements keeps the decoder tables and the
+// names the report suggests from in step: an element with a decoder but
+// missing from the list would never be suggested, one listed without a
+// decoder would be reported unknown.
+func TestAllocDecodersMatchKnownElements(t *testing.T) {
+	tables := []struct {
+		name   string
+		known  []string
+		decode []string
+	}{
+		{"allocations", allocElements, slices.Collect(maps.Keys(allocDecoders))},
+		{"queue", queueElements, append(slices.Collect(maps.Keys(queueDecoders)), "queue", "pool")},
+	}
+	for _, tc := range tables {
+		assert.ElementsMatch(t, tc.known, tc.decode, tc.name)
+	}
 }

@@ -344,43 +344,79 @@ func (s *Scheduler) loadAllocation(af *AllocationFile) ReloadResult {
 	} else {
 		s.placement = ImplicitPlacementPolicy(s.cfg.UserAsDefaultQueue, s.cfg.AllowUndeclaredPools)
 	}
-	// 1. Policies of existing queues: verify all, then set all.
-	newPol := map[*fsQueue]SchedulingPolicy{}
-	ok := true
-	var verify func(q *fsQueue, parentPol SchedulingPolicy, isRoot bool)
-	verify = func(q *fsQueue, parentPol SchedulingPolicy, isRoot bool) {
-		p := af.Settings(q.path).policyOf()
-		if q.reservation {
-			p = q.policy
-		}
-		if (!q.leaf && leafOnly(p)) || (!isRoot && !allowsChild(parentPol, p)) {
-			ok = false
-		}
-		newPol[q] = p
-		for _, c := range q.children {
-			verify(c, p, false)
-		}
-	}
-	verify(s.root, nil, true)
-	if ok {
-		for q, p := range newPol {
-			q.setPolicy(p)
-		}
-	} else {
+	if !s.setPolicies(af) {
 		res.PoliciesKept = true
 		if s.cfg.Logger != nil {
 			s.cfg.Logger.Warn("fair: setting scheduling policies for existing queues failed; keeping the old ones")
 		}
 	}
-	// 2. Queues no longer in the file become dynamic.
+	s.markUnconfigured(af)
+	leaves, parents := configuredQueues(af)
+	for _, c := range leaves {
+		s.installConfigured(af, c, &res)
+	}
+	for _, c := range parents {
+		s.installConfigured(af, c, &res)
+	}
+	// Every configured plan has its default reservation queue.
+	for _, path := range sortedKeys(s.queues) {
+		if q := s.queues[path]; q.plan && !q.dynamic {
+			s.ensureDefaultReservationQueue(q)
+		}
+	}
+	s.reinit(s.root)
+	s.recomputeSteady()
+	s.updateRunnabilityOnReload()
+	slices.Sort(res.Skipped)
+	slices.Sort(res.Deferred)
+	return res
+}
+
+// setPolicies gives the existing queues the file's scheduling policies:
+// all of them when every one is allowed where it stands (a parent's policy
+// admits its children's, no leaf-only policy on a parent), else none (it
+// returns false, as YARN keeps the old ones).
+func (s *Scheduler) setPolicies(af *AllocationFile) bool {
+	newPol := map[*fsQueue]SchedulingPolicy{}
+	if !verifyPolicies(af, s.root, nil, true, newPol) {
+		return false
+	}
+	for q, p := range newPol {
+		q.setPolicy(p)
+	}
+	return true
+}
+
+// verifyPolicies collects the policies q and its subtree would have under
+// af in newPol, and reports whether all are allowed.
+func verifyPolicies(af *AllocationFile, q *fsQueue, parentPol SchedulingPolicy, isRoot bool, newPol map[*fsQueue]SchedulingPolicy) bool {
+	p := af.Settings(q.path).policyOf()
+	if q.reservation {
+		p = q.policy
+	}
+	ok := (q.leaf || !leafOnly(p)) && (isRoot || allowsChild(parentPol, p))
+	newPol[q] = p
+	for _, c := range q.children {
+		ok = verifyPolicies(af, c, p, false, newPol) && ok
+	}
+	return ok
+}
+
+// markUnconfigured makes dynamic the queues the file no longer names
+// (root, the default queue and reservation queues aside).
+func (s *Scheduler) markUnconfigured(af *AllocationFile) {
 	for path, q := range s.queues {
 		if path == queue.RootName || path == defaultQueue || q.reservation {
 			continue
 		}
 		q.dynamic = af.Queue(path) == nil
 	}
-	// 3. Configured queues: leaves first, then parents (YARN's order).
-	var leaves, parents []*QueueConfig
+}
+
+// configuredQueues are the file's queues below root in YARN's creation
+// order: leaves, then parents (reservable queues count as parents), each
+// in file order.
+func configuredQueues(af *AllocationFile) (leaves, parents []*QueueConfig) {
 	var collect func(c *QueueConfig)
 	collect = func(c *QueueConfig) {
 		if c.Path != queue.RootName {
@@ -395,46 +431,37 @@ func (s *Scheduler) loadAllocation(af *AllocationFile) ReloadResult {
 		}
 	}
 	collect(&af.Root)
-	for _, group := range [][]*QueueConfig{leaves, parents} {
-		for _, c := range group {
-			leaf := !c.Parent && !c.Reservable
-			if q := s.queues[c.Path]; q != nil && q.leaf != leaf {
-				if q.subtreeEmpty() {
-					s.removeSubtree(q)
-				} else {
-					s.pendingTypeChange[c.Path] = leaf
-					res.Deferred = append(res.Deferred, c.Path)
-					continue
-				}
-			}
-			q := s.getQueue(c.Path, leaf, true)
-			if q == nil {
-				res.Skipped = append(res.Skipped, c.Path)
-				if s.cfg.Logger != nil {
-					s.cfg.Logger.Warn("fair: configured queue cannot be created", "queue", c.Path)
-				}
-			} else {
-				q.dynamic, q.inConfig = false, true
-				for p := q.parent; p != nil; p = p.parent {
-					if af.Queue(p.path) != nil || p.path == queue.RootName {
-						p.dynamic, p.inConfig = false, true
-					}
-				}
-			}
+	return leaves, parents
+}
+
+// installConfigured creates (or keeps) the configured queue c and marks
+// it and its configured ancestors static. A queue that changes between
+// leaf and parent is rebuilt when its subtree is empty, else deferred
+// until it empties; one that cannot be created is skipped.
+func (s *Scheduler) installConfigured(af *AllocationFile, c *QueueConfig, res *ReloadResult) {
+	leaf := !c.Parent && !c.Reservable
+	if q := s.queues[c.Path]; q != nil && q.leaf != leaf {
+		if !q.subtreeEmpty() {
+			s.pendingTypeChange[c.Path] = leaf
+			res.Deferred = append(res.Deferred, c.Path)
+			return
+		}
+		s.removeSubtree(q)
+	}
+	q := s.getQueue(c.Path, leaf, true)
+	if q == nil {
+		res.Skipped = append(res.Skipped, c.Path)
+		if s.cfg.Logger != nil {
+			s.cfg.Logger.Warn("fair: configured queue cannot be created", "queue", c.Path)
+		}
+		return
+	}
+	q.dynamic, q.inConfig = false, true
+	for p := q.parent; p != nil; p = p.parent {
+		if af.Queue(p.path) != nil || p.path == queue.RootName {
+			p.dynamic, p.inConfig = false, true
 		}
 	}
-	// Every configured plan has its default reservation queue.
-	for _, path := range sortedKeys(s.queues) {
-		if q := s.queues[path]; q.plan && !q.dynamic {
-			s.ensureDefaultReservationQueue(q)
-		}
-	}
-	s.reinit(s.root)
-	s.recomputeSteady()
-	s.updateRunnabilityOnReload()
-	slices.Sort(res.Skipped)
-	slices.Sort(res.Deferred)
-	return res
 }
 
 // ReloadResult tells what of an allocation file could not be applied as

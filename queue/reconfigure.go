@@ -44,50 +44,112 @@ func (t *Tree[T]) Reconfigure(cfg Config[T]) (Diff, error) {
 		return Diff{}, err
 	}
 	var diff Diff
-
-	// 1. Decide which old queues survive, and refuse, before touching
-	// anything. Parents are decided before their children.
 	survive := make(map[*Queue[T]]bool, len(t.byPath))
-	newKind := func(old *Queue[T]) Kind { // kind a surviving old queue will have
-		if nq := nt.byPath[old.path]; nq != nil && nq.kind != KindReservation {
-			return nq.kind
-		}
-		return old.kind
+	removed, err := decideSurvivors(t, nt, survive, &diff)
+	if err != nil {
+		return Diff{}, err
 	}
+	target := make(map[Path]*Queue[T], len(nt.byPath))
+	adopted := make(map[*Queue[T]]bool)
+	mapTargets(t, nt, survive, target, adopted, &diff)
+
+	// Commit: nothing below can fail. install gives each new path its
+	// node, top down. It stays a closure building kids locally: handing the
+	// slice to a helper costs the compiler's stack-backed append, one more
+	// allocation per parent (5339 to 5672 allocs per reconfigure).
+	for _, q := range removed {
+		q.removed = true
+	}
+	var install func(nq, parent *Queue[T]) *Queue[T]
+	install = func(nq, parent *Queue[T]) *Queue[T] {
+		q := target[nq.path]
+		oldKids := q.children
+		if q != nq {
+			t.takeConfig(q, nq)
+		}
+		q.parent = parent
+		var kids []*Queue[T]
+		for _, c := range nq.children {
+			if target[c.path] != nil {
+				kids = append(kids, install(c, q))
+			}
+		}
+		if q != nq {
+			for _, d := range oldKids {
+				if followsParent(q, d, survive, adopted, &diff) {
+					kids = append(kids, d)
+				}
+			}
+		}
+		q.children = kids
+		return q
+	}
+	t.root = install(nt.root, nil)
+	t.reweighAll()
+	t.index()
+	for _, l := range [][]Path{diff.Added, diff.Removed, diff.Changed} {
+		slices.SortFunc(l, Path.Compare)
+	}
+	return diff, nil
+}
+
+// decideSurvivors is Reconfigure's first step: which old queues survive
+// into the new tree nt, refusing before anything is touched when a queue
+// that would go (or turn from a leaf into a parent) is busy. Parents are
+// decided before their children. It returns the queues to remove and
+// lists them in diff.Removed.
+func decideSurvivors[T any](t, nt *Tree[T], survive map[*Queue[T]]bool, diff *Diff) ([]*Queue[T], error) {
 	var removed []*Queue[T]
 	for old := range t.All() {
-		nq := nt.byPath[old.path]
-		ok := false
-		switch {
-		case old.parent == nil:
-			ok = true
-		case old.kind == KindReservation:
-			ok = survive[old.parent] && old.parent.kind == KindPlan && newKind(old.parent) == KindPlan
-		case nq != nil && nq.kind != KindReservation:
-			ok = true // configured, or an ad-hoc queue the configuration adopts
-		case old.dynamic:
-			ok = survive[old.parent] && newKind(old.parent) == KindParent
-		}
-		if !ok {
+		if !survives(old, nt, survive) {
 			if err := t.checkIdle(old, "cannot be removed"); err != nil {
-				return Diff{}, err
+				return nil, err
 			}
 			removed = append(removed, old)
 			diff.Removed = append(diff.Removed, old.path)
 			continue
 		}
 		survive[old] = true
-		if old.kind == KindLeaf && !newKind(old).IsLeaf() {
+		if old.kind == KindLeaf && !kindAfter(old, nt).IsLeaf() {
 			if err := t.checkIdle(old, "cannot be converted to a parent queue"); err != nil {
-				return Diff{}, err
+				return nil, err
 			}
 		}
 	}
+	return removed, nil
+}
 
-	// 2. Map each new path to the node that will hold it: the surviving old
-	// queue (identity kept) or the freshly built one.
-	target := make(map[Path]*Queue[T], len(nt.byPath))
-	adopted := make(map[*Queue[T]]bool)
+// survives reports whether old keeps its place in the new tree nt: root
+// always, a reservation queue while its parent stays a plan, a queue the
+// configuration names (or an ad-hoc queue it adopts), a dynamic queue
+// while its parent survives as a parent.
+func survives[T any](old *Queue[T], nt *Tree[T], survive map[*Queue[T]]bool) bool {
+	nq := nt.byPath[old.path]
+	switch {
+	case old.parent == nil:
+		return true
+	case old.kind == KindReservation:
+		return survive[old.parent] && old.parent.kind == KindPlan && kindAfter(old.parent, nt) == KindPlan
+	case nq != nil && nq.kind != KindReservation:
+		return true
+	case old.dynamic:
+		return survive[old.parent] && kindAfter(old.parent, nt) == KindParent
+	}
+	return false
+}
+
+// kindAfter is the kind a surviving old queue will have in the new tree.
+func kindAfter[T any](old *Queue[T], nt *Tree[T]) Kind {
+	if nq := nt.byPath[old.path]; nq != nil && nq.kind != KindReservation {
+		return nq.kind
+	}
+	return old.kind
+}
+
+// mapTargets is Reconfigure's second step: the node that will hold each
+// new path, the surviving old queue (identity kept) or the freshly built
+// one, with the added and changed paths listed in diff.
+func mapTargets[T any](t, nt *Tree[T], survive map[*Queue[T]]bool, target map[Path]*Queue[T], adopted map[*Queue[T]]bool, diff *Diff) {
 	for nq := range nt.All() {
 		old := t.byPath[nq.path]
 		switch {
@@ -104,56 +166,35 @@ func (t *Tree[T]) Reconfigure(cfg Config[T]) (Diff, error) {
 			diff.Added = append(diff.Added, nq.path)
 		}
 	}
+}
 
-	// 3. Commit: nothing below can fail.
-	for _, q := range removed {
-		q.removed = true
+// takeConfig gives a surviving queue q the configuration and payload of
+// its freshly built counterpart nq.
+func (t *Tree[T]) takeConfig(q, nq *Queue[T]) {
+	q.copyConfig(nq)
+	q.dynamic = false
+	if t.opts.Merge != nil {
+		q.Payload = t.opts.Merge(q.path, q.Payload, nq.Payload)
+	} else {
+		q.Payload = nq.Payload
 	}
-	var commit func(nq, parent *Queue[T]) *Queue[T]
-	commit = func(nq, parent *Queue[T]) *Queue[T] {
-		q := target[nq.path]
-		oldKids := q.children
-		if q != nq {
-			q.copyConfig(nq)
-			q.dynamic = false
-			if t.opts.Merge != nil {
-				q.Payload = t.opts.Merge(q.path, q.Payload, nq.Payload)
-			} else {
-				q.Payload = nq.Payload
-			}
-		}
-		q.parent = parent
-		var kids []*Queue[T]
-		for _, c := range nq.children {
-			if target[c.path] != nil {
-				kids = append(kids, commit(c, q))
-			}
-		}
-		if q != nq {
-			// Surviving dynamic children (reservation or ad-hoc) that no
-			// configuration adopted follow their parent, in their old order.
-			for _, d := range oldKids {
-				if survive[d] && !adopted[d] {
-					d.parent = q
-					absCap, absMax, stopped := d.absCap, d.absMax, d.stopped
-					d.rederive()
-					if absCap != d.absCap || absMax != d.absMax || stopped != d.stopped {
-						diff.Changed = append(diff.Changed, d.path)
-					}
-					kids = append(kids, d)
-				}
-			}
-		}
-		q.children = kids
-		return q
+}
+
+// followsParent reports whether d, an old child of the surviving queue q,
+// stays under it: a surviving dynamic child (reservation or ad-hoc) that no
+// configuration adopted follows its parent, in its old order. It is
+// re-derived from q and listed as changed when its derived values moved.
+func followsParent[T any](q, d *Queue[T], survive, adopted map[*Queue[T]]bool, diff *Diff) bool {
+	if !survive[d] || adopted[d] {
+		return false
 	}
-	t.root = commit(nt.root, nil)
-	t.reweighAll()
-	t.index()
-	for _, l := range [][]Path{diff.Added, diff.Removed, diff.Changed} {
-		slices.SortFunc(l, Path.Compare)
+	d.parent = q
+	absCap, absMax, stopped := d.absCap, d.absMax, d.stopped
+	d.rederive()
+	if absCap != d.absCap || absMax != d.absMax || stopped != d.stopped {
+		diff.Changed = append(diff.Changed, d.path)
 	}
-	return diff, nil
+	return true
 }
 
 // checkIdle refuses to drop or convert a busy queue.
