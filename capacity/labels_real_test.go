@@ -58,6 +58,14 @@ func labelsRealRun(t *testing.T, cfg Config) {
 			assert.InDelta(t, c, q.lp[s.partOf[l]-1].absCap, 1e-6, "%s on %s", path, l)
 		}
 	}
+	// team1 lists gpu and default inherits root's "*", with no key for
+	// either label: YARN loads no capacities for them
+	// (CSQueueUtils.loadCapacitiesByLabelsFromConf), so no maximum either.
+	for _, path := range []string{"root.development.team1", "root.default"} {
+		for _, l := range []string{"fpga", "gpu"} {
+			assert.Zero(t, s.byPath[path].lp[s.partOf[l]-1].absMax, "%s on %s", path, l)
+		}
+	}
 	// team1 lists gpu only; development and default inherit root's "*".
 	assert.True(t, s.byPath["root.development.team1"].access.has("gpu"))
 	assert.False(t, s.byPath["root.development.team1"].access.has("fpga"))
