@@ -101,7 +101,9 @@ type QueueSettings struct {
 	DefaultNodeLabelExpression string
 	// NodeLabels holds the queue's settings per node label
 	// (accessible-node-labels.<label>.*). A label without an entry gives
-	// the queue no guarantee and no maximum on that partition, as in YARN.
+	// the queue no guarantee and no maximum on that partition, even one it
+	// may access, as in YARN (CSQueueUtils.loadCapacitiesByLabelsFromConf
+	// loads only labels with a key; a missing one reads as 0).
 	NodeLabels map[string]LabelSettings
 	// Reservation holds a reservable queue's reservation settings
 	// (reservation-window, average-capacity, instantaneous-max-capacity,

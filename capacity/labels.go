@@ -376,8 +376,9 @@ func indexLabelKeys(props map[string]string) labelKeys {
 // labels reads a queue's label keys: accessible-node-labels (a
 // comma-separated list, "*" for all, blank for none),
 // default-node-label-expression, and per label capacity,
-// maximum-capacity and maximum-am-resource-percent. The names the file
-// uses are collected in named.
+// maximum-capacity and maximum-am-resource-percent. Any key of a label
+// gives the queue an entry for it, unset values YARN's defaults (YARN's
+// getConfiguredNodeLabels). The names the file uses are collected in named.
 func (p *parser) labels(key, path string, st *QueueSettings, named map[string]bool) {
 	if v, ok := p.get(key + accessibleKey); ok && path != "root" {
 		st.AccessibleNodeLabels = []string{}
