@@ -103,7 +103,8 @@ type QueueSettings struct {
 	// (accessible-node-labels.<label>.*). A label without an entry gives
 	// the queue no guarantee and no maximum on that partition, even one it
 	// may access, as in YARN (CSQueueUtils.loadCapacitiesByLabelsFromConf
-	// loads only labels with a key; a missing one reads as 0).
+	// loads only labels with a key; a missing one reads as 0). The root's
+	// capacities are ignored: it holds every partition, as in YARN 3.4.
 	NodeLabels map[string]LabelSettings
 	// Reservation holds a reservable queue's reservation settings
 	// (reservation-window, average-capacity, instantaneous-max-capacity,

@@ -182,6 +182,9 @@
 //   - Node labels are declared in Config.NodeLabels ([ParseXML] declares a
 //     file's labels exclusive); a node's label is fixed while it is in the
 //     cluster; Reconfigure may add labels but not drop them.
+//   - The root holds every labelled partition whatever its keys say (YARN
+//     3.4); YARN 3.1 to 3.3 give it none of a label it has no key for, and
+//     3.1 and 3.2 read its keys' values.
 //   - A labelled walk leaves the default partition's headroom limit alone;
 //     YARN sets it from whichever walk ran last.
 //   - PlanResources and ReservationQueueState scale the default

@@ -261,7 +261,7 @@ func checkLabelFractions(q *tqueue, parent map[string]labelFrac) error {
 		var f labelFrac
 		capF, maxF := labelPercent(ls.Capacity, 0), labelPercent(ls.MaxCapacity, 1)
 		if parent == nil {
-			f = labelFrac{abs: capF, absMax: maxF}
+			f = labelFrac{abs: 1, absMax: 1} // the root holds every partition
 		} else {
 			pf := parent[l]
 			f = labelFrac{abs: capF * pf.abs, absMax: maxF * pf.absMax}
@@ -274,7 +274,11 @@ func checkLabelFractions(q *tqueue, parent map[string]labelFrac) error {
 	}
 	if q.Kind() == queue.KindParent && q.NumChildren() > 0 {
 		for _, l := range sortedKeys(st.NodeLabels) {
-			own := labelPercent(st.NodeLabels[l].Capacity, 0)
+			ls := st.NodeLabels[l]
+			own := labelPercent(ls.Capacity, 0)
+			if parent == nil {
+				own = 1 // the root holds every partition
+			}
 			var sum float32
 			anyAbs := false
 			var absSum berth.Resource
@@ -293,11 +297,14 @@ func checkLabelFractions(q *tqueue, parent map[string]labelFrac) error {
 			if delta < 0 {
 				delta = -delta
 			}
-			if (!anyAbs && own > 0 && delta > 0.0005) || (own == 0 && !st.NodeLabels[l].Capacity.IsAbsolute() && sum > 0) {
+			if parent == nil && sum == 0 && ls.Capacity.Kind == queue.CapacityUnset && ls.MaxCapacity.Kind == queue.CapacityUnset {
+				continue // an empty root entry (Ambari's -1 pair) asks nothing of the children
+			}
+			if (!anyAbs && own > 0 && delta > 0.0005) || (own == 0 && !ls.Capacity.IsAbsolute() && sum > 0) {
 				return berth.InvalidField(key+l+".capacity", sum*100,
 					fmt.Sprintf("illegal capacity of %g for children of queue %s for label=%s", sum, q.Path().Name(), l))
 			}
-			if pc := st.NodeLabels[l].Capacity; pc.IsAbsolute() && !absSum.FitsIn(pc.Resource) {
+			if pc := ls.Capacity; parent != nil && pc.IsAbsolute() && !absSum.FitsIn(pc.Resource) {
 				return berth.InvalidField(key+l+".capacity", pc.Resource,
 					fmt.Sprintf("parent queue's capacity on label %s is less than its children's %v", l, absSum))
 			}

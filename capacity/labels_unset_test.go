@@ -87,3 +87,53 @@ func TestLabelWithoutSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestRootHoldsEveryPartition: whatever the root's keys for a label say,
+// the root holds all of the partition, as in YARN 3.4: QueueNodeLabelsSettings
+// gives the root every label any queue configures, and
+// CapacitySchedulerConfiguration.internalGetLabeledQueueCapacity reads 100
+// for the root's capacity and maximum (3.3 too, for labels the root has a
+// key for; 3.1 and 3.2 read the root's values, and no key is 0).
+func TestRootHoldsEveryPartition(t *testing.T) {
+	const root = "yarn.scheduler.capacity.root.accessible-node-labels.x."
+	cases := []struct {
+		name  string
+		keys  []string // the root's keys for x
+		onX   bool     // a has accessible-node-labels.x.capacity=100
+		a, mx int64    // a's guarantee and maximum on x (MB, x is 10 GB)
+	}{
+		{name: "no root key", onX: true, a: 10 * lgb, mx: 10 * lgb},
+		{name: "root maximum only", keys: []string{root + "maximum-capacity", "100"}, onX: true, a: 10 * lgb, mx: 10 * lgb},
+		{name: "root capacity 50", keys: []string{root + "capacity", "50", root + "maximum-capacity", "50"}, onX: true, a: 10 * lgb, mx: 10 * lgb},
+		{name: "root capacity 100", keys: []string{root + "capacity", "100"}, onX: true, a: 10 * lgb, mx: 10 * lgb},
+		// Ambari's -1 pair on the root, no child configuring x: the file
+		// loads (YARN 3 refuses -1) and a has no share of x.
+		{name: "root -1 pair", keys: []string{root + "capacity", "-1", root + "maximum-capacity", "-1"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			props := append([]string{
+				"yarn.scheduler.capacity.root.queues", "a,b",
+				"yarn.scheduler.capacity.root.a.capacity", "50",
+				"yarn.scheduler.capacity.root.a.accessible-node-labels", "x",
+				"yarn.scheduler.capacity.root.b.capacity", "50",
+			}, tc.keys...)
+			if tc.onX {
+				props = append(props, "yarn.scheduler.capacity.root.a.accessible-node-labels.x.capacity", "100")
+			}
+			cfg, err := ParseXML(strings.NewReader(xmlDoc(props...)))
+			require.NoError(t, err)
+			cfg.Clock = berth.NewManualClock(0)
+			s, err := New(cfg)
+			require.NoError(t, err)
+			require.NoError(t, s.AddNodes(lnode("d", "", 10*lgb), lnode("x1", "x", 10*lgb)))
+			w := &labelWorld{t: t, s: s}
+			r := w.partitionInfo("root", "x")
+			assert.Equal(t, int64(10*lgb), r.Guaranteed.Memory, "root's guarantee")
+			assert.Equal(t, int64(10*lgb), r.Maximum.Memory, "root's maximum")
+			p := w.partitionInfo("root.a", "x")
+			assert.Equal(t, tc.a, p.Guaranteed.Memory, "a's guarantee")
+			assert.Equal(t, tc.mx, p.Maximum.Memory, "a's maximum")
+		})
+	}
+}

@@ -222,7 +222,13 @@ func (s *Scheduler) applyLabelCaps(q *qnode) {
 			ok = false
 		}
 		var capF, maxF float32
-		if ok {
+		switch {
+		case q.parent == nil:
+			// The root holds every partition whatever its keys say (YARN
+			// 3.4: QueueNodeLabelsSettings gives it every label a queue
+			// configures, internalGetLabeledQueueCapacity reads 100 for it).
+			ok, capF, maxF = false, 1, 1
+		case ok:
 			capF, maxF = labelPercent(ls.Capacity, 0), labelPercent(ls.MaxCapacity, 1)
 		}
 		var pl *lpart
