@@ -56,15 +56,7 @@ func TestLabelWithoutSettings(t *testing.T) {
 				"yarn.scheduler.capacity.root.b.accessible-node-labels", "x",
 				"yarn.scheduler.capacity.root.b.accessible-node-labels.x.capacity", bOnX,
 			}, tc.keys...)
-			cfg, err := ParseXML(strings.NewReader(xmlDoc(props...)))
-			require.NoError(t, err)
-			require.Equal(t, []NodeLabel{{Name: "x"}}, cfg.NodeLabels)
-			cfg.MinAllocation = berth.New(lgb, 1)
-			cfg.Clock = berth.NewManualClock(0)
-			s, err := New(cfg)
-			require.NoError(t, err)
-			require.NoError(t, s.AddNodes(lnode("d", "", 10*lgb), lnode("x1", "x", 10*lgb)))
-			w := &labelWorld{t: t, s: s}
+			w := xmlLabelWorld(t, props...)
 
 			p := w.partitionInfo("root.a", "x")
 			assert.True(t, p.Accessible, "a may access x")
@@ -121,13 +113,7 @@ func TestRootHoldsEveryPartition(t *testing.T) {
 			if tc.onX {
 				props = append(props, "yarn.scheduler.capacity.root.a.accessible-node-labels.x.capacity", "100")
 			}
-			cfg, err := ParseXML(strings.NewReader(xmlDoc(props...)))
-			require.NoError(t, err)
-			cfg.Clock = berth.NewManualClock(0)
-			s, err := New(cfg)
-			require.NoError(t, err)
-			require.NoError(t, s.AddNodes(lnode("d", "", 10*lgb), lnode("x1", "x", 10*lgb)))
-			w := &labelWorld{t: t, s: s}
+			w := xmlLabelWorld(t, props...)
 			r := w.partitionInfo("root", "x")
 			assert.Equal(t, int64(10*lgb), r.Guaranteed.Memory, "root's guarantee")
 			assert.Equal(t, int64(10*lgb), r.Maximum.Memory, "root's maximum")
@@ -136,4 +122,19 @@ func TestRootHoldsEveryPartition(t *testing.T) {
 			assert.Equal(t, tc.mx, p.Maximum.Memory, "a's maximum")
 		})
 	}
+}
+
+// xmlLabelWorld is a scheduler of the capacity-scheduler.xml props (label
+// x only) with a 10 GB default node d and a 10 GB node x1 labelled x.
+func xmlLabelWorld(t *testing.T, props ...string) *labelWorld {
+	t.Helper()
+	cfg, err := ParseXML(strings.NewReader(xmlDoc(props...)))
+	require.NoError(t, err)
+	require.Equal(t, []NodeLabel{{Name: "x"}}, cfg.NodeLabels)
+	cfg.MinAllocation = berth.New(lgb, 1)
+	cfg.Clock = berth.NewManualClock(0)
+	s, err := New(cfg)
+	require.NoError(t, err)
+	require.NoError(t, s.AddNodes(lnode("d", "", 10*lgb), lnode("x1", "x", 10*lgb)))
+	return &labelWorld{t: t, s: s}
 }
