@@ -185,8 +185,14 @@ type Result struct {
 type Activity struct {
 	// Time of the heartbeat, from the scheduler's clock.
 	Time berth.Time
-	// Node offered.
+	// Node offered: the heartbeat's node, or, in a walk over a set of
+	// candidate nodes (multi-node placement), the candidate allocated or
+	// reserved, "" where the walk chose none (as YARN's EMPTY_NODE_ID).
 	Node string
+	// Partition walked: the node label of the heartbeat's node or of the
+	// candidate set, "" for the default partition (as YARN's activities
+	// carry the node's partition).
+	Partition string
 	// Queue is the queue skipped, or the application's leaf queue.
 	Queue string
 	// App is the application offered the node; "" when a whole queue
@@ -224,7 +230,14 @@ func (a Activity) String() string {
 	if a.App != "" {
 		who = a.App + " in " + a.Queue
 	}
-	s := fmt.Sprintf("t=%d node %s: %s %s", a.Time, a.Node, who, a.Outcome)
+	where := "node " + a.Node
+	if a.Node == "" {
+		where = "candidates"
+	}
+	if a.Partition != "" {
+		where += " (" + a.Partition + ")"
+	}
+	s := fmt.Sprintf("t=%d %s: %s %s", a.Time, where, who, a.Outcome)
 	if a.Outcome == Allocated || a.Outcome == Reserved {
 		s += fmt.Sprintf(" %v at priority %d (%v)", a.Resource, a.Priority, a.Locality)
 	}

@@ -40,7 +40,9 @@ type ActivityLog struct {
 
 	// the heartbeat being recorded
 	beat  uint64
-	node  string
+	node  string // the node whose record it is ("" a round's candidates)
+	at    string // the node its activities name by default
+	part  string // the partition walked
 	now   berth.Time
 	whole bool // the node's whole walk is recorded
 	cur   []Activity
@@ -193,23 +195,43 @@ func (l *ActivityLog) ForgetApp(app string) {
 	}
 }
 
-// Begin starts a heartbeat of node at now and reports whether its walk
-// must record; when it returns false the walk records nothing and does not
-// call End.
+// Begin starts a heartbeat of node, on the default partition, at now and
+// reports whether its walk must record; when it returns false the walk
+// records nothing and does not call End.
 func (l *ActivityLog) Begin(node string, now berth.Time) bool {
 	if !l.on {
 		return false
 	}
-	return l.begin(node, now)
+	return l.begin(node, node, "", now)
 }
 
-func (l *ActivityLog) begin(node string, now berth.Time) bool {
+// BeginOn is Begin for a walk on partition part ("" the default).
+func (l *ActivityLog) BeginOn(node, part string, now berth.Time) bool {
+	if !l.on {
+		return false
+	}
+	return l.begin(node, node, part, now)
+}
+
+// BeginCandidates is Begin for a walk over a set of candidate nodes of
+// partition part (multi-node placement), started by node's heartbeat
+// ("" for a scheduling round, recorded when any node's next heartbeat
+// is): its activities name no node unless the walk names the candidate
+// it allocated or reserved on (Record).
+func (l *ActivityLog) BeginCandidates(node, part string, now berth.Time) bool {
+	if !l.on {
+		return false
+	}
+	return l.begin(node, "", part, now)
+}
+
+func (l *ActivityLog) begin(node, at, part string, now berth.Time) bool {
 	l.whole = l.anyNode || l.nodes[node]
 	if !l.whole && l.keepAll == 0 && l.named == 0 {
 		return false
 	}
 	l.beat++
-	l.node, l.now = node, now
+	l.node, l.at, l.part, l.now = node, at, part, now
 	l.cur, l.reqs, l.req0 = l.cur[:0], l.reqs[:0], 0
 	return true
 }
@@ -217,7 +239,7 @@ func (l *ActivityLog) begin(node string, now berth.Time) bool {
 // Skip records that the walk did not enter queue (and so none of the
 // applications below it) for reason r.
 func (l *ActivityLog) Skip(queue string, r Reason) {
-	l.cur = append(l.cur, Activity{Time: l.now, Node: l.node, Queue: queue, Result: Result{Skipped, r}})
+	l.cur = append(l.cur, Activity{Time: l.now, Node: l.at, Partition: l.part, Queue: queue, Result: Result{Skipped, r}})
 }
 
 // PassOver records that the application being tried passed over its
@@ -227,10 +249,14 @@ func (l *ActivityLog) PassOver(prio int32, res berth.Resource, r Reason) {
 }
 
 // Record records an application's result on the node; the requests
-// passed over since the last Record become its Requests, and Time and
-// Node are the heartbeat's.
+// passed over since the last Record become its Requests, Time and
+// Partition are the heartbeat's, and so is Node unless a walk over
+// candidates set it.
 func (l *ActivityLog) Record(a Activity) {
-	a.Time, a.Node = l.now, l.node
+	a.Time, a.Partition = l.now, l.part
+	if a.Node == "" {
+		a.Node = l.at
+	}
 	if len(l.reqs) > l.req0 {
 		a.Requests = l.reqs[l.req0:len(l.reqs):len(l.reqs)]
 		l.req0 = len(l.reqs)
@@ -317,7 +343,7 @@ func (l *ActivityLog) unreached(resolve func(string) (string, Reason), stored []
 		if why == ReasonNone {
 			continue
 		}
-		a := Activity{Time: l.now, Node: l.node, Queue: leaf, App: id, Result: Result{Skipped, why}}
+		a := Activity{Time: l.now, Node: l.at, Partition: l.part, Queue: leaf, App: id, Result: Result{Skipped, why}}
 		for _, q := range l.cur {
 			if why != ReasonOrder {
 				break

@@ -67,6 +67,36 @@ func TestActivityLogNodeRecordIsOneShot(t *testing.T) {
 	}
 }
 
+// A labelled walk's activities carry its partition; a walk over
+// candidates names the candidate a result names, else no node, and is
+// filed under the node that started it.
+func TestActivityLogPartitionAndCandidates(t *testing.T) {
+	var l ActivityLog
+	l.RecordNode("")
+	l.RecordApp("app2", 4)
+	require.True(t, l.BeginOn("g1", "gpu", 3))
+	l.Skip("root.a", ReasonPartition)
+	l.End(func(string) (string, Reason) { return "root.b", ReasonPartition })
+	got := l.NodeRecord("g1")
+	require.Len(t, got, 1)
+	first := got[0]
+	assert.Equal(t, Activity{Time: 3, Node: "g1", Partition: "gpu", Queue: "root.a", Result: Result{Skipped, ReasonPartition}}, first)
+	assert.Equal(t, []Activity{{Time: 3, Node: "g1", Partition: "gpu", Queue: "root.b", App: "app2", Result: Result{Skipped, ReasonPartition}}},
+		l.Attempts("app2", 0), "an application the walk did not reach")
+
+	l.RecordNode("n1")
+	require.True(t, l.BeginCandidates("n1", "", 4))
+	l.Skip("root.a", ReasonQueueLimit)
+	l.Record(Activity{App: "app1", Queue: "root.b", Result: Result{Reason: ReasonNodeFull}})
+	l.Record(Activity{Node: "n2", App: "app2", Queue: "root.b", Result: Result{Outcome: Allocated}})
+	l.End(nil)
+	got = l.NodeRecord("n1")
+	require.Len(t, got, 3)
+	assert.Equal(t, []string{"", "", "n2"}, []string{got[0].Node, got[1].Node, got[2].Node})
+	assert.Equal(t, "t=4 candidates: app1 in root.b SKIPPED: the node has too little free for the request", got[1].String())
+	assert.Equal(t, "t=3 node g1 (gpu): root.a SKIPPED: the node's partition is not for this queue or request", first.String())
+}
+
 func TestActivityLogUnreachedApplications(t *testing.T) {
 	leaf := map[string]string{"a1": "root.p.x", "a2": "root.q", "a3": "root.p.y", "idle": "root.q", "lab": "root.p.x"}
 	resolve := func(id string) (string, Reason) {
