@@ -86,7 +86,7 @@ func (t *attempt) skippedApp(a *app, p proposal) {
 	if p.key != nil {
 		act.Priority, act.Resource = p.key.Priority(), p.key.Capability()
 	}
-	t.rec.Record(act)
+	t.record(act)
 }
 
 // request tries node-local, then rack-local, then off-switch; when none

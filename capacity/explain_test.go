@@ -182,6 +182,7 @@ func checkedHeartbeat(t *testing.T, s, twin *Scheduler, node string, sink *activ
 	seen := map[ContainerID]bool{}
 	for _, act := range sink.got {
 		require.Equal(t, node, act.Node)
+		require.Equal(t, s.parts[n.part].name, act.Partition, "the walk's partition is the node's: %v", act)
 		switch act.Outcome {
 		case queue.Allocated:
 			assert.True(t, got[act.Container], "an allocation the heartbeat did not return: %v", act)

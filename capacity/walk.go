@@ -75,6 +75,9 @@ type attempt struct {
 	// rec is the scheduler's activity log when this heartbeat is
 	// recorded, nil otherwise: the walk's only cost when nothing is.
 	rec *queue.ActivityLog
+	// home is the partition of the heartbeat's node or of the multi-node
+	// walk's candidates, for the activity log.
+	home int
 }
 
 // Heartbeat processes a node update: containers the node reports finished
@@ -131,11 +134,21 @@ func (s *Scheduler) allocateOnNode(n *node, out []Allocation) []Allocation {
 // begin starts the attempts of a heartbeat (or a scheduling round) on
 // node n, recorded when the activity log asks for it; end ends them.
 func (s *Scheduler) begin(n *node) attempt {
-	t := attempt{s: s, n: n}
-	if s.acts.Begin(n.id, s.clock.Now()) {
+	t := attempt{s: s, n: n, home: n.part}
+	if s.acts.BeginOn(n.id, s.parts[n.part].name, s.clock.Now()) {
 		t.rec = &s.acts
 	}
 	return t
+}
+
+// record records an activity of the attempt's node: the heartbeat's, or
+// the candidate a multi-node walk allocates or reserves on (none while
+// it walks the candidates).
+func (t *attempt) record(a queue.Activity) {
+	if t.n != nil {
+		a.Node = t.n.id
+	}
+	t.rec.Record(a)
 }
 
 func (t *attempt) end() {
@@ -213,7 +226,7 @@ func (t *attempt) serveReservation(r *reservation) proposal {
 	// without checking the queue limits, and over-book the queues.
 	if k.Outstanding() <= 0 || !k.Capability().Equal(r.res) {
 		if t.rec != nil {
-			t.rec.Record(queue.Activity{App: a.id, Queue: a.q.path, Result: queue.Result{Outcome: queue.Unreserved, Reason: queue.ReasonNoDemand},
+			t.record(queue.Activity{App: a.id, Queue: a.q.path, Result: queue.Result{Outcome: queue.Unreserved, Reason: queue.ReasonNoDemand},
 				Priority: k.Priority(), Resource: r.res, Locality: r.loc, Container: r.id})
 		}
 		s.unreserve(r)
@@ -227,7 +240,7 @@ func (t *attempt) serveReservation(r *reservation) proposal {
 	p := t.request(a, k, &lim)
 	p.from = r
 	if !p.st.assigned() && t.rec != nil {
-		t.rec.Record(queue.Activity{App: a.id, Queue: a.q.path, Result: queue.Result{Outcome: queue.Skipped, Reason: p.why},
+		t.record(queue.Activity{App: a.id, Queue: a.q.path, Result: queue.Result{Outcome: queue.Skipped, Reason: p.why},
 			Priority: k.Priority(), Resource: r.res})
 	}
 	return p
@@ -390,7 +403,7 @@ func (t *attempt) leaf(q *qnode, limit berth.Resource) proposal {
 	if t.rec != nil && len(lf.pendingAct) > 0 {
 		// The next application to start waits for the AM limits (activate).
 		a := lf.pendingAct[0]
-		t.rec.Record(queue.Activity{App: a.id, Queue: q.path, Result: queue.Result{Reason: queue.ReasonAMLimit}, Resource: a.amRes})
+		t.record(queue.Activity{App: a.id, Queue: q.path, Result: queue.Result{Reason: queue.ReasonAMLimit}, Resource: a.amRes})
 	}
 	return out
 }
@@ -453,17 +466,17 @@ func (t *attempt) userApp(q *qnode, a *app, lim *limits) (p proposal, next bool)
 }
 
 // waiting tells the activity log an application's leaf and whether it
-// waited for the attempt's node: not if it is not active or has no
-// outstanding asks (ReasonNone); ReasonPartition if its asks are all for
-// other partitions than the node's, and the node does not lend itself to
-// the default partition's asks; else ReasonOrder, as a walk could offer
-// it the node.
+// waited for the attempt's node (or candidates): not if it is not active
+// or has no outstanding asks (ReasonNone); ReasonPartition if its asks
+// are all for other partitions than the node's, and the node does not
+// lend itself to the default partition's asks; else ReasonOrder, as a
+// walk could offer it the node.
 func (t *attempt) waiting(id string) (string, queue.Reason) {
 	a := t.s.apps[id]
 	if a == nil || !a.inSched || !a.hasPending() {
 		return "", queue.ReasonNone
 	}
-	p := t.n.part
+	p := t.home
 	if !a.pendingOn(p).IsZero() || p != 0 && t.s.parts[p].nonExclusive && !a.pendingOn(0).IsZero() {
 		return a.q.path, queue.ReasonOrder
 	}

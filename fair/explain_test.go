@@ -131,6 +131,7 @@ func checkedHeartbeat(t *testing.T, s, twin *Scheduler, node string, sink *activ
 	seen := map[ContainerID]bool{}
 	for _, act := range sink.got {
 		require.Equal(t, node, act.Node)
+		require.Empty(t, act.Partition, "the fair scheduler walks the default partition only")
 		if act.App == "" {
 			continue // a queue skipped: its applications say why
 		}
