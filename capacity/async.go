@@ -40,7 +40,8 @@ import (
 // application has reserved is refused at commit, as YARN's committer
 // refuses it. A synchronous heartbeat then allocates on any candidate,
 // not just on the heartbeating node, until the heartbeat's limits
-// (maximum-container-assignments, off-switch assignments) stop it.
+// (maximum-container-assignments, off-switch assignments) stop it. The
+// activity log records a multi-node walk as one (explain.go).
 
 // AsyncScheduling is the asynchronous scheduling configuration.
 type AsyncScheduling struct {
@@ -218,7 +219,7 @@ func (s *Scheduler) ScheduleRound() ([]Allocation, error) {
 	if len(nodes) > 0 {
 		if s.cfg.MultiNode.Enabled {
 			for _, cands := range s.byPartition(s.heartbeated(nodes)) {
-				out = s.multiAttempt(cands, false, out)
+				out = s.multiAttempt(cands, "", out)
 			}
 		} else {
 			start := int(s.rounds % uint64(len(nodes)))
@@ -254,7 +255,7 @@ func (s *Scheduler) ScheduleRoundOn(nodeIDs []string) ([]Allocation, error) {
 	out := s.allocBuf[:0]
 	if s.cfg.MultiNode.Enabled {
 		for _, c := range s.byPartition(cands) {
-			out = s.multiAttempt(c, false, out)
+			out = s.multiAttempt(c, "", out)
 		}
 	} else {
 		for _, n := range cands {
@@ -352,27 +353,41 @@ func (s *Scheduler) multiHeartbeat(n *node, out []Allocation) []Allocation {
 	if len(cands) == 0 {
 		cands = []*node{n}
 	}
-	return s.multiAttempt(cands, true, out)
+	return s.multiAttempt(cands, n.id, out)
 }
 
 // multiAttempt is allocateContainersOnMultiNodes: serve the candidates'
 // reservations, then walk the queues once over the candidates; with a
-// heartbeat, walk again while canAllocateMore allows.
-func (s *Scheduler) multiAttempt(cands []*node, heartbeat bool, out []Allocation) []Allocation {
+// heartbeat (of node beat; "" for a round), walk again while
+// canAllocateMore allows. It is recorded as one walk filed under beat,
+// its activities naming the candidate allocated or reserved on.
+func (s *Scheduler) multiAttempt(cands []*node, beat string, out []Allocation) []Allocation {
 	if len(cands) == 0 {
 		return out
 	}
-	var c assignCount
 	part := cands[0].part
+	w := attempt{s: s, home: part}
+	if s.acts.BeginCandidates(beat, s.parts[part].name, s.clock.Now()) {
+		w.rec = &s.acts
+	}
+	out = s.multiAttempts(&w, cands, beat != "", out)
+	w.end()
+	return out
+}
+
+// multiAttempts is multiAttempt's loop; w is the walk's attempt, with no
+// node of its own.
+func (s *Scheduler) multiAttempts(w *attempt, cands []*node, heartbeat bool, out []Allocation) []Allocation {
+	var c assignCount
 	for {
 		// The root at or over its capacity on the partition: nothing to do
 		// (no killable containers: preemption kills at once).
-		if s.partTotal(part).IsZero() || s.root.on(part).usedCap >= 1 {
+		if s.partTotal(w.home).IsZero() || s.root.on(w.home).usedCap >= 1 {
 			return out
 		}
 		for _, n := range cands {
 			if r := n.reserved; r != nil {
-				t := attempt{s: s, n: n, from: r}
+				t := attempt{s: s, n: n, from: r, rec: w.rec}
 				if p := t.serveReservation(r); p.st.assigned() {
 					if al, ok := s.commit(&t, p); ok {
 						out = append(out, al)
@@ -380,11 +395,11 @@ func (s *Scheduler) multiAttempt(cands []*node, heartbeat bool, out []Allocation
 				}
 			}
 		}
-		p := s.multiWalkOnce(cands)
+		p := s.multiWalkOnce(*w, cands)
 		if !p.st.assigned() {
 			return out
 		}
-		t := attempt{s: s, n: p.node}
+		t := attempt{s: s, n: p.node, rec: w.rec}
 		if al, ok := s.commit(&t, p); ok {
 			out = append(out, al)
 		}
@@ -394,12 +409,11 @@ func (s *Scheduler) multiAttempt(cands []*node, heartbeat bool, out []Allocation
 	}
 }
 
-// multiWalkOnce walks the queues once over cands, all of one partition:
-// an attempt with no node of its own (multi-node walks are not recorded).
-func (s *Scheduler) multiWalkOnce(cands []*node) proposal {
+// multiWalkOnce walks the queues once over cands, all of one partition,
+// with t, an attempt with no node of its own.
+func (s *Scheduler) multiWalkOnce(t attempt, cands []*node) proposal {
 	s.walk = &multiWalk{cands: cands}
 	defer func() { s.walk = nil }()
-	t := attempt{s: s}
 	if part := cands[0].part; part != 0 {
 		return t.labelled(part)
 	}

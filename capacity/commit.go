@@ -14,18 +14,24 @@ func (s *Scheduler) newID() ContainerID {
 
 // commit applies an attempt's proposal: a reservation, or an allocation
 // (possibly out of a reservation, possibly giving another one up), and
-// records it when the heartbeat is recorded.
+// records it when the heartbeat is recorded. A multi-node proposal for a
+// node another application reserved meanwhile is refused (apply), and
+// recorded as skipped for the node's reservation.
 func (s *Scheduler) commit(t *attempt, p proposal) (Allocation, bool) {
+	refused := p.node != nil && p.from == nil && p.node.reserved != nil
 	al, ok, id := s.apply(t.n, p)
 	if t.rec != nil {
-		out := queue.Allocated
-		if p.st == stReserved {
-			out = queue.Reserved
+		res := queue.Result{Outcome: queue.Allocated}
+		switch {
+		case refused:
+			res, id = queue.Result{Outcome: queue.Skipped, Reason: queue.ReasonNodeReserved}, 0
+		case p.st == stReserved:
+			res.Outcome = queue.Reserved
 			if p.from != nil {
 				id = p.from.id
 			}
 		}
-		t.rec.Record(queue.Activity{App: p.app.id, Queue: p.app.q.path, Result: queue.Result{Outcome: out},
+		t.record(queue.Activity{App: p.app.id, Queue: p.app.q.path, Result: res,
 			Priority: p.key.Priority(), Resource: p.key.Capability(), Locality: p.loc, Container: id})
 	}
 	return al, ok

@@ -19,8 +19,12 @@ type Activity = queue.Activity
 // "" records the next heartbeat of any node. [Scheduler.HeartbeatRecord]
 // returns it, and an observer that implements queue.ActivityObserver
 // receives its activities. An asynchronous round's attempt on a node
-// (ScheduleRound) is recorded as its heartbeat would be; a multi-node
-// walk (MultiNodePlacement) is not recorded.
+// (ScheduleRound) is recorded as its heartbeat would be. A multi-node
+// walk (MultiNodePlacement) is recorded whole, its activities naming the
+// candidate allocated or reserved on, and no node otherwise (YARN's
+// EMPTY_NODE_ID): a heartbeat's walk as the heartbeat's node's record, a
+// round's walk as the next heartbeat of any node (nodeID ""). Each
+// activity carries the partition walked (Activity.Partition).
 func (s *Scheduler) RecordHeartbeat(nodeID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
