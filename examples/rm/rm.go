@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 
 	"github.com/berthsched/berth"
@@ -285,10 +286,20 @@ func oneClock(configured berth.Clock, opts *Options) (berth.Clock, error) {
 		return nil, berth.InvalidField("Options.Clock", nil, "a clock is required")
 	case opts.Clock == nil:
 		opts.Clock = configured
-	case configured != nil && configured != opts.Clock:
-		return nil, berth.InvalidField("Options.Clock", opts.Clock, "differs from the scheduler configuration's Clock: every piece must run on one clock")
+	case configured != nil && !sameClock(configured, opts.Clock):
+		return nil, berth.InvalidField("Options.Clock", opts.Clock, "differs from the scheduler configuration's Clock: every piece must run on one clock; give it in one place")
 	}
 	return opts.Clock, nil
+}
+
+// sameClock reports whether a and b are one clock. A clock whose dynamic
+// type cannot be compared (berth.ClockFunc) would make == panic; such a
+// clock is never taken for the same one.
+func sameClock(a, b berth.Clock) bool {
+	if !reflect.TypeOf(a).Comparable() || !reflect.TypeOf(b).Comparable() {
+		return false
+	}
+	return a == b
 }
 
 // The keys that turn the capacity scheduler's preemption on.

@@ -302,6 +302,21 @@ func TestOneClock(t *testing.T) {
 	}
 }
 
+// A clock whose type cannot be compared (berth.ClockFunc) is refused when given twice, not
+// compared (== on it would panic).
+func TestOneClockUncomparable(t *testing.T) {
+	a, b := berth.ClockFunc(func() berth.Time { return 1 }), berth.ClockFunc(func() berth.Time { return 1 })
+	cfg := capacity.DefaultConfig()
+	cfg.Clock = a
+	_, err := rm.NewCapacity(cfg, rm.Options{Clock: b})
+	var fe *berth.FieldError
+	require.True(t, errors.As(err, &fe), "%v", err)
+	assert.Equal(t, "Options.Clock", fe.Field)
+	r, err := rm.NewCapacity(cfg, rm.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, berth.Time(1), r.Clock.Now())
+}
+
 func clockOf(r *rm.Capacity, err error) (berth.Clock, error) {
 	if err != nil {
 		return nil, err
