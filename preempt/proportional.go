@@ -134,6 +134,7 @@ type Proportional struct {
 	log       *slog.Logger
 	marked    map[ContainerID]berth.Time
 	obs       Observer // the host's observer (observe.go); nil: none
+	applied   uint64   // how many plans Apply has taken (a plan's round is one more)
 }
 
 // ProportionalSetup is what [NewProportional] builds a policy from: the
