@@ -77,7 +77,7 @@ func TestPolicyDefaults(t *testing.T) {
 	}
 	drf := struct{ SchedulingPolicy }{PolicyDRF.SchedulingPolicy()} // DRF's calculator, no Headroom
 	fs, usage, avail := berth.New(8192, 8), berth.New(2048, 6), berth.New(4096, 4)
-	assert.Equal(t, berth.New(4096, 2), policyHeadroom(drf, fs, usage, avail), "a dominant calculator counts vcores")
+	assert.Equal(t, berth.New(4096, 2), headroomerOf(drf).Headroom(fs, usage, avail), "a dominant calculator counts vcores")
 }
 
 // partsCase is a policy and the extension points it implements.
@@ -121,7 +121,7 @@ func checkParts(t *testing.T, tc partsCase) {
 	assert.Equal(t, !tc.children && !tc.leafOnly, created, "any child, parents allowed")
 
 	fs, usage, avail := berth.New(8192, 8), berth.New(2048, 6), berth.New(4096, 1)
-	room := policyHeadroom(tc.pol, fs, usage, avail)
+	room := headroomerOf(tc.pol).Headroom(fs, usage, avail)
 	if tc.headroom {
 		assert.Equal(t, berth.New(7, 7), room)
 	} else {
