@@ -377,11 +377,7 @@ func policyKeyOf(kp PolicyKeyer, env PolicyEnv, s *Schedulable, npre uint64, scr
 	}
 	*scratch = SortKey{Start: s.StartTime, Name: s.Name}
 	sk := scratch
-	if !kp.SortKey(env, SchedulableView{s}, sk) {
-		k.bad = true
-		return k
-	}
-	if hasNaN(sk.Major[:]) || hasNaN(sk.More) {
+	if !kp.SortKey(env, SchedulableView{s}, sk) || hasNaN(sk.Major[:]) || hasNaN(sk.More) {
 		k.bad = true
 		return k
 	}
