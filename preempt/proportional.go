@@ -196,11 +196,13 @@ func NewProportional(setup ProportionalSetup) (*Proportional, error) {
 // newProportional builds the policy with setup.Config as it is (a
 // restored policy's may be the zero value).
 func newProportional(setup ProportionalSetup) (*Proportional, error) {
-	if setup.State == nil {
-		return nil, berth.InvalidField("ProportionalSetup.State", nil, "required")
+	// A typed nil (a nil *capacity.Scheduler) is refused too: it would
+	// panic at the first round.
+	if err := berth.CheckNotNil("ProportionalSetup.State", setup.State); err != nil {
+		return nil, err
 	}
-	if setup.Actor == nil {
-		return nil, berth.InvalidField("ProportionalSetup.Actor", nil, "required")
+	if err := berth.CheckNotNil("ProportionalSetup.Actor", setup.Actor); err != nil {
+		return nil, err
 	}
 	cfg := setup.Config
 	if err := cfg.Validate(); err != nil {
