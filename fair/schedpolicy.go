@@ -318,6 +318,7 @@ func (q *fsQueue) setPolicy(p SchedulingPolicy) {
 	} else {
 		q.shares, q.sharer = defaultPolicy, defaultPolicy
 	}
+	q.room = headroomerOf(p)
 }
 
 // leafOnly reports whether p may be used by leaf queues only.
@@ -333,17 +334,17 @@ func allowsChild(parent, child SchedulingPolicy) bool {
 	return !ok || f.AllowsChild(child)
 }
 
-// policyHeadroom is p's Headroom, or the default one: YARN's fair policy
+// headroomerOf is p's Headroomer, or the default one: YARN's fair policy
 // for a calculator that counts memory only, DRF's for a dominant one.
-func policyHeadroom(p SchedulingPolicy, fairShare, usage, maxAvailable berth.Resource) berth.Resource {
+func headroomerOf(p SchedulingPolicy) Headroomer {
 	if h, ok := p.(Headroomer); ok {
-		return h.Headroom(fairShare, usage, maxAvailable)
+		return h
 	}
 	switch p.Calculator().(type) {
 	case berth.DominantCalculator, *berth.DominantCalculator:
-		return PolicyDRF.Headroom(fairShare, usage, maxAvailable)
+		return builtinPolicy{PolicyDRF}
 	}
-	return PolicyFair.Headroom(fairShare, usage, maxAvailable)
+	return builtinPolicy{PolicyFair}
 }
 
 // policyKey computes the scheduler's key of s under kp, or marks it bad
@@ -376,11 +377,7 @@ func policyKeyOf(kp PolicyKeyer, env PolicyEnv, s *Schedulable, npre uint64, scr
 	}
 	*scratch = SortKey{Start: s.StartTime, Name: s.Name}
 	sk := scratch
-	if !kp.SortKey(env, SchedulableView{s}, sk) {
-		k.bad = true
-		return k
-	}
-	if hasNaN(sk.Major[:]) || hasNaN(sk.More) {
+	if !kp.SortKey(env, SchedulableView{s}, sk) || hasNaN(sk.Major[:]) || hasNaN(sk.More) {
 		k.bad = true
 		return k
 	}

@@ -77,7 +77,7 @@ func TestPolicyDefaults(t *testing.T) {
 	}
 	drf := struct{ SchedulingPolicy }{PolicyDRF.SchedulingPolicy()} // DRF's calculator, no Headroom
 	fs, usage, avail := berth.New(8192, 8), berth.New(2048, 6), berth.New(4096, 4)
-	assert.Equal(t, berth.New(4096, 2), policyHeadroom(drf, fs, usage, avail), "a dominant calculator counts vcores")
+	assert.Equal(t, berth.New(4096, 2), headroomerOf(drf).Headroom(fs, usage, avail), "a dominant calculator counts vcores")
 }
 
 // partsCase is a policy and the extension points it implements.
@@ -108,6 +108,16 @@ func checkParts(t *testing.T, tc partsCase) {
 		assert.Equal(t, map[string]int64{"app00": 256, "app01": 256, "app02": 256, "app03": 256}, shares, "the fair division")
 	}
 
+	// The scheduler answers an application's allocate call with the
+	// policy's headroom (resolved once per queue, in setPolicy).
+	room, err := s.Allocate("app00", nil, nil)
+	require.NoError(t, err)
+	if tc.headroom {
+		assert.Equal(t, berth.New(7, 7), room, "the policy's headroom")
+	} else {
+		assert.NotEqual(t, berth.New(7, 7), room, "the default headroom")
+	}
+
 	// A parent with the policy, a DRF child under it: a queue
 	// whose policy is not allowed where it stands is not created.
 	af, err := ParseAllocationFile([]byte(allocXML(`<queue name="p" type="parent"><schedulingPolicy>x</schedulingPolicy>
@@ -121,7 +131,7 @@ func checkParts(t *testing.T, tc partsCase) {
 	assert.Equal(t, !tc.children && !tc.leafOnly, created, "any child, parents allowed")
 
 	fs, usage, avail := berth.New(8192, 8), berth.New(2048, 6), berth.New(4096, 1)
-	room := policyHeadroom(tc.pol, fs, usage, avail)
+	room = headroomerOf(tc.pol).Headroom(fs, usage, avail)
 	if tc.headroom {
 		assert.Equal(t, berth.New(7, 7), room)
 	} else {

@@ -485,7 +485,7 @@ func (s *Scheduler) headroom(a *app) berth.Resource {
 	q := a.q
 	avail := s.cluster.Sub(s.root.Usage)
 	maxAvail := berth.ComponentwiseMin(avail, q.MaxShare.Sub(q.Usage).SubNonNegative(berth.None()))
-	return policyHeadroom(q.policy, q.FairShare, q.Usage, maxAvail)
+	return q.room.Headroom(q.FairShare, q.Usage, maxAvail)
 }
 
 // FinishApp ends an application normally: its live containers end as

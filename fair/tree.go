@@ -37,6 +37,7 @@ type fsQueue struct {
 	order              Orderer      // policy's or the default (setPolicy)
 	shares             ShareDivider // policy's or the default (setPolicy)
 	keyer              PolicyKeyer  // order's fast path, nil without one (setPolicy)
+	room               Headroomer   // policy's or the calculator's default (setPolicy)
 	tq                 *tqueue      // the queue's node in the shared tree
 	runnableApps       []*app       // leaves
 	// the walk's orders (order.go): q's place in its parent's, and the

@@ -55,16 +55,29 @@ func (p *Proportional) Round(now berth.Time) (*ProportionalReport, error) {
 // meanwhile is reported as Vanished. Any other failure of the scheduler
 // stops the round: the error wraps it, and the report returned with it
 // lists what was done until then (the policy's marks agree with it).
+// A plan is applied once, by the policy that decided it, before any later
+// plan of that policy is applied: a nil plan, one not from this policy's
+// Decide, or a stale one (a plan was applied since it was decided) is a
+// *berth.FieldError naming "plan", and nothing is done.
 func (p *Proportional) Apply(plan *ProportionalPlan) (*ProportionalReport, error) {
-	if plan == nil {
+	switch {
+	case plan == nil:
 		return nil, berth.InvalidField("plan", nil, "required")
+	case plan.owner == nil:
+		return nil, berth.InvalidField("plan", plan.Time, "not returned by Decide")
+	case plan.owner != p:
+		return nil, berth.InvalidField("plan", plan.Time, "decided by another Proportional")
+	case plan.round != p.applied+1:
+		return nil, berth.InvalidField("plan", plan.Time, "stale: a plan was applied after it was decided")
 	}
+	p.applied++
 	return p.apply(plan, p.cfg.ObserveOnly)
 }
 
 func (p *Proportional) apply(plan *ProportionalPlan, observe bool) (*ProportionalReport, error) {
 	now := plan.Time
 	rep := &ProportionalReport{ProportionalPlan: *plan, Decisions: make([]Decision, 0, len(plan.Candidates))}
+	rep.owner, rep.round = nil, 0 // a report is not a plan to apply again
 	for _, c := range plan.Candidates {
 		d, err := p.act(rep, c, now, observe)
 		if err != nil {

@@ -30,6 +30,11 @@ type ProportionalPlan struct {
 	// Candidates are the chosen containers and reservations in selection
 	// order: what applying the plan acts on.
 	Candidates []Candidate
+	// owner is the policy that decided the plan (nil: not from Decide) and
+	// round 1 + the number of plans it had applied then: Apply takes only
+	// a plan of its own decided since its last Apply.
+	owner *Proportional
+	round uint64
 }
 
 // Queue returns the plan's report of the queue at path, or nil.
@@ -47,7 +52,11 @@ func (r *ProportionalPlan) Queue(path string) *QueueReport {
 // the selectors. Nothing is marked, killed or forgotten until the plan is
 // given to [Proportional.Apply].
 func (p *Proportional) Decide(now berth.Time) (*ProportionalPlan, error) {
-	return decide(p.state, &p.cfg, p.selectors, now)
+	plan, err := decide(p.state, &p.cfg, p.selectors, now)
+	if plan != nil {
+		plan.owner, plan.round = p, p.applied+1
+	}
+	return plan, err
 }
 
 // decide reads state into a view and runs the selectors over it in order.

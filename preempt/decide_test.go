@@ -124,3 +124,45 @@ func TestApplyRefusesNoPlan(t *testing.T) {
 	_, err := w.p.Apply(nil)
 	assert.ErrorIs(t, err, berth.ErrInvalidArgument)
 }
+
+// TestApplyRefusesForeignAndStalePlans: a plan is applied once, by the
+// policy that decided it, before any later plan; otherwise Apply names
+// the plan and does nothing (a plan applied twice with no kill wait would
+// kill what its first application only marked).
+func TestApplyRefusesForeignAndStalePlans(t *testing.T) {
+	w, other := newPolicyWorld(t, 1, 0), newPolicyWorld(t, 1, 0)
+	foreign, err := other.p.Decide(0)
+	require.NoError(t, err)
+	first, err := w.p.Decide(0)
+	require.NoError(t, err)
+	second, err := w.p.Decide(0)
+	require.NoError(t, err)
+	cases := []struct {
+		name string
+		plan *preempt.ProportionalPlan
+		want string
+	}{
+		{"built by the host", &preempt.ProportionalPlan{Candidates: first.Candidates}, "not returned by Decide"},
+		{"another policy's", foreign, "another Proportional"},
+	}
+	for _, c := range cases {
+		_, err := w.p.Apply(c.plan)
+		var fe *berth.FieldError
+		require.ErrorAs(t, err, &fe, c.name)
+		assert.Equal(t, "plan", fe.Field, c.name)
+		assert.Contains(t, fe.Reason, c.want, c.name)
+		assert.Empty(t, w.p.Marked(), c.name)
+	}
+	rep, err := w.p.Apply(second)
+	require.NoError(t, err)
+	marked := w.p.Marked()
+	for name, plan := range map[string]*preempt.ProportionalPlan{"applied": second, "decided before": first, "a report": &rep.ProportionalPlan} {
+		_, err = w.p.Apply(plan)
+		assert.ErrorIs(t, err, berth.ErrInvalidArgument, name)
+		assert.Equal(t, marked, w.p.Marked(), name)
+	}
+	next, err := w.p.Decide(0)
+	require.NoError(t, err)
+	_, err = w.p.Apply(next)
+	assert.NoError(t, err)
+}

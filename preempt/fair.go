@@ -271,11 +271,13 @@ func NewFairPreemptor(setup FairPreemptorSetup) (*FairPreemptor, error) {
 // newFairPreemptor builds the preemptor with setup.Config as it is (a
 // restored preemptor's may be the zero value).
 func newFairPreemptor(setup FairPreemptorSetup) (*FairPreemptor, error) {
-	if setup.State == nil {
-		return nil, berth.InvalidField("FairPreemptorSetup.State", nil, "required")
+	// A typed nil (a nil *capacity.Scheduler) is refused too: it would
+	// panic at the first round.
+	if err := berth.CheckNotNil("FairPreemptorSetup.State", setup.State); err != nil {
+		return nil, err
 	}
-	if setup.Actor == nil {
-		return nil, berth.InvalidField("FairPreemptorSetup.Actor", nil, "required")
+	if err := berth.CheckNotNil("FairPreemptorSetup.Actor", setup.Actor); err != nil {
+		return nil, err
 	}
 	if err := setup.Config.Validate(); err != nil {
 		return nil, err

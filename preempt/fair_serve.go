@@ -127,11 +127,8 @@ func (p *FairPreemptor) newView(now berth.Time, snap *fair.Snapshot) *FairView {
 			a.toBePreempted = a.toBePreempted.Add(e.c.Resource)
 			a.left = a.info.Usage.Sub(a.toBePreempted)
 		}
-	}
-	for i := range p.marks {
-		e := &p.marks[i]
-		if i, ok := v.nodeIndex(e.c.Node); ok {
-			v.earmark[i] = v.earmark[i].Add(e.c.Resource)
+		if n, ok := v.nodeIndex(e.c.Node); ok {
+			v.earmark[n] = v.earmark[n].Add(e.c.Resource)
 		}
 	}
 	for node, m := range p.owed {

@@ -134,6 +134,7 @@ type Proportional struct {
 	log       *slog.Logger
 	marked    map[ContainerID]berth.Time
 	obs       Observer // the host's observer (observe.go); nil: none
+	applied   uint64   // how many plans Apply has taken (a plan's round is one more)
 }
 
 // ProportionalSetup is what [NewProportional] builds a policy from: the
@@ -195,11 +196,13 @@ func NewProportional(setup ProportionalSetup) (*Proportional, error) {
 // newProportional builds the policy with setup.Config as it is (a
 // restored policy's may be the zero value).
 func newProportional(setup ProportionalSetup) (*Proportional, error) {
-	if setup.State == nil {
-		return nil, berth.InvalidField("ProportionalSetup.State", nil, "required")
+	// A typed nil (a nil *capacity.Scheduler) is refused too: it would
+	// panic at the first round.
+	if err := berth.CheckNotNil("ProportionalSetup.State", setup.State); err != nil {
+		return nil, err
 	}
-	if setup.Actor == nil {
-		return nil, berth.InvalidField("ProportionalSetup.Actor", nil, "required")
+	if err := berth.CheckNotNil("ProportionalSetup.Actor", setup.Actor); err != nil {
+		return nil, err
 	}
 	cfg := setup.Config
 	if err := cfg.Validate(); err != nil {

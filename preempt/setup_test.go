@@ -47,6 +47,14 @@ func TestSetupNamesMissingSide(t *testing.T) {
 			_, err := preempt.NewFairPreemptor(preempt.FairPreemptorSetup{State: fs})
 			return err
 		}},
+		{"typed nil state", "ProportionalSetup.State", func() error {
+			_, err := preempt.NewProportional(preempt.ProportionalSetup{State: (*capacity.Scheduler)(nil), Actor: cs})
+			return err
+		}},
+		{"typed nil fair actor", "FairPreemptorSetup.Actor", func() error {
+			_, err := preempt.NewFairPreemptor(preempt.FairPreemptorSetup{State: fs, Actor: (*fair.Scheduler)(nil)})
+			return err
+		}},
 		{"restored fair", "FairPreemptorSetup.State", func() error {
 			_, err := preempt.RestoreFairPreemptor(bytes.NewReader(nil), preempt.FairPreemptorSetup{Actor: fs})
 			return err
