@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 
 	"github.com/berthsched/berth"
@@ -285,10 +286,18 @@ func oneClock(configured berth.Clock, opts *Options) (berth.Clock, error) {
 		return nil, berth.InvalidField("Options.Clock", nil, "a clock is required")
 	case opts.Clock == nil:
 		opts.Clock = configured
-	case configured != nil && configured != opts.Clock:
-		return nil, berth.InvalidField("Options.Clock", opts.Clock, "differs from the scheduler configuration's Clock: every piece must run on one clock")
+	case configured != nil && !sameClock(configured, opts.Clock):
+		return nil, berth.InvalidField("Options.Clock", opts.Clock, "differs from (or cannot be compared with) the scheduler configuration's Clock: every piece must run on one clock")
 	}
 	return opts.Clock, nil
+}
+
+// sameClock reports whether a and b are one clock. Clocks of a type ==
+// cannot compare (a berth.ClockFunc) are never the same: comparing them
+// with == would panic.
+func sameClock(a, b berth.Clock) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Type() == vb.Type() && va.Comparable() && va.Equal(vb)
 }
 
 // The keys that turn the capacity scheduler's preemption on.

@@ -300,6 +300,19 @@ func TestOneClock(t *testing.T) {
 		require.True(t, errors.As(err, &fe), "%s: %v", name, err)
 		assert.Equal(t, "Options.Clock", fe.Field, name)
 	}
+	// Two ClockFuncs cannot be compared: refused with the same error, not
+	// a panic of ==.
+	now := berth.ClockFunc(func() berth.Time { return 0 })
+	ccfg.Clock = now
+	_, err := rm.NewCapacity(ccfg, rm.Options{Clock: now})
+	var fe *berth.FieldError
+	require.True(t, errors.As(err, &fe), "%v", err)
+	assert.Equal(t, "Options.Clock", fe.Field)
+	// No clock at all is refused.
+	ccfg.Clock = nil
+	_, err = rm.NewCapacity(ccfg, rm.Options{})
+	require.True(t, errors.As(err, &fe), "%v", err)
+	assert.Equal(t, "Options.Clock", fe.Field)
 }
 
 func clockOf(r *rm.Capacity, err error) (berth.Clock, error) {
