@@ -51,7 +51,7 @@ func (r recorder) ObserveContainer(ev queue.ContainerEvent) {
 	if ev.Status != queue.Preempted && ev.Status != queue.Lost {
 		return
 	}
-	a := e.appByIDOrNil(ev.Container.App)
+	a := e.appByID[ev.Container.App]
 	if a == nil || a.state == finished {
 		return
 	}
