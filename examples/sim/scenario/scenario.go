@@ -561,8 +561,7 @@ func (sc *Scenario) capacityScheduler(cfg *engine.Config, clock *berth.ManualClo
 			// types are scaled here.)
 			abs := float64(q.AbsoluteCapacity)
 			capa := berth.New(int64(float64(cluster.Memory)*abs)/1024*1024, int64(float64(cluster.VCores)*abs))
-			name := q.Path.String()
-			planQueues = append(planQueues, planQueue{name: name[strings.LastIndexByte(name, '.')+1:], capacity: &capa})
+			planQueues = append(planQueues, planQueue{name: q.Path.Name(), capacity: &capa})
 		}
 	}
 	return planQueues, nil
