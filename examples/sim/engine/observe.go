@@ -89,9 +89,12 @@ func (r recorder) ObserveActivity(a queue.Activity) {
 	if a.Outcome != queue.Skipped || e.waits == nil {
 		return
 	}
-	i, ok := e.queueIdx[a.Queue]
+	var i int
+	var ok bool
 	if a.App != "" {
 		i, ok = e.queueOf(a.Queue)
+	} else {
+		i, ok = e.queueIdx[a.Queue]
 	}
 	if ok {
 		if e.waits[i] == nil {
