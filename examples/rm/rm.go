@@ -287,19 +287,17 @@ func oneClock(configured berth.Clock, opts *Options) (berth.Clock, error) {
 	case opts.Clock == nil:
 		opts.Clock = configured
 	case configured != nil && !sameClock(configured, opts.Clock):
-		return nil, berth.InvalidField("Options.Clock", opts.Clock, "differs from the scheduler configuration's Clock: every piece must run on one clock; give it in one place")
+		return nil, berth.InvalidField("Options.Clock", opts.Clock, "differs from (or cannot be compared with) the scheduler configuration's Clock: every piece must run on one clock")
 	}
 	return opts.Clock, nil
 }
 
-// sameClock reports whether a and b are one clock. A clock whose dynamic
-// type cannot be compared (berth.ClockFunc) would make == panic; such a
-// clock is never taken for the same one.
+// sameClock reports whether a and b are one clock. Clocks of a type ==
+// cannot compare (a berth.ClockFunc) are never the same: comparing them
+// with == would panic.
 func sameClock(a, b berth.Clock) bool {
-	if !reflect.TypeOf(a).Comparable() || !reflect.TypeOf(b).Comparable() {
-		return false
-	}
-	return a == b
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Type() == vb.Type() && va.Comparable() && va.Equal(vb)
 }
 
 // The keys that turn the capacity scheduler's preemption on.

@@ -300,21 +300,23 @@ func TestOneClock(t *testing.T) {
 		require.True(t, errors.As(err, &fe), "%s: %v", name, err)
 		assert.Equal(t, "Options.Clock", fe.Field, name)
 	}
-}
-
-// A clock whose type cannot be compared (berth.ClockFunc) is refused when given twice, not
-// compared (== on it would panic).
-func TestOneClockUncomparable(t *testing.T) {
-	a, b := berth.ClockFunc(func() berth.Time { return 1 }), berth.ClockFunc(func() berth.Time { return 1 })
-	cfg := capacity.DefaultConfig()
-	cfg.Clock = a
-	_, err := rm.NewCapacity(cfg, rm.Options{Clock: b})
+	// Two ClockFuncs cannot be compared: refused with the same error, not
+	// a panic of ==.
+	now := berth.ClockFunc(func() berth.Time { return 7 })
+	ccfg.Clock = now
+	_, err := rm.NewCapacity(ccfg, rm.Options{Clock: now})
 	var fe *berth.FieldError
 	require.True(t, errors.As(err, &fe), "%v", err)
 	assert.Equal(t, "Options.Clock", fe.Field)
-	r, err := rm.NewCapacity(cfg, rm.Options{})
+	// Given once, it is every piece's clock.
+	r, err := rm.NewCapacity(ccfg, rm.Options{})
 	require.NoError(t, err)
-	assert.Equal(t, berth.Time(1), r.Clock.Now())
+	assert.Equal(t, berth.Time(7), r.Clock.Now())
+	// No clock at all is refused.
+	ccfg.Clock = nil
+	_, err = rm.NewCapacity(ccfg, rm.Options{})
+	require.True(t, errors.As(err, &fe), "%v", err)
+	assert.Equal(t, "Options.Clock", fe.Field)
 }
 
 func clockOf(r *rm.Capacity, err error) (berth.Clock, error) {

@@ -187,7 +187,7 @@ func (e *Engine) finish(a *app, now berth.Time) {
 }
 
 func (e *Engine) allocated(al *queue.Allocation, n *node, now berth.Time) {
-	a := e.appByIDOrNil(al.App)
+	a := e.appByID[al.App]
 	c := &ctr{id: al.ID, app: a, node: n, task: -1, res: keyOf(al.Resource)}
 	e.ctrs[al.ID] = c
 	e.bump()
@@ -224,13 +224,6 @@ func (e *Engine) allocated(al *queue.Allocation, n *node, now berth.Time) {
 		a.rec.FirstTask = now
 	}
 	e.push(event{at: now + a.job.Tasks[t].Duration, kind: evDone, c: c.id})
-}
-
-func (e *Engine) appByIDOrNil(id string) *app {
-	if a, ok := e.appByID[id]; ok {
-		return a
-	}
-	return nil
 }
 
 // release gives a container back at once (the AM does not need it).
@@ -376,7 +369,7 @@ func (e *Engine) expire(now berth.Time) {
 		e.log.Warn("lifetime check", "time", now, "err", err)
 	}
 	for _, id := range apps {
-		if a := e.appByIDOrNil(id); a != nil && a.state != finished {
+		if a := e.appByID[id]; a != nil && a.state != finished {
 			e.bump()
 			e.clearPending(a)
 			a.state = finished

@@ -51,7 +51,7 @@ func (r recorder) ObserveContainer(ev queue.ContainerEvent) {
 	if ev.Status != queue.Preempted && ev.Status != queue.Lost {
 		return
 	}
-	a := e.appByIDOrNil(ev.Container.App)
+	a := e.appByID[ev.Container.App]
 	if a == nil || a.state == finished {
 		return
 	}
@@ -89,9 +89,12 @@ func (r recorder) ObserveActivity(a queue.Activity) {
 	if a.Outcome != queue.Skipped || e.waits == nil {
 		return
 	}
-	i, ok := e.queueIdx[a.Queue]
+	var i int
+	var ok bool
 	if a.App != "" {
 		i, ok = e.queueOf(a.Queue)
+	} else {
+		i, ok = e.queueIdx[a.Queue]
 	}
 	if ok {
 		if e.waits[i] == nil {

@@ -146,7 +146,7 @@ func (e *Engine) followed(r *follower.Result, now berth.Time) {
 	// an AM container that ends with its killed application is no lost AM
 	// to restart (YARN kills the application, it makes no new attempt).
 	for _, app := range r.Killed {
-		if a := e.appByIDOrNil(app); a != nil && a.state != finished {
+		if a := e.appByID[app]; a != nil && a.state != finished {
 			e.clearPending(a)
 			a.state = finished
 			e.open--

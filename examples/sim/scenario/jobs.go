@@ -96,8 +96,9 @@ func (sc *Scenario) admitJobs() error {
 	plans := map[string]bool{}
 	switch sc.in.Scheduler {
 	case "capacity":
-		sc.capCfg.Clock = clock
-		cs, err := capacity.New(sc.capCfg)
+		probe := sc.capCfg // the probe's own clock, not left in the scenario's configuration
+		probe.Clock = clock
+		cs, err := capacity.New(probe)
 		if err != nil {
 			return &InputError{File: sc.in.SchedulerConf.Name, Reason: "capacity scheduler refused the configuration", Err: err}
 		}

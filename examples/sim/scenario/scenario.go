@@ -378,22 +378,22 @@ func (sc *Scenario) loadTraces() ([]*trace.Trace, error) {
 		sc.Seed = *in.Seed
 	}
 	var traces []*trace.Trace
+	seen := map[string]string{} // job id → the trace file it came from
 	for _, f := range in.Traces {
 		t, err := sc.readTrace(f)
 		if err != nil {
 			return nil, err
 		}
+		for _, j := range t.Jobs {
+			if first, dup := seen[j.ID]; dup {
+				return nil, &InputError{File: f.Name, Field: "job id", Value: j.ID, Reason: "the same job id appears twice across the traces (first in " + first + ")"}
+			}
+			seen[j.ID] = f.Name
+		}
 		traces = append(traces, t)
 		sc.Jobs = append(sc.Jobs, t.Jobs...)
 		sc.Dropped = append(sc.Dropped, t.Dropped...)
 		sc.Notes = append(sc.Notes, t.Notes...)
-	}
-	seen := map[string]string{}
-	for _, j := range sc.Jobs {
-		if f, dup := seen[j.ID]; dup {
-			return nil, &InputError{File: f, Field: "job id", Value: j.ID, Reason: "the same job id appears twice across the traces"}
-		}
-		seen[j.ID] = in.Traces[0].Name
 	}
 	return traces, nil
 }
@@ -561,8 +561,7 @@ func (sc *Scenario) capacityScheduler(cfg *engine.Config, clock *berth.ManualClo
 			// types are scaled here.)
 			abs := float64(q.AbsoluteCapacity)
 			capa := berth.New(int64(float64(cluster.Memory)*abs)/1024*1024, int64(float64(cluster.VCores)*abs))
-			name := q.Path.String()
-			planQueues = append(planQueues, planQueue{name: name[strings.LastIndexByte(name, '.')+1:], capacity: &capa})
+			planQueues = append(planQueues, planQueue{name: q.Path.Name(), capacity: &capa})
 		}
 	}
 	return planQueues, nil

@@ -216,6 +216,9 @@ func TestLoadErrors(t *testing.T) {
 		{"capacity xml", "default/capacity-scheduler.xml", "", with(func(in *Inputs) {
 			in.SchedulerConf.Data = []byte(`<configuration><property><name>yarn.scheduler.capacity.root.queues</name><value>a</value></property><property><name>yarn.scheduler.capacity.root.a.capacity</name><value>150</value></property></configuration>`)
 		})},
+		{"duplicate job id", "again.json", "job id", with(func(in *Inputs) {
+			in.Traces = []File{good.Traces[0], {Name: "again.json", Data: good.Traces[0].Data}}
+		})},
 		{"node event node", "ev.json", "[0].node", with(func(in *Inputs) {
 			in.NodeEvents = &File{Name: "ev.json", Data: []byte(`[{"time.ms": 5, "node": "nope", "state": "down"}]`)}
 		})},

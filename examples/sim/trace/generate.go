@@ -62,7 +62,7 @@ func (s *Synth) Generate(d Defaults, seed *int64) *Trace {
 		t.Jobs = append(t.Jobs, j)
 	}
 	if s.NumNodes > 0 {
-		t.Topology = &Topology{Nodes: s.NumNodes, Racks: s.NumNodes / s.NodesPerRack}
+		t.Topology = &Topology{Nodes: s.NumNodes, Racks: s.NumNodes / max(s.NodesPerRack, 1)} // below 1 counts as 1
 	}
 	return t
 }

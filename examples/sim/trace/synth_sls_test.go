@@ -152,3 +152,11 @@ func BenchmarkGenerate(b *testing.B) {
 	}
 	b.ReportMetric(float64(tasks)*float64(b.N)/b.Elapsed().Seconds(), "tasks/s")
 }
+
+// A Synth built by hand with NodesPerRack below 1 counts it as 1, as
+// ReadSynth does, instead of dividing by zero.
+func TestSynthNodesPerRackBelowOne(t *testing.T) {
+	tr := (&Synth{NumNodes: 4}).Generate(DefaultDefaults(), nil)
+	require.NotNil(t, tr.Topology)
+	assert.Equal(t, Topology{Nodes: 4, Racks: 4}, *tr.Topology)
+}
