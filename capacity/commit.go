@@ -91,22 +91,18 @@ func (s *Scheduler) apply(n *node, p proposal) (Allocation, bool, ContainerID) {
 	k.Allocate(p.loc, n.id, n.rack) // the walk only proposes keys with outstanding asks
 	if n.part != 0 || k.Payload.part != 0 {
 		s.commitLabelled(c, k)
-		return Allocation{Container: c.c, Headroom: a.headroom}, true, c.c.ID
-	}
-	k.Payload.missedNP = 0 // an allocation on the default partition (YARN's doAllocation)
-	// setPending below re-keys a in its leaf's order from both its usage
-	// and its demand: one re-key instead of appUsage's and setPending's.
-	a.used = a.used.Add(capR)
-	// The two charges to the tree's accounting are summed there until it
-	// is read (deferAccount).
-	s.chargeMirror(q, u, capR, false)
-	s.setPending(a, a.pending.Sub(capR))
-	s.accountUser(q, u, queue.Delta{Used: capR})
-	if a.lp != nil {
-		a.headroom = s.appHeadroom(a)
 	} else {
-		a.headroom = s.headroom(q, u, s.userLimit(q, u))
+		k.Payload.missedNP = 0 // an allocation on the default partition (YARN's doAllocation)
+		// setPending below re-keys a in its leaf's order from both its usage
+		// and its demand: one re-key instead of appUsage's and setPending's.
+		a.used = a.used.Add(capR)
+		// The two charges to the tree's accounting are summed there until it
+		// is read (deferAccount).
+		s.chargeMirror(q, u, capR, false)
+		s.setPending(a, a.pending.Sub(capR))
 	}
+	s.accountUser(q, u, queue.Delta{Used: capR})
+	s.refreshHeadroom(a)
 	if s.obs != nil {
 		s.obs.ObserveContainer(queue.ContainerEvent{Kind: queue.ContainerAllocated, Container: c.c, Time: c.c.Time})
 	}
