@@ -414,8 +414,8 @@ func (s *Scheduler) multiAttempts(w *attempt, cands []*node, heartbeat bool, out
 func (s *Scheduler) multiWalkOnce(t attempt, cands []*node) proposal {
 	s.walk = &multiWalk{cands: cands}
 	defer func() { s.walk = nil }()
-	if part := cands[0].part; part != 0 {
-		return t.labelled(part)
+	if t.home != 0 {
+		return t.labelled(t.home)
 	}
 	return t.parent(s.root, s.cluster)
 }
