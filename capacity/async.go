@@ -414,51 +414,10 @@ func (s *Scheduler) multiAttempts(w *attempt, cands []*node, heartbeat bool, out
 func (s *Scheduler) multiWalkOnce(t attempt, cands []*node) proposal {
 	s.walk = &multiWalk{cands: cands}
 	defer func() { s.walk = nil }()
-	if part := cands[0].part; part != 0 {
-		return t.labelled(part)
+	if t.home != 0 {
+		return t.labelled(t.home)
 	}
 	return t.parent(s.root, s.cluster)
-}
-
-// appMulti is RegularContainerAllocator.allocate over a candidate set:
-// per request priority, the nodes in the leaf's policy order; the first
-// node that allocates or reserves wins, and the last node's answer is the
-// priority's.
-func (t *attempt) appMulti(a *app, lim *limits) proposal {
-	nodes := t.s.candidatesFor(a.q)
-	var first proposal // the first request passed over tells why
-	for _, k := range a.asks.Keys() {
-		if end, try := t.gate(a, k, lim, &first); !try {
-			if end.st != stNone {
-				return end
-			}
-			continue
-		}
-		if t.missedBorrow(k) {
-			return proposal{st: stAppSkipped, why: queue.ReasonPartition, app: a, key: k}
-		}
-		p := skipped(stPrioritySkipped, queue.ReasonNone)
-		for _, n := range nodes {
-			k.Payload.missed++
-			t.n = n
-			p = t.request(a, k, lim)
-			t.n = nil
-			if p.st == stPrioritySkipped {
-				k.Payload.missed--
-			}
-			if p.st.assigned() {
-				p.node = n
-				break
-			}
-		}
-		if p.st == stPrioritySkipped {
-			t.passOver(&first, k, p.why)
-			continue
-		}
-		p.app, p.key = a, k
-		return p
-	}
-	return first.skippedApp(a)
 }
 
 // candidatesFor returns the walk's candidates in the order of q's node

@@ -10,11 +10,12 @@ import (
 // applies the proposal.
 
 // app is RegularContainerAllocator.allocate over the application's
-// priorities, most important first; with no node (t.n nil), over the
-// multi-node walk's candidates (appMulti).
+// priorities, most important first: each request on the attempt's node,
+// or with no node (t.n nil) on the multi-node walk's candidates (offer).
 func (t *attempt) app(a *app, lim *limits) proposal {
+	var cands []*node
 	if t.n == nil {
-		return t.appMulti(a, lim)
+		cands = t.s.candidatesFor(a.q)
 	}
 	var first proposal // the first request passed over tells why
 	for _, k := range a.asks.Keys() {
@@ -24,13 +25,8 @@ func (t *attempt) app(a *app, lim *limits) proposal {
 			}
 			continue
 		}
-		k.Payload.missed++
-		if t.missedBorrow(k) {
-			return proposal{st: stAppSkipped, why: queue.ReasonPartition, app: a, key: k}
-		}
-		p := t.request(a, k, lim)
+		p := t.offer(a, k, lim, cands)
 		if p.st == stPrioritySkipped {
-			k.Payload.missed--
 			t.passOver(&first, k, p.why)
 			continue
 		}
@@ -38,6 +34,44 @@ func (t *attempt) app(a *app, lim *limits) proposal {
 		return p
 	}
 	return first.skippedApp(a)
+}
+
+// offer tries a's request k on the attempt's node, or, with none, on
+// cands in the leaf's policy order: the first node that allocates or
+// reserves wins, and the last node's answer is the request's. Each node
+// tried is a scheduling opportunity the key missed, unless the request
+// was passed over there. A default-partition key that must still wait to
+// borrow a labelled node ends the application's visit (missedBorrow).
+func (t *attempt) offer(a *app, k *skey, lim *limits, cands []*node) proposal {
+	if t.n != nil {
+		k.Payload.missed++
+		if t.missedBorrow(k) {
+			return skipped(stAppSkipped, queue.ReasonPartition)
+		}
+		p := t.request(a, k, lim)
+		if p.st == stPrioritySkipped {
+			k.Payload.missed--
+		}
+		return p
+	}
+	if t.missedBorrow(k) {
+		return skipped(stAppSkipped, queue.ReasonPartition)
+	}
+	p := skipped(stPrioritySkipped, queue.ReasonNone)
+	for _, n := range cands {
+		k.Payload.missed++
+		t.n = n
+		p = t.request(a, k, lim)
+		t.n = nil
+		if p.st == stPrioritySkipped {
+			k.Payload.missed--
+		}
+		if p.st.assigned() {
+			p.node = n
+			break
+		}
+	}
+	return p
 }
 
 // gate runs askCheck on a's ask k: try reports whether to try it;

@@ -18,7 +18,7 @@ func (s *Scheduler) newID() ContainerID {
 // node another application reserved meanwhile is refused (apply), and
 // recorded as skipped for the node's reservation.
 func (s *Scheduler) commit(t *attempt, p proposal) (Allocation, bool) {
-	refused := p.node != nil && p.from == nil && p.node.reserved != nil
+	refused := p.refused()
 	al, ok, id := s.apply(t.n, p)
 	if t.rec != nil {
 		res := queue.Result{Outcome: queue.Allocated}
@@ -37,6 +37,13 @@ func (s *Scheduler) commit(t *attempt, p proposal) (Allocation, bool) {
 	return al, ok
 }
 
+// refused reports whether the committer refuses p: with multi-node
+// placement, a proposal for a node that is another application's
+// reservation, as YARN's committer refuses it.
+func (p *proposal) refused() bool {
+	return p.node != nil && p.from == nil && p.node.reserved != nil
+}
+
 // apply makes a proposal so and returns the allocation, if any, and the
 // id of the container or reservation it made.
 func (s *Scheduler) apply(n *node, p proposal) (Allocation, bool, ContainerID) {
@@ -47,13 +54,11 @@ func (s *Scheduler) apply(n *node, p proposal) (Allocation, bool, ContainerID) {
 	if p.from == nil && p.loc != OffSwitch && (p.loc == NodeLocal || s.cfg.RackLocalityFullReset) {
 		k.Payload.missed = 0
 	}
+	if p.refused() {
+		return Allocation{}, false, 0
+	}
 	if p.node != nil {
 		n = p.node
-		if p.from == nil && n.reserved != nil {
-			// Multi-node placement: the node is another application's
-			// reservation; YARN's committer refuses the proposal.
-			return Allocation{}, false, 0
-		}
 	}
 	if p.unres != nil {
 		s.unreserve(p.unres)
@@ -91,22 +96,18 @@ func (s *Scheduler) apply(n *node, p proposal) (Allocation, bool, ContainerID) {
 	k.Allocate(p.loc, n.id, n.rack) // the walk only proposes keys with outstanding asks
 	if n.part != 0 || k.Payload.part != 0 {
 		s.commitLabelled(c, k)
-		return Allocation{Container: c.c, Headroom: a.headroom}, true, c.c.ID
-	}
-	k.Payload.missedNP = 0 // an allocation on the default partition (YARN's doAllocation)
-	// setPending below re-keys a in its leaf's order from both its usage
-	// and its demand: one re-key instead of appUsage's and setPending's.
-	a.used = a.used.Add(capR)
-	// The two charges to the tree's accounting are summed there until it
-	// is read (deferAccount).
-	s.chargeMirror(q, u, capR, false)
-	s.setPending(a, a.pending.Sub(capR))
-	s.accountUser(q, u, queue.Delta{Used: capR})
-	if a.lp != nil {
-		a.headroom = s.appHeadroom(a)
 	} else {
-		a.headroom = s.headroom(q, u, s.userLimit(q, u))
+		k.Payload.missedNP = 0 // an allocation on the default partition (YARN's doAllocation)
+		// setPending below re-keys a in its leaf's order from both its usage
+		// and its demand: one re-key instead of appUsage's and setPending's.
+		a.used = a.used.Add(capR)
+		// The two charges to the tree's accounting are summed there until it
+		// is read (deferAccount).
+		s.chargeMirror(q, u, capR, false)
+		s.setPending(a, a.pending.Sub(capR))
 	}
+	s.accountUser(q, u, queue.Delta{Used: capR})
+	s.refreshHeadroom(a)
 	if s.obs != nil {
 		s.obs.ObserveContainer(queue.ContainerEvent{Kind: queue.ContainerAllocated, Container: c.c, Time: c.c.Time})
 	}

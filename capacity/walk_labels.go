@@ -233,8 +233,9 @@ func (t *attempt) visitHeadroom(a *app, q *qnode, u *user, ul berth.Resource) {
 
 // commitLabelled is commit's charge of container c, allocated for key k
 // on a labelled node or for a labelled key (the default partition's
-// allocations keep commit's own path): usage on the node's partition,
+// allocations keep apply's own path): usage on the node's partition,
 // demand off the key's, and the borrowing of a non-exclusive partition.
+// apply then charges the user, the headroom and the observer for both.
 func (s *Scheduler) commitLabelled(c *container, k *skey) {
 	a, n := c.app, c.node
 	q, u := a.q, a.u
@@ -255,10 +256,5 @@ func (s *Scheduler) commitLabelled(c *container, k *skey) {
 		s.setPendingOn(a, kp, a.lp[kp-1].pending.Sub(capR))
 	} else {
 		s.setPending(a, a.pending.Sub(capR))
-	}
-	s.accountUser(q, u, queue.Delta{Used: capR})
-	a.headroom = s.appHeadroom(a)
-	if s.obs != nil {
-		s.obs.ObserveContainer(queue.ContainerEvent{Kind: queue.ContainerAllocated, Container: c.c, Time: c.c.Time})
 	}
 }
